@@ -1,0 +1,44 @@
+"""The one small interface every place drift acts on implements (pyinfra's connector idea).
+
+`local` runs on this machine, `ssh` on a host over asyncssh; commands are argv lists and are
+quoted with shlex.join before they reach a remote shell, never interpolated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class ConnectorError(Exception):
+    """A host could not be reached or refused us; carries an exit-code category."""
+
+    def __init__(self, message: str, *, category: str = "unreachable", hint: str | None = None):
+        super().__init__(message)
+        self.category = category  # "unreachable" | "auth" | "hostkey" | "usage"
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class RunResult:
+    exit_status: int | None  # None when the command was killed by a signal or the link dropped
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0
+
+
+class Connector(Protocol):
+    """Run a command, put a file, get a file. Async so fleets fan out on one loop."""
+
+    name: str  # "local" or the host as the user wrote it
+
+    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None) -> RunResult: ...
+
+    async def put(self, path: str, data: bytes, *, mode: int = 0o644) -> None: ...
+
+    async def get(self, path: str) -> bytes: ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,136 @@
+"""The one findings model every rule produces and every report renders.
+
+Kept free of rendering: reports/ turns these into text, JSON, SARIF, JUnit, HTML.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Severity(str, enum.Enum):
+    """How sure drift is that the consumer fails at run time."""
+
+    BREAKING = "breaking"
+    RISKY = "risky"
+    INFO = "info"
+
+
+SEVERITY_ORDER = {Severity.BREAKING: 0, Severity.RISKY: 1, Severity.INFO: 2}
+
+
+class RuleKind(str, enum.Enum):
+    """Kinds of drift; values read as messages (griffe style)."""
+
+    IMPORT_REMOVED = "imported name no longer exists"
+    IMPORT_MOVED = "imported name moved"
+    KEYWORD_REMOVED = "keyword is no longer accepted"
+    REQUIRED_ADDED = "new required parameter is not passed"
+    POSITIONAL_ARITY = "too many positional arguments"
+    TWO_PHASE_PROTOCOL = "method now returns None and hands its result to a sibling method"
+    RETURN_SHAPE = "shape of the returned value changed"
+    METHOD_VANISHED = "method vanished from the whole class family"
+    DEFAULT_CHANGED = "default changed with a behavioural consequence"
+    SEMANTIC = "a requirement only the target's behaviour reveals"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in source: a path relative to the package root's parent, and a line."""
+
+    path: str
+    line: int
+    symbol: str | None = None  # e.g. "vllm.v1.request.Request.__init__"
+    snippet: str | None = None  # the source line, stripped, when known
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Fix:
+    """What repairs a finding: a named codemod with its arguments, or manual advice."""
+
+    description: str
+    codemod: str | None = None  # registry name in drift.codemods, None = manual
+    args: dict[str, Any] = field(default_factory=dict)
+    manual_reason: str | None = None  # why no codemod applies, when codemod is None
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str  # stable, e.g. "DRIFT101" or "VLLM001"
+    kind: RuleKind
+    severity: Severity
+    title: str  # one line, names the symbol
+    consumer_site: Location
+    target_evidence: tuple[Location, ...] = ()
+    baseline_evidence: tuple[Location, ...] = ()
+    predicted_failure: str | None = None  # e.g. "TypeError: __init__() got an unexpected keyword argument 'x'"
+    fix: Fix | None = None
+    symbol: str | None = None  # the target symbol involved
+    details: str | None = None  # a short explanation, plain text
+
+    @property
+    def key(self) -> str:
+        """Stable identity across runs: rule, consumer site and symbol."""
+        return f"{self.rule_id}:{self.consumer_site.path}:{self.consumer_site.line}:{self.symbol or ''}"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = self.kind.name
+        data["kind_message"] = self.kind.value
+        data["severity"] = self.severity.value
+        data["key"] = self.key
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Finding":
+        loc = lambda d: Location(**{k: d.get(k) for k in ("path", "line", "symbol", "snippet")})  # noqa: E731
+        fix = data.get("fix")
+        return cls(
+            rule_id=data["rule_id"],
+            kind=RuleKind[data["kind"]],
+            severity=Severity(data["severity"]),
+            title=data["title"],
+            consumer_site=loc(data["consumer_site"]),
+            target_evidence=tuple(loc(d) for d in data.get("target_evidence", ())),
+            baseline_evidence=tuple(loc(d) for d in data.get("baseline_evidence", ())),
+            predicted_failure=data.get("predicted_failure"),
+            fix=Fix(**fix) if fix else None,
+            symbol=data.get("symbol"),
+            details=data.get("details"),
+        )
+
+
+@dataclass(frozen=True)
+class UseChecked:
+    """One consumer use of the target that drift checked (JUnit: one test case each)."""
+
+    symbol: str  # target symbol, e.g. "vllm.v1.request.Request"
+    site: Location
+    what: str  # "import", "call", "method", "attribute", "subclass", "bind"
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything a renderer needs: who was compared, what was checked, what was found."""
+
+    consumer: dict[str, Any]  # {"name", "version", "spec"}
+    target: dict[str, Any]  # {"name", "version", "spec", "commit"}
+    baseline: dict[str, Any] | None  # {"name", "version", "spec"} or None
+    findings: tuple[Finding, ...]
+    uses: tuple[UseChecked, ...] = ()
+    env: dict[str, Any] | None = None  # the probe's "env" block for a host scan
+    host: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def breaking(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity is Severity.BREAKING)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.breaking else 0
