@@ -1,0 +1,348 @@
+"""SSH connector on asyncssh with OpenSSH habits.
+
+~/.ssh/config (or -F) is honoured through asyncssh's own config loader (Include, Match,
+ProxyJump, IdentityFile, UserKnownHostsFile), the agent is used when SSH_AUTH_SOCK is set, and
+host keys are checked like OpenSSH's StrictHostKeyChecking=yes / accept-new: an unknown host is
+refused with its SHA256 fingerprint unless told to accept it, a changed key is always refused.
+Every failure leaves as ConnectorError with a category the CLI maps to an exit code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import os
+import posixpath
+import secrets
+import shlex
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncssh
+
+from drift.connectors.base import ConnectorError, RunResult
+from drift.hostspec import HostSpecError, parse_hostspec
+
+__all__ = ["SSHConnector", "connect"]
+
+DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+
+
+@dataclass
+class _HostKeyPolicy:
+    """Decides on a host key the known_hosts files do not already trust; remembers why."""
+
+    files: list[str]  # read all, write new entries to the first
+    accept_new: bool
+    hash_names: bool
+    had_entry: bool = False
+    offered: asyncssh.SSHKey | None = None
+    offered_name: str = ""
+    recorded: bool = False
+    known_files_read: list[str] = field(default_factory=list)
+
+    def match(self, host: str, addr: str, port: int | None):
+        known = asyncssh.SSHKnownHosts()
+        for path in self.files:
+            try:
+                known.load(Path(path).expanduser().read_text())
+            except FileNotFoundError:
+                continue
+            except (OSError, ValueError) as exc:
+                raise ConnectorError(f"cannot read known_hosts file {path}: {exc}", category="usage") from None
+            self.known_files_read.append(path)
+        result = known.match(host, addr, port)
+        self.had_entry = bool(result[0] or result[1])
+        return result
+
+    def validate(self, host: str, port: int, key: asyncssh.SSHKey) -> bool:
+        self.offered = key
+        self.offered_name = host if port in (None, 22) else f"[{host}]:{port}"
+        if self.had_entry or not self.accept_new:
+            return False
+        self._record(key)
+        self.recorded = True
+        return True
+
+    def _record(self, key: asyncssh.SSHKey) -> None:
+        name = self.offered_name
+        if self.hash_names:
+            salt = secrets.token_bytes(20)
+            digest = hmac.new(salt, name.encode(), hashlib.sha1).digest()
+            name = f"|1|{base64.b64encode(salt).decode()}|{base64.b64encode(digest).decode()}"
+        alg, blob = key.export_public_key("openssh").decode().split()[:2]
+        path = Path(self.files[0]).expanduser()
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            needs_newline = path.exists() and path.stat().st_size > 0 and not path.read_bytes().endswith(b"\n")
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "a") as fh:
+                fh.write(("\n" if needs_newline else "") + f"{name} {alg} {blob}\n")
+        except OSError as exc:
+            raise ConnectorError(f"cannot record host key in {path}: {exc.strerror or exc}", category="usage") from None
+
+
+class _Client(asyncssh.SSHClient):
+    def __init__(self, policy: _HostKeyPolicy):
+        self._policy = policy
+
+    def validate_host_public_key(self, host: str, addr: str, port: int, key: asyncssh.SSHKey) -> bool:
+        return self._policy.validate(host, port, key)
+
+
+def _fingerprint(key: asyncssh.SSHKey | None) -> str:
+    return key.get_fingerprint("sha256") if key is not None else "(no key received)"
+
+
+def _hostkey_error(spec: str, policy: _HostKeyPolicy, exc: Exception) -> ConnectorError:
+    key, where = policy.offered, ", ".join(policy.files)
+    if key is None:
+        return ConnectorError(f"{spec}: host key not verifiable: {exc}", category="hostkey")
+    fp, alg = _fingerprint(key), key.get_algorithm()
+    if policy.had_entry:
+        return ConnectorError(
+            "@@@ WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED! @@@\n"
+            f"{spec}: the {alg} host key of {policy.offered_name} is now {fp}, which does not match "
+            f"the key recorded in {where}. Someone could be intercepting the connection, or the host "
+            "was reinstalled. drift refuses to connect.",
+            category="hostkey",
+            hint=f"if the change is expected, remove the old entry: ssh-keygen -R '{policy.offered_name}'",
+        )
+    return ConnectorError(
+        f"{spec}: host {policy.offered_name} is not in known_hosts ({where}); "
+        f"its {alg} key fingerprint is {fp}",
+        category="hostkey",
+        hint="verify the fingerprint, then re-run with --accept-new to record it",
+    )
+
+
+def _classify(spec: str, exc: BaseException, *, policy: _HostKeyPolicy, timeout: float) -> ConnectorError:
+    if isinstance(exc, ConnectorError):
+        return exc
+    if isinstance(exc, asyncssh.HostKeyNotVerifiable):
+        return _hostkey_error(spec, policy, exc)
+    if isinstance(exc, asyncssh.PermissionDenied):
+        return ConnectorError(
+            f"{spec}: authentication refused ({exc.reason})",
+            category="auth",
+            hint="check the user, -i identity, ssh-agent keys and the host's authorized_keys",
+        )
+    if isinstance(exc, asyncio.TimeoutError):
+        return ConnectorError(f"{spec}: timed out after {timeout:g}s while connecting", category="unreachable")
+    if isinstance(exc, socket.gaierror):
+        return ConnectorError(f"{spec}: cannot resolve host name: {exc.strerror or exc}", category="unreachable")
+    if isinstance(exc, ConnectionRefusedError):
+        return ConnectorError(f"{spec}: connection refused (is sshd running on that port?)", category="unreachable")
+    if isinstance(exc, asyncssh.KeyImportError):
+        return ConnectorError(f"{spec}: cannot load identity: {exc}", category="usage")
+    if isinstance(exc, asyncssh.DisconnectError):
+        return ConnectorError(f"{spec}: {exc.reason or type(exc).__name__}", category="unreachable")
+    if isinstance(exc, (OSError, EOFError)):
+        text = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        if isinstance(exc, FileNotFoundError) and getattr(exc, "filename", None):
+            return ConnectorError(f"{spec}: file not found: {exc.filename}", category="usage")
+        return ConnectorError(f"{spec}: {text}", category="unreachable")
+    if isinstance(exc, ValueError):  # asyncssh raises it for bad config/options
+        return ConnectorError(f"{spec}: {exc}", category="usage")
+    return ConnectorError(f"{spec}: {type(exc).__name__}: {exc}", category="unreachable")
+
+
+class SSHConnector:
+    """One open SSH connection; run/put/get share it (and one lazily opened SFTP session)."""
+
+    def __init__(self, name: str, conn: asyncssh.SSHClientConnection, *, tunnels: list[asyncssh.SSHClientConnection]):
+        self.name = name
+        self._conn = conn
+        self._tunnels = tunnels
+        self._sftp: asyncssh.SFTPClient | None = None
+
+    @property
+    def host_key_fingerprint(self) -> str | None:
+        key = self._conn.get_server_host_key()
+        return key.get_fingerprint("sha256") if key is not None else None
+
+    def _lost(self, what: str, exc: BaseException | None = None) -> ConnectorError:
+        detail = f": {exc}" if exc is not None and str(exc) else ""
+        return ConnectorError(f"{self.name}: connection lost during {what}{detail}", category="unreachable")
+
+    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None) -> RunResult:
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ConnectorError("command must be a non-empty list of strings", category="usage")
+        command = shlex.join(argv)
+        what = f"`{argv[0]}`"
+        try:
+            result = await self._conn.run(command, input=stdin, encoding=None, check=False, timeout=timeout)
+        except asyncssh.TimeoutError:
+            raise ConnectorError(f"{self.name}: {what} timed out after {timeout:g}s", category="unreachable") from None
+        except (asyncssh.DisconnectError, asyncssh.ChannelOpenError, ConnectionError, OSError, EOFError) as exc:
+            raise self._lost(what, exc) from None
+        if result.exit_status is None and result.exit_signal is None:
+            # No exit report at all: the channel closed because the connection went away.
+            raise self._lost(what)
+        status = result.exit_status if result.exit_status is not None and result.exit_status >= 0 else None
+        return RunResult(exit_status=status, stdout=result.stdout or b"", stderr=result.stderr or b"")
+
+    async def _sftp_client(self) -> asyncssh.SFTPClient:
+        if self._sftp is None:
+            try:
+                self._sftp = await self._conn.start_sftp_client()
+            except (asyncssh.Error, OSError) as exc:
+                raise ConnectorError(f"{self.name}: cannot start SFTP: {exc}", category="unreachable") from None
+        return self._sftp
+
+    async def put(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
+        sftp = await self._sftp_client()
+        directory, base = posixpath.split(path)
+        tmp = posixpath.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+        try:
+            async with sftp.open(tmp, "wb", attrs=asyncssh.SFTPAttrs(permissions=0o600)) as fh:
+                await fh.write(data)
+            await sftp.chmod(tmp, mode)
+            await sftp.posix_rename(tmp, path)
+        except asyncssh.SFTPError as exc:
+            try:
+                await sftp.remove(tmp)
+            except (asyncssh.SFTPError, asyncssh.Error, OSError):
+                pass
+            raise ConnectorError(f"{self.name}: cannot write {path}: {exc.reason}", category="usage") from None
+        except (asyncssh.Error, OSError, EOFError) as exc:
+            raise self._lost(f"put {path}", exc) from None
+
+    async def get(self, path: str) -> bytes:
+        sftp = await self._sftp_client()
+        try:
+            async with sftp.open(path, "rb") as fh:
+                return await fh.read()
+        except asyncssh.SFTPError as exc:
+            raise ConnectorError(f"{self.name}: cannot read {path}: {exc.reason}", category="usage") from None
+        except (asyncssh.Error, OSError, EOFError) as exc:
+            raise self._lost(f"get {path}", exc) from None
+
+    async def close(self) -> None:
+        if self._sftp is not None:
+            self._sftp.exit()
+            self._sftp = None
+        for conn in [self._conn, *reversed(self._tunnels)]:
+            conn.close()
+            try:
+                await asyncio.wait_for(conn.wait_closed(), 5)
+            except (asyncio.TimeoutError, asyncssh.Error, OSError):
+                pass
+
+    async def __aenter__(self) -> "SSHConnector":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+async def connect(
+    spec: str,
+    *,
+    identity: list[str] | None = None,
+    jump: str | None = None,
+    port: int | None = None,
+    config_file: str | None = None,
+    known_hosts: str | None = None,
+    accept_new: bool = False,
+    hash_known_hosts: bool = False,
+    connect_timeout: float = 10,
+    keepalive: float = 15,
+) -> SSHConnector:
+    """Open an SSH connection to ``spec`` (``[user@]host[:port]``, ``ssh://…``, ``[v6]:port``).
+
+    Explicit arguments win over the config file, which wins over defaults, as with ssh(1).
+    ``jump`` is a comma-separated chain of host specs connected with the same options.
+    """
+    try:
+        parsed = parse_hostspec(spec)
+    except HostSpecError as exc:
+        raise ConnectorError(str(exc), category="usage") from None
+    if port is not None and not 1 <= port <= 65535:
+        raise ConnectorError(f"port {port} is out of range 1-65535", category="usage")
+    for path in identity or []:
+        if not Path(path).expanduser().is_file():
+            raise ConnectorError(f"identity file not found: {path}", category="usage")
+    if config_file is not None and not Path(config_file).expanduser().is_file():
+        raise ConnectorError(f"ssh config file not found: {config_file}", category="usage")
+
+    tunnels: list[asyncssh.SSHClientConnection] = []
+    try:
+        for hop in [h for h in (jump or "").split(",") if h.strip()]:
+            hop_conn = await _open(
+                hop.strip(), parsed=None, tunnel=tunnels[-1] if tunnels else None,
+                identity=identity, port=None, config_file=config_file, known_hosts=known_hosts,
+                accept_new=accept_new, hash_known_hosts=hash_known_hosts,
+                connect_timeout=connect_timeout, keepalive=keepalive,
+            )
+            tunnels.append(hop_conn)
+        conn = await _open(
+            spec, parsed=parsed, tunnel=tunnels[-1] if tunnels else None,
+            identity=identity, port=port, config_file=config_file, known_hosts=known_hosts,
+            accept_new=accept_new, hash_known_hosts=hash_known_hosts,
+            connect_timeout=connect_timeout, keepalive=keepalive,
+        )
+    except BaseException:
+        for t in reversed(tunnels):
+            t.close()
+        raise
+    return SSHConnector(spec, conn, tunnels=tunnels)
+
+
+async def _open(
+    spec: str,
+    *,
+    parsed,
+    tunnel: asyncssh.SSHClientConnection | None,
+    identity: list[str] | None,
+    port: int | None,
+    config_file: str | None,
+    known_hosts: str | None,
+    accept_new: bool,
+    hash_known_hosts: bool,
+    connect_timeout: float,
+    keepalive: float,
+) -> asyncssh.SSHClientConnection:
+    if parsed is None:
+        try:
+            parsed = parse_hostspec(spec)
+        except HostSpecError as exc:
+            raise ConnectorError(f"jump host: {exc}", category="usage") from None
+    kwargs: dict = {}
+    if parsed.user:
+        kwargs["username"] = parsed.user
+    if port is not None or parsed.port is not None:
+        kwargs["port"] = port if port is not None else parsed.port
+    if identity:
+        kwargs["client_keys"] = [str(Path(p).expanduser()) for p in identity]
+    if tunnel is not None:
+        kwargs["tunnel"] = tunnel
+    config = [str(Path(config_file).expanduser())] if config_file else ()
+    try:
+        options = asyncssh.SSHClientConnectionOptions(host=parsed.host, config=config, **kwargs)
+    except (ValueError, OSError, asyncssh.KeyImportError) as exc:
+        raise _classify(spec, exc, policy=_HostKeyPolicy([], False, False), timeout=connect_timeout) from None
+
+    if known_hosts is not None:
+        files = [known_hosts]
+    elif options.known_hosts:  # UserKnownHostsFile from the config
+        files = [str(f) for f in options.known_hosts]
+    else:
+        files = [DEFAULT_KNOWN_HOSTS]
+    policy = _HostKeyPolicy(files=files, accept_new=accept_new, hash_names=hash_known_hosts)
+    try:
+        return await asyncssh.connect(
+            parsed.host,
+            options=options,
+            known_hosts=policy.match,
+            client_factory=lambda: _Client(policy),
+            connect_timeout=connect_timeout,
+            login_timeout=connect_timeout,
+            keepalive_interval=keepalive,
+            keepalive_count_max=3,
+        )
+    except (Exception, asyncio.TimeoutError) as exc:
+        raise _classify(spec, exc, policy=policy, timeout=connect_timeout) from None
