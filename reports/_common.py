@@ -1,0 +1,117 @@
+"""Wording and ordering every renderer shares, so all formats say the same thing.
+
+Nothing here decides what is wrong; it only orders findings, counts them and phrases the
+verdict, fixes, parties and the host environment the same way in every output.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from drift.findings import SEVERITY_ORDER, Finding, Fix, Location, Report, Severity
+
+
+def finding_sort_key(finding: Finding) -> tuple:
+    """Worst first, then by consumer file and line, so output is stable run to run."""
+    site = finding.consumer_site
+    return (
+        SEVERITY_ORDER[finding.severity],
+        site.path,
+        site.line,
+        finding.rule_id,
+        finding.symbol or "",
+        finding.title,
+    )
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=finding_sort_key)
+
+
+def counts(findings: Iterable[Finding]) -> dict[Severity, int]:
+    tally = Counter(f.severity for f in findings)
+    return {sev: tally.get(sev, 0) for sev in Severity}
+
+
+def verdict_from_counts(tally: Mapping[Severity, int]) -> str:
+    """One line a person can act on: what was found and whether to launch."""
+    breaking, risky, info = (tally.get(s, 0) for s in (Severity.BREAKING, Severity.RISKY, Severity.INFO))
+    parts = [f"{n} {sev.value}" for sev, n in ((Severity.BREAKING, breaking), (Severity.RISKY, risky)) if n]
+    if breaking:
+        return f"{', '.join(parts)} — do not launch"
+    if risky:
+        return f"{', '.join(parts)} — review before launch"
+    return f"clean ({info} info)" if info else "clean"
+
+
+def verdict(report: Report) -> str:
+    return verdict_from_counts(counts(report.findings))
+
+
+def worst(findings: Iterable[Finding]) -> Severity | None:
+    sevs = [f.severity for f in findings]
+    return min(sevs, key=SEVERITY_ORDER.__getitem__) if sevs else None
+
+
+def fix_text(fix: Fix | None) -> str:
+    """The codemod to run, or why a person must do it: 'codemod X' / 'manual: reason'."""
+    if fix is None:
+        return "manual: no automatic fix known"
+    if fix.codemod:
+        return f"codemod {fix.codemod}"
+    return f"manual: {fix.manual_reason or fix.description}"
+
+
+def party(info: Mapping[str, Any] | None, *, with_commit: bool = False) -> str:
+    """'vllm 0.16.0 (1a2b3c4)' from a consumer/target/baseline dict."""
+    if not info:
+        return "—"
+    name = info.get("name") or info.get("spec") or "?"
+    text = f"{name} {info['version']}" if info.get("version") else str(name)
+    commit = info.get("commit")
+    if with_commit and commit:
+        text += f" ({str(commit)[:12]})"
+    return text
+
+
+def target_label(report: Report) -> str:
+    """Column / suite name for a target: version, plus the host when scanned on one."""
+    label = party(report.target)
+    return f"{label} @ {report.host}" if report.host else label
+
+
+def env_parts(env: Mapping[str, Any] | None) -> list[str]:
+    """Python, torch, CUDA and GPUs from the probe's env block; absent pieces are skipped."""
+    if not env:
+        return []
+    parts: list[str] = []
+    if env.get("python"):
+        parts.append(f"python {env['python']}")
+    packages = env.get("packages") or {}
+    torch = packages.get("torch") or {}
+    if torch.get("version"):
+        parts.append(f"torch {torch['version']}")
+    if torch.get("cuda"):
+        parts.append(f"CUDA {torch['cuda']}")
+    gpus = env.get("gpus") or []
+    if gpus:
+        by_name = Counter(g.get("name") or "GPU" for g in gpus)
+        memory = {g.get("name") or "GPU": g.get("memory") for g in gpus}
+        for name, n in sorted(by_name.items()):
+            mem = f" ({memory[name]})" if memory.get(name) else ""
+            parts.append(f"{n}× {name}{mem}")
+    return parts
+
+
+def env_line(env: Mapping[str, Any] | None) -> str:
+    return " · ".join(env_parts(env))
+
+
+def location_text(loc: Location) -> str:
+    return f"{loc.path}:{loc.line}"
+
+
+def evidence_text(locs: Iterable[Location]) -> str:
+    return ", ".join(location_text(loc) for loc in locs) or "—"
