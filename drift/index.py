@@ -1,0 +1,241 @@
+"""Symbol resolution over one package's facts: re-exports, aliases, inheritance, constructors.
+
+The facts are per module; users name symbols the way they import them
+(`vllm.config.CacheConfig`, defined in `vllm.config.cache`). This index follows import
+bindings to the defining module, walks base classes for inherited methods, and derives a
+class's constructor parameters (its `__init__`, or its dataclass/pydantic fields).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+# Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
+# (vLLM's `@config` wraps pydantic.dataclasses.dataclass).
+DEFAULT_DATACLASS_DECORATORS = frozenset({
+    "dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define",
+    "attr.define", "define", "frozen",
+})
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A resolved definition: where it is and its facts."""
+
+    dotted: str  # canonical: module + qualname of the definition
+    kind: str  # "module" | "class" | "function" | "method" | "name"
+    module: str
+    path: str
+    line: int
+    facts: dict[str, Any] = field(compare=False, hash=False, repr=False)
+    owner: "Symbol | None" = field(default=None, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: str
+    required: bool
+    default: str | None
+    annotation: str | None
+    line: int
+    source: str  # "param" | "field" | "initvar"
+
+
+class PackageIndex:
+    """Lookups into one facts document (all packages in it)."""
+
+    def __init__(self, facts: dict[str, Any], *, dataclass_decorators: frozenset[str] = DEFAULT_DATACLASS_DECORATORS):
+        self.facts = facts
+        self.modules: dict[str, dict[str, Any]] = {}
+        self.versions: dict[str, str] = {}
+        for name, pkg in (facts.get("packages") or {}).items():
+            self.versions[name] = pkg.get("version") or "?"
+            self.modules.update(pkg.get("modules") or {})
+        self.dataclass_decorators = dataclass_decorators
+        self._cache: dict[str, Symbol | None] = {}
+        self._by_name: dict[str, list[str]] | None = None
+
+    # -- lookup -------------------------------------------------------------------------------
+    def lookup(self, dotted: str, _depth: int = 0) -> Symbol | None:
+        if dotted in self._cache:
+            return self._cache[dotted]
+        self._cache[dotted] = None  # cycle guard
+        result = self._lookup(dotted, _depth)
+        self._cache[dotted] = result
+        return result
+
+    def _lookup(self, dotted: str, depth: int) -> Symbol | None:
+        if depth > 12:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            mod_name = ".".join(parts[:cut])
+            mod = self.modules.get(mod_name)
+            if mod is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return Symbol(mod_name, "module", mod_name, mod.get("path", ""), 1, mod)
+            return self._in_module(mod_name, mod, rest, depth)
+        return None
+
+    def _in_module(self, mod_name: str, mod: dict, rest: list[str], depth: int) -> Symbol | None:
+        head, tail = rest[0], rest[1:]
+        path = mod.get("path", "")
+        if head in (mod.get("classes") or {}):
+            sym = Symbol(f"{mod_name}.{head}", "class", mod_name, path, mod["classes"][head]["line"], mod["classes"][head])
+            return self._member(sym, tail, depth) if tail else sym
+        if head in (mod.get("functions") or {}):
+            fn = mod["functions"][head]
+            return None if tail else Symbol(f"{mod_name}.{head}", "function", mod_name, path, fn["line"], fn)
+        imp = (mod.get("imports") or {}).get(head)
+        if isinstance(imp, dict) and imp.get("target"):
+            target = imp["target"] + ("." + ".".join(tail) if tail else "")
+            if target != f"{mod_name}.{'.'.join(rest)}":
+                found = self.lookup(target, depth + 1)
+                if found:
+                    return found
+        # submodule not imported explicitly but present
+        sub = f"{mod_name}.{head}"
+        if sub in self.modules:
+            return self._lookup(".".join([sub] + tail), depth + 1)
+        for star in (mod.get("imports") or {}).get("*", []) or []:
+            found = self.lookup(f"{star['target']}.{'.'.join(rest)}", depth + 1)
+            if found:
+                return found
+        if head in (mod.get("names") or {}) and not tail:
+            n = mod["names"][head]
+            return Symbol(f"{mod_name}.{head}", "name", mod_name, path, n.get("line", 1), n)
+        return None
+
+    def _member(self, cls: Symbol, tail: list[str], depth: int) -> Symbol | None:
+        name, more = tail[0], tail[1:]
+        for owner in self.mro(cls):
+            methods = owner.facts.get("methods") or {}
+            if name in methods and not more:
+                m = methods[name]
+                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m["line"], m, owner)
+            nested = owner.facts.get("nested") or {}
+            if name in nested:
+                n = nested[name]
+                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n["line"], n)
+                return self._member(sym, more, depth) if more else sym
+        return None
+
+    # -- classes ------------------------------------------------------------------------------
+    def resolve_in(self, module: str, text: str) -> Symbol | None:
+        """Resolve a name as written in `module` (a base class, a decorator)."""
+        text = text.split("[", 1)[0].strip()
+        mod = self.modules.get(module) or {}
+        head, _, tail = text.partition(".")
+        if head in (mod.get("classes") or {}) or head in (mod.get("functions") or {}):
+            return self.lookup(f"{module}.{text}")
+        imp = (mod.get("imports") or {}).get(head)
+        if isinstance(imp, dict) and imp.get("target"):
+            return self.lookup(imp["target"] + ("." + tail if tail else ""))
+        return self.lookup(text)
+
+    def dotted_in(self, module: str, text: str) -> str:
+        """The absolute dotted name a source name refers to, resolved or not."""
+        mod = self.modules.get(module) or {}
+        head, _, tail = text.partition(".")
+        imp = (mod.get("imports") or {}).get(head)
+        if isinstance(imp, dict) and imp.get("target"):
+            return imp["target"] + ("." + tail if tail else "")
+        return text
+
+    def mro(self, cls: Symbol) -> list[Symbol]:
+        """The class and its resolvable bases, depth-first left-to-right without repeats."""
+        seen: list[Symbol] = []
+        stack = [cls]
+        while stack:
+            c = stack.pop(0)
+            if any(s.dotted == c.dotted for s in seen) or len(seen) > 40:
+                continue
+            seen.append(c)
+            bases = []
+            for base in c.facts.get("bases") or []:
+                b = self.resolve_in(c.module, base)
+                if b is not None and b.kind == "class":
+                    bases.append(b)
+            stack = bases + stack
+        return seen
+
+    def is_dataclass_like(self, cls: Symbol) -> bool:
+        if cls.facts.get("kind") in ("dataclass", "pydantic", "namedtuple", "typeddict"):
+            return True
+        for dec in cls.facts.get("decorators") or []:
+            if dec in self.dataclass_decorators or dec.split(".")[-1] == "dataclass":
+                return True
+            if self.dotted_in(cls.module, dec) in self.dataclass_decorators:
+                return True
+        return False
+
+    def is_pydantic(self, cls: Symbol) -> bool:
+        if cls.facts.get("kind") == "pydantic":
+            return True
+        return any("pydantic" in self.dotted_in(cls.module, d) or d == "config" and "vllm" in cls.module
+                   for d in cls.facts.get("decorators") or [])
+
+    def constructor(self, cls: Symbol) -> tuple[list[Param], Symbol | None]:
+        """Constructor parameters (without self) and the symbol they come from."""
+        chain = self.mro(cls)
+        for owner in chain:
+            init = (owner.facts.get("methods") or {}).get("__init__")
+            if init and not (self.is_dataclass_like(owner) and owner is not chain[0] and False):
+                sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init["line"], init, owner)
+                return self.params_of(init)[1:] if _has_self(init) else self.params_of(init), sym
+            if self.is_dataclass_like(owner):
+                return self._fields_as_params(chain), owner
+        return [], None
+
+    def _fields_as_params(self, chain: list[Symbol]) -> list[Param]:
+        ordered: dict[str, Param] = {}
+        for owner in reversed(chain):
+            if not self.is_dataclass_like(owner):
+                continue
+            for f in owner.facts.get("fields") or []:
+                if f.get("classvar"):
+                    continue
+                ordered[f["name"]] = Param(
+                    name=f["name"], kind="KEYWORD_ONLY" if f.get("kw_only") else "POSITIONAL_OR_KEYWORD",
+                    required=not f.get("has_default"), default=f.get("default"), annotation=f.get("annotation"),
+                    line=f.get("line", owner.line), source="initvar" if f.get("initvar") else "field",
+                )
+        return list(ordered.values())
+
+    @staticmethod
+    def params_of(fn: dict[str, Any]) -> list[Param]:
+        out = []
+        for p in fn.get("params") or []:
+            out.append(Param(
+                name=p["name"], kind=p["kind"],
+                required=p.get("default") is None and p["kind"] not in ("VAR_POSITIONAL", "VAR_KEYWORD"),
+                default=p.get("default"), annotation=p.get("annotation"), line=fn.get("line", 1), source="param",
+            ))
+        return out
+
+    # -- search -------------------------------------------------------------------------------
+    def definitions_named(self, name: str) -> list[str]:
+        """Dotted names of every class/function defined with this name (for 'moved to')."""
+        if self._by_name is None:
+            idx: dict[str, list[str]] = {}
+            for mod_name, mod in self.modules.items():
+                for kind in ("classes", "functions"):
+                    for n in mod.get(kind) or {}:
+                        idx.setdefault(n, []).append(f"{mod_name}.{n}")
+            self._by_name = idx
+        return self._by_name.get(name, [])
+
+    def iter_classes(self) -> Iterator[Symbol]:
+        for mod_name, mod in self.modules.items():
+            for name, c in (mod.get("classes") or {}).items():
+                yield Symbol(f"{mod_name}.{name}", "class", mod_name, mod.get("path", ""), c["line"], c)
+
+
+def _has_self(fn: dict[str, Any]) -> bool:
+    params = fn.get("params") or []
+    decs = fn.get("decorators") or []
+    return bool(params) and "staticmethod" not in decs and params[0]["kind"] in ("POSITIONAL_OR_KEYWORD", "POSITIONAL_ONLY")

@@ -1,0 +1,161 @@
+"""Where code lives, turned into a facts document: PyPI spec, wheel, source tree, interpreter.
+
+Every kind ends in the same probe code, so the same code gives the same snapshot whichever way
+it was reached. Hosts over SSH are handled by drift.scan, which ships the same probe.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from drift import exitcodes
+from drift.fetch import FetchError, Sources, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """A facts document, or why there is none (with the exit code it maps to)."""
+
+    ok: bool
+    facts: dict[str, Any] | None
+    error: str | None
+    label: str  # what the user named, for headings
+    exit_code: int = exitcodes.CLEAN
+    kind: str = ""  # pypi | wheel | tree | python
+
+    @classmethod
+    def failed(cls, label: str, error: str, *, code: int = exitcodes.USAGE, kind: str = "") -> "TargetResult":
+        return cls(ok=False, facts=None, error=error, label=label, exit_code=code, kind=kind)
+
+
+def classify(spec: str) -> str:
+    """Which kind of target a user string names."""
+    if spec.startswith("python:"):
+        return "python"
+    path = Path(os.path.expanduser(spec))
+    if spec.endswith(".whl"):
+        return "wheel"
+    if path.is_dir():
+        return "tree"
+    if path.is_file():
+        if os.access(path, os.X_OK) and "python" in path.name:
+            return "python"
+        return "file"
+    if os.sep in spec or spec.startswith("."):
+        return "missing-path"
+    return "pypi"
+
+
+def load_facts(
+    spec: str,
+    *,
+    packages: list[str] | None = None,
+    cache_dir: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> TargetResult:
+    """Facts for `packages` (top-level import names) in the code `spec` names."""
+    say = progress or (lambda _msg: None)
+    kind = classify(spec)
+    try:
+        if kind == "pypi":
+            parse_requirement(spec)
+            say(f"fetching {spec} with pip")
+            src = fetch_sources(spec)
+            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src)
+        if kind == "wheel":
+            say(f"extracting {spec}")
+            src = wheel_sources(Path(os.path.expanduser(spec)))
+            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src)
+        if kind == "tree":
+            root, pkgs = _tree_root(Path(os.path.expanduser(spec)), packages)
+            return _from_tree(spec, root, pkgs, cache_dir, say, kind, None)
+        if kind == "python":
+            return _from_interpreter(spec, packages or [], cache_dir, say)
+        if kind == "missing-path":
+            return TargetResult.failed(spec, f"no such path: {spec}", kind=kind)
+        return TargetResult.failed(spec, f"{spec} is a file, not a wheel, a source tree or a Python interpreter", kind=kind)
+    except FetchError as exc:
+        return TargetResult.failed(spec, str(exc), kind=kind)
+
+
+def _tree_root(path: Path, packages: list[str] | None) -> tuple[Path, list[str]]:
+    """A checkout, a site-packages dir, or a package dir itself -> (dir holding packages, names)."""
+    path = path.resolve()
+    if (path / "__init__.py").exists():
+        return path.parent, packages or [path.name]
+    for candidate in (path, path / "src"):
+        if packages and all((candidate / p).is_dir() for p in packages):
+            return candidate, packages
+    if packages:
+        missing = ", ".join(packages)
+        raise FetchError(f"{path} holds no Python package named {missing}")
+    found = sorted(p.name for p in path.iterdir() if (p / "__init__.py").exists())
+    if not found and (path / "src").is_dir():
+        return _tree_root(path / "src", None)
+    if not found:
+        raise FetchError(f"{path} is not a Python package (no __init__.py in it or below it)")
+    return path, found
+
+
+def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources | None) -> TargetResult:
+    from probes import main as probe_main
+
+    if not packages:
+        return TargetResult.failed(label, f"{label}: no importable package found in {root}", kind=kind)
+    say(f"reading {', '.join(packages)} ({root})")
+    kwargs: dict[str, Any] = {}
+    if "cache_dir" in inspect.signature(probe_main.collect_tree).parameters:
+        kwargs["cache_dir"] = cache_dir if cache_dir is not None else default_probe_cache()
+    facts = probe_main.collect_tree(str(root), list(packages), **kwargs)
+    missing = [p for p in packages if p not in facts.get("packages", {})]
+    if missing:
+        return TargetResult.failed(label, f"{label}: package {', '.join(missing)} not found in {root}", kind=kind)
+    if src is not None:
+        for pkg in facts["packages"].values():
+            pkg.setdefault("version", src.version)
+            if not pkg.get("version"):
+                pkg["version"] = src.version
+    facts.setdefault("target", {})
+    facts["target"] = {"spec": label, "kind": kind, "root": str(root)}
+    return TargetResult(ok=True, facts=facts, error=None, label=label, kind=kind)
+
+
+def default_probe_cache() -> str:
+    from drift.fetch import cache_root
+
+    return str(cache_root() / "probe")
+
+
+def _from_interpreter(spec: str, packages: list[str], cache_dir, say) -> TargetResult:
+    """Run the probe with another interpreter on this machine, exactly as over SSH."""
+    from probes import bundle
+
+    python = spec[len("python:"):] if spec.startswith("python:") else spec
+    python = os.path.expanduser(python)
+    request = {
+        "packages": packages,
+        "env_packages": sorted(set(packages) | {"torch"}),
+        "cache_dir": cache_dir if cache_dir is not None else default_probe_cache(),
+        "known": {},
+    }
+    say(f"probing {python}")
+    try:
+        proc = subprocess.run([python, "-"], input=bundle.build_script(request), capture_output=True, timeout=600)
+    except FileNotFoundError:
+        return TargetResult.failed(spec, f"no such interpreter: {python}", kind="python")
+    except PermissionError:
+        return TargetResult.failed(spec, f"not executable: {python}", kind="python")
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
+        return TargetResult.failed(spec, f"probe failed under {python}: {err[0]}", kind="python")
+    try:
+        facts = bundle.decode_output(proc.stdout)
+    except ValueError as exc:
+        return TargetResult.failed(spec, f"probe output from {python} unreadable: {exc}", kind="python")
+    facts["target"] = {"spec": spec, "kind": "python", "root": python}
+    return TargetResult(ok=True, facts=facts, error=None, label=spec, kind="python")

@@ -1,0 +1,340 @@
+"""How a consumer module uses a target package: a pure function from source to JSON.
+
+Runs beside the fact collectors (stdlib only, Python 3.9+), so `drift scan` reads the
+consumer on the host in the same round trip. Only uses that reach the target package
+(e.g. every name imported from `vllm`) are recorded: imports, calls with their keywords and
+positional count, instances made and the methods later called on them (`self.x = Cls(...)`,
+then `self.x.m(...)`), how call results are used (indexed, iterated, truth-tested), and
+functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what they call on self.
+"""
+
+import ast
+
+MAX_SRC = 120
+
+
+def _src(source_lines, node):
+    """Source text of a node, cut to MAX_SRC characters (ast.get_source_segment is slow)."""
+    try:
+        if node.lineno == node.end_lineno:
+            text = source_lines[node.lineno - 1][node.col_offset:node.end_col_offset]
+        else:
+            first = source_lines[node.lineno - 1][node.col_offset:]
+            rest = source_lines[node.lineno:node.end_lineno - 1]
+            last = source_lines[node.end_lineno - 1][:node.end_col_offset]
+            text = " ".join(s.strip() for s in [first] + rest + [last])
+    except (IndexError, AttributeError, TypeError):
+        return ""
+    return text if len(text) <= MAX_SRC else text[:MAX_SRC - 1] + "…"
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _resolve_relative(module, is_package, level, name):
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+class _Imports(ast.NodeVisitor):
+    """Every import binding anywhere in the module (function-level imports included)."""
+
+    def __init__(self, module, is_package, prefixes):
+        self.module, self.is_package, self.prefixes = module, is_package, prefixes
+        self.bindings = {}  # local -> dotted target
+        self.records = []
+
+    def _keep(self, target):
+        return any(target == p or target.startswith(p + ".") for p in self.prefixes)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            local = alias.asname or alias.name.split(".")[0]
+            target = alias.name if alias.asname else alias.name.split(".")[0]
+            if self._keep(alias.name):
+                self.bindings[local] = target
+                self.records.append({"local": local, "target": alias.name, "line": node.lineno})
+
+    def visit_ImportFrom(self, node):
+        mod = node.module or ""
+        if node.level:
+            mod = _resolve_relative(self.module, self.is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            target = mod + "." + alias.name
+            if self._keep(target):
+                local = alias.asname or alias.name
+                self.bindings[local] = target
+                self.records.append({"local": local, "target": target, "line": node.lineno})
+
+
+def _functions(tree):
+    """(qualname, class_name or None, node) for every def, methods included."""
+    out = []
+
+    def walk(body, prefix, cls):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((prefix + node.name, cls, node))
+                walk(node.body, prefix + node.name + ".", None)
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, prefix + node.name + ".", prefix + node.name)
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    for sub in getattr(node, field, []) or []:
+                        walk(getattr(sub, "body", [sub]) if isinstance(sub, ast.ExceptHandler) else [sub], prefix, cls)
+
+    walk(tree.body, "", None)
+    return out
+
+
+class _Scope:
+    """Resolves expressions to references into the target: a symbol, an instance, a result."""
+
+    def __init__(self, bindings, self_attrs):
+        self.bindings = bindings
+        self.self_attrs = self_attrs  # attr -> ref (class-wide, from self.x = ...)
+        self.locals = {}  # name -> ref
+
+    def ref(self, node):
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return self.locals[node.id]
+            if node.id in self.bindings:
+                return {"symbol": self.bindings[node.id]}
+            return None
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr in self.self_attrs:
+                return self.self_attrs[node.attr]
+            base = self.ref(node.value)
+            if base and "symbol" in base:
+                return {"symbol": base["symbol"] + "." + node.attr}
+            if base and "instance" in base:
+                return {"member": base["instance"], "name": node.attr}
+            return None
+        if isinstance(node, ast.Call):
+            base = self.ref(node.func)
+            if base and "symbol" in base:
+                return {"instance": base["symbol"]}  # drift decides: class -> instance, func -> result
+            if base and "member" in base:
+                return {"result_of": base["member"], "method": base["name"]}
+            return None
+        if isinstance(node, ast.NamedExpr):
+            return self.ref(node.value)
+        return None
+
+
+def _self_attr_refs(class_methods, bindings):
+    """Class-wide `self.x = <target call>` assignments: attr -> ref."""
+    attrs = {}
+    scope = _Scope(bindings, attrs)
+    for _ in range(2):  # a second pass lets self.b = self.a.make() see self.a
+        for node in class_methods:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                    tgt = sub.targets[0]
+                    if (isinstance(tgt, ast.Attribute) and isinstance(tgt.value, ast.Name)
+                            and tgt.value.id == "self"):
+                        ref = scope.ref(sub.value)
+                        if ref and ("instance" in ref or "result_of" in ref):
+                            attrs[tgt.attr] = ref
+    return attrs
+
+
+def _callee(scope, call):
+    ref = scope.ref(call.func)
+    if not ref:
+        return None
+    if "symbol" in ref:
+        return {"symbol": ref["symbol"]}
+    if "member" in ref:
+        return {"receiver": ref["member"], "method": ref["name"]}
+    return None
+
+
+def _result_uses(func_node, var, after_line, source_lines):
+    """How a local holding a call result is used later in the same function."""
+    uses = {"indexed": [], "iterated": [], "truth_tested": []}
+    derived = {}  # name assigned from var[...] -> index record
+    for node in ast.walk(func_node):
+        line = getattr(node, "lineno", 0)
+        if line < after_line:
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            val = node.value
+            if isinstance(val, ast.Subscript) and isinstance(val.value, ast.Name) and val.value.id == var:
+                rec = {"line": val.lineno, "index": _src(source_lines, val.slice), "into": node.targets[0].id,
+                       "then_truth_tested": []}
+                derived[node.targets[0].id] = rec
+                uses["indexed"].append(rec)
+                continue
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == var \
+                and isinstance(node.ctx, ast.Load):
+            if not any(r["line"] == node.lineno for r in uses["indexed"]):
+                uses["indexed"].append({"line": node.lineno, "index": _src(source_lines, node.slice), "into": None,
+                                        "then_truth_tested": []})
+        if isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            if isinstance(it, ast.Name) and it.id == var:
+                uses["iterated"].append({"line": it.lineno})
+    for name, line in _truth_tests(func_node, after_line):
+        if name == var:
+            uses["truth_tested"].append({"line": line})
+        elif name in derived:
+            derived[name]["then_truth_tested"].append(line)
+    return uses
+
+
+def _truth_tests(func_node, after_line):
+    """(name, line) for every bare name used as a condition: if x / if not x / while x / x and y."""
+    out = []
+
+    def cond(expr):
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            cond(expr.operand)
+        elif isinstance(expr, ast.BoolOp):
+            for v in expr.values:
+                cond(v)
+        elif isinstance(expr, ast.Name) and expr.lineno >= after_line:
+            out.append((expr.id, expr.lineno))
+
+    for node in ast.walk(func_node):
+        if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            cond(node.test)
+        elif isinstance(node, ast.comprehension):
+            for test in node.ifs:
+                cond(test)
+    return out
+
+
+def _bound_functions(tree, source_lines):
+    """Functions bound onto objects with types.MethodType: what they use on `self`."""
+    defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    binds = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _dotted(node.func) or ""
+        if name.split(".")[-1] != "MethodType" or len(node.args) < 2:
+            continue
+        fn = node.args[0]
+        if not isinstance(fn, ast.Name) or fn.id not in defs:
+            continue
+        fdef = defs[fn.id]
+        self_name = fdef.args.args[0].arg if fdef.args.args else "self"
+        calls, attrs = {}, {}
+        for sub in ast.walk(fdef):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id == self_name:
+                calls.setdefault(sub.func.attr, []).append(sub.lineno)
+            elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) \
+                    and sub.value.id == self_name and isinstance(sub.ctx, ast.Load):
+                attrs.setdefault(sub.attr, []).append(sub.lineno)
+        for m in calls:
+            attrs.pop(m, None) if attrs.get(m) == calls[m] else None
+        binds.append({
+            "line": node.lineno, "function": fn.id, "function_line": fdef.lineno,
+            "onto": _src(source_lines, node.args[1]),
+            "params": [a.arg for a in fdef.args.args],
+            "self_calls": {k: sorted(set(v)) for k, v in calls.items()},
+            "self_attrs": {k: sorted(set(v)) for k, v in attrs.items() if k not in calls},
+        })
+    return binds
+
+
+def usage_facts(source, *, module, path, prefixes, is_package=False):
+    """The usage record of one consumer module (see SCHEMA.md, "Usage")."""
+    try:
+        text = source.decode("utf-8") if isinstance(source, bytes) else source
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
+        return {"module": module, "path": path, "error": "%s: %s" % (type(exc).__name__, exc),
+                "imports": [], "calls": [], "binds": [], "subclasses": []}
+    lines = text.splitlines()
+    imports = _Imports(module, is_package, tuple(prefixes))
+    imports.visit(tree)
+    out = {"module": module, "path": path, "error": None, "imports": imports.records,
+           "calls": [], "binds": [], "subclasses": []}
+    if not imports.bindings:
+        return out
+    bindings = imports.bindings
+
+    class_methods = {}
+    for qual, cls, node in _functions(tree):
+        if cls:
+            class_methods.setdefault(cls, []).append(node)
+    self_attrs = {cls: _self_attr_refs(nodes, bindings) for cls, nodes in class_methods.items()}
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                d = _dotted(base)
+                if d and d.split(".")[0] in bindings:
+                    head, _, rest = d.partition(".")
+                    out["subclasses"].append({"line": node.lineno, "name": node.name,
+                                              "base": bindings[head] + ("." + rest if rest else "")})
+
+    for qual, cls, fnode in _functions(tree):
+        scope = _Scope(bindings, self_attrs.get(cls, {}) if cls else {})
+        # local bindings, in source order (good enough for straight-line code)
+        assigns = sorted((n for n in ast.walk(fnode) if isinstance(n, (ast.Assign, ast.NamedExpr))),
+                         key=lambda n: (n.lineno, n.col_offset))
+        result_vars = {}
+        for a in assigns:
+            target = a.targets[0] if isinstance(a, ast.Assign) and len(a.targets) == 1 else getattr(a, "target", None)
+            if isinstance(target, ast.Name):
+                ref = scope.ref(a.value)
+                if ref:
+                    scope.locals[target.id] = ref
+                if isinstance(a.value, ast.Call):
+                    result_vars[id(a.value)] = (target.id, a.lineno)
+        for call in (n for n in ast.walk(fnode) if isinstance(n, ast.Call)):
+            if call in (getattr(b, "value", None) for b in ()):
+                continue
+            callee = _callee(scope, call)
+            if not callee:
+                continue
+            rec = {
+                "line": call.lineno, "end_line": call.end_lineno, "function": qual,
+                "callee": callee, "callee_src": _src(lines, call.func),
+                "positional": sum(1 for a in call.args if not isinstance(a, ast.Starred)),
+                "star_args": any(isinstance(a, ast.Starred) for a in call.args),
+                "keywords": [k.arg for k in call.keywords if k.arg],
+                "star_kwargs": any(k.arg is None for k in call.keywords),
+                "kw_values": {k.arg: _src(lines, k.value) for k in call.keywords if k.arg},
+                "result": None,
+            }
+            if id(call) in result_vars:
+                var, line = result_vars[id(call)]
+                rec["result"] = dict(_result_uses(fnode, var, line, lines), var=var)
+            out["calls"].append(rec)
+        # direct uses of a call result: f()[0], for x in f(), if f()
+        for node in ast.walk(fnode):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+                _mark_direct(out["calls"], node.value, "indexed",
+                             {"line": node.lineno, "index": _src(lines, node.slice), "into": None,
+                              "then_truth_tested": []})
+    out["binds"] = _bound_functions(tree, lines)
+    out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
+    return out
+
+
+def _mark_direct(calls, call_node, kind, rec):
+    for c in calls:
+        if c["line"] == call_node.lineno and c["end_line"] == call_node.end_lineno:
+            c["result"] = c["result"] or {"indexed": [], "iterated": [], "truth_tested": [], "var": None}
+            c["result"][kind].append(rec)
+            return
