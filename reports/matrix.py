@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from drift.findings import Finding, Location, Report, Severity, UseChecked
+from drift.findings import Finding, Location, Report, UseChecked
 
 from reports._common import ordered, target_label, worst
 
@@ -118,9 +118,11 @@ def build_matrix(reports: Sequence[Report]) -> Matrix:
     """Rows are consumer uses (symbol @ site), columns are targets, cells are the worst finding."""
     per_report: list[dict[tuple[str, int, str], UseResult]] = []
     order: dict[tuple[str, int, str], Location] = {}
+    real_uses: set[tuple[str, int, str]] = set()
     for report in reports:
         table = {(r.site.path, r.site.line, r.symbol): r for r in use_results(report)}
         per_report.append(table)
+        real_uses.update((u.site.path, u.site.line, u.symbol) for u in report.uses)
         for key, result in table.items():
             order.setdefault(key, result.site)
     keys = sorted(order)
@@ -132,8 +134,9 @@ def build_matrix(reports: Sequence[Report]) -> Matrix:
             if result is not None:
                 cells.append(Cell(_status(result.findings), result.findings))
             else:
-                # A report that lists no uses at all only speaks through its findings.
-                cells.append(Cell("unchecked" if report.uses else "ok"))
+                # "unchecked" only when another target checked this use and this one did not;
+                # a report without a use list, or a site no report lists, speaks by findings.
+                cells.append(Cell("unchecked" if report.uses and key in real_uses else "ok"))
         rows.append(Row(symbol=key[2], site=order[key], cells=tuple(cells)))
     columns = []
     for i, report in enumerate(reports):
@@ -143,5 +146,3 @@ def build_matrix(reports: Sequence[Report]) -> Matrix:
         columns.append(Column(label=target_label(report), report=report, counts=tally))
     return Matrix(columns=tuple(columns), rows=tuple(rows))
 
-
-SEVERITY_LABEL = {Severity.BREAKING: "breaking", Severity.RISKY: "risky", Severity.INFO: "info"}

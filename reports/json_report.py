@@ -1,0 +1,85 @@
+"""drift's own machine-readable report, versioned as "drift.report/1".
+
+Byte-stable: findings worst first then by site, uses by site, keys sorted, no timestamps,
+so two runs on the same inputs give identical files a CI job can diff or cache.
+The shape is documented in docs/report-schema.md and checked by reports/schemas/report-1.json.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from importlib import resources
+from typing import Any
+
+from drift import __version__
+from drift.findings import Finding, Location, Report, UseChecked
+
+from reports._common import counts, ordered, verdict
+
+SCHEMA_ID = "drift.report/1"
+
+
+def _use_key(use: UseChecked) -> tuple:
+    return (use.site.path, use.site.line, use.symbol, use.what)
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    """The report as plain JSON-ready data (what `to_json` serialises)."""
+    tally = counts(report.findings)
+    return {
+        "schema": SCHEMA_ID,
+        "tool": {"name": "drift", "version": __version__},
+        "consumer": dict(report.consumer),
+        "target": dict(report.target),
+        "baseline": dict(report.baseline) if report.baseline is not None else None,
+        "host": report.host,
+        "env": report.env,
+        "summary": {sev.value: n for sev, n in tally.items()} | {"uses_checked": len(report.uses)},
+        "verdict": verdict(report),
+        "exit_code": report.exit_code,
+        "findings": [f.to_dict() for f in ordered(report.findings)],
+        "uses": [asdict(u) for u in sorted(report.uses, key=_use_key)],
+        "notes": list(report.notes),
+    }
+
+
+def to_json(report: Report, *, indent: int | None = 2) -> str:
+    return json.dumps(report_dict(report), indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def to_json_many(reports: Sequence[Report], *, indent: int | None = 2) -> str:
+    """Several targets: a JSON array of drift.report/1 objects, in the order given."""
+    return json.dumps([report_dict(r) for r in reports], indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _location(data: dict[str, Any]) -> Location:
+    return Location(**{k: data.get(k) for k in ("path", "line", "symbol", "snippet")})
+
+
+def from_dict(data: dict[str, Any]) -> Report:
+    """Rebuild a Report from `report_dict` output (e.g. a saved report fed to `drift gate`)."""
+    if data.get("schema") != SCHEMA_ID:
+        raise ValueError(f"not a {SCHEMA_ID} document (schema={data.get('schema')!r})")
+    return Report(
+        consumer=data["consumer"],
+        target=data["target"],
+        baseline=data.get("baseline"),
+        findings=tuple(Finding.from_dict(f) for f in data.get("findings", ())),
+        uses=tuple(
+            UseChecked(symbol=u["symbol"], site=_location(u["site"]), what=u["what"]) for u in data.get("uses", ())
+        ),
+        env=data.get("env"),
+        host=data.get("host"),
+        notes=tuple(data.get("notes", ())),
+    )
+
+
+def from_json(text: str) -> Report:
+    return from_dict(json.loads(text))
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of drift.report/1, shipped as package data."""
+    return json.loads(resources.files("reports").joinpath("schemas/report-1.json").read_text(encoding="utf-8"))
