@@ -1,0 +1,122 @@
+"""Codemods that repair consumer code, and `apply_fixes`, which runs every fix for one file.
+
+Fixes are applied bottom-up by line, so an edit rarely moves the lines of the fixes still to
+run; when one does (a helper or an import inserted near the top), the remaining sites are
+re-mapped through a line diff of before/after. A site that no longer matches is skipped with
+a reason, never raised.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from drift.codemods._site import ALREADY, APPLIED, Outcome, SiteCodemod
+from drift.codemods.add_keyword import AddKeyword
+from drift.codemods.add_second_phase import AddSecondPhase
+from drift.codemods.drop_keyword import DropKeyword
+from drift.codemods.rename_method import RenameMethod
+from drift.codemods.unwrap_index import UnwrapIndex
+from drift.findings import Finding
+
+__all__ = ["REGISTRY", "FileFixResult", "apply_fixes", "run_codemod"]
+
+REGISTRY: dict[str, type[SiteCodemod]] = {
+    "drop_keyword": DropKeyword,
+    "add_keyword": AddKeyword,
+    "rename_method": RenameMethod,
+    "add_second_phase": AddSecondPhase,
+    "unwrap_index": UnwrapIndex,
+}
+
+
+@dataclass(frozen=True)
+class FileFixResult:
+    new_source: str
+    applied: list[str] = field(default_factory=list)  # finding keys whose fix changed the file
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (finding key, reason)
+    already: list[str] = field(default_factory=list)  # finding keys whose fix was already there
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+
+def run_codemod(source: str, name: str, *, line: int, args: dict, path: str = "<consumer>") -> tuple[str, Outcome]:
+    """Run one registered codemod on `source` at `line`; returns the new source and what happened."""
+    cls = REGISTRY.get(name)
+    if cls is None:
+        return source, Outcome("not_found", f"unknown codemod {name!r}")
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        return source, Outcome("not_found", f"cannot parse {path}: {exc.message} (line {exc.raw_line})")
+    context = CodemodContext(filename=path)
+    try:
+        command = cls(context, line=line, **args)
+    except TypeError as exc:
+        return source, Outcome("not_found", f"bad arguments for {name}: {exc}")
+    except (ValueError, cst.ParserSyntaxError) as exc:
+        return source, Outcome("not_found", f"bad arguments for {name}: {exc}")
+    try:
+        new_module = command.transform_module(module)
+    except Exception as exc:  # a codemod bug must not take the whole patch down
+        return source, Outcome("not_found", f"{name} failed: {type(exc).__name__}: {exc}")
+    outcome = command.outcome
+    if outcome.status != APPLIED:
+        return source, outcome
+    return new_module.code, outcome
+
+
+def _remap(line: int, opcodes: list[tuple[str, int, int, int, int]]) -> int:
+    """Where 1-based `line` of the old text lives in the new text."""
+    i = line - 1
+    for tag, i1, i2, j1, j2 in opcodes:
+        if i1 <= i < i2 or (i1 == i2 == i):
+            if tag == "equal":
+                return j1 + (i - i1) + 1
+            if tag == "insert":
+                continue
+            return j1 + min(i - i1, max(j2 - j1 - 1, 0)) + 1
+    return line
+
+
+def _line_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False).get_opcodes()
+
+
+def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileFixResult:
+    """Apply every codemod fix that targets `path`, in one order-safe pass."""
+    todo = [
+        f
+        for f in findings
+        if f.fix is not None and f.fix.codemod is not None and f.consumer_site.path == path
+    ]
+    # Bottom-up; a stable sort keeps the rules' order for fixes on the same line.
+    todo.sort(key=lambda f: -f.consumer_site.line)
+    lines = {id(f): f.consumer_site.line for f in todo}
+    applied: list[str] = []
+    skipped: list[tuple[str, str]] = []
+    already: list[str] = []
+    current = source
+    for n, finding in enumerate(todo):
+        assert finding.fix is not None and finding.fix.codemod is not None
+        new, outcome = run_codemod(
+            current, finding.fix.codemod, line=lines[id(finding)], args=dict(finding.fix.args), path=path
+        )
+        if outcome.status == APPLIED:
+            applied.append(finding.key)
+            if new != current:
+                ops = _line_opcodes(current, new)
+                for later in todo[n + 1 :]:
+                    lines[id(later)] = _remap(lines[id(later)], ops)
+            current = new
+        elif outcome.status == ALREADY:
+            already.append(finding.key)
+        else:
+            skipped.append((finding.key, f"{path}:{finding.consumer_site.line}: {outcome.reason}"))
+    return FileFixResult(new_source=current, applied=applied, skipped=skipped, already=already)

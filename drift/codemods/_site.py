@@ -1,0 +1,117 @@
+"""Shared machinery for codemods that rewrite one consumer site (a call or statement at a line).
+
+A finding names a file and a line; the codemod must find *the* node there, or report plainly
+that it could not. Each codemod records an `Outcome` instead of raising, so `apply_fixes` can
+tell "applied", "already applied" (idempotence) and "site not found" apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, TypeVar
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.metadata import CodeRange, ParentNodeProvider, PositionProvider
+
+N = TypeVar("N", bound=cst.CSTNode)
+
+APPLIED = "applied"
+ALREADY = "already"
+NOT_FOUND = "not_found"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # APPLIED | ALREADY | NOT_FOUND
+    reason: str = ""
+
+
+def callee_name(func: cst.BaseExpression) -> str | None:
+    """Last dotted name of a callee as written: `a.b.c(` -> "c", `f(` -> "f"."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+def parse_expr(source: str) -> cst.BaseExpression:
+    return cst.parse_expression(source)
+
+
+class SiteCodemod(VisitorBasedCodemodCommand):
+    """Base: holds the site line, picks the target node in a pre-pass, records an Outcome."""
+
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider)
+
+    def __init__(self, context: CodemodContext, *, line: int) -> None:
+        super().__init__(context)
+        self.line = int(line)
+        self.outcome = Outcome(NOT_FOUND, f"nothing to rewrite at line {self.line}")
+
+    # -- helpers for subclasses -------------------------------------------------------------
+    def span(self, node: cst.CSTNode) -> CodeRange:
+        return self.get_metadata(PositionProvider, node)
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.get_metadata(ParentNodeProvider, node, None)
+
+    def nodes_at_line(self, kind: type[N], accept: Callable[[N], bool]) -> list[N]:
+        """Nodes of `kind` whose span covers the site line and that `accept`, best first.
+
+        Best = starts on the line, then the smallest span (the innermost match).
+        """
+        found: list[tuple[tuple[int, int, int], N]] = []
+        for node, rng in self.metadata[PositionProvider].items():
+            if not isinstance(node, kind):
+                continue
+            if not (rng.start.line <= self.line <= rng.end.line):
+                continue
+            if not accept(node):
+                continue
+            size = (rng.end.line - rng.start.line, rng.end.column - rng.start.column)
+            found.append(((0 if rng.start.line == self.line else 1, *size), node))
+        found.sort(key=lambda pair: pair[0])
+        return [node for _, node in found]
+
+    def calls_at_line(self, callee: str) -> list[cst.Call]:
+        return self.nodes_at_line(cst.Call, lambda c: callee_name(c.func) == callee)
+
+    def record(self, status: str, reason: str = "") -> None:
+        self.outcome = Outcome(status, reason)
+
+
+def has_keyword(call: cst.Call, keyword: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == keyword for a in call.args)
+
+
+def is_multiline(call: cst.Call) -> bool:
+    """True when the call's arguments are laid out one per line (or at least across lines)."""
+    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return True
+    for arg in call.args:
+        if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
+            return True
+    return False
+
+
+def separator_comma(call: cst.Call) -> cst.Comma:
+    """A comma in the call's own style, to put between two arguments."""
+    args = call.args
+    for arg in args[:-1]:
+        if isinstance(arg.comma, cst.Comma):
+            return arg.comma
+    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
+        return cst.Comma(whitespace_after=call.whitespace_before_args)
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+
+def iter_calls(node: cst.CSTNode) -> Iterable[cst.Call]:
+    """Every Call inside `node` (including itself), without metadata."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Call):
+            yield cur
+        stack.extend(cur.children)

@@ -1,0 +1,192 @@
+"""Pass a keyword the target now requires, optionally with the imports and a helper it needs.
+
+The new argument goes before any `**kwargs` and copies the call's own comma style, so a call
+laid out one argument per line with a trailing comma stays that way.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+
+from drift.codemods._site import (
+    ALREADY,
+    APPLIED,
+    NOT_FOUND,
+    SiteCodemod,
+    has_keyword,
+    parse_expr,
+    separator_comma,
+)
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body
+    )
+
+
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def helper_insert_index(body: Sequence[cst.CSTNode]) -> int:
+    """Index just after the leading import block (the same block libcst adds imports to)."""
+    start = 1 if body and _is_docstring(body[0]) else 0
+    index = start
+    for i, stmt in enumerate(body[start:], start):
+        if not _is_import(stmt):
+            break
+        index = i + 1
+    return index
+
+
+def _with_blank_lines(stmt: cst.CSTNode, count: int) -> cst.CSTNode:
+    lines = list(stmt.leading_lines)  # type: ignore[attr-defined]
+    blanks = 0
+    for line in lines:
+        if line.comment is not None:
+            break
+        blanks += 1
+    if blanks < count:
+        lines = [cst.EmptyLine()] * (count - blanks) + lines
+    return stmt.with_changes(leading_lines=lines)
+
+
+def _dotted(node: cst.BaseExpression | None) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def merge_into_parenthesized_import(module: cst.Module, *, source: str, name: str) -> cst.Module:
+    """Append `name` to an existing multi-line `from source import (...)`, in its own style.
+
+    AddImportsVisitor would merge it too, but squeezed onto the first line of the block; doing
+    it here first keeps the one-name-per-line layout, and AddImportsVisitor then sees it done.
+    """
+    body = list(module.body)
+    for i, stmt in enumerate(body):
+        if not _is_import(stmt):
+            continue
+        imp = stmt.body[0]
+        if not (isinstance(imp, cst.ImportFrom) and not imp.relative and _dotted(imp.module) == source):
+            continue
+        if isinstance(imp.names, cst.ImportStar) or imp.lpar is None:
+            continue
+        names = list(imp.names)
+        if any(_dotted(a.name) == name for a in names):
+            return module
+        if not isinstance(imp.lpar.whitespace_after, cst.ParenthesizedWhitespace):
+            continue
+        sep = next((a.comma for a in names[:-1] if isinstance(a.comma, cst.Comma)), None)
+        sep = sep or cst.Comma(whitespace_after=imp.lpar.whitespace_after)
+        new = cst.ImportAlias(name=cst.Name(name), comma=names[-1].comma)
+        names[-1] = names[-1].with_changes(comma=sep)
+        names.append(new)
+        body[i] = stmt.with_changes(body=[imp.with_changes(names=names)])
+        return module.with_changes(body=body)
+    return module
+
+
+def add_helper(module: cst.Module, *, name: str, source: str) -> cst.Module:
+    """Insert a module-level helper after the imports, once (idempotent by name)."""
+    for stmt in module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) and stmt.name.value == name:
+            return module
+    new = list(cst.parse_module(source.strip() + "\n").body)
+    if not new:
+        return module
+    body = list(module.body)
+    at = helper_insert_index(body)
+    new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()] if at else [])
+    if at < len(body):
+        body[at] = _with_blank_lines(body[at], 2)
+    body[at:at] = new
+    return module.with_changes(body=body)
+
+
+class AddKeyword(SiteCodemod):
+    DESCRIPTION = "Add `keyword=value` to the call to `callee` at the site line."
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        *,
+        line: int,
+        callee: str,
+        keyword: str,
+        value: str,
+        imports: Sequence[Sequence[str]] = (),
+        helper_name: str | None = None,
+        helper_src: str | None = None,
+    ) -> None:
+        super().__init__(context, line=line)
+        self.callee = callee
+        self.keyword = keyword
+        self.value = parse_expr(value)  # fail early, before touching anything
+        self.imports = [tuple(item) for item in imports]
+        self.helper_name = helper_name
+        self.helper_src = helper_src
+        if (helper_name is None) != (helper_src is None):
+            raise ValueError("helper_name and helper_src go together")
+        self._target: cst.Call | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        calls = self.calls_at_line(self.callee)
+        if not calls:
+            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
+            return
+        if has_keyword(calls[0], self.keyword):
+            self.record(ALREADY, f"{self.callee}() at line {self.line} already passes {self.keyword}=")
+            return
+        self._target = calls[0]
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if original_node is not self._target:
+            return updated_node
+        args = list(updated_node.args)
+        new_arg = cst.Arg(
+            keyword=cst.Name(self.keyword),
+            value=self.value,
+            equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+            ),
+        )
+        at = next((i for i, a in enumerate(args) if a.star == "**"), len(args))
+        if at == len(args):
+            if args:
+                # The new argument ends the call and inherits the old last comma (trailing or none).
+                new_arg = new_arg.with_changes(comma=args[-1].comma)
+                args[-1] = args[-1].with_changes(comma=separator_comma(updated_node))
+        else:
+            comma = args[at - 1].comma if at > 0 else cst.MaybeSentinel.DEFAULT
+            new_arg = new_arg.with_changes(
+                comma=comma if isinstance(comma, cst.Comma) else separator_comma(updated_node)
+            )
+        args.insert(at, new_arg)
+        self.record(APPLIED, f"passed {self.keyword}= to {self.callee}()")
+        return updated_node.with_changes(args=args)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self.outcome.status != APPLIED:
+            return updated_node
+        for item in self.imports:
+            module, name = item[0], (item[1] if len(item) > 1 else None)
+            asname = item[2] if len(item) > 2 else None
+            if name is not None and asname is None:
+                updated_node = merge_into_parenthesized_import(updated_node, source=module, name=name)
+            AddImportsVisitor.add_needed_import(self.context, module, name, asname)
+        if self.helper_name and self.helper_src:
+            updated_node = add_helper(updated_node, name=self.helper_name, source=self.helper_src)
+        return updated_node

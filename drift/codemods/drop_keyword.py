@@ -1,0 +1,43 @@
+"""Remove a keyword argument the target no longer accepts (TypeError: unexpected keyword)."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from drift.codemods._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, has_keyword
+
+
+class DropKeyword(SiteCodemod):
+    DESCRIPTION = "Remove `keyword=` from the call to `callee` at the site line."
+
+    def __init__(self, context: CodemodContext, *, line: int, callee: str, keyword: str) -> None:
+        super().__init__(context, line=line)
+        self.callee = callee
+        self.keyword = keyword
+        self._target: cst.Call | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        calls = self.calls_at_line(self.callee)
+        if not calls:
+            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
+            return
+        with_kw = [c for c in calls if has_keyword(c, self.keyword)]
+        if not with_kw:
+            self.record(ALREADY, f"{self.callee}() at line {self.line} no longer passes {self.keyword}=")
+            return
+        self._target = with_kw[0]
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if original_node is not self._target:
+            return updated_node
+        args = list(updated_node.args)
+        idx = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == self.keyword)
+        removed = args.pop(idx)
+        if idx == len(args) and idx > 0:
+            # The removed argument was last: its comma (trailing or none) now ends the call.
+            args[idx - 1] = args[idx - 1].with_changes(comma=removed.comma)
+        self.record(APPLIED, f"removed {self.keyword}= from {self.callee}()")
+        if not args:
+            return updated_node.with_changes(args=(), whitespace_before_args=cst.SimpleWhitespace(""))
+        return updated_node.with_changes(args=args)
