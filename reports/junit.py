@@ -1,0 +1,89 @@
+"""JUnit XML so CI test dashboards show drift like any failing test.
+
+One test suite per target, one test case per consumer use drift checked: a use with a
+breaking finding fails; a risky or info finding passes with a note in <system-out>, because
+a dashboard full of red for maybes teaches people to ignore it.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from drift.findings import Finding, Report, Severity
+
+from reports._common import evidence_text, fix_text, party, target_label
+from reports.matrix import UseResult, use_results
+
+
+def _finding_text(finding: Finding) -> str:
+    site = finding.consumer_site
+    lines = [
+        f"[{finding.severity.value}] {finding.rule_id}: {finding.title}",
+        f"  consumer: {site.path}:{site.line}" + (f"  {site.snippet}" if site.snippet else ""),
+        f"  target evidence: {evidence_text(finding.target_evidence)}",
+        f"  baseline evidence: {evidence_text(finding.baseline_evidence)}",
+    ]
+    if finding.predicted_failure:
+        lines.append(f"  predicted failure: {finding.predicted_failure}")
+    if finding.details:
+        lines.append(f"  {finding.details}")
+    lines.append(f"  fix: {fix_text(finding.fix)}" + (f" — {finding.fix.description}" if finding.fix else ""))
+    return "\n".join(lines)
+
+
+def _testcase(result: UseResult, suite: ET.Element) -> bool:
+    """Append one test case; True when it failed."""
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        {"classname": result.site.path, "name": result.label, "file": result.site.path, "line": str(result.site.line)},
+    )
+    breaking = [f for f in result.findings if f.severity is Severity.BREAKING]
+    others = [f for f in result.findings if f.severity is not Severity.BREAKING]
+    if breaking:
+        message = breaking[0].title if len(breaking) == 1 else f"{len(breaking)} breaking: " + "; ".join(f.title for f in breaking)
+        failure = ET.SubElement(
+            case, "failure", {"message": message, "type": ",".join(dict.fromkeys(f.rule_id for f in breaking))}
+        )
+        failure.text = "\n\n".join(_finding_text(f) for f in breaking)
+    if others:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n\n".join(_finding_text(f) for f in others)
+    return bool(breaking)
+
+
+def to_junit(reports: Sequence[Report]) -> str:
+    """A <testsuites> document; the CI exit code still comes from Report.exit_code."""
+    root = ET.Element("testsuites", {"name": "drift"})
+    total = failures = 0
+    for report in reports:
+        results = use_results(report)
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": f"drift: {party(report.consumer)} on {target_label(report)}",
+                "tests": str(len(results)),
+                "failures": "0",
+                "errors": "0",
+                "skipped": "0",
+            },
+        )
+        props = ET.SubElement(suite, "properties")
+        for name, value in (
+            ("consumer", party(report.consumer)),
+            ("target", party(report.target, with_commit=True)),
+            ("baseline", party(report.baseline)),
+            ("host", report.host or ""),
+        ):
+            ET.SubElement(props, "property", {"name": name, "value": value})
+        failed = sum(_testcase(result, suite) for result in results)
+        suite.set("failures", str(failed))
+        total += len(results)
+        failures += failed
+    root.set("tests", str(total))
+    root.set("failures", str(failures))
+    root.set("errors", "0")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,141 @@
+"""SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+
+Results sit on the **consumer's** lines (that is the code a reviewer can change); the target
+and baseline evidence become relatedLocations, since those files live in an installed vLLM
+and not in the repository. All targets go in one run so one upload covers a matrix.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+from drift import __version__
+from drift.findings import Finding, Location, Report, Severity
+
+from reports._common import fix_text, ordered, party, target_label
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "note"}
+SRCROOT = "%SRCROOT%"
+
+
+def repo_relative(path: str, repo_root: str | None) -> str:
+    """Consumer paths are relative to the package's parent; a repo may keep it under src/."""
+    posix = path.replace(os.sep, "/")
+    if repo_root is None:
+        return posix.lstrip("/") if not os.path.isabs(path) else posix
+    root = pathlib.Path(repo_root)
+    if os.path.isabs(path):
+        try:
+            return pathlib.Path(path).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return posix
+    if (root / path).exists():
+        return posix
+    for child in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")) if root.is_dir() else ():
+        if (child / path).exists():
+            return f"{child.name}/{posix}"
+    return posix
+
+
+def _physical(loc: Location, *, uri: str, base: str | None) -> dict[str, Any]:
+    artifact: dict[str, Any] = {"uri": uri}
+    if base:
+        artifact["uriBaseId"] = base
+    region: dict[str, Any] = {"startLine": loc.line}
+    if loc.snippet:
+        region["snippet"] = {"text": loc.snippet}
+    return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
+
+
+def _rules(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for f in sorted(findings, key=lambda f: (f.rule_id, f.kind.name)):
+        if f.rule_id in seen:
+            continue
+        help_text = f"{f.kind.value}. Fix: {f.fix.description} ({fix_text(f.fix)})" if f.fix else f"{f.kind.value}. Fix: {fix_text(None)}"
+        seen[f.rule_id] = {
+            "id": f.rule_id,
+            "name": f.kind.name.title().replace("_", ""),
+            "shortDescription": {"text": f.kind.value},
+            "help": {"text": help_text},
+            "defaultConfiguration": {"level": LEVEL[f.severity]},
+            "properties": {"kind": f.kind.name, "tags": ["api-drift", "vllm"]},
+        }
+    return list(seen.values())
+
+
+def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str | None) -> dict[str, Any]:
+    site = finding.consumer_site
+    message = finding.title
+    if finding.predicted_failure:
+        message += f" — predicted: {finding.predicted_failure}"
+    message += f" [{target_label(report)}]"
+    related = []
+    for label, locs, who in (
+        ("target", finding.target_evidence, report.target),
+        ("baseline", finding.baseline_evidence, report.baseline),
+    ):
+        for loc in locs:
+            entry = _physical(loc, uri=loc.path.replace(os.sep, "/"), base=None)
+            entry["id"] = len(related) + 1
+            entry["message"] = {"text": f"{label} {party(who)}: {loc.path}:{loc.line}" + (f" ({loc.symbol})" if loc.symbol else "")}
+            related.append(entry)
+    result: dict[str, Any] = {
+        "ruleId": finding.rule_id,
+        "ruleIndex": rule_index,
+        "level": LEVEL[finding.severity],
+        "kind": "fail",
+        "message": {"text": message},
+        "locations": [_physical(site, uri=repo_relative(site.path, repo_root), base=SRCROOT if repo_root else None)],
+        "partialFingerprints": {
+            "driftFindingKey/v1": finding.key,
+            "driftTargetFindingKey/v1": f"{finding.key}@{party(report.target)}",
+        },
+        "properties": {
+            "severity": finding.severity.value,
+            "target": party(report.target),
+            "targetVersion": report.target.get("version"),
+            "baselineVersion": (report.baseline or {}).get("version"),
+            "host": report.host,
+            "fix": fix_text(finding.fix),
+        },
+    }
+    if related:
+        result["relatedLocations"] = related
+    return result
+
+
+def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None) -> dict[str, Any]:
+    """One SARIF log, one run, every target's findings as results on the consumer's lines."""
+    all_findings = [f for r in reports for f in r.findings]
+    rules = _rules(all_findings)
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    results = [
+        _result(f, report, rule_index=index[f.rule_id], repo_root=repo_root)
+        for report in reports
+        for f in ordered(report.findings)
+    ]
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "drift",
+                "version": __version__,
+                "informationUri": "https://pypi.org/project/drift-vllm/",
+                "rules": rules,
+            }
+        },
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+        "properties": {
+            "consumer": party(reports[0].consumer) if reports else None,
+            "targets": [target_label(r) for r in reports],
+        },
+    }
+    if repo_root:
+        uri = pathlib.Path(repo_root).resolve().as_uri().rstrip("/") + "/"
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": uri}}
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
