@@ -1,0 +1,190 @@
+"""Walk two snapshots of one package once and yield every change, old module by old module.
+
+Cost is linear in the number of modules/symbols: each snapshot is indexed once, every
+old definition is looked up by dict in the new snapshot, and the by-name index used to
+place moved symbols is built only when the first moved symbol is seen."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from drift.diff.classes import compare_class, compare_function
+from drift.diff.index import Definition, SymbolIndex, module_surface
+from drift.diff.kinds import ChangeKind
+from drift.diff.model import Change, DiffResult, Side
+from drift.diff.site import Site, is_private_name
+
+
+def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, top: str) -> Iterator[Change]:
+    """Every change from `old_modules` to `new_modules` (facts `modules` maps)."""
+    new_index = SymbolIndex(new_modules)
+    for modname in sorted(old_modules):
+        old_mod = old_modules[modname]
+        new_mod = new_modules.get(modname)
+        site = Site(modname, "", old_mod.get("path", ""), (new_mod or {}).get("path", ""))
+        if new_mod is None:
+            yield from _module_removed(modname, old_mod, site=site, new_index=new_index)
+            continue
+        if old_mod.get("error") or new_mod.get("error"):
+            continue
+        yield from _diff_module(modname, old_mod, new_mod, site=site, new_index=new_index, top=top)
+    for modname in sorted(set(new_modules) - set(old_modules)):
+        mod = new_modules[modname]
+        site = Site(modname, "", "", mod.get("path", ""))
+        yield site.change(ChangeKind.MODULE_ADDED, mod.get("path", ""), new=site.new(1))
+
+
+def _module_removed(modname: str, old_mod: dict, *, site: Site, new_index: SymbolIndex) -> Iterator[Change]:
+    yield site.change(ChangeKind.MODULE_REMOVED, old_mod.get("path", ""), old=site.old(1))
+    for key, kind in (("classes", "class"), ("functions", "function")):
+        for name, node in (old_mod.get(key) or {}).items():
+            target = _moved_to(modname, name, kind, new_index)
+            if target is not None:
+                yield _moved(site.child(name, new_path=target.path), node, kind, target)
+
+
+def _moved_to(modname: str, name: str, kind: str, new_index: SymbolIndex) -> Definition | None:
+    """Where a vanished symbol is defined now: same kind first, then the nearest module."""
+    candidates = new_index.defs_named(name)
+    if not candidates:
+        return None
+    parts = modname.split(".")
+
+    def rank(d: Definition) -> tuple[int, int, str]:
+        other = d.module.split(".")
+        shared = 0
+        for a, b in zip(parts, other):
+            if a != b:
+                break
+            shared += 1
+        return (0 if d.kind == kind else 1, -shared, d.module)
+
+    return min(candidates, key=rank)
+
+
+def _moved(site: Site, node: dict, kind: str, target: Definition) -> Change:
+    return site.change(
+        ChangeKind.SYMBOL_MOVED,
+        f"{kind} {site.symbol} is now defined in {target.module}"
+        + ("" if target.kind == kind else f" (as a {target.kind})"),
+        old=site.old(node.get("line")),
+        new=(site.new(target.line, f"{target.module}.{target.qualname}")),
+    )
+
+
+def _diff_module(
+    modname: str, old_mod: dict, new_mod: dict, *, site: Site, new_index: SymbolIndex, top: str
+) -> Iterator[Change]:
+    surface = module_surface(modname, old_mod, top)
+    old_classes = old_mod.get("classes") or {}
+    old_functions = old_mod.get("functions") or {}
+    for name, (kind, line) in sorted(surface.items()):
+        child = site.child(name)
+        new_def = new_index.definition(modname, name)
+        if new_def is None and new_index.binds(modname, name):
+            new_def = new_index.resolve(modname, name)
+            if new_def is None:
+                continue  # still importable from here (external re-export): nothing to compare
+        if new_def is None:
+            node = old_classes.get(name) or old_functions.get(name)
+            target = _moved_to(modname, name, kind, new_index) if kind in ("class", "function") else None
+            if target is not None:
+                yield _moved(site.child(name, new_path=target.path), node or {"line": line}, kind, target)
+            else:
+                yield child.change(
+                    ChangeKind.SYMBOL_REMOVED,
+                    f"{kind} {name}",
+                    old=child.old(line),
+                    new=child.new(1, "module still exists"),
+                )
+            continue
+        if kind == "import":
+            continue  # compared where it is defined
+        child = site.child(name, new_path=new_def.path)
+        if kind == "class" and new_def.kind == "class":
+            old_def = Definition(modname, name, "class", old_classes[name], site.old_path, line)
+            yield from compare_class(old_def, new_def, site=child, new_index=new_index)
+        elif kind == "function" and new_def.kind == "function":
+            yield from compare_function(old_functions[name], new_def.node, site=child)
+
+
+def select_package(facts: dict, package: str | None) -> tuple[str | None, str | None]:
+    """(name, error): the package to diff, given `--package` or the only one present."""
+    packages = (facts or {}).get("packages") or {}
+    if package:
+        return (package, None) if package in packages else (None, f"package {package!r} not in snapshot")
+    usable = [n for n, p in packages.items() if p.get("modules")]
+    if len(usable) == 1:
+        return usable[0], None
+    if not usable:
+        return None, "snapshot holds no package with modules"
+    return None, f"snapshot holds several packages ({', '.join(sorted(usable))}); pick one with --package"
+
+
+def filter_changes(
+    changes: Iterable[Change],
+    *,
+    public_only: bool = False,
+    module_prefix: str | None = None,
+    kinds: Iterable[ChangeKind] | None = None,
+) -> list[Change]:
+    wanted = set(kinds) if kinds else None
+    out = []
+    for change in changes:
+        if public_only and change.private:
+            continue
+        if module_prefix and not (
+            change.module == module_prefix or change.module.startswith(module_prefix + ".")
+        ):
+            continue
+        if wanted is not None and change.kind not in wanted:
+            continue
+        out.append(change)
+    return out
+
+
+def diff_facts(
+    old: dict,
+    new: dict,
+    *,
+    package: str | None = None,
+    old_label: str = "old",
+    new_label: str = "new",
+    public_only: bool = False,
+    module_prefix: str | None = None,
+    kinds: Iterable[ChangeKind] | None = None,
+) -> tuple[DiffResult | None, str | None]:
+    """Diff two facts documents for one package. Returns (result, error) — never raises on
+    input the probe can produce."""
+    name, error = select_package(old, package)
+    if error:
+        return None, f"{old_label}: {error}"
+    if name not in ((new or {}).get("packages") or {}):
+        return None, f"{new_label}: package {name!r} not in snapshot"
+    old_pkg, new_pkg = old["packages"][name], new["packages"][name]
+    notes = []
+    for label, pkg in ((old_label, old_pkg), (new_label, new_pkg)):
+        if pkg.get("errors"):
+            notes.append(f"{label}: {len(pkg['errors'])} module(s) could not be parsed")
+    changes = diff_modules(old_pkg.get("modules") or {}, new_pkg.get("modules") or {}, top=name)
+    kept = filter_changes(changes, public_only=public_only, module_prefix=module_prefix, kinds=kinds)
+    result = DiffResult(
+        old=_side(old_label, name, old_pkg),
+        new=_side(new_label, name, new_pkg),
+        changes=tuple(kept),
+        notes=tuple(notes),
+    )
+    return result, None
+
+
+def _side(label: str, name: str, pkg: dict) -> Side:
+    return Side(
+        label=label,
+        package=name,
+        version=pkg.get("version"),
+        digest=pkg.get("digest"),
+        modules=len(pkg.get("modules") or {}),
+    )
+
+
+__all__ = ["diff_facts", "diff_modules", "filter_changes", "select_package", "is_private_name"]
