@@ -1,0 +1,147 @@
+"""Renderers of the one findings model (drift.findings.Report); none computes a finding.
+
+`FORMATS` maps a `--format` name to its renderer so commands stay data-driven:
+`parser.add_argument("--format", choices=FORMAT_NAMES)` then `reports.write(r, args.format, args.output)`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pathlib
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from drift.findings import Report
+
+
+@dataclass(frozen=True)
+class Options:
+    """Renderer knobs; each format reads the ones it understands."""
+
+    verbose: bool = False
+    repo_root: str | None = None
+    title: str | None = None
+    width: int = 120
+
+
+def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> str:
+    from rich.console import Console
+
+    from reports.terminal import render
+
+    buffer = io.StringIO()
+    out = console or Console(file=buffer, width=opts.width, no_color=True, highlight=False, emoji=False)
+    for i, report in enumerate(reports):
+        if i:
+            out.print()
+        render(report, out, verbose=opts.verbose)
+    return buffer.getvalue()
+
+
+def _json(reports: Sequence[Report], opts: Options) -> str:
+    from reports.json_report import to_json, to_json_many
+
+    return to_json(reports[0]) if len(reports) == 1 else to_json_many(reports)
+
+
+def _markdown(reports: Sequence[Report], opts: Options) -> str:
+    from reports.markdown import matrix_markdown, to_markdown
+
+    return to_markdown(reports[0]) if len(reports) == 1 else matrix_markdown(reports)
+
+
+def _sarif(reports: Sequence[Report], opts: Options) -> str:
+    from reports.sarif import to_sarif
+
+    return json.dumps(to_sarif(reports, repo_root=opts.repo_root), indent=2, ensure_ascii=False) + "\n"
+
+
+def _junit(reports: Sequence[Report], opts: Options) -> str:
+    from reports.junit import to_junit
+
+    return to_junit(reports)
+
+
+def _html(reports: Sequence[Report], opts: Options) -> str:
+    from reports.html import render_matrix
+
+    return render_matrix(reports, title=opts.title)
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    suffix: str
+    render: Callable[[Sequence[Report], Options], str]
+    description: str
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("terminal", ".txt", _terminal, "human report (rich); plain text when written to a file"),
+        Format("json", ".json", _json, "drift.report/1 (an array of them for several targets)"),
+        Format("markdown", ".md", _markdown, "PR comment / step summary; a matrix for several targets"),
+        Format("sarif", ".sarif", _sarif, "SARIF 2.1.0 for code scanning, results on the consumer's lines"),
+        Format("junit", ".xml", _junit, "JUnit XML, one test case per consumer use"),
+        Format("html", ".html", _html, "self-contained compatibility matrix page"),
+    )
+}
+FORMAT_NAMES = tuple(FORMATS)
+
+
+def _as_list(report_or_reports: Report | Sequence[Report]) -> list[Report]:
+    reports = [report_or_reports] if isinstance(report_or_reports, Report) else list(report_or_reports)
+    if not reports:
+        raise ValueError("no reports to render")
+    return reports
+
+
+def render(report_or_reports: Report | Sequence[Report], fmt: str, *, options: Options | None = None) -> str:
+    """The rendered document as text; ValueError names the valid formats on a bad one."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown report format {fmt!r}; choose one of: {', '.join(FORMAT_NAMES)}")
+    return FORMATS[fmt].render(_as_list(report_or_reports), options or Options())
+
+
+def _atomic_write(path: pathlib.Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        pathlib.Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write(
+    report_or_reports: Report | Sequence[Report],
+    fmt: str,
+    output: str | os.PathLike[str] | None = None,
+    *,
+    options: Options | None = None,
+) -> None:
+    """Render and write to `output` (atomically), or to stdout when it is None or "-".
+
+    The terminal format on stdout goes through a live rich Console (colour when a tty);
+    everything else is written verbatim.
+    """
+    opts = options or Options()
+    if fmt == "terminal" and output in (None, "-"):
+        from rich.console import Console
+
+        _terminal(_as_list(report_or_reports), opts, console=Console(highlight=False))
+        return
+    text = render(report_or_reports, fmt, options=opts)
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        _atomic_write(pathlib.Path(output), text)

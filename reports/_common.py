@@ -7,7 +7,7 @@ verdict, fixes, parties and the host environment the same way in every output.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from drift.findings import SEVERITY_ORDER, Finding, Fix, Location, Report, Severity
@@ -48,6 +48,19 @@ def verdict_from_counts(tally: Mapping[Severity, int]) -> str:
 
 def verdict(report: Report) -> str:
     return verdict_from_counts(counts(report.findings))
+
+
+def overall_verdict(reports: Sequence[Report]) -> str:
+    """Across targets: how many are clean and which is worst (sums would double-count uses)."""
+    if not reports:
+        return "no targets checked"
+    clean = sum(1 for r in reports if not any(f.severity is not Severity.INFO for f in r.findings))
+    rank = lambda r: tuple(-n for n in counts(r.findings).values())  # noqa: E731
+    worst_report = min(reports, key=rank)
+    text = f"{clean} of {len(reports)} targets clean"
+    if clean < len(reports):
+        text += f" · worst: {target_label(worst_report)} ({verdict(worst_report)})"
+    return text
 
 
 def worst(findings: Iterable[Finding]) -> Severity | None:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
 
-from reports._common import counts, env_line, evidence_text, fix_text, ordered, party, verdict, verdict_from_counts
+from reports._common import counts, env_line, evidence_text, fix_text, ordered, overall_verdict, party, verdict
 from reports.matrix import build_matrix
 
 BADGE = {
@@ -107,10 +107,11 @@ def matrix_markdown(reports: Sequence[Report]) -> str:
         return "drift: no targets checked\n"
     matrix = build_matrix(reports)
     first = reports[0]
-    overall = counts(f for r in reports for f in r.findings)
     out = [
         f"**drift compatibility matrix** — {party(first.consumer)}"
         + (f", written for {party(first.baseline)}" if first.baseline else ""),
+        "",
+        f"Overall: {overall_verdict(reports)}",
         "",
         "| Target | Verdict |",
         "|---|---|",
@@ -132,5 +133,5 @@ def matrix_markdown(reports: Sequence[Report]) -> str:
     out += ["<details><summary>Per-target details</summary>", ""]
     for report in reports:
         out += ["---", "", to_markdown(report)]
-    out += ["</details>", "", f"Overall: {verdict_from_counts(overall)}", ""]
+    out += ["</details>", ""]
     return "\n".join(out)

@@ -1,0 +1,183 @@
+"""One self-contained HTML page: the consumer × target compatibility matrix.
+
+Everything is inline (CSS, a few lines of JS, no fonts or images) so the file can be
+attached to a CI run or mailed and still render offline. Each cell says its status in words
+as well as colour, carries a plain-text title for hover, and opens (<details>) to show the
+evidence, predicted failure and fix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from html import escape
+
+from drift import __version__
+from drift.findings import Finding, Report
+
+from reports._common import evidence_text, fix_text, overall_verdict, party, verdict
+from reports.matrix import Cell, Matrix, build_matrix
+
+SYMBOL = {"ok": "✓", "info": "ℹ", "risky": "⚠", "breaking": "✗", "unchecked": "–"}
+LABEL = {"ok": "ok", "info": "info", "risky": "risky", "breaking": "breaking", "unchecked": "not checked"}
+
+CSS = """
+:root { --fg:#1b1f24; --muted:#57606a; --line:#d0d7de; --bg:#ffffff; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
+       color: var(--fg); background: var(--bg); margin: 24px; }
+h1 { font-size: 22px; margin: 0 0 6px; }
+code, .mono { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, monospace; font-size: 12.5px; }
+.meta { color: var(--muted); margin: 0 0 4px; }
+.meta b { color: var(--fg); }
+.verdict { font-size: 16px; font-weight: 600; margin: 10px 0 14px; }
+.legend span { margin-right: 10px; }
+.controls { margin: 8px 0 12px; }
+table.matrix { border-collapse: separate; border-spacing: 0; width: 100%; table-layout: fixed; }
+.matrix col.use-col { width: 34%; }
+.matrix code, .matrix .mono { overflow-wrap: anywhere; }
+.matrix th, .matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; text-align: left; }
+.matrix thead th { position: sticky; top: 0; background: #f6f8fa; border-bottom: 2px solid var(--line); z-index: 1; }
+.matrix th.use { font-weight: normal; }
+.matrix th.use .site { color: var(--muted); display: block; }
+.counts { display: block; font-weight: normal; color: var(--muted); font-size: 12px; }
+.col-verdict { display: block; font-size: 12px; }
+.cell { border-left: 4px solid transparent; overflow-wrap: anywhere; }
+.s-ok { background: #e6f4ea; color: #14532d; border-left-color: #2da44e; }
+.s-info { background: #ddf4ff; color: #0a3069; border-left-color: #0969da; }
+.s-risky { background: #fff8c5; color: #4d2d00; border-left-color: #bf8700; }
+.s-breaking { background: #ffebe9; color: #82071e; border-left-color: #cf222e; }
+.s-unchecked { background: #f6f8fa; color: #57606a; border-left-color: #8c959f; }
+.badge { font-weight: 700; white-space: nowrap; }
+details summary { cursor: pointer; }
+details .finding { margin: 6px 0 0; padding: 6px 0 0; border-top: 1px dashed currentColor; color: var(--fg); }
+details .finding p { margin: 2px 0; }
+.k { color: var(--muted); }
+tr.clean.hide { display: none; }
+footer { color: var(--muted); margin-top: 16px; font-size: 12px; }
+"""
+
+JS = """
+document.getElementById('only-drift').addEventListener('change', function (e) {
+  document.querySelectorAll('tr.clean').forEach(function (tr) { tr.classList.toggle('hide', e.target.checked); });
+});
+document.getElementById('expand-all').addEventListener('click', function () {
+  var open = this.getAttribute('aria-pressed') !== 'true';
+  document.querySelectorAll('table.matrix details').forEach(function (d) { d.open = open; });
+  this.setAttribute('aria-pressed', open ? 'true' : 'false');
+  this.textContent = open ? 'Collapse all' : 'Expand all';
+});
+"""
+
+
+def _finding_html(finding: Finding) -> str:
+    site = finding.consumer_site
+    rows = [
+        f'<p><b>{escape(finding.rule_id)}</b> {escape(finding.title)}</p>',
+        f'<p><span class="k">consumer</span> <code>{escape(str(site))}</code>'
+        + (f" <code>{escape(site.snippet)}</code>" if site.snippet else "")
+        + "</p>",
+        f'<p><span class="k">target</span> <code>{escape(evidence_text(finding.target_evidence))}</code></p>',
+        f'<p><span class="k">baseline</span> <code>{escape(evidence_text(finding.baseline_evidence))}</code></p>',
+    ]
+    if finding.predicted_failure:
+        rows.append(f'<p><span class="k">predicted</span> <code>{escape(finding.predicted_failure)}</code></p>')
+    fix = fix_text(finding.fix) + (f" — {finding.fix.description}" if finding.fix else "")
+    rows.append(f'<p><span class="k">fix</span> {escape(fix)}</p>')
+    return '<div class="finding">' + "".join(rows) + "</div>"
+
+
+def _title(cell: Cell, column: str) -> str:
+    if not cell.findings:
+        return f"{column}: {LABEL[cell.status]}"
+    parts = [f"{column}: {LABEL[cell.status]}"]
+    for f in cell.findings:
+        parts.append(f"{f.rule_id} {f.title}")
+        if f.predicted_failure:
+            parts.append(f"  → {f.predicted_failure}")
+        parts.append(f"  fix: {fix_text(f.fix)}")
+    return "\n".join(parts)
+
+
+def _cell_html(cell: Cell, column: str) -> str:
+    badge = f'<span class="badge">{SYMBOL[cell.status]} {LABEL[cell.status]}</span>'
+    attrs = f'class="cell s-{cell.status}" data-status="{cell.status}" title="{escape(_title(cell, column))}"'
+    if not cell.findings:
+        return f"<td {attrs}>{badge}</td>"
+    rules = escape(", ".join(dict.fromkeys(f.rule_id for f in cell.findings)))
+    body = "".join(_finding_html(f) for f in cell.findings)
+    return f"<td {attrs}><details><summary>{badge} <span class=\"mono\">{rules}</span></summary>{body}</details></td>"
+
+
+def _head(matrix: Matrix) -> str:
+    cells = ['<th scope="col">Consumer use <span class="counts">symbol @ consumer site</span></th>']
+    for column in matrix.columns:
+        c = column.counts
+        summary = " · ".join(f"{c[s]} {LABEL[s]}" for s in ("breaking", "risky", "info", "ok", "unchecked") if c[s])
+        cells.append(
+            f'<th scope="col">{escape(column.label)}'
+            f'<span class="col-verdict">{escape(verdict(column.report))}</span>'
+            f'<span class="counts">{escape(summary)}</span></th>'
+        )
+    cols = '<colgroup><col class="use-col">' + "<col>" * len(matrix.columns) + "</colgroup>"
+    return cols + "<thead><tr>" + "".join(cells) + "</tr></thead>"
+
+
+def _body(matrix: Matrix) -> str:
+    rows = []
+    for row in matrix.rows:
+        clean = " clean" if row.worst in ("ok", "unchecked") else ""
+        head = (
+            f'<th scope="row" class="use"><code>{escape(row.symbol)}</code>'
+            f'<span class="site mono">{escape(row.site.path)}:{row.site.line}</span></th>'
+        )
+        cells = "".join(_cell_html(cell, col.label) for cell, col in zip(row.cells, matrix.columns))
+        rows.append(f'<tr class="use-row{clean}">{head}{cells}</tr>')
+    return "<tbody>" + "".join(rows) + "</tbody>"
+
+
+def render_matrix(reports: Sequence[Report], *, title: str | None = None, generated: dt.datetime | None = None) -> str:
+    """The whole page as a string; `generated` is fixed by tests, now (UTC) otherwise."""
+    matrix = build_matrix(reports)
+    first = reports[0] if reports else None
+    consumer = party(first.consumer) if first else "—"
+    page_title = title or f"drift: {consumer} compatibility"
+    when = (generated or dt.datetime.now(dt.timezone.utc)).strftime("%Y-%m-%d %H:%M %Z").strip()
+    baselines = sorted({party(r.baseline) for r in reports if r.baseline})
+    overall = overall_verdict(reports)
+    legend = "".join(
+        f'<span class="cell s-{s}" style="padding:2px 6px">{SYMBOL[s]} {LABEL[s]}</span>'
+        for s in ("ok", "info", "risky", "breaking", "unchecked")
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="drift {escape(__version__)}">
+<title>{escape(page_title)}</title>
+<style>{CSS}</style>
+</head>
+<body>
+<header>
+<h1>{escape(page_title)}</h1>
+<p class="meta">consumer <b>{escape(consumer)}</b> · baseline <b>{escape(", ".join(baselines) or "—")}</b>
+ · {len(matrix.columns)} target{"s" * (len(matrix.columns) != 1)} · generated {escape(when)}</p>
+<p class="verdict" role="status">Overall: {escape(overall)}</p>
+<p class="legend" aria-label="legend">{legend}</p>
+</header>
+<div class="controls">
+<label><input type="checkbox" id="only-drift"> only uses that drift somewhere</label>
+<button type="button" id="expand-all" aria-pressed="false">Expand all</button>
+</div>
+<table class="matrix" id="matrix">
+<caption class="meta" style="text-align:left">{len(matrix.rows)} consumer uses × {len(matrix.columns)} targets;
+ open a cell for evidence, predicted failure and fix.</caption>
+{_head(matrix)}
+{_body(matrix)}
+</table>
+<footer>drift {escape(__version__)} — findings are static: they come from reading the installed source, not running it.</footer>
+<script>{JS}</script>
+</body>
+</html>
+"""
