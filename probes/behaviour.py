@@ -1,0 +1,424 @@
+"""Behaviour facts of one function body, in a single pass over its nodes.
+
+The walk is hand-rolled rather than `ast.walk`/`NodeVisitor`: a full vLLM tree has ~2 million
+nodes and this pass is most of the probe's cost after parsing. Statements are walked with the
+nearest enclosing `if` test (the guard of a `raise`); expressions with a flat stack. Nested
+functions and lambdas are folded into the enclosing function (their `self` is the closure's).
+"""
+
+import ast
+
+from .srctext import SourceText, dotted, last_segment
+
+_Name = ast.Name
+_Attribute = ast.Attribute
+_Call = ast.Call
+_Constant = ast.Constant
+_Subscript = ast.Subscript
+_Store = ast.Store
+_Load = ast.Load
+_If = ast.If
+_Return = ast.Return
+_Raise = ast.Raise
+_Assert = ast.Assert
+_Assign = ast.Assign
+_AugAssign = ast.AugAssign
+_AnnAssign = ast.AnnAssign
+_ClassDef = ast.ClassDef
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_AST = ast.AST
+_BinOp = ast.BinOp
+_Compare = ast.Compare
+_Tuple = ast.Tuple
+_List = ast.List
+_BoolOp = ast.BoolOp
+_JoinedStr = ast.JoinedStr
+_BLOCKS = (ast.excepthandler, getattr(ast, "match_case", ast.excepthandler))
+_VALUE_CUT = 120
+
+_fields_cache = {}
+
+
+def _child_fields(t):
+    """Fields of a node type that may hold nodes (skips ctx and plain strings)."""
+    fields = _fields_cache.get(t)
+    if fields is None:
+        fields = tuple(f for f in t._fields if f not in ("ctx", "id", "attr", "arg", "name", "names",
+                                                          "module", "level", "kind", "conversion",
+                                                          "is_async", "type_comment", "op"))
+        _fields_cache[t] = fields
+    return fields
+
+
+def _is_literal(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is _Constant:
+            continue
+        if t is ast.UnaryOp and type(n.operand) is _Constant:
+            continue
+        if t in (ast.Tuple, ast.List, ast.Set):
+            stack.extend(n.elts)
+            continue
+        if t is ast.Dict:
+            stack.extend(k for k in n.keys if k is not None)
+            stack.extend(n.values)
+            continue
+        return False
+    return True
+
+
+def _message(node, text):
+    """Literal message of `raise X("...")`; f-string fields kept as `{source}`."""
+    if type(node) is not _Call or not node.args:
+        return None
+    arg = node.args[0]
+    if type(arg) is _Constant and isinstance(arg.value, str):
+        return arg.value
+    if type(arg) is ast.JoinedStr:
+        out = []
+        for part in arg.values:
+            if type(part) is _Constant:
+                out.append(str(part.value))
+            else:
+                out.append("{" + (text.of(part.value) or "") + "}")
+        return "".join(out)
+    return None
+
+
+def _add(table, key, line):
+    lines = table.get(key)
+    if lines is None:
+        table[key] = [line]
+    elif lines[-1] != line:
+        lines.append(line)
+
+
+def _names_read(node):
+    out = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is _Name:
+            out.add(n.id)
+            continue
+        for f in _child_fields(type(n)):
+            v = getattr(n, f, None)
+            if type(v) is list:
+                stack.extend(x for x in v if isinstance(x, _AST))
+            elif isinstance(v, _AST):
+                stack.append(v)
+    return out
+
+
+class _Scan:
+    """Mutable accumulator of one function's behaviour while its body is walked."""
+
+    def __init__(self, text, self_name, params):
+        self.text = text
+        self.self_name = self_name
+        self.params = params
+        self.sets = {}
+        self.resets = {}
+        self.reads = {}
+        self.calls = {}
+        self.raises = []
+        self.asserts = []
+        self.shape_returns = []
+        self.kwarg_defaults = {}
+        self.ctor = []
+        self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
+        self.pending = []  # expressions not yet walked
+
+    # -- expressions -------------------------------------------------------------------------
+    def expr(self, node):
+        """Queue an expression; all of a function's expressions are walked once in `flush`."""
+        self.pending.append(node)
+
+    def flush(self):
+        self_name = self.self_name
+        stack = self.pending
+        pop = stack.pop
+        push = stack.append
+        extend = stack.extend
+        reads = self.reads
+        while stack:
+            n = pop()
+            t = type(n)
+            if t is _Name or t is _Constant:
+                continue
+            if t is _Attribute:
+                v = n.value
+                if type(v) is _Name:
+                    if v.id == self_name and type(n.ctx) is _Load:
+                        _add(reads, n.attr, n.lineno)
+                    continue
+                push(v)
+                continue
+            if t is _Call:
+                func = n.func
+                if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
+                    _add(self.calls, func.attr, n.lineno)
+                else:
+                    push(func)
+                    if n.keywords:
+                        self.ctor_call(n)
+                    elif type(func) is _Attribute and func.attr == "setdefault" and len(n.args) == 2:
+                        self.setdefault(n)
+                extend(n.args)
+                for kw in n.keywords:
+                    push(kw.value)
+                continue
+            if t is _BinOp:
+                push(n.left)
+                push(n.right)
+                continue
+            if t is _Subscript:
+                push(n.value)
+                push(n.slice)
+                continue
+            if t is _Compare:
+                push(n.left)
+                extend(n.comparators)
+                continue
+            if t is _Tuple or t is _List:
+                extend(n.elts)
+                continue
+            if t is _BoolOp or t is _JoinedStr:
+                extend(n.values)
+                continue
+            if t is ast.Lambda:
+                self.expr_args(n.args)
+                push(n.body)
+                continue
+            for f in _child_fields(t):
+                v = getattr(n, f, None)
+                if type(v) is list:
+                    for x in v:
+                        if isinstance(x, _AST):
+                            push(x)
+                elif v is not None and isinstance(v, _AST):
+                    push(v)
+
+    def expr_args(self, args):
+        for d in args.defaults:
+            self.expr(d)
+        for d in args.kw_defaults:
+            if d is not None:
+                self.expr(d)
+
+    def setdefault(self, node):
+        """`kwargs.setdefault("k", <literal>)` fills a keyword like `kwargs["k"] = <literal>`."""
+        key, value = node.args
+        if type(key) is _Constant and isinstance(key.value, str) and _is_literal(value):
+            self.kwarg_defaults[key.value] = {"value": self.text.of(value, _VALUE_CUT), "line": node.lineno}
+
+    def ctor_call(self, node):
+        callee = dotted(node.func)
+        if not callee or not last_segment(callee)[:1].isupper():
+            return
+        keywords = {}
+        for kw in node.keywords:
+            src = self.text.of(kw.value, _VALUE_CUT)
+            keywords["**" if kw.arg is None else kw.arg] = src
+        if all(k == "**" for k in keywords):
+            return
+        self.ctor.append((callee, node.lineno, keywords, node.keywords))
+
+    # -- statements --------------------------------------------------------------------------
+    def stmts(self, body, guard):
+        for st in body:
+            t = type(st)
+            if t is _If:
+                self.expr(st.test)
+                self.stmts(st.body, (st.test, False))
+                self.stmts(st.orelse, (st.test, True))
+            elif t is _Assign:
+                self.assign(st.targets, st.value, st.lineno)
+            elif t is _Return:
+                if st.value is not None:
+                    if type(st.value) is ast.IfExp:
+                        self.shape_returns.append(st)
+                    self.expr(st.value)
+            elif t is _Raise:
+                self.raise_(st, guard)
+            elif t is _Assert:
+                self.assert_(st)
+            elif t in _FUNCS:
+                for d in st.decorator_list:
+                    self.expr(d)
+                self.expr_args(st.args)
+                self.stmts(st.body, guard)
+            elif t is _AugAssign:
+                self.target(st.target, st.lineno, False)
+                self.expr(st.value)
+            elif t is _AnnAssign:
+                if st.value is not None:
+                    self.assign([st.target], st.value, st.lineno)
+            elif t is _ClassDef:
+                continue
+            elif t is ast.Expr:
+                self.expr(st.value)
+            else:
+                for f in _child_fields(t):
+                    v = getattr(st, f, None)
+                    if type(v) is list:
+                        if v and isinstance(v[0], ast.stmt):
+                            self.stmts(v, guard)
+                        else:
+                            for x in v:
+                                if isinstance(x, _BLOCKS):
+                                    if getattr(x, "type", None) is not None:
+                                        self.expr(x.type)
+                                    if getattr(x, "guard", None) is not None:
+                                        self.expr(x.guard)
+                                    self.stmts(x.body, guard)
+                                elif isinstance(x, _AST):
+                                    self.expr(x)
+                    elif v is not None and isinstance(v, _AST):
+                        self.expr(v)
+
+    def target(self, tgt, line, is_none):
+        t = type(tgt)
+        if t is _Attribute and type(tgt.value) is _Name and tgt.value.id == self.self_name:
+            _add(self.resets if is_none else self.sets, tgt.attr, line)
+        elif t is ast.Tuple or t is ast.List:
+            for e in tgt.elts:
+                self.target(e, line, is_none)
+        elif t is ast.Starred:
+            self.target(tgt.value, line, is_none)
+        else:
+            self.expr(tgt)
+
+    def assign(self, targets, value, line):
+        is_none = type(value) is _Constant and value.value is None
+        for tgt in targets:
+            self.target(tgt, line, is_none)
+            t = type(tgt)
+            if t is _Name:
+                self.assigns.setdefault(tgt.id, []).append(value)
+            elif t is _Subscript and type(tgt.value) is _Name:
+                key = tgt.slice
+                if type(key) is _Constant and isinstance(key.value, str) and _is_literal(value):
+                    self.kwarg_defaults[key.value] = {"value": self.text.of(value, _VALUE_CUT), "line": line}
+        self.expr(value)
+
+    def raise_(self, st, guard):
+        exc = st.exc
+        if exc is not None:
+            self.expr(exc)
+            if st.cause is not None:
+                self.expr(st.cause)
+            func = exc.func if type(exc) is _Call else exc
+            etype = dotted(func) or self.text.of(func, _VALUE_CUT)
+            guard_src = None
+            if guard is not None:
+                guard_src = self.text.of(guard[0], _VALUE_CUT * 2)
+                if guard[1] and guard_src is not None:
+                    guard_src = "not (" + guard_src + ")"
+            self.raises.append({"type": etype, "line": st.lineno, "message": _message(exc, self.text),
+                                "guard": guard_src})
+
+    def assert_(self, st):
+        seen = []
+        stack = [st.test]
+        while stack:
+            n = stack.pop()
+            if type(n) is _Attribute and type(n.value) is _Name and n.value.id in self.params:
+                key = (n.value.id, n.attr)
+                if key not in seen:
+                    seen.append(key)
+                continue
+            for f in _child_fields(type(n)):
+                v = getattr(n, f, None)
+                if type(v) is list:
+                    stack.extend(x for x in v if isinstance(x, _AST))
+                elif isinstance(v, _AST):
+                    stack.append(v)
+        if seen:
+            src = self.text.of(st.test, _VALUE_CUT * 2)
+            for subject, attr in sorted(seen):
+                self.asserts.append({"line": st.lineno, "subject": subject, "attr": attr, "src": src})
+        self.expr(st.test)
+        if st.msg is not None:
+            self.expr(st.msg)
+
+    # -- results -----------------------------------------------------------------------------
+    def depends_on(self, test, order):
+        """Parameters `test` reads directly or through simple local aliases."""
+        seen = set()
+        todo = list(_names_read(test))
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for value in self.assigns.get(name, ()):
+                todo.extend(_names_read(value))
+        return [p for p in order if p in seen]
+
+    def return_shapes(self, order):
+        out = []
+        text = self.text
+        for st in self.shape_returns:
+            v = st.value
+            body, orelse = v.body, v.orelse
+            if type(body) is _Subscript:
+                seq, elem = orelse, body
+            elif type(orelse) is _Subscript:
+                seq, elem = body, orelse
+            else:
+                continue
+            seq_src = text.of(seq)
+            if seq_src is None or seq_src != text.of(elem.value):
+                continue
+            out.append({"line": st.lineno, "src": text.of(v, _VALUE_CUT * 2), "shape": "element_or_sequence",
+                        "depends_on": self.depends_on(v.test, order)})
+        return out
+
+    def ctor_calls(self):
+        out = []
+        for callee, line, keywords, kw_nodes in self.ctor:
+            used = set()
+            for kw in kw_nodes:
+                used |= _names_read(kw.value)
+            local = {}
+            for name in sorted(used):
+                values = self.assigns.get(name)
+                if values:
+                    local[name] = self.text.of(values[-1], _VALUE_CUT)
+            out.append({"callee": callee, "line": line, "keywords": keywords, "locals": local})
+        return out
+
+
+def function_behaviour(fn, *, text: SourceText, self_name, params):
+    """Behaviour facts of `fn` (a FunctionDef); `self_name` is None outside methods."""
+    order = [p for p in params if p != self_name]
+    scan = _Scan(text, self_name, set(order))
+    scan.stmts(fn.body, None)
+    scan.flush()
+    tail = None
+    last = fn.body[-1] if fn.body else None
+    if type(last) is _Return and (last.value is None or (type(last.value) is _Constant and last.value.value is None)):
+        tail = last.lineno
+    return {
+        "tail_return_none": tail,
+        "self_sets": _sorted_lines(scan.sets),
+        "self_resets": _sorted_lines(scan.resets),
+        "self_reads": _sorted_lines(scan.reads),
+        "self_calls": _sorted_lines(scan.calls),
+        "raises": scan.raises,
+        "asserts": scan.asserts,
+        "return_shapes": scan.return_shapes(order),
+        "kwarg_defaults": scan.kwarg_defaults,
+        "ctor_calls": scan.ctor_calls(),
+    }
+
+
+def _sorted_lines(table):
+    for key, lines in table.items():
+        if len(lines) > 1:
+            table[key] = sorted(set(lines))
+    return table

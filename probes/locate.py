@@ -1,0 +1,110 @@
+"""Find a package's files without importing it, and list them with their stat.
+
+`importlib.util.find_spec` on a top-level name only reads the finders (it never executes the
+package); `importlib.metadata` gives the distribution. The walk tolerates what real installs and
+hand-made trees contain: symlink loops, dangling links, FIFOs named .py, unreadable directories.
+Every such oddity becomes an entry in `errors` and the walk goes on.
+"""
+
+import importlib.util
+import os
+import stat as _stat
+
+
+def find_package(top: str):
+    """(root_dir, package_dir) of an importable top-level package/module, or None."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if locations:
+        pkg_dir = locations[0]
+        return os.path.dirname(os.path.abspath(pkg_dir)), pkg_dir
+    if spec.origin and spec.origin.endswith(".py"):
+        return os.path.dirname(os.path.abspath(spec.origin)), spec.origin
+    return None
+
+
+def walk_tree(root_dir: str, package: str):
+    """Files of `package` under `root_dir`: (entries, errors).
+
+    entries: sorted list of (relpath, abspath, size, mtime_ns, error) for every `*.py`; relpath
+    uses "/" and is relative to `root_dir`; error is None or why the file cannot be read (it is
+    still listed: the module exists, its content is unknowable). errors: directory-level
+    problems. A single-module package (`root_dir/<package>.py`) works too.
+    """
+    entries, errors = [], []
+    single = os.path.join(root_dir, package + ".py")
+    top = os.path.join(root_dir, package)
+    if not os.path.isdir(top):
+        if os.path.exists(single) or os.path.islink(single):
+            entries.append(_file_entry(single, package + ".py"))
+        return entries, errors
+    seen = set()
+    stack = [(top, package)]
+    while stack:
+        d, rel = stack.pop()
+        try:
+            st = os.stat(d)
+        except OSError as exc:
+            errors.append({"path": rel, "error": "unreadable: %s" % _describe(exc)})
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in seen:
+            errors.append({"path": rel, "error": "symlink loop: directory already visited"})
+            continue
+        seen.add(key)
+        try:
+            with os.scandir(d) as it:
+                items = list(it)
+        except OSError as exc:
+            errors.append({"path": rel, "error": "unreadable: %s" % _describe(exc)})
+            continue
+        for e in items:
+            name = e.name
+            erel = rel + "/" + name
+            if name.endswith(".py"):
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    entries.append(_file_entry(e.path, erel, e))
+                    continue
+            if name == "__pycache__" or name.startswith("."):
+                continue
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                stack.append((e.path, erel))
+            elif e.is_symlink() and not os.path.exists(e.path) and "." not in name:
+                errors.append({"path": erel, "error": "unreadable: dangling symlink"})
+    entries.sort()
+    return entries, errors
+
+
+def _file_entry(path, rel, entry=None):
+    try:
+        st = entry.stat() if entry is not None else os.stat(path)
+    except OSError as exc:
+        return (rel, path, -1, 0, "unreadable: %s" % _describe(exc))
+    if not _stat.S_ISREG(st.st_mode):
+        return (rel, path, st.st_size, st.st_mtime_ns, "unreadable: not a regular file")
+    return (rel, path, st.st_size, st.st_mtime_ns, None)
+
+
+def _describe(exc):
+    return "%s: %s" % (type(exc).__name__, exc.strerror or exc)
+
+
+def module_name(relpath: str) -> str:
+    """`vllm/v1/__init__.py` -> `vllm.v1`; `vllm/v1/request.py` -> `vllm.v1.request`."""
+    name = relpath[:-3].replace("/", ".")
+    if name.endswith(".__init__"):
+        name = name[: -len(".__init__")]
+    return name
