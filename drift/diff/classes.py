@@ -113,7 +113,7 @@ def _compare_methods(
             if hit is None:
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
-                    f"method {old.qualname}.{name} is gone (not inherited either)",
+                    "method is gone (not inherited from a base either)",
                     old=child.old(old_fn.get("line")), new=child.new(new.node.get("line")),
                 )
                 continue
@@ -138,7 +138,7 @@ def _compare_nested(
             if hit is None:
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
-                    f"nested class {old.qualname}.{name} is gone",
+                    "nested class is gone",
                     old=child.old(node.get("line")), new=child.new(new.node.get("line")),
                 )
             continue
@@ -162,7 +162,7 @@ def _compare_attrs(
         child = site.child(name)
         yield child.change(
             ChangeKind.SYMBOL_REMOVED,
-            f"class attribute {site.symbol}.{name} is gone",
+            "class attribute is gone",
             old=child.old(attr.get("line")), new=child.new(new.node.get("line")),
         )
 

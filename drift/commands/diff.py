@@ -1,0 +1,139 @@
+"""`drift diff OLD NEW`: everything that changed in a package's surface between two targets.
+
+Informational: it exits 0 whether or not it finds changes (use `drift check` / `drift gate`
+for a verdict on a consumer); 2 when a target cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+from drift import exitcodes
+
+
+@dataclass(frozen=True)
+class DiffRun:
+    """Outcome of snapshotting both sides and diffing them: a result or a user message."""
+
+    result: object | None  # drift.diff.DiffResult
+    error: str | None
+    exit_code: int
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "diff",
+        help="full-surface difference of a package between two targets",
+        description=(
+            "Compare a package between two targets (PyPI requirement such as vllm==0.16.0, wheel, "
+            "source tree, or python interpreter path) and list every change with old and new "
+            "file:line evidence."
+        ),
+    )
+    p.add_argument("old", metavar="OLD", help="baseline target, e.g. vllm==0.11.0")
+    p.add_argument("new", metavar="NEW", help="target to compare, e.g. vllm==0.16.0")
+    p.add_argument("--package", help="top-level import name to compare (default: the target's)")
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help='emit the "drift.diff/1" JSON document')
+    fmt.add_argument("--markdown", action="store_true", help="emit Markdown")
+    p.add_argument("--public-only", action="store_true", help="leave out private (_underscore) names")
+    p.add_argument("--module", metavar="PREFIX", help="only modules under this dotted prefix")
+    p.add_argument(
+        "--kind",
+        action="append",
+        metavar="KIND",
+        help="only this change kind (name such as PARAM_REMOVED; repeatable)",
+    )
+    p.add_argument("--cache-dir", help="probe facts cache (default: drift's user cache)")
+    p.add_argument("--no-evidence", action="store_true", help="terminal: leave out the file:line lines")
+    p.set_defaults(func=run)
+
+
+def run_diff(
+    old_spec: str,
+    new_spec: str,
+    *,
+    package: str | None = None,
+    cache_dir: str | None = None,
+    public_only: bool = False,
+    module_prefix: str | None = None,
+    kinds=None,
+    progress: Callable[[str], None] | None = None,
+) -> DiffRun:
+    """Snapshot both targets and diff them; every failure becomes a DiffRun with a message."""
+    try:
+        from drift.targets import load_facts
+    except ImportError as exc:  # a broken install, not the user's input
+        return DiffRun(None, f"cannot load targets: {exc}", exitcodes.USAGE)
+    from drift.diff import diff_facts
+
+    packages = [package] if package else None
+    sides = []
+    for spec in (old_spec, new_spec):
+        try:
+            loaded = load_facts(spec, packages=packages, cache_dir=cache_dir, progress=progress)
+        except ImportError as exc:
+            return DiffRun(None, f"{spec}: probe unavailable: {exc}", exitcodes.USAGE)
+        if not loaded.ok:
+            return DiffRun(None, loaded.error or f"{spec}: cannot be read", loaded.exit_code or exitcodes.USAGE)
+        sides.append(loaded)
+        if packages is None:
+            names = [n for n, p in (loaded.facts.get("packages") or {}).items() if p.get("modules")]
+            if len(names) == 1:
+                packages = names  # read the same package on the other side
+    if progress:
+        progress("comparing")
+    result, error = diff_facts(
+        sides[0].facts,
+        sides[1].facts,
+        package=package or (packages[0] if packages else None),
+        old_label=sides[0].label,
+        new_label=sides[1].label,
+        public_only=public_only,
+        module_prefix=module_prefix,
+        kinds=kinds,
+    )
+    if error:
+        return DiffRun(None, error, exitcodes.USAGE)
+    return DiffRun(result, None, exitcodes.CLEAN)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from drift.diff import parse_kind
+
+    err = Console(stderr=True)
+    kinds = []
+    for text in args.kind or ():
+        kind = parse_kind(text)
+        if kind is None:
+            err.print(f"drift diff: unknown change kind {text!r} (see --help for names)", markup=False)
+            return exitcodes.USAGE
+        kinds.append(kind)
+    with err.status("snapshotting", spinner="dots") as status:
+        outcome = run_diff(
+            args.old,
+            args.new,
+            package=args.package,
+            cache_dir=args.cache_dir,
+            public_only=args.public_only,
+            module_prefix=args.module,
+            kinds=kinds or None,
+            progress=lambda msg: status.update(msg),
+        )
+    if outcome.result is None:
+        err.print(f"drift diff: {outcome.error}", markup=False, highlight=False)
+        return outcome.exit_code
+    from reports.diff_render import render_terminal, to_json, to_markdown
+
+    if args.json:
+        sys.stdout.write(to_json(outcome.result))
+    elif args.markdown:
+        sys.stdout.write(to_markdown(outcome.result))
+    else:
+        render_terminal(outcome.result, Console(), evidence=not args.no_evidence)
+    return exitcodes.CLEAN
