@@ -337,6 +337,7 @@ async def _open(
         return await asyncssh.connect(
             parsed.host,
             options=options,
+            config=config,  # also reaches ProxyJump hops, which asyncssh opens itself
             known_hosts=policy.match,
             client_factory=lambda: _Client(policy),
             connect_timeout=connect_timeout,
