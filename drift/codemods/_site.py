@@ -60,7 +60,8 @@ class SiteCodemod(VisitorBasedCodemodCommand):
     def nodes_at_line(self, kind: type[N], accept: Callable[[N], bool]) -> list[N]:
         """Nodes of `kind` whose span covers the site line and that `accept`, best first.
 
-        Best = starts on the line, then the smallest span (the innermost match).
+        Best = starts on the line, leftmost first (the call a rule records by its line); then
+        nodes that merely span the line, innermost first.
         """
         found: list[tuple[tuple[int, int, int], N]] = []
         for node, rng in self.metadata[PositionProvider].items():
@@ -70,8 +71,10 @@ class SiteCodemod(VisitorBasedCodemodCommand):
                 continue
             if not accept(node):
                 continue
-            size = (rng.end.line - rng.start.line, rng.end.column - rng.start.column)
-            found.append(((0 if rng.start.line == self.line else 1, *size), node))
+            if rng.start.line == self.line:
+                found.append(((0, rng.start.column, 0), node))
+            else:
+                found.append(((1, rng.end.line - rng.start.line, rng.end.column - rng.start.column), node))
         found.sort(key=lambda pair: pair[0])
         return [node for _, node in found]
 
@@ -96,12 +99,33 @@ def is_multiline(call: cst.Call) -> bool:
     return False
 
 
+def clean_comma(comma: cst.Comma) -> cst.Comma:
+    """The same comma without the comments that belong to the argument it followed."""
+    ws = comma.whitespace_after
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        ws = ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+        return comma.with_changes(whitespace_after=ws)
+    return comma
+
+
+def relayout_comma(own, layout):  # type: ignore[no-untyped-def]
+    """Keep `own`'s comments but take `layout`'s line break and indentation (what follows)."""
+    if not isinstance(layout, cst.Comma):
+        return layout
+    if not isinstance(own, cst.Comma):
+        return clean_comma(layout)
+    own_ws, lay_ws = own.whitespace_after, layout.whitespace_after
+    if isinstance(own_ws, cst.ParenthesizedWhitespace) and isinstance(lay_ws, cst.ParenthesizedWhitespace):
+        return own.with_changes(whitespace_after=own_ws.with_changes(indent=lay_ws.indent, last_line=lay_ws.last_line))
+    return clean_comma(layout)
+
+
 def separator_comma(call: cst.Call) -> cst.Comma:
     """A comma in the call's own style, to put between two arguments."""
     args = call.args
     for arg in args[:-1]:
         if isinstance(arg.comma, cst.Comma):
-            return arg.comma
+            return clean_comma(arg.comma)
     if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
         return cst.Comma(whitespace_after=call.whitespace_before_args)
     return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

@@ -17,8 +17,10 @@ from drift.codemods._site import (
     APPLIED,
     NOT_FOUND,
     SiteCodemod,
+    clean_comma,
     has_keyword,
     parse_expr,
+    relayout_comma,
     separator_comma,
 )
 
@@ -90,9 +92,10 @@ def merge_into_parenthesized_import(module: cst.Module, *, source: str, name: st
         if not isinstance(imp.lpar.whitespace_after, cst.ParenthesizedWhitespace):
             continue
         sep = next((a.comma for a in names[:-1] if isinstance(a.comma, cst.Comma)), None)
-        sep = sep or cst.Comma(whitespace_after=imp.lpar.whitespace_after)
-        new = cst.ImportAlias(name=cst.Name(name), comma=names[-1].comma)
-        names[-1] = names[-1].with_changes(comma=sep)
+        sep = clean_comma(sep) if sep else cst.Comma(whitespace_after=imp.lpar.whitespace_after)
+        last = names[-1].comma
+        new = cst.ImportAlias(name=cst.Name(name), comma=clean_comma(last) if isinstance(last, cst.Comma) else last)
+        names[-1] = names[-1].with_changes(comma=relayout_comma(last, sep))
         names.append(new)
         body[i] = stmt.with_changes(body=[imp.with_changes(names=names)])
         return module.with_changes(body=body)
@@ -167,8 +170,23 @@ class AddKeyword(SiteCodemod):
         if at == len(args):
             if args:
                 # The new argument ends the call and inherits the old last comma (trailing or none).
-                new_arg = new_arg.with_changes(comma=args[-1].comma)
-                args[-1] = args[-1].with_changes(comma=separator_comma(updated_node))
+                last, sep = args[-1], separator_comma(updated_node)
+                ws = last.whitespace_after_arg
+                if isinstance(last.comma, cst.Comma):
+                    new_arg = new_arg.with_changes(comma=clean_comma(last.comma))
+                    args[-1] = last.with_changes(comma=relayout_comma(last.comma, sep))
+                elif isinstance(ws, cst.ParenthesizedWhitespace):
+                    # `a  # note\n)`: the break before `)` belongs to the last argument; hand
+                    # it to the new one and keep the note after the new comma.
+                    new_arg = new_arg.with_changes(
+                        whitespace_after_arg=ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+                    )
+                    args[-1] = last.with_changes(
+                        whitespace_after_arg=cst.SimpleWhitespace(""),
+                        comma=relayout_comma(cst.Comma(whitespace_after=ws), sep),
+                    )
+                else:
+                    args[-1] = last.with_changes(comma=sep)
         else:
             comma = args[at - 1].comma if at > 0 else cst.MaybeSentinel.DEFAULT
             new_arg = new_arg.with_changes(

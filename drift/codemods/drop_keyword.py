@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.codemods._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, has_keyword
+from drift.codemods._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, has_keyword, relayout_comma
 
 
 class DropKeyword(SiteCodemod):
@@ -36,7 +36,14 @@ class DropKeyword(SiteCodemod):
         removed = args.pop(idx)
         if idx == len(args) and idx > 0:
             # The removed argument was last: its comma (trailing or none) now ends the call.
-            args[idx - 1] = args[idx - 1].with_changes(comma=removed.comma)
+            # Keep the previous argument's own comment, lose the removed one's.
+            prev = args[idx - 1]
+            if isinstance(removed.comma, cst.Comma):
+                args[idx - 1] = prev.with_changes(comma=relayout_comma(prev.comma, removed.comma))
+            else:
+                args[idx - 1] = prev.with_changes(
+                    comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=removed.whitespace_after_arg
+                )
         self.record(APPLIED, f"removed {self.keyword}= from {self.callee}()")
         if not args:
             return updated_node.with_changes(args=(), whitespace_before_args=cst.SimpleWhitespace(""))

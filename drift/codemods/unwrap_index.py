@@ -28,13 +28,18 @@ class UnwrapIndex(SiteCodemod):
             return False
         return self.name is None or _code(sub.value) == self.name
 
+    def _bare(self, node: cst.Name) -> bool:
+        """`name` used as is, not subscripted: what the rewrite leaves behind."""
+        parent = self.parent(node)
+        return node.value == self.name and not (isinstance(parent, cst.Subscript) and parent.value is node)
+
     def visit_Module(self, node: cst.Module) -> None:
         subs = self.nodes_at_line(cst.Subscript, self._matches)
         if subs:
             self._target = subs[0]
             return
         what = f"{self.name or '<value>'}[{self.index}]"
-        if self.name is not None and self.nodes_at_line(cst.Name, lambda n: n.value == self.name):
+        if self.name is not None and self.nodes_at_line(cst.Name, self._bare):
             self.record(ALREADY, f"{self.name} is used without [{self.index}] at line {self.line}")
         else:
             self.record(NOT_FOUND, f"no {what} at line {self.line}")
