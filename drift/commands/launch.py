@@ -1,0 +1,119 @@
+"""`drift launch [HOST] [-- COMMAND...]`: preflight, then run the job detached on the host."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from drift import exitcodes
+from drift.config import ConfigError
+from drift.connectors.base import ConnectorError
+from drift.jobs.connect import (
+    JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
+)
+from drift.jobs.launch import LaunchResult, launch
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "launch", help="start a job detached on a host after a clean preflight",
+        description="Check the consumer against the host's vLLM, refuse on breaking drift (unless "
+                    "--force), then run COMMAND detached: it survives the SSH connection dropping. "
+                    "Without COMMAND, launch.command from drift.toml is used.",
+        usage="drift launch [options] [HOST] [-- COMMAND ...]",
+    )
+    add_host_arguments(p)
+    p.add_argument("--force", action="store_true", help="launch even if the preflight finds breaking drift")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.set_defaults(func=run, _parser=p)
+
+
+def _split_words(args: argparse.Namespace) -> tuple[str | None, list[str]] | str:
+    """HOST and COMMAND from `[HOST] [options] [-- COMMAND...]`; a message when ambiguous."""
+    words = list(args.words)
+    before, command = (words[: words.index("--")], words[words.index("--") + 1 :]) if "--" in words else (words, [])
+    host = before[0] if before else None
+    if host is not None and host.startswith("-"):
+        return f"unexpected option {host!r} (options go before HOST)"
+    if len(before) > 1:
+        rest = args._parser.parse_args(before[1:])  # options written after HOST
+        if rest.words:
+            return "put the command after `--`: drift launch [HOST] -- COMMAND ..."
+        for key, value in vars(rest).items():
+            if key != "words" and value not in (None, False):
+                setattr(args, key, value)
+    return host, command
+
+
+def run(args: argparse.Namespace) -> int:
+    split = _split_words(args)
+    if isinstance(split, str):
+        print(f"drift launch: {split}", file=sys.stderr)
+        return exitcodes.USAGE
+    host, command = split
+    try:
+        settings = settings_from_args(args, host=host)
+    except ConfigError as exc:
+        print(describe_error(exc), file=sys.stderr)
+        return exitcodes.USAGE
+    argv = command or list(settings.config.launch_command)
+    if not argv:
+        print("drift launch: no command: give one after `--` or set launch.command in drift.toml", file=sys.stderr)
+        return exitcodes.USAGE
+    try:
+        result = asyncio.run(_launch(settings, argv, force=args.force))
+    except ConnectorError as exc:
+        print(describe_error(exc), file=sys.stderr)
+        return connector_error_code(exc)
+    return _print(result, settings, as_json=args.json)
+
+
+async def _launch(settings: JobSettings, argv: list[str], *, force: bool) -> LaunchResult:
+    import drift.jobs  # looked up at call time: the preflight hook is replaceable
+
+    connector = await open_connector(settings)
+    try:
+        return await launch(
+            connector, command=argv, python=settings.python, run_dir_root=settings.config.run_dir,
+            preflight=lambda: drift.jobs.preflight_hook(connector, settings), force=force,
+        )
+    finally:
+        await connector.close()
+
+
+def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool) -> int:
+    code = result.exit_code
+    if result.status == "started" and result.run and result.run.finished and not result.run.succeeded:
+        code = exitcodes.DRIFT  # it could not even start (command not found, ...)
+    if as_json:
+        print(json.dumps(dict(result.to_dict(), exit_code=code), indent=2))
+        return code
+    where = settings.host or "local"
+    if result.status == "refused":
+        print(f"drift launch: refused on {where}: {result.reason}", file=sys.stderr)
+        for f in result.breaking:
+            print(f"  {f.rule_id} {f.title}\n    at {f.consumer_site}", file=sys.stderr)
+            if f.predicted_failure:
+                print(f"    will fail with: {f.predicted_failure}", file=sys.stderr)
+            if f.fix:
+                print(f"    fix: {f.fix.description}", file=sys.stderr)
+        return code
+    if result.status == "failed":
+        print(f"drift launch: cannot start on {where}: {result.reason}", file=sys.stderr)
+        return code
+    run = result.run
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if result.forced and result.breaking:
+        print(f"warning: launched with --force despite {len(result.breaking)} breaking finding(s)", file=sys.stderr)
+    print(result.run_id)
+    host_arg = f"{settings.host} " if settings.host else ""
+    if run and run.finished and not run.succeeded:
+        print(f"drift launch: the job did not start: {run.detail or run.outcome}", file=sys.stderr)
+    else:
+        print(f"started on {where} (pid {run.pid if run else '?'}); log: {result.run_dir}/log\n"
+              f"follow it with: drift watch {host_arg}{result.run_id}", file=sys.stderr)
+    return code

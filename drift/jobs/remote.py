@@ -1,0 +1,56 @@
+"""Calls into runner.py on the host: the script travels on stdin, the answer is one JSON line.
+
+Why stdin: nothing needs to be installed on the GPU host, a path with `~` in it is expanded by
+the host's Python (not by a shell, which never sees the argv unquoted), and every call is a
+single round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from drift.connectors.base import Connector
+
+__all__ = ["RunnerReply", "call_runner", "runner_source"]
+
+
+@cache
+def runner_source() -> bytes:
+    return (Path(__file__).with_name("runner.py")).read_bytes()
+
+
+@dataclass(frozen=True)
+class RunnerReply:
+    """The runner's JSON answer, or why there is none (`error`), with a category for exit codes."""
+
+    data: dict[str, Any] | None
+    error: str | None = None
+    missing: bool = False  # the named run does not exist
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+async def call_runner(connector: Connector, python: str, mode: str, *args: str, timeout: float | None = 60) -> RunnerReply:
+    """Run one runner mode on the connector's host. ConnectorError (link down) propagates."""
+    result = await connector.run([python, "-", mode, *args], stdin=runner_source(), timeout=timeout)
+    text = result.stdout.decode("utf-8", "replace").strip()
+    last = text.splitlines()[-1] if text else ""
+    try:
+        data = json.loads(last) if last else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        err = result.stderr.decode("utf-8", "replace").strip()
+        if result.exit_status == 127:
+            return RunnerReply(None, f"{python!r} was not found on {connector.name}: {err.splitlines()[-1] if err else ''}".rstrip(": "))
+        detail = err.splitlines()[-1] if err else f"exit status {result.exit_status}"
+        return RunnerReply(None, f"the job runner failed on {connector.name} with {python}: {detail}")
+    if "error" in data and len(data) == 1:
+        return RunnerReply(None, str(data["error"]), missing=result.exit_status == 4)
+    return RunnerReply(data)
