@@ -18,6 +18,7 @@ from drift.diff.site import Site, is_private_name
 def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, top: str) -> Iterator[Change]:
     """Every change from `old_modules` to `new_modules` (facts `modules` maps)."""
     new_index = SymbolIndex(new_modules)
+    old_index = SymbolIndex(old_modules)
     for modname in sorted(old_modules):
         old_mod = old_modules[modname]
         new_mod = new_modules.get(modname)
@@ -27,7 +28,9 @@ def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, 
             continue
         if old_mod.get("error") or new_mod.get("error"):
             continue
-        yield from _diff_module(modname, old_mod, new_mod, site=site, new_index=new_index, top=top)
+        yield from _diff_module(
+            modname, old_mod, new_mod, site=site, old_index=old_index, new_index=new_index, top=top
+        )
     for modname in sorted(set(new_modules) - set(old_modules)):
         mod = new_modules[modname]
         site = Site(modname, "", "", mod.get("path", ""))
@@ -73,7 +76,14 @@ def _moved(site: Site, node: dict, kind: str, target: Definition) -> Change:
 
 
 def _diff_module(
-    modname: str, old_mod: dict, new_mod: dict, *, site: Site, new_index: SymbolIndex, top: str
+    modname: str,
+    old_mod: dict,
+    new_mod: dict,
+    *,
+    site: Site,
+    old_index: SymbolIndex,
+    new_index: SymbolIndex,
+    top: str,
 ) -> Iterator[Change]:
     surface = module_surface(modname, old_mod, top)
     old_classes = old_mod.get("classes") or {}
@@ -87,6 +97,9 @@ def _diff_module(
                 continue  # still importable from here (external re-export): nothing to compare
         if new_def is None:
             node = old_classes.get(name) or old_functions.get(name)
+            if kind == "import":  # a re-export: what did it name?
+                origin = old_index.resolve(modname, name)
+                kind = origin.kind if origin is not None and origin.kind != "module" else kind
             target = _moved_to(modname, name, kind, new_index) if kind in ("class", "function") else None
             if target is not None:
                 yield _moved(site.child(name, new_path=target.path), node or {"line": line}, kind, target)
