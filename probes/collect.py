@@ -124,6 +124,7 @@ def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):
         jobs.append((name, rel, sha, source))
     for name, facts_of in _parse_all(jobs, workers=workers):
         modules[name] = facts_of
+    modules = {name: modules[name] for name in sorted(modules)}  # workers finish in any order
     for m in modules.values():
         if m["error"]:
             errors.append({"path": m["path"], "error": m["error"]})

@@ -1,0 +1,109 @@
+"""One self-contained script that runs the probe on a host: `python3 - < script`.
+
+The probe's own sources are embedded as strings and served by a tiny meta-path importer under a
+private package name, so nothing is installed or written on the host and any Python 3.9+ runs
+it. The request is embedded as a JSON literal. Output is a marker line plus zlib-compressed JSON,
+so shell noise before it (motd, profile echoes) is skipped and a truncated stream is detected.
+"""
+
+import json
+import os
+import zlib
+
+MAGIC = b"DRIFT1\n"
+_PACKAGE = "_drift_probes"
+_MODULES = ("srctext", "behaviour", "ast_facts", "locate", "distinfo", "cache", "collect",
+            "environment", "main")
+
+_TEMPLATE = r'''# drift probe bundle: stdlib only, reads sources, imports nothing it inspects.
+import sys
+import json
+import zlib
+import importlib.abc
+import importlib.machinery
+
+_PACKAGE = %(package)r
+_SOURCES = %(sources)s
+_REQUEST = json.loads(%(request)r)
+
+
+class _Embedded(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == _PACKAGE:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        head, _, tail = fullname.rpartition(".")
+        if head == _PACKAGE and tail in _SOURCES:
+            return importlib.machinery.ModuleSpec(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        name = module.__name__
+        if name == _PACKAGE:
+            module.__path__ = []
+            return
+        tail = name.rpartition(".")[2]
+        exec(compile(_SOURCES[tail], "<drift-probe>/%%s.py" %% tail, "exec"), module.__dict__)
+
+
+def _main():
+    sys.meta_path.insert(0, _Embedded())
+    try:
+        main = __import__(_PACKAGE + ".main", fromlist=["run"])
+        doc = main.run(_REQUEST)
+    except BaseException as exc:  # report, never a bare traceback on the wire
+        import traceback
+        doc = {"schema": 1, "error": "probe crashed: %%s: %%s" %% (type(exc).__name__, exc),
+               "traceback": traceback.format_exc()[-4000:]}
+    data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+    out = sys.stdout.buffer
+    out.write(%(magic)r + zlib.compress(data, 3))
+    out.flush()
+
+
+if __name__ == "__main__":
+    _main()
+'''
+
+
+def probe_sources() -> dict:
+    """name -> source text of every probes module the bundle needs."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = {}
+    for name in _MODULES:
+        with open(os.path.join(here, name + ".py"), "r", encoding="utf-8") as f:
+            out[name] = f.read()
+    return out
+
+
+def build_script(request: dict) -> bytes:
+    """The script to feed to a remote `python3 -`; stdout is `decode_output`'s input."""
+    sources = probe_sources()
+    body = "{\n" + "".join("    %r: %r,\n" % (k, v) for k, v in sorted(sources.items())) + "}"
+    text = _TEMPLATE % {"package": _PACKAGE, "sources": body,
+                        "request": json.dumps(request, sort_keys=True), "magic": MAGIC}
+    return text.encode("utf-8")
+
+
+def decode_output(stdout: bytes) -> dict:
+    """The facts document from the bundle's stdout; ValueError says what is wrong with it."""
+    if not isinstance(stdout, (bytes, bytearray)):
+        raise ValueError("probe output must be bytes, got %s" % type(stdout).__name__)
+    at = stdout.find(MAGIC)
+    if at < 0:
+        head = bytes(stdout[:200])
+        raise ValueError("probe output has no %r marker (is python3 >= 3.9 on the host?); it "
+                         "starts with: %r" % (MAGIC.decode().strip(), head))
+    try:
+        data = zlib.decompress(bytes(stdout[at + len(MAGIC):]))
+    except zlib.error as exc:
+        raise ValueError("probe output is truncated or corrupt after the marker: %s" % exc) from None
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError("probe output is not JSON: %s" % exc) from None
+    if not isinstance(doc, dict):
+        raise ValueError("probe output is JSON but not an object")
+    return doc

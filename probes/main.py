@@ -1,0 +1,111 @@
+"""Entry points: the whole facts document for this interpreter (`run`) or for a directory.
+
+`run` is what the bundled script calls on a host; `collect_tree` gives the same document for a
+wheel's extracted tree or a checkout, so every kind of target goes through the same code.
+A malformed request yields a document with an "error" instead of a traceback.
+"""
+
+import os
+import time
+
+from . import cache as _cache
+from .collect import MAX_FILE_BYTES, collect_package, scan_index
+from .environment import environment, tree_environment
+from .locate import find_package
+
+SCHEMA_VERSION = 1
+
+
+def validate_request(request) -> str:
+    """Why `request` is unusable, or "" when it is fine."""
+    if not isinstance(request, dict):
+        return "request must be a JSON object"
+    for key in ("packages", "env_packages"):
+        value = request.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            return "%r must be a list of package names" % key
+        bad = [x for x in value if not x.isidentifier()]
+        if bad:
+            return "%r holds names that are not top-level import names: %s" % (key, ", ".join(bad))
+    known = request.get("known", {})
+    if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
+        return "'known' must map package names to digest strings"
+    cache_dir = request.get("cache_dir", _cache.DEFAULT_DIR)
+    if cache_dir is not None and not isinstance(cache_dir, str):
+        return "'cache_dir' must be a path or null"
+    limit = request.get("max_file_bytes", MAX_FILE_BYTES)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        return "'max_file_bytes' must be a positive integer"
+    return ""
+
+
+def _bad(message: str) -> dict:
+    return {"schema": SCHEMA_VERSION, "error": "bad request: " + message}
+
+
+def _probe_block(start, stats, cache_dir):
+    return {"elapsed_s": round(time.perf_counter() - start, 3), "parsed": stats.get("parsed", 0),
+            "cached": stats.get("cached", 0), "cache_dir": cache_dir}
+
+
+def _package_or_unchanged(root, name, *, known, cache_dir, max_file_bytes, workers, stats, use_importlib):
+    digest = known.get(name)
+    if digest is not None and scan_index(root, name, cache_dir=cache_dir,
+                                         max_file_bytes=max_file_bytes) == digest:
+        return {"unchanged": True, "digest": digest}
+    pkg = collect_package(root, name, cache_dir=cache_dir, max_file_bytes=max_file_bytes,
+                          workers=workers, stats=stats, use_importlib=use_importlib)
+    if digest is not None and pkg["digest"] == digest:
+        return {"unchanged": True, "digest": digest}
+    return pkg
+
+
+def run(request: dict, *, workers=None) -> dict:
+    """The facts document for the running interpreter (see SCHEMA.md, "Request")."""
+    start = time.perf_counter()
+    problem = validate_request(request)
+    if problem:
+        return _bad(problem)
+    cache_dir = _cache.resolve_dir(request.get("cache_dir", _cache.DEFAULT_DIR))
+    known = request.get("known", {})
+    limit = request.get("max_file_bytes", MAX_FILE_BYTES)
+    stats = {}
+    packages, missing = {}, []
+    for name in request.get("packages", []):
+        found = find_package(name)
+        if found is None:
+            missing.append(name)
+            continue
+        packages[name] = _package_or_unchanged(found[0], name, known=known, cache_dir=cache_dir,
+                                               max_file_bytes=limit, workers=workers, stats=stats,
+                                               use_importlib=True)
+    env = environment(request.get("env_packages", []))
+    return {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
+            "packages": packages, "missing": missing}
+
+
+def collect_tree(root_dir, packages, *, cache_dir=None, env_packages=None, known=None,
+                 max_file_bytes: int = MAX_FILE_BYTES, workers=None) -> dict:
+    """The facts document for a plain directory (extracted wheel/sdist, checkout)."""
+    start = time.perf_counter()
+    root_dir = os.path.abspath(os.fspath(root_dir))
+    if isinstance(packages, str):
+        packages = [packages]
+    request = {"packages": list(packages), "env_packages": list(env_packages or packages),
+               "known": dict(known or {}), "cache_dir": cache_dir, "max_file_bytes": max_file_bytes}
+    problem = validate_request(request)
+    if problem:
+        return _bad(problem)
+    cache_dir = _cache.resolve_dir(cache_dir)
+    stats = {}
+    out, missing = {}, []
+    for name in request["packages"]:
+        if not (os.path.isdir(os.path.join(root_dir, name)) or os.path.isfile(os.path.join(root_dir, name + ".py"))):
+            missing.append(name)
+            continue
+        out[name] = _package_or_unchanged(root_dir, name, known=request["known"], cache_dir=cache_dir,
+                                          max_file_bytes=max_file_bytes, workers=workers, stats=stats,
+                                          use_importlib=False)
+    env = tree_environment(root_dir, request["env_packages"])
+    return {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
+            "packages": out, "missing": missing}
