@@ -1,0 +1,75 @@
+"""JUnit XML: one suite per target, one case per use; breaking fails, risky only notes."""
+
+from __future__ import annotations
+
+import pathlib
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from drift.findings import Severity
+from reports.junit import to_junit
+from reports.matrix import use_results
+from tests import report_samples as S
+
+
+def _expected(report):
+    results = use_results(report)
+    failing = [r for r in results if any(f.severity is Severity.BREAKING for f in r.findings)]
+    return results, failing
+
+
+def test_suites_cases_and_failures_match_the_model() -> None:
+    reports = S.matrix_reports()
+    root = ET.fromstring(to_junit(reports))
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert len(suites) == len(reports)
+    total_tests = total_failures = 0
+    for suite, report in zip(suites, reports):
+        results, failing = _expected(report)
+        cases = suite.findall("testcase")
+        assert len(cases) == int(suite.get("tests")) == len(results)
+        assert len([c for c in cases if c.find("failure") is not None]) == int(suite.get("failures")) == len(failing)
+        assert report.target["version"] in suite.get("name")
+        total_tests += len(results)
+        total_failures += len(failing)
+    assert int(root.get("tests")) == total_tests and int(root.get("failures")) == total_failures
+    # every use checked is a case, plus the one finding at a site no use covers
+    assert len(suites[2].findall("testcase")) == len(S.USES) + 1
+
+
+def test_case_names_failure_content_and_risky_notes() -> None:
+    suite = ET.fromstring(to_junit([S.seed_report()])).find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    call = cases["vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups @ line 136"]
+    assert call.get("classname") == S.GEN
+    failure = call.find("failure")
+    assert failure.get("type") == "DRIFT101"
+    assert failure.get("message") == S.KEYWORD_REMOVED.title
+    for piece in ("vllm/v1/core/kv_cache_utils.py:1069", "vllm/v1/core/kv_cache_utils.py:1004",
+                  "unexpected keyword argument 'kv_cache_specs'", "codemod remove-keyword"):
+        assert piece in failure.text
+    risky = cases["vllm.v1.executor.multiproc_executor.MultiprocExecutor.collective_rpc @ line 267"]
+    assert risky.find("failure") is None
+    assert "DRIFT301" in risky.find("system-out").text
+    clean = cases["vllm.sampling_params.SamplingParams @ line 14"]
+    assert list(clean) == []
+
+
+def test_real_junit_parser_agrees(tmp_path: pathlib.Path) -> None:
+    junitparser = pytest.importorskip("junitparser", reason="junitparser (pyproject test extra) is not installed")
+    path = tmp_path / "drift.xml"
+    reports = S.matrix_reports()
+    path.write_text(to_junit(reports), encoding="utf-8")
+    xml = junitparser.JUnitXml.fromfile(str(path))
+    suites = list(xml)
+    assert len(suites) == len(reports)
+    for suite, report in zip(suites, reports):
+        results, failing = _expected(report)
+        cases = list(suite)
+        assert suite.tests == len(cases) == len(results)
+        failed = [c for c in cases if any(isinstance(r, junitparser.Failure) for r in c.result)]
+        assert suite.failures == len(failed) == len(failing)
+        for case in failed:
+            assert case.result[0].type and case.result[0].message
