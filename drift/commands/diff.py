@@ -24,6 +24,9 @@ class DiffRun:
 
 
 def add_parser(subparsers) -> None:
+    from drift.diff import ChangeKind
+
+    kinds = "\n".join(f"  {k.name:<22} {k.value}" for k in ChangeKind)
     p = subparsers.add_parser(
         "diff",
         help="full-surface difference of a package between two targets",
@@ -32,6 +35,8 @@ def add_parser(subparsers) -> None:
             "source tree, or python interpreter path) and list every change with old and new "
             "file:line evidence."
         ),
+        epilog=f"change kinds (--kind):\n{kinds}\n\nexit codes: 0 compared (changes or not), 2 bad input",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("old", metavar="OLD", help="baseline target, e.g. vllm==0.11.0")
     p.add_argument("new", metavar="NEW", help="target to compare, e.g. vllm==0.16.0")
@@ -111,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     for text in args.kind or ():
         kind = parse_kind(text)
         if kind is None:
-            err.print(f"drift diff: unknown change kind {text!r} (see --help for names)", markup=False)
+            err.print(f"drift diff: unknown change kind {text!r} (see --help for names)", markup=False, soft_wrap=True)
             return exitcodes.USAGE
         kinds.append(kind)
     with err.status("snapshotting", spinner="dots") as status:
@@ -126,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda msg: status.update(msg),
         )
     if outcome.result is None:
-        err.print(f"drift diff: {outcome.error}", markup=False, highlight=False)
+        err.print(f"drift diff: {outcome.error}", markup=False, highlight=False, soft_wrap=True)
         return outcome.exit_code
     from reports.diff_render import render_terminal, to_json, to_markdown
 
