@@ -71,7 +71,7 @@ class SSHServer:
 
     @property
     def known_hosts_name(self) -> str:
-        return f"[{self.host}]:{self.port}"
+        return self.host if self.port == 22 else f"[{self.host}]:{self.port}"
 
     def host_public_line(self) -> str:
         alg, blob = Path(self.host_key + ".pub").read_text().split()[:2]
@@ -237,3 +237,7 @@ def host_venv():
         return cache[key]
 
     return make
+
+
+# Namespaced hosts for the fault tests; imported here so this plugin registers the fixture.
+from tests.netns import netns_factory  # noqa: E402,F401
