@@ -117,7 +117,8 @@ def parse_config(data: Mapping[str, Any], *, source: Path | None = None, prefix:
 
 def _typed(value: Any, kind: type, name: str) -> Any:
     if kind is int and isinstance(value, bool) or not isinstance(value, kind):
-        raise ConfigError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
+        wanted = {str: "a string", bool: "true or false", int: "an integer"}.get(kind, kind.__name__)
+        raise ConfigError(f"{name} must be {wanted}, not {type(value).__name__} {value!r}")
     return value
 
 

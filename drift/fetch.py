@@ -167,7 +167,7 @@ def top_level_packages(root: Path, dist_name: str) -> list[str]:
     """Import names a distribution provides, from top_level.txt or RECORD."""
     norm = canonicalize_name(dist_name).replace("-", "_")
     for info in root.glob("*.dist-info"):
-        if canonicalize_name(info.name.rsplit("-", 1)[0]).replace("-", "_") != norm:
+        if canonicalize_name(info.name[: -len(".dist-info")].rsplit("-", 1)[0]).replace("-", "_") != norm:
             continue
         top = info / "top_level.txt"
         if top.exists():

@@ -73,6 +73,11 @@ class Finding:
     symbol: str | None = None  # the target symbol involved
     details: str | None = None  # a short explanation, plain text
 
+    def __post_init__(self) -> None:
+        # rules may pass an evidence location they could not resolve; keep only real ones
+        object.__setattr__(self, "target_evidence", tuple(e for e in self.target_evidence if e is not None))
+        object.__setattr__(self, "baseline_evidence", tuple(e for e in self.baseline_evidence if e is not None))
+
     @property
     def key(self) -> str:
         """Stable identity across runs: rule, consumer site and symbol."""

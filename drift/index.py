@@ -19,6 +19,10 @@ DEFAULT_DATACLASS_DECORATORS = frozenset({
 })
 
 
+# Bases whose subclasses take their annotated fields as constructor parameters.
+FIELD_BASES = frozenset({"msgspec.Struct", "pydantic.BaseModel", "typing.NamedTuple", "typing.TypedDict"})
+
+
 @dataclass(frozen=True)
 class Symbol:
     """A resolved definition: where it is and its facts."""
@@ -166,6 +170,9 @@ class PackageIndex:
     def is_dataclass_like(self, cls: Symbol) -> bool:
         if cls.facts.get("kind") in ("dataclass", "pydantic", "namedtuple", "typeddict"):
             return True
+        for base in cls.facts.get("bases") or []:
+            if self.dotted_in(cls.module, base.split("[", 1)[0]) in FIELD_BASES:
+                return True
         for dec in cls.facts.get("decorators") or []:
             if dec in self.dataclass_decorators or dec.split(".")[-1] == "dataclass":
                 return True
@@ -197,7 +204,7 @@ class PackageIndex:
             if not self.is_dataclass_like(owner):
                 continue
             for f in owner.facts.get("fields") or []:
-                if f.get("classvar"):
+                if f.get("classvar") or f.get("init") is False:
                     continue
                 ordered[f["name"]] = Param(
                     name=f["name"], kind="KEYWORD_ONLY" if f.get("kw_only") else "POSITIONAL_OR_KEYWORD",

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drift.connectors.base import Connector
+from probes import bundle
 
 __all__ = ["ProbeResult", "probe", "validate_python"]
 
@@ -78,10 +79,6 @@ async def probe(
     if bad:
         return ProbeResult(status="failed", reason=bad)
     try:
-        from probes import bundle
-    except ImportError as exc:  # pragma: no cover - only while the bundle is being written
-        return ProbeResult(status="failed", reason=f"probe bundle unavailable: {exc}")
-    try:
         script = bundle.build_script(request)
     except (ValueError, TypeError, KeyError) as exc:
         return ProbeResult(status="failed", reason=f"bad probe request: {exc}")
@@ -101,7 +98,7 @@ async def probe(
 
     try:
         facts = bundle.decode_output(result.stdout)
-    except Exception as exc:  # the decoder's own error types are not ours to enumerate
+    except ValueError as exc:  # decode_output says what is wrong with the stream
         detail = f"; stderr: {stderr}" if stderr else ""
         return ProbeResult(
             status="failed",
@@ -111,6 +108,8 @@ async def probe(
         )
     if not isinstance(facts, dict):
         return ProbeResult(status="failed", reason=f"probe returned {type(facts).__name__}, not facts", stderr=stderr)
+    if facts.get("error"):  # the probe ran but refused the request or crashed; it says why
+        return ProbeResult(status="failed", reason=f"probe on {where}: {facts['error']}", stderr=stderr)
     if result.exit_status != 0 and not facts:
         return ProbeResult(status="failed", reason=f"probe exited {result.exit_status}: {stderr}", stderr=stderr)
     return ProbeResult(status="ok", facts=facts, stderr=stderr)

@@ -12,7 +12,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.0"
+FACTS_VERSION = "1.1"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -293,6 +293,7 @@ def _field(st, ann, text, kw_only):
     value = st.value
     has_default = value is not None
     field_kw_only = kw_only
+    init = True
     if type(value) is ast.Call and last_segment(dotted(value.func)) in ("field", "Field"):
         keys = {k.arg: k.value for k in value.keywords if k.arg}
         is_ellipsis = lambda n: type(n) is ast.Constant and n.value is Ellipsis  # noqa: E731
@@ -302,11 +303,14 @@ def _field(st, ann, text, kw_only):
         kw = keys.get("kw_only")
         if type(kw) is ast.Constant and isinstance(kw.value, bool):
             field_kw_only = kw.value
+        flag = keys.get("init")
+        if type(flag) is ast.Constant and flag.value is False:
+            init = False  # field(init=False): not a constructor parameter
     return {
         "name": st.target.id, "annotation": ann,
         "default": text.of(value) if value is not None else None,
         "has_default": has_default,
         "initvar": last_segment(bare) == "InitVar",
         "classvar": last_segment(bare) == "ClassVar",
-        "kw_only": field_kw_only, "line": st.lineno,
+        "kw_only": field_kw_only, "init": init, "line": st.lineno,
     }

@@ -388,7 +388,7 @@ class _Scan:
             for name in sorted(used):
                 values = self.assigns.get(name)
                 if values:
-                    local[name] = self.text.of(values[-1], _VALUE_CUT)
+                    local[name] = self.text.of(values[-1], _VALUE_CUT * 3)
             out.append({"callee": callee, "line": line, "keywords": keywords, "locals": local})
         return out
 

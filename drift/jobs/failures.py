@@ -144,6 +144,7 @@ def _score(finding: Finding, *, error: str, traceback: str, known: KnownFailure 
             score += 100
         elif known and re.search(known.pattern, predicted):
             score += 40
+    agrees = known is None or finding.kind in known.kinds or score > 0
     if known and finding.kind in known.kinds:
         score += 30
     haystack = " ".join(filter(None, (predicted, finding.title, finding.symbol or "", finding.details or "")))
@@ -151,7 +152,8 @@ def _score(finding: Finding, *, error: str, traceback: str, known: KnownFailure 
     site = finding.consumer_site
     for path, line in _frames(traceback):
         if site.path and path.endswith(site.path) and line == site.line:
-            score += 50
+            # the consumer line is on the stack; alone it is enough unless the error's kind disagrees
+            score += 50 if agrees else 20
     return score
 
 

@@ -1,0 +1,121 @@
+"""What rules see: the consumer's uses resolved in the target and in the baseline.
+
+Resolution happens once here, so each rule is a short generator over resolved uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterator
+
+from drift.findings import Location
+from drift.index import Param, PackageIndex, Symbol
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """One consumer call into the target, with the callable it reaches on both sides."""
+
+    rec: dict[str, Any]  # the usage record (probes/usage.py)
+    module: dict[str, Any]  # the consumer module's usage facts
+    label: str  # "Request" / "MultiprocExecutor.execute_model"
+    dotted: str  # the name the consumer reaches, e.g. "vllm.v1.request.Request"
+    target: Symbol | None  # the callable (class, function or method) in the target
+    baseline: Symbol | None
+    is_constructor: bool
+    target_params: list[Param] | None
+    baseline_params: list[Param] | None
+    target_params_at: Symbol | None  # where the parameters are defined (__init__ or dataclass)
+    baseline_params_at: Symbol | None
+
+    @property
+    def site(self) -> Location:
+        return Location(self.module["path"], self.rec["line"], snippet=self.rec.get("callee_src"))
+
+
+@dataclass
+class CheckContext:
+    target: PackageIndex
+    baseline: PackageIndex | None
+    usage: list[dict[str, Any]]  # consumer module usage facts
+    target_package: str = "vllm"
+    consumer_name: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def site(self, module: dict[str, Any], line: int, snippet: str | None = None) -> Location:
+        return Location(module["path"], line, snippet=snippet)
+
+    def evidence(self, sym: Symbol | None, line: int | None = None, snippet: str | None = None) -> Location | None:
+        if sym is None:
+            return None
+        return Location(sym.path, line or sym.line, symbol=sym.dotted, snippet=snippet)
+
+    def iter_imports(self) -> Iterator[tuple[dict, dict]]:
+        for mod in self.usage:
+            for imp in mod.get("imports") or []:
+                yield mod, imp
+
+    @cached_property
+    def calls(self) -> list[ResolvedCall]:
+        out = []
+        for mod in self.usage:
+            for rec in mod.get("calls") or []:
+                rc = self._resolve(mod, rec)
+                if rc is not None:
+                    out.append(rc)
+        return out
+
+    def _resolve(self, mod: dict, rec: dict) -> ResolvedCall | None:
+        callee = rec["callee"]
+        if "symbol" in callee:
+            dotted = callee["symbol"]
+            label = dotted.rsplit(".", 1)[-1]
+            t, b = self.target.lookup(dotted), self.baseline.lookup(dotted) if self.baseline else None
+        elif "receiver" in callee:
+            recv_t = self.target.lookup(callee["receiver"])
+            recv_b = self.baseline.lookup(callee["receiver"]) if self.baseline else None
+            if (recv_t and recv_t.kind != "class") and (recv_b is None or recv_b.kind != "class"):
+                return None  # the receiver was a function's result: type unknown
+            dotted = f"{callee['receiver']}.{callee['method']}"
+            label = f"{callee['receiver'].rsplit('.', 1)[-1]}.{callee['method']}"
+            t = self.target.lookup(dotted) if recv_t and recv_t.kind == "class" else None
+            b = self.baseline.lookup(dotted) if (recv_b and recv_b.kind == "class") else None
+        else:
+            return None
+        is_ctor = (t is not None and t.kind == "class") or (t is None and b is not None and b.kind == "class")
+        tp, tat = self._params(self.target, t)
+        bp, bat = self._params(self.baseline, b) if self.baseline else (None, None)
+        return ResolvedCall(rec, mod, label, dotted, t, b, is_ctor, tp, bp, tat, bat)
+
+    @staticmethod
+    def _params(index: PackageIndex | None, sym: Symbol | None) -> tuple[list[Param] | None, Symbol | None]:
+        if index is None or sym is None:
+            return None, None
+        if sym.kind == "class":
+            params, at = index.constructor(sym)
+            return params, at
+        if sym.kind == "method":
+            params = index.params_of(sym.facts)
+            decs = sym.facts.get("decorators") or []
+            if params and "staticmethod" not in decs:
+                params = params[1:]
+            return params, sym
+        if sym.kind == "function":
+            return index.params_of(sym.facts), sym
+        return None, None
+
+    # -- whole-consumer questions -----------------------------------------------------------
+    def consumer_calls_method(self, receiver_class: str, method: str) -> bool:
+        for mod in self.usage:
+            for rec in mod.get("calls") or []:
+                c = rec["callee"]
+                if c.get("method") == method and (c.get("receiver") == receiver_class or receiver_class == "*"):
+                    return True
+        return False
+
+    def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
+        return (rc.rec.get("kw_values") or {}).get(name)
+
+    def calls_to(self, dotted_suffix: str) -> list[ResolvedCall]:
+        return [c for c in self.calls if c.dotted == dotted_suffix or (c.target and c.target.dotted == dotted_suffix)]

@@ -1,0 +1,140 @@
+"""`drift check`: consumer + target (+ baseline) -> Report. Results, not exceptions."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from drift import exitcodes
+from drift.check.baseline import baseline_from_requires
+from drift.check.context import CheckContext
+from drift.check.engine import run_rules, uses_checked
+from drift.consumer import collect_usage, read_metadata
+from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+from drift.findings import Report
+from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
+from drift.rules.loader import RuleLoadError, load_rules
+from drift.targets import _tree_root, classify, load_facts
+
+
+@dataclass(frozen=True)
+class Consumer:
+    label: str
+    root: Path
+    packages: list[str]
+    meta: dict[str, Any]
+    usage: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    report: Report | None
+    error: str | None = None
+    exit_code: int = exitcodes.CLEAN
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def load_consumer(spec: str, *, target_package: str, packages: list[str] | None = None) -> Consumer:
+    kind = classify(spec)
+    if kind == "pypi":
+        parse_requirement(spec)
+        src = fetch_sources(spec)
+        root, pkgs, dist = src.root, packages or top_level_packages(src.root, src.name), src.name
+    elif kind == "wheel":
+        src = wheel_sources(Path(os.path.expanduser(spec)))
+        root, pkgs, dist = src.root, packages or top_level_packages(src.root, src.name), src.name
+    elif kind == "tree":
+        root, pkgs = _tree_root(Path(os.path.expanduser(spec)), packages)
+        dist = pkgs[0]
+    elif kind == "missing-path":
+        raise FetchError(f"no such path: {spec}")
+    else:
+        raise FetchError(f"{spec}: a consumer is a PyPI spec, a wheel or a source tree "
+                         "(for an environment, use `drift scan` or `--target python:PATH`)")
+    if not pkgs:
+        raise FetchError(f"{spec}: no importable package found")
+    meta = read_metadata(root, dist)
+    meta.setdefault("name", dist)
+    usage = collect_usage(root, pkgs, [target_package])
+    return Consumer(spec, root, pkgs, meta, usage)
+
+
+def check(
+    *,
+    consumer: Consumer,
+    target_facts: dict[str, Any],
+    baseline_facts: dict[str, Any] | None,
+    target_package: str = "vllm",
+    rule_paths: list[str] | None = None,
+    labels: dict[str, Any] | None = None,
+) -> Outcome:
+    """Pure analysis: facts in, Report out."""
+    try:
+        rules, decorators = load_rules(rule_paths)
+    except RuleLoadError as exc:
+        return Outcome(None, str(exc), exitcodes.USAGE)
+    decos = DEFAULT_DATACLASS_DECORATORS | decorators
+    target = PackageIndex(target_facts, dataclass_decorators=decos)
+    baseline = PackageIndex(baseline_facts, dataclass_decorators=decos) if baseline_facts else None
+    ctx = CheckContext(target=target, baseline=baseline, usage=consumer.usage, target_package=target_package,
+                       consumer_name=consumer.meta.get("name") or consumer.label)
+    findings, notes = run_rules(ctx, rules)
+    labels = labels or {}
+    parse_errors = [u for u in consumer.usage if u.get("error")]
+    notes = notes + tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in parse_errors)
+    if not consumer.usage:
+        notes += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
+    tpkg = (target_facts.get("packages") or {}).get(target_package, {})
+    bpkg = ((baseline_facts or {}).get("packages") or {}).get(target_package, {})
+    report = Report(
+        consumer={"name": consumer.meta.get("name"), "version": consumer.meta.get("version"), "spec": consumer.label},
+        target={"name": target_package, "version": tpkg.get("version"), "spec": labels.get("target"),
+                "commit": ((target_facts.get("env") or {}).get("packages") or {}).get(target_package, {}).get("commit")},
+        baseline={"name": target_package, "version": bpkg.get("version"), "spec": labels.get("baseline"),
+                  "source": labels.get("baseline_source")} if baseline_facts else None,
+        findings=findings,
+        uses=uses_checked(ctx),
+        env=target_facts.get("env"),
+        host=labels.get("host"),
+        notes=notes,
+    )
+    return Outcome(report, None, report.exit_code)
+
+
+def run_check(
+    *,
+    consumer_spec: str,
+    target_spec: str,
+    baseline_spec: str | None = None,
+    target_package: str = "vllm",
+    rule_paths: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Outcome:
+    say = progress or (lambda _m: None)
+    try:
+        say(f"reading consumer {consumer_spec}")
+        consumer = load_consumer(consumer_spec, target_package=target_package)
+    except FetchError as exc:
+        return Outcome(None, f"consumer: {exc}", exitcodes.USAGE)
+    source = "given with --baseline"
+    if baseline_spec is None:
+        baseline_spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
+    tres = load_facts(target_spec, packages=[target_package], progress=say)
+    if not tres.ok:
+        return Outcome(None, f"target: {tres.error}", tres.exit_code)
+    bfacts = None
+    if baseline_spec:
+        bres = load_facts(baseline_spec, packages=[target_package], progress=say)
+        if not bres.ok:
+            return Outcome(None, f"baseline: {bres.error}", bres.exit_code)
+        bfacts = bres.facts
+    outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=bfacts, target_package=target_package,
+                    rule_paths=rule_paths,
+                    labels={"target": target_spec, "baseline": baseline_spec, "baseline_source": source})
+    if baseline_spec is None and outcome.report is not None:
+        report = outcome.report
+        object.__setattr__(report, "notes", report.notes + (f"no baseline: {source}; every finding is against the "
+                                                            "target alone",))
+    return outcome

@@ -1,0 +1,33 @@
+"""Run drift/applier.py next to the files, through any Connector, in one round trip."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from drift.connectors.base import Connector, ConnectorError
+
+
+def applier_source() -> str:
+    return resources.files("drift").joinpath("applier.py").read_text(encoding="utf-8")
+
+
+async def run_applier(connector: Connector, *, python: str, action: str, payload: dict) -> dict:
+    """The applier's JSON answer, or {"status": "failed", "reason": ...} when it did not answer."""
+    argv = [python, "-c", applier_source(), action]
+    try:
+        res = await connector.run(argv, stdin=json.dumps(payload).encode())
+    except ConnectorError as exc:
+        return {"status": "failed", "reason": f"{connector.name}: {exc}"}
+    lines = res.stdout.decode("utf-8", "replace").strip().splitlines()
+    if res.exit_status is None:
+        return {"status": "failed", "reason": f"the applier on {connector.name} was killed or the link dropped"}
+    if res.exit_status != 0 or not lines:
+        err = res.stderr.decode("utf-8", "replace").strip().splitlines()
+        tail = err[-1] if err else f"exit status {res.exit_status}"
+        return {"status": "failed", "reason": f"the applier on {connector.name} failed: {tail}"}
+    try:
+        answer = json.loads(lines[-1])
+    except ValueError:
+        return {"status": "failed", "reason": f"the applier on {connector.name} printed no result"}
+    return answer if isinstance(answer, dict) else {"status": "failed", "reason": "malformed applier result"}

@@ -1,0 +1,46 @@
+"""Put back the byte-identical originals of an applied patch, from its backup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drift.connectors.base import Connector
+from drift.patch.apply import FileOutcome, _result
+from drift.patch.remote import run_applier
+
+LATEST = "latest"
+
+
+@dataclass(frozen=True)
+class RevertResult:
+    status: str  # "reverted" | "already_reverted" | "refused" | "failed" | "nothing"
+    reason: str | None = None
+    patch_id: str | None = None
+    manifest: str | None = None
+    files: tuple[FileOutcome, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("reverted", "already_reverted")
+
+
+async def revert(
+    connector: Connector,
+    *,
+    state_dir: str,
+    patch_id: str = LATEST,
+    python: str = "python3",
+    force: bool = False,
+) -> RevertResult:
+    """Restore the files of `patch_id` (or the latest applied patch); verified by sha256.
+
+    Refuses when a file was edited after the apply (neither the patched nor the original
+    bytes), unless `force`.
+    """
+    if not state_dir.startswith("/"):
+        return RevertResult(status="refused", reason="state_dir must be an absolute path")
+    if patch_id != LATEST and (not patch_id or "/" in patch_id or patch_id.startswith(".")):
+        return RevertResult(status="refused", reason=f"bad patch id {patch_id!r}")
+    payload = {"state_dir": state_dir, "patch_id": None if patch_id == LATEST else patch_id, "force": force}
+    answer = await run_applier(connector, python=python, action="revert", payload=payload)
+    return _result(RevertResult, answer)

@@ -1,0 +1,19 @@
+"""Rule packs. Generic rules need no knowledge of the target; packs add what only it knows."""
+
+from drift.rules.defaults import default_changed
+from drift.rules.family import method_vanished
+from drift.rules.imports import import_removed
+from drift.rules.protocol import two_phase_protocol
+from drift.rules.shape import return_shape
+from drift.rules.signature import keyword_removed, positional_arity, required_added
+
+GENERIC_RULES = [
+    import_removed,
+    keyword_removed,
+    required_added,
+    positional_arity,
+    two_phase_protocol,
+    return_shape,
+    method_vanished,
+    default_changed,
+]

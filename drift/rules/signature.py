@@ -1,0 +1,123 @@
+"""Calls whose arguments the target's signature no longer accepts."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.check.context import CheckContext, ResolvedCall
+from drift.findings import Finding, Fix, RuleKind, Severity
+from drift.rules.base import error_call_name, rule
+from drift.rules.values import determinable_value
+
+
+def _accepts_var_kw(params) -> bool:
+    return any(p.kind == "VAR_KEYWORD" for p in params)
+
+
+def _checkable(rc: ResolvedCall) -> bool:
+    return rc.target_params is not None and rc.target is not None
+
+
+def _pydantic(ctx: CheckContext, rc: ResolvedCall) -> bool:
+    at = rc.target_params_at
+    return bool(at and at.kind == "class" and ctx.target.is_pydantic(at))
+
+
+@rule("DRIFT010", RuleKind.KEYWORD_REMOVED)
+def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
+    """A keyword the consumer passes that the target's callable no longer accepts.
+
+    Covers functions, methods and constructors, including dataclass and pydantic fields.
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or _accepts_var_kw(rc.target_params):
+            continue
+        names = {p.name for p in rc.target_params if p.kind != "POSITIONAL_ONLY"}
+        base_names = {p.name for p in rc.baseline_params or []}
+        for kw in rc.rec["keywords"]:
+            if kw in names:
+                continue
+            if rc.baseline_params is not None and kw not in base_names and not _accepts_var_kw(rc.baseline_params):
+                continue  # was already wrong against the baseline: not drift
+            failure = (f"pydantic_core.ValidationError: {kw}: Unexpected keyword argument" if _pydantic(ctx, rc)
+                       else f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'")
+            base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
+            yield Finding(
+                rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING,
+                title=f"`{rc.label}` no longer accepts `{kw}=`",
+                consumer_site=rc.site,
+                target_evidence=(ctx.evidence(rc.target_params_at),),
+                baseline_evidence=(ctx.evidence(rc.baseline_params_at, base_param.line if base_param else None),)
+                if rc.baseline_params_at else (),
+                predicted_failure=failure,
+                fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
+                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": kw}),
+                symbol=rc.dotted,
+            )
+
+
+@rule("DRIFT011", RuleKind.REQUIRED_ADDED)
+def required_added(ctx: CheckContext) -> Iterator[Finding]:
+    """A parameter (or dataclass/pydantic field, InitVar included) the target now requires and
+    the call does not pass.
+
+    The fix passes the value the target's own code uses when the target shows it (a factory's
+    `kwargs[...] = value`, or its own construction of the same class rewritten in terms of the
+    arguments the consumer already passes); otherwise the finding stays manual.
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or rc.rec["star_kwargs"] or rc.rec["star_args"]:
+            continue
+        positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"])
+        base_required = {p.name for p in rc.baseline_params or [] if p.required}
+        for p in rc.target_params:
+            if not p.required or p.name in covered:
+                continue
+            if rc.baseline_params is not None and p.name in base_required:
+                continue  # required before too: the consumer was wrong already, not drift
+            value = determinable_value(ctx, rc, p.name)
+            where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
+            failure = (f"pydantic_core.ValidationError: {p.name}: Field required" if _pydantic(ctx, rc) and p.source != "param"
+                       else f"TypeError: {error_call_name(rc)} missing 1 required {where}argument: '{p.name}'")
+            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
+                       args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
+                   if value else
+                   Fix(f"pass `{p.name}=`", manual_reason="the target's code shows no value drift can reuse"))
+            src = p.source if p.source != "param" else "parameter"
+            yield Finding(
+                rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
+                title=f"`{rc.label}` now requires `{p.name}` ({src}{': ' + p.annotation if p.annotation else ''})",
+                consumer_site=rc.site,
+                target_evidence=tuple(e for e in (ctx.evidence(rc.target_params_at, p.line if p.source != 'param' else None),
+                                                  value.evidence if value else None) if e),
+                baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+                predicted_failure=failure,
+                fix=fix,
+                symbol=rc.dotted,
+            )
+
+
+@rule("DRIFT012", RuleKind.POSITIONAL_ARITY)
+def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
+    """More positional arguments than the target's callable now takes."""
+    for rc in ctx.calls:
+        if not _checkable(rc) or any(p.kind == "VAR_POSITIONAL" for p in rc.target_params):
+            continue
+        slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        n = rc.rec["positional"]
+        if n <= len(slots):
+            continue
+        base_slots = [p for p in rc.baseline_params or [] if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        if rc.baseline_params is not None and n > len(base_slots) and not any(p.kind == "VAR_POSITIONAL" for p in rc.baseline_params):
+            continue
+        yield Finding(
+            rule_id="DRIFT012", kind=RuleKind.POSITIONAL_ARITY, severity=Severity.BREAKING,
+            title=f"`{rc.label}` takes {len(slots)} positional argument(s), the call passes {n}",
+            consumer_site=rc.site,
+            target_evidence=(ctx.evidence(rc.target_params_at),),
+            baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+            predicted_failure=f"TypeError: {error_call_name(rc)} takes {len(slots) + (0 if rc.target.kind == 'function' else 1)} positional arguments but {n + (0 if rc.target.kind == 'function' else 1)} were given",
+            fix=Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
+            symbol=rc.dotted,
+        )

@@ -1,0 +1,97 @@
+"""The value the target's own code passes for a parameter, in the consumer's terms.
+
+Two sources, both read from facts: a factory that fills `kwargs["name"] = value` for the class,
+and the target's own construction of the same callable (`Scheduler(..., block_size=x)` with
+`x = vllm_config.cache_config.block_size * ...`), rewritten with the expressions the consumer
+passes for the same keywords (`vllm_config` -> `self.vllm_config`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from drift.findings import Location
+from drift.index import PackageIndex
+
+
+@dataclass(frozen=True)
+class Value:
+    source: str
+    why: str
+    evidence: Location | None
+
+
+def _functions(index: PackageIndex) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    for mod_name, mod in index.modules.items():
+        for fn in (mod.get("functions") or {}).values():
+            yield mod_name, mod, fn
+        stack = list((mod.get("classes") or {}).values())
+        while stack:
+            cls = stack.pop()
+            for fn in (cls.get("methods") or {}).values():
+                yield mod_name, mod, fn
+            stack.extend((cls.get("nested") or {}).values())
+
+
+def ctor_calls(index: PackageIndex) -> dict[str, list[tuple[dict, dict, dict]]]:
+    """callee last segment -> [(module facts, function facts, call record)], built once."""
+    cached = getattr(index, "_drift_ctor_calls", None)
+    if cached is not None:
+        return cached
+    out: dict[str, list] = {}
+    for _name, mod, fn in _functions(index):
+        for call in (fn.get("behaviour") or {}).get("ctor_calls") or []:
+            out.setdefault(call["callee"].rsplit(".", 1)[-1], []).append((mod, fn, call))
+    index._drift_ctor_calls = out  # type: ignore[attr-defined]
+    return out
+
+
+def determinable_value(ctx, rc, name: str) -> Value | None:
+    at = rc.target_params_at
+    if at is not None and at.kind == "class":
+        for owner in ctx.target.mro(at):
+            for meth in (owner.facts.get("methods") or {}).values():
+                kd = ((meth.get("behaviour") or {}).get("kwarg_defaults") or {}).get(name)
+                if kd:
+                    return Value(kd["value"], f"the value `{owner.dotted.rsplit('.', 1)[-1]}.{meth['name']}` fills in",
+                                 Location(owner.path, kd.get("line", meth["line"]), symbol=f"{owner.dotted}.{meth['name']}"))
+    callee = rc.label.rsplit(".", 1)[-1]
+    consumer_kw = rc.rec.get("kw_values") or {}
+    for mod, fn, call in ctor_calls(ctx.target).get(callee, []):
+        src = (call.get("keywords") or {}).get(name)
+        if not src:
+            continue
+        expr = (call.get("locals") or {}).get(src, src)
+        rewritten = _in_consumer_terms(expr, call.get("keywords") or {}, consumer_kw)
+        if rewritten:
+            return Value(rewritten, f"as `{fn.get('qualname', fn['name'])}` builds it", Location(mod["path"], call["line"]))
+    return None
+
+
+def _in_consumer_terms(expr: str, target_kw: dict[str, str], consumer_kw: dict[str, str]) -> str | None:
+    if expr.endswith("…"):
+        return None  # the probe cut a long expression: never emit half of it as code
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    mapping = {}
+    for kw, tsrc in target_kw.items():
+        if kw in consumer_kw and tsrc.isidentifier():
+            mapping[tsrc] = consumer_kw[kw]
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    if not names <= set(mapping) | {"True", "False", "None"}:
+        return None
+
+    class Sub(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in mapping:
+                return ast.copy_location(ast.parse(mapping[node.id], mode="eval").body, node)
+            return node
+
+    try:
+        return ast.unparse(Sub().visit(tree))
+    except SyntaxError:
+        return None
