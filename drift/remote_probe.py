@@ -50,7 +50,7 @@ def validate_python(python: str) -> str | None:
         if not _ABS_PATH.match(python) or "/../" in python + "/" or "//" in python:
             return f"bad python path {python!r}: use an absolute path of letters, digits and ._+-/"
         return None
-    if not _BARE_COMMAND.match(python) or python in (".", ".."):
+    if not _BARE_COMMAND.match(python) or python in (".", "..") or python.startswith("-"):
         return (
             f"bad python {python!r}: give an absolute path (/opt/venv/bin/python) "
             "or a command name such as python3"
