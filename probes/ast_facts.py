@@ -40,6 +40,10 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
         msg = exc.msg if exc.msg else str(exc)
         if "codec can't decode" in msg or "unicode error" in msg:
             error = "UnicodeDecodeError: " + msg
+        elif "null bytes" in msg:  # ValueError before 3.11.?, SyntaxError after: one message
+            error = "ValueError: source code string cannot contain null bytes"
+        elif exc.lineno is None:
+            error = "SyntaxError: %s" % msg
         else:
             error = "SyntaxError: %s (line %s)" % (msg, exc.lineno)
         return empty_module(path, sha256=sha256, is_package=is_package, error=error)
@@ -50,7 +54,12 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
         except (SyntaxError, ValueError, UnicodeDecodeError, LookupError):
             return empty_module(path, sha256=sha256, is_package=is_package,
                                 error="UnicodeDecodeError: %s" % exc)
-    except (ValueError, RecursionError, MemoryError) as exc:
+    except ValueError as exc:
+        error = "ValueError: %s" % exc
+        if "null bytes" in str(exc):
+            error = "ValueError: source code string cannot contain null bytes"
+        return empty_module(path, sha256=sha256, is_package=is_package, error=error)
+    except (RecursionError, MemoryError) as exc:
         return empty_module(path, sha256=sha256, is_package=is_package,
                             error="%s: %s" % (type(exc).__name__, exc))
     out = empty_module(path, sha256=sha256, is_package=is_package, error=None)

@@ -295,7 +295,11 @@ class _Scan:
     def assign(self, targets, value, line):
         is_none = type(value) is _Constant and value.value is None
         for tgt in targets:
-            self.target(tgt, line, is_none)
+            if type(tgt) in (_Tuple, _List) and type(value) in (_Tuple, _List) and len(tgt.elts) == len(value.elts):
+                for sub_t, sub_v in zip(tgt.elts, value.elts):  # a, b = None, x: pairwise
+                    self.target(sub_t, line, type(sub_v) is _Constant and sub_v.value is None)
+            else:
+                self.target(tgt, line, is_none)
             t = type(tgt)
             if t is _Name:
                 self.assigns.setdefault(tgt.id, []).append(value)

@@ -1,0 +1,2 @@
+from . import helpers
+from ..core import Widget as BaseWidget

@@ -1,0 +1,6 @@
+from .. import core
+from ..runner import Runner
+
+
+class Helper(Runner):
+    pass
