@@ -35,7 +35,7 @@ code, .mono { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", M
 .controls { margin: 8px 0 12px; }
 table.matrix { border-collapse: separate; border-spacing: 0; width: 100%; table-layout: fixed; }
 .matrix col.use-col { width: 34%; }
-.matrix code, .matrix .mono { overflow-wrap: anywhere; }
+.matrix code, .matrix .mono { overflow-wrap: break-word; }
 .matrix th, .matrix td { border-bottom: 1px solid var(--line); padding: 6px 8px; vertical-align: top; text-align: left; }
 .matrix thead th { position: sticky; top: 0; background: #f6f8fa; border-bottom: 2px solid var(--line); z-index: 1; }
 .matrix th.use { font-weight: normal; }
@@ -70,15 +70,20 @@ document.getElementById('expand-all').addEventListener('click', function () {
 """
 
 
+def _breakable(text: str) -> str:
+    """Escaped, with line-break chances after '/' and '.' so long paths wrap at separators."""
+    return escape(text).replace("/", "/<wbr>").replace(".", ".<wbr>")
+
+
 def _finding_html(finding: Finding) -> str:
     site = finding.consumer_site
     rows = [
         f'<p><b>{escape(finding.rule_id)}</b> {escape(finding.title)}</p>',
-        f'<p><span class="k">consumer</span> <code>{escape(str(site))}</code>'
+        f'<p><span class="k">consumer</span> <code>{_breakable(str(site))}</code>'
         + (f" <code>{escape(site.snippet)}</code>" if site.snippet else "")
         + "</p>",
-        f'<p><span class="k">target</span> <code>{escape(evidence_text(finding.target_evidence))}</code></p>',
-        f'<p><span class="k">baseline</span> <code>{escape(evidence_text(finding.baseline_evidence))}</code></p>',
+        f'<p><span class="k">target</span> <code>{_breakable(evidence_text(finding.target_evidence))}</code></p>',
+        f'<p><span class="k">baseline</span> <code>{_breakable(evidence_text(finding.baseline_evidence))}</code></p>',
     ]
     if finding.predicted_failure:
         rows.append(f'<p><span class="k">predicted</span> <code>{escape(finding.predicted_failure)}</code></p>')
@@ -128,8 +133,8 @@ def _body(matrix: Matrix) -> str:
     for row in matrix.rows:
         clean = " clean" if row.worst in ("ok", "unchecked") else ""
         head = (
-            f'<th scope="row" class="use"><code>{escape(row.symbol)}</code>'
-            f'<span class="site mono">{escape(row.site.path)}:{row.site.line}</span></th>'
+            f'<th scope="row" class="use"><code>{_breakable(row.symbol)}</code>'
+            f'<span class="site mono">{_breakable(row.site.path)}:{row.site.line}</span></th>'
         )
         cells = "".join(_cell_html(cell, col.label) for cell, col in zip(row.cells, matrix.columns))
         rows.append(f'<tr class="use-row{clean}">{head}{cells}</tr>')
