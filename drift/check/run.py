@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +131,7 @@ def run_check(
         if not bres.ok:
             return Outcome(None, f"baseline: {bres.error}", bres.exit_code)
         bfacts = bres.facts
+    gc.freeze()  # facts are long-lived and acyclic: keep the collector from re-walking them
     outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=bfacts, target_package=target_package,
                     rule_paths=rule_paths,
                     labels={"target": target_spec, "baseline": baseline_spec, "baseline_source": source})
