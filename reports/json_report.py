@@ -55,7 +55,7 @@ def to_json_many(reports: Sequence[Report], *, indent: int | None = 2) -> str:
 
 
 def _location(data: dict[str, Any]) -> Location:
-    return Location(**{k: data.get(k) for k in ("path", "line", "symbol", "snippet")})
+    return Location(path=data["path"], line=int(data["line"]), symbol=data.get("symbol"), snippet=data.get("snippet"))
 
 
 def from_dict(data: dict[str, Any]) -> Report:

@@ -130,9 +130,9 @@ def build_matrix(reports: Sequence[Report]) -> Matrix:
     for key in keys:
         cells = []
         for report, table in zip(reports, per_report):
-            result = table.get(key)
-            if result is not None:
-                cells.append(Cell(_status(result.findings), result.findings))
+            found = table.get(key)
+            if found is not None:
+                cells.append(Cell(_status(found.findings), found.findings))
             else:
                 # "unchecked" only when another target checked this use and this one did not;
                 # a report without a use list, or a site no report lists, speaks by findings.

@@ -74,7 +74,7 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
     if finding.predicted_failure:
         message += f" — predicted: {finding.predicted_failure}"
     message += f" [{target_label(report)}]"
-    related = []
+    related: list[dict[str, Any]] = []
     for label, locs, who in (
         ("target", finding.target_evidence, report.target),
         ("baseline", finding.baseline_evidence, report.baseline),

@@ -19,7 +19,7 @@ def _text(report: Report, *, width: int = 120, verbose: bool = False) -> str:
     return console.export_text()
 
 
-@pytest.mark.parametrize("width", [100, 120, 160])
+@pytest.mark.parametrize("width", [80, 100, 120, 160])
 def test_seed_case_fits_one_screen(width: int) -> None:
     lines = _text(S.seed_report(), width=width).splitlines()
     assert len(lines) <= 50
