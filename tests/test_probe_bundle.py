@@ -1,0 +1,111 @@
+"""The stdin bundle: run for real with `python3 -` and compare with the in-process probe."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+from probes.bundle import MAGIC, build_script, decode_output
+from probes.main import run
+
+SYNTH = Path(__file__).parent / "synth"
+
+
+def _run_bundle(script: bytes, pythonpath: Path, *, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
+    env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run([sys.executable, "-"], input=script, capture_output=True, env=env, cwd=cwd,
+                          timeout=120, check=False)
+
+
+@pytest.fixture
+def site(tmp_path) -> Path:
+    root = tmp_path / "site"
+    shutil.copytree(SYNTH / "v2", root)
+    return root
+
+
+def test_bundle_output_equals_in_process_run(site, tmp_path, monkeypatch):
+    request = {"packages": ["widgetlib", "not_here_pkg"], "env_packages": ["widgetlib"],
+               "cache_dir": str(tmp_path / "remote-cache")}
+    script = build_script(request)
+    assert script.startswith(b"# drift probe bundle")
+    res = _run_bundle(script, site, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr.decode()
+    assert res.stdout.startswith(MAGIC)
+    remote = decode_output(res.stdout)
+    assert "error" not in remote, remote
+
+    monkeypatch.syspath_prepend(str(site))
+    local = run(dict(request, cache_dir=None))
+    assert remote["schema"] == local["schema"] == 1
+    assert remote["packages"] == local["packages"]
+    assert remote["missing"] == local["missing"] == ["not_here_pkg"]
+    assert remote["env"]["packages"] == local["env"]["packages"]
+    assert remote["env"]["python"] == local["env"]["python"]
+    assert remote["probe"]["parsed"] == 7 and remote["probe"]["cache_dir"] == str(tmp_path / "remote-cache")
+
+    again = decode_output(_run_bundle(script, site, cwd=tmp_path).stdout)
+    assert again["probe"]["parsed"] == 0 and again["packages"] == remote["packages"]
+
+
+def test_bundle_parallel_parse_from_stdin_uses_fork(tmp_path):
+    """Enough files to take the worker pool path while __main__ is `<stdin>`."""
+    site = tmp_path / "site"
+    pkg = site / "manymods"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    for i in range(40):
+        (pkg / ("m%02d.py" % i)).write_text("def f%d(a, b=%d):\n    return a + b\n" % (i, i))
+    res = _run_bundle(build_script({"packages": ["manymods"], "cache_dir": None}), site, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr.decode()
+    doc = decode_output(res.stdout)
+    mods = doc["packages"]["manymods"]["modules"]
+    assert len(mods) == 41 and mods["manymods.m07"]["functions"]["f7"]["params"][1]["default"] == "7"
+    assert doc["probe"]["parsed"] == 41
+
+
+def test_bundle_reports_known_digest_unchanged(site, tmp_path):
+    first = decode_output(_run_bundle(build_script({"packages": ["widgetlib"], "cache_dir": None}), site,
+                                      cwd=tmp_path).stdout)
+    digest = first["packages"]["widgetlib"]["digest"]
+    req = {"packages": ["widgetlib"], "cache_dir": None, "known": {"widgetlib": digest}}
+    doc = decode_output(_run_bundle(build_script(req), site, cwd=tmp_path).stdout)
+    assert doc["packages"]["widgetlib"] == {"unchanged": True, "digest": digest}
+
+
+def test_bundle_bad_request_comes_back_as_error(tmp_path):
+    doc = decode_output(_run_bundle(build_script({"packages": "oops"}), tmp_path, cwd=tmp_path).stdout)
+    assert doc["error"].startswith("bad request: ")
+
+
+def test_decode_output_skips_shell_noise():
+    payload = MAGIC + zlib.compress(json.dumps({"schema": 1}).encode())
+    assert decode_output(b"Welcome to gpu-01\n" + payload) == {"schema": 1}
+
+
+@pytest.mark.parametrize("garbage, fragment", [
+    (b"", "no 'DRIFT1' marker"),
+    (b"bash: python3: command not found\n", "no 'DRIFT1' marker"),
+    (MAGIC + b"not zlib at all", "truncated or corrupt"),
+    (MAGIC + zlib.compress(b"{not json"), "not JSON"),
+    (MAGIC + zlib.compress(b"[1, 2]"), "not an object"),
+    (MAGIC + zlib.compress(json.dumps({"schema": 1}).encode())[:-4], "truncated or corrupt"),
+])
+def test_decode_output_garbage_is_a_clear_value_error(garbage, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        decode_output(garbage)
+
+
+def test_script_is_self_contained_and_stdlib_only():
+    script = build_script({"packages": ["x"]}).decode()
+    compile(script, "<bundle>", "exec")
+    assert "from drift" not in script and "import drift" not in script
+    assert "json.loads(" in script
