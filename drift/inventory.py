@@ -231,9 +231,9 @@ def _check_cycles(groups: dict[str, _Group], source: str) -> None:
 def _build(groups: dict[str, _Group], source: str) -> Inventory:
     _check_cycles(groups, source)
     parents: dict[str, set[str]] = {name: set() for name in groups}
-    for g in groups.values():
-        for child in g.children:
-            parents[child].add(g.name)
+    for group in groups.values():
+        for child in group.children:
+            parents[child].add(group.name)
     for name in groups:
         if name != "all" and not parents[name]:
             parents[name].add("all")
@@ -254,9 +254,9 @@ def _build(groups: dict[str, _Group], source: str) -> Inventory:
 
     direct: dict[str, set[str]] = {}
     host_vars: dict[str, dict[str, Any]] = {}
-    for g in groups.values():
-        for host, hv in g.hosts.items():
-            direct.setdefault(host, set()).add(g.name)
+    for group in groups.values():
+        for host, hv in group.hosts.items():
+            direct.setdefault(host, set()).add(group.name)
             host_vars.setdefault(host, {}).update(hv)
     hosts: list[InventoryHost] = []
     members: dict[str, list[str]] = {name: [] for name in groups}

@@ -234,3 +234,18 @@ def test_dns_failure_is_classified_unreachable():
     err = _classify("gpu-x", socket.gaierror(-2, "Name or service not known"),
                     policy=_HostKeyPolicy([], False, False), timeout=1)
     assert err.category == "unreachable" and "cannot resolve" in str(err)
+
+
+def test_ipv6_spec_and_accept_new_uses_bracket_port_syntax(sshd_factory, tmp_path):
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError as exc:
+        pytest.skip(f"IPv6 loopback not available: {exc}")
+    server = sshd_factory(listen="::1")
+    assert server.spec == f"root@[::1]:{server.port}"
+    known = tmp_path / "kh6"
+    assert run(_session(server, lambda c: c.run(["true"]), known_hosts=str(known), accept_new=True)).ok
+    assert known.read_text().startswith(f"[::1]:{server.port} ssh-ed25519 ")

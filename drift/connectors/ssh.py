@@ -18,7 +18,7 @@ import posixpath
 import secrets
 import shlex
 import socket
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
@@ -42,7 +42,6 @@ class _HostKeyPolicy:
     offered: asyncssh.SSHKey | None = None
     offered_name: str = ""
     recorded: bool = False
-    known_files_read: list[str] = field(default_factory=list)
 
     def match(self, host: str, addr: str, port: int | None):
         known = asyncssh.SSHKnownHosts()
@@ -53,7 +52,6 @@ class _HostKeyPolicy:
                 continue
             except (OSError, ValueError) as exc:
                 raise ConnectorError(f"cannot read known_hosts file {path}: {exc}", category="usage") from None
-            self.known_files_read.append(path)
         result = known.match(host, addr, port)
         self.had_entry = bool(result[0] or result[1])
         return result
@@ -183,7 +181,9 @@ class SSHConnector:
             # No exit report at all: the channel closed because the connection went away.
             raise self._lost(what)
         status = result.exit_status if result.exit_status is not None and result.exit_status >= 0 else None
-        return RunResult(exit_status=status, stdout=result.stdout or b"", stderr=result.stderr or b"")
+        out, err = result.stdout or b"", result.stderr or b""
+        assert isinstance(out, bytes) and isinstance(err, bytes)  # encoding=None above
+        return RunResult(exit_status=status, stdout=out, stderr=err)
 
     async def _sftp_client(self) -> asyncssh.SFTPClient:
         if self._sftp is None:
@@ -329,7 +329,7 @@ async def _open(
     if known_hosts is not None:
         files = [known_hosts]
     elif options.known_hosts:  # UserKnownHostsFile from the config
-        files = [str(f) for f in options.known_hosts]
+        files = [str(f) for f in options.known_hosts]  # type: ignore[union-attr]
     else:
         files = [DEFAULT_KNOWN_HOSTS]
     policy = _HostKeyPolicy(files=files, accept_new=accept_new, hash_names=hash_known_hosts)
