@@ -7,6 +7,7 @@ for a verdict on a consumer); 2 when a target cannot be read.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from dataclasses import dataclass
 from typing import Callable
@@ -85,6 +86,9 @@ def run_diff(
         if not loaded.ok:
             return DiffRun(None, loaded.error or f"{spec}: cannot be read", loaded.exit_code or exitcodes.USAGE)
         sides.append(loaded)
+        # Two snapshots are millions of small objects that live until exit: keep the cyclic
+        # GC from re-walking them on every allocation burst (halves the diff's time on vLLM).
+        gc.freeze()
         if packages is None:
             names = [n for n, p in (loaded.facts.get("packages") or {}).items() if p.get("modules")]
             if len(names) == 1:

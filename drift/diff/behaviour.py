@@ -51,7 +51,7 @@ def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]
     new_tail = _beh(new_fn).get("tail_return_none")
     if not new_tail or _beh(old_fn).get("tail_return_none"):
         return
-    if normalise(old_fn.get("returns")) == "None":
+    if old_fn.get("returns") == "None" or normalise(old_fn.get("returns")) == "None":
         return  # it was declared to return None already
     old_ev = site.old(old_fn.get("line"), f"returned {old_fn.get('returns') or 'a value'}")
     pairs = find_handoff(method, new_fn, siblings) if method else []

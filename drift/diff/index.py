@@ -32,7 +32,7 @@ class SymbolIndex:
 
     def __init__(self, modules: dict[str, dict]) -> None:
         self.modules = modules
-        self._by_name: dict[str, list[Definition]] | None = None
+        self._by_name: dict[str, list[tuple]] | None = None
 
     # -- definitions -------------------------------------------------------------------
     def definition(self, module: str, name: str) -> Definition | None:
@@ -54,17 +54,19 @@ class SymbolIndex:
 
     def defs_named(self, name: str) -> list[Definition]:
         """Every top-level class and function called `name`, across the package."""
-        if self._by_name is None:
-            table: dict[str, list[Definition]] = {}
+        if self._by_name is None:  # plain tuples: this table holds every definition
+            table: dict[str, list[tuple]] = {}
             for modname, mod in self.modules.items():
-                path = mod.get("path", "")
                 for kind, key in (("class", "classes"), ("function", "functions")):
-                    for qual, node in (mod.get(key) or {}).items():
-                        table.setdefault(qual, []).append(
-                            Definition(modname, qual, kind, node, path, node.get("line", 0))
-                        )
+                    for qual in mod.get(key) or ():
+                        table.setdefault(qual, []).append((modname, kind, key))
             self._by_name = table
-        return self._by_name.get(name, [])
+        out = []
+        for modname, kind, key in self._by_name.get(name, ()):
+            mod = self.modules[modname]
+            node = mod[key][name]
+            out.append(Definition(modname, name, kind, node, mod.get("path", ""), node.get("line", 0)))
+        return out
 
     # -- resolution --------------------------------------------------------------------
     def resolve(self, module: str, name: str, _depth: int = 0) -> Definition | None:

@@ -124,7 +124,7 @@ def compare_returns(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Chang
     old_ret, new_ret = old_fn.get("returns"), new_fn.get("returns")
     if old_ret is None or new_ret is None:
         return  # adding or dropping an annotation changes no behaviour
-    if normalise(old_ret) != normalise(new_ret):
+    if old_ret != new_ret and normalise(old_ret) != normalise(new_ret):
         yield site.change(
             ChangeKind.RETURN_CHANGED,
             f"{old_ret or '(none)'} -> {new_ret or '(none)'}",
