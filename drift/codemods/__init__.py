@@ -86,7 +86,7 @@ def _remap(line: int, opcodes: list[tuple[str, int, int, int, int]]) -> int:
 
 
 def _line_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
-    return difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).get_opcodes()
+    return list(difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).get_opcodes())
 
 
 def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileFixResult:

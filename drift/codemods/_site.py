@@ -8,7 +8,7 @@ tell "applied", "already applied" (idempotence) and "site not found" apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from typing import Callable, Iterable, TypeVar, cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
@@ -64,9 +64,10 @@ class SiteCodemod(VisitorBasedCodemodCommand):
         nodes that merely span the line, innermost first.
         """
         found: list[tuple[tuple[int, int, int], N]] = []
-        for node, rng in self.metadata[PositionProvider].items():
+        for node, pos in self.metadata[PositionProvider].items():
             if not isinstance(node, kind):
                 continue
+            rng = cast(CodeRange, pos)
             if not (rng.start.line <= self.line <= rng.end.line):
                 continue
             if not accept(node):

@@ -6,7 +6,7 @@ laid out one argument per line with a trailing comma stays that way.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Union
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -40,7 +40,7 @@ def _is_docstring(stmt: cst.CSTNode) -> bool:
     )
 
 
-def helper_insert_index(body: Sequence[cst.CSTNode]) -> int:
+def helper_insert_index(body: Sequence[cst.BaseStatement]) -> int:
     """Index just after the leading import block (the same block libcst adds imports to)."""
     start = 1 if body and _is_docstring(body[0]) else 0
     index = start
@@ -51,8 +51,11 @@ def helper_insert_index(body: Sequence[cst.CSTNode]) -> int:
     return index
 
 
-def _with_blank_lines(stmt: cst.CSTNode, count: int) -> cst.CSTNode:
-    lines = list(stmt.leading_lines)  # type: ignore[attr-defined]
+Stmt = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
+
+
+def _with_blank_lines(stmt: Stmt, count: int) -> Stmt:
+    lines = list(stmt.leading_lines)
     blanks = 0
     for line in lines:
         if line.comment is not None:
@@ -79,7 +82,7 @@ def merge_into_parenthesized_import(module: cst.Module, *, source: str, name: st
     """
     body = list(module.body)
     for i, stmt in enumerate(body):
-        if not _is_import(stmt):
+        if not (_is_import(stmt) and isinstance(stmt, cst.SimpleStatementLine)):
             continue
         imp = stmt.body[0]
         if not (isinstance(imp, cst.ImportFrom) and not imp.relative and _dotted(imp.module) == source):

@@ -95,7 +95,9 @@ class AddSecondPhase(SiteCodemod):
         if original_node is not self._target:
             return updated_node
         small = updated_node.body[0]
-        value = small.value  # type: ignore[union-attr]
+        assert isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign))  # chosen in visit_Module
+        value = small.value
+        assert value is not None
         call = _method_call(value, self.method)
         assert call is not None  # guaranteed by visit_Module's choice of target
         sibling = self._sibling_call(call, awaited=isinstance(value, cst.Await))
@@ -112,7 +114,7 @@ class AddSecondPhase(SiteCodemod):
                 ),
                 leading_lines=updated_node.leading_lines,
             )
-        target = small.targets[0].target if isinstance(small, cst.Assign) else small.target  # type: ignore[union-attr]
+        target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
         follow = cst.If(
             test=is_none(target.deep_clone()),
             body=cst.IndentedBlock(
