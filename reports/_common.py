@@ -57,7 +57,7 @@ def overall_verdict(reports: Sequence[Report]) -> str:
     clean = sum(1 for r in reports if not any(f.severity is not Severity.INFO for f in r.findings))
     rank = lambda r: tuple(-n for n in counts(r.findings).values())  # noqa: E731
     worst_report = min(reports, key=rank)
-    text = f"{clean} of {len(reports)} targets clean"
+    text = f"{clean} of {len(reports)} target{'s' * (len(reports) != 1)} clean"
     if clean < len(reports):
         text += f" · worst: {target_label(worst_report)} ({verdict(worst_report)})"
     return text

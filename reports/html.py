@@ -9,6 +9,7 @@ evidence, predicted failure and fix.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -70,15 +71,24 @@ document.getElementById('expand-all').addEventListener('click', function () {
 """
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
 def _breakable(text: str) -> str:
     """Escaped, with line-break chances after '/' and '.' so long paths wrap at separators."""
     return escape(text).replace("/", "/<wbr>").replace(".", ".<wbr>")
 
 
+def _prose(text: str) -> str:
+    """Escaped, with `backtick` spans (rules write titles that way) shown as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
 def _finding_html(finding: Finding) -> str:
     site = finding.consumer_site
     rows = [
-        f'<p><b>{escape(finding.rule_id)}</b> {escape(finding.title)}</p>',
+        f'<p><b>{escape(finding.rule_id)}</b> {_prose(finding.title)}</p>',
         f'<p><span class="k">consumer</span> <code>{_breakable(str(site))}</code>'
         + (f" <code>{escape(site.snippet)}</code>" if site.snippet else "")
         + "</p>",
@@ -88,7 +98,7 @@ def _finding_html(finding: Finding) -> str:
     if finding.predicted_failure:
         rows.append(f'<p><span class="k">predicted</span> <code>{escape(finding.predicted_failure)}</code></p>')
     fix = fix_text(finding.fix) + (f" — {finding.fix.description}" if finding.fix else "")
-    rows.append(f'<p><span class="k">fix</span> {escape(fix)}</p>')
+    rows.append(f'<p><span class="k">fix</span> {_prose(fix)}</p>')
     return '<div class="finding">' + "".join(rows) + "</div>"
 
 
@@ -122,7 +132,7 @@ def _head(matrix: Matrix) -> str:
         cells.append(
             f'<th scope="col">{escape(column.label)}'
             f'<span class="col-verdict">{escape(verdict(column.report))}</span>'
-            f'<span class="counts">{escape(summary)}</span></th>'
+            f'<span class="counts">uses: {escape(summary)}</span></th>'
         )
     cols = '<colgroup><col class="use-col">' + "<col>" * len(matrix.columns) + "</colgroup>"
     return cols + "<thead><tr>" + "".join(cells) + "</tr></thead>"
@@ -167,7 +177,7 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
 <header>
 <h1>{escape(page_title)}</h1>
 <p class="meta">consumer <b>{escape(consumer)}</b> · baseline <b>{escape(", ".join(baselines) or "—")}</b>
- · {len(matrix.columns)} target{"s" * (len(matrix.columns) != 1)} · generated {escape(when)}</p>
+ · {_n(len(matrix.columns), "target")} · generated {escape(when)}</p>
 <p class="verdict" role="status">Overall: {escape(overall)}</p>
 <p class="legend" aria-label="legend">{legend}</p>
 </header>
@@ -176,7 +186,7 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
 <button type="button" id="expand-all" aria-pressed="false">Expand all</button>
 </div>
 <table class="matrix" id="matrix">
-<caption class="meta" style="text-align:left">{len(matrix.rows)} consumer uses × {len(matrix.columns)} targets;
+<caption class="meta" style="text-align:left">{_n(len(matrix.rows), "consumer use")} × {_n(len(matrix.columns), "target")};
  open a cell for evidence, predicted failure and fix.</caption>
 {_head(matrix)}
 {_body(matrix)}

@@ -65,7 +65,7 @@ def test_matrix_shape_header_and_counts() -> None:
     assert statuses.count("breaking") == 6 and statuses.count("risky") == 3 and statuses.count("info") == 1
     assert "generated 2026-01-05 12:00 UTC" in html
     assert "consumer <b>speculators 0.3.0</b>" in html and "baseline <b>vllm 0.11.0</b>" in html
-    assert "5 breaking · 2 risky · 1 info · 11 ok" in html
+    assert "uses: 5 breaking · 2 risky · 1 info · 11 ok" in html
     assert "<title>speculators vs vLLM</title>" in html
 
 
