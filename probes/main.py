@@ -10,6 +10,7 @@ import time
 
 from . import cache as _cache
 from .collect import MAX_FILE_BYTES, collect_package, scan_index
+from .consumer_scan import consumer_usage
 from .environment import environment, tree_environment
 from .locate import find_package
 
@@ -27,6 +28,11 @@ def validate_request(request) -> str:
         bad = [x for x in value if not x.isidentifier()]
         if bad:
             return "%r holds names that are not top-level import names: %s" % (key, ", ".join(bad))
+    usage = request.get("usage", {})
+    if not isinstance(usage, dict) or not all(
+            isinstance(usage.get(k, []), list) and all(isinstance(x, str) and x.isidentifier() for x in usage.get(k, []))
+            for k in ("packages", "prefixes")):
+        return "'usage' must be {\"packages\": [names], \"prefixes\": [names]}"
     known = request.get("known", {})
     if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
         return "'known' must map package names to digest strings"
@@ -79,9 +85,21 @@ def run(request: dict, *, workers=None) -> dict:
         packages[name] = _package_or_unchanged(found[0], name, known=known, cache_dir=cache_dir,
                                                max_file_bytes=limit, workers=workers, stats=stats,
                                                use_importlib=True)
+    usage = {}
+    wanted = request.get("usage") or {}
+    for name in wanted.get("packages", []):
+        found = find_package(name)
+        if found is None:
+            missing.append(name)
+            continue
+        usage[name] = consumer_usage(found[0], name, wanted.get("prefixes") or request.get("packages", []),
+                                     use_importlib=True, max_file_bytes=limit)
     env = environment(request.get("env_packages", []))
-    return {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
-            "packages": packages, "missing": missing}
+    doc = {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
+           "packages": packages, "missing": missing}
+    if wanted:
+        doc["usage"] = usage
+    return doc
 
 
 def collect_tree(root_dir, packages, *, cache_dir=None, env_packages=None, known=None,

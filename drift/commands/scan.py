@@ -1,0 +1,141 @@
+"""`drift scan [HOST ...]`: what breaks the consumer on each host, read-only, over SSH."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+from rich.console import Console
+
+from drift import exitcodes
+from drift.commands.common import add_output_options, emit, fail, progress
+from drift.config import ConfigError
+from drift.connectors.base import ConnectorError
+from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
+from drift.scan import HostScan, ScanSettings, scan_connector
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "scan",
+        help="check what is installed on hosts over SSH (or here), read-only",
+        description="Probe each host's Python (stdlib only, nothing imported, nothing changed) for the "
+                    "installed vLLM and the consumer's uses of it, then report what breaks.",
+    )
+    p.add_argument("hosts", nargs="*", metavar="HOST",
+                   help="[user@]host[:port] or ssh://…; none (or 'local') scans this machine")
+    p.add_argument("--inventory", metavar="FILE", help="Ansible inventory (INI or YAML)")
+    p.add_argument("--limit", metavar="PATTERN", help="Ansible-style host pattern within the inventory")
+    p.add_argument("-f", "--forks", type=int, default=8, help="hosts scanned at once (default 8)")
+    p.add_argument("--consumer", default=None, help="consumer's top-level import name (default: speculators)")
+    p.add_argument("-b", "--baseline", default=None, help="vLLM the consumer was written for (default: its metadata)")
+    p.add_argument("--package", default=None, help="target import name (default: vllm)")
+    p.add_argument("--no-host-cache", action="store_true",
+                   help=f"write nothing on the host (the probe caches parsed facts in ~/.cache/drift/probe)")
+    p.add_argument("--connect-timeout", type=float, default=10.0)
+    p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
+    add_host_arguments(p)
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def _settings(args, cfg) -> ScanSettings:
+    return ScanSettings(
+        consumer=args.consumer or cfg.consumer or "speculators",
+        target=args.package or "vllm",
+        baseline=args.baseline or cfg.baseline,
+        python=cfg.python or (sys.executable if not args.hosts else "python3"),
+        host_cache=not args.no_host_cache,
+        rule_paths=tuple(args.rules),
+    )
+
+
+async def _scan_one(host: str | None, args, say) -> HostScan:
+    js = settings_from_args(args, host=host)
+    settings = _settings(args, js.config)
+    if js.is_local:
+        settings = ScanSettings(**{**settings.__dict__, "python": js.config.python or sys.executable})
+    connector = await open_connector(js)
+    try:
+        return await scan_connector(connector, host=js.host or "local", settings=settings, say=say)
+    finally:
+        await connector.close()
+
+
+def run(args) -> int:
+    hosts = list(args.hosts)
+    if args.inventory:
+        from drift.inventory import InventoryError, load_inventory, select_hosts
+
+        try:
+            inv_hosts = select_hosts(load_inventory(args.inventory), args.limit)
+        except (InventoryError, OSError) as exc:
+            return fail(str(exc), exitcodes.USAGE)
+        return _fleet(args, inv_hosts)
+    if len(hosts) > 1:
+        return _fleet(args, hosts)
+    host = hosts[0] if hosts else None
+    try:
+        with progress() as say:
+            scan = asyncio.run(_scan_one(None if host in (None, "local") else host, args, say))
+    except ConfigError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    except ConnectorError as exc:
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return fail(f"{exc}{hint}", exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE)
+    if scan.outcome is None or scan.outcome.report is None:
+        return fail(f"{scan.host}: {scan.reason}", scan.exit_code or exitcodes.USAGE)
+    emit(scan.outcome.report, args)
+    return scan.exit_code
+
+
+def _fleet(args, hosts) -> int:
+    from drift.fleet import run_fleet, summary_counts
+
+    async def job(h):
+        if isinstance(h, str):
+            return await _scan_one(h, args, lambda _m: None)
+        # an inventory host: its own address, port, user and python
+        spec = f"{h.user + '@' if h.user else ''}{h.address}" + (f":{h.port}" if h.port else "")
+        if h.python:
+            args_python = args.python
+            args.python = h.python
+            try:
+                return await _scan_one(spec, args, lambda _m: None)
+            finally:
+                args.python = args_python
+        return await _scan_one(spec, args, lambda _m: None)
+
+    try:
+        outcomes = asyncio.run(run_fleet(hosts, job, forks=max(1, args.forks),
+                                         classify=lambda s: s.status))
+    except ConfigError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    reports_ = [o.value.outcome.report for o in outcomes
+                if o.value is not None and o.value.outcome is not None and o.value.outcome.report is not None]
+    fmt = "json" if args.json else (args.format or "terminal")
+    if fmt == "terminal":
+        from reports.terminal import render_summary_table
+
+        console = Console(highlight=False)
+        rows = []
+        for o in outcomes:
+            report = o.value.outcome.report if o.value and o.value.outcome and o.value.outcome.report else None
+            rows.append({"host": o.name, "status": o.status,
+                         "vllm": (report.target.get("version") if report else None) or "",
+                         "breaking": len(report.breaking) if report else "",
+                         "detail": o.reason or (o.value.reason if o.value else "") or ""})
+        if args.verbose:
+            for r in reports_:
+                emit(r, args)
+        render_summary_table(rows, console)
+    elif reports_:
+        emit(reports_, args)
+    counts = summary_counts(outcomes)
+    if counts.get("unreachable"):
+        return exitcodes.UNREACHABLE
+    if counts.get("drift"):
+        return exitcodes.DRIFT
+    if counts.get("failed"):
+        return exitcodes.USAGE
+    return exitcodes.CLEAN

@@ -1,0 +1,145 @@
+"""`drift scan`: the `drift check` verdict for what is installed on a host, in one round trip.
+
+The probe (stdlib only) runs under the host's interpreter, reads the installed vLLM and the
+consumer's uses of it, and sends facts back compressed. Facts are cached on both sides by
+content: the host keeps parsed modules (opt-out), drift keeps each host's facts by digest, so
+an unchanged host answers "unchanged" and nothing large crosses the wire.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from drift import exitcodes
+from drift.check.baseline import baseline_from_requires
+from drift.check.run import Consumer, Outcome, check
+from drift.connectors.base import Connector
+from drift.fetch import cache_root
+from drift.remote_probe import probe
+from drift.targets import load_facts
+
+HOST_CACHE_DIR = "~/.cache/drift/probe"
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    consumer: str = "speculators"  # top-level import name of the consumer on the host
+    target: str = "vllm"
+    baseline: str | None = None  # spec; None = from the consumer's metadata on the host
+    python: str = "python3"
+    host_cache: bool = True
+    rule_paths: tuple[str, ...] = ()
+    timeout: float = 300
+
+
+@dataclass(frozen=True)
+class HostScan:
+    """One host's result: a report, or why there is none. `status` feeds the fleet table."""
+
+    host: str
+    status: str  # ok | drift | failed | unreachable
+    outcome: Outcome | None
+    reason: str | None = None
+    exit_code: int = exitcodes.CLEAN
+    probe_stats: dict[str, Any] | None = None
+
+
+def _facts_cache(host: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "._-@" else "_" for c in host)
+    return cache_root() / "hosts" / safe
+
+
+def _load_cached(host: str, name: str, digest: str) -> dict | None:
+    path = _facts_cache(host) / f"{name}-{digest[:32]}.py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+
+
+def _store(host: str, name: str, pkg: dict) -> None:
+    folder = _facts_cache(host)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}-{pkg['digest'][:32]}.py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".facts.")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(marshal.dumps(pkg))
+    os.replace(tmp, path)
+    (folder / f"{name}.latest").write_text(pkg["digest"])
+
+
+def _latest_digest(host: str, name: str) -> str | None:
+    try:
+        return (_facts_cache(host) / f"{name}.latest").read_text().strip() or None
+    except OSError:
+        return None
+
+
+async def scan_connector(
+    connector: Connector, *, host: str, settings: ScanSettings, say: Callable[[str], None] = lambda _m: None
+) -> HostScan:
+    """Probe one host and check its consumer against its vLLM. ConnectorError propagates."""
+    target, consumer = settings.target, settings.consumer
+    known = {}
+    digest = _latest_digest(host, target)
+    if digest and _load_cached(host, target, digest) is not None:
+        known[target] = digest
+    request = {
+        "packages": [target],
+        "env_packages": sorted({target, consumer, "torch"}),
+        "cache_dir": HOST_CACHE_DIR if settings.host_cache else None,
+        "known": known,
+        "usage": {"packages": [consumer], "prefixes": [target]},
+    }
+    say(f"{host}: probing {settings.python}")
+    result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
+    if not result.ok:
+        return HostScan(host, "failed", None, result.reason, exitcodes.USAGE)
+    facts = result.facts or {}
+    if facts.get("error"):
+        return HostScan(host, "failed", None, f"probe: {facts['error']}", exitcodes.USAGE)
+    missing = facts.get("missing") or []
+    if target in missing:
+        return HostScan(host, "failed", None, f"{target} is not installed for {settings.python} on {host}",
+                        exitcodes.USAGE)
+    if consumer in missing:
+        return HostScan(host, "failed", None, f"{consumer} is not installed for {settings.python} on {host}",
+                        exitcodes.USAGE)
+    pkg = facts["packages"][target]
+    if pkg.get("unchanged"):
+        cached = _load_cached(host, target, pkg["digest"])
+        if cached is None:  # the local cache was wiped between asking and answering
+            return HostScan(host, "failed", None, "local facts cache vanished during the scan; run it again",
+                            exitcodes.USAGE)
+        facts["packages"][target] = cached
+    else:
+        _store(host, target, pkg)
+    use = facts["usage"][consumer]
+    meta = {"name": use.get("dist") or consumer, "version": use.get("version"), "requires": use.get("requires") or []}
+    baseline_spec, source = settings.baseline, "given with --baseline"
+    if baseline_spec is None:
+        baseline_spec, source = baseline_from_requires(meta["requires"], target)
+    baseline_facts = None
+    if baseline_spec:
+        say(f"{host}: baseline {baseline_spec}")
+        bres = load_facts(baseline_spec, packages=[target], progress=say)
+        if not bres.ok:
+            return HostScan(host, "failed", None, f"baseline: {bres.error}", bres.exit_code)
+        baseline_facts = bres.facts
+    cons = Consumer(label=f"{consumer} on {host}", root=Path(use.get("root") or "."), packages=[consumer],
+                    meta=meta, usage=use.get("modules") or [])
+    outcome = check(consumer=cons, target_facts=facts, baseline_facts=baseline_facts, target_package=target,
+                    rule_paths=list(settings.rule_paths),
+                    labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,
+                            "host": host})
+    if outcome.report is None:
+        return HostScan(host, "failed", outcome, outcome.error, outcome.exit_code)
+    status = "drift" if outcome.exit_code == exitcodes.DRIFT else "ok"
+    reason = f"{len(outcome.report.breaking)} breaking" if status == "drift" else None
+    return HostScan(host, status, outcome, reason, outcome.exit_code, facts.get("probe"))
