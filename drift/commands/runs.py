@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -16,8 +17,9 @@ from drift.connectors.base import ConnectorError
 from drift.jobs.connect import (
     JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
 )
-from drift.jobs.runs import RunsResult, list_runs
+from drift.jobs.runs import RunInfo, RunsResult, list_runs
 
+HEAD = ("run id", "state", "pid", "started (UTC)")
 STYLE = {"running": "cyan", "exited": "green", "killed": "red", "lost": "yellow"}
 
 
@@ -65,16 +67,31 @@ def render(result: RunsResult, console: Console, *, host: str) -> None:
     if not result.runs:
         console.print(f"no runs under {result.root} on {host}", markup=False)
         return
-    table = Table(title=f"runs on {host} ({result.root})", title_justify="left")
-    for col in ("run id", "state", "pid", "started", "finished", "forced"):
-        table.add_column(col, no_wrap=col != "state")
-    table.add_column("command", overflow="fold", ratio=1)
-    for r in result.runs:
-        state = r.outcome + (f"\n{r.detail}" if r.detail else "")
-        table.add_row(r.run_id, f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", str(r.pid or ""),
-                      r.started_at or "", r.finished_at or "", "yes" if r.forced else "",
-                      _esc(" ".join(r.command)))
+    table = Table(title=f"runs on {host} ({result.root})", title_justify="left", box=box.SIMPLE_HEAD)
+    cells = [(r.run_id, _state(r), str(r.pid or ""), _short(r.started_at)) for r in result.runs]
+    widths = [max(len(name), *(len(c[i]) for c in cells)) for i, name in enumerate(HEAD)]
+    for name, width in zip(HEAD, widths):
+        table.add_column(name, no_wrap=True, width=width)
+    # SIMPLE_HEAD: 2 cells of edge, 3 between columns; the command gets what is left
+    room = console.width - sum(widths) - 3 * len(HEAD) - 9
+    if room >= 10:  # on a narrow terminal the command is left out (it is in --json)
+        table.add_column("command", no_wrap=True, overflow="ellipsis", width=room)
+    for r, (run_id, state, pid, started) in zip(result.runs, cells):
+        command = (_esc(" ".join(r.command)),) if room >= 10 else ()
+        table.add_row(run_id, f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", pid, started, *command)
     console.print(table)
+    for r in result.runs:
+        if r.detail:
+            console.print(f"  {r.run_id}: {r.detail}", markup=False, soft_wrap=True)
+
+
+def _state(run: RunInfo) -> str:
+    return run.outcome + (" (forced)" if run.forced else "")
+
+
+def _short(stamp: str | None) -> str:
+    """`2026-11-29T10:15:00Z` -> `11-29 10:15:00` (UTC), so the table fits a terminal."""
+    return stamp[5:19].replace("T", " ") if stamp and len(stamp) >= 19 else (stamp or "")
 
 
 def _esc(text: str) -> str:
