@@ -1,0 +1,457 @@
+"""DRIFT010 / DRIFT011 / DRIFT012: calls whose arguments the target's signature no longer takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
+
+# -- DRIFT010: keyword removed ----------------------------------------------------------------
+
+FUNC_BEFORE = """
+    def make(a, size=1):
+        return [a] * size
+    """
+FUNC_AFTER = """
+    def make(a):
+        return [a]
+    """
+FUNC_AFTER_KWARGS = """
+    def make(a, **kwargs):
+        return [a]
+    """
+CALLS_MAKE_SIZE = """
+    from gizmo.core import make
+
+    def main():
+        return make(1, size=2)
+    """
+CALLS_MAKE_BOGUS = """
+    from gizmo.core import make
+
+    def main():
+        return make(1, bogus=2)
+    """
+
+ENGINE_BEFORE = """
+    class Engine:
+        def __init__(self, size=1):
+            self.size = size
+
+        def start(self, fast=False):
+            return fast
+    """
+ENGINE_AFTER = """
+    class Engine:
+        def __init__(self):
+            self.size = 1
+
+        def start(self):
+            return True
+    """
+METHOD_ON_SELF_ATTR = """
+    from gizmo.core import Engine
+
+    class App:
+        def __init__(self):
+            self.engine = Engine()
+
+        def go(self):
+            return self.engine.start(fast=True)
+    """
+CTOR_WITH_SIZE = """
+    from gizmo.core import Engine
+
+    def main():
+        return Engine(size=2)
+    """
+REEXPORT_INIT = """
+    from gizmo.core import Engine
+
+    __all__ = ["Engine"]
+    """
+CTOR_VIA_REEXPORT = """
+    from gizmo import Engine
+
+    def main():
+        return Engine(size=2)
+    """
+
+DC_BEFORE = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Config:
+        name: str = "x"
+        depth: int = 2
+    """
+DC_AFTER = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Config:
+        name: str = "x"
+    """
+DC_CALL = """
+    from gizmo.core import Config
+
+    def main():
+        return Config(name="y", depth=3)
+    """
+
+KEYWORD_CASES = [
+    Case("function", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_AFTER}, {"app/main.py": CALLS_MAKE_SIZE},
+         [("DRIFT010", line_of(CALLS_MAKE_SIZE, "make(1, size=2)"))]),
+    Case("function-unchanged", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_BEFORE},
+         {"app/main.py": CALLS_MAKE_SIZE}, []),
+    Case("function-now-takes-kwargs", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_AFTER_KWARGS},
+         {"app/main.py": CALLS_MAKE_SIZE}, []),
+    Case("function-already-wrong", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_AFTER},
+         {"app/main.py": CALLS_MAKE_BOGUS}, []),
+    Case("method-on-instance-made-in-init", {"gizmo/core.py": ENGINE_BEFORE}, {"gizmo/core.py": ENGINE_AFTER},
+         {"app/main.py": METHOD_ON_SELF_ATTR}, [("DRIFT010", line_of(METHOD_ON_SELF_ATTR, "start(fast=True)"))]),
+    Case("method-unchanged", {"gizmo/core.py": ENGINE_BEFORE}, {"gizmo/core.py": ENGINE_BEFORE},
+         {"app/main.py": METHOD_ON_SELF_ATTR}, []),
+    Case("constructor", {"gizmo/core.py": ENGINE_BEFORE}, {"gizmo/core.py": ENGINE_AFTER},
+         {"app/main.py": CTOR_WITH_SIZE}, [("DRIFT010", line_of(CTOR_WITH_SIZE, "Engine(size=2)"))]),
+    Case("constructor-through-re-export",
+         {"gizmo/__init__.py": REEXPORT_INIT, "gizmo/core.py": ENGINE_BEFORE},
+         {"gizmo/__init__.py": REEXPORT_INIT, "gizmo/core.py": ENGINE_AFTER},
+         {"app/main.py": CTOR_VIA_REEXPORT}, [("DRIFT010", line_of(CTOR_VIA_REEXPORT, "Engine(size=2)"))]),
+    Case("constructor-through-re-export-unchanged",
+         {"gizmo/__init__.py": REEXPORT_INIT, "gizmo/core.py": ENGINE_BEFORE},
+         {"gizmo/__init__.py": REEXPORT_INIT, "gizmo/core.py": ENGINE_BEFORE},
+         {"app/main.py": CTOR_VIA_REEXPORT}, []),
+    Case("dataclass-field-removed", {"gizmo/core.py": DC_BEFORE}, {"gizmo/core.py": DC_AFTER},
+         {"app/main.py": DC_CALL}, [("DRIFT010", "`Config` no longer accepts `depth=`")]),
+    Case("dataclass-unchanged", {"gizmo/core.py": DC_BEFORE}, {"gizmo/core.py": DC_BEFORE},
+         {"app/main.py": DC_CALL}, []),
+]
+
+
+@pytest.mark.parametrize("case", KEYWORD_CASES, ids=lambda c: c.id)
+def test_keyword_removed(tmp_path, case):
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_keyword_removed_predicts_the_type_error_and_drops_the_keyword(tmp_path):
+    f = only(findings_of(tmp_path, KEYWORD_CASES[0]), "DRIFT010")
+    assert f.predicted_failure == "TypeError: make() got an unexpected keyword argument 'size'"
+    assert (f.fix.codemod, f.fix.args) == ("drop_keyword", {"callee": "make", "keyword": "size"})
+    assert f.symbol == "gizmo.core.make"
+
+
+def test_keyword_removed_names_init_for_constructors_and_resolves_the_re_export(tmp_path):
+    f = only(findings_of(tmp_path, KEYWORD_CASES[7]), "DRIFT010")
+    assert f.predicted_failure == "TypeError: Engine.__init__() got an unexpected keyword argument 'size'"
+    assert [(e.path, e.symbol) for e in f.target_evidence] == [("gizmo/core.py", "gizmo.core.Engine.__init__")]
+
+
+def test_keyword_removed_on_a_method_names_the_method(tmp_path):
+    f = only(findings_of(tmp_path, KEYWORD_CASES[4]), "DRIFT010")
+    assert f.title == "`Engine.start` no longer accepts `fast=`"
+    assert f.fix.args == {"callee": "start", "keyword": "fast"}
+
+
+# -- DRIFT011: new required parameter ---------------------------------------------------------
+
+MAKE_B_AFTER = """
+    def make(a, b):
+        return [a, b]
+    """
+MAKE_B_BEFORE = """
+    def make(a, b=None):
+        return [a, b]
+    """
+MAKE_B_ALWAYS = MAKE_B_AFTER
+CALLS_MAKE_1 = """
+    from gizmo.core import make
+
+    def main():
+        return make(1)
+    """
+CALLS_MAKE_1_B = """
+    from gizmo.core import make
+
+    def main():
+        return make(1, b=2)
+    """
+
+DC_REQ_BEFORE = """
+    from dataclasses import dataclass, field, InitVar
+
+    @dataclass
+    class Options:
+        name: str = "x"
+    """
+DC_REQ_FIELD = """
+    from dataclasses import dataclass, field, InitVar
+
+    @dataclass
+    class Options:
+        depth: int
+        name: str = "x"
+    """
+DC_REQ_INITVAR = """
+    from dataclasses import dataclass, field, InitVar
+
+    @dataclass
+    class Options:
+        seed: InitVar[int]
+        name: str = "x"
+
+        def __post_init__(self, seed):
+            self.rng = seed
+    """
+DC_INIT_FALSE = """
+    from dataclasses import dataclass, field, InitVar
+
+    @dataclass
+    class Options:
+        cache: dict = field(init=False)
+        name: str = "x"
+    """
+DC_CALL_NAME = """
+    from gizmo.core import Options
+
+    def main():
+        return Options(name="y")
+    """
+
+BASE_BEFORE = """
+    class Base:
+        def __init__(self, cfg):
+            self.cfg = cfg
+    """
+BASE_AFTER = """
+    class Base:
+        def __init__(self, cfg, size):
+            self.cfg = cfg
+            self.size = size
+    """
+THING_ON_BASE = """
+    from gizmo.base import Base
+
+    class Thing(Base):
+        pass
+    """
+THING_CALL = """
+    from gizmo.core import Thing
+
+    class App:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def build(self):
+            return Thing(cfg=self.cfg)
+    """
+
+FACTORY_BEFORE = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Options:
+        name: str = "x"
+
+        @classmethod
+        def create(cls, name, **kw):
+            kwargs = dict(kw)
+            return cls(name=name, **kwargs)
+    """
+FACTORY_AFTER = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class Options:
+        strict: bool
+        name: str = "x"
+
+        @classmethod
+        def create(cls, name, **kw):
+            kwargs = dict(kw)
+            kwargs["strict"] = False
+            return cls(name=name, **kwargs)
+    """
+
+OWN_CTOR_BEFORE = """
+    class Thing:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+
+    def build(cfg):
+        return Thing(cfg=cfg)
+    """
+OWN_CTOR_AFTER = """
+    class Thing:
+        def __init__(self, cfg, size):
+            self.cfg = cfg
+            self.size = size
+
+
+    def build(cfg):
+        return Thing(cfg=cfg, size=cfg.block * 2)
+    """
+OWN_CTOR_VIA_LOCAL = """
+    class Thing:
+        def __init__(self, cfg, size):
+            self.cfg = cfg
+            self.size = size
+
+
+    def build(cfg):
+        size = cfg.block * 2
+        return Thing(cfg=cfg, size=size)
+    """
+THING_CALL_LINE = line_of(THING_CALL, "Thing(cfg=self.cfg)")
+
+REQUIRED_CASES = [
+    Case("plain-param", {"gizmo/core.py": MAKE_B_BEFORE}, {"gizmo/core.py": MAKE_B_AFTER},
+         {"app/main.py": CALLS_MAKE_1}, [("DRIFT011", line_of(CALLS_MAKE_1, "make(1)"))]),
+    Case("plain-param-passed", {"gizmo/core.py": MAKE_B_BEFORE}, {"gizmo/core.py": MAKE_B_AFTER},
+         {"app/main.py": CALLS_MAKE_1_B}, []),
+    Case("plain-param-required-before-too", {"gizmo/core.py": MAKE_B_ALWAYS}, {"gizmo/core.py": MAKE_B_AFTER},
+         {"app/main.py": CALLS_MAKE_1}, []),
+    Case("dataclass-field-without-default", {"gizmo/core.py": DC_REQ_BEFORE}, {"gizmo/core.py": DC_REQ_FIELD},
+         {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `depth` (field: int)")]),
+    Case("initvar-without-default", {"gizmo/core.py": DC_REQ_BEFORE}, {"gizmo/core.py": DC_REQ_INITVAR},
+         {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `seed` (initvar")]),
+    Case("field-init-false-is-not-a-parameter", {"gizmo/core.py": DC_REQ_BEFORE}, {"gizmo/core.py": DC_INIT_FALSE},
+         {"app/main.py": DC_CALL_NAME}, []),
+    Case("inherited-init-from-another-module",
+         {"gizmo/base.py": BASE_BEFORE, "gizmo/core.py": THING_ON_BASE},
+         {"gizmo/base.py": BASE_AFTER, "gizmo/core.py": THING_ON_BASE},
+         {"app/main.py": THING_CALL}, [("DRIFT011", THING_CALL_LINE)]),
+    Case("factory-fills-the-field", {"gizmo/core.py": FACTORY_BEFORE}, {"gizmo/core.py": FACTORY_AFTER},
+         {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `strict`")]),
+    Case("target-builds-it-itself", {"gizmo/core.py": OWN_CTOR_BEFORE}, {"gizmo/core.py": OWN_CTOR_AFTER},
+         {"app/main.py": THING_CALL}, [("DRIFT011", THING_CALL_LINE)]),
+    Case("target-builds-it-through-a-local", {"gizmo/core.py": OWN_CTOR_BEFORE}, {"gizmo/core.py": OWN_CTOR_VIA_LOCAL},
+         {"app/main.py": THING_CALL}, [("DRIFT011", THING_CALL_LINE)]),
+]
+BY_ID = {c.id: c for c in REQUIRED_CASES}
+
+
+@pytest.mark.parametrize("case", REQUIRED_CASES, ids=lambda c: c.id)
+def test_required_added(tmp_path, case):
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_required_param_predicts_the_type_error_and_stays_manual(tmp_path):
+    f = only(findings_of(tmp_path, BY_ID["plain-param"]), "DRIFT011")
+    assert f.predicted_failure == "TypeError: make() missing 1 required positional argument: 'b'"
+    assert f.fix.codemod is None and f.fix.manual_reason
+
+
+def test_inherited_init_points_at_the_base_class_and_stays_manual(tmp_path):
+    f = only(findings_of(tmp_path, BY_ID["inherited-init-from-another-module"]), "DRIFT011")
+    assert f.title == "`Thing` now requires `size` (parameter)"
+    assert [(e.path, e.symbol) for e in f.target_evidence] == [("gizmo/base.py", "gizmo.base.Base.__init__")]
+    assert f.fix.codemod is None
+
+
+def test_factory_value_becomes_an_add_keyword_fix(tmp_path):
+    f = only(findings_of(tmp_path, BY_ID["factory-fills-the-field"]), "DRIFT011")
+    assert f.fix.codemod == "add_keyword"
+    assert f.fix.args == {"callee": "Options", "keyword": "strict", "value": "False"}
+    factory_line = line_of(FACTORY_AFTER, 'kwargs["strict"] = False')
+    assert ("gizmo/core.py", factory_line) in [(e.path, e.line) for e in f.target_evidence]
+
+
+@pytest.mark.parametrize("case_id", ["target-builds-it-itself", "target-builds-it-through-a-local"])
+def test_target_construction_is_rewritten_in_consumer_terms(tmp_path, case_id):
+    f = only(findings_of(tmp_path, BY_ID[case_id]), "DRIFT011")
+    assert f.fix.codemod == "add_keyword"
+    assert f.fix.args == {"callee": "Thing", "keyword": "size", "value": "self.cfg.block * 2"}
+    source = BY_ID[case_id].after["gizmo/core.py"]
+    assert ("gizmo/core.py", line_of(source, "return Thing(")) in [(e.path, e.line) for e in f.target_evidence]
+
+
+def test_dataclass_field_evidence_is_the_field_line(tmp_path):
+    f = only(findings_of(tmp_path, BY_ID["dataclass-field-without-default"]), "DRIFT011")
+    assert [(e.path, e.line) for e in f.target_evidence] == [("gizmo/core.py", line_of(DC_REQ_FIELD, "depth: int"))]
+    assert f.predicted_failure == "TypeError: Options.__init__() missing 1 required positional argument: 'depth'"
+
+
+# -- DRIFT012: too many positionals -----------------------------------------------------------
+
+POS_BEFORE = """
+    def make(a, b=0):
+        return a + b
+    """
+POS_AFTER = """
+    def make(a):
+        return a
+    """
+POS_STAR = """
+    def make(a, *rest):
+        return a
+    """
+CALLS_MAKE_2 = """
+    from gizmo.core import make
+
+    def main():
+        return make(1, 2)
+    """
+CALLS_MAKE_3 = """
+    from gizmo.core import make
+
+    def main():
+        return make(1, 2, 3)
+    """
+
+POSITIONAL_CASES = [
+    Case("too-many", {"gizmo/core.py": POS_BEFORE}, {"gizmo/core.py": POS_AFTER}, {"app/main.py": CALLS_MAKE_2},
+         [("DRIFT012", line_of(CALLS_MAKE_2, "make(1, 2)"))]),
+    Case("fits", {"gizmo/core.py": POS_BEFORE}, {"gizmo/core.py": POS_AFTER}, {"app/main.py": CALLS_MAKE_1}, []),
+    Case("now-takes-star-args", {"gizmo/core.py": POS_BEFORE}, {"gizmo/core.py": POS_STAR},
+         {"app/main.py": CALLS_MAKE_2}, []),
+    Case("too-many-already", {"gizmo/core.py": POS_BEFORE}, {"gizmo/core.py": POS_AFTER},
+         {"app/main.py": CALLS_MAKE_3}, []),
+]
+
+
+@pytest.mark.parametrize("case", POSITIONAL_CASES, ids=lambda c: c.id)
+def test_positional_arity(tmp_path, case):
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_positional_arity_predicts_the_type_error(tmp_path):
+    f = only(findings_of(tmp_path, POSITIONAL_CASES[0]), "DRIFT012")
+    assert f.title == "`make` takes 1 positional argument(s), the call passes 2"
+
+
+# -- the predicted failure is what Python really raises -----------------------------------------
+
+ALL = {c.id: c for c in KEYWORD_CASES + REQUIRED_CASES + POSITIONAL_CASES}
+def _xfail(reason: str):
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+RUNS = [
+    pytest.param("function", "main()"),
+    pytest.param("method-on-instance-made-in-init", "App().go()", marks=_xfail(
+        "drift/rules/base.py error_call_name drops the class for methods: predicts `start() got ...`, "
+        "Python 3.10+ says `Engine.start() got ...`")),
+    pytest.param("constructor", "main()"),
+    pytest.param("constructor-through-re-export", "main()"),
+    pytest.param("dataclass-field-removed", "main()"),
+    pytest.param("plain-param", "main()"),
+    pytest.param("dataclass-field-without-default", "main()"),
+    pytest.param("initvar-without-default", "main()"),
+    pytest.param("inherited-init-from-another-module", "App(None).build()", marks=_xfail(
+        "error_call_name uses the called class (`Thing.__init__()`), Python names the class that defines "
+        "__init__ (`Base.__init__()`)")),
+    pytest.param("target-builds-it-itself", "App(None).build()"),
+    pytest.param("too-many", "main()", marks=_xfail(
+        "drift/rules/signature.py positional_arity always says `positional arguments`; Python says "
+        "`takes 1 positional argument but 2 were given` (singular for 1)")),
+]
+
+
+@pytest.mark.parametrize("case_id,expr", RUNS, ids=[r.values[0] for r in RUNS])
+def test_predicted_failure_is_what_python_raises(tmp_path, case_id, expr):
+    case = ALL[case_id]
+    (f,) = findings_of(tmp_path, case)
+    real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", expr)
+    assert f.predicted_failure == real
