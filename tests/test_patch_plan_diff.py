@@ -102,3 +102,19 @@ def test_patch_p1_accepts_the_diff(tmp_path):
     subprocess.run(["patch", "-p1", "-i", "fix.diff"], cwd=tmp_path, check=True, capture_output=True)
     for c in p.changes:
         assert (tmp_path / c.path).read_bytes() == c.after
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(shutil.which("git") is None or shutil.which("patch") is None, reason="git/patch missing")
+def test_real_speculators_diff_applies_with_git_and_patch(corpus_src, tmp_path):
+    from tests.test_codemod_apply_fixes import GEN, speculators_fixes
+
+    original = (corpus_src("speculators==0.3.0") / GEN).read_bytes()
+    p = plan({GEN: original}, speculators_fixes(original.decode()))
+    assert len(p.changes) == 1 and len(p.changes[0].finding_keys) == 6 and not p.skipped
+    for tool in (["git", "apply", "--check"], ["patch", "-p1", "--dry-run", "-i"]):
+        work = tmp_path / tool[0]
+        write_tree(work, {GEN: original})
+        (work / "fix.diff").write_text(unified_diff(p))
+        done = subprocess.run([*tool, "fix.diff"], cwd=work, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr + done.stdout

@@ -55,12 +55,12 @@ def run_codemod(source: str, name: str, *, line: int, args: dict, path: str = "<
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         return source, Outcome("not_found", f"cannot parse {path}: {exc.message} (line {exc.raw_line})")
+    except Exception as exc:  # e.g. NUL bytes, absurd nesting: still a reason, not a crash
+        return source, Outcome("not_found", f"cannot parse {path}: {type(exc).__name__}: {exc}")
     context = CodemodContext(filename=path)
     try:
         command = cls(context, line=line, **args)
-    except TypeError as exc:
-        return source, Outcome("not_found", f"bad arguments for {name}: {exc}")
-    except (ValueError, cst.ParserSyntaxError) as exc:
+    except (TypeError, ValueError, cst.ParserSyntaxError) as exc:
         return source, Outcome("not_found", f"bad arguments for {name}: {exc}")
     try:
         new_module = command.transform_module(module)
