@@ -82,8 +82,9 @@ def _message(node, text):
         for part in arg.values:
             if type(part) is _Constant:
                 out.append(str(part.value))
-            else:
-                out.append("{" + (text.of(part.value) or "") + "}")
+            else:  # unparse, not source: f-string field positions are wrong before 3.12
+                conv = "!" + chr(part.conversion) if part.conversion and part.conversion > 0 else ""
+                out.append("{" + ast.unparse(part.value) + conv + "}")
         return "".join(out)
     return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import shutil
@@ -109,3 +110,34 @@ def test_script_is_self_contained_and_stdlib_only():
     compile(script, "<bundle>", "exec")
     assert "from drift" not in script and "import drift" not in script
     assert "json.loads(" in script
+
+
+def _interpreters() -> list[str]:
+    """Other Pythons 3.9+ on this machine (PATH or pyenv), one per minor version."""
+    found: dict[str, str] = {}
+    candidates = [shutil.which("python3.%d" % minor) for minor in (9, 10, 12, 13)]
+    candidates += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3")))
+    for exe in candidates:
+        if not exe:
+            continue
+        res = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, check=False, text=True)
+        minor = res.stdout.strip()
+        if res.returncode == 0 and minor and tuple(map(int, minor.split("."))) >= (3, 9) \
+                and minor != "%d.%d" % sys.version_info[:2]:
+            found.setdefault(minor, exe)
+    return [found[k] for k in sorted(found)]
+
+
+@pytest.mark.parametrize("exe", _interpreters() or [pytest.param(None, marks=pytest.mark.skip(
+    reason="no other python3.x (3.9+) on PATH"))])
+def test_bundle_runs_on_other_pythons_with_same_facts(exe, site, tmp_path, monkeypatch):
+    script = build_script({"packages": ["widgetlib"], "cache_dir": None})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(site)
+    res = subprocess.run([exe, "-"], input=script, capture_output=True, env=env, cwd=tmp_path, timeout=120,
+                         check=False)
+    assert res.returncode == 0, res.stderr.decode()
+    remote = decode_output(res.stdout)
+    monkeypatch.syspath_prepend(str(site))
+    assert remote["packages"] == run({"packages": ["widgetlib"], "cache_dir": None})["packages"]
