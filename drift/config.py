@@ -80,9 +80,10 @@ def load_config(explicit: str | Path | None = None, *, cwd: Path | None = None) 
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
     else:
-        path = find_config(cwd or Path.cwd())
-        if path is None:
+        found = find_config(cwd or Path.cwd())
+        if found is None:
             return Config()
+        path = found
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

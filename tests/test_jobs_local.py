@@ -304,3 +304,25 @@ def test_cli_usage_errors(cli_env, capsys):
     assert main(["watch", "a", "b", "c"]) == 2
     assert main(["launch", "--run-dir", str(cli_env), "--python", PY, "--", PY, FAKE]) == 2  # no consumer: no preflight
     assert "pass --force" in capsys.readouterr().err
+
+
+def test_bounded_reads_reassemble_lines(jobs):
+    """Tiny reads split lines, tqdm redraws and UTF-8 anywhere; the shown lines are the same."""
+    res = jobs.launch("--shards", "5", "--batches", "4")
+    whole, _ = jobs.watch(res.run_id)
+    jobs.state = jobs.state.with_name("state-small")
+    out = io.StringIO()
+    small = asyncio.run(watch(jobs.conn, res.run_id, python=PY, run_dir_root=jobs.root, interval=0.05,
+                              max_bytes=97, state_dir=jobs.state, console=Console(file=out, width=200)))
+    assert small.exit_code == 0 and small.lines == whole.lines and len(whole.lines) > 8
+    assert small.progress == whole.progress
+
+
+def test_missing_host_python_is_a_clear_failure(jobs):
+    async def clean():
+        return report()
+
+    res = asyncio.run(launch(jobs.conn, command=[PY, FAKE], python="/nonexistent/python3", run_dir_root=jobs.root,
+                             preflight=clean))
+    assert res.status == "failed" and res.exit_code == 2
+    assert "/nonexistent/python3" in res.reason and "not found" in res.reason

@@ -70,7 +70,7 @@ def settings_from_args(args: argparse.Namespace, *, host: str | None) -> JobSett
 
 async def open_connector(settings: JobSettings) -> Connector:
     """LocalConnector or an SSH connection; ConnectorError says why a host is unusable."""
-    if settings.is_local:
+    if settings.host is None:
         return LocalConnector()
     from drift.connectors.ssh import connect
 

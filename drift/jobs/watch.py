@@ -68,12 +68,17 @@ class OffsetStore:
         except (OSError, ValueError):
             return 0
 
-    def save(self, run_id: str, offset: int) -> None:
+    def save(self, run_id: str, offset: int) -> bool:
+        """False when the cache is not writable: the watch goes on, only resuming is lost."""
         path = self.path(run_id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(f"{offset}\n")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(f"{offset}\n")
+            os.replace(tmp, path)
+        except OSError:
+            return False
+        return True
 
 
 @dataclass(frozen=True)
