@@ -138,6 +138,7 @@ async def scan_connector(
                     rule_paths=list(settings.rule_paths),
                     labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,
                             "host": host})
+    outcome = Outcome(outcome.report, outcome.error, outcome.exit_code, {"consumer_root": use.get("root")})
     if outcome.report is None:
         return HostScan(host, "failed", outcome, outcome.error, outcome.exit_code)
     status = "drift" if outcome.exit_code == exitcodes.DRIFT else "ok"

@@ -1,0 +1,160 @@
+"""`drift patch [HOST]`: fix the consumer for the installed vLLM — dry run, apply, revert.
+
+Dry run by default: the unified diff, which findings each file's hunks fix, and what stays
+manual. `--apply` writes on the host (atomic, backed up, with a manifest), then verifies:
+a re-scan must show no fixable breaking finding and the patched files must compile under the
+host's own interpreter. `--revert` restores the byte-identical originals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import PurePosixPath
+
+from rich.console import Console
+
+from drift import __version__, exitcodes
+from drift.commands.common import fail, progress
+from drift.config import ConfigError
+from drift.connectors.base import ConnectorError
+from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
+from drift.scan import ScanSettings, scan_connector
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("patch", help="libcst fixes for the consumer: diff (default), --apply, --revert",
+                       description=__doc__.split("\n\n")[1] if __doc__ else None)
+    p.add_argument("host", nargs="?", default=None, help="[user@]host[:port]; omitted or 'local' = this machine")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--apply", action="store_true", help="write the fixes on the host, then verify")
+    mode.add_argument("--revert", action="store_true", help="restore the originals of the last applied patch")
+    p.add_argument("-o", "--output", help="also write the diff to this file (git apply / patch -p1 in site-packages)")
+    p.add_argument("--consumer", default=None, help="consumer's import name (default: speculators)")
+    p.add_argument("-b", "--baseline", default=None, help="vLLM the consumer was written for (default: its metadata)")
+    p.add_argument("--state-dir", default=None, help="where backups and manifests live on the host "
+                                                    "(default: ~/.drift/patches)")
+    p.add_argument("--force", action="store_true", help="with --revert: restore even files edited since the apply")
+    p.add_argument("--json", action="store_true", help="machine-readable result")
+    add_host_arguments(p)
+    p.set_defaults(func=run)
+
+
+async def _home(connector, python: str) -> str:
+    res = await connector.run([python, "-c", "import os; print(os.path.expanduser('~'))"], timeout=30)
+    if not res.ok:
+        raise ConnectorError(f"cannot run {python} on the host: {res.stderr.decode(errors='replace').strip()[-200:]}",
+                             category="usage")
+    return res.stdout.decode().strip()
+
+
+async def _run(args, say) -> tuple[int, dict]:
+    from drift.patch import LATEST, apply, plan, revert, unified_diff, verify_compile
+
+    host = None if args.host in (None, "local") else args.host
+    js = settings_from_args(args, host=host)
+    cfg = js.config
+    python = cfg.python or (sys.executable if js.is_local else "python3")
+    settings = ScanSettings(consumer=args.consumer or cfg.consumer or "speculators",
+                            baseline=args.baseline or cfg.baseline, python=python)
+    connector = await open_connector(js)
+    label = js.host or "local"
+    try:
+        state_dir = args.state_dir or str(PurePosixPath(await _home(connector, python)) / ".drift" / "patches")
+        if args.revert:
+            res = await revert(connector, state_dir=state_dir, patch_id=LATEST, python=python, force=args.force)
+            ok = res.status in ("reverted", "already_reverted")
+            return (exitcodes.CLEAN if ok else exitcodes.USAGE), {"action": "revert", "status": res.status,
+                                                                 "reason": res.reason, "host": label}
+        say(f"{label}: scanning")
+        scan = await scan_connector(connector, host=label, settings=settings, say=say)
+        if scan.outcome is None or scan.outcome.report is None:
+            return scan.exit_code or exitcodes.USAGE, {"error": scan.reason, "host": label}
+        report = scan.outcome.report
+        fixable = [f for f in report.findings if f.fix and f.fix.codemod]
+        manual = [f for f in report.findings if f.severity.value == "breaking" and not (f.fix and f.fix.codemod)]
+        root = str(scan.outcome.extra.get("consumer_root") or "")
+        files = {}
+        for path in sorted({f.consumer_site.path for f in fixable}):
+            files[path] = await connector.get(str(PurePosixPath(root) / path))
+        the_plan = plan(files, fixable)
+        diff = unified_diff(the_plan)
+        result = {"host": label, "consumer_root": root, "diff": diff,
+                  "fixes": {c.path: list(c.finding_keys) for c in the_plan.changes},
+                  "manual": [{"key": f.key, "title": f.title, "reason": f.fix.manual_reason if f.fix else None}
+                             for f in manual] + [{"key": f.key, "title": f.title, "reason": r} for f, r in the_plan.manual],
+                  "skipped": [{"key": k, "reason": r} for k, r in the_plan.skipped],
+                  "target_version": report.target.get("version")}
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(diff)
+        if not args.apply:
+            return (exitcodes.DRIFT if report.breaking else exitcodes.CLEAN), result
+        meta = {"drift_version": __version__, "target_version": report.target.get("version"),
+                "baseline_version": (report.baseline or {}).get("version"),
+                "finding_ids": sorted(the_plan.finding_keys), "host": label}
+        say(f"{label}: applying")
+        applied = await apply(the_plan, connector, root=root, state_dir=state_dir, meta=meta, python=python,
+                              installed_version=report.target.get("version"))
+        result["apply"] = {"status": applied.status, "reason": applied.reason, "patch_id": applied.patch_id}
+        if not applied.ok:
+            return exitcodes.USAGE, result
+        say(f"{label}: verifying")
+        compiled = await verify_compile(connector, python=python, paths=sorted(files), root=root)
+        rescan = await scan_connector(connector, host=label, settings=settings, say=say)
+        left = [f for f in (rescan.outcome.report.findings if rescan.outcome and rescan.outcome.report else [])
+                if f.severity.value == "breaking" and f.fix and f.fix.codemod]
+        still = [f for f in (rescan.outcome.report.breaking if rescan.outcome and rescan.outcome.report else [])]
+        result["verify"] = {"compiled": compiled.ok, "compile_errors": [f"{p}: {m}" for p, m in compiled.errors],
+                            "fixable_breaking_left": [f.key for f in left],
+                            "breaking_left": [{"key": f.key, "title": f.title} for f in still]}
+        ok = compiled.ok and not left
+        code = exitcodes.CLEAN if ok and not still else exitcodes.DRIFT
+        return code, result
+    finally:
+        await connector.close()
+
+
+def _print(result: dict, console: Console) -> None:
+    if "diff" in result:
+        sys.stdout.write(result["diff"] or "(no fixable finding: nothing to change)\n")  # verbatim: never wrapped
+        sys.stdout.flush()
+        for path, keys in result["fixes"].items():
+            console.print(f"[bold]{path}[/] fixes: " + ", ".join(k.split(":")[0] + "@" + k.split(":")[2] for k in keys))
+        for m in result["manual"]:
+            console.print(f"[yellow]manual[/] {m['title']} — {m.get('reason') or ''}", highlight=False)
+        for s in result["skipped"]:
+            console.print(f"[yellow]skipped[/] {s['key']} — {s['reason']}", highlight=False)
+    if "apply" in result:
+        a = result["apply"]
+        console.print(f"apply: {a['status']}" + (f" ({a['reason']})" if a.get("reason") else "")
+                      + (f" patch {a['patch_id']}" if a.get("patch_id") else ""))
+    if "verify" in result:
+        v = result["verify"]
+        console.print(f"verify: compile {'ok' if v['compiled'] else 'FAILED'}; "
+                      f"fixable breaking left: {len(v['fixable_breaking_left'])}; "
+                      f"breaking left (manual): {len(v['breaking_left'])}")
+        for e in v["compile_errors"]:
+            console.print(f"  {e}", markup=False)
+    if result.get("action") == "revert":
+        console.print(f"revert: {result['status']}" + (f" ({result['reason']})" if result.get("reason") else ""))
+
+
+def run(args) -> int:
+    import json
+
+    try:
+        with progress() as say:
+            code, result = asyncio.run(_run(args, say))
+    except ConfigError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    except ConnectorError as exc:
+        hint = f" ({exc.hint})" if exc.hint else ""
+        return fail(f"{exc}{hint}", exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE)
+    if "error" in result:
+        return fail(f"{result['host']}: {result['error']}", code)
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+    else:
+        _print(result, Console(highlight=False))
+    return code
