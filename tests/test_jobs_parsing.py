@@ -134,3 +134,18 @@ def test_clean_log_has_no_error():
     error, tb = extract_error("all good\nSaved 96 samples\n")
     assert error is None and tb == ""
     assert not diagnose("all good\n").explained
+
+
+def test_runner_is_stdlib_only_and_parses_on_python39():
+    """runner.py is shipped to hosts with old interpreters: stdlib imports, 3.9 grammar."""
+    import ast
+    import sys
+    from pathlib import Path
+
+    import drift.jobs.runner as runner
+
+    source = Path(runner.__file__).read_text()
+    tree = ast.parse(source, feature_version=(3, 9))
+    names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert names <= set(sys.stdlib_module_names), names - set(sys.stdlib_module_names)
