@@ -133,7 +133,9 @@ def _supervise(run_dir, job, ready_fd):
     }
     env = dict(os.environ)
     env.update(job.get("env") or {})
-    env.setdefault("PYTHONUNBUFFERED", "1")
+    env.setdefault("PYTHONUNBUFFERED", "1")  # a Python job's lines reach the log as they happen
+    env["DRIFT_RUN_ID"] = base["run_id"]
+    env["DRIFT_RUN_DIR"] = run_dir
     _append_log(run_dir, "starting: %s" % " ".join(job["command"]))
     try:
         child = subprocess.Popen(
