@@ -63,4 +63,23 @@ def read_metadata(root: Path, dist_name: str) -> dict[str, Any]:
             continue
         msg = HeaderParser().parsestr(meta.read_text(errors="replace"))
         return {"name": msg.get("Name"), "version": msg.get("Version"), "requires": msg.get_all("Requires-Dist") or []}
+    return _from_pyproject(root, dist_name)
+
+
+def _from_pyproject(root: Path, dist_name: str) -> dict[str, Any]:
+    """A source checkout has no .dist-info: read [project] from pyproject.toml instead."""
+    import tomllib
+
+    for folder in (root, root.parent):
+        path = folder / "pyproject.toml"
+        if not path.is_file():
+            continue
+        try:
+            project = tomllib.loads(path.read_text()).get("project") or {}
+        except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError):
+            continue
+        requires = list(project.get("dependencies") or [])
+        for extra, deps in (project.get("optional-dependencies") or {}).items():
+            requires += [f'{d}; extra == "{extra}"' for d in deps]
+        return {"name": project.get("name") or dist_name, "version": project.get("version"), "requires": requires}
     return {"name": dist_name, "version": None, "requires": []}
