@@ -455,3 +455,85 @@ def test_predicted_failure_is_what_python_raises(tmp_path, case_id, expr):
     (f,) = findings_of(tmp_path, case)
     real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", expr)
     assert f.predicted_failure == real
+
+
+# -- more call shapes, each also held to what Python raises --------------------------------------
+
+def _one(before: str, after: str, consumer: str) -> tuple[dict, dict, dict]:
+    return {"gizmo/core.py": before}, {"gizmo/core.py": after}, {"app/main.py": consumer}
+
+
+QUALNAME = ("drift/rules/base.py error_call_name names methods by their bare name (`start()`); "
+            "Python 3.10+ uses the qualname (`E.start()`)")
+SHAPES = [
+    ("local-instance", *_one("class E:\n    def start(self, fast=False):\n        pass\n",
+                             "class E:\n    def start(self):\n        pass\n",
+                             "from gizmo.core import E\n\ndef main():\n    e = E()\n    return e.start(fast=True)\n"),
+     ("DRIFT010", 5), QUALNAME),
+    ("staticmethod-keyword", *_one("class E:\n    @staticmethod\n    def build(a, size=1):\n        pass\n",
+                                   "class E:\n    @staticmethod\n    def build(a):\n        pass\n",
+                                   "from gizmo.core import E\n\ndef main():\n    return E.build(1, size=2)\n"),
+     ("DRIFT010", 4), QUALNAME),
+    ("classmethod-positional", *_one("class E:\n    @classmethod\n    def build(cls, a, size=1):\n        pass\n",
+                                     "class E:\n    @classmethod\n    def build(cls, a):\n        pass\n",
+                                     "from gizmo.core import E\n\ndef main():\n    return E.build(1, 2)\n"),
+     ("DRIFT012", 4), QUALNAME),
+    ("kw-only-dataclass-positional",
+     *_one("from dataclasses import dataclass\n\n@dataclass\nclass P:\n    a: int\n    b: int = 0\n",
+           "from dataclasses import dataclass\n\n@dataclass(kw_only=True)\nclass P:\n    a: int\n    b: int = 0\n",
+           "from gizmo.core import P\n\ndef main():\n    return P(1)\n"),
+     ("DRIFT012", 4), "positional_arity says `takes 1 positional arguments`; Python says `argument` for 1"),
+    ("keyword-only-required", *_one("def f(a):\n    pass\n", "def f(a, *, b):\n    pass\n",
+                                    "from gizmo.core import f\n\ndef main():\n    return f(1)\n"),
+     ("DRIFT011", 4), None),
+    ("module-alias", *_one("def f(a, b=1):\n    pass\n", "def f(a):\n    pass\n",
+                           "import gizmo.core as gc\n\ndef main():\n    return gc.f(1, b=2)\n"),
+     ("DRIFT010", 4), None),
+    ("dotted-module", *_one("def f(a, b=1):\n    pass\n", "def f(a):\n    pass\n",
+                            "import gizmo.core\n\ndef main():\n    return gizmo.core.f(1, b=2)\n"),
+     ("DRIFT010", 4), None),
+    ("now-positional-only", *_one("def f(a, b=1):\n    pass\n", "def f(a, b=1, /):\n    pass\n",
+                                  "from gizmo.core import f\n\ndef main():\n    return f(1, b=2)\n"),
+     ("DRIFT010", 4), "keyword_removed predicts `unexpected keyword argument`; Python says `got some "
+                      "positional-only arguments passed as keyword arguments: 'b'`"),
+    ("init-removed", *_one("class E:\n    def __init__(self, size=1):\n        pass\n", "class E:\n    pass\n",
+                           "from gizmo.core import E\n\ndef main():\n    return E(size=2)\n"),
+     ("DRIFT010", 4), "a class left without any __init__ raises `E() takes no arguments`, drift predicts "
+                      "`E.__init__() got an unexpected keyword argument 'size'`"),
+]
+
+
+@pytest.mark.parametrize("cid,before,after,consumer,expected,_bug", SHAPES, ids=[s[0] for s in SHAPES])
+def test_call_shapes_are_resolved(tmp_path, cid, before, after, consumer, expected, _bug):
+    assert_findings(findings_of(tmp_path, Case(cid, before, after, consumer)), [expected])
+
+
+@pytest.mark.parametrize("cid,before,after,consumer,expected", [
+    pytest.param(*s[:5], marks=[_xfail(s[5])] if s[5] else [], id=s[0]) for s in SHAPES])
+def test_call_shapes_predict_what_python_raises(tmp_path, cid, before, after, consumer, expected):
+    (f,) = findings_of(tmp_path, Case(cid, before, after, consumer))
+    assert f.predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
+
+
+@pytest.mark.parametrize("before,after", [
+    ("from dataclasses import dataclass, field\n\n@dataclass\nclass P:\n    a: int = 0\n",
+     "from dataclasses import dataclass, field\n\n@dataclass\nclass P:\n    a: int = 0\n"
+     "    tags: list = field(default_factory=list)\n    n: int = field(default=3)\n"),
+    ("from dataclasses import dataclass\n\n@dataclass\nclass Base:\n    a: int = 0\n\n@dataclass\nclass P(Base):\n"
+     "    b: int = 1\n",
+     "from dataclasses import dataclass\n\n@dataclass\nclass Base:\n    a: int = 0\n\n@dataclass\nclass P(Base):\n"
+     "    b: int = 1\n    c: int = 2\n"),
+], ids=["field-with-default-factory", "dataclass-inheriting-fields"])
+def test_new_optional_fields_are_silent(tmp_path, before, after):
+    consumer = "from gizmo.core import P\n\ndef main():\n    return P(a=1)\n"
+    assert_findings(findings_of(tmp_path, Case("optional", *_one(before, after, consumer))), [])
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "no rule checks a consumer subclass's `super().__init__(size=2)` against the target base class: "
+    "usage records the subclass (probes/usage.py `subclasses`) but the super() call is not a resolved call"))
+def test_keyword_passed_through_super_init_of_a_consumer_subclass(tmp_path):
+    consumer = ("from gizmo.core import E\n\n\nclass Mine(E):\n    def __init__(self):\n"
+                "        super().__init__(size=2)\n")
+    case = Case("super-init", *_one(ENGINE_BEFORE, ENGINE_AFTER, consumer), [("DRIFT010", 6)])
+    assert_findings(findings_of(tmp_path, case), case.expected)
