@@ -132,12 +132,12 @@ def raised_by(roots: list[Path], module: str, expr: str, *, packages: tuple[str,
     forget()
     sys.path[:0] = [str(r) for r in roots]
     try:
-        mod = importlib.import_module(module)
         try:
+            mod = importlib.import_module(module)
             eval(expr, vars(mod))  # noqa: S307 - our own synthetic sources
         except Exception as exc:  # noqa: BLE001 - the point is to see it
-            return f"{type(exc).__module__ + '.' if type(exc).__module__ not in ('builtins',) else ''}" \
-                   f"{type(exc).__qualname__}: {exc}"
+            where = "" if type(exc).__module__ == "builtins" else type(exc).__module__ + "."
+            return f"{where}{type(exc).__qualname__}: {exc}"
         return None
     finally:
         del sys.path[: len(roots)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rule_cases import Case, assert_findings, findings_of, line_of, only
+from tests.rule_cases import Case, assert_findings, describe, findings_of, line_of, only, raised_by
 
 CORE = """
     def helper(x):
@@ -81,3 +81,67 @@ def test_without_baseline_a_missing_name_is_reported(tmp_path):
     case = Case("no-baseline", None, {"gizmo/core.py": CORE_WITHOUT_HELPER}, {"app/main.py": USES_NOTHERE},
                 [("DRIFT001", "`nothere`")])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+# -- the predicted ImportError is what Python raises --------------------------------------------
+
+OLD_MODULE = {"gizmo/old.py": "def helper():\n    pass\n", "gizmo/core.py": CORE_WITHOUT_HELPER}
+FAILURES = [
+    pytest.param({"gizmo/core.py": CORE}, {"gizmo/core.py": CORE_WITHOUT_HELPER},
+                 "from gizmo.core import helper\n\ndef main():\n    return helper()\n", 1, id="removed-name"),
+    pytest.param({"gizmo/core.py": CORE}, {"gizmo/core.py": CORE_WITHOUT_HELPER},
+                 "from gizmo.core import Engine\n\ndef main():\n    from gizmo.core import helper\n    return helper()\n",
+                 4, id="function-level-import"),
+    pytest.param({"gizmo/core.py": "LIMIT = 3\n"}, {"gizmo/core.py": "X = 1\n"},
+                 "from gizmo.core import LIMIT\n\ndef main():\n    return LIMIT\n", 1, id="module-constant"),
+    pytest.param(OLD_MODULE, {"gizmo/core.py": CORE_WITHOUT_HELPER},
+                 "from gizmo.old import helper\n\ndef main():\n    return helper()\n", 1, id="module-removed-from-import",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "drift/rules/imports.py predicts `ImportError: cannot import name 'helper' from 'gizmo.old'` "
+                     "when the whole module is gone; Python raises `ModuleNotFoundError: No module named "
+                     "'gizmo.old'`"))),
+    pytest.param(OLD_MODULE, {"gizmo/core.py": CORE_WITHOUT_HELPER},
+                 "import gizmo.old\n\ndef main():\n    return gizmo.old.helper()\n", 1, id="module-removed-import",
+                 marks=pytest.mark.xfail(strict=True, reason=(
+                     "drift/rules/imports.py predicts `ImportError: cannot import name 'old' from 'gizmo'` for "
+                     "`import gizmo.old`; Python raises `ModuleNotFoundError: No module named 'gizmo.old'`"))),
+]
+
+
+@pytest.mark.parametrize("before,after,consumer,line", FAILURES)
+def test_predicted_import_error_is_what_python_raises(tmp_path, before, after, consumer, line):
+    (f,) = findings_of(tmp_path, Case("x", before, after, {"app/main.py": consumer}))
+    assert (f.rule_id, f.consumer_site.line) == ("DRIFT001", line)
+    real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
+    assert real is not None and real.startswith(f.predicted_failure)  # Python appends " (path)"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "drift/rules/imports.py only looks for classes and functions (PackageIndex.definitions_named) when "
+    "deciding `moved`: a module constant that moved to gizmo.util is reported as DRIFT001 removed"))
+def test_moved_constant_is_reported_as_moved(tmp_path):
+    case = Case("moved-constant", {"gizmo/core.py": "LIMIT = 3\n"},
+                {"gizmo/core.py": "X = 1\n", "gizmo/util.py": "LIMIT = 3\n"},
+                {"app/main.py": "from gizmo.core import LIMIT\n"}, [("DRIFT002", "it lives in `gizmo.util`")])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+# -- imports that never run or are handled are not breaking ---------------------------------------
+
+GUARDED = [
+    pytest.param("try:\n    from gizmo.core import helper\nexcept ImportError:\n    helper = None\n"
+                 "from gizmo.core import Engine\n\ndef main():\n    return Engine()\n", id="try-except-importerror"),
+    pytest.param("from typing import TYPE_CHECKING\n\nfrom gizmo.core import Engine\n\nif TYPE_CHECKING:\n"
+                 "    from gizmo.core import helper\n\ndef main():\n    return Engine()\n", id="type-checking-only"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "probes/usage.py records every import without noting a `try/except ImportError` guard or an "
+    "`if TYPE_CHECKING:` block, so DRIFT001 reports a BREAKING ImportError for imports that never fail at run time"))
+@pytest.mark.parametrize("consumer", GUARDED)
+def test_guarded_imports_are_not_breaking(tmp_path, consumer):
+    findings = findings_of(tmp_path, Case("guarded", {"gizmo/core.py": CORE}, {"gizmo/core.py": CORE_WITHOUT_HELPER},
+                                          {"app/main.py": consumer}))
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()") is None
+    assert not [f for f in findings if f.severity.value == "breaking"], describe(findings)
