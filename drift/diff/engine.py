@@ -65,10 +65,11 @@ def _moved_to(modname: str, name: str, kind: str, new_index: SymbolIndex) -> Def
     return min(candidates, key=rank)
 
 
-def _moved(site: Site, node: dict, kind: str, target: Definition) -> Change:
+def _moved(site: Site, node: dict, kind: str, target: Definition, *, reexport: bool = False) -> Change:
+    where = "is no longer re-exported here; it is defined in" if reexport else "is now defined in"
     return site.change(
         ChangeKind.SYMBOL_MOVED,
-        f"{kind} {site.symbol} is now defined in {target.module}"
+        f"{kind} {site.symbol} {where} {target.module}"
         + ("" if target.kind == kind else f" (as a {target.kind})"),
         old=site.old(node.get("line")),
         new=(site.new(target.line, f"{target.module}.{target.qualname}")),
@@ -97,12 +98,19 @@ def _diff_module(
                 continue  # still importable from here (external re-export): nothing to compare
         if new_def is None:
             node = old_classes.get(name) or old_functions.get(name)
-            if kind == "import":  # a re-export: what did it name?
+            target = None
+            reexport = kind == "import"
+            if reexport:  # a re-export: what did it name, is it still defined there?
                 origin = old_index.resolve(modname, name)
                 kind = origin.kind if origin is not None and origin.kind != "module" else kind
-            target = _moved_to(modname, name, kind, new_index) if kind in ("class", "function") else None
+                if origin is not None and origin.module != modname:
+                    target = new_index.definition(origin.module, origin.qualname)
+            if target is None and kind in ("class", "function"):
+                target = _moved_to(modname, name, kind, new_index)
             if target is not None:
-                yield _moved(site.child(name, new_path=target.path), node or {"line": line}, kind, target)
+                yield _moved(
+                    site.child(name, new_path=target.path), node or {"line": line}, kind, target, reexport=reexport
+                )
             else:
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
