@@ -215,3 +215,21 @@ def test_cli_check_missing_consumer_is_one_clear_line(trees, capsys):
     out = capsys.readouterr()
     assert code == exitcodes.USAGE
     assert out.err == "drift: error: consumer: no such path: /no/such/consumer\n"
+
+
+def test_cli_check_without_baseline_says_so(trees, capsys):
+    code = main(["check", str(trees / "consumer"), "--target", str(trees / "after"), "--package", "gizmo",
+                 "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == exitcodes.DRIFT  # against the target alone, make(1, size=2) still fails
+    assert [f["rule_id"] for f in report["findings"]] == ["DRIFT010"]
+    assert report["baseline"] is None
+    assert any(n.startswith("no baseline: the consumer's metadata names no gizmo version") for n in report["notes"])
+
+
+def test_cli_check_target_without_the_package_is_one_clear_line(trees, capsys):
+    code = main(["check", str(trees / "consumer"), "--target", str(trees / "consumer"), "--package", "gizmo"])
+    out = capsys.readouterr()
+    assert code == exitcodes.USAGE
+    assert out.err.startswith("drift: error: target: ") and "no Python package named gizmo" in out.err
+    assert out.err.count("\n") == 1
