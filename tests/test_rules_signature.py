@@ -537,3 +537,16 @@ def test_keyword_passed_through_super_init_of_a_consumer_subclass(tmp_path):
                 "        super().__init__(size=2)\n")
     case = Case("super-init", *_one(ENGINE_BEFORE, ENGINE_AFTER, consumer), [("DRIFT010", 6)])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_call_with_star_kwargs_may_carry_the_new_parameter(tmp_path):
+    case = Case("star-kwargs", *_one("def f(a):\n    pass\n", "def f(a, b):\n    pass\n",
+                                     "from gizmo.core import f\n\ndef main(**kw):\n    return f(1, **kw)\n"), [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_renamed_keyword_is_one_removed_and_one_required(tmp_path):
+    case = Case("renamed", *_one("def f(a, size=1):\n    pass\n", "def f(a, *, block_size):\n    pass\n",
+                                 "from gizmo.core import f\n\ndef main():\n    return f(1, size=2)\n"),
+                [("DRIFT010", "no longer accepts `size=`"), ("DRIFT011", "now requires `block_size`")])
+    assert_findings(findings_of(tmp_path, case), case.expected)
