@@ -550,3 +550,38 @@ def test_renamed_keyword_is_one_removed_and_one_required(tmp_path):
                                  "from gizmo.core import f\n\ndef main():\n    return f(1, size=2)\n"),
                 [("DRIFT010", "no longer accepts `size=`"), ("DRIFT011", "now requires `block_size`")])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+INIT_FACTORY_BEFORE = """
+    class Options:
+        def __init__(self, name):
+            self.name = name
+
+        @classmethod
+        def create(cls, name, **kw):
+            kwargs = dict(kw)
+            return cls(name=name, **kwargs)
+    """
+INIT_FACTORY_AFTER = """
+    class Options:
+        def __init__(self, name, strict):
+            self.name = name
+            self.strict = strict
+
+        @classmethod
+        def create(cls, name, **kw):
+            kwargs = dict(kw)
+            kwargs["strict"] = False
+            return cls(name=name, **kwargs)
+    """
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "drift/rules/values.py determinable_value reads factories' `kwargs[...] = value` only when the parameters "
+    "come from dataclass fields (`rc.target_params_at.kind == 'class'`); for a class with an explicit __init__ "
+    "target_params_at is the __init__ method, so the factory is never consulted and the fix stays manual"))
+def test_factory_value_for_a_class_with_an_explicit_init(tmp_path):
+    case = Case("init-factory", {"gizmo/core.py": INIT_FACTORY_BEFORE}, {"gizmo/core.py": INIT_FACTORY_AFTER},
+                {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `strict`")])
+    f = only(findings_of(tmp_path, case), "DRIFT011")
+    assert f.fix.args == {"callee": "Options", "keyword": "strict", "value": "False"}
