@@ -31,8 +31,8 @@ FAILURES = {
         "AssertionError",
     ),
     "keyword": (
-        "speculators/data_generation/vllm_hidden_states_generator.py", 131, "_create_request",
-        "TypeError: Request.__init__() got an unexpected keyword argument 'multi_modal_inputs'",
+        "speculators/data_generation/vllm_hidden_states_generator.py", 136, "_init_kv_cache",
+        "TypeError: get_kv_cache_config_from_groups() got an unexpected keyword argument 'kv_cache_specs'",
     ),
     "required": (
         "speculators/data_generation/vllm_hidden_states_generator.py", 131, "_create_request",

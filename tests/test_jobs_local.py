@@ -281,7 +281,7 @@ def test_cli_launch_watch_runs_from_config(cli_env, monkeypatch, capsys, tmp_pat
 
     assert main(["watch", run_id, "--interval", "0.05"]) == 1
     out = capsys.readouterr().out
-    assert "Request.__init__() got an unexpected keyword argument 'multi_modal_inputs'" in out
+    assert "get_kv_cache_config_from_groups() got an unexpected keyword argument 'kv_cache_specs'" in out
     assert "progress: checkpoint shards 2/2" in out
     assert f"run {run_id}: exited 1" in out and "keyword removed" in out
     assert list((tmp_path / "xdg" / "drift" / "runs" / "local").glob(f"{run_id}.offset"))
@@ -302,8 +302,23 @@ def test_cli_usage_errors(cli_env, capsys):
     assert main(["launch", "gpu1", "python", "x.py"]) == 2
     assert "after `--`" in capsys.readouterr().err
     assert main(["watch", "a", "b", "c"]) == 2
-    assert main(["launch", "--run-dir", str(cli_env), "--python", PY, "--", PY, FAKE]) == 2  # no consumer: no preflight
-    assert "pass --force" in capsys.readouterr().err
+    # the real preflight (drift scan) cannot run with a missing interpreter: refused, not launched
+    assert main(["launch", "--run-dir", str(cli_env), "--python", "/nonexistent/python3", "--", PY, FAKE]) == 2
+    err = capsys.readouterr().err
+    assert "preflight could not run" in err and "pass --force" in err
+    assert not cli_env.exists() or not os.listdir(cli_env)
+
+
+@pytest.mark.corpus
+def test_real_preflight_refuses_speculators_on_vllm_016(tmp_path, monkeypatch, host_venv, capsys):
+    """No stand-in: drift scan of a real vllm 0.16.0 + speculators 0.3.0 install finds breaking drift."""
+    python = str(host_venv(("vllm==0.16.0", "speculators==0.3.0")))
+    monkeypatch.chdir(tmp_path)  # the user's caches stay: the scan's fact cache makes this quick
+    cli_env = tmp_path / "runs"
+    code = main(["launch", "--run-dir", str(cli_env), "--python", python, "--json", "--", python, FAKE])
+    result = json.loads(capsys.readouterr().out)
+    assert code == 1 and result["status"] == "refused" and result["breaking"]
+    assert not cli_env.exists() or not os.listdir(cli_env)
 
 
 def test_bounded_reads_reassemble_lines(jobs):
@@ -326,3 +341,29 @@ def test_missing_host_python_is_a_clear_failure(jobs):
                              preflight=clean))
     assert res.status == "failed" and res.exit_code == 2
     assert "/nonexistent/python3" in res.reason and "not found" in res.reason
+
+
+@pytest.fixture(scope="module")
+def real_report(host_venv):
+    """The preflight drift really produces for speculators 0.3.0 on an installed vLLM 0.16.0."""
+    from drift.config import Config
+    from drift.jobs.connect import JobSettings
+
+    python = str(host_venv(("vllm==0.16.0", "speculators==0.3.0")))
+    settings = JobSettings(config=Config(python=python), host=None, known_hosts=None)
+    rep = asyncio.run(drift.jobs.preflight_hook(LocalConnector(), settings))
+    if not isinstance(rep, Report):
+        pytest.skip(f"no preflight report: {rep.reason}")
+    return rep
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("outcome, rule_id", [("two-phase", "DRIFT020"), ("return-shape", "DRIFT030"),
+                                              ("block-hasher", "VLLM001"), ("keyword", "DRIFT010"),
+                                              ("required", "DRIFT011")])
+def test_crash_maps_to_the_real_preflight_finding(jobs, real_report, outcome, rule_id):
+    res = jobs.launch("--outcome", outcome, "--shards", "1", pre=real_report, force=True)
+    assert res.forced and len(res.breaking) == len(real_report.breaking)
+    result, _ = jobs.watch(res.run_id)
+    assert result.exit_code == 1
+    assert result.diagnosis.findings and result.diagnosis.findings[0].rule_id == rule_id

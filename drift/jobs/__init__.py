@@ -25,17 +25,22 @@ __all__ = [
 
 
 async def preflight_hook(connector: "Connector", settings: "JobSettings") -> "Report | PreflightUnavailable":
-    """The preflight for a launch: drift's scan of the consumer against the host's vLLM.
+    """The preflight for a launch: `drift scan` of the host the job will run on.
 
-    Returns PreflightUnavailable (launch then refuses unless --force) when no consumer is
-    configured or the scan pipeline is not importable.
+    Same defaults as `drift scan` (consumer `speculators`, target `vllm`, baseline from the
+    consumer's metadata). A scan that cannot produce a report (vLLM or the consumer not
+    installed for that interpreter, baseline not fetchable) is PreflightUnavailable: launch
+    refuses unless --force. An unreachable host raises ConnectorError (exit 3).
     """
+    from drift.scan import ScanSettings, scan_connector
+
     cfg = settings.config
-    if not cfg.consumer:
-        return PreflightUnavailable("no consumer configured (set `consumer` in drift.toml)")
-    try:
-        from drift.check import preflight  # type: ignore[attr-defined]
-    except ImportError as exc:
-        return PreflightUnavailable(f"the scan pipeline is not available: {exc}")
-    return await preflight(connector, python=settings.python, consumer=cfg.consumer,
-                           target=cfg.target, baseline=cfg.baseline)
+    target = cfg.target if cfg.target and cfg.target.isidentifier() else "vllm"
+    scan = await scan_connector(
+        connector, host=settings.host or "local",
+        settings=ScanSettings(consumer=cfg.consumer or "speculators", target=target, baseline=cfg.baseline,
+                              python=settings.python),
+    )
+    if scan.outcome is not None and scan.outcome.report is not None:
+        return scan.outcome.report
+    return PreflightUnavailable(scan.reason or "the scan produced no report")

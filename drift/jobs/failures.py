@@ -148,7 +148,10 @@ def _score(finding: Finding, *, error: str, traceback: str, known: KnownFailure 
     if known and finding.kind in known.kinds:
         score += 30
     haystack = " ".join(filter(None, (predicted, finding.title, finding.symbol or "", finding.details or "")))
-    score += 10 * sum(1 for n in names if n and re.search(rf"\b{re.escape(n)}\b", haystack))
+    named = sum(1 for n in names if n and re.search(rf"\b{re.escape(n)}\b", haystack))
+    score += 10 * named
+    if names and not named and score < 100:
+        score -= 20  # the error names a keyword/attribute this finding is not about
     site = finding.consumer_site
     for path, line in _frames(traceback):
         if site.path and path.endswith(site.path) and line == site.line:
