@@ -27,6 +27,7 @@ _AnnAssign = ast.AnnAssign
 _ClassDef = ast.ClassDef
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _AST = ast.AST
+_Expr = ast.Expr
 _BinOp = ast.BinOp
 _Compare = ast.Compare
 _Tuple = ast.Tuple
@@ -165,7 +166,10 @@ class _Scan:
                 else:
                     push(func)
                     if n.keywords:
-                        self.ctor_call(n)
+                        tf = type(func)
+                        head = func.id if tf is _Name else func.attr if tf is _Attribute else ""
+                        if head[:1].isupper():
+                            self.ctor_call(n)
                     elif type(func) is _Attribute and func.attr == "setdefault" and len(n.args) == 2:
                         self.setdefault(n)
                 extend(n.args)
@@ -230,14 +234,18 @@ class _Scan:
 
     # -- statements --------------------------------------------------------------------------
     def stmts(self, body, guard):
+        pending = self.pending
         for st in body:
             t = type(st)
-            if t is _If:
-                self.expr(st.test)
-                self.stmts(st.body, (st.test, False))
-                self.stmts(st.orelse, (st.test, True))
-            elif t is _Assign:
+            if t is _Assign:
                 self.assign(st.targets, st.value, st.lineno)
+            elif t is _Expr:
+                pending.append(st.value)
+            elif t is _If:
+                pending.append(st.test)
+                self.stmts(st.body, (st.test, False))
+                if st.orelse:
+                    self.stmts(st.orelse, (st.test, True))
             elif t is _Return:
                 if st.value is not None:
                     if type(st.value) is ast.IfExp:
@@ -260,8 +268,6 @@ class _Scan:
                     self.assign([st.target], st.value, st.lineno)
             elif t is _ClassDef:
                 continue
-            elif t is ast.Expr:
-                self.expr(st.value)
             else:
                 for f in _child_fields(t):
                     v = getattr(st, f, None)
@@ -294,6 +300,15 @@ class _Scan:
             self.expr(tgt)
 
     def assign(self, targets, value, line):
+        if len(targets) == 1 and type(targets[0]) is _Name:  # the common `x = …`: fast path
+            name = targets[0].id
+            values = self.assigns.get(name)
+            if values is None:
+                self.assigns[name] = [value]
+            else:
+                values.append(value)
+            self.pending.append(value)
+            return
         is_none = type(value) is _Constant and value.value is None
         for tgt in targets:
             if type(tgt) in (_Tuple, _List) and type(value) in (_Tuple, _List) and len(tgt.elts) == len(value.elts):
