@@ -141,3 +141,19 @@ def test_bundle_runs_on_other_pythons_with_same_facts(exe, site, tmp_path, monke
     remote = decode_output(res.stdout)
     monkeypatch.syspath_prepend(str(site))
     assert remote["packages"] == run({"packages": ["widgetlib"], "cache_dir": None})["packages"]
+
+
+def test_probes_import_only_the_stdlib():
+    import ast as _ast
+
+    probes_dir = Path(__file__).resolve().parent.parent / "probes"
+    for path in sorted(probes_dir.glob("*.py")):
+        for node in _ast.walk(_ast.parse(path.read_bytes())):
+            if isinstance(node, _ast.Import):
+                tops = [a.name.partition(".")[0] for a in node.names]
+            elif isinstance(node, _ast.ImportFrom) and not node.level:
+                tops = [(node.module or "").partition(".")[0]]
+            else:
+                continue
+            for top in tops:
+                assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {top!r}"
