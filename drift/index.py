@@ -230,7 +230,7 @@ class PackageIndex:
         if self._by_name is None:
             idx: dict[str, list[str]] = {}
             for mod_name, mod in self.modules.items():
-                for kind in ("classes", "functions"):
+                for kind in ("classes", "functions", "names"):
                     for n in mod.get(kind) or {}:
                         idx.setdefault(n, []).append(f"{mod_name}.{n}")
             self._by_name = idx

@@ -55,6 +55,36 @@ class _Imports(ast.NodeVisitor):
         self.module, self.is_package, self.prefixes = module, is_package, prefixes
         self.bindings = {}  # local -> dotted target
         self.records = []
+        self.guarded = 0  # > 0 inside try/except ImportError or `if TYPE_CHECKING:`
+
+    def visit_Try(self, node):
+        catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
+                                                                             "Exception"))
+                      for h in node.handlers)
+        self.guarded += catches
+        for st in node.body:
+            self.visit(st)
+        self.guarded -= catches
+        for part in node.handlers + node.orelse + node.finalbody:
+            self.visit(part)
+
+    visit_TryStar = visit_Try
+
+    def visit_If(self, node):
+        test = _dotted(node.test) or ""
+        flag = test.split(".")[-1] == "TYPE_CHECKING"
+        self.guarded += flag
+        for st in node.body:
+            self.visit(st)
+        self.guarded -= flag
+        for st in node.orelse:
+            self.visit(st)
+
+    def _record(self, local, target, line, statement="from"):
+        rec = {"local": local, "target": target, "line": line, "statement": statement}
+        if self.guarded:
+            rec["guarded"] = True
+        self.records.append(rec)
 
     def _keep(self, target):
         return any(target == p or target.startswith(p + ".") for p in self.prefixes)
@@ -65,7 +95,7 @@ class _Imports(ast.NodeVisitor):
             target = alias.name if alias.asname else alias.name.split(".")[0]
             if self._keep(alias.name):
                 self.bindings[local] = target
-                self.records.append({"local": local, "target": alias.name, "line": node.lineno})
+                self._record(local, alias.name, node.lineno, "import")
 
     def visit_ImportFrom(self, node):
         mod = node.module or ""
@@ -78,7 +108,7 @@ class _Imports(ast.NodeVisitor):
             if self._keep(target):
                 local = alias.asname or alias.name
                 self.bindings[local] = target
-                self.records.append({"local": local, "target": target, "line": node.lineno})
+                self._record(local, target, node.lineno)
 
 
 def _functions(tree):

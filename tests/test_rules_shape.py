@@ -122,9 +122,6 @@ def test_without_a_truth_test_the_prediction_is_about_indexing(tmp_path):
     assert f.predicted_failure.startswith("the `[0]` now indexes into the element itself")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "drift/rules/shape.py return_shape only asks whether `rank` is passed, not with what: `rank=None` "
-    "keeps the `else out` branch (the list), yet DRIFT030 is reported"))
 def test_passing_none_keeps_the_sequence(tmp_path):
     case = Case("rank-none", {"gizmo/group.py": GROUP_BEFORE}, {"gizmo/group.py": GROUP_AFTER},
                 {"app/main.py": INDEXES_WITH_RANK.replace("rank=0", "rank=None")}, [])

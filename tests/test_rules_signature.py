@@ -424,28 +424,19 @@ def test_positional_arity_predicts_the_type_error(tmp_path):
 # -- the predicted failure is what Python really raises -----------------------------------------
 
 ALL = {c.id: c for c in KEYWORD_CASES + REQUIRED_CASES + POSITIONAL_CASES}
-def _xfail(reason: str):
-    return pytest.mark.xfail(strict=True, reason=reason)
-
 
 RUNS = [
     pytest.param("function", "main()"),
-    pytest.param("method-on-instance-made-in-init", "App().go()", marks=_xfail(
-        "drift/rules/base.py error_call_name drops the class for methods: predicts `start() got ...`, "
-        "Python 3.10+ says `Engine.start() got ...`")),
+    pytest.param("method-on-instance-made-in-init", "App().go()"),
     pytest.param("constructor", "main()"),
     pytest.param("constructor-through-re-export", "main()"),
     pytest.param("dataclass-field-removed", "main()"),
     pytest.param("plain-param", "main()"),
     pytest.param("dataclass-field-without-default", "main()"),
     pytest.param("initvar-without-default", "main()"),
-    pytest.param("inherited-init-from-another-module", "App(None).build()", marks=_xfail(
-        "error_call_name uses the called class (`Thing.__init__()`), Python names the class that defines "
-        "__init__ (`Base.__init__()`)")),
+    pytest.param("inherited-init-from-another-module", "App(None).build()"),
     pytest.param("target-builds-it-itself", "App(None).build()"),
-    pytest.param("too-many", "main()", marks=_xfail(
-        "drift/rules/signature.py positional_arity always says `positional arguments`; Python says "
-        "`takes 1 positional argument but 2 were given` (singular for 1)")),
+    pytest.param("too-many", "main()"),
 ]
 
 
@@ -509,7 +500,7 @@ def test_call_shapes_are_resolved(tmp_path, cid, before, after, consumer, expect
 
 
 @pytest.mark.parametrize("cid,before,after,consumer,expected", [
-    pytest.param(*s[:5], marks=[_xfail(s[5])] if s[5] else [], id=s[0]) for s in SHAPES])
+    pytest.param(*s[:5], id=s[0]) for s in SHAPES])
 def test_call_shapes_predict_what_python_raises(tmp_path, cid, before, after, consumer, expected):
     (f,) = findings_of(tmp_path, Case(cid, before, after, consumer))
     assert f.predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
@@ -576,10 +567,6 @@ INIT_FACTORY_AFTER = """
     """
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "drift/rules/values.py determinable_value reads factories' `kwargs[...] = value` only when the parameters "
-    "come from dataclass fields (`rc.target_params_at.kind == 'class'`); for a class with an explicit __init__ "
-    "target_params_at is the __init__ method, so the factory is never consulted and the fix stays manual"))
 def test_factory_value_for_a_class_with_an_explicit_init(tmp_path):
     case = Case("init-factory", {"gizmo/core.py": INIT_FACTORY_BEFORE}, {"gizmo/core.py": INIT_FACTORY_AFTER},
                 {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `strict`")])

@@ -36,7 +36,16 @@ def rule(rule_id: str, kind: RuleKind, severity: Severity = Severity.BREAKING, *
 
 
 def error_call_name(rc) -> str:
-    """How Python names the callable in its TypeError messages."""
+    """How Python (3.10+, by __qualname__) names the callable in its TypeError messages."""
+    at = rc.target_params_at
     if rc.is_constructor:
+        if at is not None and at.kind == "method":  # an __init__, maybe inherited: its class names it
+            return f"{at.dotted.rsplit('.', 2)[-2]}.__init__()"
         return f"{rc.label}.__init__()"
+    if rc.target is not None and rc.target.kind == "method":
+        return f"{'.'.join(rc.target.dotted.rsplit('.', 2)[-2:])}()"
     return f"{rc.label.rsplit('.', 1)[-1]}()"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

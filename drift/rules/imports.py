@@ -17,6 +17,8 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     target, the finding says where it lives now.
     """
     for mod, imp in ctx.iter_imports():
+        if imp.get("guarded"):
+            continue  # inside try/except ImportError or `if TYPE_CHECKING:`: never fails at run time
         target = imp["target"]
         if ctx.target.lookup(target) is not None:
             continue
@@ -40,8 +42,20 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             consumer_site=ctx.site(mod, imp["line"]),
             target_evidence=evidence,
             baseline_evidence=(ctx.evidence(base),) if base else (),
-            predicted_failure=f"ImportError: cannot import name '{name}' from '{module}'",
+            predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'"
+                               if ctx.target.lookup(module) is not None and imp.get("statement") != "import"
+                               else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
             fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
                     manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
             symbol=target,
         )
+
+
+def _missing_module(ctx: CheckContext, dotted: str) -> str:
+    """The first prefix of `dotted` that is not a module in the target (what Python names)."""
+    parts = dotted.split(".")
+    for cut in range(1, len(parts) + 1):
+        name = ".".join(parts[:cut])
+        if name not in ctx.target.modules:
+            return name
+    return dotted

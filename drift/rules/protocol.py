@@ -114,7 +114,7 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 consumer_site=rc.site,
                 target_evidence=tuple(target_ev),
                 baseline_evidence=tuple(base_ev),
-                predicted_failure=failure + " (raised by the next execute step, on the worker)",
+                predicted_failure=failure + f" (raised by the next `{method}()` call)",
                 fix=Fix(f"call `{sibling}()` after `{method}()` returns None", codemod="add_second_phase",
                         args={"method": method, "sibling": sibling, "sibling_args": ["None"] * len(sib_params)}),
                 symbol=rc.dotted,

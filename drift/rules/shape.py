@@ -21,7 +21,8 @@ def return_shape(ctx: CheckContext) -> Iterator[Finding]:
     for rc in ctx.calls:
         if rc.rec.get("result") is None or rc.target is None:
             continue
-        passed = set(rc.rec["keywords"])
+        kw_values = rc.rec.get("kw_values") or {}
+        passed = {k for k in rc.rec["keywords"] if kw_values.get(k, "").strip() != "None"}
         params = rc.target_params or []
         passed |= {p.name for p in params[: rc.rec["positional"]]}
         base_dep = {d for s in _shapes(rc.baseline) for d in s.get("depends_on") or []}

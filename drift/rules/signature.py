@@ -6,7 +6,7 @@ from typing import Iterator
 
 from drift.check.context import CheckContext, ResolvedCall
 from drift.findings import Finding, Fix, RuleKind, Severity
-from drift.rules.base import error_call_name, rule
+from drift.rules.base import error_call_name, plural, rule
 from drift.rules.values import determinable_value
 
 
@@ -33,14 +33,22 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
         if not _checkable(rc) or _accepts_var_kw(rc.target_params):
             continue
         names = {p.name for p in rc.target_params if p.kind != "POSITIONAL_ONLY"}
+        positional_only = {p.name for p in rc.target_params if p.kind == "POSITIONAL_ONLY"}
         base_names = {p.name for p in rc.baseline_params or []}
         for kw in rc.rec["keywords"]:
             if kw in names:
                 continue
             if rc.baseline_params is not None and kw not in base_names and not _accepts_var_kw(rc.baseline_params):
                 continue  # was already wrong against the baseline: not drift
-            failure = (f"pydantic_core.ValidationError: {kw}: Unexpected keyword argument" if _pydantic(ctx, rc)
-                       else f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'")
+            if kw in positional_only:
+                failure = (f"TypeError: {error_call_name(rc)} got some positional-only arguments passed as "
+                           f"keyword arguments: '{kw}'")
+            elif _pydantic(ctx, rc):
+                failure = f"pydantic_core.ValidationError: {kw}: Unexpected keyword argument"
+            elif rc.is_constructor and not rc.target_params and rc.target_params_at is None:
+                failure = f"TypeError: {rc.label}() takes no arguments"
+            else:
+                failure = f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'"
             base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
             yield Finding(
                 rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING,
@@ -117,7 +125,10 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
             consumer_site=rc.site,
             target_evidence=(ctx.evidence(rc.target_params_at),),
             baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
-            predicted_failure=f"TypeError: {error_call_name(rc)} takes {len(slots) + (0 if rc.target.kind == 'function' else 1)} positional arguments but {n + (0 if rc.target.kind == 'function' else 1)} were given",
+            predicted_failure=f"TypeError: {error_call_name(rc)} takes "
+                              f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
+                              f"but {n + (0 if rc.target.kind == 'function' else 1)} "
+                              f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
             fix=Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
             symbol=rc.dotted,
         )

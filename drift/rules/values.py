@@ -50,6 +50,8 @@ def ctor_calls(index: PackageIndex) -> dict[str, list[tuple[dict, dict, dict]]]:
 
 def determinable_value(ctx, rc, name: str) -> Value | None:
     at = rc.target_params_at
+    if at is not None and at.kind == "method" and at.owner is not None:
+        at = at.owner  # an explicit __init__: its class's factories count too
     if at is not None and at.kind == "class":
         for owner in ctx.target.mro(at):
             for meth in (owner.facts.get("methods") or {}).values():

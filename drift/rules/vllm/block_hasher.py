@@ -79,6 +79,8 @@ def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
         if rc.label == "CacheConfig" and (ctx.kw_value(rc, "enable_prefix_caching") or "").strip() == "False":
             return  # the consumer turned prefix caching off: nothing asserts
     b_owner, b_fld = _field(ctx.baseline, "vllm.config.CacheConfig", "enable_prefix_caching")
+    if b_fld is not None and b_fld.get("default") == "True":
+        return  # prefix caching was already on in the baseline: not drift
     vllm_config = next((ctx.kw_value(rc, "vllm_config") for rc in ctx.calls if ctx.kw_value(rc, "vllm_config")), None)
     hasher_mod = _module_of(ctx.target, "get_request_block_hasher", "vllm.v1.core")
     hash_mod = _module_of(ctx.target, "get_hash_fn_by_name", "vllm.utils")
