@@ -183,3 +183,22 @@ def test_collect_tree_missing_and_single_module(tmp_path):
     mods = doc["packages"]["solo"]["modules"]
     assert list(mods) == ["solo"] and mods["solo"]["path"] == "solo.py"
     assert doc["env"]["python"] is None
+
+
+def test_warm_snapshot_trusts_stat_and_reads_no_source(v1, tmp_path):
+    """Same size and mtime_ns -> served from the index without opening the file (by design)."""
+    cache_dir = str(tmp_path / "cache")
+    first = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
+    core = v1 / "widgetlib" / "core.py"
+    st = core.stat()
+    data = core.read_bytes()
+    core.write_bytes(data.replace(b"DEFAULT_SIZE = 16", b"DEFAULT_SIZE = 99"))
+    os.utime(core, ns=(st.st_atime_ns, st.st_mtime_ns))
+    warm = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
+    assert warm["probe"]["parsed"] == 0
+    assert warm["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "16"
+    os.utime(core, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
+    fresh = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
+    assert fresh["probe"]["parsed"] == 1
+    assert fresh["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "99"
+    assert fresh["packages"]["widgetlib"]["digest"] != first["packages"]["widgetlib"]["digest"]
