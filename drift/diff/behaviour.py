@@ -87,13 +87,10 @@ def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]
 
 def _return_shapes(old_beh: dict, new_beh: dict, *, site: Site) -> Iterator[Change]:
     old_deps = {frozenset(s.get("depends_on") or ()) for s in old_beh.get("return_shapes") or ()}
-    old_srcs = {" ".join((s.get("src") or "").split()) for s in old_beh.get("return_shapes") or ()}
     for shape in new_beh.get("return_shapes") or ():
         deps = frozenset(shape.get("depends_on") or ())
         if not deps or deps in old_deps:
-            continue
-        if " ".join((shape.get("src") or "").split()) in old_srcs and deps in old_deps:
-            continue
+            continue  # no parameter decides it, or the same ones already did
         yield site.change(
             ChangeKind.RETURN_SHAPE_DEPENDS,
             f"returns `{shape.get('src')}` ({shape.get('shape')}), decided by "
