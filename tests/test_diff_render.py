@@ -162,3 +162,22 @@ def test_kind_names_cover_every_kind():
 
     for kind in ChangeKind:
         assert parse_kind(kind.name.lower()) is kind
+
+
+SYNTH = __import__("pathlib").Path(__file__).parent / "synth"
+
+
+@needs_probe
+@pytest.mark.skipif(not (SYNTH / "v2").is_dir(), reason="tests/synth/v1, v2 not present")
+def test_command_on_synthetic_widgetlib(tmp_path, capsys):
+    code = cli.main(["diff", str(SYNTH / "v1"), str(SYNTH / "v2"), "--json", "--cache-dir", str(tmp_path)])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["old"]["version"] == "1.0" and data["new"]["version"] == "2.0"
+    got = {(c["dotted"], c["kind"]) for c in data["changes"]}
+    assert {
+        ("widgetlib.core.Widget", "FIELD_REQUIRED_ADDED"),
+        ("widgetlib.core.Widget", "FIELD_DEFAULT_CHANGED"),
+        ("widgetlib.core.fetch", "RETURN_SHAPE_DEPENDS"),
+        ("widgetlib.runner.Runner.execute", "TWO_PHASE_PROTOCOL"),
+        ("widgetlib.models.Settings", "FIELD_DEFAULT_CHANGED"),
+    } <= got
