@@ -24,8 +24,10 @@ def compare_function(
     method: str | None = None,
     new_siblings: dict[str, dict] | None = None,
 ) -> Iterator[Change]:
-    yield from compare_params(old_fn, new_fn, site=site)
-    yield from compare_returns(old_fn, new_fn, site=site)
+    if old_fn.get("params") != new_fn.get("params"):  # C-speed equality: most are unchanged
+        yield from compare_params(old_fn, new_fn, site=site)
+    if old_fn.get("returns") != new_fn.get("returns"):
+        yield from compare_returns(old_fn, new_fn, site=site)
     yield from compare_behaviour(old_fn, new_fn, site=site, method=method, new_siblings=new_siblings)
 
 
