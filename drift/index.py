@@ -8,8 +8,10 @@ class's constructor parameters (its `__init__`, or its dataclass/pydantic fields
 
 from __future__ import annotations
 
+from collections import ChainMap
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 # Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
 # (vLLM's `@config` wraps pydantic.dataclasses.dataclass).
@@ -50,16 +52,39 @@ class Param:
 class PackageIndex:
     """Lookups into one facts document (all packages in it)."""
 
-    def __init__(self, facts: dict[str, Any], *, dataclass_decorators: frozenset[str] = DEFAULT_DATACLASS_DECORATORS):
+    def __init__(self, facts: dict[str, Any], *, dataclass_decorators: frozenset[str] = DEFAULT_DATACLASS_DECORATORS,
+                 store: Any = None):
         self.facts = facts
-        self.modules: dict[str, dict[str, Any]] = {}
         self.versions: dict[str, str] = {}
-        for name, pkg in (facts.get("packages") or {}).items():
+        pkgs = facts.get("packages") or {}
+        for name, pkg in pkgs.items():
             self.versions[name] = pkg.get("version") or "?"
-            self.modules.update(pkg.get("modules") or {})
+        if len(pkgs) == 1:  # keep a lazy mapping lazy: no copy
+            (self._pkg_name, only), = pkgs.items()
+            self.modules: Mapping[str, dict[str, Any]] = only.get("modules") or {}
+            self._digest = only.get("digest")
+        else:
+            self.modules = ChainMap(*[p.get("modules") or {} for p in pkgs.values()])
+            self._pkg_name, self._digest = None, None
         self.dataclass_decorators = dataclass_decorators
+        self._store = store
+        self._derived: dict[str, Any] = {}
         self._cache: dict[str, Symbol | None] = {}
-        self._by_name: dict[str, list[str]] | None = None
+
+    def derived(self, name: str, build: "Callable[[PackageIndex], Any]") -> Any:
+        """A whole-package index (built by scanning every module), cached per digest on disk."""
+        if name in self._derived:
+            return self._derived[name]
+        value = None
+        keyed = self._store is not None and self._digest and self._pkg_name
+        if keyed:
+            value = self._store.get_index(self._pkg_name, self._digest, name)
+        if value is None:
+            value = build(self)
+            if keyed:
+                self._store.put_index(self._pkg_name, self._digest, name, value)
+        self._derived[name] = value
+        return value
 
     # -- lookup -------------------------------------------------------------------------------
     def lookup(self, dotted: str, _depth: int = 0) -> Symbol | None:
@@ -226,15 +251,8 @@ class PackageIndex:
 
     # -- search -------------------------------------------------------------------------------
     def definitions_named(self, name: str) -> list[str]:
-        """Dotted names of every class/function defined with this name (for 'moved to')."""
-        if self._by_name is None:
-            idx: dict[str, list[str]] = {}
-            for mod_name, mod in self.modules.items():
-                for kind in ("classes", "functions", "names"):
-                    for n in mod.get(kind) or {}:
-                        idx.setdefault(n, []).append(f"{mod_name}.{n}")
-            self._by_name = idx
-        return self._by_name.get(name, [])
+        """Dotted names of every class/function/constant defined with this name (for 'moved to')."""
+        return self.derived("names", _names_index).get(name, [])
 
     def iter_classes(self) -> Iterator[Symbol]:
         for mod_name, mod in self.modules.items():
@@ -246,3 +264,12 @@ def _has_self(fn: dict[str, Any]) -> bool:
     params = fn.get("params") or []
     decs = fn.get("decorators") or []
     return bool(params) and "staticmethod" not in decs and params[0]["kind"] in ("POSITIONAL_OR_KEYWORD", "POSITIONAL_ONLY")
+
+
+def _names_index(index: PackageIndex) -> dict[str, list[str]]:
+    idx: dict[str, list[str]] = {}
+    for mod_name, mod in index.modules.items():
+        for kind in ("classes", "functions", "names"):
+            for n in mod.get(kind) or {}:
+                idx.setdefault(n, []).append(f"{mod_name}.{n}")
+    return idx

@@ -8,10 +8,6 @@ an unchanged host answers "unchanged" and nothing large crosses the wire.
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -22,6 +18,7 @@ from drift.check.run import Consumer, Outcome, check
 from drift.connectors.base import Connector
 from drift.fetch import cache_root
 from drift.remote_probe import probe
+from drift.store import default_store
 from drift.targets import load_facts
 
 HOST_CACHE_DIR = "~/.cache/drift/probe"
@@ -50,33 +47,26 @@ class HostScan:
     probe_stats: dict[str, Any] | None = None
 
 
-def _facts_cache(host: str) -> Path:
+def _host_dir(host: str) -> Path:
     safe = "".join(c if c.isalnum() or c in "._-@" else "_" for c in host)
     return cache_root() / "hosts" / safe
 
 
 def _load_cached(host: str, name: str, digest: str) -> dict | None:
-    path = _facts_cache(host) / f"{name}-{digest[:32]}.py{sys.version_info[0]}{sys.version_info[1]}.marshal"
-    try:
-        return marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
+    """Facts drift already holds for this digest (from any host: same digest, same code)."""
+    return default_store().get(name, digest)
 
 
 def _store(host: str, name: str, pkg: dict) -> None:
-    folder = _facts_cache(host)
+    default_store().put(name, pkg)
+    folder = _host_dir(host)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}-{pkg['digest'][:32]}.py{sys.version_info[0]}{sys.version_info[1]}.marshal"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".facts.")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(marshal.dumps(pkg))
-    os.replace(tmp, path)
     (folder / f"{name}.latest").write_text(pkg["digest"])
 
 
 def _latest_digest(host: str, name: str) -> str | None:
     try:
-        return (_facts_cache(host) / f"{name}.latest").read_text().strip() or None
+        return (_host_dir(host) / f"{name}.latest").read_text().strip() or None
     except OSError:
         return None
 

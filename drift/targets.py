@@ -6,7 +6,6 @@ it was reached. Hosts over SSH are handled by drift.scan, which ships the same p
 
 from __future__ import annotations
 
-import inspect
 import os
 import subprocess
 from dataclasses import dataclass
@@ -103,15 +102,11 @@ def _tree_root(path: Path, packages: list[str] | None) -> tuple[Path, list[str]]
 
 
 def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources | None) -> TargetResult:
-    from probes import main as probe_main
-
     if not packages:
         return TargetResult.failed(label, f"{label}: no importable package found in {root}", kind=kind)
     say(f"reading {', '.join(packages)} ({root})")
-    kwargs: dict[str, Any] = {}
-    if "cache_dir" in inspect.signature(probe_main.collect_tree).parameters:
-        kwargs["cache_dir"] = cache_dir if cache_dir is not None else default_probe_cache()
-    facts = probe_main.collect_tree(str(root), list(packages), **kwargs)
+    probe_cache = cache_dir if cache_dir is not None else default_probe_cache()
+    facts = _stored(root, list(packages), probe_cache) or _collected(root, list(packages), probe_cache)
     missing = [p for p in packages if p not in facts.get("packages", {})]
     if missing:
         return TargetResult.failed(label, f"{label}: package {', '.join(missing)} not found in {root}", kind=kind)
@@ -123,6 +118,39 @@ def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources |
     facts.setdefault("target", {})
     facts["target"] = {"spec": label, "kind": kind, "root": str(root)}
     return TargetResult(ok=True, facts=facts, error=None, label=label, kind=kind)
+
+
+def _stored(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any] | None:
+    """The facts document from the lazy store when every package's files are unchanged."""
+    from probes.collect import scan_index
+    from probes.environment import tree_environment
+
+    from drift.store import default_store
+
+    store = default_store()
+    pkgs = {}
+    for name in packages:
+        digest = scan_index(str(root), name, cache_dir=probe_cache)
+        pkg = store.get(name, digest) if digest else None
+        if pkg is None:
+            return None
+        pkgs[name] = pkg
+    return {"schema": 1, "probe": {"elapsed_s": 0, "parsed": 0, "cached": 0, "cache_dir": probe_cache, "store": True},
+            "env": tree_environment(str(root), packages), "packages": pkgs, "missing": []}
+
+
+def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]:
+    """Run the probe on the tree and keep each package in the lazy store for next time."""
+    from probes import main as probe_main
+
+    from drift.store import default_store
+
+    facts = probe_main.collect_tree(str(root), packages, cache_dir=probe_cache)
+    store = default_store()
+    for name, pkg in (facts.get("packages") or {}).items():
+        if pkg.get("digest") and not pkg.get("unchanged"):
+            store.put(name, pkg)
+    return facts
 
 
 def default_probe_cache() -> str:

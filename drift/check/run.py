@@ -77,8 +77,11 @@ def check(
     except RuleLoadError as exc:
         return Outcome(None, str(exc), exitcodes.USAGE)
     decos = DEFAULT_DATACLASS_DECORATORS | decorators
-    target = PackageIndex(target_facts, dataclass_decorators=decos)
-    baseline = PackageIndex(baseline_facts, dataclass_decorators=decos) if baseline_facts else None
+    from drift.store import default_store
+
+    store = default_store()
+    target = PackageIndex(target_facts, dataclass_decorators=decos, store=store)
+    baseline = PackageIndex(baseline_facts, dataclass_decorators=decos, store=store) if baseline_facts else None
     ctx = CheckContext(target=target, baseline=baseline, usage=consumer.usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
     findings, notes = run_rules(ctx, rules)

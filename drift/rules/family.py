@@ -14,15 +14,45 @@ MIN_FAMILY = 3
 VANISHED_SHARE = 0.5
 
 
+def _build_definers(index: PackageIndex) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for cls in index.iter_classes():
+        for name in cls.facts.get("methods") or {}:
+            out.setdefault(name, []).append(cls.dotted)
+    return out
+
+
+def _build_shapes(index: PackageIndex) -> dict[str, list]:
+    """class dotted -> [direct method names, resolved base class dotted names]."""
+    out: dict[str, list] = {}
+    for cls in index.iter_classes():
+        bases = []
+        for base in cls.facts.get("bases") or []:
+            b = index.resolve_in(cls.module, base)
+            if b is not None and b.kind == "class":
+                bases.append(b.dotted)
+        out[cls.dotted] = [sorted(cls.facts.get("methods") or {}), bases]
+    return out
+
+
+def _has(shapes: dict[str, list], dotted: str, method: str) -> bool:
+    """Whether `method` is defined on the class or any base, from the shapes index alone."""
+    seen, stack = set(), [dotted]
+    while stack:
+        c = stack.pop()
+        if c in seen or c not in shapes:
+            continue
+        seen.add(c)
+        methods, bases = shapes[c]
+        if method in methods:
+            return True
+        stack.extend(bases)
+    return False
+
+
 def _definers(index: PackageIndex) -> dict[str, list[str]]:
-    cached = getattr(index, "_drift_definers", None)
-    if cached is None:
-        cached = {}
-        for cls in index.iter_classes():
-            for name in cls.facts.get("methods") or {}:
-                cached.setdefault(name, []).append(cls.dotted)
-        index._drift_definers = cached  # type: ignore[attr-defined]
-    return cached
+    """method name -> classes defining it directly (derived once per package digest)."""
+    return index.derived("definers", _build_definers)
 
 
 @rule("DRIFT040", RuleKind.METHOD_VANISHED)
@@ -34,6 +64,8 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None:
         return
     base_def = _definers(ctx.baseline)
+    shapes = ctx.target.derived("class_shapes", _build_shapes)
+    base_shapes = ctx.baseline.derived("class_shapes", _build_shapes)
     for mod in ctx.usage:
         for bind in mod.get("binds") or []:
             for m, lines in sorted((bind.get("self_calls") or {}).items()):
@@ -42,23 +74,22 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
                     continue
                 lost, kept, gained = [], 0, Counter()
                 for dotted in family:
-                    t = ctx.target.lookup(dotted)
-                    if t is None or t.kind != "class":
-                        continue
-                    sym = ctx.target.lookup(f"{dotted}.{m}")
-                    if sym is not None and sym.kind == "method":
+                    if dotted not in shapes:
+                        continue  # the class itself is gone: the import/call rules say so
+                    if _has(shapes, dotted, m):
                         kept += 1
                         continue
-                    lost.append(t)
-                    b = ctx.baseline.lookup(dotted)
-                    before = set((b.facts.get("methods") or {}) if b else ())
-                    gained.update(set(t.facts.get("methods") or {}) - before)
+                    lost.append(dotted)
+                    before = set(base_shapes.get(dotted, [[], []])[0])
+                    gained.update(set(shapes[dotted][0]) - before)
                 total = kept + len(lost)
                 if total < MIN_FAMILY or len(lost) / total < VANISHED_SHARE:
                     continue
                 new, count = (gained.most_common(1) or [(None, 0)])[0]
                 renamed = new if new and count >= VANISHED_SHARE * len(lost) else None
-                sample = lost[0]
+                sample = ctx.target.lookup(lost[0])
+                if sample is None:
+                    continue
                 evidence = [Location(sample.path, sample.line, symbol=sample.dotted, snippet=f"no `{m}` in its MRO")]
                 if renamed:
                     rsym = ctx.target.lookup(f"{sample.dotted}.{renamed}")

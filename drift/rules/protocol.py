@@ -3,6 +3,7 @@ result in a field that a sibling method must collect."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Iterator
 
 from drift.check.context import CheckContext
@@ -12,14 +13,15 @@ from drift.rules.base import rule
 
 
 def two_phase_pairs(index: PackageIndex) -> dict[str, list[dict[str, Any]]]:
-    """method name -> protocols found anywhere in the target (built once per index).
+    """method name -> protocols found anywhere in the target (derived once per package digest).
 
     A protocol: method `m` of class C ends in an unconditional `return None` after setting
     `self.F`, and a sibling `s` of C reads F and resets it to None.
     """
-    cached = getattr(index, "_drift_two_phase", None)
-    if cached is not None:
-        return cached
+    return index.derived("two_phase", _build_two_phase)
+
+
+def _build_two_phase(index: PackageIndex) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list] = {}
     for cls in index.iter_classes():
         methods = cls.facts.get("methods") or {}
@@ -35,12 +37,11 @@ def two_phase_pairs(index: PackageIndex) -> dict[str, list[dict[str, Any]]]:
                     if field in (sb.get("self_reads") or {}) and field in (sb.get("self_resets") or {}):
                         guard = next((r for r in b.get("raises") or [] if field in (r.get("guard") or "")), None)
                         out.setdefault(name, []).append({
-                            "cls": cls, "method": m, "sibling": s, "field": field,
+                            "cls": {"dotted": cls.dotted, "path": cls.path}, "method": m, "sibling": s, "field": field,
                             "set_line": set_lines[-1], "guard": guard,
                         })
     for protos in out.values():  # a protocol with a literal state guard first: it names the failure
-        protos.sort(key=lambda p: (p["guard"] is None, p["cls"].path))
-    index._drift_two_phase = out  # type: ignore[attr-defined]
+        protos.sort(key=lambda p: (p["guard"] is None, p["cls"]["path"]))
     return out
 
 
@@ -73,7 +74,7 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
             if recv_sibling is None:
                 continue
             base_sibling = _has_method(ctx.baseline, receiver, sibling)
-            base_proto_cls = ctx.baseline.lookup(proto["cls"].dotted) if ctx.baseline else None
+            base_proto_cls = ctx.baseline.lookup(proto["cls"]["dotted"]) if ctx.baseline else None
             base_m = (base_proto_cls.facts.get("methods") or {}).get(method) if base_proto_cls else None
             was_two_phase = bool(base_m and (base_m.get("behaviour") or {}).get("tail_return_none")) and base_sibling
             if ctx.baseline is not None and was_two_phase:
@@ -84,7 +85,7 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
             if key in reported:
                 continue
             reported.add(key)
-            cls: Symbol = proto["cls"]
+            cls = SimpleNamespace(**proto["cls"])
             m = proto["method"]
             guard = proto["guard"]
             target_ev = [

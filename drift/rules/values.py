@@ -35,17 +35,18 @@ def _functions(index: PackageIndex) -> Iterator[tuple[str, dict[str, Any], dict[
             stack.extend((cls.get("nested") or {}).values())
 
 
-def ctor_calls(index: PackageIndex) -> dict[str, list[tuple[dict, dict, dict]]]:
-    """callee last segment -> [(module facts, function facts, call record)], built once."""
-    cached = getattr(index, "_drift_ctor_calls", None)
-    if cached is not None:
-        return cached
+def _build_ctor_calls(index: PackageIndex) -> dict[str, list[dict]]:
     out: dict[str, list] = {}
     for _name, mod, fn in _functions(index):
         for call in (fn.get("behaviour") or {}).get("ctor_calls") or []:
-            out.setdefault(call["callee"].rsplit(".", 1)[-1], []).append((mod, fn, call))
-    index._drift_ctor_calls = out  # type: ignore[attr-defined]
+            out.setdefault(call["callee"].rsplit(".", 1)[-1], []).append(
+                {"path": mod["path"], "function": fn.get("qualname", fn["name"]), "call": call})
     return out
+
+
+def ctor_calls(index: PackageIndex) -> dict[str, list[dict]]:
+    """callee last segment -> [{path, function, call}] (derived once per package digest)."""
+    return index.derived("ctor_calls", _build_ctor_calls)
 
 
 def determinable_value(ctx, rc, name: str) -> Value | None:
@@ -61,14 +62,15 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
                                  Location(owner.path, kd.get("line", meth["line"]), symbol=f"{owner.dotted}.{meth['name']}"))
     callee = rc.label.rsplit(".", 1)[-1]
     consumer_kw = rc.rec.get("kw_values") or {}
-    for mod, fn, call in ctor_calls(ctx.target).get(callee, []):
+    for entry in ctor_calls(ctx.target).get(callee, []):
+        call = entry["call"]
         src = (call.get("keywords") or {}).get(name)
         if not src:
             continue
         expr = (call.get("locals") or {}).get(src, src)
         rewritten = _in_consumer_terms(expr, call.get("keywords") or {}, consumer_kw)
         if rewritten:
-            return Value(rewritten, f"as `{fn.get('qualname', fn['name'])}` builds it", Location(mod["path"], call["line"]))
+            return Value(rewritten, f"as `{entry['function']}` builds it", Location(entry["path"], call["line"]))
     return None
 
 

@@ -28,13 +28,20 @@ def _drift_block_hasher(vllm_config):
 '''
 
 
-def _asserts_on(index, attr: str):
+def _build_asserts(index) -> dict[str, list]:
+    """attr -> [(module path, method dotted, assert record)] for asserts on `<param>.<attr>`."""
+    out: dict[str, list] = {}
     for mod_name, mod in index.modules.items():
         for cls in (mod.get("classes") or {}).values():
             for fn in (cls.get("methods") or {}).values():
                 for a in (fn.get("behaviour") or {}).get("asserts") or []:
-                    if a.get("attr") == attr:
-                        yield mod, f"{mod_name}.{cls['name']}.{fn['name']}", a
+                    out.setdefault(a.get("attr") or "", []).append(
+                        ({"path": mod["path"]}, f"{mod_name}.{cls['name']}.{fn['name']}", a))
+    return out
+
+
+def _asserts_on(index, attr: str):
+    return [tuple(x) for x in index.derived("asserts_by_attr", _build_asserts).get(attr, [])]
 
 
 def _field(index, dotted: str, name: str):

@@ -1,0 +1,105 @@
+"""Facts kept per package digest, loaded lazily module by module.
+
+A check touches a few dozen of vLLM's 1,359 modules. Keeping each module's facts as its own
+marshal blob means a warm check decodes only those; whole-package questions (which classes
+define `get_input_embeddings`, which methods are two-phase) are answered by small derived
+indexes computed once per digest and stored beside the blobs.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from probes.ast_facts import FACTS_VERSION
+
+_TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+class LazyModules(Mapping):
+    """name -> module facts, decoded from its marshal blob on first access."""
+
+    def __init__(self, blobs: dict[str, bytes]):
+        self._blobs = blobs
+        self._done: dict[str, dict] = {}
+
+    def __getitem__(self, name: str) -> dict:
+        hit = self._done.get(name)
+        if hit is None:
+            hit = self._done[name] = marshal.loads(self._blobs[name])
+        return hit
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._blobs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._blobs)
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    @property
+    def decoded(self) -> int:
+        return len(self._done)
+
+
+class FactsStore:
+    """One directory; a package's facts live under `<package>-<digest>.<tag>`."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _path(self, package: str, digest: str, suffix: str) -> Path:
+        return self.root / f"{package}-{digest[:40]}.{_TAG}.{suffix}"
+
+    def get(self, package: str, digest: str) -> dict[str, Any] | None:
+        try:
+            data = marshal.loads(self._path(package, digest, "facts").read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        pkg = data["meta"]
+        pkg["modules"] = LazyModules(data["modules"])
+        return pkg
+
+    def put(self, package: str, pkg: dict[str, Any]) -> None:
+        digest = pkg.get("digest")
+        if not digest:
+            return
+        modules = pkg.get("modules") or {}
+        blobs = {name: marshal.dumps(dict(mod)) for name, mod in modules.items()}
+        meta = {k: v for k, v in pkg.items() if k != "modules"}
+        self._write(self._path(package, digest, "facts"), marshal.dumps({"meta": meta, "modules": blobs}))
+
+    def get_index(self, package: str, digest: str, name: str) -> Any:
+        try:
+            return marshal.loads(self._path(package, digest, f"idx-{name}").read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+
+    def put_index(self, package: str, digest: str, name: str, value: Any) -> None:
+        try:
+            self._write(self._path(package, digest, f"idx-{name}"), marshal.dumps(value))
+        except ValueError:
+            pass  # not marshalable: it will simply be rebuilt next time
+
+    def _write(self, path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def default_store() -> FactsStore:
+    from drift.fetch import cache_root
+
+    return FactsStore(cache_root() / "facts")
