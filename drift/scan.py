@@ -31,6 +31,7 @@ class ScanSettings:
     baseline: str | None = None  # spec; None = from the consumer's metadata on the host
     python: str = "python3"
     host_cache: bool = True
+    host_cache_dir: str | None = None  # where the probe caches on the host; None = HOST_CACHE_DIR
     rule_paths: tuple[str, ...] = ()
     timeout: float = 300
 
@@ -83,7 +84,7 @@ async def scan_connector(
     request = {
         "packages": [target],
         "env_packages": sorted({target, consumer, "torch"}),
-        "cache_dir": HOST_CACHE_DIR if settings.host_cache else None,
+        "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
         "known": known,
         "usage": {"packages": [consumer], "prefixes": [target]},
     }
