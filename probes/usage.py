@@ -184,7 +184,14 @@ def _self_attr_refs(class_methods, bindings):
     return attrs
 
 
-def _callee(scope, call):
+def _callee(scope, call, target_base=None):
+    func = call.func
+    if (target_base and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
+        # super().__init__(...) in a subclass of a target class: the base's constructor
+        if func.attr == "__init__":
+            return {"symbol": target_base, "via": "super"}
+        return {"receiver": target_base, "method": func.attr, "via": "super"}
     ref = scope.ref(call.func)
     if not ref:
         return None
@@ -317,8 +324,13 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                     out["subclasses"].append({"line": node.lineno, "name": node.name,
                                               "base": bindings[head] + ("." + rest if rest else "")})
 
-    for qual, cls, fnode in _functions(tree):
+    target_bases = {}
+    for sub in out["subclasses"]:
+        target_bases.setdefault(sub["name"], sub["base"])
+    claimed = set()  # a call inside a nested def belongs to the innermost function only
+    for qual, cls, fnode in reversed(_functions(tree)):
         scope = _Scope(bindings, self_attrs.get(cls, {}) if cls else {})
+        base_of_cls = target_bases.get(cls.rsplit(".", 1)[-1]) if cls else None
         # local bindings, in source order (good enough for straight-line code)
         assigns = sorted((n for n in ast.walk(fnode) if isinstance(n, (ast.Assign, ast.NamedExpr))),
                          key=lambda n: (n.lineno, n.col_offset))
@@ -332,9 +344,10 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                 if isinstance(a.value, ast.Call):
                     result_vars[id(a.value)] = (target.id, a.lineno)
         for call in (n for n in ast.walk(fnode) if isinstance(n, ast.Call)):
-            if call in (getattr(b, "value", None) for b in ()):
+            if id(call) in claimed:
                 continue
-            callee = _callee(scope, call)
+            claimed.add(id(call))
+            callee = _callee(scope, call, base_of_cls)
             if not callee:
                 continue
             rec = {

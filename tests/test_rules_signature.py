@@ -520,11 +520,8 @@ def test_new_optional_fields_are_silent(tmp_path, before, after):
     assert_findings(findings_of(tmp_path, Case("optional", *_one(before, after, consumer))), [])
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "no rule checks a consumer subclass's `super().__init__(size=2)` against the target base class: "
-    "usage records the subclass (probes/usage.py `subclasses`) but the super() call is not a resolved call"))
 def test_keyword_passed_through_super_init_of_a_consumer_subclass(tmp_path):
-    consumer = ("from gizmo.core import E\n\n\nclass Mine(E):\n    def __init__(self):\n"
+    consumer = ("from gizmo.core import Engine\n\n\nclass Mine(Engine):\n    def __init__(self):\n"
                 "        super().__init__(size=2)\n")
     case = Case("super-init", *_one(ENGINE_BEFORE, ENGINE_AFTER, consumer), [("DRIFT010", 6)])
     assert_findings(findings_of(tmp_path, case), case.expected)
