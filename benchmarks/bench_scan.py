@@ -1,114 +1,372 @@
-"""Time the remote half of `drift scan`: SSH connect + probe of a real vLLM install, one host
-and a fleet, against real sshds on loopback and the cached "GPU host" venv of the tests.
+"""The whole `drift scan` path, one host and a fleet, over real sshds on 127.0.0.1.
 
-    python benchmarks/bench_scan.py [--hosts 4] [--forks 8] [--repeat 3] [--json out.json]
+Each measured scan runs in a fresh interpreter (so nothing decoded in memory carries over) and
+times `drift.scan.scan_connector` with its SSH connect: probe of the host's vLLM 0.16.0, the
+speculators 0.3.0 usage, the baseline vLLM 0.11.0 facts and the check. Host = the cached test
+venv of tests/sshd_fixtures.py; sources come from drift's cache (linked, never re-downloaded).
 
-Cold = empty probe cache on the host (every vLLM module parsed); warm = cache filled by the
-previous run; unchanged = the request carries the digest drift already holds, so the host
-answers from its index without loading facts. Needs root, /usr/sbin/sshd and ssh-keygen.
+    python benchmarks/bench_scan.py [--runs 3] [--hosts 32] [--json out.json]
+
+Rows (medians of --runs): one host cold (host probe cache and drift's facts store empty), one
+host warm (both filled: the host answers "unchanged"), the `drift scan` CLI warm in a
+subprocess, 32 hosts warm with forks 8 and 32, and peak memory for 1, 8 and 32 hosts.
+Targets: one host <= 1.5 s cold, <= 0.5 s warm; 32 hosts <= 3 s; memory flat in the hosts.
+Needs root, /usr/sbin/sshd and ssh-keygen; starts --hosts sshds and stops them all.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
-from drift.connectors.ssh import connect  # noqa: E402
-from drift.fleet import run_fleet  # noqa: E402
-from drift.remote_probe import probe  # noqa: E402
-from tests.sshd_fixtures import HOST_SPECS, build_host_venv, sshd_skip_reason, start_sshd  # noqa: E402
+BASELINE = "vllm-0.11.0"  # speculators 0.3.0 pins vllm==0.11.0; its sources must be cached
 
 
-async def _once(server, request, python):
-    start = time.perf_counter()
+# ------------------------------------------------------------------ child: one fresh drift process
+
+def _child(cfg: dict) -> dict:
+    """Run `scans` single-host scans or one fleet scan; report times, stages and memory."""
+    import asyncio
+    import gc
+    import resource
+    import tracemalloc
+
+    t0 = time.perf_counter()
+    import drift.scan as scan_mod
+    from drift.connectors.ssh import connect
+    from drift.fleet import run_fleet
+    from probes import bundle
+
+    import_s = time.perf_counter() - t0
+    rss_import_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    stages: dict[str, float] = {}
+    seen: dict[str, object] = {"unchanged": [], "wire_bytes": []}
+
+    def timed(name, fn, is_async=False):  # stage timers around drift.scan's collaborators
+        if is_async:
+            async def wrapper(*a, **kw):
+                t = time.perf_counter()
+                try:
+                    return await fn(*a, **kw)
+                finally:
+                    stages[name] = stages.get(name, 0.0) + time.perf_counter() - t
+        else:
+            def wrapper(*a, **kw):
+                t = time.perf_counter()
+                try:
+                    return fn(*a, **kw)
+                finally:
+                    stages[name] = stages.get(name, 0.0) + time.perf_counter() - t
+        return wrapper
+
+    real_probe, real_decode = scan_mod.probe, bundle.decode_output
+
+    async def probe_spy(*a, **kw):
+        res = await real_probe(*a, **kw)
+        pkg = ((res.facts or {}).get("packages") or {}).get("vllm") or {}
+        seen["unchanged"].append(bool(pkg.get("unchanged")))
+        return res
+
+    def decode_spy(data):
+        seen["wire_bytes"].append(len(data))
+        return real_decode(data)
+
+    bundle.decode_output = decode_spy
+    scan_mod.probe = timed("probe", probe_spy, is_async=True)
+    for name in ("load_facts", "check", "_load_cached", "_store"):
+        setattr(scan_mod, name, timed(name, getattr(scan_mod, name)))
+    settings = scan_mod.ScanSettings(python=cfg["python"], host_cache_dir=cfg["host_cache_dir"])
+    ssh = cfg["ssh"]
+
+    async def one(spec: str):
+        t = time.perf_counter()
+        conn = await connect(spec, identity=[ssh["identity"]], known_hosts=ssh["known_hosts"],
+                             config_file=ssh["config"], connect_timeout=10, keepalive=15)
+        stages["connect"] = stages.get("connect", 0.0) + time.perf_counter() - t
+        try:
+            return await scan_mod.scan_connector(conn, host=spec, settings=settings)
+        finally:
+            await conn.close()
+
+    def check_ok(result) -> None:
+        if result.status not in ("ok", "drift"):
+            raise SystemExit(f"scan failed: {result.reason}")
+
+    if cfg.get("trace"):
+        tracemalloc.start()
+    out: dict = {"import_s": import_s, "rss_import_mb": rss_import_mb}
+    if cfg["mode"] == "single":
+        times, breaking, host_s = [], None, []
+        for _ in range(cfg.get("scans", 1)):
+            t = time.perf_counter()
+            res = asyncio.run(one(cfg["hosts"][0]))
+            times.append(time.perf_counter() - t)
+            check_ok(res)
+            breaking = len(res.outcome.report.breaking)
+            host_s.append((res.probe_stats or {}).get("elapsed_s"))
+        out.update(times=times, breaking=breaking, stages=stages, host_probe_s=host_s)
+        kept = [res]
+    else:
+        t = time.perf_counter()
+        outcomes = asyncio.run(run_fleet(cfg["hosts"], one, forks=cfg["forks"], classify=lambda s: s.status))
+        out["fleet_s"] = time.perf_counter() - t
+        for o in outcomes:
+            if o.value is None:
+                raise SystemExit(f"{o.name}: {o.status}: {o.reason}")
+            check_ok(o.value)
+        out["statuses"] = sorted({o.status for o in outcomes})
+        kept = outcomes
+    gc.collect()
+    if cfg.get("trace"):
+        current, peak = tracemalloc.get_traced_memory()
+        out.update(traced_retained_mb=current / 2**20, traced_peak_mb=peak / 2**20)
+    out.update(rss_peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, kept=len(kept),
+               unchanged=seen["unchanged"], wire_bytes=seen["wire_bytes"])
+    return out
+
+
+def run_child(cfg: dict, *, drift_cache: Path) -> dict:
+    env = dict(os.environ, DRIFT_CACHE=str(drift_cache))
+    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(cfg)], env=env,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"child failed ({proc.returncode}): {proc.stderr[-3000:]}{proc.stdout[-1000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------ parent: servers, caches, rows
+
+def fresh_drift_cache(parent: Path, real_cache: Path) -> Path:
+    """An empty facts store whose sources/ links to the fetched baseline (nothing re-downloaded)."""
+    root = Path(tempfile.mkdtemp(prefix="dc-", dir=parent))
+    (root / "sources").mkdir()
+    os.symlink(real_cache / "sources" / BASELINE, root / "sources" / BASELINE)
+    return root
+
+
+def clean_shell_sshd(work: Path, sshd: str) -> Path:
+    """A wrapper that runs sshd in a private mount namespace where root's ~/.bashrc is empty.
+
+    sshd runs every command through the user's shell, and bash sources ~/.bashrc for it; on
+    this machine that is `pyenv init` (~0.2 s per command), which is not drift's cost.
+    """
+    wrapper = work / "sshd-clean-shell"
+    bashrc = Path("~/.bashrc").expanduser()
+    if not bashrc.is_file():
+        return Path(sshd)
+    wrapper.write_text("#!/bin/sh\nexec unshare -m sh -c 'mount --bind /dev/null \"$0\" && exec "
+                       f"{sshd} \"$@\"' {bashrc} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+async def _exec_overhead(server, *, runs: int) -> float:
+    from drift.connectors.ssh import connect
+
     conn = await connect(server.spec, **server.connect_kwargs())
-    connected = time.perf_counter()
     try:
-        res = await probe(conn, request, python=python, timeout=600)
+        times = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            await conn.run(["true"])
+            times.append(time.perf_counter() - t)
+        return statistics.median(times)
     finally:
         await conn.close()
-    end = time.perf_counter()
-    if not res.ok:
-        raise SystemExit(f"probe failed: {res.reason}")
-    return {"connect_s": connected - start, "probe_s": end - connected, "total_s": end - start,
-            "bytes_facts": len(json.dumps(res.facts)), "facts": res.facts}
 
 
-def _stats(samples: list[float]) -> dict:
-    return {"median_s": round(statistics.median(samples), 3), "min_s": round(min(samples), 3),
-            "max_s": round(max(samples), 3), "n": len(samples)}
+def exec_overhead(server, *, runs: int) -> float:
+    """Median wall time of running `true` on an open connection (one SSH exec channel)."""
+    import asyncio
+
+    return asyncio.run(_exec_overhead(server, runs=runs))
 
 
-async def main_async(args) -> dict:
-    python = str(build_host_venv(HOST_SPECS))
-    work = Path(tempfile.mkdtemp(prefix="drift-bench-"))
-    servers = [start_sshd(work / f"h{i}") for i in range(args.hosts)]
-    try:
-        first = servers[0]
-        results: dict = {"python": python, "hosts": args.hosts, "forks": args.forks}
-        cold = []
-        for i in range(args.repeat):
-            cache = str(work / f"cold-cache-{i}")
-            cold.append((await _once(first, {"packages": ["vllm"], "cache_dir": cache}, python))["total_s"])
-        results["single_cold"] = _stats(cold)
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
 
-        warm_cache = str(work / "warm-cache")
-        seed = await _once(first, {"packages": ["vllm"], "cache_dir": warm_cache}, python)
-        digest = seed["facts"]["packages"]["vllm"]["digest"]
-        results["facts_json_bytes"] = seed["bytes_facts"]
-        warm, unchanged, connects = [], [], []
-        for _ in range(args.repeat):
-            r = await _once(first, {"packages": ["vllm"], "cache_dir": warm_cache}, python)
-            warm.append(r["total_s"])
-            connects.append(r["connect_s"])
-            u = await _once(first, {"packages": ["vllm"], "cache_dir": warm_cache, "known": {"vllm": digest}}, python)
-            unchanged.append(u["total_s"])
-        results["single_warm"] = _stats(warm)
-        results["single_unchanged"] = _stats(unchanged)
-        results["connect_only"] = _stats(connects)
 
-        async def job(server):
-            return await _once(server, {"packages": ["vllm"], "cache_dir": warm_cache}, python)
+def cli_scan(server_spec: str, *, python: str, ssh: dict, drift_cache: Path) -> tuple[float, int]:
+    script = Path(sys.executable).parent / "drift"
+    argv = [str(script)] if script.exists() else [sys.executable, "-c", "import sys; from drift.cli import main; "
+                                                  "sys.exit(main())"]
+    argv += ["scan", server_spec, "--python", python, "-i", ssh["identity"], "--known-hosts", ssh["known_hosts"],
+             "-F", ssh["config"]]
+    t = time.perf_counter()
+    proc = subprocess.run(argv, env=dict(os.environ, DRIFT_CACHE=str(drift_cache)), capture_output=True, text=True)
+    elapsed = time.perf_counter() - t
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"drift scan exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return elapsed, proc.returncode
 
-        fleet = []
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            outcomes = await run_fleet(servers, job, forks=args.forks)
-            fleet.append(time.perf_counter() - start)
-            bad = [o for o in outcomes if o.status != "ok"]
-            if bad:
-                raise SystemExit(f"fleet host failed: {bad[0].reason}")
-        results["fleet_warm"] = _stats(fleet)
-        return results
-    finally:
-        for s in servers:
-            s.stop()
+
+def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cache: Path) -> dict:
+    specs = [s.spec for s in servers]
+    base = {"python": python, "ssh": ssh}
+    res: dict = {"python": python, "hosts": len(servers), "runs": args.runs}
+
+    cold = []
+    for i in range(args.runs):
+        dc, hc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-cold-{i}")
+        cold.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": hc}, drift_cache=dc))
+    res["cold"] = {"median_s": med([c["times"][0] for c in cold]), "samples": [c["times"][0] for c in cold],
+                   "stages": cold[-1]["stages"], "wire_bytes": cold[-1]["wire_bytes"],
+                   "breaking": cold[-1]["breaking"], "import_s": med([c["import_s"] for c in cold])}
+
+    # the last cold run filled both caches: from here on everything is warm
+    warm_dc, warm_hc = dc, hc
+    warm_base = {**base, "host_cache_dir": warm_hc}
+    warm = [run_child({**warm_base, "mode": "single", "hosts": specs[:1], "scans": 2}, drift_cache=warm_dc)
+            for _ in range(args.runs)]
+    res["warm"] = {"median_s": med([w["times"][0] for w in warm]), "samples": [w["times"][0] for w in warm],
+                   "second_in_process_s": med([w["times"][1] for w in warm]), "stages_two_scans": warm[-1]["stages"],
+                   "unchanged": warm[-1]["unchanged"], "wire_bytes": warm[-1]["wire_bytes"],
+                   "import_s": med([w["import_s"] for w in warm]), "rss_peak_mb": warm[-1]["rss_peak_mb"]}
+
+    # the CLI warms the host's default cache (~/.cache/drift/probe) once, then is timed
+    cli_scan(specs[0], python=python, ssh=ssh, drift_cache=warm_dc)
+    cli = [cli_scan(specs[0], python=python, ssh=ssh, drift_cache=warm_dc) for _ in range(args.runs)]
+    res["cli_warm"] = {"median_s": med([c[0] for c in cli]), "samples": [c[0] for c in cli], "exit": cli[-1][1]}
+
+    # first contact: every other host is new to drift (no <host>.latest), same vLLM digest
+    first = run_child({**warm_base, "mode": "fleet", "hosts": specs, "forks": 8}, drift_cache=warm_dc)
+    res["fleet_first_contact_f8"] = {"s": first["fleet_s"], "unchanged": sum(first["unchanged"]),
+                                     "wire_mb": sum(first["wire_bytes"]) / 2**20, "rss_peak_mb": first["rss_peak_mb"]}
+    for forks in (8, 32):
+        runs = [run_child({**warm_base, "mode": "fleet", "hosts": specs, "forks": forks}, drift_cache=warm_dc)
+                for _ in range(args.runs)]
+        res[f"fleet_warm_f{forks}"] = {"median_s": med([r["fleet_s"] for r in runs]),
+                                       "samples": [r["fleet_s"] for r in runs],
+                                       "unchanged": sum(runs[-1]["unchanged"]), "statuses": runs[-1]["statuses"],
+                                       "rss_peak_mb": med([r["rss_peak_mb"] for r in runs])}
+
+    memory = []
+    for n, forks in ((1, 8), (8, 8), (len(specs), 8), (8, 32), (len(specs), 32)):
+        if n > len(specs) or (forks == 32 and n == 1):
+            continue
+        r = run_child({**warm_base, "mode": "fleet", "hosts": specs[:n], "forks": forks, "trace": True},
+                      drift_cache=warm_dc)
+        memory.append({"hosts": n, "forks": forks, "rss_peak_mb": r["rss_peak_mb"], "rss_import_mb": r["rss_import_mb"],
+                       "traced_peak_mb": r["traced_peak_mb"], "traced_retained_mb": r["traced_retained_mb"]})
+    res["memory"] = memory
+    return res
+
+
+def verdicts(res: dict) -> list[tuple[str, str, bool]]:
+    mem = {(m["hosts"], m["forks"]): m for m in res["memory"]}
+    n = res["hosts"]
+    flat_rows = [mem[k] for k in ((1, 8), (8, 8), (n, 8)) if k in mem]
+    growth = max(m["rss_peak_mb"] for m in flat_rows) - min(m["rss_peak_mb"] for m in flat_rows)
+    per_host = [(mem[(n, 32)]["rss_peak_mb"] - mem[(1, 8)]["rss_peak_mb"]) / (n - 1)] if (n, 32) in mem else []
+    fleet = max(res["fleet_warm_f8"]["median_s"], res["fleet_warm_f32"]["median_s"])
+    best_fleet = min(res["fleet_warm_f8"]["median_s"], res["fleet_warm_f32"]["median_s"])
+    return [
+        ("one host cold <= 1.5 s", f"{res['cold']['median_s']:.2f} s", res["cold"]["median_s"] <= 1.5),
+        ("one host warm <= 0.5 s", f"{res['warm']['median_s']:.2f} s", res["warm"]["median_s"] <= 0.5),
+        (f"{n} hosts <= 3 s (best forks)", f"{best_fleet:.2f} s (worst {fleet:.2f} s)", best_fleet <= 3.0),
+        ("memory flat in hosts (forks 8: 1/8/n, < 50 MB spread)", f"spread {growth:.0f} MB"
+         + (f"; forks 32: {per_host[0]:.1f} MB/host" if per_host else ""), growth < 50),
+    ]
+
+
+def print_table(res: dict) -> None:
+    rows = [
+        ("one host cold (scan_connector)", res["cold"]["median_s"], res["cold"]["samples"]),
+        ("one host warm (scan_connector)", res["warm"]["median_s"], res["warm"]["samples"]),
+        ("  same process, second scan", res["warm"]["second_in_process_s"], []),
+        ("CLI `drift scan HOST` warm", res["cli_warm"]["median_s"], res["cli_warm"]["samples"]),
+        (f"{res['hosts']} hosts first contact, forks 8", res["fleet_first_contact_f8"]["s"], []),
+        (f"{res['hosts']} hosts warm, forks 8", res["fleet_warm_f8"]["median_s"], res["fleet_warm_f8"]["samples"]),
+        (f"{res['hosts']} hosts warm, forks 32", res["fleet_warm_f32"]["median_s"], res["fleet_warm_f32"]["samples"]),
+    ]
+    print(f"login shell of the bench sshds: {res['login_shell']}; one SSH exec of `true`: "
+          + ", ".join(f"{k} {v:.3f} s" for k, v in res["exec_true_s"].items()))
+    print(f"{'row':<40} {'median':>8}  samples")
+    for name, m, samples in rows:
+        print(f"{name:<40} {m:>7.2f}s  {' '.join(f'{s:.2f}' for s in samples)}")
+    print(f"\ncold stages (s): {_fmt(res['cold']['stages'])}; wire {res['cold']['wire_bytes']} B")
+    print(f"warm stages, two scans (s): {_fmt(res['warm']['stages_two_scans'])}; "
+          f"unchanged={res['warm']['unchanged']} wire {res['warm']['wire_bytes']} B")
+    f = res["fleet_first_contact_f8"]
+    print(f"first contact: {f['unchanged']} of {res['hosts']} hosts answered unchanged, {f['wire_mb']:.1f} MB "
+          "of facts crossed the wire")
+    print(f"\n{'hosts':>5} {'forks':>5} {'peak RSS MB':>12} {'RSS after import':>17} {'traced peak MB':>15} "
+          f"{'traced retained MB':>19}")
+    for m in res["memory"]:
+        print(f"{m['hosts']:>5} {m['forks']:>5} {m['rss_peak_mb']:>12.0f} {m['rss_import_mb']:>17.0f} "
+              f"{m['traced_peak_mb']:>15.0f} {m['traced_retained_mb']:>19.1f}")
+    print()
+    for name, value, ok in verdicts(res):
+        print(f"target {name}: {'met' if ok else 'MISSED'} ({value})")
+
+
+def _fmt(stages: dict) -> str:
+    return ", ".join(f"{k} {v:.2f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1]))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hosts", type=int, default=4)
-    parser.add_argument("--forks", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="samples per row (median)")
+    parser.add_argument("--hosts", type=int, default=32, help="sshds for the fleet rows")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--login-shell", choices=("clean", "as-is"), default="clean",
+                        help="clean: root's ~/.bashrc is empty for the bench sshds (default); as-is: sourced")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(_child(json.loads(args.child))))
+        return 0
+
+    from drift.fetch import cache_root, fetch_sources
+    import tests.sshd_fixtures as fixtures
+    from tests.sshd_fixtures import HOST_SPECS, build_host_venv, keygen, sshd_skip_reason, start_sshd
+
     reason = sshd_skip_reason()
     if reason:
         print(f"bench_scan: skipped: {reason}", file=sys.stderr)
         return 0
-    results = asyncio.run(main_async(args))
-    for key, value in results.items():
-        print(f"{key:>18}: {value}")
+    python = str(build_host_venv(HOST_SPECS))
+    fetch_sources("vllm==0.11.0")
+    real_cache = cache_root()
+    work = Path(tempfile.mkdtemp(prefix="drift-bench-scan-"))
+    user_key, host_key = keygen(work / "id_ed25519"), keygen(work / "host_ed25519", "drift-bench-host")
+    servers, plain = [], None
+    real_sshd = fixtures.SSHD
+    try:
+        plain = start_sshd(work / "plain", user_key=user_key, host_key=host_key)
+        shell_cost = {"as-is": exec_overhead(plain, runs=5)}
+        if args.login_shell == "clean":
+            fixtures.SSHD = str(clean_shell_sshd(work, real_sshd))
+        for i in range(args.hosts):  # one key pair for all, so one known_hosts serves the CLI too
+            servers.append(start_sshd(work / f"h{i}", user_key=user_key, host_key=host_key))
+        known = work / "known_hosts"
+        known.write_text("".join(s.host_public_line() for s in servers))
+        config = work / "ssh_config"
+        config.write_text("")
+        ssh = {"identity": str(user_key), "known_hosts": str(known), "config": str(config)}
+        shell_cost[args.login_shell] = exec_overhead(servers[0], runs=5)
+        res = measure(args, python=python, servers=servers, ssh=ssh, work=work, real_cache=real_cache)
+        res["login_shell"], res["exec_true_s"] = args.login_shell, shell_cost
+    finally:
+        fixtures.SSHD = real_sshd
+        for s in [plain, *servers]:
+            if s is not None:
+                s.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print_table(res)
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
     return 0
 
 
