@@ -6,6 +6,7 @@ compatibility matrix across vLLM releases; the consumer and the baseline are rea
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from typing import Callable
 
@@ -44,22 +45,32 @@ def run_gate(
     source = "given with --baseline"
     if baseline_spec is None:
         baseline_spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
+    loaded: dict[str, dict] = {}  # a target equal to the baseline is read once
     baseline_facts = None
     if baseline_spec:
         bres = load_facts(baseline_spec, packages=[target_package], progress=progress)
         if not bres.ok:
             return GateResult((), f"baseline: {bres.error}", bres.exit_code)
-        baseline_facts = bres.facts
+        baseline_facts = loaded[baseline_spec] = bres.facts
+    gc.freeze()
     reports = []
     for spec in targets:
-        tres = load_facts(spec, packages=[target_package], progress=progress)
-        if not tres.ok:
-            return GateResult(tuple(reports), f"target {spec}: {tres.error}", tres.exit_code)
-        outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=baseline_facts,
+        if spec in loaded:
+            facts = loaded[spec]
+        else:
+            tres = load_facts(spec, packages=[target_package], progress=progress)
+            if not tres.ok:
+                return GateResult(tuple(reports), f"target {spec}: {tres.error}", tres.exit_code)
+            facts = tres.facts
+        outcome = check(consumer=consumer, target_facts=facts, baseline_facts=baseline_facts,
                         target_package=target_package, rule_paths=rule_paths,
                         labels={"target": spec, "baseline": baseline_spec, "baseline_source": source})
         if outcome.report is None:
             return GateResult(tuple(reports), outcome.error, outcome.exit_code)
-        reports.append(outcome.report)
+        report = outcome.report
+        if baseline_facts is None:
+            object.__setattr__(report, "notes", report.notes + (f"no baseline: {source}; every finding is against "
+                                                                "the target alone",))
+        reports.append(report)
     code = exitcodes.DRIFT if any(r.breaking for r in reports) else exitcodes.CLEAN
     return GateResult(tuple(reports), None, code)

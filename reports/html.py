@@ -138,10 +138,16 @@ def _head(matrix: Matrix) -> str:
     return cols + "<thead><tr>" + "".join(cells) + "</tr></thead>"
 
 
+def _any_drift(matrix: Matrix) -> bool:
+    return any(row.worst not in ("ok", "unchecked") for row in matrix.rows)
+
+
 def _body(matrix: Matrix) -> str:
     rows = []
+    # where something drifts, show those uses first-screen: clean rows start hidden (one click shows them)
+    hide = " hide" if _any_drift(matrix) else ""
     for row in matrix.rows:
-        clean = " clean" if row.worst in ("ok", "unchecked") else ""
+        clean = f" clean{hide}" if row.worst in ("ok", "unchecked") else ""
         head = (
             f'<th scope="row" class="use"><code>{_breakable(row.symbol)}</code>'
             f'<span class="site mono">{_breakable(row.site.path)}:{row.site.line}</span></th>'
@@ -182,7 +188,7 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
 <p class="legend" aria-label="legend">{legend}</p>
 </header>
 <div class="controls">
-<label><input type="checkbox" id="only-drift"> only uses that drift somewhere</label>
+<label><input type="checkbox" id="only-drift"{" checked" if _any_drift(matrix) else ""}> only uses that drift somewhere</label>
 <button type="button" id="expand-all" aria-pressed="false">Expand all</button>
 </div>
 <table class="matrix" id="matrix">

@@ -48,7 +48,8 @@ def _header(report: Report, console: Console, *, verbose: bool) -> None:
             host.append(" · " + env)
         _line(console, host, verbose=verbose)
     checked = f"checked {len(report.uses)} uses" if report.uses else "uses not listed"
-    summary = Text(f"{checked} · {len(report.findings)} findings", style="dim")
+    n = len(report.findings)
+    summary = Text(f"{checked} · {n} finding{'' if n == 1 else 's'}", style="dim")
     if report.notes and not verbose:
         summary.append(f" · {len(report.notes)} note{'s' * (len(report.notes) != 1)} (-v)", style="dim")
     _line(console, summary, verbose=verbose)

@@ -8,6 +8,7 @@ import sys
 import reports
 from drift import exitcodes
 from drift.commands.common import fail, progress
+from drift.findings import Report
 from drift.gate import run_gate
 
 
@@ -42,7 +43,15 @@ def run(args) -> int:
     if result.error:
         return fail(result.error, result.exit_code or exitcodes.USAGE)
     if result.nothing_to_check:
-        print(f"drift gate: {args.consumer} does not use {args.package}: nothing to check", file=sys.stderr)
+        message = f"{args.consumer} does not use {args.package}: nothing to check"
+        print(f"drift gate: {message}", file=sys.stderr)
+        # still write every requested report, empty: code scanning then closes stale alerts
+        empty = [Report(consumer={"name": args.consumer, "version": None, "spec": args.consumer},
+                        target={"name": args.package, "version": None, "spec": t, "commit": None},
+                        baseline=None, findings=(), notes=(message,)) for t in targets]
+        for fmt, out in zip(formats, outputs):
+            if out != "-":
+                reports.write(empty, fmt, out, options=reports.Options(title=args.title, repo_root=os.getcwd()))
         return exitcodes.CLEAN
     title = args.title or f"drift gate: {args.consumer}"
     for fmt, out in zip(formats, outputs):
@@ -50,5 +59,5 @@ def run(args) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write(reports.render(list(result.reports), "markdown", options=reports.Options(title=title)) + "\n")
+            fh.write("\n" + reports.render(list(result.reports), "markdown", options=reports.Options(title=title)) + "\n")
     return result.exit_code
