@@ -5,13 +5,20 @@ times `drift.scan.scan_connector` with its SSH connect: probe of the host's vLLM
 speculators 0.3.0 usage, the baseline vLLM 0.11.0 facts and the check. Host = the cached test
 venv of tests/sshd_fixtures.py; sources come from drift's cache (linked, never re-downloaded).
 
-    python benchmarks/bench_scan.py [--runs 3] [--hosts 32] [--json out.json]
+    python benchmarks/bench_scan.py [--runs 3] [--hosts 32] [--login-shell clean|as-is] [--json out.json]
 
 Rows (medians of --runs): one host cold (host probe cache and drift's facts store empty), one
 host warm (both filled: the host answers "unchanged"), the `drift scan` CLI warm in a
-subprocess, 32 hosts warm with forks 8 and 32, and peak memory for 1, 8 and 32 hosts.
+subprocess, 32 hosts first seen by drift (same vLLM), 32 hosts warm with forks 8 and 32, and
+peak memory (RSS, tracemalloc) for 1, 8 and 32 hosts. Stage times come from timers wrapped
+around drift.scan's collaborators in the child. The bench sshds run with root's ~/.bashrc
+masked (a private mount namespace) because sshd runs each command through the login shell and
+this machine's pyenv init costs ~0.2 s per command; the as-is cost is measured and printed.
+The 32 "hosts" share this machine's CPUs with drift, so the drift process's own CPU time is
+printed too: it bounds the fleet time whatever the hosts are.
+
 Targets: one host <= 1.5 s cold, <= 0.5 s warm; 32 hosts <= 3 s; memory flat in the hosts.
-Needs root, /usr/sbin/sshd and ssh-keygen; starts --hosts sshds and stops them all.
+Needs root, /usr/sbin/sshd, ssh-keygen and unshare; starts --hosts + 1 sshds, stops them all.
 """
 
 from __future__ import annotations
@@ -49,7 +56,8 @@ def _child(cfg: dict) -> dict:
     from probes import bundle
 
     import_s = time.perf_counter() - t0
-    rss_import_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage0 = resource.getrusage(resource.RUSAGE_SELF)
+    rss_import_mb, cpu0 = usage0.ru_maxrss / 1024, usage0.ru_utime + usage0.ru_stime
     stages: dict[str, float] = {}
     seen: dict[str, object] = {"unchanged": [], "wire_bytes": []}
 
@@ -131,13 +139,22 @@ def _child(cfg: dict) -> dict:
     if cfg.get("trace"):
         current, peak = tracemalloc.get_traced_memory()
         out.update(traced_retained_mb=current / 2**20, traced_peak_mb=peak / 2**20)
-    out.update(rss_peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, kept=len(kept),
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out.update(rss_peak_mb=usage.ru_maxrss / 1024, kept=len(kept), cpu_s=usage.ru_utime + usage.ru_stime - cpu0,
                unchanged=seen["unchanged"], wire_bytes=seen["wire_bytes"])
     return out
 
 
+def drift_env(drift_cache: Path) -> dict:
+    """The environment of a drift process: its facts cache, and bytecode cached as after an install
+    (kept in a prefix dir under the cache so the checkout is not written to)."""
+    env = dict(os.environ, DRIFT_CACHE=str(drift_cache), PYTHONPYCACHEPREFIX=str(drift_cache.parent / "pycache"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def run_child(cfg: dict, *, drift_cache: Path) -> dict:
-    env = dict(os.environ, DRIFT_CACHE=str(drift_cache))
+    env = drift_env(drift_cache)
     proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(cfg)], env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:
@@ -204,7 +221,7 @@ def cli_scan(server_spec: str, *, python: str, ssh: dict, drift_cache: Path) -> 
     argv += ["scan", server_spec, "--python", python, "-i", ssh["identity"], "--known-hosts", ssh["known_hosts"],
              "-F", ssh["config"]]
     t = time.perf_counter()
-    proc = subprocess.run(argv, env=dict(os.environ, DRIFT_CACHE=str(drift_cache)), capture_output=True, text=True)
+    proc = subprocess.run(argv, env=drift_env(drift_cache), capture_output=True, text=True)
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"drift scan exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -214,7 +231,8 @@ def cli_scan(server_spec: str, *, python: str, ssh: dict, drift_cache: Path) -> 
 def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cache: Path) -> dict:
     specs = [s.spec for s in servers]
     base = {"python": python, "ssh": ssh}
-    res: dict = {"python": python, "hosts": len(servers), "runs": args.runs}
+    res: dict = {"python": python, "hosts": len(servers), "runs": args.runs, "cpus": os.cpu_count(),
+                 "loadavg_before": os.getloadavg()[0]}
 
     cold = []
     for i in range(args.runs):
@@ -222,7 +240,8 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
         cold.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": hc}, drift_cache=dc))
     res["cold"] = {"median_s": med([c["times"][0] for c in cold]), "samples": [c["times"][0] for c in cold],
                    "stages": cold[-1]["stages"], "wire_bytes": cold[-1]["wire_bytes"],
-                   "breaking": cold[-1]["breaking"], "import_s": med([c["import_s"] for c in cold])}
+                   "breaking": cold[-1]["breaking"], "import_s": med([c["import_s"] for c in cold]),
+                   "host_probe_s": med([c["host_probe_s"][0] for c in cold])}
 
     # the last cold run filled both caches: from here on everything is warm
     warm_dc, warm_hc = dc, hc
@@ -232,7 +251,8 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
     res["warm"] = {"median_s": med([w["times"][0] for w in warm]), "samples": [w["times"][0] for w in warm],
                    "second_in_process_s": med([w["times"][1] for w in warm]), "stages_two_scans": warm[-1]["stages"],
                    "unchanged": warm[-1]["unchanged"], "wire_bytes": warm[-1]["wire_bytes"],
-                   "import_s": med([w["import_s"] for w in warm]), "rss_peak_mb": warm[-1]["rss_peak_mb"]}
+                   "import_s": med([w["import_s"] for w in warm]), "rss_peak_mb": warm[-1]["rss_peak_mb"],
+                   "host_probe_s": med([w["host_probe_s"][0] for w in warm])}
 
     # the CLI warms the host's default cache (~/.cache/drift/probe) once, then is timed
     cli_scan(specs[0], python=python, ssh=ssh, drift_cache=warm_dc)
@@ -241,7 +261,7 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
 
     # first contact: every other host is new to drift (no <host>.latest), same vLLM digest
     first = run_child({**warm_base, "mode": "fleet", "hosts": specs, "forks": 8}, drift_cache=warm_dc)
-    res["fleet_first_contact_f8"] = {"s": first["fleet_s"], "unchanged": sum(first["unchanged"]),
+    res["fleet_first_contact_f8"] = {"s": first["fleet_s"], "unchanged": sum(first["unchanged"]), "cpu_s": first["cpu_s"],
                                      "wire_mb": sum(first["wire_bytes"]) / 2**20, "rss_peak_mb": first["rss_peak_mb"]}
     for forks in (8, 32):
         runs = [run_child({**warm_base, "mode": "fleet", "hosts": specs, "forks": forks}, drift_cache=warm_dc)
@@ -249,7 +269,8 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
         res[f"fleet_warm_f{forks}"] = {"median_s": med([r["fleet_s"] for r in runs]),
                                        "samples": [r["fleet_s"] for r in runs],
                                        "unchanged": sum(runs[-1]["unchanged"]), "statuses": runs[-1]["statuses"],
-                                       "rss_peak_mb": med([r["rss_peak_mb"] for r in runs])}
+                                       "rss_peak_mb": med([r["rss_peak_mb"] for r in runs]),
+                                       "cpu_s": med([r["cpu_s"] for r in runs])}
 
     memory = []
     for n, forks in ((1, 8), (8, 8), (len(specs), 8), (8, 32), (len(specs), 32)):
@@ -260,6 +281,7 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
         memory.append({"hosts": n, "forks": forks, "rss_peak_mb": r["rss_peak_mb"], "rss_import_mb": r["rss_import_mb"],
                        "traced_peak_mb": r["traced_peak_mb"], "traced_retained_mb": r["traced_retained_mb"]})
     res["memory"] = memory
+    res["loadavg_after"] = os.getloadavg()[0]
     return res
 
 
@@ -290,17 +312,24 @@ def print_table(res: dict) -> None:
         (f"{res['hosts']} hosts warm, forks 8", res["fleet_warm_f8"]["median_s"], res["fleet_warm_f8"]["samples"]),
         (f"{res['hosts']} hosts warm, forks 32", res["fleet_warm_f32"]["median_s"], res["fleet_warm_f32"]["samples"]),
     ]
+    print(f"{res['cpus']} CPUs, load average {res['loadavg_before']:.1f} before, {res['loadavg_after']:.1f} after")
     print(f"login shell of the bench sshds: {res['login_shell']}; one SSH exec of `true`: "
           + ", ".join(f"{k} {v:.3f} s" for k, v in res["exec_true_s"].items()))
     print(f"{'row':<40} {'median':>8}  samples")
     for name, m, samples in rows:
         print(f"{name:<40} {m:>7.2f}s  {' '.join(f'{s:.2f}' for s in samples)}")
-    print(f"\ncold stages (s): {_fmt(res['cold']['stages'])}; wire {res['cold']['wire_bytes']} B")
+    print(f"\ncold stages (s): {_fmt(res['cold']['stages'])}; wire {res['cold']['wire_bytes']} B; "
+          f"probe on the host {res['cold']['host_probe_s']:.2f} s; {res['cold']['breaking']} breaking findings")
     print(f"warm stages, two scans (s): {_fmt(res['warm']['stages_two_scans'])}; "
-          f"unchanged={res['warm']['unchanged']} wire {res['warm']['wire_bytes']} B")
+          f"unchanged={res['warm']['unchanged']} wire {res['warm']['wire_bytes']} B; "
+          f"probe on the host {res['warm']['host_probe_s']:.2f} s; imports {res['warm']['import_s']:.2f} s (not timed)")
     f = res["fleet_first_contact_f8"]
     print(f"first contact: {f['unchanged']} of {res['hosts']} hosts answered unchanged, {f['wire_mb']:.1f} MB "
-          "of facts crossed the wire")
+          f"of facts crossed the wire; drift process CPU {f['cpu_s']:.2f} s")
+    for forks in (8, 32):
+        r = res[f"fleet_warm_f{forks}"]
+        print(f"{res['hosts']} hosts warm, forks {forks}: drift process CPU {r['cpu_s']:.2f} s "
+              f"({r['cpu_s'] / res['hosts'] * 1000:.0f} ms/host), statuses {r['statuses']}")
     print(f"\n{'hosts':>5} {'forks':>5} {'peak RSS MB':>12} {'RSS after import':>17} {'traced peak MB':>15} "
           f"{'traced retained MB':>19}")
     for m in res["memory"]:
