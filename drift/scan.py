@@ -78,8 +78,10 @@ async def scan_connector(
     """Probe one host and check its consumer against its vLLM. ConnectorError propagates."""
     target, consumer = settings.target, settings.consumer
     known = {}
-    digest = _latest_digest(host, target)
-    if digest and _load_cached(host, target, digest) is not None:
+    store = default_store()
+    # this host's last digest, else the last one drift saw anywhere (a fleet runs one build)
+    digest = _latest_digest(host, target) or store.latest(target)
+    if digest and store.has(target, digest):
         known[target] = digest
     request = {
         "packages": [target],

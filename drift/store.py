@@ -8,6 +8,7 @@ indexes computed once per digest and stored beside the blobs.
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import sys
@@ -49,39 +50,68 @@ class LazyModules(Mapping):
 
 
 class FactsStore:
-    """One directory; a package's facts live under `<package>-<digest>.<tag>`."""
+    """One directory; a package's facts live under `<package>-<digest>.<tag>`.
+
+    Reads are memoised for the life of the store, so a fleet of hosts running the same vLLM
+    build decodes its facts and indexes once, not once per host.
+    """
 
     def __init__(self, root: Path):
         self.root = root
+        self._facts: dict[tuple[str, str], dict[str, Any]] = {}
+        self._indexes: dict[tuple[str, str, str], Any] = {}
+
+    def has(self, package: str, digest: str) -> bool:
+        return (package, digest) in self._facts or self._path(package, digest, "facts").exists()
+
+    def latest(self, package: str) -> str | None:
+        """The digest of this package drift stored most recently (from any host or tree)."""
+        try:
+            return (self.root / f"{package}.latest").read_text().strip() or None
+        except OSError:
+            return None
 
     def _path(self, package: str, digest: str, suffix: str) -> Path:
         return self.root / f"{package}-{digest[:40]}.{_TAG}.{suffix}"
 
     def get(self, package: str, digest: str) -> dict[str, Any] | None:
+        hit = self._facts.get((package, digest))
+        if hit is not None:
+            return dict(hit)  # a fresh outer dict; modules (lazy) are shared
         try:
             data = marshal.loads(self._path(package, digest, "facts").read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
             return None
         pkg = data["meta"]
         pkg["modules"] = LazyModules(data["modules"])
-        return pkg
+        self._facts[(package, digest)] = pkg
+        return dict(pkg)
 
     def put(self, package: str, pkg: dict[str, Any]) -> None:
         digest = pkg.get("digest")
         if not digest:
             return
+        self._write(self.root / f"{package}.latest", digest.encode())
+        if self.has(package, digest):
+            return  # same digest, same code: already stored
         modules = pkg.get("modules") or {}
         blobs = {name: marshal.dumps(dict(mod)) for name, mod in modules.items()}
         meta = {k: v for k, v in pkg.items() if k != "modules"}
         self._write(self._path(package, digest, "facts"), marshal.dumps({"meta": meta, "modules": blobs}))
 
     def get_index(self, package: str, digest: str, name: str) -> Any:
+        key = (package, digest, name)
+        if key in self._indexes:
+            return self._indexes[key]
         try:
-            return marshal.loads(self._path(package, digest, f"idx-{name}").read_bytes())
+            value = marshal.loads(self._path(package, digest, f"idx-{name}").read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
             return None
+        self._indexes[key] = value
+        return value
 
     def put_index(self, package: str, digest: str, name: str, value: Any) -> None:
+        self._indexes[(package, digest, name)] = value
         try:
             self._write(self._path(package, digest, f"idx-{name}"), marshal.dumps(value))
         except ValueError:
@@ -99,7 +129,13 @@ class FactsStore:
             raise
 
 
+@functools.lru_cache(maxsize=4)
+def _store_at(root: str) -> FactsStore:
+    return FactsStore(Path(root))
+
+
 def default_store() -> FactsStore:
+    """The store under the user cache; one instance per cache root in a process."""
     from drift.fetch import cache_root
 
-    return FactsStore(cache_root() / "facts")
+    return _store_at(str(cache_root() / "facts"))
