@@ -131,6 +131,11 @@ async def scan_connector(
                     rule_paths=list(settings.rule_paths),
                     labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,
                             "host": host})
+    if outcome.report is not None:
+        where = (facts.get("probe") or {}).get("cache_dir")
+        note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
+                else f"the probe wrote nothing on {host}")
+        object.__setattr__(outcome.report, "notes", outcome.report.notes + (note,))
     outcome = Outcome(outcome.report, outcome.error, outcome.exit_code, {"consumer_root": use.get("root")})
     if outcome.report is None:
         return HostScan(host, "failed", outcome, outcome.error, outcome.exit_code)

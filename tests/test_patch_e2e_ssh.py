@@ -125,3 +125,29 @@ def test_apply_refuses_a_file_edited_after_the_diff(sshd, patched_host, tmp_path
     assert res.status == "refused"
     assert FILES[0].rsplit("/", 1)[-1] in (res.reason or "")
     assert _sha(site / FILES[0]) == edited
+
+
+def test_apply_of_a_reviewed_diff_refuses_a_file_edited_since(sshd, patched_host, tmp_path, capsys, corpus_src):
+    """`drift patch` (dry run) then a human edit then `drift patch --apply`: refused, nothing written."""
+    corpus_src("vllm==0.11.0")
+    python, site = patched_host
+    ssh = ["-i", sshd.identity, "--known-hosts", sshd.known_hosts, "-F", sshd.write_ssh_config("")]
+    state = str(tmp_path / "state")
+    code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state, "--json")
+    assert code == 1 and json.loads(out)["saved_plan"], err
+    target = site / FILES[0]
+    target.write_text(target.read_text().replace("MAX_NUM_SEQS = 32", "MAX_NUM_SEQS = 64"))
+    edited = _sha(target)
+    code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,
+                          "--apply", "--json")
+    result = json.loads(out)
+    assert code == 2
+    assert result["apply"]["status"] == "refused"
+    assert "vllm_hidden_states_generator.py" in result["apply"]["reason"]
+    assert _sha(target) == edited
+    assert _sha(site / FILES[1]) == _sha(corpus_src("speculators==0.3.0") / FILES[1])
+    # a fresh plan (computed against the edited file) applies cleanly
+    code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,
+                          "--apply", "--fresh", "--json")
+    assert json.loads(out)["apply"]["status"] == "applied", out
+    assert "MAX_NUM_SEQS = 64" in target.read_text()

@@ -35,6 +35,8 @@ def add_parser(sub) -> None:
     p.add_argument("--state-dir", default=None, help="where backups and manifests live on the host "
                                                     "(default: ~/.drift/patches)")
     p.add_argument("--force", action="store_true", help="with --revert: restore even files edited since the apply")
+    p.add_argument("--fresh", action="store_true",
+                   help="with --apply: ignore the plan saved by the last dry run and apply a newly computed one")
     p.add_argument("--json", action="store_true", help="machine-readable result")
     add_host_arguments(p)
     p.set_defaults(func=run)
@@ -66,6 +68,8 @@ async def _run(args, say) -> tuple[int, dict]:
             ok = res.status in ("reverted", "already_reverted")
             return (exitcodes.CLEAN if ok else exitcodes.USAGE), {"action": "revert", "status": res.status,
                                                                  "reason": res.reason, "host": label}
+        from drift.patch import saved
+
         say(f"{label}: scanning")
         scan = await scan_connector(connector, host=label, settings=settings, say=say)
         if scan.outcome is None or scan.outcome.report is None:
@@ -88,17 +92,32 @@ async def _run(args, say) -> tuple[int, dict]:
         if args.output:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(diff)
-        if not args.apply:
-            return (exitcodes.DRIFT if report.breaking else exitcodes.CLEAN), result
         meta = {"drift_version": __version__, "target_version": report.target.get("version"),
                 "baseline_version": (report.baseline or {}).get("version"),
                 "finding_ids": sorted(the_plan.finding_keys), "host": label}
+        if not args.apply:
+            if not the_plan.empty:
+                result["saved_plan"] = str(saved.save(the_plan, host=label, consumer=settings.consumer, root=root,
+                                                      meta=meta))
+            return (exitcodes.DRIFT if report.breaking else exitcodes.CLEAN), result
+        reviewed = None if args.fresh else saved.load(host=label, consumer=settings.consumer)
+        if reviewed is not None:
+            # apply exactly the diff the user reviewed; the applier refuses if a file changed since
+            the_plan, doc = reviewed
+            meta = dict(doc["meta"])
+            if doc.get("root") != root:
+                return exitcodes.USAGE, {**result, "apply": {"status": "refused", "patch_id": None,
+                                                             "reason": f"the reviewed plan was made for {doc.get('root')}, "
+                                                                       f"the consumer is now at {root}; run drift patch again"}}
+            result["diff"] = unified_diff(the_plan)
+            result["reviewed_plan"] = True
         say(f"{label}: applying")
         applied = await apply(the_plan, connector, root=root, state_dir=state_dir, meta=meta, python=python,
                               installed_version=report.target.get("version"))
         result["apply"] = {"status": applied.status, "reason": applied.reason, "patch_id": applied.patch_id}
         if not applied.ok:
             return exitcodes.USAGE, result
+        saved.discard(host=label, consumer=settings.consumer)
         say(f"{label}: verifying")
         compiled = await verify_compile(connector, python=python, paths=sorted(files), root=root)
         rescan = await scan_connector(connector, host=label, settings=settings, say=say)
@@ -125,6 +144,10 @@ def _print(result: dict, console: Console) -> None:
             console.print(f"[yellow]manual[/] {m['title']} — {m.get('reason') or ''}", highlight=False)
         for s in result["skipped"]:
             console.print(f"[yellow]skipped[/] {s['key']} — {s['reason']}", highlight=False)
+    if result.get("saved_plan"):
+        console.print(f"plan saved: {result['saved_plan']} — `--apply` applies exactly this diff", highlight=False)
+    if result.get("reviewed_plan"):
+        console.print("applying the plan reviewed with the last dry run", highlight=False)
     if "apply" in result:
         a = result["apply"]
         console.print(f"apply: {a['status']}" + (f" ({a['reason']})" if a.get("reason") else "")
