@@ -1,17 +1,20 @@
 """Facts of one package directory: walk, reuse cached facts, parse the rest in parallel.
 
-Parsing is the cost (≈2 s of `ast.parse` for a full vLLM tree), so changed files are parsed in a
-pool of forked workers. Fork explicitly: the probe usually runs as a script fed on stdin
-(`python3 -`), where spawn/forkserver cannot re-import `__main__`. Workers inherit the job list
-through the fork and send facts back as marshal bytes (cheaper than pickling nested dicts).
+Parsing is the cost (≈2 s of `ast.parse` for a full vLLM tree), so changed files are parsed by
+forked workers (plain `os.fork`: the probe usually runs as a script fed on stdin, `python3 -`,
+where spawn/forkserver cannot re-import `__main__`, and a Pool's locks need /dev/shm). Workers
+inherit the job list through the fork, pull chunk ids from one pipe (largest files first, so
+both finish together) and stream facts back as marshal bytes, which the parent decodes while
+they work. If a worker dies, whatever it did not deliver is parsed in-process.
 The cyclic GC is paused while millions of AST nodes come and go: none of them form cycles.
 """
 
 import gc
 import hashlib
 import marshal
-import multiprocessing
 import os
+import selectors
+import signal
 
 from . import cache as _cache
 from .ast_facts import empty_module, module_facts
@@ -20,11 +23,8 @@ from .locate import module_name, walk_tree
 
 MAX_FILE_BYTES = 5_000_000
 _PARALLEL_MIN_FILES = 24
-_CHUNK_BYTES = 400_000
-
-# Set in each forked worker by `_init_worker` (inherited through fork, never pickled): the jobs
-# of the current pool only. A pool worker has no other channel for shared read-only input.
-_WORKER_JOBS = []
+_CHUNK_BYTES = 64_000  # source bytes per work unit: small enough that workers finish together
+_MAX_CHUNKS = 1000  # 4-byte ids in one pipe write must stay <= PIPE_BUF (4096)
 
 
 def digest_of(modules: dict) -> str:
@@ -142,31 +142,15 @@ def _parse_one(job):
 
 def _parse_all(jobs, *, workers):
     n = _worker_count(len(jobs), workers)
-    if n <= 1:
-        return [_parse_one(j) for j in jobs]
-    try:
-        ctx = multiprocessing.get_context("fork")
-    except ValueError:
-        return [_parse_one(j) for j in jobs]
-    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][3]))
-    chunks, chunk, size = [], [], 0
-    for i in order:
-        chunk.append(i)
-        size += len(jobs[i][3])
-        if size >= _CHUNK_BYTES:
-            chunks.append(chunk)
-            chunk, size = [], 0
-    if chunk:
-        chunks.append(chunk)
     out = []
-    try:
-        with ctx.Pool(n, initializer=_init_worker, initargs=(jobs,)) as pool:
-            for blob in pool.imap_unordered(_parse_chunk, chunks):
-                out.extend(marshal.loads(blob))
-            pool.close()
-            pool.join()
-    except Exception:  # no fork, no sem_open (/dev/shm), pipes refused...: parse serially
-        return [_parse_one(j) for j in jobs]
+    if n > 1 and hasattr(os, "fork"):
+        try:
+            out = _forked(jobs, _chunks(jobs), n)
+        except OSError:  # no fork, no pipes (rlimits, seccomp): parse here
+            pass
+    if len(out) < len(jobs):  # serial, or a worker died: parse whatever is missing in-process
+        done = {name for name, _ in out}
+        out.extend(_parse_one(j) for j in jobs if j[0] not in done)
     return out
 
 
@@ -182,10 +166,115 @@ def _worker_count(n_jobs, workers):
     return max(1, min(cpus, 16, n_jobs // 8))
 
 
-def _init_worker(jobs):
+def _chunks(jobs):
+    """Job indices in chunks, largest files first, so the last chunks are small and both end together."""
+    order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i][3]))
+    total = sum(len(j[3]) for j in jobs)
+    limit = max(_CHUNK_BYTES, total // _MAX_CHUNKS + 1)
+    chunks, chunk, size = [], [], 0
+    for i in order:
+        chunk.append(i)
+        size += len(jobs[i][3])
+        if size >= limit:
+            chunks.append(chunk)
+            chunk, size = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
+
+
+def _forked(jobs, chunks, n):
+    """(name, facts) of the jobs parsed by `n` forked workers pulling chunk ids from one pipe.
+
+    All ids are written before the fork (they fit in PIPE_BUF, so the write never blocks) and
+    each worker reads 4 bytes at a time: a queue without locks or semaphores. Workers inherit
+    `jobs` through the fork and stream one length-prefixed marshal blob per chunk back.
+    """
+    qr, qw = os.pipe()
+    try:
+        os.write(qw, b"".join(i.to_bytes(4, "little") for i in range(len(chunks))))
+    finally:
+        os.close(qw)
+    pids, fds = [], []
+    try:
+        for _ in range(n):
+            rr, rw = os.pipe()
+            try:
+                pid = os.fork()
+            except OSError:
+                os.close(rr)
+                os.close(rw)
+                if not pids:
+                    raise
+                break
+            if pid == 0:  # worker: never returns
+                code = 1
+                try:
+                    os.close(rr)
+                    for fd in fds:
+                        os.close(fd)
+                    _work(qr, rw, jobs, chunks)
+                    code = 0
+                finally:
+                    os._exit(code)
+            os.close(rw)
+            pids.append(pid)
+            fds.append(rr)
+    finally:
+        os.close(qr)
+    return _gather(fds, pids)
+
+
+def _work(queue_fd, out_fd, jobs, chunks):
     gc.disable()
-    _WORKER_JOBS[:] = jobs
+    while True:
+        rec = os.read(queue_fd, 4)
+        if len(rec) < 4:
+            return
+        blob = marshal.dumps([_parse_one(jobs[i]) for i in chunks[int.from_bytes(rec, "little")]])
+        view = memoryview(len(blob).to_bytes(8, "little") + blob)
+        while view:
+            view = view[os.write(out_fd, view):]
 
 
-def _parse_chunk(indices):
-    return marshal.dumps([_parse_one(_WORKER_JOBS[i]) for i in indices])
+def _gather(fds, pids):
+    """Decode the workers' blobs as they arrive; reap the workers (killing them on error)."""
+    out = []
+    bufs = {fd: bytearray() for fd in fds}
+    sel = selectors.DefaultSelector()
+    ok = False
+    try:
+        for fd in fds:
+            sel.register(fd, selectors.EVENT_READ)
+        while bufs:
+            for key, _ in sel.select():
+                fd = key.fd
+                data = os.read(fd, 1 << 20)
+                buf = bufs[fd]
+                if not data:
+                    sel.unregister(fd)
+                    del bufs[fd]
+                    continue
+                buf += data
+                while len(buf) >= 8:
+                    end = 8 + int.from_bytes(buf[:8], "little")
+                    if len(buf) < end:
+                        break
+                    out.extend(marshal.loads(bytes(buf[8:end])))
+                    del buf[:end]
+        ok = True
+    finally:
+        sel.close()
+        for fd in fds:
+            os.close(fd)
+        for pid in pids:
+            if not ok:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+    return out
