@@ -74,6 +74,7 @@ def collect_package(root_dir, package: str, *, cache_dir, max_file_bytes: int = 
                                                    max_file_bytes=max_file_bytes, workers=workers)
     finally:
         if was_enabled:
+            _promote_young()
             gc.enable()
     if stats is not None:
         stats["parsed"] = stats.get("parsed", 0) + parsed
@@ -84,6 +85,19 @@ def collect_package(root_dir, package: str, *, cache_dir, max_file_bytes: int = 
         "root": os.path.abspath(root_dir), "digest": digest_of(modules),
         "requires": info["requires"], "modules": modules, "errors": errors,
     }
+
+
+def _promote_young():
+    """Move every tracked object to the oldest GC generation without traversing it.
+
+    The facts are ~a million acyclic containers allocated while the collector was paused; the
+    first allocation after `gc.enable()` would traverse all of them (≈0.1 s, half a warm run)
+    and again in generation 1. freeze + unfreeze is that promotion in O(1). Skipped when the
+    caller keeps frozen objects of its own (unfreeze would release them).
+    """
+    if hasattr(gc, "get_freeze_count") and gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):
