@@ -115,3 +115,13 @@ def test_every_breaking_finding_has_evidence_and_failure(against_016):
         assert f.target_evidence, f.title
         assert f.predicted_failure, f.title
         assert f.fix is not None
+
+
+def test_consumer_and_target_in_an_environment(host_venv, corpus_src):
+    """`drift check python:PATH --target python:PATH`: both read from an installed environment."""
+    corpus_src("vllm==0.11.0")
+    python = str(host_venv(("vllm==0.16.0", "speculators==0.3.0")))
+    outcome = run_check(consumer_spec=f"python:{python}", target_spec=f"python:{python}")
+    assert outcome.report is not None, outcome.error
+    assert outcome.report.baseline["version"] == "0.11.0"
+    assert {"DRIFT020", "DRIFT030", "VLLM001"} <= {f.rule_id for f in outcome.report.breaking}

@@ -51,15 +51,40 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
         dist = pkgs[0]
     elif kind == "missing-path":
         raise FetchError(f"no such path: {spec}")
+    elif kind == "python":
+        return _consumer_in_environment(spec, package=(packages or ["speculators"])[0], target_package=target_package)
     else:
-        raise FetchError(f"{spec}: a consumer is a PyPI spec, a wheel or a source tree "
-                         "(for an environment, use `drift scan` or `--target python:PATH`)")
+        raise FetchError(f"{spec}: a consumer is a PyPI spec, a wheel, a source tree or python:PATH")
     if not pkgs:
         raise FetchError(f"{spec}: no importable package found")
     meta = read_metadata(root, dist)
     meta.setdefault("name", dist)
     usage = collect_usage(root, pkgs, [target_package])
     return Consumer(spec, root, pkgs, meta, usage)
+
+
+def _consumer_in_environment(spec: str, *, package: str, target_package: str) -> Consumer:
+    """A consumer installed in another interpreter here: the same probe `drift scan` ships."""
+    import subprocess
+
+    from probes import bundle
+
+    python = os.path.expanduser(spec[len("python:"):] if spec.startswith("python:") else spec)
+    request = {"packages": [], "env_packages": [package], "cache_dir": None, "known": {},
+               "usage": {"packages": [package], "prefixes": [target_package]}}
+    try:
+        proc = subprocess.run([python, "-"], input=bundle.build_script(request), capture_output=True, timeout=300)
+    except (FileNotFoundError, PermissionError) as exc:
+        raise FetchError(f"cannot run {python}: {exc.strerror or exc}") from None
+    try:
+        doc = bundle.decode_output(proc.stdout)
+    except ValueError as exc:
+        raise FetchError(f"probe under {python} failed: {exc}") from None
+    if package in (doc.get("missing") or []) or package not in (doc.get("usage") or {}):
+        raise FetchError(f"{package} is not installed for {python}")
+    use = doc["usage"][package]
+    meta = {"name": use.get("dist") or package, "version": use.get("version"), "requires": use.get("requires") or []}
+    return Consumer(spec, Path(use.get("root") or "."), [package], meta, use.get("modules") or [])
 
 
 def check(
@@ -115,11 +140,12 @@ def run_check(
     target_package: str = "vllm",
     rule_paths: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    consumer_packages: list[str] | None = None,
 ) -> Outcome:
     say = progress or (lambda _m: None)
     try:
         say(f"reading consumer {consumer_spec}")
-        consumer = load_consumer(consumer_spec, target_package=target_package)
+        consumer = load_consumer(consumer_spec, target_package=target_package, packages=consumer_packages)
     except FetchError as exc:
         return Outcome(None, f"consumer: {exc}", exitcodes.USAGE)
     source = "given with --baseline"
