@@ -4,8 +4,9 @@ Parsing is the cost (≈2 s of `ast.parse` for a full vLLM tree), so changed fil
 forked workers (plain `os.fork`: the probe usually runs as a script fed on stdin, `python3 -`,
 where spawn/forkserver cannot re-import `__main__`, and a Pool's locks need /dev/shm). Workers
 inherit the job list through the fork, pull chunk ids from one pipe (largest files first, so
-both finish together) and stream facts back as marshal bytes, which the parent decodes while
-they work. If a worker dies, whatever it did not deliver is parsed in-process.
+both finish together) and stream facts back as marshal blobs, which the parent decodes while
+they work and writes to the cache as they are. If a worker dies, whatever it did not deliver
+is parsed in-process.
 The cyclic GC is paused while millions of AST nodes come and go: none of them form cycles.
 """
 
@@ -25,6 +26,7 @@ MAX_FILE_BYTES = 5_000_000
 _PARALLEL_MIN_FILES = 24
 _CHUNK_BYTES = 64_000  # source bytes per work unit: small enough that workers finish together
 _MAX_CHUNKS = 1000  # 4-byte ids in one pipe write must stay <= PIPE_BUF (4096)
+_REPLY_BYTES = 1_500_000  # source bytes per reply blob (≈1 MB of facts)
 
 
 def digest_of(modules: dict) -> str:
@@ -103,58 +105,77 @@ def _promote_young():
 def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):
     entries, errors = walk_tree(root_dir, package)
     index = _cache.load_index(cache_dir, root_dir, package)
-    facts = _cache.load_facts(cache_dir, root_dir, package) if index else {}
-    modules, new_index, jobs = {}, {}, []
-    cached = 0
+    old_chunks = _cache.load_chunks(cache_dir, root_dir, package) if index else []
+    facts = {}
+    for _blob, chunk in old_chunks:
+        facts.update(chunk)
+    modules, new_index, kept, jobs = {}, {}, set(), {}
     for rel, path, size, mtime, error in entries:
         name = module_name(rel)
-        is_pkg = rel.endswith("__init__.py")
         if error is None and size > max_file_bytes:
             error = "too large: %d bytes" % size
         if error is not None:
-            modules[name] = empty_module(rel, sha256=None, is_package=is_pkg, error=error)
+            modules[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=error)
             continue
-        row = index.get(rel)
         old = facts.get(rel)
-        if row is not None and row[0] == size and row[1] == mtime and old is not None \
+        row = index.get(rel)
+        if old is not None and row is not None and row[0] == size and row[1] == mtime \
                 and old.get("sha256") == row[2]:
             modules[name] = old
             new_index[rel] = row
-            cached += 1
+            kept.add(rel)
             continue
-        try:
+        try:  # read here, not in the workers: there each read costs fresh pages (+10% CPU)
             with open(path, "rb") as f:
                 source = f.read(max_file_bytes + 1)
         except OSError as exc:
             err = "unreadable: %s: %s" % (type(exc).__name__, exc.strerror or exc)
-            modules[name] = empty_module(rel, sha256=None, is_package=is_pkg, error=err)
+            modules[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=err)
             continue
         sha = hashlib.sha256(source).hexdigest()
-        new_index[rel] = (size, mtime, sha)
         if old is not None and old.get("sha256") == sha:
             modules[name] = old
-            cached += 1
+            new_index[rel] = (size, mtime, sha)
+            kept.add(rel)
             continue
-        jobs.append((name, rel, sha, source))
-    for name, facts_of in _parse_all(jobs, workers=workers):
-        modules[name] = facts_of
+        new_index[rel] = (size, mtime, sha)
+        jobs[rel] = (name, rel, sha, source)
+    new_chunks = []
+    for chunk, blob in _parse_all(list(jobs.values()), workers=workers):
+        for rel, m in chunk.items():
+            modules[jobs[rel][0]] = m
+        new_chunks.append((blob, chunk))
     modules = {name: modules[name] for name in sorted(modules)}  # workers finish in any order
     for m in modules.values():
         if m["error"]:
             errors.append({"path": m["path"], "error": m["error"]})
     errors.sort(key=lambda e: e["path"])
-    if cache_dir is not None and (jobs or len(new_index) != len(index) or cached != len(facts)):
-        _cache.store(cache_dir, root_dir, package, index=new_index,
-                     facts={m["path"]: m for m in modules.values() if m["sha256"] is not None})
-    return modules, errors, len(jobs), cached
+    if cache_dir is not None and (jobs or len(new_index) != len(index) or len(kept) != len(facts)):
+        blobs = _cache_blobs(old_chunks, kept) + _cache_blobs(new_chunks, new_index)
+        _cache.store(cache_dir, root_dir, package, index=new_index, blobs=blobs)
+    return modules, errors, len(jobs), len(kept)
+
+
+def _cache_blobs(chunks, wanted):
+    """Blobs for the cache: a chunk's own blob when all of it is `wanted`, else re-encoded."""
+    out = []
+    for blob, chunk in chunks:
+        if blob is not None and all(rel in wanted for rel in chunk):
+            out.append(blob)
+            continue
+        part = {rel: m for rel, m in chunk.items() if rel in wanted}
+        if part:
+            out.append(marshal.dumps(part))
+    return out
 
 
 def _parse_one(job):
     name, rel, sha, source = job
-    return name, module_facts(source, module=name, path=rel, sha256=sha)
+    return module_facts(source, module=name, path=rel, sha256=sha)
 
 
 def _parse_all(jobs, *, workers):
+    """[(relpath -> facts, marshal blob of that dict or None)] covering every job."""
     n = _worker_count(len(jobs), workers)
     out = []
     if n > 1 and hasattr(os, "fork"):
@@ -162,9 +183,12 @@ def _parse_all(jobs, *, workers):
             out = _forked(jobs, _chunks(jobs), n)
         except OSError:  # no fork, no pipes (rlimits, seccomp): parse here
             pass
-    if len(out) < len(jobs):  # serial, or a worker died: parse whatever is missing in-process
-        done = {name for name, _ in out}
-        out.extend(_parse_one(j) for j in jobs if j[0] not in done)
+    done = sum(len(chunk) for chunk, _ in out)
+    if done < len(jobs):  # serial, or a worker died: parse whatever is missing in-process
+        have = set()
+        for chunk, _ in out:
+            have.update(chunk)
+        out.append(({j[1]: _parse_one(j) for j in jobs if j[1] not in have}, None))
     return out
 
 
@@ -198,11 +222,12 @@ def _chunks(jobs):
 
 
 def _forked(jobs, chunks, n):
-    """(name, facts) of the jobs parsed by `n` forked workers pulling chunk ids from one pipe.
+    """(relpath -> facts, blob) per chunk, parsed by `n` forked workers pulling chunk ids from a pipe.
 
     All ids are written before the fork (they fit in PIPE_BUF, so the write never blocks) and
     each worker reads 4 bytes at a time: a queue without locks or semaphores. Workers inherit
-    `jobs` through the fork and stream one length-prefixed marshal blob per chunk back.
+    `jobs` through the fork and stream back length-prefixed marshal blobs (`_work`), which
+    also go to the cache as they are.
     """
     qr, qw = os.pipe()
     try:
@@ -240,15 +265,28 @@ def _forked(jobs, chunks, n):
 
 
 def _work(queue_fd, out_fd, jobs, chunks):
+    """Parse chunks until the queue is empty, replying every `_REPLY_BYTES` of source.
+
+    Replies bigger than a chunk: each blob repeats the strings it shares with the others, so
+    fewer blobs load faster from the cache; small enough that the parent decodes while we work.
+    """
     gc.disable()
+    facts, size = {}, 0
     while True:
         rec = os.read(queue_fd, 4)
-        if len(rec) < 4:
+        done = len(rec) < 4
+        if not done:
+            for i in chunks[int.from_bytes(rec, "little")]:
+                facts[jobs[i][1]] = _parse_one(jobs[i])
+                size += len(jobs[i][3])
+        if facts and (done or size >= _REPLY_BYTES):
+            blob = marshal.dumps(facts)
+            view = memoryview(len(blob).to_bytes(8, "little") + blob)
+            while view:
+                view = view[os.write(out_fd, view):]
+            facts, size = {}, 0
+        if done:
             return
-        blob = marshal.dumps([_parse_one(jobs[i]) for i in chunks[int.from_bytes(rec, "little")]])
-        view = memoryview(len(blob).to_bytes(8, "little") + blob)
-        while view:
-            view = view[os.write(out_fd, view):]
 
 
 def _gather(fds, pids):
@@ -274,7 +312,8 @@ def _gather(fds, pids):
                     end = 8 + int.from_bytes(buf[:8], "little")
                     if len(buf) < end:
                         break
-                    out.extend(marshal.loads(bytes(buf[8:end])))
+                    blob = bytes(buf[8:end])
+                    out.append((marshal.loads(blob), blob))
                     del buf[:end]
         ok = True
     finally:

@@ -1,0 +1,96 @@
+"""Forked parse workers and the chunked facts cache give exactly the facts of a serial, uncached run."""
+
+from __future__ import annotations
+
+import gc
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from probes.collect import collect_package
+from probes.main import collect_tree
+
+SYNTH = Path(__file__).parent / "synth"
+
+
+def _module_source(i: int) -> str:
+    return (
+        "import os\n"
+        "from .m%d import helper as h\n\n"
+        "LIMIT = %d\n\n\n"
+        "class Thing%d:\n"
+        "    def __init__(self, size: int = %d, *, name=None):\n"
+        "        self.size = size\n"
+        "        self.name = None\n\n"
+        "    def run(self, request):\n"
+        "        assert request.tokens is not None\n"
+        "        if self.size > LIMIT:\n"
+        "            raise ValueError(f\"too big: {self.size}\")\n"
+        "        return Config(block_size=self.size, name=self.name)\n"
+    ) % ((i + 1) % 40, i, i, i)
+
+
+@pytest.fixture
+def many(tmp_path) -> Path:
+    """40 modules (over the parallel threshold), one with a syntax error, plus the synth package."""
+    root = tmp_path / "site"
+    shutil.copytree(SYNTH / "v1", root)
+    pkg = root / "widgetlib" / "many"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for i in range(40):
+        (pkg / ("m%d.py" % i)).write_text(_module_source(i) * (1 + i % 5))
+    (pkg / "broken.py").write_text("def f(:\n")
+    return root
+
+
+def _facts(doc):
+    return json.dumps(doc["packages"]["widgetlib"]["modules"])
+
+
+def test_default_workers_equal_serial(many):
+    serial = collect_package(many, "widgetlib", cache_dir=None, workers=1)
+    parallel = collect_package(many, "widgetlib", cache_dir=None)
+    assert json.dumps(parallel) == json.dumps(serial)
+    assert parallel["modules"]["widgetlib.many.broken"]["error"].startswith("SyntaxError")
+
+
+def test_cache_from_worker_replies_survives_partial_changes(many, tmp_path):
+    cache = str(tmp_path / "cache")
+    fresh = collect_tree(many, ["widgetlib"], cache_dir=None, workers=1)
+    cold = collect_tree(many, ["widgetlib"], cache_dir=cache, workers=2)
+    assert _facts(cold) == _facts(fresh)
+    warm = collect_tree(many, ["widgetlib"], cache_dir=cache, workers=2)
+    assert warm["probe"]["parsed"] == 0 and _facts(warm) == _facts(fresh)
+
+    changed = many / "widgetlib" / "many" / "m7.py"
+    changed.write_text(changed.read_text() + "\n\ndef added(x):\n    return x\n")
+    (many / "widgetlib" / "many" / "m3.py").unlink()
+    fresh = collect_tree(many, ["widgetlib"], cache_dir=None, workers=1)
+    partial = collect_tree(many, ["widgetlib"], cache_dir=cache, workers=2)
+    assert partial["probe"]["parsed"] == 1
+    assert _facts(partial) == _facts(fresh)
+    assert "added" in partial["packages"]["widgetlib"]["modules"]["widgetlib.many.m7"]["functions"]
+    again = collect_tree(many, ["widgetlib"], cache_dir=cache, workers=2)
+    assert again["probe"]["parsed"] == 0 and _facts(again) == _facts(fresh)
+
+
+def test_gc_state_and_callers_frozen_objects_are_left_alone(many):
+    assert gc.isenabled()
+    collect_package(many, "widgetlib", cache_dir=None)
+    assert gc.isenabled()
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        collect_package(many, "widgetlib", cache_dir=None)
+        assert gc.get_freeze_count() == frozen and gc.isenabled()
+    finally:
+        gc.unfreeze()
+    gc.disable()
+    try:
+        collect_package(many, "widgetlib", cache_dir=None)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
