@@ -207,12 +207,19 @@ _KINDS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "VAR_POSITIONAL", "KEYWORD
 
 
 def params_of(args, text: SourceText) -> list:
+    of = text.of
+    posonly = args.posonlyargs
+    positional = posonly + args.args if posonly else args.args
+    n_pos_only = len(posonly)
+    defaults = args.defaults
+    first_default = len(positional) - len(defaults)
     out = []
-    positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
-    n_pos_only = len(getattr(args, "posonlyargs", []))
-    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    for i, (a, d) in enumerate(zip(positional, defaults)):
-        out.append(_param(a, _KINDS[0] if i < n_pos_only else _KINDS[1], d, text))
+    for i, a in enumerate(positional):
+        d = defaults[i - first_default] if i >= first_default else None
+        ann = a.annotation
+        out.append({"name": a.arg, "kind": _KINDS[0] if i < n_pos_only else _KINDS[1],
+                    "default": of(d) if d is not None else None,
+                    "annotation": of(ann) if ann is not None else None})
     if args.vararg is not None:
         out.append(_param(args.vararg, _KINDS[2], None, text))
     for a, d in zip(args.kwonlyargs, args.kw_defaults):

@@ -34,6 +34,10 @@ _Tuple = ast.Tuple
 _List = ast.List
 _BoolOp = ast.BoolOp
 _JoinedStr = ast.JoinedStr
+_UnaryOp = ast.UnaryOp
+_FormattedValue = ast.FormattedValue
+_Slice = ast.Slice
+_IfExp = ast.IfExp
 _BLOCKS = (ast.excepthandler, getattr(ast, "match_case", ast.excepthandler))
 _VALUE_CUT = 120
 
@@ -118,6 +122,9 @@ def _names_read(node):
 class _Scan:
     """Mutable accumulator of one function's behaviour while its body is walked."""
 
+    __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
+                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending")
+
     def __init__(self, text, self_name, params):
         self.text = text
         self.self_name = self_name
@@ -193,6 +200,27 @@ class _Scan:
                 continue
             if t is _BoolOp or t is _JoinedStr:
                 extend(n.values)
+                continue
+            if t is _UnaryOp:  # the rest: explicit for the frequent ones, children in field order
+                push(n.operand)
+                continue
+            if t is _FormattedValue:
+                push(n.value)
+                if n.format_spec is not None:
+                    push(n.format_spec)
+                continue
+            if t is _Slice:
+                if n.lower is not None:
+                    push(n.lower)
+                if n.upper is not None:
+                    push(n.upper)
+                if n.step is not None:
+                    push(n.step)
+                continue
+            if t is _IfExp:
+                push(n.test)
+                push(n.body)
+                push(n.orelse)
                 continue
             if t is ast.Lambda:
                 self.expr_args(n.args)
@@ -438,6 +466,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
 
 
 def _sorted_lines(table):
+    if not table:
+        return table
     for key, lines in table.items():
         if len(lines) > 1:
             table[key] = sorted(set(lines))

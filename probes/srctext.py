@@ -19,12 +19,13 @@ class SourceText:
 
     def of(self, node, limit: int = 0):
         """Source of `node` (None when it has no position); cut at `limit` chars when given."""
-        lineno = getattr(node, "lineno", None)
-        end = getattr(node, "end_lineno", None)
-        if lineno is None or end is None:
+        try:
+            lineno = node.lineno
+            end = node.end_lineno
+        except AttributeError:
             return None
         lines = self.lines
-        if lineno > len(lines) or end > len(lines):
+        if lineno is None or end is None or lineno > len(lines) or end > len(lines):
             return None
         if lineno == end:
             raw = lines[lineno - 1][node.col_offset:node.end_col_offset]
