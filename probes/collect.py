@@ -125,25 +125,25 @@ def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):
             new_index[rel] = row
             kept.add(rel)
             continue
-        try:  # read here, not in the workers: there each read costs fresh pages (+10% CPU)
-            with open(path, "rb") as f:
-                source = f.read(max_file_bytes + 1)
-        except OSError as exc:
-            err = "unreadable: %s: %s" % (type(exc).__name__, exc.strerror or exc)
-            modules[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=err)
+        source = _read(path, size, max_file_bytes + 1)  # here: in a worker, reads cost +10% CPU
+        if type(source) is str:
+            modules[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=source)
             continue
-        sha = hashlib.sha256(source).hexdigest()
-        if old is not None and old.get("sha256") == sha:
-            modules[name] = old
-            new_index[rel] = (size, mtime, sha)
-            kept.add(rel)
-            continue
-        new_index[rel] = (size, mtime, sha)
-        jobs[rel] = (name, rel, sha, source)
+        sha = None  # hashed by the worker, unless a cached entry needs the hash now
+        if old is not None:
+            sha = hashlib.sha256(source).hexdigest()
+            if old.get("sha256") == sha:
+                modules[name] = old
+                new_index[rel] = (size, mtime, sha)
+                kept.add(rel)
+                continue
+        jobs[rel] = (name, rel, sha, source, size, mtime)
     new_chunks = []
     for chunk, blob in _parse_all(list(jobs.values()), workers=workers):
         for rel, m in chunk.items():
-            modules[jobs[rel][0]] = m
+            job = jobs[rel]
+            modules[job[0]] = m
+            new_index[rel] = (job[4], job[5], m["sha256"])
         new_chunks.append((blob, chunk))
     modules = {name: modules[name] for name in sorted(modules)}  # workers finish in any order
     for m in modules.values():
@@ -169,8 +169,32 @@ def _cache_blobs(chunks, wanted):
     return out
 
 
+def _read(path, size, limit):
+    """Up to `limit` bytes of the file, or the "unreadable: …" error text (os.read: half the
+    cost of open().read() for a thousand small files)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return "unreadable: %s: %s" % (type(exc).__name__, exc.strerror or exc)
+    try:
+        parts, n = [], 0
+        while n < limit:
+            part = os.read(fd, min(limit - n, max(size + 1, 65536)))
+            if not part:
+                break
+            parts.append(part)
+            n += len(part)
+    except OSError as exc:
+        return "unreadable: %s: %s" % (type(exc).__name__, exc.strerror or exc)
+    finally:
+        os.close(fd)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def _parse_one(job):
-    name, rel, sha, source = job
+    name, rel, sha, source = job[:4]
+    if sha is None:
+        sha = hashlib.sha256(source).hexdigest()
     return module_facts(source, module=name, path=rel, sha256=sha)
 
 
