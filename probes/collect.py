@@ -27,6 +27,7 @@ _PARALLEL_MIN_FILES = 24
 _CHUNK_BYTES = 64_000  # source bytes per work unit: small enough that workers finish together
 _MAX_CHUNKS = 1000  # 4-byte ids in one pipe write must stay <= PIPE_BUF (4096)
 _REPLY_BYTES = 1_500_000  # source bytes per reply blob (≈1 MB of facts)
+_TAIL_CHUNKS = 16  # the last chunks (the smallest files) are replied one by one
 
 
 def digest_of(modules: dict) -> str:
@@ -296,14 +297,16 @@ def _work(queue_fd, out_fd, jobs, chunks):
     """
     gc.disable()
     facts, size = {}, 0
-    while True:
+    tail = len(chunks) - _TAIL_CHUNKS  # from here on reply per chunk: the parent decodes the
+    while True:                          # last reply alone, with the other core idle
         rec = os.read(queue_fd, 4)
         done = len(rec) < 4
+        k = -1 if done else int.from_bytes(rec, "little")
         if not done:
-            for i in chunks[int.from_bytes(rec, "little")]:
+            for i in chunks[k]:
                 facts[jobs[i][1]] = _parse_one(jobs[i])
                 size += len(jobs[i][3])
-        if facts and (done or size >= _REPLY_BYTES):
+        if facts and (done or size >= _REPLY_BYTES or k >= tail):
             blob = marshal.dumps(facts)
             view = memoryview(len(blob).to_bytes(8, "little") + blob)
             while view:
