@@ -1,32 +1,79 @@
 """The consumer side of a probe run: usage facts of every module that imports the target.
 
-Cheap by design: a file that does not mention a target prefix is not parsed.
+Cheap by design: a file that does not mention a target prefix is not parsed, and with a cache
+dir, a file whose size and mtime are unchanged since the last run is not even read.
 """
+
+import hashlib
+import marshal
+import os
+import sys
+import tempfile
 
 from .distinfo import dist_for
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
+_USAGE_VERSION = "u2"
 
-def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000):
+
+def _cache_file(cache_dir, root_dir, package, prefixes):
+    key = "\0".join([_USAGE_VERSION, os.path.abspath(root_dir), package] + sorted(prefixes))
+    tag = "py%d%d" % sys.version_info[:2]
+    return os.path.join(cache_dir, "usage-%s-%s.marshal" % (hashlib.sha256(key.encode()).hexdigest()[:24], tag))
+
+
+def _load(path):
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.load(fh)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+
+
+def _save(path, data):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".usage-")
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(data, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written is only a slower next run
+
+
+def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000, cache_dir=None):
     """{"name", "dist", "version", "requires", "root", "modules": [usage facts]}"""
     entries, errors = walk_tree(root_dir, package)
     needles = [p.encode() for p in prefixes]
+    cache_path = _cache_file(cache_dir, root_dir, package, prefixes) if cache_dir else None
+    old = _load(cache_path) if cache_path else {}
+    new = {}
     modules = []
-    for rel, path, size, _mtime, error in entries:
+    for rel, path, size, mtime, error in entries:
         if error or size > max_file_bytes:
             continue
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if not any(n in data for n in needles):
-            continue
-        facts = usage_facts(data, module=module_name(rel), path=rel, prefixes=prefixes,
-                            is_package=rel.endswith("__init__.py"))
-        if facts["imports"] or facts.get("error"):
+        hit = old.get(rel)
+        if hit is not None and hit[0] == size and hit[1] == mtime:
+            facts = hit[2]
+        else:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            facts = None
+            if any(n in data for n in needles):
+                facts = usage_facts(data, module=module_name(rel), path=rel, prefixes=prefixes,
+                                    is_package=rel.endswith("__init__.py"))
+                if not (facts["imports"] or facts.get("error")):
+                    facts = None
+        new[rel] = (size, mtime, facts)
+        if facts is not None:
             modules.append(facts)
+    if cache_path and new != old:
+        _save(cache_path, new)
     info = dist_for(root_dir, package, use_importlib=use_importlib)
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,

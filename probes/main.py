@@ -93,7 +93,7 @@ def run(request: dict, *, workers=None) -> dict:
             missing.append(name)
             continue
         usage[name] = consumer_usage(found[0], name, wanted.get("prefixes") or request.get("packages", []),
-                                     use_importlib=True, max_file_bytes=limit)
+                                     use_importlib=True, max_file_bytes=limit, cache_dir=cache_dir)
     env = environment(request.get("env_packages", []))
     doc = {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
            "packages": packages, "missing": missing}

@@ -202,3 +202,26 @@ def test_warm_snapshot_trusts_stat_and_reads_no_source(v1, tmp_path):
     assert fresh["probe"]["parsed"] == 1
     assert fresh["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "99"
     assert fresh["packages"]["widgetlib"]["digest"] != first["packages"]["widgetlib"]["digest"]
+
+
+def test_consumer_usage_cache_reuses_unchanged_files(tmp_path):
+    """A second probe of an unchanged consumer reads no file; an edited one is read again."""
+    from probes.consumer_scan import consumer_usage
+
+    root = tmp_path / "site"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(x=1)\n")
+    cache = tmp_path / "cache"
+    first = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert [c["keywords"] for m in first["modules"] for c in m["calls"]] == [["x"]]
+    assert list(cache.glob("usage-*.marshal"))
+    # unchanged: same facts without reading (make the file unreadable-by-content: same size+mtime)
+    st = (root / "app" / "a.py").stat()
+    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(y=1)\n")
+    os.utime(root / "app" / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert [c["keywords"] for m in second["modules"] for c in m["calls"]] == [["x"]]  # served from the cache
+    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(zz=1)\n")
+    third = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert [c["keywords"] for m in third["modules"] for c in m["calls"]] == [["zz"]]
