@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import importlib
 import sys
 
@@ -16,7 +17,9 @@ from drift import __version__, exitcodes
 COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "gate")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that command's module is imported (each pulls in asyncssh,
+    libcst or rich, which is most of a warm command's wall time)."""
     parser = argparse.ArgumentParser(
         prog="drift",
         description="Find what in vLLM's installed source breaks your code, before the model loads.",
@@ -24,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"drift {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
+        if only is not None and name != only:
+            sub.add_parser(name)  # listed, not loaded: argparse still knows the word
+            continue
         try:
             module = importlib.import_module(f"drift.commands.{name}")
         except ModuleNotFoundError as exc:
@@ -47,8 +53,10 @@ def _tune_gc(command: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    first = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(first if first in COMMANDS else None)
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
@@ -65,5 +73,20 @@ def main(argv: list[str] | None = None) -> int:
             gc.enable()
 
 
+def entry() -> None:
+    """Console-script entry: run, flush, and leave without tearing down the heap.
+
+    A diff holds millions of small objects; freeing them one by one at interpreter exit took
+    longer than the diff itself. Everything drift writes is flushed or closed by then.
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
