@@ -205,6 +205,17 @@ class PackageIndex:
                 return True
         return False
 
+    def forbids_extra(self, cls: Symbol) -> bool:
+        """Whether unknown keywords raise (pydantic `extra="forbid"`) rather than being dropped."""
+        for owner in self.mro(cls):
+            if any("forbid" in o for o in owner.facts.get("options") or []):
+                return True
+            if "forbid" in ((owner.facts.get("attrs") or {}).get("model_config") or {}).get("value", ""):
+                return True
+            if any(d == "config" and "vllm" in owner.module for d in owner.facts.get("decorators") or []):
+                return True  # vLLM's @config merges ConfigDict(extra="forbid") into every config class
+        return False
+
     def is_pydantic(self, cls: Symbol) -> bool:
         if cls.facts.get("kind") == "pydantic":
             return True

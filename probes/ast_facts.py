@@ -12,7 +12,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.2"
+FACTS_VERSION = "1.3"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -271,6 +271,9 @@ def class_facts(node, *, text: SourceText, qualprefix: str) -> dict:
     qualname = qualprefix + node.name
     decorators = [decorator_name(d, text) for d in node.decorator_list]
     bases = [text.of(b) for b in node.bases]
+    # options that change construction (`extra="forbid"`) live in decorator calls and class keywords
+    options = [text.of(d, 160) for d in node.decorator_list if type(d) is ast.Call]
+    options += [text.of(k, 160) for k in node.keywords if k.arg not in (None, "metaclass")]
     kw_only_all = any(
         type(d) is ast.Call and last_segment(dotted(d.func)) == "dataclass"
         and any(k.arg == "kw_only" and type(k.value) is ast.Constant and k.value.value is True
@@ -290,7 +293,7 @@ def class_facts(node, *, text: SourceText, qualprefix: str) -> dict:
         elif t is ast.Assign:
             for tgt in st.targets:
                 if type(tgt) is ast.Name:
-                    attrs[tgt.id] = {"line": st.lineno}
+                    attrs[tgt.id] = {"line": st.lineno, "value": text.of(st.value, 120)}
         elif t in _FUNCS:
             fn = function_facts(st, text=text, qualprefix=qualname + ".", method=True)
             _place(methods, overloads, st, fn, text)
@@ -300,7 +303,7 @@ def class_facts(node, *, text: SourceText, qualprefix: str) -> dict:
         "name": node.name, "qualname": qualname, "line": node.lineno, "end_line": node.end_lineno,
         "bases": bases, "decorators": decorators,
         "kind": _class_kind(decorators, bases, fields),
-        "fields": fields, "methods": methods, "attrs": attrs, "nested": nested,
+        "fields": fields, "methods": methods, "attrs": attrs, "nested": nested, "options": options,
     }
 
 

@@ -112,10 +112,6 @@ def test_pydantic_constructors(tmp_path, case, is_vllm, real):
     assert f.predicted_failure == f"pydantic_core.ValidationError: depth: {real}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "drift/rules/signature.py keyword_removed reports a BREAKING DRIFT010 with a predicted ValidationError for "
-    "a pydantic BaseModel whose `extra` is the default ('ignore'); pydantic silently drops the keyword, so "
-    "nothing is raised (at most a risky finding)"))
 def test_base_model_ignores_an_unknown_keyword(tmp_path):
     case = Case("base-model-keyword-removed", lib(BASE_MODEL, OLD), lib(BASE_MODEL, None),
                 {"app/main.py": PASSES_DEPTH}, [])

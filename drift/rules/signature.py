@@ -43,6 +43,8 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             if kw in positional_only:
                 failure = (f"TypeError: {error_call_name(rc)} got some positional-only arguments passed as "
                            f"keyword arguments: '{kw}'")
+            elif _pydantic(ctx, rc) and not ctx.target.forbids_extra(rc.target_params_at):
+                failure = None  # pydantic's default extra="ignore": no error, the value is dropped
             elif _pydantic(ctx, rc):
                 failure = f"pydantic_core.ValidationError: {kw}: Unexpected keyword argument"
             elif rc.is_constructor and not rc.target_params and rc.target_params_at is None:
@@ -50,14 +52,18 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             else:
                 failure = f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'"
             base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
+            silent = failure is None
             yield Finding(
-                rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING,
-                title=f"`{rc.label}` no longer accepts `{kw}=`",
+                rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED,
+                severity=Severity.RISKY if silent else Severity.BREAKING,
+                title=f"`{rc.label}` no longer accepts `{kw}=`" + (" (pydantic drops it silently)" if silent else ""),
                 consumer_site=rc.site,
                 target_evidence=(ctx.evidence(rc.target_params_at),),
                 baseline_evidence=(ctx.evidence(rc.baseline_params_at, base_param.line if base_param else None),)
                 if rc.baseline_params_at else (),
                 predicted_failure=failure,
+                details=("the model does not forbid extra fields, so the value is ignored without an error"
+                         if silent else None),
                 fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
                         args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": kw}),
                 symbol=rc.dotted,
