@@ -53,6 +53,10 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
     modules = []
     for rel, path, size, mtime, error in entries:
         if error or size > max_file_bytes:
+            # the file exists but its uses are unknowable: say so rather than pass it as clean
+            why = error or "too large: %d bytes" % size
+            modules.append({"module": module_name(rel), "path": rel, "error": why,
+                            "imports": [], "calls": [], "binds": [], "subclasses": []})
             continue
         hit = old.get(rel)
         if hit is not None and hit[0] == size and hit[1] == mtime:
@@ -61,7 +65,9 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
             try:
                 with open(path, "rb") as fh:
                     data = fh.read()
-            except OSError:
+            except OSError as exc:
+                modules.append({"module": module_name(rel), "path": rel, "error": "unreadable: %s" % exc,
+                                "imports": [], "calls": [], "binds": [], "subclasses": []})
                 continue
             facts = None
             if any(n in data for n in needles):

@@ -17,7 +17,7 @@ from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_
 from drift.findings import Report
 from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.rules.loader import RuleLoadError, load_rules
-from drift.targets import _tree_root, classify, load_facts
+from drift.targets import _tree_root, classify, default_probe_cache, load_facts
 
 
 @dataclass(frozen=True)
@@ -42,13 +42,12 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
     if kind == "pypi":
         parse_requirement(spec)
         src = fetch_sources(spec)
-        root, pkgs, dist = src.root, packages or top_level_packages(src.root, src.name), src.name
+        root, pkgs = src.root, packages or top_level_packages(src.root, src.name)
     elif kind == "wheel":
         src = wheel_sources(Path(os.path.expanduser(spec)))
-        root, pkgs, dist = src.root, packages or top_level_packages(src.root, src.name), src.name
+        root, pkgs = src.root, packages or top_level_packages(src.root, src.name)
     elif kind == "tree":
         root, pkgs = _tree_root(Path(os.path.expanduser(spec)), packages)
-        dist = pkgs[0]
     elif kind == "missing-path":
         raise FetchError(f"no such path: {spec}")
     elif kind == "python":
@@ -57,9 +56,8 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
         raise FetchError(f"{spec}: a consumer is a PyPI spec, a wheel, a source tree or python:PATH")
     if not pkgs:
         raise FetchError(f"{spec}: no importable package found")
-    meta = read_metadata(root, dist)
-    meta.setdefault("name", dist)
-    usage = collect_usage(root, pkgs, [target_package])
+    meta = read_metadata(root, pkgs[0])
+    usage = collect_usage(root, pkgs, [target_package], cache_dir=default_probe_cache())
     return Consumer(spec, root, pkgs, meta, usage)
 
 
