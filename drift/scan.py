@@ -114,10 +114,10 @@ async def scan_connector(
     else:
         _store(host, target, pkg)
     use = facts["usage"][consumer]
-    meta = {"name": use.get("dist") or consumer, "version": use.get("version"), "requires": use.get("requires") or []}
+    cons = Consumer.from_usage(f"{consumer} on {host}", consumer, use)
     baseline_spec, source = settings.baseline, "given with --baseline"
     if baseline_spec is None:
-        baseline_spec, source = baseline_from_requires(meta["requires"], target)
+        baseline_spec, source = baseline_from_requires(cons.meta["requires"], target)
     baseline_facts = None
     if baseline_spec:
         say(f"{host}: baseline {baseline_spec}")
@@ -125,8 +125,6 @@ async def scan_connector(
         if not bres.ok:
             return HostScan(host, "failed", None, f"baseline: {bres.error}", bres.exit_code)
         baseline_facts = bres.facts
-    cons = Consumer(label=f"{consumer} on {host}", root=Path(use.get("root") or "."), packages=[consumer],
-                    meta=meta, usage=use.get("modules") or [])
     outcome = check(consumer=cons, target_facts=facts, baseline_facts=baseline_facts, target_package=target,
                     rule_paths=list(settings.rule_paths),
                     labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,

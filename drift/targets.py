@@ -7,7 +7,6 @@ it was reached. Hosts over SSH are handled by drift.scan, which ships the same p
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -159,12 +158,32 @@ def default_probe_cache() -> str:
     return str(cache_root() / "probe")
 
 
+def probe_interpreter(python: str, request: dict[str, Any], *, timeout: float = 600) -> dict[str, Any]:
+    """The probe document from another interpreter on this machine, by the very path a host
+    takes (drift.remote_probe over the local connector). Raises FetchError with the reason."""
+    import asyncio
+
+    from drift.connectors.base import ConnectorError
+    from drift.connectors.local import LocalConnector
+    from drift.remote_probe import probe
+
+    python = os.path.abspath(os.path.expanduser(python)) if os.sep in python else python
+    try:
+        result = asyncio.run(probe(LocalConnector(), request, python=python, timeout=timeout))
+    except ConnectorError as exc:
+        raise FetchError(f"probe under {python}: {exc}") from None
+    if not result.ok:
+        raise FetchError(result.reason or f"probe under {python} failed")
+    wanted = list(request.get("packages") or []) + list((request.get("usage") or {}).get("packages") or [])
+    missing = [p for p in wanted if p in (result.facts.get("missing") or [])]
+    if missing:
+        raise FetchError(f"{', '.join(missing)} is not installed for {python}")
+    return result.facts
+
+
 def _from_interpreter(spec: str, packages: list[str], cache_dir, say) -> TargetResult:
     """Run the probe with another interpreter on this machine, exactly as over SSH."""
-    from probes import bundle
-
     python = spec[len("python:"):] if spec.startswith("python:") else spec
-    python = os.path.expanduser(python)
     request = {
         "packages": packages,
         "env_packages": sorted(set(packages) | {"torch"}),
@@ -172,18 +191,6 @@ def _from_interpreter(spec: str, packages: list[str], cache_dir, say) -> TargetR
         "known": {},
     }
     say(f"probing {python}")
-    try:
-        proc = subprocess.run([python, "-"], input=bundle.build_script(request), capture_output=True, timeout=600)
-    except FileNotFoundError:
-        return TargetResult.failed(spec, f"no such interpreter: {python}", kind="python")
-    except PermissionError:
-        return TargetResult.failed(spec, f"not executable: {python}", kind="python")
-    if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["(no output)"]
-        return TargetResult.failed(spec, f"probe failed under {python}: {err[0]}", kind="python")
-    try:
-        facts = bundle.decode_output(proc.stdout)
-    except ValueError as exc:
-        return TargetResult.failed(spec, f"probe output from {python} unreadable: {exc}", kind="python")
+    facts = probe_interpreter(python, request)
     facts["target"] = {"spec": spec, "kind": "python", "root": python}
     return TargetResult(ok=True, facts=facts, error=None, label=spec, kind="python")

@@ -17,7 +17,7 @@ from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_
 from drift.findings import Report
 from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.rules.loader import RuleLoadError, load_rules
-from drift.targets import _tree_root, classify, default_probe_cache, load_facts
+from drift.targets import _tree_root, classify, default_probe_cache, load_facts, probe_interpreter
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,13 @@ class Consumer:
     packages: list[str]
     meta: dict[str, Any]
     usage: list[dict[str, Any]]
+
+    @classmethod
+    def from_usage(cls, label: str, package: str, use: dict[str, Any]) -> "Consumer":
+        """From the probe's usage block for `package` (a host, or an interpreter here)."""
+        meta = {"name": use.get("dist") or package, "version": use.get("version"),
+                "requires": use.get("requires") or []}
+        return cls(label, Path(use.get("root") or "."), [package], meta, use.get("modules") or [])
 
 
 @dataclass(frozen=True)
@@ -63,26 +70,10 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
 
 def _consumer_in_environment(spec: str, *, package: str, target_package: str) -> Consumer:
     """A consumer installed in another interpreter here: the same probe `drift scan` ships."""
-    import subprocess
-
-    from probes import bundle
-
-    python = os.path.expanduser(spec[len("python:"):] if spec.startswith("python:") else spec)
-    request = {"packages": [], "env_packages": [package], "cache_dir": None, "known": {},
-               "usage": {"packages": [package], "prefixes": [target_package]}}
-    try:
-        proc = subprocess.run([python, "-"], input=bundle.build_script(request), capture_output=True, timeout=300)
-    except (FileNotFoundError, PermissionError) as exc:
-        raise FetchError(f"cannot run {python}: {exc.strerror or exc}") from None
-    try:
-        doc = bundle.decode_output(proc.stdout)
-    except ValueError as exc:
-        raise FetchError(f"probe under {python} failed: {exc}") from None
-    if package in (doc.get("missing") or []) or package not in (doc.get("usage") or {}):
-        raise FetchError(f"{package} is not installed for {python}")
-    use = doc["usage"][package]
-    meta = {"name": use.get("dist") or package, "version": use.get("version"), "requires": use.get("requires") or []}
-    return Consumer(spec, Path(use.get("root") or "."), [package], meta, use.get("modules") or [])
+    python = spec[len("python:"):] if spec.startswith("python:") else spec
+    doc = probe_interpreter(python, {"packages": [], "env_packages": [package], "cache_dir": default_probe_cache(),
+                                     "known": {}, "usage": {"packages": [package], "prefixes": [target_package]}})
+    return Consumer.from_usage(spec, package, doc["usage"][package])
 
 
 def check(
