@@ -125,15 +125,13 @@ async def scan_connector(
         if not bres.ok:
             return HostScan(host, "failed", None, f"baseline: {bres.error}", bres.exit_code)
         baseline_facts = bres.facts
+    where = (facts.get("probe") or {}).get("cache_dir")
+    note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
+            else f"the probe wrote nothing on {host}")
     outcome = check(consumer=cons, target_facts=facts, baseline_facts=baseline_facts, target_package=target,
-                    rule_paths=list(settings.rule_paths),
+                    rule_paths=list(settings.rule_paths), notes=(note,),
                     labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,
                             "host": host})
-    if outcome.report is not None:
-        where = (facts.get("probe") or {}).get("cache_dir")
-        note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
-                else f"the probe wrote nothing on {host}")
-        object.__setattr__(outcome.report, "notes", outcome.report.notes + (note,))
     outcome = Outcome(outcome.report, outcome.error, outcome.exit_code, {"consumer_root": use.get("root")})
     if outcome.report is None:
         return HostScan(host, "failed", outcome, outcome.error, outcome.exit_code)

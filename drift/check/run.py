@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,8 +83,9 @@ def check(
     target_package: str = "vllm",
     rule_paths: list[str] | None = None,
     labels: dict[str, Any] | None = None,
+    notes: tuple[str, ...] = (),
 ) -> Outcome:
-    """Pure analysis: facts in, Report out."""
+    """Pure analysis: facts in, Report out. `notes` are the caller's own lines for the report."""
     try:
         rules, decorators = load_rules(rule_paths)
     except RuleLoadError as exc:
@@ -98,12 +98,16 @@ def check(
     baseline = PackageIndex(baseline_facts, dataclass_decorators=decos, store=store) if baseline_facts else None
     ctx = CheckContext(target=target, baseline=baseline, usage=consumer.usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
-    findings, notes = run_rules(ctx, rules)
+    findings, rule_notes = run_rules(ctx, rules)
+    notes = rule_notes + tuple(notes)
     labels = labels or {}
     parse_errors = [u for u in consumer.usage if u.get("error")]
     notes = notes + tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in parse_errors)
     if not consumer.usage:
         notes += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
+    if baseline_facts is None:
+        notes += (f"no baseline: {labels.get('baseline_source') or 'none given'}; every finding is against the "
+                  "target alone",)
     tpkg = (target_facts.get("packages") or {}).get(target_package, {})
     bpkg = ((baseline_facts or {}).get("packages") or {}).get(target_package, {})
     report = Report(
@@ -149,12 +153,7 @@ def run_check(
         if not bres.ok:
             return Outcome(None, f"baseline: {bres.error}", bres.exit_code)
         bfacts = bres.facts
-    gc.freeze()  # facts are long-lived and acyclic: keep the collector from re-walking them
     outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=bfacts, target_package=target_package,
                     rule_paths=rule_paths,
                     labels={"target": target_spec, "baseline": baseline_spec, "baseline_source": source})
-    if baseline_spec is None and outcome.report is not None:
-        report = outcome.report
-        object.__setattr__(report, "notes", report.notes + (f"no baseline: {source}; every finding is against the "
-                                                            "target alone",))
     return outcome
