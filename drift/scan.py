@@ -53,7 +53,7 @@ def _host_dir(host: str) -> Path:
     return cache_root() / "hosts" / safe
 
 
-def _load_cached(host: str, name: str, digest: str) -> dict | None:
+def _load_cached(name: str, digest: str) -> dict | None:
     """Facts drift already holds for this digest (from any host: same digest, same code)."""
     return default_store().get(name, digest)
 
@@ -106,7 +106,7 @@ async def scan_connector(
                         exitcodes.USAGE)
     pkg = facts["packages"][target]
     if pkg.get("unchanged"):
-        cached = _load_cached(host, target, pkg["digest"])
+        cached = _load_cached(target, pkg["digest"])
         if cached is None:  # the local cache was wiped between asking and answering
             return HostScan(host, "failed", None, "local facts cache vanished during the scan; run it again",
                             exitcodes.USAGE)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 
 from rich.console import Console
 
@@ -39,22 +38,21 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _settings(args, cfg) -> ScanSettings:
+def _settings(args, js, python: str | None) -> ScanSettings:
+    cfg = js.config
     return ScanSettings(
         consumer=args.consumer or cfg.consumer or "speculators",
         target=args.package or "vllm",
         baseline=args.baseline or cfg.baseline,
-        python=cfg.python or (sys.executable if not args.hosts else "python3"),
+        python=python or js.python,  # an inventory host's own interpreter wins
         host_cache=not args.no_host_cache,
         rule_paths=tuple(args.rules),
     )
 
 
-async def _scan_one(host: str | None, args, say) -> HostScan:
+async def _scan_one(host: str | None, args, say, *, python: str | None = None) -> HostScan:
     js = settings_from_args(args, host=host)
-    settings = _settings(args, js.config)
-    if js.is_local:
-        settings = ScanSettings(**{**settings.__dict__, "python": js.config.python or sys.executable})
+    settings = _settings(args, js, python)
     connector = await open_connector(js)
     try:
         return await scan_connector(connector, host=js.host or "local", settings=settings, say=say)
@@ -96,15 +94,7 @@ def _fleet(args, hosts) -> int:
         if isinstance(h, str):
             return await _scan_one(h, args, lambda _m: None)
         # an inventory host: its own address, port, user and python
-        spec = f"{h.user + '@' if h.user else ''}{h.address}" + (f":{h.port}" if h.port else "")
-        if h.python:
-            args_python = args.python
-            args.python = h.python
-            try:
-                return await _scan_one(spec, args, lambda _m: None)
-            finally:
-                args.python = args_python
-        return await _scan_one(spec, args, lambda _m: None)
+        return await _scan_one(h.spec, args, lambda _m: None, python=h.python)
 
     try:
         outcomes = asyncio.run(run_fleet(hosts, job, forks=max(1, args.forks),
