@@ -45,6 +45,11 @@ def cache_root() -> Path:
     return Path(base)
 
 
+def cache_name(text: str) -> str:
+    """`text` (a host spec, a label) as one safe file name under the cache."""
+    return "".join(c if c.isalnum() or c in "._-@" else "_" for c in text)
+
+
 def pinned_version(req: Requirement) -> str | None:
     specs = list(req.specifier)
     if len(specs) == 1 and specs[0].operator in ("==", "===") and "*" not in specs[0].version:

@@ -16,7 +16,7 @@ from drift import exitcodes
 from drift.check.baseline import baseline_from_requires
 from drift.check.run import Consumer, Outcome, check
 from drift.connectors.base import Connector
-from drift.fetch import cache_root
+from drift.fetch import cache_name, cache_root
 from drift.remote_probe import probe
 from drift.store import default_store
 from drift.targets import load_facts
@@ -49,8 +49,7 @@ class HostScan:
 
 
 def _host_dir(host: str) -> Path:
-    safe = "".join(c if c.isalnum() or c in "._-@" else "_" for c in host)
-    return cache_root() / "hosts" / safe
+    return cache_root() / "hosts" / cache_name(host)
 
 
 def _load_cached(name: str, digest: str) -> dict | None:

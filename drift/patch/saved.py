@@ -15,13 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from drift.fetch import cache_root
+from drift.fetch import cache_name, cache_root
 from drift.patch.plan import FileChange, PatchPlan
 
 
 def _path(host: str, consumer: str) -> Path:
-    safe = "".join(c if c.isalnum() or c in "._-@" else "_" for c in f"{host}-{consumer}")
-    return cache_root() / "plans" / f"{safe}.json"
+    return cache_root() / "plans" / f"{cache_name(f'{host}-{consumer}')}.json"
 
 
 def save(plan: PatchPlan, *, host: str, consumer: str, root: str, meta: dict[str, Any]) -> Path:
