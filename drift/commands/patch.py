@@ -78,12 +78,20 @@ async def _run(args, say) -> tuple[int, dict]:
         fixable = [f for f in report.findings if f.fix and f.fix.codemod]
         manual = [f for f in report.findings if f.severity.value == "breaking" and not (f.fix and f.fix.codemod)]
         root = str(scan.outcome.extra.get("consumer_root") or "")
-        files = {}
-        for path in sorted({f.consumer_site.path for f in fixable}):
-            files[path] = await connector.get(str(PurePosixPath(root) / path))
-        the_plan = plan(files, fixable)
+        reviewed = saved.load(host=label, consumer=settings.consumer) if args.apply and not args.fresh else None
+        if reviewed is not None:
+            # apply exactly the diff the user reviewed; the applier refuses if a file changed since
+            the_plan, doc = reviewed
+            meta = dict(doc["meta"])
+        else:
+            files = {path: await connector.get(str(PurePosixPath(root) / path))
+                     for path in sorted({f.consumer_site.path for f in fixable})}
+            the_plan = plan(files, fixable)
+            meta = {"drift_version": __version__, "target_version": report.target.get("version"),
+                    "baseline_version": (report.baseline or {}).get("version"),
+                    "finding_ids": sorted(the_plan.finding_keys), "host": label}
         diff = unified_diff(the_plan)
-        result = {"host": label, "consumer_root": root, "diff": diff,
+        result = {"host": label, "consumer_root": root, "diff": diff, "reviewed_plan": reviewed is not None,
                   "fixes": {c.path: list(c.finding_keys) for c in the_plan.changes},
                   "manual": [{"key": f.key, "title": f.title, "reason": f.fix.manual_reason if f.fix else None}
                              for f in manual] + [{"key": f.key, "title": f.title, "reason": r} for f, r in the_plan.manual],
@@ -92,25 +100,16 @@ async def _run(args, say) -> tuple[int, dict]:
         if args.output:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(diff)
-        meta = {"drift_version": __version__, "target_version": report.target.get("version"),
-                "baseline_version": (report.baseline or {}).get("version"),
-                "finding_ids": sorted(the_plan.finding_keys), "host": label}
         if not args.apply:
             if not the_plan.empty:
                 result["saved_plan"] = str(saved.save(the_plan, host=label, consumer=settings.consumer, root=root,
                                                       meta=meta))
             return (exitcodes.DRIFT if report.breaking else exitcodes.CLEAN), result
-        reviewed = None if args.fresh else saved.load(host=label, consumer=settings.consumer)
-        if reviewed is not None:
-            # apply exactly the diff the user reviewed; the applier refuses if a file changed since
-            the_plan, doc = reviewed
-            meta = dict(doc["meta"])
-            if doc.get("root") != root:
-                return exitcodes.USAGE, {**result, "apply": {"status": "refused", "patch_id": None,
-                                                             "reason": f"the reviewed plan was made for {doc.get('root')}, "
-                                                                       f"the consumer is now at {root}; run drift patch again"}}
-            result["diff"] = unified_diff(the_plan)
-            result["reviewed_plan"] = True
+        if reviewed is not None and reviewed[1].get("root") != root:
+            return exitcodes.USAGE, {**result, "apply": {
+                "status": "refused", "patch_id": None,
+                "reason": f"the reviewed plan was made for {reviewed[1].get('root')}, the consumer is now at {root}; "
+                          "run drift patch again"}}
         say(f"{label}: applying")
         applied = await apply(the_plan, connector, root=root, state_dir=state_dir, meta=meta, python=python,
                               installed_version=report.target.get("version"))
@@ -119,11 +118,11 @@ async def _run(args, say) -> tuple[int, dict]:
             return exitcodes.USAGE, result
         saved.discard(host=label, consumer=settings.consumer)
         say(f"{label}: verifying")
-        compiled = await verify_compile(connector, python=python, paths=sorted(files), root=root)
+        compiled = await verify_compile(connector, python=python, paths=[c.path for c in the_plan.changes], root=root)
         rescan = await scan_connector(connector, host=label, settings=settings, say=say)
         left = [f for f in (rescan.outcome.report.findings if rescan.outcome and rescan.outcome.report else [])
                 if f.severity.value == "breaking" and f.fix and f.fix.codemod]
-        still = [f for f in (rescan.outcome.report.breaking if rescan.outcome and rescan.outcome.report else [])]
+        still = list(rescan.outcome.report.breaking if rescan.outcome and rescan.outcome.report else ())
         result["verify"] = {"compiled": compiled.ok, "compile_errors": [f"{p}: {m}" for p, m in compiled.errors],
                             "fixable_breaking_left": [f.key for f in left],
                             "breaking_left": [{"key": f.key, "title": f.title} for f in still]}
