@@ -227,7 +227,7 @@ class PackageIndex:
         chain = self.mro(cls)
         for owner in chain:
             init = (owner.facts.get("methods") or {}).get("__init__")
-            if init and not (self.is_dataclass_like(owner) and owner is not chain[0] and False):
+            if init:
                 sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init["line"], init, owner)
                 return self.params_of(init)[1:] if _has_self(init) else self.params_of(init), sym
             if self.is_dataclass_like(owner):

@@ -44,10 +44,6 @@ class LazyModules(Mapping):
     def __len__(self) -> int:
         return len(self._blobs)
 
-    @property
-    def decoded(self) -> int:
-        return len(self._done)
-
 
 class FactsStore:
     """One directory; a package's facts live under `<package>-<digest>.<tag>`.

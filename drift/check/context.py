@@ -116,6 +116,3 @@ class CheckContext:
 
     def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
         return (rc.rec.get("kw_values") or {}).get(name)
-
-    def calls_to(self, dotted_suffix: str) -> list[ResolvedCall]:
-        return [c for c in self.calls if c.dotted == dotted_suffix or (c.target and c.target.dotted == dotted_suffix)]

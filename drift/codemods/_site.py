@@ -51,9 +51,6 @@ class SiteCodemod(VisitorBasedCodemodCommand):
         self.outcome = Outcome(NOT_FOUND, f"nothing to rewrite at line {self.line}")
 
     # -- helpers for subclasses -------------------------------------------------------------
-    def span(self, node: cst.CSTNode) -> CodeRange:
-        return self.get_metadata(PositionProvider, node)
-
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.get_metadata(ParentNodeProvider, node, None)
 
@@ -88,16 +85,6 @@ class SiteCodemod(VisitorBasedCodemodCommand):
 
 def has_keyword(call: cst.Call, keyword: str) -> bool:
     return any(a.keyword is not None and a.keyword.value == keyword for a in call.args)
-
-
-def is_multiline(call: cst.Call) -> bool:
-    """True when the call's arguments are laid out one per line (or at least across lines)."""
-    if isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace):
-        return True
-    for arg in call.args:
-        if isinstance(arg.comma, cst.Comma) and isinstance(arg.comma.whitespace_after, cst.ParenthesizedWhitespace):
-            return True
-    return False
 
 
 def clean_comma(comma: cst.Comma) -> cst.Comma:

@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
     p.add_argument("-b", "--baseline", default=None, help="vLLM the consumer was written for (default: its metadata)")
     p.add_argument("--package", default=None, help="target import name (default: vllm)")
     p.add_argument("--no-host-cache", action="store_true",
-                   help=f"write nothing on the host (the probe caches parsed facts in ~/.cache/drift/probe)")
+                   help="write nothing on the host (the probe caches parsed facts in ~/.cache/drift/probe)")
     p.add_argument("--connect-timeout", type=float, default=10.0)
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
     add_host_arguments(p)
