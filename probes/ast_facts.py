@@ -12,7 +12,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.3"
+FACTS_VERSION = "1.4"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -304,7 +304,27 @@ def class_facts(node, *, text: SourceText, qualprefix: str) -> dict:
         "bases": bases, "decorators": decorators,
         "kind": _class_kind(decorators, bases, fields),
         "fields": fields, "methods": methods, "attrs": attrs, "nested": nested, "options": options,
+        "instance_attrs": _instance_attrs(methods),
     }
+
+
+def _instance_attrs(methods):
+    """What the class sets on `self` anywhere, `__init__` first: attr -> line, method, value kind.
+
+    A consumer reads `self.input_batch` in its subclass, or `runner.kv_caches` on an instance;
+    these are the attributes that exist at run time though no class body declares them."""
+    out = {}
+    order = sorted(methods.values(), key=lambda f: (f["name"] != "__init__", f["line"]))
+    for fn in order:
+        beh = fn.get("behaviour") or {}
+        types = beh.get("self_types") or {}
+        for table in (beh.get("self_sets") or {}, beh.get("self_resets") or {}):
+            for attr, lines in table.items():
+                if attr not in out:
+                    out[attr] = {"line": lines[0], "method": fn["name"], "value": types.get(attr)}
+                elif out[attr]["value"] is None and types.get(attr):
+                    out[attr]["value"] = types[attr]
+    return out
 
 
 def _field(st, ann, text, kw_only):

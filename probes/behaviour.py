@@ -123,7 +123,7 @@ class _Scan:
     """Mutable accumulator of one function's behaviour while its body is walked."""
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
-                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending")
+                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -140,6 +140,7 @@ class _Scan:
         self.ctor = []
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
+        self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -293,6 +294,8 @@ class _Scan:
                 self.expr(st.value)
             elif t is _AnnAssign:
                 if st.value is not None:
+                    if type(st.target) is _Attribute:
+                        self.target(st.target, st.lineno, False, st.value, st.annotation)
                     self.assign([st.target], st.value, st.lineno)
             elif t is _ClassDef:
                 continue
@@ -315,10 +318,15 @@ class _Scan:
                     elif v is not None and isinstance(v, _AST):
                         self.expr(v)
 
-    def target(self, tgt, line, is_none):
+    def target(self, tgt, line, is_none, value=None, annotation=None):
         t = type(tgt)
         if t is _Attribute and type(tgt.value) is _Name and tgt.value.id == self.self_name:
             _add(self.resets if is_none else self.sets, tgt.attr, line)
+            if self.types.get(tgt.attr) in (None, "lit:None"):
+                kind = ("ann:" + self.text.of(annotation, _VALUE_CUT)) if annotation is not None else \
+                    _value_kind(value, self.params)
+                if kind:
+                    self.types[tgt.attr] = kind
         elif t is ast.Tuple or t is ast.List:
             for e in tgt.elts:
                 self.target(e, line, is_none)
@@ -343,7 +351,7 @@ class _Scan:
                 for sub_t, sub_v in zip(tgt.elts, value.elts):  # a, b = None, x: pairwise
                     self.target(sub_t, line, type(sub_v) is _Constant and sub_v.value is None)
             else:
-                self.target(tgt, line, is_none)
+                self.target(tgt, line, is_none, value if len(targets) == 1 else None)
             t = type(tgt)
             if t is _Name:
                 self.assigns.setdefault(tgt.id, []).append(value)
@@ -462,7 +470,34 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "return_shapes": scan.return_shapes(order),
         "kwarg_defaults": scan.kwarg_defaults,
         "ctor_calls": scan.ctor_calls(),
+        "self_types": scan.types,
     }
+
+
+_LITERALS = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict", ast.Set: "set",
+             ast.SetComp: "set", ast.Tuple: "tuple", ast.JoinedStr: "str", ast.Lambda: "function"}
+
+
+def _value_kind(value, params):
+    """What a `self.x = value` makes x, as far as the AST shows: the callee of a call
+    ("call:torch.zeros"), a parameter ("param:vllm_config"), a literal's type ("lit:int"),
+    another attribute ("attr:self.a.b"). drift resolves callees and parameters' annotations."""
+    if value is None:
+        return None
+    t = type(value)
+    if t is ast.Call:
+        name = dotted(value.func)
+        return "call:" + name if name else None
+    if t is _Name:
+        return "param:" + value.id if value.id in params else None
+    if t is _Constant:
+        return "lit:" + ("None" if value.value is None else type(value.value).__name__)
+    if t in _LITERALS:
+        return "lit:" + _LITERALS[t]
+    if t is _Attribute:
+        name = dotted(value)
+        return "attr:" + name if name else None
+    return None
 
 
 def _sorted_lines(table):
