@@ -123,7 +123,8 @@ class _Scan:
     """Mutable accumulator of one function's behaviour while its body is walked."""
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
-                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types")
+                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "depth",
+                 "value_returns")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -141,6 +142,8 @@ class _Scan:
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
         self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
+        self.depth = 0  # nesting of inner functions: their returns are not this function's
+        self.value_returns = []  # lines of this function's own `return <value other than None>`
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -277,6 +280,8 @@ class _Scan:
                     self.stmts(st.orelse, (st.test, True))
             elif t is _Return:
                 if st.value is not None:
+                    if self.depth == 0 and not (type(st.value) is _Constant and st.value.value is None):
+                        self.value_returns.append(st.lineno)
                     if type(st.value) is ast.IfExp:
                         self.shape_returns.append(st)
                     self.expr(st.value)
@@ -288,7 +293,9 @@ class _Scan:
                 for d in st.decorator_list:
                     self.expr(d)
                 self.expr_args(st.args)
+                self.depth += 1
                 self.stmts(st.body, guard)
+                self.depth -= 1
             elif t is _AugAssign:
                 self.target(st.target, st.lineno, False)
                 self.expr(st.value)
@@ -471,6 +478,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "kwarg_defaults": scan.kwarg_defaults,
         "ctor_calls": scan.ctor_calls(),
         "self_types": scan.types,
+        "value_returns": scan.value_returns,
     }
 
 
