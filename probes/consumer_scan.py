@@ -14,7 +14,7 @@ from .distinfo import dist_for
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
-_USAGE_VERSION = "u2"
+_USAGE_VERSION = "u3"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

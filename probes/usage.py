@@ -10,6 +10,8 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 
 import ast
 
+from .reach import reach_facts
+
 MAX_SRC = 120
 
 
@@ -299,12 +301,13 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
         tree = ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
         return {"module": module, "path": path, "error": "%s: %s" % (type(exc).__name__, exc),
-                "imports": [], "calls": [], "binds": [], "subclasses": []}
+                "imports": [], "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [],
+                "patches": [], "patchers": {}}
     lines = text.splitlines()
     imports = _Imports(module, is_package, tuple(prefixes))
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
-           "calls": [], "binds": [], "subclasses": []}
+           "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}
     if not imports.bindings:
         return out
     bindings = imports.bindings
@@ -371,8 +374,27 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                              {"line": node.lineno, "index": _src(lines, node.slice), "into": None,
                               "then_truth_tested": []})
     out["binds"] = _bound_functions(tree, lines)
+    _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
+
+
+def _merge_reach(out, reach):
+    """Add the typed-path uses; a call both extractors saw keeps one record, with the exact
+    site (the called name's line and column) and the keywords that flowed in through dicts."""
+    by_key = {(c["line"], c["callee_src"]): c for c in out["calls"]}
+    for new in reach["calls"]:
+        old = by_key.get((new["call_line"], new["callee_src"]))
+        if old is None:
+            out["calls"].append(new)
+            continue
+        old["line"], old["col"] = new["line"], new["col"]
+        old["kw_cols"], old["via_dict"] = new["kw_cols"], new["via_dict"]
+        old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
+        old["path"] = new["callee"]["path"]
+        old["call_line"] = new["call_line"]
+    for key in ("classes", "uses", "patches", "patchers"):
+        out[key] = reach[key]
 
 
 def _mark_direct(calls, call_node, kind, rec):

@@ -1,0 +1,713 @@
+"""Every way a consumer module's code reaches the target, as symbolic paths (stdlib, 3.9+).
+
+A plugin reaches vLLM through far more than calls of imported names: `self.<attr>` in its
+subclasses of vLLM classes, attributes of objects vLLM hands back, methods it patches onto vLLM
+classes, originals it saved before patching, keywords gathered in a dict. The probe cannot type
+these (it has no facts of the target beside it), so it records each use as a *path*: a typed
+root followed by syntactic steps, which drift evaluates against the target's and the baseline's
+facts with its one resolver.
+
+Roots: ``sym:<dotted>`` (a name this module imports or defines), ``self:<module>.<Class>`` (the
+instance inside a consumer class), ``super:<module>.<Class>``. Steps: ``.name`` (attribute),
+``()`` (call), ``[]`` (subscript). Local variables, parameters with annotations, `isinstance`
+narrowing and module-level aliases give names their paths; branches never assume a type that
+their test rules out.
+"""
+
+import ast
+
+MAX_PATH = 8
+MAX_SRC = 120
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _src(lines, node):
+    try:
+        if node.lineno == node.end_lineno:
+            text = lines[node.lineno - 1][node.col_offset:node.end_col_offset]
+        else:
+            first = lines[node.lineno - 1][node.col_offset:]
+            mid = lines[node.lineno:node.end_lineno - 1]
+            last = lines[node.end_lineno - 1][:node.end_col_offset]
+            text = " ".join(s.strip() for s in [first] + mid + [last])
+    except (IndexError, AttributeError, TypeError):
+        return ""
+    return text if len(text) <= MAX_SRC else text[:MAX_SRC - 1] + "…"
+
+
+def _attr_pos(node):
+    """(line, col) of the attribute name in `a.b` (where a user looks), not of `a`."""
+    line = node.end_lineno or node.lineno
+    col = (node.end_col_offset or 0) - len(node.attr)
+    return line, max(col, 0)
+
+
+def _relative(module, is_package, level, name):
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+def _strip_optional(node):
+    """`Optional[X]`, `X | None`, `"X"` -> the node for X (annotations name the type to use)."""
+    for _ in range(4):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+            continue
+        if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").split(".")[-1] == "Optional":
+            node = node.slice
+            continue
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = node.left, node.right
+            if isinstance(right, ast.Constant) and right.value is None:
+                node = left
+                continue
+            if isinstance(left, ast.Constant) and left.value is None:
+                node = right
+                continue
+            return None
+        return node
+    return node
+
+
+class _Module:
+    def __init__(self, tree, *, module, is_package, prefixes, lines):
+        self.module = module
+        self.is_package = is_package
+        self.prefixes = tuple(prefixes)
+        self.own = module.split(".")[0]
+        self.lines = lines
+        self.names = {}  # module-level: local -> root path (imports and own defs)
+        self.classes = {}
+        self.uses = []
+        self.calls = []
+        self.patches = []
+        self.bound = {}  # consumer function name -> path of the class it is copied onto
+        self._imports(tree)
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef,) + _FUNCS):
+                self.names.setdefault(node.name, ("sym:%s.%s" % (module, node.name),))
+
+    # -- names ---------------------------------------------------------------------------------
+    def _imports(self, tree):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.names[a.asname] = ("sym:" + a.name,)
+                    else:
+                        head = a.name.split(".")[0]
+                        self.names[head] = ("sym:" + head,)
+            elif isinstance(node, ast.ImportFrom):
+                mod = node.module or ""
+                if node.level:
+                    mod = _relative(self.module, self.is_package, node.level, node.module)
+                for a in node.names:
+                    if a.name != "*":
+                        self.names[a.asname or a.name] = ("sym:%s.%s" % (mod, a.name),)
+
+    def wanted(self, path):
+        """Uses worth sending: rooted in the target, in this consumer, or on a consumer `self`."""
+        if not path:
+            return False
+        root = path[0]
+        if root.startswith(("self:", "super:", "arg:")):
+            return True
+        dotted = root[4:]
+        return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes + (self.own,))
+
+    def is_target(self, path):
+        if not path or not path[0].startswith("sym:"):
+            return False
+        dotted = path[0][4:]
+        return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
+
+    def type_of_annotation(self, node, env):
+        node = _strip_optional(node) if node is not None else None
+        if node is None:
+            return None
+        if isinstance(node, ast.Subscript):  # type[X] is the class itself; list[X] etc. unknown
+            head = (_dotted(node.value) or "").split(".")[-1]
+            if head in ("Type", "type"):
+                inner = _strip_optional(node.slice)
+                return _Chain(self, env).of(inner) if inner is not None else None
+            return None
+        path = _Chain(self, env).of(node)
+        if path and self.wanted(path):
+            return path + ("()",)
+        return None
+
+    # -- classes -------------------------------------------------------------------------------
+    def class_record(self, node, qual, env):
+        chain = _Chain(self, env)
+        bases, generic = [], []
+        for b in node.bases:
+            if isinstance(b, ast.Subscript):
+                p = chain.of(b.value)
+                bases.append(list(p) if p else None)
+                args = b.slice.elts if isinstance(b.slice, ast.Tuple) else [b.slice]
+                for a in args:
+                    ap = chain.of(a)
+                    if ap and self.wanted(ap):
+                        generic.append(list(ap))
+            else:
+                p = chain.of(b)
+                bases.append(list(p) if p else None)
+        decorators = []
+        for d in node.decorator_list:
+            if isinstance(d, ast.Call):
+                for a in d.args:
+                    ap = chain.of(a)
+                    if ap and self.is_target(ap):
+                        decorators.append(list(ap))
+        methods, class_attrs = {}, {}
+        for st in node.body:
+            if isinstance(st, _FUNCS):
+                methods[st.name] = _signature(st)
+            elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        p = chain.of(st.value) if st.value is not None else None
+                        class_attrs[t.id] = {"line": st.lineno, "path": list(p) if p and self.wanted(p) else None}
+        self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
+                              "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
+                              "self_attrs": {}}
+
+    # -- records -------------------------------------------------------------------------------
+    def use(self, kind, path, line, col, function, **extra):
+        rec = {"kind": kind, "path": list(path[:MAX_PATH]), "line": line, "col": col, "function": function}
+        rec.update(extra)
+        self.uses.append(rec)
+
+
+def _signature(fn):
+    a = fn.args
+    params = []
+    pos = a.posonlyargs + a.args
+    first_default = len(pos) - len(a.defaults)
+    for i, p in enumerate(pos):
+        kind = "POSITIONAL_ONLY" if i < len(a.posonlyargs) else "POSITIONAL_OR_KEYWORD"
+        params.append([p.arg, kind, i >= first_default])
+    if a.vararg:
+        params.append([a.vararg.arg, "VAR_POSITIONAL", True])
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        params.append([p.arg, "KEYWORD_ONLY", d is not None])
+    if a.kwarg:
+        params.append([a.kwarg.arg, "VAR_KEYWORD", True])
+    decos = [(_dotted(d.func if isinstance(d, ast.Call) else d) or "") for d in fn.decorator_list]
+    return {"line": fn.lineno, "col": fn.col_offset, "params": params, "decorators": decos,
+            "is_async": isinstance(fn, ast.AsyncFunctionDef)}
+
+
+class _Chain:
+    """Path of an expression, without recording anything."""
+
+    def __init__(self, mod, env, cls=None):
+        self.mod, self.env, self.cls = mod, env, cls
+
+    def of(self, node, depth=0):
+        if depth > MAX_PATH:
+            return None
+        t = type(node)
+        if t is ast.Name:
+            if node.id in self.env:
+                return self.env[node.id]
+            return self.mod.names.get(node.id)
+        if t is ast.Attribute:
+            base = self.of(node.value, depth + 1)
+            return base + ("." + node.attr,) if base else None
+        if t is ast.Call:
+            fname = node.func.id if type(node.func) is ast.Name else None
+            if fname == "super" and self.cls and not node.args:
+                return ("super:%s.%s" % (self.mod.module, self.cls),)
+            if fname == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                    and isinstance(node.args[1].value, str) and len(node.args) == 2:
+                base = self.of(node.args[0], depth + 1)
+                return base + ("." + node.args[1].value,) if base else None
+            if fname == "cast" and len(node.args) == 2:
+                return self.mod.type_of_annotation(node.args[0], self.env)
+            base = self.of(node.func, depth + 1)
+            return base + ("()",) if base else None
+        if t is ast.Subscript:
+            base = self.of(node.value, depth + 1)
+            return base + ("[]",) if base else None
+        if t is ast.NamedExpr:
+            return self.of(node.value, depth + 1)
+        if t is ast.Await:
+            return self.of(node.value, depth + 1)
+        return None
+
+
+class _Function:
+    """One function (or the module body): statements in order, names typed as they flow."""
+
+    def __init__(self, mod, *, qual, cls, node, env):
+        self.mod = mod
+        self.qual = qual
+        self.cls = cls
+        self.node = node
+        self.env = dict(env)
+        self.dicts = {}  # local dict name -> {key: (line, col)}
+        self.self_name = None
+        self.seen_calls = set()
+
+    def run(self):
+        node = self.node
+        if isinstance(node, _FUNCS):
+            self._params(node)
+            self.block(node.body, self.env)
+        else:
+            self.block(node.body, self.env)
+        return self.env
+
+    def _params(self, fn):
+        args = fn.args.posonlyargs + fn.args.args
+        decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
+        first = args[0].arg if args else None
+        bound = self.mod.bound.get(fn.name) if self.cls is None else None
+        for i, a in enumerate(args + fn.args.kwonlyargs):
+            self.env.pop(a.arg, None)
+            if i == 0 and self.cls and "staticmethod" not in decos:
+                if "classmethod" in decos:
+                    self.env[a.arg] = ("sym:%s.%s" % (self.mod.module, self.cls),)
+                else:
+                    self.env[a.arg] = ("self:%s.%s" % (self.mod.module, self.cls),)
+                    self.self_name = a.arg
+                continue
+            if i == 0 and bound:
+                self.env[a.arg] = tuple(bound) + ("()",)
+                self.self_name = a.arg
+                continue
+            if a.annotation is not None:
+                p = self.mod.type_of_annotation(a.annotation, self.mod.names)
+                if p:
+                    self.env[a.arg] = p
+                    continue
+            if self.cls is None and "." not in self.qual and i < len(args):
+                # typed later by drift from the call sites (or the patch) that pass it
+                self.env[a.arg] = ("arg:%s.%s:%d" % (self.mod.module, self.qual, i),)
+        for extra in (fn.args.vararg, fn.args.kwarg):
+            if extra is not None:
+                self.env.pop(extra.arg, None)
+        del first
+
+    # -- statements ----------------------------------------------------------------------------
+    def block(self, body, env):
+        for st in body:
+            self.stmt(st, env)
+
+    def stmt(self, st, env):
+        t = type(st)
+        if t is ast.Assign:
+            vpath = self.expr(st.value, env)
+            for tgt in st.targets:
+                self.assign(tgt, st.value, vpath, env, st)
+        elif t is ast.AnnAssign:
+            vpath = self.expr(st.value, env) if st.value is not None else None
+            ann = self.mod.type_of_annotation(st.annotation, env)
+            if isinstance(st.target, ast.Name):
+                if ann or vpath:
+                    env[st.target.id] = ann or vpath
+                else:
+                    env.pop(st.target.id, None)
+            else:
+                self.assign(st.target, st.value, ann or vpath, env, st)
+        elif t is ast.AugAssign:
+            self.expr(st.value, env)
+            self.expr(st.target, env, store=True)
+        elif t is ast.If:
+            self.expr(st.test, env)
+            yes, no = dict(env), dict(env)
+            narrowed = self._isinstance(st.test)
+            if narrowed:
+                name, path, negated = narrowed
+                (no if negated else yes)[name] = path
+                (yes if negated else no).pop(name, None) if path == env.get(name) else None
+            self.block(st.body, yes)
+            self.block(st.orelse, no)
+            self._merge(env, yes, no)
+        elif t in (ast.For, ast.AsyncFor):
+            self.expr(st.iter, env)
+            self.expr(st.target, env, store=True)
+            self._unbind(st.target, env)
+            self.block(st.body, env)
+            self.block(st.orelse, env)
+        elif t is ast.While:
+            self.expr(st.test, env)
+            self.block(st.body, env)
+            self.block(st.orelse, env)
+        elif t in (ast.With, ast.AsyncWith):
+            for item in st.items:
+                self.expr(item.context_expr, env)
+                if item.optional_vars is not None:
+                    self._unbind(item.optional_vars, env)
+            self.block(st.body, env)
+        elif t is ast.Try or t.__name__ == "TryStar":
+            self.block(st.body, env)
+            for h in st.handlers:
+                if h.name:
+                    env.pop(h.name, None)
+                self.block(h.body, env)
+            self.block(st.orelse, env)
+            self.block(st.finalbody, env)
+        elif t in _FUNCS:
+            for d in st.decorator_list:
+                self.expr(d, env)
+            env.pop(st.name, None)
+        elif t is ast.ClassDef:
+            env.pop(st.name, None)
+        elif t in (ast.Import, ast.ImportFrom):
+            for a in st.names:
+                local = a.asname or a.name.split(".")[0]
+                env.pop(local, None)
+                if local in self.mod.names:
+                    env[local] = self.mod.names[local]
+        elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
+            pass
+        else:
+            for child in ast.iter_child_nodes(st):
+                if isinstance(child, ast.expr):
+                    self.expr(child, env)
+                elif isinstance(child, ast.stmt):
+                    self.stmt(child, env)
+                elif hasattr(child, "body") and isinstance(getattr(child, "body"), list):  # match cases
+                    self.block(child.body, env)
+
+    def _merge(self, env, yes, no):
+        for name in set(yes) | set(no):
+            a, b = yes.get(name), no.get(name)
+            if a is not None and a == b:
+                env[name] = a
+            elif name in env and (a != env[name] or b != env[name]):
+                env.pop(name, None)
+            elif name not in env and (a or b) and a != b:
+                env.pop(name, None)
+        for name, d in list(self.dicts.items()):
+            del name, d
+
+    def _isinstance(self, test):
+        negated = False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            negated, test = True, test.operand
+        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+                and len(test.args) == 2 and isinstance(test.args[0], ast.Name):
+            cls = _Chain(self.mod, self.env).of(test.args[1])
+            if cls and self.mod.wanted(cls):
+                return test.args[0].id, cls + ("()",), negated
+        return None
+
+    def _unbind(self, target, env):
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name):
+                env.pop(n.id, None)
+                self.dicts.pop(n.id, None)
+
+    def assign(self, tgt, value, vpath, env, st):
+        t = type(tgt)
+        if t is ast.Name:
+            self.dicts.pop(tgt.id, None)
+            if vpath:
+                env[tgt.id] = vpath
+            else:
+                env.pop(tgt.id, None)
+            keys = self._dict_keys(value, env)
+            if keys is not None:
+                self.dicts[tgt.id] = keys
+        elif t is ast.Attribute:
+            owner = _Chain(self.mod, env, self.cls).of(tgt.value)
+            if owner and owner[0].startswith("self:") and len(owner) == 1 and self.cls:
+                rec = self.mod.classes.get(self.cls)
+                if rec is not None:
+                    cur = rec["self_attrs"].get(tgt.attr)
+                    path = list(vpath) if vpath and self.mod.wanted(vpath) else None
+                    if cur is None or (cur["path"] is None and path):
+                        rec["self_attrs"][tgt.attr] = {"line": st.lineno, "path": path}
+            elif owner and self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
+                line, col = _attr_pos(tgt)
+                self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
+                                         "function": self.qual, "value": self._patch_value(value, env)})
+            else:
+                self.expr(tgt.value, env)
+                if owner and self.mod.wanted(owner):
+                    line, col = _attr_pos(tgt)
+                    self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
+        elif t is ast.Subscript:
+            self.expr(tgt, env, store=True)
+            if isinstance(tgt.value, ast.Name) and tgt.value.id in self.dicts \
+                    and isinstance(tgt.slice, ast.Constant) and isinstance(tgt.slice.value, str):
+                self.dicts[tgt.value.id][tgt.slice.value] = [tgt.slice.lineno, tgt.slice.col_offset]
+        elif t in (ast.Tuple, ast.List):
+            for e in tgt.elts:
+                self.assign(e, None, None, env, st)
+        elif t is ast.Starred:
+            self.assign(tgt.value, None, None, env, st)
+
+    def _patch_value(self, value, env):
+        if value is None:
+            return None
+        if isinstance(value, ast.Name) and value.id in self.mod.defs:
+            fn = self.mod.defs[value.id]
+            return {"function": value.id, "line": fn.lineno, "signature": _signature(fn)}
+        if isinstance(value, ast.Lambda):
+            return {"function": "<lambda>", "line": value.lineno}
+        p = _Chain(self.mod, env).of(value)
+        return {"path": list(p)} if p and self.mod.wanted(p) else None
+
+    def _dict_keys(self, value, env):
+        """Keys of a dict built here: `{"k": v}` or `dict(k=v)` (None when not a dict literal)."""
+        if isinstance(value, ast.Dict):
+            keys = {}
+            for k in value.keys:
+                if k is None:
+                    return None  # {**other}: the keys are not all known
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    keys[k.value] = [k.lineno, k.col_offset]
+            return keys
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                and not value.args:
+            return {k.arg: [k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)]
+                    for k in value.keywords if k.arg}
+        return None
+
+    # -- expressions ---------------------------------------------------------------------------
+    def expr(self, node, env, store=False):
+        """Record the uses in `node`; return its path (None when untyped)."""
+        if node is None:
+            return None
+        chain = _Chain(self.mod, env, self.cls)
+        t = type(node)
+        if t in (ast.Attribute, ast.Call, ast.Subscript, ast.Name, ast.NamedExpr, ast.Await):
+            path = chain.of(node)
+            self._record_chain(node, env, chain, top=True, store=store)
+            if t is ast.NamedExpr and isinstance(node.target, ast.Name):
+                if path:
+                    env[node.target.id] = path
+                else:
+                    env.pop(node.target.id, None)
+            return path
+        if t in (ast.Lambda,):
+            return None
+        if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
+            inner = dict(env)
+            for gen in node.generators:
+                self.expr(gen.iter, inner)
+                self._unbind(gen.target, inner)
+                for cond in gen.ifs:
+                    self.expr(cond, inner)
+            for child in ("elt", "key", "value"):
+                if hasattr(node, child):
+                    self.expr(getattr(node, child), inner)
+            return None
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.expr(child, env)
+            elif isinstance(child, ast.keyword):
+                self.expr(child.value, env)
+            elif isinstance(child, ast.comprehension):
+                self.expr(child.iter, env)
+        return None
+
+    def _record_chain(self, node, env, chain, *, top, store=False):
+        """Walk a chain `a.b(x).c[y]`: one call record per call, one attribute use for the
+        outermost attribute, then the sub-expressions (arguments, slices) in their own right."""
+        t = type(node)
+        if t is ast.Attribute:
+            if top:
+                base = chain.of(node.value)
+                if base and self.mod.wanted(base):
+                    line, col = _attr_pos(node)
+                    self.mod.use("attr_set" if store else "attr", base + ("." + node.attr,), line, col, self.qual)
+            self._record_chain(node.value, env, chain, top=False)
+        elif t is ast.Call:
+            self._call(node, env, chain)
+            func = node.func
+            if type(func) is ast.Attribute:
+                self._record_chain(func.value, env, chain, top=False)
+            elif type(func) is not ast.Name:
+                self._record_chain(func, env, chain, top=False)
+            for a in node.args:
+                self.expr(a.value if type(a) is ast.Starred else a, env)
+            for k in node.keywords:
+                self.expr(k.value, env)
+        elif t is ast.Subscript:
+            self._record_chain(node.value, env, chain, top=True)
+            self.expr(node.slice, env)
+        elif t in (ast.NamedExpr, ast.Await):
+            self.expr(node.value, env)
+        elif t is ast.Name:
+            return
+        else:
+            self.expr(node, env)
+
+    def _call(self, node, env, chain):
+        key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+        if key in self.seen_calls:
+            return
+        self.seen_calls.add(key)
+        func = node.func
+        fname = func.id if type(func) is ast.Name else None
+        if fname == "setattr" and len(node.args) == 3:
+            self._setattr(node, env, chain)
+            return
+        callee = chain.of(func)
+        if not callee or not self.mod.wanted(callee):
+            return
+        if type(func) is ast.Attribute:
+            line, col = _attr_pos(func)
+        else:
+            line, col = func.lineno, func.col_offset
+        keywords, kw_cols, via_dict = [], {}, []
+        star_kwargs = False
+        for k in node.keywords:
+            if k.arg:
+                keywords.append(k.arg)
+                kw_cols[k.arg] = [k.lineno if hasattr(k, "lineno") else node.lineno,
+                                  k.col_offset if hasattr(k, "col_offset") else node.col_offset]
+            else:
+                keys = None
+                if isinstance(k.value, ast.Name):
+                    keys = self.dicts.get(k.value.id)
+                elif isinstance(k.value, (ast.Dict, ast.Call)):
+                    keys = self._dict_keys(k.value, env)
+                if keys is None:
+                    star_kwargs = True
+                else:
+                    for name, pos in keys.items():
+                        if name not in kw_cols:
+                            keywords.append(name)
+                            kw_cols[name] = pos
+                            via_dict.append(name)
+        args = None
+        if callee[0].startswith("sym:") and not self.mod.is_target(callee):  # a consumer helper
+            args = []
+            for a in node.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str):
+                    args.append({"str": a.value[:MAX_SRC]})
+                else:
+                    p = chain.of(a) if type(a) is not ast.Starred else None
+                    args.append({"path": list(p)} if p and self.mod.wanted(p) else None)
+        self.mod.calls.append({
+            "line": line, "col": col, "end_line": node.end_lineno, "function": self.qual,
+            "call_line": node.lineno,
+            "callee": {"path": list(callee[:MAX_PATH])}, "callee_src": _src(self.mod.lines, func),
+            "positional": sum(1 for a in node.args if type(a) is not ast.Starred),
+            "star_args": any(type(a) is ast.Starred for a in node.args),
+            "keywords": keywords, "star_kwargs": star_kwargs, "kw_cols": kw_cols, "via_dict": via_dict,
+            "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
+            "result": None, "args": args,
+        })
+
+    def _setattr(self, node, env, chain):
+        obj, name, value = node.args
+        owner = chain.of(obj)
+        self.expr(obj, env)
+        self.expr(value, env)
+        names = []
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            names = [(name.value, name.lineno, name.col_offset)]
+        if not owner or not names:
+            return
+        for attr, line, col in names:
+            if self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
+                self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": attr,
+                                         "function": self.qual, "value": self._patch_value(value, env),
+                                         "how": "setattr"})
+            elif self.mod.wanted(owner):
+                self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
+
+
+def _binding_targets(tree, mod):
+    """Consumer functions copied onto target classes: `setattr(C, "m", fn)`, `C.m = fn`,
+    `types.MethodType(fn, obj)`. Inside such a function its first parameter is a C."""
+    out = {}
+    for node in ast.walk(tree):
+        fn, owner = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                and isinstance(node.value, ast.Name):
+            fn, owner = node.value.id, node.targets[0].value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) == 3 and isinstance(node.args[2], ast.Name):
+            fn, owner = node.args[2].id, node.args[0]
+        if fn is None or fn not in mod.defs:
+            continue
+        path = _Chain(mod, {}).of(owner)
+        if path and mod.is_target(path) and "()" not in path:
+            out.setdefault(fn, path)
+    return out
+
+
+def _patchers(tree):
+    """Helpers that patch what they are given: `def hijack(cls, name, fn): setattr(cls, name, fn)`
+    -> {"hijack": [0, 1, 2]} (the indexes of owner, name and value among its parameters)."""
+    out = {}
+    for fn in tree.body:
+        if not isinstance(fn, _FUNCS):
+            continue
+        names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                    and len(node.args) == 3 and all(isinstance(a, ast.Name) and a.id in names for a in node.args):
+                out[fn.name] = [names.index(a.id) for a in node.args]
+                break
+    return out
+
+
+def _functions(tree):
+    out = []
+
+    def walk(body, prefix, cls):
+        for node in body:
+            if isinstance(node, _FUNCS):
+                out.append((prefix + node.name, cls, node))
+                walk(node.body, prefix + node.name + ".", None)
+            elif isinstance(node, ast.ClassDef):
+                out.append((prefix + node.name, "<class>", node))
+                walk(node.body, prefix + node.name + ".", prefix + node.name)
+            elif isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+                for field in ("body", "orelse", "finalbody"):
+                    walk(getattr(node, field, []) or [], prefix, cls)
+                for h in getattr(node, "handlers", []) or []:
+                    walk(h.body, prefix, cls)
+
+    walk(tree.body, "", None)
+    return out
+
+
+def reach_facts(tree, *, module, is_package, prefixes, lines):
+    """{"classes", "uses", "calls", "patches"} of one parsed consumer module (SCHEMA.md, "Reach")."""
+    mod = _Module(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines)
+    mod.defs = {n.name: n for n in tree.body if isinstance(n, _FUNCS)}
+    mod.bound = _binding_targets(tree, mod)
+    top = _Function(mod, qual="<module>", cls=None, node=tree, env={})
+    module_env = top.run()
+    # module-level aliases (`_orig = Target.method`) are visible in every function
+    genv = dict(mod.names)
+    genv.update({k: v for k, v in module_env.items() if v})
+    funcs = _functions(tree)
+    for qual, cls, node in funcs:
+        if cls == "<class>":
+            mod.class_record(node, qual, genv)
+    for qual, cls, node in funcs:
+        if cls == "<class>":
+            continue
+        _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
+    return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
+            "patchers": _patchers(tree)}
