@@ -1,9 +1,14 @@
-"""Fetch releases with pip itself and keep only their Python sources, once.
+"""Fetch releases once into a cache of their Python sources, reading no more than that.
 
-pip is used (not an HTTP client of ours) so the user's pip configuration, index and
-credentials are respected. A wheel is a zip: only `.py` files and the `.dist-info` metadata
-are extracted, into a user cache, so a 500 MB vLLM wheel costs ~20 MB on disk after the first
-fetch and nothing after that.
+A PyPI requirement is resolved against the user's own pip settings (indexes, find-links,
+credentials, certificate, proxy: `drift.sources.pipconfig`) by `drift.sources.index`; a wheel
+is then read with HTTP range requests, only its `.py` and `.dist-info` members
+(`drift.sources.rangezip`: ~5 MB of a ~500 MB vLLM wheel). When the server or a proxy does not
+serve ranges, or a transfer fails half way, `pip download` fetches the whole wheel as before; a
+file on this machine (a `file://` index, find-links) is read in place; an sdist-only release is
+downloaded and read as an archive, never built (`drift.sources.sdist`). Every path extracts into
+the same layout (`<cache>/sources/<name>-<version>/`: top-level packages and the `.dist-info`),
+so nothing downstream knows which one ran; `Sources.how` and the progress `Note` say it.
 """
 
 from __future__ import annotations
@@ -21,12 +26,15 @@ from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound  # noqa: F401
+from drift.sources.progress import Note, Say, quiet as _quiet
 
 COMPLETE_MARKER = ".drift-complete"
 
-
-class FetchError(Exception):
-    """A release could not be fetched or read; the message is for the user."""
+# how a release reached the cache (Sources.how)
+CACHED, RANGE, PIP, LOCAL, SDIST = "cache", "range", "pip", "local", "sdist"
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,8 @@ class Sources:
     root: Path
     name: str
     version: str
+    how: str = CACHED
+    detail: str = ""
 
 
 def cache_root() -> Path:
@@ -67,8 +77,12 @@ def parse_requirement(spec: str) -> Requirement:
     return req
 
 
-def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True) -> Sources:
-    """Return the extracted sources of a PyPI requirement such as `vllm==0.16.0`."""
+def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, progress: Say | None = None) -> Sources:
+    """Return the extracted sources of a PyPI requirement such as `vllm==0.16.0`.
+
+    `progress` gets plain strings (what is happening), `Step`s (one per stage of a transfer),
+    `Transfer`s (byte counts) and one closing `Note` saying which path was taken.
+    """
     req = parse_requirement(spec)
     name = canonicalize_name(req.name)
     base = (cache or cache_root()) / "sources"
@@ -77,39 +91,101 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True) -
         hit = base / f"{name}-{version}"
         if (hit / COMPLETE_MARKER).exists():
             return Sources(root=hit, name=name, version=version)
-    with tempfile.TemporaryDirectory(prefix="drift-dl-") as tmp:
-        wheel = _pip_download(str(req), Path(tmp), quiet=quiet)
-        version = _wheel_version(wheel)
-        dest = base / f"{name}-{version}"
-        if not (dest / COMPLETE_MARKER).exists():
-            extract_wheel(wheel, dest)
-    return Sources(root=dest, name=name, version=version)
+    say = progress or _quiet
+    say(f"resolving {req}")
+    from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
+
+    got = fetch_release(req, base=base, say=say)
+    if got.how != CACHED:
+        say(Note(f"{name} {got.version}: {got.detail}"))
+    return got
 
 
 def _pip_download(requirement: str, dest: Path, *, quiet: bool) -> Path:
+    log = dest / "pip.log"  # pip logs why an index page failed only at debug level, in --log
     argv = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--dest", str(dest), requirement,
+        "--disable-pip-version-check", "--log", str(log), "--dest", str(dest), requirement,
     ]
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise FetchError(_explain_pip_failure(requirement, proc.stderr + proc.stdout))
+        raise _pip_failure(requirement, proc.stderr + proc.stdout, _read_log(log))
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:
         raise FetchError(f"pip found no wheel for {requirement}")
     return wheels[0]
 
 
-def _explain_pip_failure(requirement: str, output: str) -> str:
+def _read_log(log: Path) -> str:
+    try:
+        return log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+_UNREACHABLE = re.compile(r"Could not fetch URL (\S+?): (?!404|410)(.*?)(?: - skipping)?$", re.MULTILINE)
+_MISSING = re.compile(r"Could not fetch URL (\S+?): (?:404|410)", re.MULTILINE)
+
+
+def _newest_first(versions) -> list[str]:
+    from packaging.version import InvalidVersion
+
+    parsed = {}
+    for text in versions:
+        try:
+            parsed.setdefault(Version(text), text)
+        except InvalidVersion:
+            continue
+    return [parsed[v] for v in sorted(parsed, reverse=True)]
+
+
+def _pip_failure(requirement: str, output: str, log: str = "") -> FetchError:
+    """Tell apart an index that did not answer, a project no index knows, and no matching release."""
+    name = requirement
+    try:
+        name = Requirement(requirement).name
+    except InvalidRequirement:
+        pass
     if "No matching distribution" in output or "Could not find a version" in output:
         versions = re.search(r"\(from versions: ([^)]*)\)", output)
-        known = ""
-        if versions and versions.group(1).strip() not in ("", "none"):
-            tail = [v.strip() for v in versions.group(1).split(",")][-8:]
-            known = f"; recent versions: {', '.join(tail)}"
-        return f"no release matches {requirement}{known}"
+        known = [v.strip() for v in versions.group(1).split(",")] if versions else []
+        known = [v for v in known if v and v != "none"]
+        if known:
+            return NoMatchingRelease(f"no release matches {requirement}; newest versions: {', '.join(_newest_first(known)[:8])}")
+        down = _UNREACHABLE.search(log)
+        if down:
+            why = re.search(r"\[Errno -?\d+\] ([^'\")]+)|(Name or service not known|timed out|SSLError[^'\")]*)",
+                            down.group(2))
+            reason = (why.group(1) or why.group(2)).strip() if why else down.group(2).strip()[:160]
+            return IndexUnreachable(f"the package index is unreachable: {_redact(down.group(1))} ({reason})")
+        return ProjectNotFound(f"no project named {name!r} on the package index (nor any release of it "
+                               "with a wheel for this platform)")
     lines = [ln for ln in output.strip().splitlines() if ln.startswith("ERROR")] or output.strip().splitlines()[-3:]
-    return f"pip could not fetch {requirement}: " + " ".join(lines)
+    return FetchError(f"pip could not fetch {requirement}: " + " ".join(lines))
+
+
+def _redact(url: str) -> str:
+    """An index URL without its credentials."""
+    return re.sub(r"//[^/@]+@", "//***@", url)
+
+
+def index_versions(name: str) -> list[str]:
+    """Every release of `name` the user's indexes offer for this Python, newest first.
+
+    Asked of the same index client as fetch_sources (pip's settings). Raises IndexUnreachable,
+    ProjectNotFound, or FetchError with the reason.
+    """
+    from drift.sources.index import open_index
+
+    with open_index() as index:
+        return index.versions(name)
+
+
+def newest_release(name: str) -> str:
+    """The newest final release of `name` (pre-releases only when there is nothing else)."""
+    versions = index_versions(name)
+    finals = [v for v in versions if not Version(v).is_prerelease]
+    return (finals or versions)[0]
 
 
 def _wheel_version(wheel: Path) -> str:
@@ -119,33 +195,49 @@ def _wheel_version(wheel: Path) -> str:
     return parts[1]
 
 
+def wanted_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The members drift keeps: `.py` files and `.dist-info/` metadata, never outside the root."""
+    out = []
+    for info in archive.infolist():
+        name = info.filename
+        if info.is_dir() or not (name.endswith(".py") or ".dist-info/" in name):
+            continue
+        if name.startswith("/") or ".." in Path(name).parts:
+            continue  # never write outside dest
+        out.append(info)
+    return out
+
+
 def extract_wheel(wheel: Path, dest: Path) -> Path:
     """Extract .py files and dist-info of a wheel into dest, atomically (tmp dir + rename)."""
     try:
         archive = zipfile.ZipFile(wheel)
     except (zipfile.BadZipFile, OSError) as exc:
         raise FetchError(f"{wheel} is not a wheel (not a zip archive: {exc})") from None
+    with archive:
+        return extract_archive(archive, dest, label=str(wheel), marker_text=wheel.name)
+
+
+def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_text: str,
+                    members: list[zipfile.ZipInfo] | None = None) -> Path:
+    """Write `members` (default: wanted_members) of an open wheel into dest, atomically."""
+    if not any(".dist-info/" in n for n in archive.namelist()):
+        raise FetchError(f"{label} is not a wheel (no .dist-info inside)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
     try:
-        with archive:
-            names = archive.namelist()
-            if not any(".dist-info/" in n for n in names):
-                raise FetchError(f"{wheel} is not a wheel (no .dist-info inside)")
-            for info in archive.infolist():
-                name = info.filename
-                if info.is_dir() or not (name.endswith(".py") or ".dist-info/" in name):
-                    continue
-                if name.startswith("/") or ".." in Path(name).parts:
-                    continue  # never write outside dest
-                target = tmp / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(info) as src, open(target, "wb") as out:
-                    shutil.copyfileobj(src, out)
-        (tmp / COMPLETE_MARKER).write_text(wheel.name)
+        for info in wanted_members(archive) if members is None else members:
+            target = tmp / info.filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as src, open(target, "wb") as out:
+                shutil.copyfileobj(src, out)
+        (tmp / COMPLETE_MARKER).write_text(marker_text)
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)
+    except zipfile.BadZipFile as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise FetchError(f"{label}: damaged member ({exc})") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

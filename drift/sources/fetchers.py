@@ -1,0 +1,132 @@
+"""Choose how a resolved release reaches the cache, and say which way it went.
+
+Order of preference, cheapest first: a file already on this machine is read in place; a remote
+wheel is read by HTTP range (only the members drift keeps); if ranges are not served, or a
+transfer breaks, `pip download` brings the whole wheel (pip has its own retries, and whatever a
+proxy in between allows pip, it allows drift's fallback too); a release with only an sdist is
+downloaded and read as an archive. Each path ends in the same cache layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+import httpx2
+from packaging.requirements import Requirement
+
+from drift.fetch import (COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, FetchError, Sources, _pip_download,
+                         extract_archive, extract_wheel, wanted_members)
+from drift.sources import rangezip
+from drift.sources.index import Index, Resolved, open_index
+from drift.sources.progress import ByteCounter, Say, Step, human_bytes
+from drift.sources.sdist import extract_sdist
+
+
+def fetch_release(req: Requirement, *, base: Path, say: Say, index: Index | None = None) -> Sources:
+    """Resolve `req` with the user's pip settings and extract its sources under `base`."""
+    own = index is None
+    index = index or open_index()
+    try:
+        res = index.resolve(req)
+        dest = base / f"{res.name}-{res.version}"
+        if (dest / COMPLETE_MARKER).exists():
+            return Sources(root=dest, name=res.name, version=res.version)
+        if res.is_local:
+            return _local(res, dest, say)
+        if not res.is_wheel:
+            return _sdist(index, res, dest, say)
+        try:
+            return _range(index, res, dest, say)
+        except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
+            return _pip(res, dest, say, reason=_reason(exc))
+    finally:
+        if own:
+            index.close()
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, httpx2.HTTPStatusError):
+        return f"{exc.request.url.host} answered {exc.response.status_code} to a range request"
+    return str(exc) or type(exc).__name__
+
+
+def _range(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
+    reader = rangezip.RangeReader(index.client, res.url)
+    archive, sparse = rangezip.open_remote_zip(reader)
+    wanted = wanted_members(archive)
+    label = f"{res.name} {res.version}"
+    total = rangezip.planned_bytes(archive, wanted)
+    say(Step(f"{label}: reading {len(wanted)} of {len(archive.infolist())} members "
+             f"({human_bytes(total)} of {human_bytes(sparse.size)}) by HTTP range from {res.host}"))
+    reader.on_bytes = ByteCounter(say, label, total)
+    stats = rangezip.fetch_members(archive, sparse, reader, wanted)
+    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted)
+    detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
+              f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
+    return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail)
+
+
+def _pip(res: Resolved, dest: Path, say: Say, *, reason: str) -> Sources:
+    say(Step(f"{res.name} {res.version}: no range reads ({reason}); downloading the whole wheel with pip"))
+    with tempfile.TemporaryDirectory(prefix="drift-dl-") as tmp:
+        wheel = _pip_download(f"{res.name}=={res.version}", Path(tmp), quiet=True)
+        size = wheel.stat().st_size
+        extract_wheel(wheel, dest)
+    detail = f"pip download of the whole wheel ({human_bytes(size)}), because {reason}"
+    return Sources(root=dest, name=res.name, version=res.version, how=PIP, detail=detail)
+
+
+def _local(res: Resolved, dest: Path, say: Say) -> Sources:
+    path = Path(url2pathname(urlsplit(res.url).path))
+    say(Step(f"{res.name} {res.version}: reading {path} in place"))
+    if res.is_wheel:
+        extract_wheel(path, dest)
+    else:
+        _extract_sdist_atomically(path, dest, res)
+    return Sources(root=dest, name=res.name, version=res.version, how=LOCAL,
+                   detail=f"local file {path}, read in place (nothing downloaded)")
+
+
+def _sdist(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
+    label = f"{res.name} {res.version}"
+    with tempfile.TemporaryDirectory(prefix="drift-sdist-") as tmp:
+        archive = Path(tmp) / res.filename
+        with index.client.stream("GET", res.url) as resp:
+            resp.raise_for_status()
+            total = int(resp.headers.get("Content-Length") or 0)
+            say(Step(f"{label}: only an sdist exists; downloading {res.filename} ({human_bytes(total)}) from {res.host}"))
+            count = ByteCounter(say, label, total)
+            digest = hashlib.sha256()
+            with open(archive, "wb") as out:
+                for chunk in resp.iter_bytes():
+                    out.write(chunk)
+                    digest.update(chunk)
+                    count(len(chunk))
+        want = res.hashes.get("sha256")
+        if want and digest.hexdigest() != want:
+            raise FetchError(f"{res.filename}: sha256 {digest.hexdigest()} does not match the index's {want}")
+        size = archive.stat().st_size
+        _extract_sdist_atomically(archive, dest, res)
+    return Sources(root=dest, name=res.name, version=res.version, how=SDIST,
+                   detail=f"sdist {res.filename} ({human_bytes(size)}) from {res.host}, read as an archive, not built")
+
+
+def _extract_sdist_atomically(archive: Path, dest: Path, res: Resolved) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+    try:
+        extract_sdist(archive, tmp, name=res.name, version=res.version)
+        (tmp / COMPLETE_MARKER).write_text(res.filename)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+

@@ -1,0 +1,189 @@
+"""Which file a requirement resolves to, asked of the user's indexes as pip would ask them.
+
+unearth does the PEP 503 / PEP 691 / find-links work (page parsing, wheel tag ranking, yanked
+and pre-release rules, netrc / keyring / URL credentials); drift adds pip's settings and tells
+apart the three ways a lookup fails, because "no release matches" for an index that never
+answered sends a user looking for a typo that is not there.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import ssl
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+import httpx2
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+from unearth import PackageFinder
+from unearth.auth import MultiDomainBasicAuth
+from unearth.fetchers.sync import PyPIClient
+
+from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
+from drift.sources.pipconfig import PipSettings, pip_settings
+
+logging.getLogger("unearth").addHandler(logging.NullHandler())  # its warnings become our errors
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The distribution file a requirement names, and how to reach it."""
+
+    name: str
+    version: str
+    url: str
+    filename: str
+    is_wheel: bool
+    hashes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_local(self) -> bool:
+        return urlsplit(self.url).scheme == "file"
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.url).hostname or "this machine"
+
+
+def _redact(url: str) -> str:
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc="***@" + parts.netloc.rpartition("@")[2]).geturl()
+
+
+class RecordingClient(PyPIClient):
+    """unearth's client, remembering how each index page answered.
+
+    unearth logs a failed page and moves on (as pip does); the record lets drift say afterwards
+    whether the project was missing everywhere or an index was down or refused the credentials.
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.pages: dict[str, str] = {}  # url -> "ok" | "missing" | reason it failed
+
+    def get(self, url, **kwargs):
+        try:
+            resp = super().get(url, **kwargs)
+        except httpx2.TransportError as exc:
+            self.pages[str(url)] = f"{type(exc).__name__}: {exc}".rstrip(": ")
+            return httpx2.Response(599, request=httpx2.Request("GET", url))
+        code = resp.status_code
+        if code < 400:
+            self.pages[str(url)] = "ok"
+        elif code == 404 or (code == 410):
+            self.pages[str(url)] = "missing"
+        elif code in (401, 403):
+            self.pages[str(url)] = f"refused the credentials ({code})"
+        else:
+            self.pages[str(url)] = f"answered {code}"
+        return resp
+
+
+def make_client(settings: PipSettings) -> RecordingClient:
+    """One HTTP client for index pages and range reads: pip's certificate, client cert and proxy."""
+    verify: ssl.SSLContext | bool = True
+    if settings.cert or settings.client_cert:
+        verify = ssl.create_default_context(cafile=settings.cert) if settings.cert else ssl.create_default_context()
+        if settings.client_cert:
+            verify.load_cert_chain(settings.client_cert)
+    client = RecordingClient(trusted_hosts=settings.trusted_hosts, verify=verify, proxy=settings.proxy,
+                             timeout=httpx2.Timeout(settings.timeout), follow_redirects=True)
+    client.auth = MultiDomainBasicAuth(prompting=False, index_urls=settings.index_urls)
+    return client
+
+
+class Index:
+    """The user's indexes and find-links, behind one lookup object (one client, reused)."""
+
+    def __init__(self, settings: PipSettings | None = None) -> None:
+        self.settings = settings or pip_settings()
+        self.client = make_client(self.settings)
+        # pip warns about and skips a find-links path that does not exist; unearth would raise
+        find_links = [f for f in self.settings.find_links if "://" in f or os.path.exists(f)]
+        self.finder = PackageFinder(session=self.client, index_urls=self.settings.index_urls,
+                                    find_links=find_links, trusted_hosts=self.settings.trusted_hosts)
+        if not self.settings.index_urls and not find_links:
+            self.finder.sources.clear()  # --no-index and no find-links: nothing to ask, as pip
+
+    def close(self) -> None:
+        self.client.close()
+
+    def __enter__(self) -> "Index":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def resolve(self, req: Requirement) -> Resolved:
+        """The file pip would pick for `req` here (wheel for this interpreter, else sdist)."""
+        try:
+            match = self.finder.find_best_match(req)
+        except httpx2.HTTPError as exc:
+            raise IndexUnreachable(f"cannot read the package index while looking for {req}: {exc}") from None
+        if match.best is None:
+            self._explain(req, [p.version for p in match.candidates if p.version])
+        best = match.best
+        link = best.link
+        hashes = dict(link.hash_option and {k: v[0] for k, v in link.hash_option.items()} or {})
+        return Resolved(name=canonicalize_name(best.name), version=str(best.version), url=link.url_without_fragment,
+                        filename=link.filename, is_wheel=link.is_wheel, hashes=hashes)
+
+    def versions(self, name: str) -> list[str]:
+        """Every release with a file usable here, newest first (yanked ones left out)."""
+        try:
+            found = _newest_first(p.version for p in self.finder.find_all_packages(name) if p.version)
+        except httpx2.HTTPError as exc:
+            raise IndexUnreachable(f"cannot read the package index while listing {name}: {exc}") from None
+        if not found:
+            self._explain(Requirement(name), [])
+        return found
+
+    def _explain(self, req: Requirement, seen: list[str]) -> None:
+        """Raise the error that says why nothing matched."""
+        name = canonicalize_name(req.name)
+        outcomes = {url: how for url, how in self.client.pages.items() if f"/{name}/" in url or url.rstrip("/").endswith(f"/{name}")}
+        exists = bool(seen) or "ok" in outcomes.values() or self._local_index_has(name)
+        if exists:
+            known = _newest_first(seen)
+            tail = f"; newest versions: {', '.join(known[:8])}" if known else "; no file of it installs on this Python/platform"
+            raise NoMatchingRelease(f"no release matches {req}{tail}")
+        failed = {url: how for url, how in outcomes.items() if how not in ("ok", "missing")}
+        failed.update({url: how for url, how in self.client.pages.items() if how not in ("ok", "missing")})
+        if failed:
+            url, how = next(iter(failed.items()))
+            raise IndexUnreachable(f"cannot read the package index {_redact(url)} ({how}) while looking for {req}")
+        where = ", ".join(_redact(u) for u in (*self.settings.index_urls, *self.settings.find_links)) or "no index (--no-index)"
+        raise ProjectNotFound(f"no project named {req.name!r} on {where}")
+
+    def _local_index_has(self, name: str) -> bool:
+        for url in self.settings.index_urls:
+            parts = urlsplit(url)
+            if parts.scheme == "file":
+                if (Path(url2pathname(parts.path)) / name).is_dir():
+                    return True
+        return False
+
+
+def open_index(settings: PipSettings | None = None) -> Index:
+    """An Index on the user's pip settings; a setting that cannot be used is a FetchError."""
+    try:
+        return Index(settings)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise FetchError(f"pip's settings cannot be used for the package index: {exc}") from None
+
+
+def _newest_first(versions) -> list[str]:
+    parsed = {}
+    for text in versions:
+        try:
+            parsed.setdefault(Version(str(text)), str(text))
+        except InvalidVersion:
+            continue
+    return [parsed[v] for v in sorted(parsed, reverse=True)]

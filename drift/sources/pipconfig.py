@@ -1,0 +1,110 @@
+"""The user's pip settings that decide where a release comes from, read the way pip reads them.
+
+drift fetches with its own HTTP client, so it must ask the same indexes with the same
+credentials, certificates and proxy as `pip download` would, or a user behind a private mirror
+gets a different answer (or none). pip's own `Configuration` class is used when it imports
+(config files in pip's order, then `PIP_*` variables, `PIP_CONFIG_FILE=os.devnull` honoured);
+if pip's internals have moved, `pip config list` gives the same items as text. Either way the
+sections are layered as pip's option parser does: `global`, then `download`, then the
+environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+PYPI = "https://pypi.org/simple/"
+_ORDER = ("global", "download", ":env:")
+_LISTS = ("extra-index-url", "find-links", "trusted-host")
+
+
+@dataclass(frozen=True)
+class PipSettings:
+    """Where to look and how to connect: the subset of pip's options a download uses."""
+
+    index_url: str = PYPI
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    trusted_hosts: tuple[str, ...] = ()
+    cert: str | None = None
+    client_cert: str | None = None
+    proxy: str | None = None
+    timeout: float = 15.0
+
+    @property
+    def index_urls(self) -> tuple[str, ...]:
+        return () if self.no_index else (self.index_url, *self.extra_index_urls)
+
+
+def _items_from_pip() -> list[tuple[str, str]]:
+    from pip._internal.configuration import Configuration  # pip's own reader, when it imports
+
+    config = Configuration(isolated=False)
+    config.load()
+    return [(key, str(value)) for key, value in config.items()]
+
+
+def _items_from_cli() -> list[tuple[str, str]]:
+    proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True)
+    items = []
+    for line in proc.stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            try:
+                items.append((key.strip(), str(ast.literal_eval(value.strip()))))
+            except (ValueError, SyntaxError):
+                items.append((key.strip(), value.strip().strip("'\"")))
+    return items
+
+
+def layered(items: list[tuple[str, str]]) -> dict[str, str]:
+    """One value per option: `global` < `download` < environment, empty values ignored (as pip)."""
+    out: dict[str, str] = {}
+    for section in _ORDER:
+        for key, value in items:
+            where, _, name = key.partition(".")
+            if where == section and value:
+                out[name.replace("_", "-")] = value
+    return out
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "yes", "true", "on")
+
+
+def settings_from(options: dict[str, str]) -> PipSettings:
+    def split(name: str) -> tuple[str, ...]:
+        return tuple(options.get(name, "").split())
+
+    timeout = options.get("timeout") or options.get("default-timeout")
+    return PipSettings(
+        index_url=options.get("index-url") or PYPI,
+        extra_index_urls=split("extra-index-url"),
+        find_links=split("find-links"),
+        no_index=_truthy(options.get("no-index")),
+        trusted_hosts=split("trusted-host"),
+        cert=options.get("cert"),
+        client_cert=options.get("client-cert"),
+        proxy=options.get("proxy"),
+        timeout=float(timeout) if timeout else 15.0,
+    )
+
+
+def pip_settings() -> PipSettings:
+    """The settings in force now; re-read whenever a `PIP_*` variable changes."""
+    return _cached(tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("PIP_"))))
+
+
+@functools.lru_cache(maxsize=4)
+def _cached(_env: tuple[tuple[str, str], ...]) -> PipSettings:
+    try:
+        items = _items_from_pip()
+    except Exception:  # pip absent or its internals changed: its CLI prints the same items
+        items = _items_from_cli()
+    return settings_from(layered(items))
