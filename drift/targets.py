@@ -62,8 +62,8 @@ def load_facts(
     try:
         if kind == "pypi":
             parse_requirement(spec)
-            say(f"fetching {spec} with pip")
-            src = fetch_sources(spec)
+            say(f"fetching {spec}")
+            src = fetch_sources(spec, progress=say)
             return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src)
         if kind == "wheel":
             say(f"extracting {spec}")

@@ -31,7 +31,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    with progress() as say:
+    with progress(verbose=getattr(args, "verbose", False)) as say:
         outcome = run_check(consumer_spec=args.consumer, target_spec=args.target, baseline_spec=args.baseline,
                             target_package=args.package, rule_paths=args.rules, progress=say,
                             consumer_packages=args.consumer_package)

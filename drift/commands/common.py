@@ -17,14 +17,33 @@ def stderr_console() -> Console:
 
 
 @contextlib.contextmanager
-def progress(enabled: bool = True) -> Iterator[Callable[[str], None]]:
-    """A status line on stderr while long work runs (fetching, parsing); silent when piped."""
+def progress(enabled: bool = True, *, verbose: bool = False) -> Iterator[Callable[[str], None]]:
+    """A status line on stderr while long work runs (fetching, parsing).
+
+    Piped, a redrawn line would be noise, so only a fetch's steps (`drift.sources.progress.Step`)
+    print, one line each; byte counts show only on a terminal. With `verbose`, the note of which
+    way a release was fetched (`Note`) stays on screen, terminal or not.
+    """
     console = stderr_console()
-    if not enabled or not console.is_terminal:
+    if not enabled:
         yield lambda _msg: None
         return
+    from drift.sources.progress import Note, Step
+
+    if not console.is_terminal:
+        def say_piped(msg: str) -> None:
+            if isinstance(msg, Step) or (verbose and isinstance(msg, Note)):
+                print(f"drift: {msg}", file=sys.stderr, flush=True)
+
+        yield say_piped
+        return
     with console.status("starting…") as status:
-        yield lambda msg: status.update(msg)
+        def say(msg: str) -> None:
+            if verbose and isinstance(msg, Note):
+                console.print(f"drift: {msg}", markup=False, highlight=False)
+            status.update(msg)
+
+        yield say
 
 
 def fail(message: str, code: int) -> int:
