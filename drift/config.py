@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
+import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, from PyPI (a dependency only there)
+    import tomli as tomllib
 
 __all__ = ["Config", "ConfigError", "DEFAULT_RUN_DIR", "find_config", "load_config", "parse_config"]
 
@@ -22,7 +27,10 @@ DEFAULT_RUN_DIR = "~/.drift/runs"
 _TOP_KEYS = {
     "host": str, "python": str, "consumer": str, "target": str, "baseline": str,
     "identity": str, "jump": str, "accept_new": bool, "port": int, "ssh_config": str,
+    "accepted": str, "fail_on": str,
 }
+_CODE_LISTS = ("select", "ignore")
+FAIL_ON = ("breaking", "risky")
 
 
 class ConfigError(ValueError):
@@ -44,6 +52,11 @@ class Config:
     launch_command: tuple[str, ...] = ()
     run_dir: str = DEFAULT_RUN_DIR
     progress_patterns: Mapping[str, str] = field(default_factory=dict)
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    accepted: str | None = None  # accepted-findings file, relative to the config file
+    fail_on: str | None = None  # breaking | risky
     source: Path | None = None  # the file these values came from, None for defaults
 
     def override(self, **values: Any) -> "Config":
@@ -104,16 +117,38 @@ def parse_config(data: Mapping[str, Any], *, source: Path | None = None, prefix:
     """Validate one settings table; every error names the file and the dotted key."""
     where = f"{source}: " if source else ""
     values: dict[str, Any] = {}
-    for key, value in data.items():
+    for written, value in data.items():
+        # the silencing keys read like ruff's (per-file-ignores) or like drift's (per_file_ignores)
+        key = written.replace("-", "_") if written.replace("-", "_") in (*_CODE_LISTS, "per_file_ignores", "fail_on") else written
         if key in _TOP_KEYS:
-            values[key] = _typed(value, _TOP_KEYS[key], f"{where}{prefix}{key}")
+            values[key] = _typed(value, _TOP_KEYS[key], f"{where}{prefix}{written}")
+            if key == "fail_on" and value not in FAIL_ON:
+                raise ConfigError(f"{where}{prefix}{written} must be one of {', '.join(FAIL_ON)}, not {value!r}")
+        elif key in _CODE_LISTS:
+            values[key] = _codes(value, f"{where}{prefix}{written}")
+        elif key == "per_file_ignores":
+            table = _table(value, f"{where}{prefix}{written}")
+            values[key] = {str(glob): _codes(codes, f"{where}{prefix}{written}.{glob!r}") for glob, codes in table.items()}
         elif key == "launch":
             values.update(_launch(value, where=where, prefix=f"{prefix}launch."))
         elif key == "watch":
             values.update(_watch(value, where=where, prefix=f"{prefix}watch."))
         else:
-            raise ConfigError(f"{where}unknown key {prefix}{key!s} (known: {', '.join(sorted([*_TOP_KEYS, 'launch', 'watch']))})")
+            known = sorted([*_TOP_KEYS, *_CODE_LISTS, "per_file_ignores", "launch", "watch"])
+            raise ConfigError(f"{where}unknown key {prefix}{written!s} (known: {', '.join(known)})")
     return Config(source=source, **values)
+
+
+def _codes(value: Any, name: str) -> tuple[str, ...]:
+    """A list of rule ids or prefixes (DRIFT050, DRIFT0, VLLM, ALL)."""
+    from drift.suppress import SuppressError, parse_codes
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{name} must be a list of rule ids or prefixes, e.g. [\"DRIFT050\"]")
+    try:
+        return parse_codes(value, what=name)
+    except SuppressError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _typed(value: Any, kind: type, name: str) -> Any:

@@ -6,6 +6,7 @@ Kept free of rendering: reports/ turns these into text, JSON, SARIF, JUnit, HTML
 from __future__ import annotations
 
 import enum
+import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ class Location:
     line: int
     symbol: str | None = None  # e.g. "vllm.v1.request.Request.__init__"
     snippet: str | None = None  # the source line, stripped, when known
+    col: int | None = None  # 1-based column where the use starts, when the rule knows it
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}"
@@ -83,17 +85,31 @@ class Finding:
         """Stable identity across runs: rule, consumer site and symbol."""
         return f"{self.rule_id}:{self.consumer_site.path}:{self.consumer_site.line}:{self.symbol or ''}"
 
+    @property
+    def fingerprint(self) -> str:
+        """Line-independent identity: rule, file, symbol and a hash of the consumer's source line.
+
+        Why: an accepted finding must stay accepted when code above it moves it down a few
+        lines, and SARIF alerts must not reopen for the same reason. Whitespace inside the line
+        is collapsed so re-indenting does not reopen it either.
+        """
+        site = self.consumer_site
+        snippet = " ".join((site.snippet or "").split())
+        text = "\x1f".join((self.rule_id, site.path, self.symbol or "", snippet))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["kind"] = self.kind.name
         data["kind_message"] = self.kind.value
         data["severity"] = self.severity.value
         data["key"] = self.key
+        data["fingerprint"] = self.fingerprint
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Finding":
-        loc = lambda d: Location(**{k: d.get(k) for k in ("path", "line", "symbol", "snippet")})  # noqa: E731
+        loc = lambda d: Location(**{k: d.get(k) for k in ("path", "line", "symbol", "snippet", "col")})  # noqa: E731
         fix = data.get("fix")
         return cls(
             rule_id=data["rule_id"],
@@ -120,6 +136,14 @@ class UseChecked:
 
 
 @dataclass(frozen=True)
+class Silenced:
+    """A finding left out of a report, and what left it out (for the "N silenced" line)."""
+
+    finding: Finding
+    by: str  # "comment", "--ignore", "--select", "config ignore", "per-file-ignores", "accepted"
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a renderer needs: who was compared, what was checked, what was found."""
 
@@ -131,11 +155,19 @@ class Report:
     env: dict[str, Any] | None = None  # the probe's "env" block for a host scan
     host: str | None = None
     notes: tuple[str, ...] = ()
+    silenced: tuple[Silenced, ...] = ()
+    fail_on: Severity = Severity.BREAKING  # the lowest severity that fails the run (--fail-on)
 
     @property
     def breaking(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity is Severity.BREAKING)
 
     @property
+    def failing(self) -> tuple[Finding, ...]:
+        """Findings at or above `fail_on`: the ones that make the exit code 1."""
+        limit = SEVERITY_ORDER[self.fail_on]
+        return tuple(f for f in self.findings if SEVERITY_ORDER[f.severity] <= limit)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.breaking else 0
+        return 1 if self.failing else 0

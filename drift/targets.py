@@ -24,11 +24,13 @@ class TargetResult:
     error: str | None
     label: str  # what the user named, for headings
     exit_code: int = exitcodes.CLEAN
-    kind: str = ""  # pypi | wheel | tree | python
+    kind: str = ""  # pypi | wheel | tree | python | snapshot
+    hint: str | None = None  # what to try next, when the error has one
 
     @classmethod
-    def failed(cls, label: str, error: str, *, code: int = exitcodes.USAGE, kind: str = "") -> "TargetResult":
-        return cls(ok=False, facts=None, error=error, label=label, exit_code=code, kind=kind)
+    def failed(cls, label: str, error: str, *, code: int = exitcodes.USAGE, kind: str = "",
+               hint: str | None = None) -> "TargetResult":
+        return cls(ok=False, facts=None, error=error, label=label, exit_code=code, kind=kind, hint=hint)
 
 
 def classify(spec: str) -> str:
@@ -76,9 +78,19 @@ def load_facts(
             return _from_interpreter(spec, packages or [], cache_dir, say)
         if kind == "missing-path":
             return TargetResult.failed(spec, f"no such path: {spec}", kind=kind)
-        return TargetResult.failed(spec, f"{spec} is a file, not a wheel, a source tree or a Python interpreter", kind=kind)
+        from drift.snapshot_file import SnapshotError, load_snapshot, looks_like_snapshot
+
+        if looks_like_snapshot(Path(os.path.expanduser(spec))):
+            try:
+                facts = load_snapshot(Path(os.path.expanduser(spec)), spec=spec)
+            except (SnapshotError, OSError) as exc:
+                return TargetResult.failed(spec, str(exc), kind="snapshot")
+            return TargetResult(ok=True, facts=facts, error=None, label=spec, kind="snapshot")
+        return TargetResult.failed(spec, f"{spec} is a file, not a wheel, a snapshot (.json), a source tree or a "
+                                         "Python interpreter", kind=kind)
     except FetchError as exc:
-        return TargetResult.failed(spec, str(exc), kind=kind)
+        return TargetResult.failed(spec, str(exc), kind=kind, code=getattr(exc, "exit_code", exitcodes.USAGE),
+                                   hint=getattr(exc, "hint", None))
 
 
 def _tree_root(path: Path, packages: list[str] | None) -> tuple[Path, list[str]]:

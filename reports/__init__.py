@@ -27,6 +27,7 @@ class Options:
     repo_root: str | None = None
     title: str | None = None
     width: int = 120
+    rule_docs: Any = None  # drift.ruledocs.registry() for SARIF; None = drift's own rules
 
 
 def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> str:
@@ -35,7 +36,9 @@ def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> 
     from reports.terminal import render
 
     buffer = io.StringIO()
-    out = console or Console(file=buffer, width=opts.width, no_color=True, highlight=False, emoji=False)
+    # a file gets full lines (nothing wraps, nothing is cut); a live terminal wraps
+    out = console or Console(file=buffer, width=opts.width, no_color=True, highlight=False, emoji=False,
+                             force_terminal=False)
     for i, report in enumerate(reports):
         if i:
             out.print()
@@ -58,13 +61,25 @@ def _markdown(reports: Sequence[Report], opts: Options) -> str:
 def _sarif(reports: Sequence[Report], opts: Options) -> str:
     from reports.sarif import to_sarif
 
-    return json.dumps(to_sarif(reports, repo_root=opts.repo_root), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs), indent=2, ensure_ascii=False) + "\n"
 
 
 def _junit(reports: Sequence[Report], opts: Options) -> str:
     from reports.junit import to_junit
 
     return to_junit(reports)
+
+
+def _concise(reports: Sequence[Report], opts: Options) -> str:
+    from reports.lines import to_concise
+
+    return to_concise(reports, repo_root=opts.repo_root)
+
+
+def _github(reports: Sequence[Report], opts: Options) -> str:
+    from reports.lines import to_github
+
+    return to_github(reports, repo_root=opts.repo_root)
 
 
 def _html(reports: Sequence[Report], opts: Options) -> str:
@@ -90,6 +105,8 @@ FORMATS: dict[str, Format] = {
         Format("sarif", ".sarif", _sarif, "SARIF 2.1.0 for code scanning, results on the consumer's lines"),
         Format("junit", ".xml", _junit, "JUnit XML, one test case per consumer use"),
         Format("html", ".html", _html, "self-contained compatibility matrix page"),
+        Format("concise", ".txt", _concise, "one `path:line:col: RULE message` line per finding (editors, ruff/mypy matchers)"),
+        Format("github", ".txt", _github, "GitHub Actions annotations (`::error file=…,line=…,col=…::…`)"),
     )
 }
 FORMAT_NAMES = tuple(FORMATS)

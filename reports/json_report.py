@@ -36,12 +36,17 @@ def report_dict(report: Report) -> dict[str, Any]:
         "baseline": dict(report.baseline) if report.baseline is not None else None,
         "host": report.host,
         "env": report.env,
-        "summary": {sev.value: n for sev, n in tally.items()} | {"uses_checked": len(report.uses)},
+        "summary": {sev.value: n for sev, n in tally.items()} | {"uses_checked": len(report.uses),
+                                                                  "silenced": len(report.silenced)},
         "verdict": verdict(report),
         "exit_code": report.exit_code,
         "findings": [f.to_dict() for f in ordered(report.findings)],
         "uses": [asdict(u) for u in sorted(report.uses, key=_use_key)],
         "notes": list(report.notes),
+        "silenced": [{"by": s.by, "rule_id": s.finding.rule_id, "fingerprint": s.finding.fingerprint,
+                      "path": s.finding.consumer_site.path, "line": s.finding.consumer_site.line,
+                      "title": s.finding.title} for s in report.silenced],
+        "fail_on": report.fail_on.value,
     }
 
 
@@ -55,7 +60,8 @@ def to_json_many(reports: Sequence[Report], *, indent: int | None = 2) -> str:
 
 
 def _location(data: dict[str, Any]) -> Location:
-    return Location(path=data["path"], line=int(data["line"]), symbol=data.get("symbol"), snippet=data.get("snippet"))
+    return Location(path=data["path"], line=int(data["line"]), symbol=data.get("symbol"), snippet=data.get("snippet"),
+                    col=data.get("col"))
 
 
 def from_dict(data: dict[str, Any]) -> Report:

@@ -8,6 +8,7 @@ a dashboard full of red for maybes teaches people to ignore it.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
@@ -32,12 +33,12 @@ def _finding_text(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-def _testcase(result: UseResult, suite: ET.Element) -> bool:
+def _testcase(result: UseResult, suite: ET.Element, name: str) -> bool:
     """Append one test case; True when it failed."""
     case = ET.SubElement(
         suite,
         "testcase",
-        {"classname": result.site.path, "name": result.label, "file": result.site.path, "line": str(result.site.line)},
+        {"classname": result.site.path, "name": name, "file": result.site.path, "line": str(result.site.line)},
     )
     breaking = [f for f in result.findings if f.severity is Severity.BREAKING]
     others = [f for f in result.findings if f.severity is not Severity.BREAKING]
@@ -51,6 +52,18 @@ def _testcase(result: UseResult, suite: ET.Element) -> bool:
         out = ET.SubElement(case, "system-out")
         out.text = "\n\n".join(_finding_text(f) for f in others)
     return bool(breaking)
+
+
+def case_names(results: Sequence[UseResult]) -> list[str]:
+    """Test names without line numbers (dashboards key history on them): `call vllm.x.f`, and
+    `#2`, `#3` for the same use again in the same file, in file order."""
+    seen: Counter[tuple[str, str]] = Counter()
+    names = []
+    for result in results:
+        seen[(result.site.path, result.label)] += 1
+        n = seen[(result.site.path, result.label)]
+        names.append(result.label if n == 1 else f"{result.label} #{n}")
+    return names
 
 
 def to_junit(reports: Sequence[Report]) -> str:
@@ -78,7 +91,7 @@ def to_junit(reports: Sequence[Report]) -> str:
             ("host", report.host or ""),
         ):
             ET.SubElement(props, "property", {"name": name, "value": value})
-        failed = sum(_testcase(result, suite) for result in results)
+        failed = sum(_testcase(result, suite, name) for result, name in zip(results, case_names(results)))
         suite.set("failures", str(failed))
         total += len(results)
         failures += failed

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
+from drift.suppress import silenced_summary
 
 from reports._common import counts, env_line, evidence_text, fix_text, ordered, overall_verdict, party, verdict
 from reports.matrix import build_matrix
@@ -76,6 +77,8 @@ def _details(finding: Finding) -> list[str]:
 def to_markdown(report: Report) -> str:
     """One target: verdict, context, findings table, collapsible details."""
     out = [_verdict_line(report), "", _context(report), ""]
+    if report.silenced:
+        out += [f"_{silenced_summary(report)}; docs/config.md says how._", ""]
     findings = ordered(report.findings)
     if findings:
         out += [
@@ -111,7 +114,7 @@ def matrix_markdown(reports: Sequence[Report]) -> str:
         f"**drift compatibility matrix** — {party(first.consumer)}"
         + (f", written for {party(first.baseline)}" if first.baseline else ""),
         "",
-        f"Overall: {overall_verdict(reports)}",
+        f"Overall: {overall_verdict(reports)}" + (f" · {silenced_summary(reports)}" if silenced_summary(reports) else ""),
         "",
         "| Target | Verdict |",
         "|---|---|",

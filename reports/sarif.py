@@ -3,17 +3,23 @@
 Results sit on the **consumer's** lines (that is the code a reviewer can change); the target
 and baseline evidence become relatedLocations, since those files live in an installed vLLM
 and not in the repository. All targets go in one run so one upload covers a matrix.
+
+A rule's description and help come from the rule registry (its docstring, via
+drift.ruledocs), never from one of its findings: a finding's fix names *its* call's values,
+and code scanning shows a rule's help on every alert of that rule. Fingerprints hold no line
+numbers, so moving code does not close one alert and open another.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from drift import __version__
 from drift.findings import Finding, Location, Report, Severity
+from drift.suppress import silenced_summary
 
 from reports._common import fix_text, ordered, party, target_label
 
@@ -41,30 +47,57 @@ def repo_relative(path: str, repo_root: str | None) -> str:
     return posix
 
 
-def _physical(loc: Location, *, uri: str, base: str | None) -> dict[str, Any]:
+def _physical(loc: Location, *, uri: str, base: str | None, column: bool = False) -> dict[str, Any]:
     artifact: dict[str, Any] = {"uri": uri}
     if base:
         artifact["uriBaseId"] = base
     region: dict[str, Any] = {"startLine": loc.line}
+    if column:
+        region["startColumn"] = loc.col or 1
     if loc.snippet:
         region["snippet"] = {"text": loc.snippet}
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}
 
 
-def _rules(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+def _rule_entry(rule_id: str, doc, finding: Finding, base_uri: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": rule_id}
+    if doc is not None:
+        full = doc.summary + (f"\n\n{doc.body}" if doc.body else "")
+        from drift.ruledocs import page
+
+        entry.update({
+            "name": doc.name,
+            "shortDescription": {"text": doc.kind_message},
+            "fullDescription": {"text": full},
+            "help": {"text": full + f"\n\nSilence it on a line with `# drift: ignore[{rule_id}]`.",
+                     "markdown": page(doc)},
+            "defaultConfiguration": {"level": LEVEL[Severity(doc.severity)]},
+            "properties": {"kind": doc.kind, "pack": doc.pack, "tags": ["api-drift", "vllm"]},
+        })
+        if base_uri:
+            entry["helpUri"] = f"{base_uri}{rule_id}.md"
+    else:  # a rule the registry does not hold here: its kind is all that is rule-wide
+        entry.update({
+            "name": finding.kind.name.title().replace("_", ""),
+            "shortDescription": {"text": finding.kind.value},
+            "fullDescription": {"text": f"{finding.kind.value} (rule {rule_id} is not installed here, so "
+                                        "its own description is not available)"},
+            "help": {"text": f"Silence it on a line with `# drift: ignore[{rule_id}]`."},
+            "defaultConfiguration": {"level": LEVEL[finding.severity]},
+            "properties": {"kind": finding.kind.name, "tags": ["api-drift"]},
+        })
+    return entry
+
+
+def _rules(findings: Sequence[Finding], docs: Mapping[str, Any] | None, base_uri: str | None) -> list[dict[str, Any]]:
+    if docs is None:
+        from drift.ruledocs import builtin_registry
+
+        docs = builtin_registry()
     seen: dict[str, dict[str, Any]] = {}
-    for f in sorted(findings, key=lambda f: (f.rule_id, f.kind.name)):
-        if f.rule_id in seen:
-            continue
-        help_text = f"{f.kind.value}. Fix: {f.fix.description} ({fix_text(f.fix)})" if f.fix else f"{f.kind.value}. Fix: {fix_text(None)}"
-        seen[f.rule_id] = {
-            "id": f.rule_id,
-            "name": f.kind.name.title().replace("_", ""),
-            "shortDescription": {"text": f.kind.value},
-            "help": {"text": help_text},
-            "defaultConfiguration": {"level": LEVEL[f.severity]},
-            "properties": {"kind": f.kind.name, "tags": ["api-drift", "vllm"]},
-        }
+    for f in sorted(findings, key=lambda f: f.rule_id):
+        if f.rule_id not in seen:
+            seen[f.rule_id] = _rule_entry(f.rule_id, docs.get(f.rule_id), f, base_uri)
     return list(seen.values())
 
 
@@ -90,10 +123,11 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
         "level": LEVEL[finding.severity],
         "kind": "fail",
         "message": {"text": message},
-        "locations": [_physical(site, uri=repo_relative(site.path, repo_root), base=SRCROOT if repo_root else None)],
-        "partialFingerprints": {
-            "driftFindingKey/v1": finding.key,
-            "driftTargetFindingKey/v1": f"{finding.key}@{party(report.target)}",
+        "locations": [_physical(site, uri=repo_relative(site.path, repo_root), base=SRCROOT if repo_root else None,
+                                column=True)],
+        "partialFingerprints": {  # line-independent (drift.findings.Finding.fingerprint)
+            "driftFingerprint/v1": finding.fingerprint,
+            "driftTargetFingerprint/v1": f"{finding.fingerprint}@{party(report.target)}",
         },
         "properties": {
             "severity": finding.severity.value,
@@ -109,10 +143,19 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
     return result
 
 
-def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None) -> dict[str, Any]:
-    """One SARIF log, one run, every target's findings as results on the consumer's lines."""
+def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_docs: Mapping[str, Any] | None = None,
+             docs_uri: str | None | bool = True) -> dict[str, Any]:
+    """One SARIF log, one run, every target's findings as results on the consumer's lines.
+
+    `rule_docs` (drift.ruledocs.registry()) describes the rules; `docs_uri` is where the rule
+    pages live (True: drift.ruledocs.docs_base_uri(), None/False: no helpUri).
+    """
+    if docs_uri is True:
+        from drift.ruledocs import docs_base_uri
+
+        docs_uri = docs_base_uri()
     all_findings = [f for r in reports for f in r.findings]
-    rules = _rules(all_findings)
+    rules = _rules(all_findings, rule_docs, docs_uri or None)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [
         _result(f, report, rule_index=index[f.rule_id], repo_root=repo_root)
@@ -133,6 +176,7 @@ def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None) -> dict
         "properties": {
             "consumer": party(reports[0].consumer) if reports else None,
             "targets": [target_label(r) for r in reports],
+            "silenced": {"count": sum(len(r.silenced) for r in reports), "summary": silenced_summary(reports)},
         },
     }
     if repo_root:

@@ -2,8 +2,10 @@
 
 Compact by default so a typical check (a handful of findings) fits one screen: four lines
 per finding (title; consumer site with its source line; evidence; predicted failure and
-fix), long lines cut with an ellipsis. `verbose=True` wraps instead and adds every piece of
-evidence, the details, the fix's arguments and the finding key.
+fix). Nothing is ever cut: on a terminal a long line wraps under its own indentation, so
+the layout stays; piped or written to a file every line is whole, so a CI log keeps every
+path and predicted error. `verbose=True` adds every piece of evidence, the details, the
+fix's arguments and the finding key.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drift.findings import Finding, Report, Severity
+from drift.suppress import silenced_summary
 
 from reports._common import counts, env_line, evidence_text, fix_text, ordered, party, verdict
 
@@ -24,14 +27,30 @@ STYLE = {Severity.BREAKING: "bold red", Severity.RISKY: "bold yellow", Severity.
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "failed": "bold magenta", "unreachable": "yellow"}
 
 
-def _line(console: Console, text: Text, *, verbose: bool) -> None:
-    if verbose:
-        console.print(text, soft_wrap=True)  # the terminal wraps; paths stay copyable
-    else:
-        console.print(text, no_wrap=True, overflow="ellipsis", crop=True)
+def _line(console: Console, text: Text, *, verbose: bool = False, hang: int = 0, wrap: bool = False) -> None:
+    """Print one logical line: whole when piped, wrapped under `hang` spaces on a terminal."""
+    if not wrap:
+        console.print(text, soft_wrap=True, crop=False)
+        return
+    width = console.width
+    first = text.wrap(console, width, overflow="fold")[0] if text.plain else text
+    console.print(_rstripped(first), soft_wrap=True, crop=False)
+    rest = text[len(first.plain):]
+    while rest.plain[:1].isspace():
+        rest = rest[1:]
+    if not rest.plain:
+        return
+    for part in rest.wrap(console, max(20, width - hang), overflow="fold"):
+        console.print(Text(" " * hang) + _rstripped(part), soft_wrap=True, crop=False)
 
 
-def _header(report: Report, console: Console, *, verbose: bool) -> None:
+def _rstripped(text: Text) -> Text:
+    text = text.copy()
+    text.rstrip()
+    return text
+
+
+def _header(report: Report, console: Console, *, verbose: bool, wrap: bool) -> None:
     head = Text.assemble(
         ("drift ", "bold"),
         (party(report.consumer), "bold"),
@@ -40,32 +59,36 @@ def _header(report: Report, console: Console, *, verbose: bool) -> None:
         ("   baseline ", "dim"),
         party(report.baseline),
     )
-    _line(console, head, verbose=verbose)
+    _line(console, head, hang=6, wrap=wrap)
     env = env_line(report.env)
     if report.host or env:
         host = Text.assemble(("host ", "dim"), (report.host or "local", "bold"))
         if env:
             host.append(" · " + env)
-        _line(console, host, verbose=verbose)
+        _line(console, host, hang=5, wrap=wrap)
     checked = f"checked {len(report.uses)} uses" if report.uses else "uses not listed"
     n = len(report.findings)
     summary = Text(f"{checked} · {n} finding{'' if n == 1 else 's'}", style="dim")
+    silenced = silenced_summary(report)
+    if silenced:
+        summary.append(f" · {silenced}", style="dim")
     if report.notes and not verbose:
         summary.append(f" · {len(report.notes)} note{'s' * (len(report.notes) != 1)} (-v)", style="dim")
-    _line(console, summary, verbose=verbose)
+    _line(console, summary, hang=2, wrap=wrap)
     if verbose:
         for note in report.notes:
-            _line(console, Text(f"note: {note}", style="dim"), verbose=True)
+            _line(console, Text(f"note: {note}", style="dim"), hang=6, wrap=wrap)
 
 
-def _finding(finding: Finding, console: Console, *, verbose: bool) -> None:
+def _finding(finding: Finding, console: Console, *, verbose: bool, wrap: bool) -> None:
     style = STYLE[finding.severity]
-    _line(console, Text.assemble(" ", (finding.rule_id, style), "  ", (finding.title, "bold")), verbose=verbose)
+    _line(console, Text.assemble(" ", (finding.rule_id, style), "  ", (finding.title, "bold")), hang=len(finding.rule_id) + 3,
+          wrap=wrap)
     site = finding.consumer_site
     at = Text.assemble("   ", (f"{site.path}:{site.line}", "underline"))
     if site.snippet:
         at.append("  " + site.snippet, style="dim")
-    _line(console, at, verbose=verbose)
+    _line(console, at, hang=5, wrap=wrap)
     target = finding.target_evidence
     if verbose or len(target) <= 1:
         target_txt = evidence_text(target)
@@ -74,32 +97,31 @@ def _finding(finding: Finding, console: Console, *, verbose: bool) -> None:
     _line(
         console,
         Text.assemble(("   target ", "dim"), target_txt, ("  baseline ", "dim"), evidence_text(finding.baseline_evidence)),
-        verbose=verbose,
+        hang=5, wrap=wrap,
     )
     fix = fix_text(finding.fix)
     failure = finding.predicted_failure or finding.kind.value
-    if not verbose:
-        if len(fix) > 48:
-            fix = fix[:47] + "…"
-        room = max(20, console.width - len(fix) - 14)
-        if len(failure) > room:
-            failure = failure[: room - 1] + "…"
-    _line(console, Text.assemble("   → ", (failure, style), ("  fix ", "dim"), (fix, "green")), verbose=verbose)
+    _line(console, Text.assemble("   → ", (failure, style), ("  fix ", "dim"), (fix, "green")), hang=5, wrap=wrap)
     if verbose:
         if finding.details:
-            _line(console, Text(f"     {finding.details}", style="dim"), verbose=True)
+            _line(console, Text(f"     {finding.details}", style="dim"), hang=5, wrap=wrap)
         if finding.fix:
             args = ", ".join(f"{k}={v!r}" for k, v in sorted(finding.fix.args.items()))
-            _line(console, Text(f"     fix: {finding.fix.description}" + (f" ({args})" if args else "")), verbose=True)
+            _line(console, Text(f"     fix: {finding.fix.description}" + (f" ({args})" if args else "")), hang=5, wrap=wrap)
         for loc in finding.target_evidence:
             if loc.snippet:
-                _line(console, Text(f"     {loc}: {loc.snippet}", style="dim"), verbose=True)
-        _line(console, Text(f"     key {finding.key}", style="dim"), verbose=True)
+                _line(console, Text(f"     {loc}: {loc.snippet}", style="dim"), hang=7, wrap=wrap)
+        _line(console, Text(f"     key {finding.key}", style="dim"), hang=5, wrap=wrap)
+        _line(console, Text(f"     fingerprint {finding.fingerprint}", style="dim"), hang=5, wrap=wrap)
 
 
-def render(report: Report, console: Console, *, verbose: bool = False) -> None:
-    """Print one report: header, findings worst first, then the verdict line."""
-    _header(report, console, verbose=verbose)
+def render(report: Report, console: Console, *, verbose: bool = False, wrap: bool | None = None) -> None:
+    """Print one report: header, findings worst first, then the verdict line.
+
+    `wrap` defaults to whether the console is a terminal: wrapped there, whole lines otherwise.
+    """
+    wrap = console.is_terminal if wrap is None else wrap
+    _header(report, console, verbose=verbose, wrap=wrap)
     findings = ordered(report.findings)
     tally = counts(findings)
     for severity in Severity:
@@ -108,9 +130,9 @@ def render(report: Report, console: Console, *, verbose: bool = False) -> None:
             continue
         console.print(Text(f"{severity.value.upper()} ({tally[severity]})", style=STYLE[severity]))
         for finding in group:
-            _finding(finding, console, verbose=verbose)
+            _finding(finding, console, verbose=verbose, wrap=wrap)
     style = "bold red" if tally[Severity.BREAKING] else "bold yellow" if tally[Severity.RISKY] else "bold green"
-    console.print(Text.assemble(("verdict: ", "bold"), (verdict(report), style)))
+    _line(console, Text.assemble(("verdict: ", "bold"), (verdict(report), style)), hang=9, wrap=wrap)
 
 
 @dataclass(frozen=True)
@@ -143,7 +165,7 @@ def summary_table(rows: Iterable[FleetRow | Mapping[str, Any]]) -> Table:
     table.add_column("status", no_wrap=True)
     table.add_column("vllm", no_wrap=True)
     table.add_column("breaking", justify="right")
-    table.add_column("detail", overflow="ellipsis")
+    table.add_column("detail", overflow="fold")
     for raw in sorted((FleetRow.coerce(r) for r in rows), key=lambda r: r.host):
         table.add_row(
             raw.host,

@@ -56,7 +56,7 @@ def test_deterministic_regardless_of_input_order() -> None:
     assert to_json(report) == to_json(report) == to_json(shuffled)
     doc = json.loads(to_json(report))
     assert [f["severity"] for f in doc["findings"]] == ["breaking"] * 5 + ["risky"] * 2 + ["info"]
-    assert doc["summary"] == {"breaking": 5, "risky": 2, "info": 1, "uses_checked": len(S.USES)}
+    assert doc["summary"] == {"breaking": 5, "risky": 2, "info": 1, "uses_checked": len(S.USES), "silenced": 0}
     assert doc["verdict"] == "5 breaking, 2 risky — do not launch" and doc["exit_code"] == 1
 
 

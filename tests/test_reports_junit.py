@@ -42,7 +42,7 @@ def test_suites_cases_and_failures_match_the_model() -> None:
 def test_case_names_failure_content_and_risky_notes() -> None:
     suite = ET.fromstring(to_junit([S.seed_report()])).find("testsuite")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
-    call = cases["vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups @ line 136"]
+    call = cases["call vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups"]
     assert call.get("classname") == S.GEN
     failure = call.find("failure")
     assert failure.get("type") == "DRIFT101"
@@ -50,11 +50,13 @@ def test_case_names_failure_content_and_risky_notes() -> None:
     for piece in ("vllm/v1/core/kv_cache_utils.py:1069", "vllm/v1/core/kv_cache_utils.py:1004",
                   "unexpected keyword argument 'kv_cache_specs'", "codemod remove-keyword"):
         assert piece in failure.text
-    risky = cases["vllm.v1.executor.multiproc_executor.MultiprocExecutor.collective_rpc @ line 267"]
+    risky = cases["method vllm.v1.executor.multiproc_executor.MultiprocExecutor.collective_rpc #2"]
     assert risky.find("failure") is None
     assert "DRIFT301" in risky.find("system-out").text
-    clean = cases["vllm.sampling_params.SamplingParams @ line 14"]
+    clean = cases["import vllm.sampling_params.SamplingParams"]
     assert list(clean) == []
+    assert not any(ch.isdigit() for name in cases for ch in name.replace("#2", "").split(".")[-1])
+    assert all(f"line {c.get('line')}" not in name for name, c in cases.items())
 
 
 def test_real_junit_parser_agrees(tmp_path: pathlib.Path) -> None:

@@ -11,10 +11,10 @@ from tests import report_samples as S
 
 def test_finding_inside_a_multiline_call_attaches_to_the_call() -> None:
     results = {r.label: r for r in use_results(S.middle_report())}
-    call = results["vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups @ line 136"]
+    call = results["call vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups"]
     assert call.findings == (S.KEYWORD_REMOVED,)
     # the import of the same name above it is not blamed
-    assert results["vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups @ line 16"].findings == ()
+    assert results["import vllm.v1.core.kv_cache_utils.get_kv_cache_config_from_groups"].findings == ()
 
 
 def test_finding_at_a_site_no_use_covers_gets_its_own_entry() -> None:

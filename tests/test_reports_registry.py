@@ -11,8 +11,8 @@ import reports
 from tests import report_samples as S
 
 
-def test_registry_lists_the_six_formats() -> None:
-    assert reports.FORMAT_NAMES == ("terminal", "json", "markdown", "sarif", "junit", "html")
+def test_registry_lists_the_formats() -> None:
+    assert reports.FORMAT_NAMES == ("terminal", "json", "markdown", "sarif", "junit", "html", "concise", "github")
     assert all(f.suffix.startswith(".") and f.description for f in reports.FORMATS.values())
 
 

@@ -84,7 +84,8 @@ def test_one_run_with_rules_and_results_on_consumer_lines() -> None:
     assert sorted(r["id"] for r in rules) == sorted({f.rule_id for f in S.SEED_FINDINGS})
     by_id = {r["id"]: r for r in rules}
     assert by_id["DRIFT101"]["shortDescription"]["text"] == "keyword is no longer accepted"
-    assert "remove-keyword" in by_id["DRIFT101"]["help"]["text"]
+    # a rule's help is rule-wide: never one finding's fix (remove-keyword names one call's keyword)
+    assert "remove-keyword" not in json.dumps(by_id["DRIFT101"])
     results = run["results"]
     assert len(results) == len(S.SEED_FINDINGS)
     for result in results:
@@ -95,7 +96,7 @@ def test_one_run_with_rules_and_results_on_consumer_lines() -> None:
     assert levels["DRIFT101"] == "error" and levels["DRIFT301"] == "warning" and levels["DRIFT501"] == "note"
     keyword = next(r for r in results if r["ruleId"] == "DRIFT101")
     assert keyword["locations"][0]["physicalLocation"]["region"]["startLine"] == 139
-    assert keyword["partialFingerprints"]["driftFindingKey/v1"] == S.KEYWORD_REMOVED.key
+    assert keyword["partialFingerprints"]["driftFingerprint/v1"] == S.KEYWORD_REMOVED.fingerprint
     assert keyword["properties"]["targetVersion"] == "0.16.0"
     related = keyword["relatedLocations"]
     assert related[0]["physicalLocation"]["artifactLocation"]["uri"] == "vllm/v1/core/kv_cache_utils.py"
@@ -107,7 +108,7 @@ def test_same_finding_on_two_targets_has_distinct_target_fingerprints() -> None:
     results = to_sarif(S.matrix_reports(), repo_root=None)["runs"][0]["results"]
     keyword = [r for r in results if r["ruleId"] == "DRIFT101"]
     assert len(keyword) == 2
-    assert len({r["partialFingerprints"]["driftTargetFindingKey/v1"] for r in keyword}) == 2
+    assert len({r["partialFingerprints"]["driftTargetFingerprint/v1"] for r in keyword}) == 2
 
 
 def test_uri_is_relative_to_repo_root_even_under_src(tmp_path) -> None:

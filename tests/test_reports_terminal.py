@@ -13,17 +13,23 @@ from reports.terminal import FleetRow, render, render_summary_table
 from tests import report_samples as S
 
 
-def _text(report: Report, *, width: int = 120, verbose: bool = False) -> str:
+def _text(report: Report, *, width: int = 120, verbose: bool = False, wrap: bool = True) -> str:
+    """As on a terminal of `width` columns (wrap=True), or as piped (wrap=False)."""
     console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
-    render(report, console, verbose=verbose)
+    render(report, console, verbose=verbose, wrap=wrap)
     return console.export_text()
 
 
 @pytest.mark.parametrize("width", [80, 100, 120, 160])
-def test_seed_case_fits_one_screen(width: int) -> None:
-    lines = _text(S.seed_report(), width=width).splitlines()
-    assert len(lines) <= 50
+def test_terminal_wraps_within_width_and_loses_nothing(width: int) -> None:
+    wrapped = _text(S.seed_report(), width=width)
+    lines = wrapped.splitlines()
     assert all(len(line) <= width for line in lines)
+    if width >= 120:
+        assert len(lines) <= 50  # the seed case still fits one screen
+    whole = _text(S.seed_report(), width=width, wrap=False)
+    assert "".join(wrapped.split()) == "".join(whole.split())  # the same text, only folded
+    assert "…" not in wrapped
 
 
 def test_header_names_consumer_target_baseline_host_and_env() -> None:
@@ -59,7 +65,7 @@ def test_clean_and_risky_only_verdicts() -> None:
 
 
 def test_verbose_adds_details_every_evidence_and_key() -> None:
-    text = _text(S.seed_report(), verbose=True)
+    text = _text(S.seed_report(), verbose=True, wrap=False)
     assert "vllm/v1/worker/gpu_model_runner.py:2950" in text  # third piece of evidence
     assert "prefix caching is on by default" in text  # details
     assert S.TWO_PHASE.key in text

@@ -1,0 +1,87 @@
+"""One line per finding, in the forms editors and CI problem matchers already parse.
+
+`concise` is `path:line:col: RULE message`, as ruff and mypy print it, so an editor's
+"jump to error" and a regex problem matcher work unchanged. `github` is GitHub Actions'
+workflow-command form (`::error file=…,line=…,col=…,title=…::message`), which the runner
+turns into annotations on the pull request's diff. Neither wraps nor truncates: one finding,
+one line, however long.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from drift.findings import Finding, Report, Severity
+from drift.suppress import silenced_summary
+
+from reports._common import fix_text, ordered, target_label
+from reports.sarif import repo_relative
+
+GITHUB_LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "notice"}
+
+
+def _message(finding: Finding, report: Report, *, several: bool) -> str:
+    text = f"{finding.title} [{finding.severity.value}]"
+    if finding.predicted_failure:
+        text += f" predicted: {finding.predicted_failure}"
+    text += f"; fix: {fix_text(finding.fix)}"
+    if several:
+        text += f" (on {target_label(report)})"
+    return " ".join(text.split())  # one physical line, whatever a rule put in its strings
+
+
+def _column(finding: Finding) -> int:
+    return finding.consumer_site.col or 1
+
+
+def _footer(reports: Sequence[Report]) -> str:
+    n = sum(len(r.findings) for r in reports)
+    text = f"Found {n} finding{'s' * (n != 1)}"
+    silenced = silenced_summary(reports)
+    return text + (f"; {silenced}." if silenced else ".")
+
+
+def to_concise(reports: Sequence[Report], *, repo_root: str | None = None) -> str:
+    several = len(reports) > 1
+    lines = []
+    for report in reports:
+        for f in ordered(report.findings):
+            path = repo_relative(f.consumer_site.path, repo_root)
+            lines.append(f"{path}:{f.consumer_site.line}:{_column(f)}: {f.rule_id} {_message(f, report, several=several)}")
+    lines.append(_footer(reports))
+    return "\n".join(lines) + "\n"
+
+
+def escape_data(text: str) -> str:
+    """GitHub's escaping of a workflow command's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """GitHub's escaping of a workflow command's property value (also `:` and `,`)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(finding: Finding, report: Report, *, repo_root: str | None = None, several: bool = False) -> str:
+    site = finding.consumer_site
+    props = {
+        "file": repo_relative(site.path, repo_root),
+        "line": str(site.line),
+        "col": str(_column(finding)),
+        "title": f"{finding.rule_id} {finding.kind.value}",
+    }
+    body = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
+    message = finding.title
+    if finding.predicted_failure:
+        message += f"\npredicted: {finding.predicted_failure}"
+    message += f"\nfix: {fix_text(finding.fix)}"
+    if several:
+        message += f"\non {target_label(report)}"
+    return f"::{GITHUB_LEVEL[finding.severity]} {body}::{escape_data(message)}"
+
+
+def to_github(reports: Sequence[Report], *, repo_root: str | None = None) -> str:
+    several = len(reports) > 1
+    lines = [annotation(f, r, repo_root=repo_root, several=several) for r in reports for f in ordered(r.findings)]
+    lines.append(_footer(reports))
+    return "\n".join(lines) + "\n"
