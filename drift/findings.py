@@ -10,6 +10,8 @@ import hashlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from drift.kinds import Kind
+
 
 class Severity(str, enum.Enum):
     """How sure drift is that the consumer fails at run time."""
@@ -22,19 +24,8 @@ class Severity(str, enum.Enum):
 SEVERITY_ORDER = {Severity.BREAKING: 0, Severity.RISKY: 1, Severity.INFO: 2}
 
 
-class RuleKind(str, enum.Enum):
-    """Kinds of drift; values read as messages (griffe style)."""
-
-    IMPORT_REMOVED = "imported name no longer exists"
-    IMPORT_MOVED = "imported name moved"
-    KEYWORD_REMOVED = "keyword is no longer accepted"
-    REQUIRED_ADDED = "new required parameter is not passed"
-    POSITIONAL_ARITY = "too many positional arguments"
-    TWO_PHASE_PROTOCOL = "method now returns None and hands its result to a sibling method"
-    RETURN_SHAPE = "shape of the returned value changed"
-    METHOD_VANISHED = "method vanished from the whole class family"
-    DEFAULT_CHANGED = "default changed with a behavioural consequence"
-    SEMANTIC = "a requirement only the target's behaviour reveals"
+# One vocabulary for changes and findings (drift/kinds.py); `RuleKind` is its name here.
+RuleKind = Kind
 
 
 @dataclass(frozen=True)

@@ -270,6 +270,94 @@ class PackageIndex:
             for name, c in (mod.get("classes") or {}).items():
                 yield Symbol(f"{mod_name}.{name}", "class", mod_name, mod.get("path", ""), c["line"], c)
 
+    # -- whole-surface queries (diff) -----------------------------------------------------------
+    # `drift diff` walks every module of two snapshots; these answer its questions with the same
+    # resolution rules `drift check` uses (re-exports, star imports, submodules, MRO).
+    @classmethod
+    def of_package(cls, name: str, pkg: dict[str, Any], **kwargs: Any) -> "PackageIndex":
+        """An index over one package's facts (`packages[name]` of a facts document)."""
+        return cls({"packages": {name: pkg}}, **kwargs)
+
+    def defined_in(self, module: str, name: str) -> Symbol | None:
+        """A top-level class, function or name that `module` defines itself (not one it imports)."""
+        mod = self.modules.get(module)
+        if mod is None:
+            return None
+        for table, kind in (("classes", "class"), ("functions", "function"), ("names", "name")):
+            node = (mod.get(table) or {}).get(name)
+            if node is not None:
+                return Symbol(f"{module}.{name}", kind, module, mod.get("path", ""), node.get("line") or 1, node)
+        return None
+
+    def binds(self, module: str, name: str) -> bool:
+        """Whether `from module import name` still works: a definition, an import (of anything,
+        external too), a star import that provides it, or a submodule."""
+        mod = self.modules.get(module)
+        if mod is None:
+            return False
+        if any(name in (mod.get(key) or {}) for key in ("classes", "functions", "names", "imports")):
+            return True
+        return self.lookup(f"{module}.{name}") is not None
+
+    def definitions_of(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[Symbol]:
+        """Every top-level definition called `name`, of one of `kinds` (candidates for 'moved to')."""
+        out = []
+        for dotted in self.definitions_named(name):
+            sym = self.defined_in(dotted.rpartition(".")[0], name)
+            if sym is not None and sym.kind in kinds:
+                out.append(sym)
+        return out
+
+    def class_member(self, cls: Symbol, name: str) -> Symbol | None:
+        """What `cls.name` is through the MRO: a method (properties included), nested class,
+        field or class attribute. Instance attributes are `instance_attrs`' business."""
+        for owner in self.mro_of(cls):
+            facts = owner.facts
+            node = (facts.get("methods") or {}).get(name)
+            if node is not None:
+                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, node["line"], node, owner)
+            node = (facts.get("nested") or {}).get(name)
+            if node is not None:
+                return Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, node["line"], node, owner)
+            for f in facts.get("fields") or ():
+                if f.get("name") == name:
+                    return Symbol(f"{owner.dotted}.{name}", "field", owner.module, owner.path,
+                                  f.get("line") or owner.line, f, owner)
+            node = (facts.get("attrs") or {}).get(name)
+            if node is not None:
+                return Symbol(f"{owner.dotted}.{name}", "attribute", owner.module, owner.path,
+                              node.get("line") or owner.line, node, owner)
+        return None
+
+    def mro_of(self, cls: Symbol) -> list[Symbol]:
+        """`mro(cls)`, memoised per class: a whole-surface walk asks for each class many times."""
+        memo = self.__dict__.setdefault("_mro_memo", {})
+        hit = memo.get(cls.dotted)
+        if hit is None or hit[0] is not cls.facts:
+            hit = memo[cls.dotted] = (cls.facts, self.mro(cls))
+        return hit[1]
+
+    def instance_attrs(self, cls: Symbol) -> dict[str, tuple[Symbol, dict[str, Any]]]:
+        """attr -> (the class in the MRO that sets it on `self`, its facts), nearest class first."""
+        memo = self.__dict__.setdefault("_instance_attrs_memo", {})
+        hit = memo.get(cls.dotted)
+        if hit is not None and hit[0] is cls.facts:
+            return hit[1]
+        out: dict[str, tuple[Symbol, dict[str, Any]]] = {}
+        for owner in self.mro_of(cls):
+            for attr, info in (owner.facts.get("instance_attrs") or {}).items():
+                out.setdefault(attr, (owner, info))
+        memo[cls.dotted] = (cls.facts, out)
+        return out
+
+    def provides(self, cls: Symbol, name: str) -> bool:
+        """Whether an instance of `cls` has `name`: set on self anywhere in the MRO, or declared
+        (field, class attribute, method, property, nested class)."""
+        return name in self.instance_attrs(cls) or self.class_member(cls, name) is not None
+
+    def subclass_count(self, dotted: str) -> int:
+        """How many classes of the package have `dotted` in their MRO (itself excluded)."""
+        return self.derived("subclass_counts", _subclass_counts).get(dotted, 0)
 
 def _has_self(fn: dict[str, Any]) -> bool:
     params = fn.get("params") or []
@@ -284,3 +372,12 @@ def _names_index(index: PackageIndex) -> dict[str, list[str]]:
             for n in mod.get(kind) or {}:
                 idx.setdefault(n, []).append(f"{mod_name}.{n}")
     return idx
+
+
+def _subclass_counts(index: PackageIndex) -> dict[str, int]:
+    """dotted class -> number of classes that inherit from it (one MRO walk per class)."""
+    counts: dict[str, int] = {}
+    for cls in index.iter_classes():
+        for base in index.mro_of(cls)[1:]:
+            counts[base.dotted] = counts.get(base.dotted, 0) + 1
+    return counts

@@ -25,9 +25,9 @@ class DiffRun:
 
 
 def add_parser(subparsers) -> None:
-    from drift.diff import ChangeKind
+    from drift.diff import CHANGE_KINDS
 
-    kinds = "\n".join(f"  {k.name:<22} {k.value}" for k in ChangeKind)
+    kinds = "\n".join(f"  {k.name:<22} {k.value}" for k in CHANGE_KINDS)
     p = subparsers.add_parser(
         "diff",
         help="full-surface difference of a package between two targets",
@@ -104,10 +104,20 @@ def run_diff(
         public_only=public_only,
         module_prefix=module_prefix,
         kinds=kinds,
+        store=_store(),
     )
     if error:
         return DiffRun(None, error, exitcodes.USAGE)
     return DiffRun(result, None, exitcodes.CLEAN)
+
+
+def _store():
+    """The facts store the targets were read from: whole-package indexes are cached beside them."""
+    try:
+        from drift.store import default_store
+    except ImportError:
+        return None
+    return default_store()
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,10 +1,10 @@
 """`drift diff`: the full-surface difference of two facts snapshots, as pure functions."""
 
 from drift.diff.engine import diff_facts, diff_modules, filter_changes, select_package
-from drift.diff.kinds import BREAKING_KINDS, ChangeKind, parse_kind
+from drift.diff.kinds import BREAKING_KINDS, CHANGE_KINDS, ChangeKind, parse_kind
 from drift.diff.model import SCHEMA, Change, DiffResult, Evidence, Side
 
 __all__ = [
-    "BREAKING_KINDS", "SCHEMA", "Change", "ChangeKind", "DiffResult", "Evidence", "Side",
+    "BREAKING_KINDS", "CHANGE_KINDS", "SCHEMA", "Change", "ChangeKind", "DiffResult", "Evidence", "Side",
     "diff_facts", "diff_modules", "filter_changes", "parse_kind", "select_package",
 ]

@@ -1,24 +1,35 @@
 """Walk two snapshots of one package once and yield every change, old module by old module.
 
-Cost is linear in the number of modules/symbols: each snapshot is indexed once, every
-old definition is looked up by dict in the new snapshot, and the by-name index used to
-place moved symbols is built only when the first moved symbol is seen."""
+Names are resolved by drift/index.py's PackageIndex, the resolver `drift check` uses, so both
+commands agree on re-exports, star imports, submodules and inheritance. Cost is linear in the
+number of modules/symbols: every old definition is looked up by dict in the new snapshot, and
+the whole-package indexes (definitions by name for moved symbols, subclass counts) are built
+only when the first change needs them."""
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from drift.diff.classes import compare_class, compare_function
-from drift.diff.index import Definition, SymbolIndex, module_surface
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, DiffResult, Side
 from drift.diff.site import Site, is_private_name
+from drift.diff.surface import module_surface
+from drift.index import PackageIndex, Symbol
 
 
-def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, top: str) -> Iterator[Change]:
+def qualname(sym: Symbol) -> str:
+    """The name inside its module ("" for a module)."""
+    return sym.dotted[len(sym.module) + 1:] if sym.dotted != sym.module else ""
+
+
+def diff_modules(
+    old_modules: dict[str, dict], new_modules: dict[str, dict], *, top: str, store: Any = None,
+    old_digest: str | None = None, new_digest: str | None = None,
+) -> Iterator[Change]:
     """Every change from `old_modules` to `new_modules` (facts `modules` maps)."""
-    new_index = SymbolIndex(new_modules)
-    old_index = SymbolIndex(old_modules)
+    old_index = PackageIndex.of_package(top, {"modules": old_modules, "digest": old_digest}, store=store)
+    new_index = PackageIndex.of_package(top, {"modules": new_modules, "digest": new_digest}, store=store)
     for modname in sorted(old_modules):
         old_mod = old_modules[modname]
         new_mod = new_modules.get(modname)
@@ -29,7 +40,7 @@ def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, 
         if old_mod.get("error") or new_mod.get("error"):
             continue
         yield from _diff_module(
-            modname, old_mod, new_mod, site=site, old_index=old_index, new_index=new_index, top=top
+            modname, old_mod, site=site, old_index=old_index, new_index=new_index, top=top
         )
     for modname in sorted(set(new_modules) - set(old_modules)):
         mod = new_modules[modname]
@@ -37,7 +48,7 @@ def diff_modules(old_modules: dict[str, dict], new_modules: dict[str, dict], *, 
         yield site.change(ChangeKind.MODULE_ADDED, mod.get("path", ""), new=site.new(1))
 
 
-def _module_removed(modname: str, old_mod: dict, *, site: Site, new_index: SymbolIndex) -> Iterator[Change]:
+def _module_removed(modname: str, old_mod: dict, *, site: Site, new_index: PackageIndex) -> Iterator[Change]:
     yield site.change(ChangeKind.MODULE_REMOVED, old_mod.get("path", ""), old=site.old(1))
     for key, kind in (("classes", "class"), ("functions", "function")):
         for name, node in (old_mod.get(key) or {}).items():
@@ -46,14 +57,14 @@ def _module_removed(modname: str, old_mod: dict, *, site: Site, new_index: Symbo
                 yield _moved(site.child(name, new_path=target.path), node, kind, target)
 
 
-def _moved_to(modname: str, name: str, kind: str, new_index: SymbolIndex) -> Definition | None:
+def _moved_to(modname: str, name: str, kind: str, new_index: PackageIndex) -> Symbol | None:
     """Where a vanished symbol is defined now: same kind first, then the nearest module."""
-    candidates = new_index.defs_named(name)
+    candidates = new_index.definitions_of(name)
     if not candidates:
         return None
     parts = modname.split(".")
 
-    def rank(d: Definition) -> tuple[int, int, str]:
+    def rank(d: Symbol) -> tuple[int, int, str]:
         other = d.module.split(".")
         shared = 0
         for a, b in zip(parts, other):
@@ -65,25 +76,24 @@ def _moved_to(modname: str, name: str, kind: str, new_index: SymbolIndex) -> Def
     return min(candidates, key=rank)
 
 
-def _moved(site: Site, node: dict, kind: str, target: Definition, *, reexport: bool = False) -> Change:
+def _moved(site: Site, node: dict, kind: str, target: Symbol, *, reexport: bool = False) -> Change:
     where = "is no longer re-exported here; it is defined in" if reexport else "is now defined in"
     return site.change(
         ChangeKind.SYMBOL_MOVED,
         f"{kind} {site.symbol} {where} {target.module}"
         + ("" if target.kind == kind else f" (as a {target.kind})"),
         old=site.old(node.get("line")),
-        new=(site.new(target.line, f"{target.module}.{target.qualname}")),
+        new=(site.new(target.line, target.dotted)),
     )
 
 
 def _diff_module(
     modname: str,
     old_mod: dict,
-    new_mod: dict,
     *,
     site: Site,
-    old_index: SymbolIndex,
-    new_index: SymbolIndex,
+    old_index: PackageIndex,
+    new_index: PackageIndex,
     top: str,
 ) -> Iterator[Change]:
     surface = module_surface(modname, old_mod, top)
@@ -91,9 +101,9 @@ def _diff_module(
     old_functions = old_mod.get("functions") or {}
     for name, (kind, line) in sorted(surface.items()):
         child = site.child(name)
-        new_def = new_index.definition(modname, name)
+        new_def = new_index.defined_in(modname, name)
         if new_def is None and new_index.binds(modname, name):
-            new_def = new_index.resolve(modname, name)
+            new_def = new_index.lookup(f"{modname}.{name}")
             if new_def is None:
                 continue  # still importable from here (external re-export): nothing to compare
         if new_def is None:
@@ -101,10 +111,10 @@ def _diff_module(
             target = None
             reexport = kind == "import"
             if reexport:  # a re-export: what did it name, is it still defined there?
-                origin = old_index.resolve(modname, name)
+                origin = old_index.lookup(f"{modname}.{name}")
                 kind = origin.kind if origin is not None and origin.kind != "module" else kind
-                if origin is not None and origin.module != modname:
-                    target = new_index.definition(origin.module, origin.qualname)
+                if origin is not None and origin.module != modname and qualname(origin):
+                    target = new_index.defined_in(origin.module, qualname(origin))
             if target is None and kind in ("class", "function"):
                 target = _moved_to(modname, name, kind, new_index)
             if target is not None:
@@ -123,10 +133,10 @@ def _diff_module(
             continue  # compared where it is defined
         child = site.child(name, new_path=new_def.path)
         if kind == "class" and new_def.kind == "class":
-            old_def = Definition(modname, name, "class", old_classes[name], site.old_path, line)
-            yield from compare_class(old_def, new_def, site=child, new_index=new_index)
+            old_def = Symbol(f"{modname}.{name}", "class", modname, site.old_path, line, old_classes[name])
+            yield from compare_class(old_def, new_def, site=child, old_index=old_index, new_index=new_index)
         elif kind == "function" and new_def.kind == "function":
-            yield from compare_function(old_functions[name], new_def.node, site=child)
+            yield from compare_function(old_functions[name], new_def.facts, site=child)
 
 
 def select_package(facts: dict, package: str | None) -> tuple[str | None, str | None]:
@@ -174,9 +184,11 @@ def diff_facts(
     public_only: bool = False,
     module_prefix: str | None = None,
     kinds: Iterable[ChangeKind] | None = None,
+    store: Any = None,
 ) -> tuple[DiffResult | None, str | None]:
     """Diff two facts documents for one package. Returns (result, error) — never raises on
-    input the probe can produce."""
+    input the probe can produce. `store` (drift.store.FactsStore) caches the whole-package
+    indexes per digest, as `drift check` does."""
     name, error = select_package(old, package)
     if error:
         return None, f"{old_label}: {error}"
@@ -187,7 +199,10 @@ def diff_facts(
     for label, pkg in ((old_label, old_pkg), (new_label, new_pkg)):
         if pkg.get("errors"):
             notes.append(f"{label}: {len(pkg['errors'])} module(s) could not be parsed")
-    changes = diff_modules(old_pkg.get("modules") or {}, new_pkg.get("modules") or {}, top=name)
+    changes = diff_modules(
+        old_pkg.get("modules") or {}, new_pkg.get("modules") or {}, top=name, store=store,
+        old_digest=old_pkg.get("digest"), new_digest=new_pkg.get("digest"),
+    )
     kept = filter_changes(changes, public_only=public_only, module_prefix=module_prefix, kinds=kinds)
     result = DiffResult(
         old=_side(old_label, name, old_pkg),

@@ -118,6 +118,43 @@ def compare_params(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change
             f"({', '.join(old_kept)}) -> ({', '.join(new_kept)})",
             old=site.old(old_line), new=site.new(new_line),
         )
+    else:
+        moved = positional_shift(old_params, new_params, renamed_to)
+        if moved is not None:
+            yield site.change(ChangeKind.PARAM_MOVED, moved, old=site.old(old_line), new=site.new(new_line))
+
+
+def positional_shift(old_params: list[dict], new_params: list[dict], renamed: set[str] = frozenset()) -> str | None:
+    """Why positional callers now bind the wrong parameter, or None when none shifted.
+
+    A parameter inserted before existing positional ones (even an optional one) or one removed
+    before them moves every later one: `f(a, b, c)` written for `f(a, b, c)` binds `c` to the
+    new parameter of `f(a, new=None, b, c)`. Only shifts that keep the relative order are
+    said here (a changed order is PARAM_REORDERED)."""
+    old_pos = [p["name"] for p in old_params if p.get("kind") in POSITIONAL]
+    new_pos = [p["name"] for p in new_params if p.get("kind") in POSITIONAL]
+    new_at = {n: i for i, n in enumerate(new_pos)}
+    shifted = [(n, i, new_at[n]) for i, n in enumerate(old_pos) if n in new_at and new_at[n] != i]
+    if not shifted:
+        return None
+    last = max(i for _, i, _ in shifted)
+    old_names = set(old_pos) | {p["name"] for p in old_params}
+    inserted = [n for n in new_pos[: max(j for _, _, j in shifted)] if n not in old_names and n not in renamed]
+    removed = [n for n in old_pos[:last] if n not in new_at and n not in _renamed_from(old_pos, new_pos, renamed)]
+    moves = ", ".join(f"{n} {i}->{j}" for n, i, j in shifted)
+    cause = []
+    if inserted:
+        defaults = {p["name"]: p.get("default") for p in new_params}
+        cause.append("inserted before them: " + ", ".join(
+            f"{n}={defaults[n]}" if defaults.get(n) is not None else n for n in inserted))
+    if removed:
+        cause.append("removed before them: " + ", ".join(removed))
+    return f"{moves}" + (f" ({'; '.join(cause)})" if cause else "")
+
+
+def _renamed_from(old_pos: list[str], new_pos: list[str], renamed: set[str]) -> set[str]:
+    """Old names whose position a renamed parameter took over (no shift for those)."""
+    return {old_pos[i] for i, n in enumerate(new_pos) if n in renamed and i < len(old_pos)}
 
 
 def compare_returns(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change]:

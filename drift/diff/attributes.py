@@ -1,0 +1,149 @@
+"""Attributes a class's users read: class attributes and ClassVars, and what methods set on self.
+
+A consumer reads `self.input_batch` in its subclass, `runner.kv_caches` on an instance, or a
+mixin's `supports_x` ClassVar on a model class. Each attribute is reported once, at the class
+that defined it in the old snapshot (with how many classes inherit it), unless a subclass
+lost it by dropping that base. An attribute counts as still there when any class in the new
+MRO sets it on self or declares it (field, class attribute, method, property, nested class);
+a class with `__getattr__` in its new MRO is skipped, its attributes are dynamic.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from drift.diff.annotations import normalise
+from drift.diff.kinds import ChangeKind
+from drift.diff.model import Change, Evidence
+from drift.diff.site import Site
+from drift.index import PackageIndex, Symbol
+
+DYNAMIC = ("__getattr__", "__getattribute__")
+FIELD_KINDS = frozenset({"dataclass", "pydantic", "namedtuple", "typeddict"})
+_BUILTIN_CALLS = {"list": "lit:list", "dict": "lit:dict", "set": "lit:set", "tuple": "lit:tuple",
+                  "str": "lit:str", "int": "lit:int", "float": "lit:float", "bool": "lit:bool"}
+
+
+def _dynamic(index: PackageIndex, cls: Symbol) -> bool:
+    return any(index.class_member(cls, name) is not None for name in DYNAMIC)
+
+
+def _class_level(node: dict) -> dict[str, tuple[str, int]]:
+    """name -> (what, line) of what the class body itself binds at class level."""
+    out: dict[str, tuple[str, int]] = {}
+    for name, attr in (node.get("attrs") or {}).items():
+        if not (name.startswith("__") and name.endswith("__")):
+            out[name] = ("class attribute", attr.get("line") or node.get("line") or 1)
+    plain = node.get("kind") not in FIELD_KINDS
+    for f in node.get("fields") or ():
+        if f.get("classvar"):
+            out[f["name"]] = ("ClassVar", f.get("line") or 1)
+        elif plain and f.get("has_default"):  # `x: int = 0` in a plain class is a class attribute
+            out.setdefault(f["name"], ("class attribute", f.get("line") or 1))
+    return out
+
+
+def _inherited(index: PackageIndex, cls: Symbol) -> str:
+    count = index.subclass_count(cls.dotted)
+    return f" (inherited by {count} subclass{'es' if count != 1 else ''})" if count else ""
+
+
+def compare_class_attrs(
+    old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
+) -> Iterator[Change]:
+    """Class attributes and ClassVars the old class defined that the new one no longer has."""
+    declared = _class_level(old.facts)
+    if not declared or _dynamic(new_index, new):
+        return
+    for name, (what, line) in sorted(declared.items()):
+        if new_index.provides(new, name):
+            continue
+        child = site.child(name)
+        yield child.change(
+            ChangeKind.CLASS_ATTRIBUTE_REMOVED,
+            f"{what} {name} is gone{_inherited(old_index, old)}",
+            old=child.old(line, f"{what} {name}"), new=child.new(new.facts.get("line")),
+        )
+
+
+def compare_instance_attrs(
+    old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
+) -> Iterator[Change]:
+    """What the old class (or its bases) set on self that no class in the new MRO provides,
+    and attributes it sets whose kind of value changed."""
+    old_attrs = old_index.instance_attrs(old)
+    if not old_attrs:
+        return
+    dynamic = None
+    new_mro: set[str] | None = None
+    new_attrs = None
+    for name, (owner, info) in sorted(old_attrs.items()):
+        own = owner.dotted == old.dotted
+        if new_index.provides(new, name):
+            if own:
+                if new_attrs is None:
+                    new_attrs = new_index.instance_attrs(new)
+                hit = new_attrs.get(name)
+                if hit is not None:
+                    change = _type_change(site, name, owner, info, hit, old_index, new_index)
+                    if change is not None:
+                        yield change
+            continue
+        if not own:
+            if new_mro is None:
+                new_mro = {s.dotted for s in new_index.mro_of(new)}
+            if owner.dotted in new_mro:
+                continue  # the base still in the MRO lost it: reported there, once
+        if dynamic is None:
+            dynamic = _dynamic(new_index, new)
+        if dynamic:
+            return
+        child = site.child(name)
+        where = f"set in {info.get('method')}" if own else f"set by {owner.dotted}.{info.get('method')}, no longer a base"
+        old_ev = (Evidence(owner.path, int(info.get("line") or owner.line), f"sets self.{name}"),)
+        yield child.change(
+            ChangeKind.ATTRIBUTE_REMOVED,
+            f"self.{name} ({where}) is no longer set or declared by any class in the MRO"
+            + (_inherited(old_index, old) if own else ""),
+            old=old_ev, new=child.new(new.facts.get("line")),
+        )
+
+
+def _type_key(kind: str | None, index: PackageIndex, module: str) -> str | None:
+    """A comparable form of a probe value kind, or None when it says nothing about the type
+    (a parameter, another attribute, None)."""
+    if not kind:
+        return None
+    prefix, _, rest = kind.partition(":")
+    if prefix == "call":
+        head = rest.split("(", 1)[0]
+        if head in _BUILTIN_CALLS:
+            return _BUILTIN_CALLS[head]
+        return "call:" + index.dotted_in(module, head).rsplit(".", 1)[-1]
+    if prefix == "lit":
+        return None if rest == "None" else kind
+    if prefix == "ann":
+        return "ann:" + (normalise(rest) or rest)
+    return None
+
+
+def _type_change(
+    site: Site, name: str, owner: Symbol, info: dict[str, Any], hit: tuple[Symbol, dict[str, Any]],
+    old_index: PackageIndex, new_index: PackageIndex,
+) -> Change | None:
+    new_owner, new_info = hit
+    if info.get("value") == new_info.get("value") or not info.get("value") or not new_info.get("value"):
+        return None
+    before = _type_key(info.get("value"), old_index, owner.module)
+    after = _type_key(new_info.get("value"), new_index, new_owner.module)
+    if before is None or after is None or before == after:
+        return None
+    if before.startswith("ann:") != after.startswith("ann:"):
+        return None  # an annotation and a constructor name the type differently; not comparable
+    child = site.child(name, new_path=new_owner.path)
+    return child.change(
+        ChangeKind.ATTRIBUTE_TYPE_CHANGED,
+        f"self.{name}: {info.get('value')} -> {new_info.get('value')}",
+        old=(Evidence(owner.path, int(info.get("line") or owner.line), f"sets self.{name}"),),
+        new=(Evidence(new_owner.path, int(new_info.get("line") or new_owner.line), f"sets self.{name}"),),
+    )

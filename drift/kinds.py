@@ -1,0 +1,108 @@
+"""One vocabulary of drift: what a detector saw change, and what a rule found at a consumer's line.
+
+Values read as messages (griffe style). `drift diff` (detectors) and `drift check` (rules) used
+two enums; a change and the finding it causes are now named in one place, so a rule can say
+which change it turns into a finding. `ChangeKind` and `RuleKind` stay as names for the same
+enum; `CHANGE_KINDS` and `RULE_KINDS` say which members each side produces (JSON and SARIF keep
+the member names they always used).
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Kind(str, enum.Enum):
+    """What changed, or what breaks; the value is the message a report prints before details."""
+
+    # -- changes between two snapshots (drift diff) -----------------------------------------
+    MODULE_REMOVED = "module was removed"
+    MODULE_ADDED = "module was added"
+    SYMBOL_REMOVED = "symbol was removed"
+    SYMBOL_MOVED = "symbol moved to another module"
+    CLASS_KIND_CHANGED = "class kind changed"
+    BASE_CHANGED = "class bases changed"
+    PARAM_REMOVED = "parameter was removed"
+    PARAM_RENAMED = "parameter was renamed"
+    PARAM_KIND_CHANGED = "parameter kind changed"
+    PARAM_REQUIRED_ADDED = "new required parameter"
+    PARAM_ADDED = "new optional parameter"
+    PARAM_DEFAULT_REMOVED = "parameter default was removed"
+    PARAM_DEFAULT_CHANGED = "parameter default changed"
+    PARAM_REORDERED = "positional parameters were reordered"
+    PARAM_MOVED = "positional parameters shifted: positional callers bind the wrong parameter"
+    RETURN_CHANGED = "return annotation changed"
+    FIELD_REQUIRED_ADDED = "new required field"
+    FIELD_REMOVED = "field was removed"
+    FIELD_DEFAULT_CHANGED = "field default changed"
+    CLASS_ATTRIBUTE_REMOVED = "class attribute was removed"
+    ATTRIBUTE_REMOVED = "instance attribute is no longer set"
+    ATTRIBUTE_TYPE_CHANGED = "instance attribute holds a different kind of value"
+    # shared: a change kind and the finding it causes
+    TWO_PHASE_PROTOCOL = "method now returns None and hands its result to a sibling method"
+    RETURNS_NONE = "method now returns None on every path"
+    RETURN_SHAPE_DEPENDS = "shape of the returned value now depends on a parameter"
+    STATE_RAISE_ADDED = "new error raised when object state is wrong"
+    ARG_ASSERT_ADDED = "new assertion on an argument's attribute"
+
+    # -- findings at a consumer's use (drift check) -----------------------------------------
+    IMPORT_REMOVED = "imported name no longer exists"
+    IMPORT_MOVED = "imported name moved"
+    KEYWORD_REMOVED = "keyword is no longer accepted"
+    REQUIRED_ADDED = "new required parameter is not passed"
+    POSITIONAL_ARITY = "too many positional arguments"
+    POSITIONAL_SHIFT = "a positional argument now binds a different parameter"
+    RETURN_SHAPE = "shape of the returned value changed"
+    METHOD_VANISHED = "method vanished from the whole class family"
+    DEFAULT_CHANGED = "default changed with a behavioural consequence"
+    SEMANTIC = "a requirement only the target's behaviour reveals"
+    ATTRIBUTE_MISSING = "attribute the consumer uses no longer exists"
+    ATTRIBUTE_RETYPED = "attribute now holds a value without the member the consumer uses"
+    OVERRIDE_INCOMPATIBLE = "override no longer matches how the target calls it"
+    ABSTRACT_ADDED = "base class gained an abstract method the consumer does not implement"
+    HOOK_NOT_CALLED = "override of a method the target no longer has: never called"
+    PATCH_TARGET_GONE = "patch replaces a name the target no longer has"
+
+
+ChangeKind = Kind
+RuleKind = Kind
+
+_FIRST_RULE_ONLY = "IMPORT_REMOVED"
+_names = list(Kind.__members__)
+CHANGE_KINDS: tuple[Kind, ...] = tuple(Kind[n] for n in _names[: _names.index(_FIRST_RULE_ONLY)])
+RULE_KINDS: tuple[Kind, ...] = (Kind.TWO_PHASE_PROTOCOL,) + tuple(
+    Kind[n] for n in _names[_names.index(_FIRST_RULE_ONLY):]
+)
+del _names
+
+# Changes that make code written against the old snapshot fail when it uses the symbol.
+BREAKING_KINDS = frozenset({
+    Kind.MODULE_REMOVED,
+    Kind.SYMBOL_REMOVED,
+    Kind.SYMBOL_MOVED,
+    Kind.PARAM_REMOVED,
+    Kind.PARAM_RENAMED,
+    Kind.PARAM_KIND_CHANGED,
+    Kind.PARAM_REQUIRED_ADDED,
+    Kind.PARAM_DEFAULT_REMOVED,
+    Kind.PARAM_REORDERED,
+    Kind.PARAM_MOVED,
+    Kind.FIELD_REQUIRED_ADDED,
+    Kind.FIELD_REMOVED,
+    Kind.CLASS_ATTRIBUTE_REMOVED,
+    Kind.ATTRIBUTE_REMOVED,
+    Kind.TWO_PHASE_PROTOCOL,
+    Kind.RETURNS_NONE,
+    Kind.RETURN_SHAPE_DEPENDS,
+})
+
+
+def parse_kind(text: str) -> Kind | None:
+    """A change kind by enum name (any case, `-` or `_`) or by its exact message."""
+    key = text.strip().upper().replace("-", "_").replace(" ", "_")
+    if key in Kind.__members__ and Kind[key] in CHANGE_KINDS:
+        return Kind[key]
+    for kind in CHANGE_KINDS:
+        if kind.value == text.strip():
+            return kind
+    return None
