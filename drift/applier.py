@@ -1,6 +1,7 @@
 """Apply or revert a drift patch on the machine that holds the files (stdlib only, Python 3.9+).
 
-Shipped as `python -c <this file> apply|revert` with a JSON payload on stdin, so every file
+Shipped on stdin to `python -` (drift.connectors.script embeds this file, the action as argv and
+the JSON payload as stdin, so no login shell parses any of it), so every file
 operation happens next to the files in one round trip: hash checks, backup, manifest, then per
 file temp-write + fsync + rename and a manifest update. Killed at any moment, each file is
 either the old or the new bytes and the manifest (with both hashes) says which.

@@ -2,15 +2,24 @@
 
 The probe (stdlib only) runs under the host's interpreter, reads the installed vLLM and the
 consumer's uses of it, and sends facts back compressed. Facts are cached on both sides by
-content: the host keeps parsed modules (opt-out), drift keeps each host's facts by digest, so
-an unchanged host answers "unchanged" and nothing large crosses the wire.
+content: the host keeps parsed modules (opt-out), drift keeps each host's facts under a key it
+computes from what the host sent, and a per-host record of the digest that host claimed, so an
+unchanged host answers "unchanged" and nothing large crosses the wire, and no host's reply can
+stand in for another's.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from packaging.version import InvalidVersion, Version
 
 from drift import exitcodes
 from drift.check.baseline import baseline_from_requires
@@ -18,6 +27,7 @@ from drift.check.run import Consumer, Outcome, check
 from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
 from drift.remote_probe import probe
+from drift.reply import is_digest
 from drift.store import default_store
 from drift.targets import load_facts
 
@@ -46,42 +56,63 @@ class HostScan:
     reason: str | None = None
     exit_code: int = exitcodes.CLEAN
     probe_stats: dict[str, Any] | None = None
+    notice: str | None = None  # said once on stderr (where the probe wrote on the host)
 
 
 def _host_dir(host: str) -> Path:
-    return cache_root() / "hosts" / cache_name(host)
+    """This host's own records; the exact spec is hashed in, so `a:1` and `a_1` never share one."""
+    tag = hashlib.sha256(host.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return cache_root() / "hosts" / f"{cache_name(host)[:80]}-{tag}"
 
 
-def _load_cached(name: str, digest: str) -> dict | None:
-    """Facts drift already holds for this digest (from any host: same digest, same code)."""
-    return default_store().get(name, digest)
+def _record_path(host: str, name: str) -> Path:
+    return _host_dir(host) / f"{cache_name(name)}.json"
 
 
-def _store(host: str, name: str, pkg: dict) -> None:
-    default_store().put(name, pkg)
-    folder = _host_dir(host)
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{name}.latest").write_text(pkg["digest"])
-
-
-def _latest_digest(host: str, name: str) -> str | None:
+def _record(host: str, name: str) -> dict[str, Any]:
+    """What THIS host sent last time: its claimed digest, drift's key for the facts, its cache dir."""
     try:
-        return (_host_dir(host) / f"{name}.latest").read_text().strip() or None
-    except OSError:
+        data = json.loads(_record_path(host, name).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or not is_digest(data.get("host_digest")) or not is_digest(data.get("key")):
+        return {}
+    return data
+
+
+def _write_record(host: str, name: str, record: dict[str, Any]) -> None:
+    path = _record_path(host, name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def _cache_notice(host: str, record: dict[str, Any], where: str | None) -> str | None:
+    """Said once per host and location: a scan writes on the host unless told not to."""
+    if not where or record.get("host_cache_dir") == where:
         return None
+    return f"drift: the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)"
+
+
+def _failed(host: str, reason: str, code: int = exitcodes.USAGE) -> HostScan:
+    return HostScan(host, "failed", None, reason, code)
 
 
 async def scan_connector(
     connector: Connector, *, host: str, settings: ScanSettings, say: Callable[[str], None] = lambda _m: None
 ) -> HostScan:
-    """Probe one host and check its consumer against its vLLM. ConnectorError propagates."""
+    """Probe one host and check its consumer against its vLLM. ConnectorError propagates.
+
+    Only this host's own last reply can stand in for an "unchanged" answer: the digest sent
+    back is the one it claimed, and the facts come from the key drift computed from what it
+    sent. No other host's reply, and no digest a host names, ever picks the facts."""
     target, consumer = settings.target, settings.consumer
-    known = {}
     store = default_store()
-    # this host's last digest, else the last one drift saw anywhere (a fleet runs one build)
-    digest = _latest_digest(host, target) or store.latest(target)
-    if digest and store.has(target, digest):
-        known[target] = digest
+    record = _record(host, target)
+    known = {}
+    if record and store.has(target, record["key"]):
+        known[target] = record["host_digest"]
     request = {
         "packages": [target],
         "env_packages": sorted({target, consumer, "torch"}),
@@ -92,31 +123,60 @@ async def scan_connector(
     say(f"{host}: probing {settings.python}")
     result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
     if not result.ok:
-        return HostScan(host, "failed", None, result.reason, exitcodes.USAGE)
+        return _failed(host, result.reason or "probe failed")
     facts = result.facts or {}
-    if facts.get("error"):
-        return HostScan(host, "failed", None, f"probe: {facts['error']}", exitcodes.USAGE)
     missing = facts.get("missing") or []
     if target in missing:
-        return HostScan(host, "failed", None, f"{target} is not installed for {settings.python} on {host}",
-                        exitcodes.USAGE)
+        return _failed(host, f"{target} is not installed for {settings.python} on {host}")
     if consumer in missing:
-        return HostScan(host, "failed", None, f"{consumer} is not installed for {settings.python} on {host}",
-                        exitcodes.USAGE)
+        return _failed(host, f"{consumer} is not installed for {settings.python} on {host}")
     pkg = facts["packages"][target]
+    where = (facts.get("probe") or {}).get("cache_dir")
     if pkg.get("unchanged"):
-        cached = _load_cached(target, pkg["digest"])
+        if pkg["digest"] != known.get(target):
+            return _failed(host, f"{host} answered 'unchanged' for a {target} digest drift did not send "
+                                 f"({pkg['digest'][:12]}); its reply is not trusted")
+        cached = store.get(target, record["key"])
         if cached is None:  # the local cache was wiped between asking and answering
-            return HostScan(host, "failed", None, "local facts cache vanished during the scan; run it again",
-                            exitcodes.USAGE)
+            return _failed(host, "local facts cache vanished during the scan; run it again")
         facts["packages"][target] = cached
     else:
-        _store(host, target, pkg)
+        store.put(target, pkg)
+    notice = _cache_notice(host, record, where)
+    key = facts["packages"][target]["digest"]
+    _write_record(host, target, {"host_digest": pkg.get("host_digest") or pkg["digest"], "key": key,
+                                 "host_cache_dir": where or record.get("host_cache_dir")})
+    try:
+        scan = _check(host, facts, settings, say, where)
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        return _failed(host, f"the facts {host} sent could not be checked ({type(exc).__name__}: {exc}); "
+                             "its reply does not have the shape drift's probe sends")
+    return dataclasses.replace(scan, notice=notice)
+
+
+def _plain_version(text: str) -> bool:
+    """A PEP 440 version spelled with version characters only (`===` pins may hold anything)."""
+    if not re.fullmatch(r"[0-9A-Za-z.+!_-]{1,64}", text) or ".." in text:
+        return False
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
+           where: str | None) -> HostScan:
+    target, consumer = settings.target, settings.consumer
     use = facts["usage"][consumer]
     cons = Consumer.from_usage(f"{consumer} on {host}", consumer, use)
     baseline_spec, source = settings.baseline, "given with --baseline"
     if baseline_spec is None:
         baseline_spec, source = baseline_from_requires(cons.meta["requires"], target)
+        if baseline_spec and not _plain_version(baseline_spec.partition("==")[2]):
+            # the pin comes from the host; it names a cache directory here, so it must be a version
+            source = f"the consumer's metadata on {host} pins {baseline_spec[:80]!r}, which is not a version"
+            baseline_spec = None
     baseline_facts = None
     if baseline_spec:
         say(f"{host}: baseline {baseline_spec}")
@@ -124,7 +184,6 @@ async def scan_connector(
         if not bres.ok:
             return HostScan(host, "failed", None, f"baseline: {bres.error}", bres.exit_code)
         baseline_facts = bres.facts
-    where = (facts.get("probe") or {}).get("cache_dir")
     note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
             else f"the probe wrote nothing on {host}")
     outcome = check(consumer=cons, target_facts=facts, baseline_facts=baseline_facts, target_package=target,

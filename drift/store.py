@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import marshal
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -19,6 +20,9 @@ from typing import Any
 
 from probes.ast_facts import FACTS_VERSION
 
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+_HEX = re.compile(r"^[0-9a-f]{40,64}$")
+_SUFFIX = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
 
@@ -58,7 +62,12 @@ class FactsStore:
         self._indexes: dict[tuple[str, str, str], Any] = {}
 
     def has(self, package: str, digest: str) -> bool:
-        return (package, digest) in self._facts or self._path(package, digest, "facts").exists()
+        if (package, digest) in self._facts:
+            return True
+        try:
+            return self._path(package, digest, "facts").exists()
+        except ValueError:
+            return False
 
     def latest(self, package: str) -> str | None:
         """The digest of this package drift stored most recently (from any host or tree)."""
@@ -68,6 +77,9 @@ class FactsStore:
             return None
 
     def _path(self, package: str, digest: str, suffix: str) -> Path:
+        # the last guard before a file name: only an import name and a hex digest get here
+        if not _NAME.match(package) or not _HEX.match(digest) or not _SUFFIX.match(suffix):
+            raise ValueError(f"not a facts cache key: {package[:40]!r} {digest[:80]!r} {suffix[:40]!r}")
         return self.root / f"{package}-{digest[:40]}.{_TAG}.{suffix}"
 
     def get(self, package: str, digest: str) -> dict[str, Any] | None:
@@ -76,7 +88,7 @@ class FactsStore:
             return dict(hit)  # a fresh outer dict; modules (lazy) are shared
         try:
             data = marshal.loads(self._path(package, digest, "facts").read_bytes())
-        except (OSError, ValueError, EOFError, TypeError):
+        except (OSError, ValueError, EOFError, TypeError):  # ValueError: also a bad key
             return None
         pkg = data["meta"]
         pkg["modules"] = LazyModules(data["modules"])

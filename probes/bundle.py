@@ -87,8 +87,15 @@ def build_script(request: dict) -> bytes:
     return text.encode("utf-8")
 
 
-def decode_output(stdout: bytes) -> dict:
-    """The facts document from the bundle's stdout; ValueError says what is wrong with it."""
+MAX_REPLY_BYTES = 64 * 1024 * 1024  # decompressed; vLLM 0.16's facts are ~20 MB
+
+
+def decode_output(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES) -> dict:
+    """The facts document from the bundle's stdout; ValueError says what is wrong with it.
+
+    The stream comes from a host, so it is inflated at most `max_bytes` far (a small zlib
+    bomb must not take gigabytes of memory) and a nesting too deep for the JSON decoder is an
+    error like any other malformed reply."""
     if not isinstance(stdout, (bytes, bytearray)):
         raise ValueError("probe output must be bytes, got %s" % type(stdout).__name__)
     at = stdout.find(MAGIC)
@@ -96,14 +103,22 @@ def decode_output(stdout: bytes) -> dict:
         head = bytes(stdout[:200])
         raise ValueError("probe output has no %r marker (is python3 >= 3.9 on the host?); it "
                          "starts with: %r" % (MAGIC.decode().strip(), head))
+    inflate = zlib.decompressobj()
     try:
-        data = zlib.decompress(bytes(stdout[at + len(MAGIC):]))
+        data = inflate.decompress(bytes(stdout[at + len(MAGIC):]), max_bytes + 1)
     except zlib.error as exc:
         raise ValueError("probe output is truncated or corrupt after the marker: %s" % exc) from None
+    if len(data) > max_bytes:
+        raise ValueError("probe output inflates to more than %d MB; refusing to read it"
+                         % (max_bytes // (1024 * 1024)))
+    if not inflate.eof:
+        raise ValueError("probe output is truncated or corrupt: the compressed stream does not end")
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError("probe output is not JSON: %s" % exc) from None
+    except RecursionError:
+        raise ValueError("probe output is JSON nested too deeply to read") from None
     if not isinstance(doc, dict):
         raise ValueError("probe output is JSON but not an object")
     return doc

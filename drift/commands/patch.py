@@ -43,7 +43,9 @@ def add_parser(sub) -> None:
 
 
 async def _home(connector, python: str) -> str:
-    res = await connector.run([python, "-c", "import os; print(os.path.expanduser('~'))"], timeout=30)
+    from drift.connectors.script import run_script
+
+    res = await run_script(connector, python, "import os; print(os.path.expanduser('~'))", timeout=30, limit=65536)
     if not res.ok:
         raise ConnectorError(f"cannot run {python} on the host: {res.stderr.decode(errors='replace').strip()[-200:]}",
                              category="usage")

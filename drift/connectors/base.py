@@ -1,7 +1,10 @@
 """The one small interface every place drift acts on implements (pyinfra's connector idea).
 
 `local` runs on this machine, `ssh` on a host over asyncssh; commands are argv lists and are
-quoted with shlex.join before they reach a remote shell, never interpolated.
+quoted with shlex.join before they reach a remote shell, never interpolated. drift's own remote
+work goes through `script.run_script`, whose command line needs no quoting at all. `limit`
+bounds what a command may send back (a host is untrusted input), and on a timeout or a
+cancellation the command is ended, not left running.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class RunResult:
     exit_status: int | None  # None when the command was killed by a signal or the link dropped
     stdout: bytes
     stderr: bytes
+    truncated: bool = False  # stdout went past the caller's limit: the rest was not read
 
     @property
     def ok(self) -> bool:
@@ -35,7 +39,8 @@ class Connector(Protocol):
 
     name: str  # "local" or the host as the user wrote it
 
-    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None) -> RunResult: ...
+    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None,
+                  limit: int | None = None) -> RunResult: ...
 
     async def put(self, path: str, data: bytes, *, mode: int = 0o644) -> None: ...
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import tempfile
 
 from drift.connectors.base import ConnectorError, RunResult
+
+STDERR_LIMIT = 256_000  # bytes of stderr kept
 
 __all__ = ["LocalConnector"]
 
@@ -21,7 +24,8 @@ class LocalConnector:
 
     name = "local"
 
-    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None) -> RunResult:
+    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None,
+                  limit: int | None = None) -> RunResult:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ConnectorError("command must be a non-empty list of strings", category="usage")
         try:
@@ -38,18 +42,17 @@ class LocalConnector:
         except PermissionError as exc:
             return RunResult(exit_status=126, stdout=b"", stderr=f"{argv[0]}: Permission denied: {exc}\n".encode())
         try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), timeout)
+            out, err, truncated = await asyncio.wait_for(_communicate(proc, stdin, limit), timeout)
         except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
+            await _end(proc)
             raise ConnectorError(
                 f"command timed out after {timeout:g}s: {argv[0]}", category="unreachable"
             ) from None
-        except asyncio.CancelledError:
-            proc.kill()
+        except BaseException:  # cancelled (Ctrl-C) or anything else: leave nothing running
+            await asyncio.shield(_end(proc))
             raise
         status = proc.returncode if proc.returncode is not None and proc.returncode >= 0 else None
-        return RunResult(exit_status=status, stdout=out, stderr=err)
+        return RunResult(exit_status=status, stdout=out, stderr=err, truncated=truncated)
 
     async def put(self, path: str, data: bytes, *, mode: int = 0o644) -> None:
         await asyncio.to_thread(_atomic_write, path, data, mode)
@@ -68,6 +71,76 @@ class LocalConnector:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _capped(stream: asyncio.StreamReader, limit: int | None) -> tuple[bytes, bool]:
+    """Read to EOF, or stop once more than `limit` bytes came (then report truncation)."""
+    parts, n = [], 0
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return b"".join(parts), False
+        parts.append(chunk)
+        n += len(chunk)
+        if limit is not None and n > limit:
+            return b"".join(parts)[:limit], True
+
+
+async def _tail(stream: asyncio.StreamReader, keep: int) -> bytes:
+    """Drain to EOF (so the writer never blocks), keeping the last `keep` bytes."""
+    buf = bytearray()
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+        if len(buf) > 2 * keep:
+            del buf[:-keep]
+
+
+async def _communicate(proc, stdin: bytes | None, limit: int | None) -> tuple[bytes, bytes, bool]:
+    async def feed() -> None:
+        if proc.stdin is None:
+            return
+        try:
+            if stdin:
+                proc.stdin.write(stdin)
+                await proc.stdin.drain()
+            proc.stdin.close()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the command did not read all of it; its output says why
+
+    feeder = asyncio.ensure_future(feed())
+    err_task = asyncio.ensure_future(_tail(proc.stderr, STDERR_LIMIT))
+    try:
+        out, truncated = await _capped(proc.stdout, limit)
+        if truncated:
+            await _end(proc)
+        err = await err_task
+        await feeder
+    finally:
+        for task in (feeder, err_task):
+            task.cancel()
+    if not truncated:
+        await proc.wait()
+    return out, err[-STDERR_LIMIT:], truncated
+
+
+async def _end(proc) -> None:
+    """End the command's whole process group: TERM (drift's bootstrap passes it on to the
+    script's own group), then KILL after a grace period."""
+    for sig, grace in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 5.0)):
+        if proc.returncode is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+            return
+        except asyncio.TimeoutError:
+            continue
 
 
 def _read(path: str) -> bytes:

@@ -29,6 +29,7 @@ from drift.hostspec import HostSpecError, parse_hostspec
 __all__ = ["SSHConnector", "connect"]
 
 DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
+STDERR_LIMIT = 256_000  # bytes of a command's stderr kept (its tail)
 
 
 @dataclass
@@ -166,23 +167,33 @@ class SSHConnector:
         detail = f": {exc}" if exc is not None and str(exc) else ""
         return ConnectorError(f"{self.name}: connection lost during {what}{detail}", category="unreachable")
 
-    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None) -> RunResult:
+    async def run(self, argv: list[str], *, stdin: bytes | None = None, timeout: float | None = None,
+                  limit: int | None = None) -> RunResult:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ConnectorError("command must be a non-empty list of strings", category="usage")
         command = shlex.join(argv)
         what = f"`{argv[0]}`"
         try:
-            result = await self._conn.run(command, input=stdin, encoding=None, check=False, timeout=timeout)
-        except asyncssh.TimeoutError:
+            proc = await self._conn.create_process(command, encoding=None)
+        except (asyncssh.Error, ConnectionError, OSError, EOFError) as exc:
+            raise self._lost(what, exc) from None
+        try:
+            out, err, truncated = await asyncio.wait_for(_communicate(proc, stdin, limit), timeout)
+        except asyncio.TimeoutError:
+            await _end(proc)
             raise ConnectorError(f"{self.name}: {what} timed out after {timeout:g}s", category="unreachable") from None
         except (asyncssh.DisconnectError, asyncssh.ChannelOpenError, ConnectionError, OSError, EOFError) as exc:
             raise self._lost(what, exc) from None
-        if result.exit_status is None and result.exit_signal is None:
+        except BaseException:  # cancelled (Ctrl-C): close the channel, the host ends the command
+            await asyncio.shield(_end(proc))
+            raise
+        if truncated:
+            await _end(proc)
+            return RunResult(exit_status=None, stdout=out, stderr=err, truncated=True)
+        if proc.exit_status is None and proc.exit_signal is None:
             # No exit report at all: the channel closed because the connection went away.
             raise self._lost(what)
-        status = result.exit_status if result.exit_status is not None and result.exit_status >= 0 else None
-        out, err = result.stdout or b"", result.stderr or b""
-        assert isinstance(out, bytes) and isinstance(err, bytes)  # encoding=None above
+        status = proc.exit_status if proc.exit_status is not None and proc.exit_status >= 0 else None
         return RunResult(exit_status=status, stdout=out, stderr=err)
 
     async def _sftp_client(self) -> asyncssh.SFTPClient:
@@ -237,6 +248,69 @@ class SSHConnector:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _capped(stream, limit: int | None) -> tuple[bytes, bool]:
+    parts, n = [], 0
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return b"".join(parts), False
+        parts.append(chunk)
+        n += len(chunk)
+        if limit is not None and n > limit:
+            return b"".join(parts)[:limit], True
+
+
+async def _tail(stream, keep: int) -> bytes:
+    buf = bytearray()
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+        if len(buf) > 2 * keep:
+            del buf[:-keep]
+
+
+async def _communicate(proc, stdin: bytes | None, limit: int | None) -> tuple[bytes, bytes, bool]:
+    """Send stdin, read a bounded stdout and the tail of stderr, wait for the exit report."""
+    async def feed() -> None:
+        if stdin:
+            proc.stdin.write(stdin)
+            await proc.stdin.drain()
+        proc.stdin.write_eof()
+
+    feeder = asyncio.ensure_future(feed())
+    err_task = asyncio.ensure_future(_tail(proc.stderr, STDERR_LIMIT))
+    try:
+        out, truncated = await _capped(proc.stdout, limit)
+        if truncated:
+            return out, b"", True
+        err = await err_task
+        try:
+            await feeder
+        except (asyncssh.Error, BrokenPipeError, ConnectionError):
+            pass  # the command stopped reading; its output and status say why
+        await proc.wait_closed()
+    finally:
+        for task in (feeder, err_task):
+            task.cancel()
+    return out, err[-STDERR_LIMIT:], False
+
+
+async def _end(proc) -> None:
+    """Ask the host to end the command and close the channel: drift's bootstrap on the host
+    sees the channel hang up and ends the script's process group."""
+    try:
+        proc.terminate()  # the SSH "signal" request; sshd honours it for exec sessions
+    except (asyncssh.Error, OSError, ValueError):
+        pass
+    proc.close()
+    try:
+        await asyncio.wait_for(proc.wait_closed(), 5)
+    except (asyncio.TimeoutError, asyncssh.Error, OSError, EOFError):
+        pass
 
 
 async def connect(

@@ -1,8 +1,9 @@
 """Calls into runner.py on the host: the script travels on stdin, the answer is one JSON line.
 
 Why stdin: nothing needs to be installed on the GPU host, a path with `~` in it is expanded by
-the host's Python (not by a shell, which never sees the argv unquoted), and every call is a
-single round trip.
+the host's Python, and every call is a single round trip. The mode and its arguments (run dirs
+from flags or drift.toml) travel inside the stdin payload too (drift.connectors.script): the
+command line is `<python> -`, so no login shell (fish, tcsh, a forced command) ever parses them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from drift.connectors.base import Connector
+from drift.connectors.script import not_found, run_script
+
+REPLY_LIMIT = 16 * 1024 * 1024  # one JSON line; `poll` carries at most its MAX log bytes, base64
 
 __all__ = ["RunnerReply", "call_runner", "runner_source"]
 
@@ -38,7 +42,10 @@ class RunnerReply:
 
 async def call_runner(connector: Connector, python: str, mode: str, *args: str, timeout: float | None = 60) -> RunnerReply:
     """Run one runner mode on the connector's host. ConnectorError (link down) propagates."""
-    result = await connector.run([python, "-", mode, *args], stdin=runner_source(), timeout=timeout)
+    result = await run_script(connector, python, runner_source(), args=[mode, *args], name="<drift-runner>",
+                              timeout=timeout, limit=REPLY_LIMIT)
+    if result.truncated:
+        return RunnerReply(None, f"the job runner on {connector.name} sent more than {REPLY_LIMIT} bytes")
     text = result.stdout.decode("utf-8", "replace").strip()
     last = text.splitlines()[-1] if text else ""
     try:
@@ -47,7 +54,7 @@ async def call_runner(connector: Connector, python: str, mode: str, *args: str, 
         data = None
     if not isinstance(data, dict):
         err = result.stderr.decode("utf-8", "replace").strip()
-        if result.exit_status == 127:
+        if not_found(result):
             return RunnerReply(None, f"{python!r} was not found on {connector.name}: {err.splitlines()[-1] if err else ''}".rstrip(": "))
         detail = err.splitlines()[-1] if err else f"exit status {result.exit_status}"
         return RunnerReply(None, f"the job runner failed on {connector.name} with {python}: {detail}")

@@ -1,4 +1,9 @@
-"""Run drift/applier.py next to the files, through any Connector, in one round trip."""
+"""Run drift/applier.py next to the files, through any Connector, in one round trip.
+
+The applier and its JSON payload travel on stdin (drift.connectors.script), so the command line
+is `<python> -` whatever the login shell is: a multi-line `python -c` does not survive fish or
+tcsh, and nothing from the payload ever meets a shell.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,9 @@ import json
 from importlib import resources
 
 from drift.connectors.base import Connector, ConnectorError
+from drift.connectors.script import run_script
+
+REPLY_LIMIT = 4 * 1024 * 1024  # the applier answers with one short JSON line
 
 
 def applier_source() -> str:
@@ -14,11 +22,13 @@ def applier_source() -> str:
 
 async def run_applier(connector: Connector, *, python: str, action: str, payload: dict) -> dict:
     """The applier's JSON answer, or {"status": "failed", "reason": ...} when it did not answer."""
-    argv = [python, "-c", applier_source(), action]
     try:
-        res = await connector.run(argv, stdin=json.dumps(payload).encode())
+        res = await run_script(connector, python, applier_source(), args=[action], name="<drift-applier>",
+                               stdin=json.dumps(payload).encode(), limit=REPLY_LIMIT)
     except ConnectorError as exc:
         return {"status": "failed", "reason": f"{connector.name}: {exc}"}
+    if res.truncated:
+        return {"status": "failed", "reason": f"the applier on {connector.name} sent more than a result"}
     lines = res.stdout.decode("utf-8", "replace").strip().splitlines()
     if res.exit_status is None:
         return {"status": "failed", "reason": f"the applier on {connector.name} was killed or the link dropped"}

@@ -5,7 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from drift.connectors.base import Connector, ConnectorError
+from drift.connectors.script import run_script
 from drift.patch.paths import join_under
+
+# `python -m py_compile PATH`, sent on stdin with PATH as its argv (no shell ever parses it)
+_PY_COMPILE = """import py_compile, sys
+try:
+    py_compile.compile(sys.argv[1], doraise=True)
+except py_compile.PyCompileError as exc:
+    sys.stderr.write(exc.msg.strip() + "\\n")
+    sys.exit(1)
+except OSError as exc:
+    sys.stderr.write("%s: %s\\n" % (sys.argv[1], exc.strerror or exc))
+    sys.exit(1)
+"""
 
 
 @dataclass(frozen=True)
@@ -33,7 +46,8 @@ async def verify_compile(
             errors.append((path, "not an absolute path without '..'"))
             continue
         try:
-            res = await connector.run([python, "-m", "py_compile", path])
+            res = await run_script(connector, python, _PY_COMPILE, args=[path], name="<drift-compile>",
+                                   timeout=120, limit=1 << 20)
         except ConnectorError as exc:
             errors.append((path, str(exc)))
             continue

@@ -1,0 +1,196 @@
+"""The shape of a probe reply, checked before anything reads it, and the key drift files it under.
+
+A host is untrusted input: its reply may be `{}`, a digest of `/../../x`, another host's
+digest, or facts shaped to crash the rules. So the reply is checked here, once, against the
+shape the engine relies on (SCHEMA.md); what fails is one clear message for that host. And
+the facts are filed under a key drift computes from the bytes it received (`content_key`),
+never under the digest the host claims: a host cannot make its facts stand in for anyone else's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+__all__ = ["ReplyError", "content_key", "is_digest", "safe_relpath", "validate_reply"]
+
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
+_KEY_SALT = b"drift host facts v1\0"
+
+
+class ReplyError(ValueError):
+    """The reply is not what the probe sends; the message says where."""
+
+
+def is_digest(value: Any) -> bool:
+    return isinstance(value, str) and bool(_DIGEST.match(value))
+
+
+def safe_relpath(value: Any) -> bool:
+    """A host-supplied relative path drift may join to a root: `a/b_c.py`, never `..`, `/x`, `~`."""
+    if not isinstance(value, str) or not value or len(value) > 4096:
+        return False
+    return all(_PART.match(part) for part in value.split("/"))
+
+
+def content_key(pkg: dict[str, Any]) -> str:
+    """sha256 of the package facts as received (the host's own digest left out), so equal facts
+    share one stored copy and different facts can never share a key."""
+    body = {k: v for k, v in pkg.items() if k != "digest"}
+    data = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=_no_json)
+    return hashlib.sha256(_KEY_SALT + data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _no_json(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} in facts")
+
+
+def _fail(where: str, what: str) -> None:
+    raise ReplyError(f"{where}: {what}")
+
+
+def _type(value: Any, types: type | tuple[type, ...], where: str, *, none: bool = False) -> Any:
+    if value is None and none:
+        return value
+    if not isinstance(value, types) or isinstance(value, bool) and bool not in _as_tuple(types):
+        names = "/".join(t.__name__ for t in _as_tuple(types)) + (" or null" if none else "")
+        _fail(where, f"expected {names}, got {type(value).__name__}")
+    return value
+
+
+def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _strings(value: Any, where: str) -> None:
+    _type(value, list, where)
+    for i, item in enumerate(value):
+        _type(item, str, f"{where}[{i}]")
+
+
+def _function(fn: Any, where: str) -> None:
+    _type(fn, dict, where)
+    _type(fn.get("name"), str, f"{where}.name")
+    params = _type(fn.get("params", []), list, f"{where}.params")
+    for i, p in enumerate(params):
+        _type(p, dict, f"{where}.params[{i}]")
+        _type(p.get("name"), str, f"{where}.params[{i}].name")
+        _type(p.get("kind"), str, f"{where}.params[{i}].kind")
+    _type(fn.get("behaviour", {}), dict, f"{where}.behaviour")
+    _type(fn.get("decorators", []), list, f"{where}.decorators")
+
+
+def _class(cls: Any, where: str, depth: int = 0) -> None:
+    _type(cls, dict, where)
+    _type(cls.get("name"), str, f"{where}.name")
+    _strings(cls.get("bases", []), f"{where}.bases")
+    for i, f in enumerate(_type(cls.get("fields", []), list, f"{where}.fields")):
+        _type(f, dict, f"{where}.fields[{i}]")
+        _type(f.get("name"), str, f"{where}.fields[{i}].name")
+    for name, fn in _type(cls.get("methods", {}), dict, f"{where}.methods").items():
+        _function(fn, f"{where}.methods.{name}")
+    if depth > 20:
+        _fail(where, "classes nested more than 20 deep")
+    for name, sub in _type(cls.get("nested", {}), dict, f"{where}.nested").items():
+        _class(sub, f"{where}.nested.{name}", depth + 1)
+
+
+def _module(mod: Any, where: str) -> None:
+    _type(mod, dict, where)
+    path = mod.get("path")
+    if not safe_relpath(path):
+        _fail(f"{where}.path", f"not a plain relative path: {str(path)[:80]!r}")
+    _type(mod.get("sha256"), str, f"{where}.sha256", none=True)
+    _type(mod.get("error"), str, f"{where}.error", none=True)
+    _type(mod.get("is_package", False), bool, f"{where}.is_package")
+    if mod.get("all") is not None:
+        _strings(mod["all"], f"{where}.all")
+    for key in ("imports", "names"):
+        for name, entry in _type(mod.get(key, {}), dict, f"{where}.{key}").items():
+            _type(entry, (dict, list), f"{where}.{key}.{name}")
+    for name, fn in _type(mod.get("functions", {}), dict, f"{where}.functions").items():
+        _function(fn, f"{where}.functions.{name}")
+    for name, cls in _type(mod.get("classes", {}), dict, f"{where}.classes").items():
+        _class(cls, f"{where}.classes.{name}")
+
+
+def _package(name: str, pkg: Any, where: str) -> None:
+    _type(pkg, dict, where)
+    if not is_digest(pkg.get("digest")):
+        _fail(f"{where}.digest", f"not a sha256 hex digest: {str(pkg.get('digest'))[:80]!r}")
+    if pkg.get("unchanged") is True:
+        if set(pkg) != {"unchanged", "digest"}:
+            _fail(where, "an unchanged answer carries only the digest")
+        return
+    for key in ("name", "root"):
+        _type(pkg.get(key), str, f"{where}.{key}")
+    for key in ("dist", "version"):
+        _type(pkg.get(key), str, f"{where}.{key}", none=True)
+    _strings(pkg.get("requires", []), f"{where}.requires")
+    for i, e in enumerate(_type(pkg.get("errors", []), list, f"{where}.errors")):
+        _type(e, dict, f"{where}.errors[{i}]")
+    for mod_name, mod in _type(pkg.get("modules"), dict, f"{where}.modules").items():
+        _module(mod, f"{where}.modules.{mod_name}")
+
+
+def _usage_module(mod: Any, where: str) -> None:
+    _type(mod, dict, where)
+    _type(mod.get("module"), str, f"{where}.module")
+    if not safe_relpath(mod.get("path")):
+        _fail(f"{where}.path", f"not a plain relative path: {str(mod.get('path'))[:80]!r}")
+    _type(mod.get("error"), str, f"{where}.error", none=True)
+    for key in ("imports", "calls", "binds", "subclasses"):
+        for i, item in enumerate(_type(mod.get(key, []), list, f"{where}.{key}")):
+            _type(item, dict, f"{where}.{key}[{i}]")
+
+
+def _usage(use: Any, where: str) -> None:
+    _type(use, dict, where)
+    _type(use.get("name"), str, f"{where}.name")
+    _type(use.get("root"), str, f"{where}.root")
+    for key in ("dist", "version"):
+        _type(use.get(key), str, f"{where}.{key}", none=True)
+    _strings(use.get("requires", []), f"{where}.requires")
+    for i, mod in enumerate(_type(use.get("modules"), list, f"{where}.modules")):
+        _usage_module(mod, f"{where}.modules[{i}]")
+
+
+def validate_reply(doc: Any, request: dict[str, Any]) -> None:
+    """Raise ReplyError unless `doc` has the shape of an answer to `request`."""
+    _type(doc, dict, "reply")
+    if doc.get("error") is not None:
+        _type(doc["error"], str, "reply.error")
+        return
+    if doc.get("schema") != 1:
+        _fail("reply.schema", f"expected 1, got {str(doc.get('schema'))[:40]!r}")
+    wanted = list(request.get("packages") or [])
+    users = list((request.get("usage") or {}).get("packages") or [])
+    missing = _type(doc.get("missing", []), list, "reply.missing")
+    for i, m in enumerate(missing):
+        if not isinstance(m, str) or m not in wanted + users:
+            _fail(f"reply.missing[{i}]", f"{str(m)[:80]!r} was not asked for")
+    packages = _type(doc.get("packages"), dict, "reply.packages")
+    for name in wanted:
+        if name not in packages and name not in missing:
+            _fail("reply.packages", f"no answer for {name}")
+    for name, pkg in packages.items():
+        if name not in wanted:
+            _fail("reply.packages", f"{str(name)[:80]!r} was not asked for")
+        _package(name, pkg, f"reply.packages.{name}")
+    if users:
+        usage = _type(doc.get("usage"), dict, "reply.usage")
+        for name in users:
+            if name not in usage and name not in missing:
+                _fail("reply.usage", f"no answer for {name}")
+        for name, use in usage.items():
+            if name not in users:
+                _fail("reply.usage", f"{str(name)[:80]!r} was not asked for")
+            _usage(use, f"reply.usage.{name}")
+    env = _type(doc.get("env", {}), dict, "reply.env")
+    for name, info in _type(env.get("packages", {}), dict, "reply.env.packages").items():
+        _type(info, dict, f"reply.env.packages.{name}")
+    probe = _type(doc.get("probe", {}), dict, "reply.probe")
+    _type(probe.get("cache_dir"), str, "reply.probe.cache_dir", none=True)
