@@ -14,7 +14,7 @@ from .distinfo import dist_for
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
-_USAGE_VERSION = "u3"
+_USAGE_VERSION = "u4"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):
@@ -70,10 +70,10 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
                                 "imports": [], "calls": [], "binds": [], "subclasses": []})
                 continue
             facts = None
-            if any(n in data for n in needles):
+            if any(n in data for n in needles) or b"setattr(" in data:  # helpers that patch (reach.py)
                 facts = usage_facts(data, module=module_name(rel), path=rel, prefixes=prefixes,
                                     is_package=rel.endswith("__init__.py"))
-                if not (facts["imports"] or facts.get("error")):
+                if not (facts["imports"] or facts.get("error") or facts.get("patchers")):
                     facts = None
         new[rel] = (size, mtime, facts)
         if facts is not None:

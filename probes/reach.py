@@ -709,5 +709,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             continue
         _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
+    functions = {name: _signature(fn) for name, fn in mod.defs.items()
+                 if name in mod.bound or any(c.get("args") for c in mod.calls) or mod.patches}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
-            "patchers": _patchers(tree)}
+            "patchers": _patchers(tree), "functions": functions}

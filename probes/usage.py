@@ -309,6 +309,9 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}
     if not imports.bindings:
+        if "setattr(" in text:
+            from .reach import _patchers
+            out["patchers"] = _patchers(tree)
         return out
     bindings = imports.bindings
 
@@ -393,7 +396,7 @@ def _merge_reach(out, reach):
         old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
         old["path"] = new["callee"]["path"]
         old["call_line"] = new["call_line"]
-    for key in ("classes", "uses", "patches", "patchers"):
+    for key in ("classes", "uses", "patches", "patchers", "functions"):
         out[key] = reach[key]
 
 

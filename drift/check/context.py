@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
+from drift.check.paths import ConsumerModel, PathEvaluator, Value
 from drift.findings import Location
 from drift.index import Param, PackageIndex, Symbol
 
@@ -31,7 +32,20 @@ class ResolvedCall:
 
     @property
     def site(self) -> Location:
-        return Location(self.module["path"], self.rec["line"], snippet=self.rec.get("callee_src"))
+        return site_of(self.module, self.rec)
+
+    def keyword_site(self, kw: str) -> Location:
+        """Where the keyword itself is written (a dict key when it flowed in through `**d`)."""
+        pos = (self.rec.get("kw_cols") or {}).get(kw)
+        if not pos:
+            return self.site
+        return Location(self.module["path"], pos[0], snippet=self.rec.get("callee_src"), col=pos[1] + 1)
+
+
+def site_of(module: dict[str, Any], rec: dict[str, Any]) -> Location:
+    col = rec.get("col")
+    return Location(module["path"], rec["line"], snippet=rec.get("callee_src"),
+                    col=col + 1 if isinstance(col, int) else None)
 
 
 @dataclass
@@ -66,8 +80,44 @@ class CheckContext:
                     out.append(rc)
         return out
 
+    # -- typed paths (probes/reach.py) -------------------------------------------------------
+    @cached_property
+    def consumer(self) -> ConsumerModel:
+        return ConsumerModel(self.usage)
+
+    @cached_property
+    def target_paths(self) -> PathEvaluator:
+        return PathEvaluator(self.target, self.consumer, target_prefixes=(self.target_package,))
+
+    @cached_property
+    def baseline_paths(self) -> PathEvaluator | None:
+        if self.baseline is None:
+            return None
+        return PathEvaluator(self.baseline, self.consumer, target_prefixes=(self.target_package,))
+
+    def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
+        path = tuple(rec["callee"]["path"])
+        t = self.target_paths.value(path)
+        b = self.baseline_paths.value(path) if self.baseline_paths else None
+        tsym, tparams, tat, ctor = _callable(self.target, t)
+        bsym, bparams, bat, bctor = _callable(self.baseline, b) if b is not None else (None, None, None, False)
+        if tsym is None and bsym is None:
+            return None
+        if tsym is None and t.kind != "missing":
+            return None  # the target side is not known well enough to judge this call
+        any_sym = tsym or bsym
+        if any_sym.kind == "class":
+            label = any_sym.dotted.rsplit(".", 1)[-1]
+        else:
+            label = ".".join(any_sym.dotted.rsplit(".", 2)[-2:]) if any_sym.kind == "method" else \
+                any_sym.dotted.rsplit(".", 1)[-1]
+        return ResolvedCall(rec, mod, label, any_sym.dotted, tsym, bsym, ctor or (tsym is None and bctor),
+                            tparams, bparams, tat, bat)
+
     def _resolve(self, mod: dict, rec: dict) -> ResolvedCall | None:
         callee = rec["callee"]
+        if "path" in callee:
+            return self._resolve_path(mod, rec)
         if "symbol" in callee:
             dotted = callee["symbol"]
             label = dotted.rsplit(".", 1)[-1]
@@ -116,3 +166,22 @@ class CheckContext:
 
     def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
         return (rc.rec.get("kw_values") or {}).get(name)
+
+
+def _callable(index: PackageIndex | None, v: Value | None):
+    """(symbol, parameters as the call binds them, where they are defined, is_constructor)."""
+    if index is None or v is None or v.sym is None:
+        return None, None, None, False
+    sym = v.sym
+    if v.kind == "class":
+        params, at = index.constructor(sym)
+        return sym, params, at, True
+    if v.kind == "method":  # bound: self is supplied by Python
+        params = index.params_of(sym.facts)
+        return sym, params[1:] if params else params, sym, False
+    if v.kind in ("function", "unbound"):  # a static/class method or a plain function: as written
+        params = index.params_of(sym.facts)
+        if v.kind == "function" and sym.kind == "method" and "classmethod" in (sym.facts.get("decorators") or []):
+            params = params[1:]
+        return sym, params, sym, False
+    return None, None, None, False

@@ -4,6 +4,7 @@ from drift.rules.defaults import default_changed
 from drift.rules.family import method_vanished
 from drift.rules.imports import import_removed
 from drift.rules.protocol import two_phase_protocol
+from drift.rules.reach import RULES as REACH_RULES
 from drift.rules.shape import return_shape
 from drift.rules.signature import keyword_removed, positional_arity, required_added
 
@@ -16,4 +17,5 @@ GENERIC_RULES = [
     return_shape,
     method_vanished,
     default_changed,
+    *REACH_RULES,
 ]

@@ -57,7 +57,7 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED,
                 severity=Severity.RISKY if silent else Severity.BREAKING,
                 title=f"`{rc.label}` no longer accepts `{kw}=`" + (" (pydantic drops it silently)" if silent else ""),
-                consumer_site=rc.site,
+                consumer_site=rc.keyword_site(kw),
                 target_evidence=(ctx.evidence(rc.target_params_at),),
                 baseline_evidence=(ctx.evidence(rc.baseline_params_at, base_param.line if base_param else None),)
                 if rc.baseline_params_at else (),

@@ -1,0 +1,404 @@
+"""Evaluate a consumer's symbolic paths (probes/reach.py) in one install's facts.
+
+`self.input_batch.req_ids` inside a subclass of `GPUModelRunner`, `get_forward_context().x`,
+`_orig(self, ...)` after `_orig = Target.method`: the probe records each as a root and steps;
+here each step is resolved with the one resolver (drift.index.PackageIndex) into a `Value`
+(a module, a class, an instance of a class, a function, a bound method, ...). Evaluating the same
+path in the baseline and in the target says where the consumer's code stops working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from drift.index import PackageIndex, Symbol
+
+# Bases that add no attributes a consumer would read; a class whose other bases all resolve is
+# then fully known, so a missing attribute really is missing.
+_INERT_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol",
+                          "ABCMeta", "enum.Enum", "Enum", "NamedTuple", "typing.NamedTuple"})
+
+
+@dataclass(frozen=True)
+class Value:
+    """What a path step evaluates to. `kind` is one of:
+    module, class, instance, function, method (bound), unbound (a method read off its class),
+    field, literal, external (e.g. the result of torch.zeros), consumer (the consumer's own),
+    unknown, missing (the name is not there: `owner` says where it was looked up)."""
+
+    kind: str
+    sym: Symbol | None = None  # module/class/function/method symbol
+    cls: Symbol | None = None  # instance: its class; missing: the class looked in
+    owner: Symbol | None = None  # where a member was found (the defining class)
+    name: str | None = None  # missing: the attribute; external/literal: a description
+    via: str | None = None  # how the member is defined: method, property, field, instance, class
+    evidence: tuple[str, int] | None = None  # (path, line) where the member is defined
+    ckind: str | None = None  # consumer: "class" | "instance" | "function" | "method"
+    cref: str | None = field(default=None)  # consumer: the qualified name
+
+    @property
+    def known(self) -> bool:
+        return self.kind not in ("unknown", "missing")
+
+    def describe(self) -> str:
+        if self.kind == "instance" and self.cls is not None:
+            return self.cls.dotted.rsplit(".", 1)[-1]
+        if self.kind in ("class", "module", "function", "method", "unbound") and self.sym is not None:
+            return self.sym.dotted
+        return self.name or self.kind
+
+
+UNKNOWN = Value("unknown")
+
+
+def strip_annotation(text: str | None) -> str | None:
+    """The class an annotation names: `Optional[X]`, `X | None`, `"X"` -> `X`; containers -> None."""
+    if not text:
+        return None
+    t = text.strip().strip("'\"")
+    for _ in range(3):
+        if t.startswith(("Optional[", "typing.Optional[")) and t.endswith("]"):
+            t = t[t.index("[") + 1:-1].strip()
+        parts = [p.strip() for p in t.split("|")]
+        if len(parts) > 1:
+            rest = [p for p in parts if p not in ("None", "NoneType")]
+            if len(rest) != 1:
+                return None
+            t = rest[0]
+        t = t.strip("'\"")
+    if "[" in t or "(" in t or " " in t or not t:
+        return None
+    return t
+
+
+class ConsumerModel:
+    """The consumer's own classes, functions and helper calls, across all its modules."""
+
+    def __init__(self, usage: list[dict[str, Any]]):
+        self.classes: dict[str, dict[str, Any]] = {}
+        self.patchers: dict[str, list[int]] = {}
+        self.helper_calls: dict[str, list[dict[str, Any]]] = {}
+        self.patched_fns: dict[str, list[Any]] = {}  # consumer function -> owner path it is copied onto
+        self.modules: dict[str, dict[str, Any]] = {}
+        for mod in usage:
+            name = mod.get("module") or ""
+            self.modules[name] = mod
+            for qual, cls in (mod.get("classes") or {}).items():
+                self.classes[f"{name}.{qual}"] = dict(cls, module=name, qual=qual, path=mod.get("path"))
+            for fn, idx in (mod.get("patchers") or {}).items():
+                self.patchers[f"{name}.{fn}"] = idx
+            for p in mod.get("patches") or []:
+                value = p.get("value") or {}
+                if value.get("function"):
+                    self.patched_fns.setdefault(f"{name}.{value['function']}", p["path"])
+        for mod in usage:
+            for c in mod.get("calls") or []:
+                path = (c.get("callee") or {}).get("path") or c.get("path")
+                if path and len(path) == 1 and path[0].startswith("sym:") and c.get("args") is not None:
+                    self.helper_calls.setdefault(path[0][4:], []).append(c)
+        for fn, idx in self.patchers.items():  # hijack(Target, "name", fn): fn is patched onto Target
+            for c in self.helper_calls.get(fn, []):
+                args = c.get("args") or []
+                if max(idx) < len(args):
+                    owner, value = args[idx[0]], args[idx[2]]
+                    if owner and value and owner.get("path") and value.get("path"):
+                        target_fn = value["path"][0][4:] if len(value["path"]) == 1 else None
+                        if target_fn:
+                            self.patched_fns.setdefault(target_fn, owner["path"])
+
+    def helper_patches(self) -> list[dict[str, Any]]:
+        """Patches made through a consumer helper (`hijack(Target, "name", fn)`), as patch records."""
+        out = []
+        for fn, idx in self.patchers.items():
+            for c in self.helper_calls.get(fn, []):
+                args = c.get("args") or []
+                if max(idx) >= len(args):
+                    continue
+                owner, name, value = args[idx[0]], args[idx[1]], args[idx[2]]
+                if not (owner and owner.get("path") and name and name.get("str")):
+                    continue
+                fn_name = value["path"][0][4:] if value and value.get("path") and len(value["path"]) == 1 else None
+                out.append({"line": c["line"], "col": c.get("col"), "path": owner["path"], "name": name["str"],
+                            "function": c.get("function"), "value": {"function_ref": fn_name} if fn_name else None,
+                            "how": f"via {fn.rsplit('.', 1)[-1]}()", "module_path": c.get("_module_path")})
+        return out
+
+    def arg_path(self, ref: str) -> list[str] | None:
+        """The path a consumer function's parameter receives: from the patch that copies the
+        function onto a target class (its first parameter), or from the helper's call sites."""
+        func, _, index = ref.rpartition(":")
+        i = int(index)
+        if i == 0 and func in self.patched_fns:
+            return list(self.patched_fns[func]) + ["()"]
+        for c in self.helper_calls.get(func, []):
+            args = c.get("args") or []
+            if i < len(args) and args[i] and args[i].get("path"):
+                return args[i]["path"]
+        return None
+
+
+class PathEvaluator:
+    """Evaluates paths in one model (target or baseline); memoised per path prefix."""
+
+    def __init__(self, index: PackageIndex, consumer: ConsumerModel, *, target_prefixes: tuple[str, ...]):
+        self.index = index
+        self.consumer = consumer
+        self.prefixes = target_prefixes
+        self._memo: dict[tuple[str, ...], Value] = {}
+        self._depth = 0
+
+    def is_target_name(self, dotted: str) -> bool:
+        return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
+
+    # -- paths -------------------------------------------------------------------------------------
+    def steps(self, path: list[str]) -> list[Value]:
+        """The value after each step: steps(p)[k] is the value of p[:k+1]."""
+        return [self.value(tuple(path[:k + 1])) for k in range(len(path))]
+
+    def value(self, path: tuple[str, ...]) -> Value:
+        hit = self._memo.get(path)
+        if hit is not None:
+            return hit
+        if self._depth > 24:
+            return UNKNOWN
+        self._depth += 1
+        try:
+            self._memo[path] = UNKNOWN  # cycle guard
+            out = self._root(path[0]) if len(path) == 1 else self._step(self.value(path[:-1]), path[-1])
+        finally:
+            self._depth -= 1
+        self._memo[path] = out
+        return out
+
+    def _root(self, root: str) -> Value:
+        kind, _, ref = root.partition(":")
+        if kind == "sym":
+            if self.is_target_name(ref):
+                return self._symbol_value(self.index.lookup(ref), ref)
+            if ref in self.consumer.classes:
+                return Value("consumer", ckind="class", cref=ref)
+            return Value("consumer", ckind="function", cref=ref) if ref.split(".")[0] in self._consumer_roots() \
+                else UNKNOWN
+        if kind == "self":
+            return Value("consumer", ckind="instance", cref=ref) if ref in self.consumer.classes else UNKNOWN
+        if kind == "super":
+            return Value("consumer", ckind="super", cref=ref) if ref in self.consumer.classes else UNKNOWN
+        if kind == "arg":
+            path = self.consumer.arg_path(ref)
+            return self.value(tuple(path)) if path else UNKNOWN
+        return UNKNOWN
+
+    def _consumer_roots(self) -> set[str]:
+        return {m.split(".")[0] for m in self.consumer.modules}
+
+    def _symbol_value(self, sym: Symbol | None, ref: str) -> Value:
+        if sym is None:
+            mod, _, name = ref.rpartition(".")
+            owner = self.index.lookup(mod) if mod else None
+            return Value("missing", cls=owner, name=name)
+        kind = {"module": "module", "class": "class", "function": "function", "method": "unbound"}.get(sym.kind)
+        if kind is None:
+            return Value("external", sym=sym, name=sym.dotted)
+        return Value(kind, sym=sym, evidence=(sym.path, sym.line))
+
+    def _step(self, base: Value, step: str) -> Value:
+        if not base.known:
+            return UNKNOWN
+        if step == "()":
+            return self._call(base)
+        if step == "[]":
+            return UNKNOWN
+        name = step[1:]
+        if base.kind == "module":
+            return self._symbol_value(self.index.lookup(f"{base.sym.dotted}.{name}"), f"{base.sym.dotted}.{name}")
+        if base.kind == "class":
+            return self._member(base.sym, name, on_class=True)
+        if base.kind == "instance":
+            return self._member(base.cls, name, on_class=False)
+        if base.kind == "consumer":
+            return self._consumer_member(base, name)
+        return UNKNOWN
+
+    def _call(self, base: Value) -> Value:
+        if base.kind == "class":
+            return Value("instance", cls=base.sym)
+        if base.kind in ("function", "method", "unbound"):
+            return self._annotation_value(base.sym.facts.get("returns"), base.sym.module)
+        if base.kind == "consumer" and base.ckind == "class":
+            return Value("consumer", ckind="instance", cref=base.cref)
+        return UNKNOWN
+
+    def _annotation_value(self, text: str | None, module: str) -> Value:
+        name = strip_annotation(text)
+        if not name or name in ("None", "Any", "object", "Self"):
+            return UNKNOWN
+        sym = self.index.resolve_in(module, name)
+        if sym is not None and sym.kind == "class":
+            return Value("instance", cls=sym)
+        return UNKNOWN
+
+    # -- members -----------------------------------------------------------------------------------
+    def _member(self, cls: Symbol, name: str, *, on_class: bool) -> Value:
+        mro = self.index.mro(cls)
+        for owner in mro:
+            f = owner.facts
+            m = (f.get("methods") or {}).get(name)
+            ev = (owner.path, 0)
+            if m is not None:
+                ev = (owner.path, m.get("line", owner.line))
+                decos = m.get("decorators") or []
+                sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
+                if any(d.rsplit(".", 1)[-1] in ("property", "cached_property") for d in decos) and not on_class:
+                    v = self._annotation_value(m.get("returns"), owner.module)
+                    return _found(v, owner, "property", ev)
+                if "staticmethod" in decos or "classmethod" in decos:
+                    return Value("function", sym=sym, owner=owner, via="method", evidence=ev)
+                return Value("unbound" if on_class else "method", sym=sym, owner=owner, via="method", evidence=ev)
+            n = (f.get("nested") or {}).get(name)
+            if n is not None:
+                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n.get("line", 0), n)
+                return Value("class", sym=sym, owner=owner, via="class", evidence=(owner.path, n.get("line", 0)))
+            for fld in f.get("fields") or []:
+                if fld.get("name") == name:
+                    v = self._annotation_value(fld.get("annotation"), owner.module)
+                    return _found(v, owner, "field", (owner.path, fld.get("line", owner.line)))
+            a = (f.get("attrs") or {}).get(name)
+            if a is not None:
+                return _found(self._class_attr_value(a, owner), owner, "class", (owner.path, a.get("line", 0)))
+            ia = (f.get("instance_attrs") or {}).get(name)
+            if ia is not None and not on_class:
+                v = self._instance_attr_value(ia, owner)
+                return _found(v, owner, "instance", (owner.path, ia.get("line", 0)))
+        if self._dynamic(mro) or not self._fully_known(mro):
+            return UNKNOWN
+        return Value("missing", cls=cls, name=name)
+
+    def _class_attr_value(self, a: dict, owner: Symbol) -> Value:
+        value = (a.get("value") or "").strip()
+        if value and value.replace(".", "").replace("_", "").isalnum():
+            sym = self.index.resolve_in(owner.module, value)
+            if sym is not None:
+                return self._symbol_value(sym, sym.dotted)
+        return Value("external", name=value[:60] or "a class attribute")
+
+    def _instance_attr_value(self, ia: dict, owner: Symbol) -> Value:
+        value = ia.get("value") or ""
+        kind, _, text = value.partition(":")
+        if kind == "call":
+            sym = self.index.resolve_in(owner.module, text)
+            if sym is None:
+                if text.startswith("self."):
+                    return UNKNOWN
+                return Value("external", name=f"{text}()")
+            if sym.kind == "class":
+                return Value("instance", cls=sym)
+            if sym.kind in ("function", "method"):
+                return self._annotation_value(sym.facts.get("returns"), sym.module)
+            return UNKNOWN
+        if kind == "ann":
+            return self._annotation_value(text, owner.module)
+        if kind == "param":
+            method = (owner.facts.get("methods") or {}).get(ia.get("method") or "")
+            for p in (method or {}).get("params") or []:
+                if p.get("name") == text:
+                    return self._annotation_value(p.get("annotation"), owner.module)
+            return UNKNOWN
+        if kind == "lit" and text != "None":
+            return Value("literal", name=text)
+        return UNKNOWN
+
+    def _dynamic(self, mro: list[Symbol]) -> bool:
+        return any(n in (o.facts.get("methods") or {}) for o in mro for n in ("__getattr__", "__getattribute__"))
+
+    def _fully_known(self, mro: list[Symbol]) -> bool:
+        """Every base of every class in the MRO resolves (or adds nothing): nothing unseen can
+        provide the attribute."""
+        for o in mro:
+            for base in o.facts.get("bases") or []:
+                text = base.split("[", 1)[0].strip()
+                if text in _INERT_BASES or text.rsplit(".", 1)[-1] in _INERT_BASES:
+                    continue
+                b = self.index.resolve_in(o.module, text)
+                if b is None or b.kind != "class":
+                    return False
+        return True
+
+    # -- the consumer's own classes ----------------------------------------------------------------
+    def _consumer_member(self, base: Value, name: str) -> Value:
+        cls = self.consumer.classes.get(base.cref or "")
+        if cls is None or base.ckind == "function":
+            return UNKNOWN
+        skip_own = base.ckind == "super"
+        on_class = base.ckind == "class"
+        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen=set())
+
+    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: set) -> Value:
+        key = f"{cls['module']}.{cls['qual']}"
+        if key in seen or len(seen) > 20:
+            return UNKNOWN
+        seen.add(key)
+        if not skip_own:
+            if name in (cls.get("methods") or {}):
+                return Value("consumer", ckind="method", cref=f"{key}.{name}")
+            for table in ("class_attrs", "self_attrs"):
+                rec = (cls.get(table) or {}).get(name)
+                if rec is not None:
+                    if table == "self_attrs" and on_class:
+                        continue
+                    path = rec.get("path")
+                    return self.value(tuple(path)) if path else Value("consumer", ckind="attr", cref=f"{key}.{name}")
+        results = []
+        for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []):
+            if not b:
+                results.append(UNKNOWN)
+                continue
+            bv = self.value(tuple(b))
+            if bv.kind == "class":
+                results.append(self._member(bv.sym, name, on_class=on_class))
+            elif bv.kind == "consumer" and bv.ckind == "class":
+                sub = self.consumer.classes.get(bv.cref or "")
+                results.append(self._consumer_lookup(sub, name, skip_own=False, on_class=on_class, seen=seen)
+                               if sub else UNKNOWN)
+            else:
+                results.append(UNKNOWN)
+        for r in results:
+            if r.known:
+                return r
+        if results and all(r.kind == "missing" for r in results):
+            return results[0]
+        return UNKNOWN
+
+    def target_bases(self, cref: str) -> list[Symbol]:
+        """The target classes a consumer class extends (directly, through its own bases, or as
+        the class it patches: generic arguments and decorator arguments)."""
+        out: list[Symbol] = []
+        seen: set[str] = set()
+
+        def walk(ref: str) -> None:
+            if ref in seen:
+                return
+            seen.add(ref)
+            cls = self.consumer.classes.get(ref)
+            if cls is None:
+                return
+            for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []):
+                if not b:
+                    continue
+                v = self.value(tuple(b))
+                if v.kind == "class" and all(s.dotted != v.sym.dotted for s in out):
+                    out.append(v.sym)
+                elif v.kind == "consumer" and v.ckind == "class":
+                    walk(v.cref or "")
+
+        walk(cref)
+        return out
+
+
+def _found(v: Value, owner: Symbol, via: str, evidence: tuple[str, int]) -> Value:
+    """A member that exists: keep its type when known, else say it exists (so the next step is
+    unknown rather than missing)."""
+    if v.kind == "unknown":
+        return Value("external", owner=owner, via=via, evidence=evidence)
+    return Value(v.kind, sym=v.sym, cls=v.cls, owner=owner, name=v.name, via=via, evidence=evidence,
+                 ckind=v.ckind, cref=v.cref)

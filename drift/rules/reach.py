@@ -1,0 +1,520 @@
+"""Rules over the consumer's typed reach: attributes, overrides, abstract methods, patches.
+
+A plugin meets most of a vLLM release's breaks through objects, not imports: `self.<attr>` that
+vLLM's `__init__` set, a method it overrides that vLLM now calls differently, an abstract method
+added to the base it implements, a method it patches that no longer exists. Each rule evaluates
+the consumer's paths (drift/check/paths.py) in the baseline and in the target and reports where
+the baseline worked and the target does not.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Iterator
+
+from drift.check.context import CheckContext, site_of
+from drift.check.paths import Value
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.index import PackageIndex, Symbol
+from drift.rules.base import plural, rule
+
+
+def _typed_paths(ctx: CheckContext) -> Iterator[tuple[dict, dict, list[str], str]]:
+    """(module, record, path, what) for every attribute read and every called path."""
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            if rec.get("kind") == "attr":
+                yield mod, rec, rec["path"], "attr"
+        for rec in mod.get("calls") or []:
+            path = (rec.get("callee") or {}).get("path") or rec.get("path")
+            if path and len(path) > 1:
+                yield mod, rec, path, "call"
+
+
+def _members(index: PackageIndex, cls: Symbol) -> set[str]:
+    out: set[str] = set()
+    for owner in index.mro(cls):
+        f = owner.facts
+        out.update(f.get("methods") or {})
+        out.update(f.get("nested") or {})
+        out.update(fl.get("name") for fl in f.get("fields") or [])
+        out.update(f.get("attrs") or {})
+        out.update(f.get("instance_attrs") or {})
+    return out
+
+
+def _renamed_to(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> str | None:
+    """A member the target class gained, close to the lost name (the likely rename)."""
+    if tprev.kind not in ("instance", "class") or ctx.baseline is None:
+        return None
+    tcls = tprev.cls if tprev.kind == "instance" else tprev.sym
+    bcls = bprev.cls if bprev.kind == "instance" else bprev.sym
+    if tcls is None or bcls is None:
+        return None
+    new = _members(ctx.target, tcls) - _members(ctx.baseline, bcls)
+    close = difflib.get_close_matches(name, sorted(new), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _failure(prev: Value, name: str) -> str:
+    if prev.kind == "module":
+        return f"AttributeError: module '{prev.sym.dotted}' has no attribute '{name}'"
+    if prev.kind == "class":
+        return f"AttributeError: type object '{prev.sym.dotted.rsplit('.', 1)[-1]}' has no attribute '{name}'"
+    if prev.kind == "instance":
+        return f"AttributeError: '{prev.cls.dotted.rsplit('.', 1)[-1]}' object has no attribute '{name}'"
+    return f"AttributeError: no attribute '{name}'"
+
+
+def _evidence(v: Value) -> Location | None:
+    if v.evidence and v.evidence[0]:
+        sym = v.sym.dotted if v.sym is not None else (f"{v.owner.dotted}" if v.owner is not None else None)
+        return Location(v.evidence[0], v.evidence[1] or 1, symbol=sym)
+    return None
+
+
+def _site(mod: dict, rec: dict, last: bool) -> Location:
+    site = site_of(mod, rec)
+    if not last:  # the record's column is the outermost name's; the missing one is earlier
+        return Location(site.path, site.line, snippet=site.snippet)
+    return site
+
+
+def _dead_module(ctx: CheckContext, mod: dict) -> bool:
+    """A consumer module whose unguarded imports already fail on the baseline never loads there:
+    what else it does is not drift."""
+    if ctx.baseline is None:
+        return False
+    key = mod.get("path")
+    cache = ctx.options.setdefault("_dead_modules", {})
+    if key not in cache:
+        cache[key] = any(not imp.get("guarded") and ctx.baseline.lookup(imp["target"]) is None
+                         and ctx.target.lookup(imp["target"]) is None
+                         for imp in mod.get("imports") or [])
+    return cache[key]
+
+
+@rule("DRIFT060", RuleKind.ATTRIBUTE_MISSING)
+def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer reads or calls on a target object that the target no longer has.
+
+    The object is typed from the consumer's own code: `self` in a subclass of a target class,
+    a parameter or variable annotated with a target type, what a target call returns, an
+    attribute a target `__init__` set on `self`. The baseline must have had the attribute (set on
+    `self`, declared, inherited or defined), and the target's class must be fully known (no
+    `__getattr__`, no base drift cannot see), so a missing name really is missing.
+    """
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod, rec, path, what in _typed_paths(ctx):
+        tv = ctx.target_paths.steps(path)
+        bv = ctx.baseline_paths.steps(path)
+        for k in range(1, len(path)):
+            if not path[k].startswith("."):
+                continue
+            t, b = tv[k], bv[k]
+            if t.kind != "missing" or not b.known or b.kind == "consumer":
+                continue
+            if bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module"):
+                break
+            name = path[k][1:]
+            if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
+                break  # `import a.b` then `a.b.f()`: the import's own finding says it
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            prev = tv[k - 1]
+            renamed = _renamed_to(ctx, prev, bv[k - 1], name)
+            owner = prev.describe()
+            last = k == len(path) - 1
+            yield Finding(
+                rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
+                severity=Severity.RISKY if _dead_module(ctx, mod) else Severity.BREAKING,
+                title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
+                consumer_site=_site(mod, rec, last),
+                target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
+                                                 evidence=((prev.cls or prev.sym).path, (prev.cls or prev.sym).line)))
+                                 if (prev.cls or prev.sym) is not None else None,),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=_failure(prev, name),
+                fix=(Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
+                         args={"old": name, "new": renamed} if what == "call" else {},
+                         manual_reason=None if what == "call" else "check the new attribute means the same")
+                     if renamed else
+                     Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
+                symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
+                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
+            )
+            break
+
+
+def _imported(mod: dict, dotted: str) -> bool:
+    return any(i["target"] == dotted or i["target"].startswith(dotted + ".") for i in mod.get("imports") or [])
+
+
+def _show(step: str) -> str:
+    if step.startswith(("sym:", "self:", "super:", "arg:")):
+        kind, _, ref = step.partition(":")
+        return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")
+    return step
+
+
+@rule("DRIFT061", RuleKind.ATTRIBUTE_RETYPED)
+def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer reads through now holds another kind of value, one without the
+    member the consumer uses: e.g. a `CpuGpuBuffer` (with `.np` and `.gpu`) became a plain tensor.
+    """
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod, rec, path, what in _typed_paths(ctx):
+        tv = ctx.target_paths.steps(path)
+        bv = ctx.baseline_paths.steps(path)
+        for k in range(2, len(path)):
+            if not path[k].startswith("."):
+                continue
+            tprev, bprev, b = tv[k - 1], bv[k - 1], bv[k]
+            if bprev.kind != "instance" or not b.known or b.kind == "consumer" or b.owner is None:
+                continue
+            retyped = (tprev.kind in ("external", "literal") and bool(tprev.name)) or \
+                      (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing"
+                       and tprev.cls.dotted != bprev.cls.dotted)
+            if not retyped or not path[k - 1].startswith("."):
+                continue
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            holder, name = path[k - 1][1:], path[k][1:]
+            now = tprev.describe() if tprev.kind == "instance" else tprev.name
+            was = bprev.describe()
+            ev = tv[k - 1]
+            yield Finding(
+                rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+                severity=Severity.RISKY if _dead_module(ctx, mod) else Severity.BREAKING,
+                title=f"`{holder}` is now {now}, not a `{was}`: `.{name}` is `{was}`'s",
+                consumer_site=_site(mod, rec, k == len(path) - 1),
+                target_evidence=(_evidence(ev),),
+                baseline_evidence=(_evidence(bprev) or _evidence(b),),
+                predicted_failure=(f"AttributeError: '{tprev.describe()}' object has no attribute '{name}'"
+                                   if tprev.kind == "instance" else
+                                   f"AttributeError: '{now}' has no attribute '{name}' (it is no longer a {was})"),
+                fix=Fix(f"use `{holder}` as {now}", manual_reason="the new type's API needs reading"),
+                symbol=f"{was}.{name}",
+            )
+            break
+
+
+def _sig(method: dict) -> list[list[Any]]:
+    return method.get("params") or []
+
+
+def _accepts(params: list[list[Any]], name: str) -> bool:
+    return any(p[0] == name and p[1] != "POSITIONAL_ONLY" for p in params) or any(p[1] == "VAR_KEYWORD" for p in params)
+
+
+def _positional_capacity(params: list[list[Any]]) -> int | None:
+    if any(p[1] == "VAR_POSITIONAL" for p in params):
+        return None
+    return sum(1 for p in params if p[1] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+
+
+def _consumer_classes(ctx: CheckContext) -> Iterator[tuple[str, dict, list[Symbol], list[Symbol]]]:
+    for ref, cls in ctx.consumer.classes.items():
+        tb = ctx.target_paths.target_bases(ref)
+        bb = ctx.baseline_paths.target_bases(ref) if ctx.baseline_paths else []
+        if tb or bb:
+            yield ref, cls, tb, bb
+
+
+def _lookup_method(index: PackageIndex, bases: list[Symbol], name: str) -> Symbol | None:
+    for base in bases:
+        for owner in index.mro(base):
+            m = (owner.facts.get("methods") or {}).get(name)
+            if m is not None:
+                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
+    return None
+
+
+def _module_of(ctx: CheckContext, cls: dict) -> dict:
+    return ctx.consumer.modules.get(cls["module"]) or {"path": cls.get("path") or "?"}
+
+
+def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
+                       tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
+    """The consumer's replacement of `tm` against how the target's base now declares it."""
+    tparams = ctx.target.params_of(tm.facts)
+    bparams = ctx.baseline.params_of(bm.facts) if (ctx.baseline is not None and bm is not None) else []
+    bnames = {p.name for p in bparams}
+    has_self = bool(sig) and sig[0][0] in ("self", "cls")
+    for p in tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams:
+        if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in bnames or _accepts(sig, p.name):
+            continue
+        if bm is None:
+            continue
+        cap = _positional_capacity(sig)
+        positional = p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+        if p.required:
+            severity, why = Severity.BREAKING, "required, so the target's callers pass it"
+        else:
+            severity, why = Severity.RISKY, "optional: breaks where the target's callers pass it"
+        if positional and cap is not None:
+            failure = (f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
+                       f"{cap + 1} were given")
+        else:
+            failure = f"TypeError: {label}() got an unexpected keyword argument '{p.name}'"
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=severity,
+            title=f"`{label}` ({how}) does not accept `{p.name}`, new in `{tm.dotted.rsplit('.', 2)[-2]}.{tm.name if hasattr(tm, 'name') else tm.dotted.rsplit('.', 1)[-1]}` ({why})",
+            consumer_site=where,
+            target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+            predicted_failure=failure,
+            fix=Fix(f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters",
+                    manual_reason="the override must decide what to do with the new argument"),
+            symbol=tm.dotted,
+        )
+    tn = {p.name for p in tparams}
+    for name, kind, has_default in sig[1:] if has_self else sig:
+        if kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or has_default or name in tn:
+            continue
+        if bm is None or name not in bnames:
+            continue
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{label}` ({how}) requires `{name}`, which `{tm.dotted.rsplit('.', 1)[-1]}` no longer takes",
+            consumer_site=where,
+            target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+            predicted_failure=f"TypeError: {label}() missing 1 required positional argument: '{name}'",
+            fix=Fix(f"give `{name}` a default in `{label}`", manual_reason="the value the target no longer passes"),
+            symbol=tm.dotted,
+        )
+
+
+@rule("DRIFT070", RuleKind.OVERRIDE_INCOMPATIBLE)
+def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override (subclass method, or a function patched over a target method) whose
+    parameters no longer match the target's declaration of that method: the target's callers
+    pass a new argument the override does not accept, or no longer pass one it requires."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        mod = _module_of(ctx, cls)
+        for name, m in (cls.get("methods") or {}).items():
+            if name.startswith("__") and name != "__call__":
+                continue
+            tm = _lookup_method(ctx.target, tb, name)
+            bm = _lookup_method(ctx.baseline, bb, name)
+            if tm is None or bm is None:
+                continue
+            where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
+            yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
+                                          tm=tm, bm=bm, how="override")
+    for mod, patch in _patches(ctx):
+        sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
+        if not sig:
+            continue
+        tv, bv = _patch_values(ctx, patch)
+        if tv is None or bv is None or tv.kind not in ("method", "unbound") or bv.kind not in ("method", "unbound"):
+            continue
+        where = Location(mod["path"], patch["value"].get("line") or patch["line"],
+                         symbol=patch["value"].get("function"))
+        yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
+                                      tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`")
+
+
+def _abstract(index: PackageIndex, bases: list[Symbol]) -> dict[str, Symbol]:
+    """Names whose first definition along the bases' MRO is abstract."""
+    first: dict[str, tuple[Symbol, bool]] = {}
+    for base in bases:
+        for owner in index.mro(base):
+            for name, m in (owner.facts.get("methods") or {}).items():
+                if name in first:
+                    continue
+                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
+                sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
+                first[name] = (sym, abstract)
+    return {n: s for n, (s, a) in first.items() if a}
+
+
+def _consumer_defines(ctx: CheckContext, ref: str, seen: set | None = None) -> set[str]:
+    """Every method the consumer class or its consumer bases define."""
+    seen = seen if seen is not None else set()
+    if ref in seen:
+        return set()
+    seen.add(ref)
+    cls = ctx.consumer.classes.get(ref) or {}
+    out = set(cls.get("methods") or {}) | set(cls.get("class_attrs") or {})
+    for b in cls.get("bases") or []:
+        if b and len(b) == 1 and b[0].startswith("sym:") and b[0][4:] in ctx.consumer.classes:
+            out |= _consumer_defines(ctx, b[0][4:], seen)
+    return out
+
+
+@rule("DRIFT071", RuleKind.ABSTRACT_ADDED)
+def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
+    """A target base class the consumer implements gained an abstract method the consumer's class
+    does not define: instantiating it raises before any of its code runs."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        if not tb:
+            continue
+        own = _consumer_defines(ctx, ref)
+        if any(any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
+               for m in (cls.get("methods") or {}).values()):
+            continue  # the consumer's class is abstract itself
+        new = _abstract(ctx.target, tb)
+        old = _abstract(ctx.baseline, bb) if bb else {}
+        missing = sorted(n for n in new if n not in own and n not in old)
+        if not missing:
+            continue
+        mod = _module_of(ctx, cls)
+        names = ", ".join(f"'{n}'" for n in missing)
+        first = new[missing[0]]
+        yield Finding(
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.BREAKING,
+            title=f"`{cls['qual']}` does not implement {plural(len(missing), 'new abstract method')} of "
+                  f"`{first.dotted.rsplit('.', 2)[-2]}`: {', '.join(missing)}",
+            consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
+            target_evidence=tuple(Location(new[n].path, new[n].line, symbol=new[n].dotted) for n in missing),
+            predicted_failure=(f"TypeError: Can't instantiate abstract class {cls['qual'].rsplit('.', 1)[-1]} with "
+                               f"abstract method{'s' if len(missing) > 1 else ''} {names}"),
+            fix=Fix(f"implement {', '.join(missing)} in `{cls['qual']}`",
+                    manual_reason="what the new method must do is the target's contract"),
+            symbol=first.dotted,
+        )
+
+
+def _still_called(ctx: CheckContext, name: str) -> bool:
+    """Whether any target function calls `.name(` on self (the derived index of self-calls)."""
+    calls = ctx.target.derived("self_call_names", _self_call_names)
+    return name in calls
+
+
+def _self_call_names(index: PackageIndex) -> list[str]:
+    out: set[str] = set()
+    for mod in index.modules.values():
+        for fn in (mod.get("functions") or {}).values():
+            out.update(((fn.get("behaviour") or {}).get("self_calls") or {}))
+        for c in (mod.get("classes") or {}).values():
+            for m in (c.get("methods") or {}).values():
+                out.update(((m.get("behaviour") or {}).get("self_calls") or {}))
+    return sorted(out)
+
+
+@rule("DRIFT072", RuleKind.HOOK_NOT_CALLED, Severity.RISKY)
+def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override of a target method that no longer exists in the target's base: nothing
+    calls it any more, so the behaviour it adds is silently gone."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        if not tb:
+            continue
+        mod = _module_of(ctx, cls)
+        for name, m in (cls.get("methods") or {}).items():
+            if name.startswith("__"):
+                continue
+            bm = _lookup_method(ctx.baseline, bb, name)
+            if bm is None or _lookup_method(ctx.target, tb, name) is not None:
+                continue
+            if ctx.consumer_calls_method("*", name) or _still_called(ctx, name):
+                continue
+            close = difflib.get_close_matches(name, sorted(set().union(*(_members(ctx.target, b) for b in tb))),
+                                              n=1, cutoff=0.75)
+            yield Finding(
+                rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+                title=f"`{cls['qual']}.{name}` overrides `{bm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target "
+                      f"no longer has" + (f" (`{close[0]}` is new)" if close else ""),
+                consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+                predicted_failure=None,
+                details="no error is raised: the override is simply never called",
+                fix=Fix(f"move the behaviour to {'`' + close[0] + '`' if close else 'the hook that replaced it'}",
+                        manual_reason="which hook replaced it needs reading the target"),
+                symbol=bm.dotted,
+            )
+
+
+def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
+    by_path = {m.get("path"): m for m in ctx.usage}
+    for mod in ctx.usage:
+        for p in mod.get("patches") or []:
+            yield mod, p
+    for p in ctx.consumer.helper_patches():
+        mod = next((m for m in ctx.usage for c in m.get("calls") or [] if c.get("line") == p["line"]
+                    and c.get("function") == p["function"] and c.get("args") is not None), None)
+        if mod is not None:
+            fn = (p.get("value") or {}).get("function_ref")
+            sig = _consumer_function_signature(ctx, fn) if fn else None
+            if sig:
+                p = dict(p, value={"function": fn.rsplit(".", 1)[-1], "signature": sig, "line": sig.get("line")})
+            yield by_path.get(mod.get("path"), mod), p
+
+
+def _consumer_function_signature(ctx: CheckContext, dotted: str) -> dict | None:
+    """The signature of a consumer module-level function (recorded where it may be patched in)."""
+    module, _, name = dotted.rpartition(".")
+    mod = ctx.consumer.modules.get(module) or {}
+    return (mod.get("functions") or {}).get(name)
+
+
+def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value | None]:
+    path = tuple(patch["path"]) + ("." + patch["name"],)
+    t = ctx.target_paths.value(path)
+    b = ctx.baseline_paths.value(path) if ctx.baseline_paths else None
+    return t, b
+
+
+@rule("DRIFT080", RuleKind.PATCH_TARGET_GONE, Severity.RISKY)
+def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
+    """A monkeypatch (`Target.name = fn`, `setattr(module, "name", fn)`, or a helper that does it)
+    of a name the target no longer has there: the assignment succeeds, adds a new attribute,
+    and the target never calls it. If the name lives elsewhere now, the finding says where."""
+    if ctx.baseline_paths is None:
+        return
+    for mod, patch in _patches(ctx):
+        t, b = _patch_values(ctx, patch)
+        if t is None or b is None or t.kind != "missing" or not b.known or b.kind == "consumer":
+            continue
+        owner = ctx.target_paths.value(tuple(patch["path"]))
+        if owner.kind not in ("class", "module"):
+            continue
+        name = patch["name"]
+        moved = [d for d in ctx.target.definitions_named(name)] if owner.kind == "module" else []
+        elsewhere = _classes_defining(ctx, name, owner) if owner.kind == "class" else []
+        where = moved[0] if moved else (elsewhere[0] if elsewhere else None)
+        yield Finding(
+            rule_id="DRIFT080", kind=RuleKind.PATCH_TARGET_GONE, severity=Severity.RISKY,
+            title=f"patch of `{owner.describe().rsplit('.', 1)[-1]}.{name}` replaces nothing: the target no longer "
+                  f"has it" + (f"; `{name}` is now in `{where.rsplit('.', 1)[0]}`" if where else ""),
+            consumer_site=Location(mod["path"], patch["line"], col=(patch.get("col") or 0) + 1,
+                                   symbol=f"{owner.describe()}.{name}"),
+            target_evidence=(Location(owner.sym.path, owner.sym.line, symbol=owner.sym.dotted),),
+            baseline_evidence=(_evidence(b),),
+            predicted_failure=None,
+            details="no error is raised: the patched behaviour silently does not apply",
+            fix=Fix(f"patch `{where}` instead" if where else f"find what replaced `{name}`",
+                    manual_reason="a patch must be re-targeted by hand"),
+            symbol=f"{owner.sym.dotted}.{name}",
+        )
+
+
+def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
+    """Target classes that now define `name` and share a base with the patched class."""
+    out = []
+    related = {s.dotted for s in ctx.target.mro(owner.sym)}
+    for cls in ctx.target.iter_classes():
+        if name in (cls.facts.get("methods") or {}):
+            mro = {s.dotted for s in ctx.target.mro(cls)}
+            if mro & related:
+                out.append(f"{cls.dotted}.{name}")
+    return out[:3]
+
+
+RULES = [attribute_missing, attribute_retyped, override_incompatible, abstract_added, hook_not_called,
+         patch_target_gone]

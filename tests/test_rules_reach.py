@@ -1,0 +1,228 @@
+"""Typed reach: attributes on objects typed from the consumer's own code, overrides, abstract
+methods, patches, saved originals and keywords through dicts (synthetic before/after pairs)."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by, src, write_tree
+
+RUNNER_BEFORE = """
+    class Buffer:
+        def __init__(self, n):
+            self.np = [0] * n
+            self.gpu = [0] * n
+
+    class Batch:
+        def __init__(self):
+            self.req_ids = []
+
+    class Runner:
+        def __init__(self, cfg):
+            self.cfg = cfg
+            self.input_batch = Batch()
+            self.input_ids = Buffer(4)
+            self.kv_caches = []
+
+        def execute_model(self, out, tensors=None):
+            return out
+
+        def load_model(self):
+            self.model = object()
+
+        def _dummy_run(self, num_tokens, skip=False):
+            return num_tokens
+
+        def old_hook(self):
+            return 1
+
+    def get_context() -> Runner:
+        return Runner(None)
+    """
+RUNNER_AFTER = """
+    import abc
+    import torch
+
+    class Batch:
+        def __init__(self):
+            self.request_ids = []
+
+    class Runner(abc.ABC):
+        def __init__(self, cfg):
+            self.cfg = cfg
+            self.input_batch = Batch()
+            self.input_ids = torch.zeros(4)
+            self.kv_caches = []
+
+        def execute_model(self, out, tensors=None, *, grammar):
+            return out
+
+        def load_model(self, load_config):
+            self.model = object()
+
+        def _dummy_run(self, num_tokens):
+            return num_tokens
+
+        @abc.abstractmethod
+        def sample_tokens(self, grammar):
+            ...
+
+    def make_tensor(n):
+        return [0] * n
+
+    def get_context() -> Runner:
+        return Runner(None)
+    """
+
+SUBCLASS = """
+    from gizmo.runner import Runner
+
+    class Mine(Runner):
+        def execute_model(self, out, tensors=None):
+            ids = self.input_batch.req_ids
+            first = self.input_ids.np[0]
+            return ids, first
+
+        def old_hook(self):
+            return 2
+    """
+
+
+def _case(consumer, expected, *, after=RUNNER_AFTER, before=RUNNER_BEFORE):
+    return Case("reach", {"gizmo/runner.py": before}, {"gizmo/runner.py": after},
+                {"app/main.py": consumer}, expected)
+
+
+def test_self_attributes_overrides_and_abstract_methods(tmp_path):
+    case = _case(SUBCLASS, [
+        ("DRIFT060", line_of(SUBCLASS, "self.input_batch.req_ids")),
+        ("DRIFT061", line_of(SUBCLASS, "self.input_ids.np")),
+        ("DRIFT070", line_of(SUBCLASS, "def execute_model")),
+        ("DRIFT071", line_of(SUBCLASS, "class Mine")),
+        ("DRIFT072", line_of(SUBCLASS, "def old_hook")),
+    ])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    missing = only(found, "DRIFT060")
+    assert missing.title.startswith("`Batch.req_ids` no longer exists; `request_ids` is new")
+    text = src(SUBCLASS).splitlines()[line_of(SUBCLASS, "req_ids") - 1]
+    assert missing.consumer_site.col == text.index("req_ids") + 1  # the attribute, not the statement
+    assert only(found, "DRIFT070").severity.value == "breaking"  # grammar is required: callers pass it
+    assert "sample_tokens" in only(found, "DRIFT071").predicted_failure
+
+
+def test_predicted_attribute_errors_are_pythons_own(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner
+
+        def ids(runner: Runner):
+            return runner.input_batch.req_ids
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "req_ids"))])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    runnable = RUNNER_AFTER.replace("(abc.ABC)", "").replace("import torch", "").replace("torch.zeros(4)", "[0] * 4")
+    after = write_tree(tmp_path / "real", {"gizmo/runner.py": runnable})
+    app = write_tree(tmp_path / "realapp", {"app/main.py": consumer})
+    real = raised_by([after, app], "app.main", "ids(Runner(None))")
+    assert only(found, "DRIFT060").predicted_failure == real
+
+
+def test_returned_objects_and_isinstance_narrowing(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner, get_context
+
+        def a():
+            return get_context().input_batch.req_ids
+
+        def b(obj):
+            if isinstance(obj, Runner):
+                return obj.input_batch.req_ids
+            return obj.input_batch.req_ids
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "get_context().input_batch")),
+                            ("DRIFT060", line_of(consumer, "return obj.input_batch.req_ids"))])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_patches_saved_originals_and_dict_keywords(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner
+
+        _orig = Runner.execute_model
+
+        def patched_load(self):
+            return None
+
+        def patched_run(self, out, tensors=None):
+            kw = {"num_tokens": 1}
+            kw["skip"] = True
+            self._dummy_run(**kw)
+            return _orig(self, out, tensors)
+
+        Runner.load_model = patched_load
+        Runner.execute_model = patched_run
+        setattr(Runner, "old_hook", patched_load)
+        """
+    case = _case(consumer, [
+        ("DRIFT010", line_of(consumer, 'kw["skip"]')),       # the key, where the keyword is written
+        ("DRIFT011", line_of(consumer, "return _orig(")),    # the saved original, called unbound
+        ("DRIFT070", line_of(consumer, "def patched_load")),  # load_config now passed by the target
+        ("DRIFT070", line_of(consumer, "def patched_run")),   # grammar
+        ("DRIFT080", line_of(consumer, "setattr(Runner")),
+    ])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    kw = only(found, "DRIFT010")
+    assert kw.predicted_failure == "TypeError: Runner._dummy_run() got an unexpected keyword argument 'skip'"
+
+
+def test_helper_that_patches_types_the_patched_function(tmp_path):
+    consumer_files = {
+        "app/util.py": """
+            def hijack(cls, name, fn):
+                setattr(cls, name, fn)
+            """,
+        "app/main.py": """
+            from gizmo.runner import Runner
+            from app.util import hijack
+
+            def load(self):
+                return self.input_batch.req_ids
+
+            hijack(Runner, "load_model", load)
+            """,
+    }
+    case = Case("helper", {"gizmo/runner.py": RUNNER_BEFORE}, {"gizmo/runner.py": RUNNER_AFTER}, consumer_files)
+    found = findings_of(tmp_path, case)
+    main = consumer_files["app/main.py"]
+    assert_findings(found, [("DRIFT060", line_of(main, "req_ids")), ("DRIFT070", line_of(main, "def load"))])
+
+
+def test_unknown_bases_and_dynamic_classes_are_not_guessed(tmp_path):
+    before = RUNNER_BEFORE + """
+    class Dyn:
+        def __getattr__(self, name):
+            return 1
+    """
+    after = RUNNER_AFTER + """
+    import torch
+
+    class Dyn:
+        def __getattr__(self, name):
+            return 1
+
+    class Ext(torch.nn.Module):
+        pass
+    """
+    consumer = """
+        from gizmo.runner import Dyn, Ext
+
+        def f(d: Dyn, e: Ext):
+            return d.anything, e.weight
+        """
+    case = _case(consumer, [], before=before, after=after)
+    assert_findings(findings_of(tmp_path, case), [])
+
+
+def test_unchanged_target_is_clean(tmp_path):
+    case = _case(SUBCLASS, [], after=RUNNER_BEFORE)
+    assert_findings(findings_of(tmp_path, case), [])
