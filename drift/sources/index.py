@@ -123,8 +123,11 @@ class Index:
 
     def resolve(self, req: Requirement) -> Resolved:
         """The file pip would pick for `req` here (wheel for this interpreter, else sdist)."""
+        pre = bool(req.specifier.prereleases)  # as pip: pre-releases only when named, or when nothing else fits
         try:
-            match = self.finder.find_best_match(req)
+            match = self.finder.find_best_match(req, allow_prereleases=pre)
+            if match.best is None and not pre:
+                match = self.finder.find_best_match(req, allow_prereleases=True)
         except httpx2.HTTPError as exc:
             raise IndexUnreachable(f"cannot read the package index while looking for {req}: {exc}") from None
         if match.best is None:

@@ -1,0 +1,160 @@
+"""The resolver against PEP 503 and PEP 691 simple indexes served locally, as pip's settings name them.
+
+Covers index-url and extra-index-url from the environment and from a pip.conf, credentials in
+the URL and from netrc, and the three distinct failures: an index that does not answer, a
+project no index has, and no release matching the requirement.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+from packaging.requirements import Requirement
+
+from drift import exitcodes
+from drift.fetch import fetch_sources, index_versions, newest_release
+from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
+from drift.sources.index import open_index
+from drift.sources.pipconfig import _items_from_cli, _items_from_pip, layered, pip_settings
+from tests.fetch_fixtures import IndexServer, build_wheel, isolated_pip, running
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory):
+    dist = tmp_path_factory.mktemp("dists")
+    return [build_wheel(dist, version=v, native_mb=1) for v in ("1.0", "1.1", "2.0rc1")]
+
+
+@pytest.mark.parametrize("api", ["html", "json"])
+def test_resolve_and_list_versions(api, wheels, monkeypatch) -> None:
+    with running(IndexServer(api=api)) as srv:
+        for w in wheels:
+            srv.add(w)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        with open_index() as index:
+            res = index.resolve(Requirement("demo-pkg==1.0"))
+            assert (res.name, res.version, res.filename) == ("demo-pkg", "1.0", "demo_pkg-1.0-py3-none-any.whl")
+            assert res.url == f"{srv.url}/files/demo_pkg-1.0-py3-none-any.whl"
+            assert res.hashes["sha256"] == __import__("hashlib").sha256(wheels[0].read_bytes()).hexdigest()
+            assert index.resolve(Requirement("demo-pkg")).version == "1.1"  # no pre-release unless asked
+            assert index.resolve(Requirement("demo-pkg>=2.0rc1")).version == "2.0rc1"
+        assert index_versions("demo-pkg") == ["2.0rc1", "1.1", "1.0"]
+        assert newest_release("demo-pkg") == "1.1"
+        pages = [s for s in srv.log if s.path.startswith("/simple/")]
+        assert pages and all(s.status == 200 for s in pages)
+
+
+def test_extra_index_url_is_searched(wheels, monkeypatch) -> None:
+    with running(IndexServer()) as empty, running(IndexServer(api="json")) as extra:
+        extra.add(wheels[1])
+        isolated_pip(monkeypatch, index_url=empty.simple, extra_index_url=extra.simple)
+        assert newest_release("demo-pkg") == "1.1"
+        assert any(s.path == "/simple/demo-pkg/" and s.status == 404 for s in empty.log)
+        assert any(s.path == "/simple/demo-pkg/" and s.status == 200 for s in extra.log)
+
+
+def test_pip_conf_sections_and_environment_layer_as_in_pip(wheels, tmp_path, monkeypatch) -> None:
+    with running(IndexServer()) as first, running(IndexServer()) as second:
+        second.add(wheels[0])
+        conf = tmp_path / "pip.conf"
+        conf.write_text(f"[global]\nindex-url = {first.simple}\ntimeout = 7\n"
+                        f"[download]\nextra-index-url = {second.simple}\n")
+        isolated_pip(monkeypatch)
+        monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+        settings = pip_settings()
+        assert settings.index_url == first.simple and settings.extra_index_urls == (second.simple,)
+        assert settings.timeout == 7.0
+        # what pip's own CLI lists is what drift read in-process
+        assert layered(_items_from_cli()) == layered(_items_from_pip())
+        assert newest_release("demo-pkg") == "1.0"
+        monkeypatch.setenv("PIP_EXTRA_INDEX_URL", first.simple)  # the environment wins over the file
+        assert pip_settings().extra_index_urls == (first.simple,)
+        with pytest.raises(ProjectNotFound):
+            newest_release("demo-pkg")
+
+
+def test_credentials_in_the_index_url(wheels, tmp_path, monkeypatch) -> None:
+    with running(IndexServer(auth=("alice", "s3cret"))) as srv:
+        srv.add(wheels[0])
+        isolated_pip(monkeypatch, index_url=f"http://alice:s3cret@127.0.0.1:{srv.port}/simple/")
+        monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+        src = fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache")
+        assert src.how == "range"
+        # the file host is the index host: the range reads carried the credentials too
+        assert all(s.status == 206 for s in srv.sent_for(wheels[0].name))
+
+
+def test_credentials_from_netrc(wheels, tmp_path, monkeypatch) -> None:
+    with running(IndexServer(auth=("bob", "hunter2"))) as srv:
+        srv.add(wheels[0])
+        netrc = tmp_path / "netrc"
+        netrc.write_text("machine 127.0.0.1 login bob password hunter2\n")
+        netrc.chmod(0o600)
+        monkeypatch.setenv("NETRC", str(netrc))
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        src = fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache")
+        assert src.how == "range" and (src.root / "demo_pkg" / "core.py").exists()
+        assert srv.log and all(s.status in (200, 206) for s in srv.log)  # every request carried bob's entry
+        monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))  # the same fetch without it is refused
+        with pytest.raises(IndexUnreachable, match="401"):
+            fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache2")
+
+
+def test_refused_credentials_are_not_a_missing_project(wheels, tmp_path, monkeypatch) -> None:
+    with running(IndexServer(auth=("bob", "hunter2"))) as srv:
+        srv.add(wheels[0])
+        monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+        isolated_pip(monkeypatch, index_url=f"http://bob:wrong@127.0.0.1:{srv.port}/simple/")
+        with pytest.raises(IndexUnreachable) as err:
+            fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache")
+        assert "401" in str(err.value) and "wrong" not in str(err.value)
+        assert err.value.exit_code == exitcodes.UNREACHABLE
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_three_failures_are_told_apart(wheels, tmp_path, monkeypatch) -> None:
+    isolated_pip(monkeypatch, index_url=f"http://127.0.0.1:{_closed_port()}/simple/")
+    with pytest.raises(IndexUnreachable) as down:
+        fetch_sources("demo-pkg==1.0", cache=tmp_path)
+    assert "cannot read the package index" in str(down.value)
+    with pytest.raises(IndexUnreachable):
+        index_versions("demo-pkg")
+
+    with running(IndexServer()) as srv:
+        srv.add(wheels[0])
+        srv.add(wheels[1])
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        with pytest.raises(ProjectNotFound) as missing:
+            fetch_sources("no-such-project==1.0", cache=tmp_path)
+        assert "no project named 'no-such-project'" in str(missing.value)
+        with pytest.raises(NoMatchingRelease) as nomatch:
+            fetch_sources("demo-pkg==9.9", cache=tmp_path)
+        assert str(nomatch.value) == "no release matches demo-pkg==9.9; newest versions: 1.1, 1.0"
+        for err in (missing.value, nomatch.value):
+            assert isinstance(err, FetchError) and err.exit_code == exitcodes.USAGE
+
+
+def test_cli_reports_each_failure_in_one_line(wheels, tmp_path, monkeypatch) -> None:
+    with running(IndexServer()) as srv:
+        srv.add(wheels[0])
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+        for spec, code, text in (("demo-pkg==7", exitcodes.USAGE, "no release matches demo-pkg==7"),
+                                 ("nope-pkg==1", exitcodes.USAGE, "no project named 'nope-pkg'")):
+            proc = subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", "snapshot", spec,
+                                   "--summary"], capture_output=True, text=True, timeout=120)
+            assert proc.returncode == code, proc.stderr
+            assert proc.stderr.strip().splitlines()[-1].startswith("drift: error: ") and text in proc.stderr
+            assert "Traceback" not in proc.stderr
+    isolated_pip(monkeypatch, index_url=f"http://127.0.0.1:{_closed_port()}/simple/")
+    proc = subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", "snapshot", "demo-pkg==1.0",
+                           "--summary"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == exitcodes.UNREACHABLE and "cannot read the package index" in proc.stderr
