@@ -20,6 +20,7 @@ import signal
 from . import cache as _cache
 from .ast_facts import empty_module, module_facts
 from .distinfo import dist_for
+from .guard import guarded
 from .locate import module_name, walk_tree
 
 MAX_FILE_BYTES = 5_000_000
@@ -193,10 +194,19 @@ def _read(path, size, limit):
 
 
 def _parse_one(job):
+    """Facts of one file; a file too deep to walk becomes a module with its error, never a
+    crash of the worker or the probe (probes.guard)."""
     name, rel, sha, source = job[:4]
     if sha is None:
         sha = hashlib.sha256(source).hexdigest()
-    return module_facts(source, module=name, path=rel, sha256=sha)
+    facts, why = guarded(module_facts, source, module=name, path=rel, sha256=sha, retry_if=_recursed)
+    if facts is None:
+        facts = empty_module(rel, sha256=sha, is_package=rel.endswith("__init__.py"), error=why)
+    return facts
+
+
+def _recursed(facts):
+    return str(facts.get("error") or "").startswith("RecursionError")
 
 
 def _parse_all(jobs, *, workers):

@@ -1,7 +1,9 @@
 """The consumer side of a probe run: usage facts of every module that imports the target.
 
 Cheap by design: a file that does not mention a target prefix is not parsed, and with a cache
-dir, a file whose size and mtime are unchanged since the last run is not even read.
+dir, a file whose size and mtime are unchanged since the last run is not even read. Each file
+is decoded by its own coding cookie and extracted under probes.guard, so one file that cannot
+be walked is reported as skipped instead of taking the probe (and the host's scan) down.
 """
 
 import hashlib
@@ -11,6 +13,7 @@ import sys
 import tempfile
 
 from .distinfo import dist_for
+from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
@@ -41,6 +44,24 @@ def _save(path, data):
         os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written is only a slower next run
+
+
+def _skipped(rel, why):
+    return {"module": module_name(rel), "path": rel, "error": why,
+            "imports": [], "calls": [], "binds": [], "subclasses": []}
+
+
+def _usage_of(data, rel, prefixes):
+    """Usage facts of one file, or a record saying why it was skipped: a hostile or generated
+    file (too deep to walk, an unknown coding cookie) is noted and the scan goes on."""
+    text, why = decode_source(data)
+    if text is None:
+        return _skipped(rel, why)
+    facts, why = guarded(usage_facts, text, module=module_name(rel), path=rel, prefixes=prefixes,
+                         is_package=rel.endswith("__init__.py"))
+    if facts is None:
+        return _skipped(rel, why)
+    return facts
 
 
 def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000, cache_dir=None):
