@@ -21,6 +21,9 @@ import yaml
 
 __all__ = ["Inventory", "InventoryError", "InventoryHost", "load_inventory", "parse_inventory", "select_hosts"]
 
+MAX_HOSTS = 50_000  # more than any fleet drift is meant for; a typo'd range stops here
+MAX_YAML_NODES = 1_000_000  # YAML nodes once aliases are expanded (a 1 KB alias bomb is billions)
+MAX_INVENTORY_BYTES = 16 * 1024 * 1024
 _RANGE = re.compile(r"\[([0-9a-zA-Z]+):([0-9a-zA-Z]+)(?::(\d+))?\]")
 _SECTION = re.compile(r"^\[([^\]:\s]+)(?::(vars|children))?\]\s*$")
 
@@ -67,23 +70,54 @@ class Inventory:
 # ------------------------------------------------------------------------------ host ranges
 
 
+def _range_values(start: str, end: str, step: int, pattern: str, where: str) -> range | list[str]:
+    if step < 1:
+        raise InventoryError(f"{where}host range step must be at least 1 in {pattern!r}")
+    if start.isdigit() and end.isdigit():
+        return range(int(start), int(end) + 1, step)
+    if len(start) == 1 and len(end) == 1 and start.isalpha() and end.isalpha():
+        return [chr(c) for c in range(ord(start), ord(end) + 1, step)]
+    raise InventoryError(f"{where}bad host range [{start}:{end}] in {pattern!r}")
+
+
+def range_count(pattern: str, *, where: str = "") -> int:
+    """How many names ``pattern`` expands to, computed without expanding it."""
+    total, rest = 1, pattern
+    while True:
+        m = _RANGE.search(rest)
+        if not m:
+            return total
+        start, end, step = m.group(1), m.group(2), int(m.group(3) or 1)
+        total *= len(_range_values(start, end, step, pattern, where))
+        if total > MAX_HOSTS:
+            return total
+        rest = rest[m.end():]
+
+
 def expand_host_pattern(pattern: str, *, where: str = "") -> list[str]:
-    """Expand Ansible ranges: ``web[01:03]`` -> web01..web03, ``db-[a:c]``, ``[1:9:2]``."""
+    """Expand Ansible ranges: ``web[01:03]`` -> web01..web03, ``db-[a:c]``, ``[1:9:2]``.
+
+    The count is checked before anything is built: ``h[1:100000000]`` is an error, not 100
+    million strings."""
+    count = range_count(pattern, where=where)
+    if count > MAX_HOSTS:
+        raise InventoryError(f"{where}{pattern!r} expands to {count:,}+ hosts; drift takes at most {MAX_HOSTS:,}")
+    return _expand(pattern, where)
+
+
+def _expand(pattern: str, where: str) -> list[str]:
     m = _RANGE.search(pattern)
     if not m:
         return [pattern]
     start, end, step = m.group(1), m.group(2), int(m.group(3) or 1)
     head, tail = pattern[: m.start()], pattern[m.end() :]
-    if start.isdigit() and end.isdigit():
+    values = _range_values(start, end, step, pattern, where)
+    if isinstance(values, range):
         width = len(start) if start.startswith("0") and len(start) > 1 else 0
-        values = [str(i).zfill(width) for i in range(int(start), int(end) + 1, step)]
-    elif len(start) == 1 and len(end) == 1 and start.isalpha() and end.isalpha():
-        values = [chr(c) for c in range(ord(start), ord(end) + 1, step)]
-    else:
-        raise InventoryError(f"{where}bad host range [{start}:{end}] in {pattern!r}")
+        values = [str(i).zfill(width) for i in values]
     if not values:
         raise InventoryError(f"{where}empty host range in {pattern!r}")
-    return [h for v in values for h in expand_host_pattern(head + v + tail, where=where)]
+    return [h for v in values for h in _expand(head + v + tail, where)]
 
 
 # ------------------------------------------------------------------------------ parsers
@@ -159,11 +193,32 @@ def _parse_ini(text: str, source: str) -> dict[str, _Group]:
     return groups
 
 
+def _expanded_nodes(node: Any, memo: dict[int, int]) -> int:
+    """YAML nodes with every alias expanded, counted over the shared node graph (no expansion)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = 1  # an alias cycle counts once rather than recursing forever
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_nodes(n, memo) for n in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_nodes(k, memo) + _expanded_nodes(v, memo) for k, v in node.value)
+    memo[key] = min(size, MAX_YAML_NODES + 1)
+    return memo[key]
+
+
 def _parse_yaml(text: str, source: str) -> dict[str, _Group]:
     try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is not None and _expanded_nodes(root, {}) > MAX_YAML_NODES:
+            raise InventoryError(f"{source}: YAML aliases expand to more than {MAX_YAML_NODES:,} nodes "
+                                 "(an alias bomb?); refusing to read it")
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise InventoryError(f"{source}: invalid YAML: {exc}") from None
+    except RecursionError:
+        raise InventoryError(f"{source}: YAML nested too deeply to read") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -258,6 +313,8 @@ def _build(groups: dict[str, _Group], source: str) -> Inventory:
         for host, hv in group.hosts.items():
             direct.setdefault(host, set()).add(group.name)
             host_vars.setdefault(host, {}).update(hv)
+    if len(direct) > MAX_HOSTS:
+        raise InventoryError(f"{source}: {len(direct):,} hosts; drift takes at most {MAX_HOSTS:,}")
     hosts: list[InventoryHost] = []
     members: dict[str, list[str]] = {name: [] for name in groups}
     for host in direct:
@@ -325,6 +382,8 @@ def load_inventory(path_or_hosts: str) -> Inventory:
     if path.is_dir():
         raise InventoryError(f"inventory directories are not supported, give a file: {path_or_hosts}")
     try:
+        if path.stat().st_size > MAX_INVENTORY_BYTES:
+            raise InventoryError(f"inventory {path_or_hosts} is larger than {MAX_INVENTORY_BYTES // 2**20} MB")
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         raise InventoryError(f"cannot read inventory {path_or_hosts}: {exc}") from None
