@@ -569,3 +569,63 @@ def test_factory_value_for_a_class_with_an_explicit_init(tmp_path):
                 {"app/main.py": DC_CALL_NAME}, [("DRIFT011", "`Options` now requires `strict`")])
     f = only(findings_of(tmp_path, case), "DRIFT011")
     assert f.fix.args == {"callee": "Options", "keyword": "strict", "value": "False"}
+
+
+# -- DRIFT013: a parameter inserted before a positional argument ---------------------------------
+
+def _shift(before: str, after: str, call: str) -> Case:
+    return Case("shift", {"gizmo/core.py": before}, {"gizmo/core.py": after},
+                {"app/main.py": f"from gizmo.core import make\n\ndef main():\n    return {call}\n"})
+
+
+SHIFT_CASES = [
+    # optional parameter inserted mid-signature: runs, with 2 and 3 in the wrong parameters
+    ("optional-inserted", _shift("def make(a, b=0, c=0):\n    return a\n",
+                                 "def make(a, flag=False, b=0, c=0):\n    return a\n", "make(1, 2, 3)"),
+     [("DRIFT013", 4)], "risky"),
+    # a required parameter pushed past the last positional argument: TypeError
+    ("required-displaced", _shift("def make(a, b):\n    return a\n",
+                                  "def make(a, c, b):\n    return a\n", "make(1, 2)"),
+     [("DRIFT013", 4)], "breaking"),
+    # a keyword-only parameter became positional before the argument the consumer also names
+    ("multiple-values", _shift("def make(a, b=0, *, k=1):\n    return a\n",
+                               "def make(a, k=1, b=0):\n    return a\n", "make(1, 2, k=3)"),
+     [("DRIFT013", 4)], "breaking"),
+    # annotations disagree: a str now goes into a bool
+    ("types-disagree", _shift("def make(a: int, b: str = ''):\n    return a\n",
+                              "def make(a: int, flag: bool = False, b: str = ''):\n    return a\n", "make(1, 'x')"),
+     [("DRIFT013", 4)], "breaking"),
+    # not shifted: appended, renamed in place, arguments before the insertion, keywords only
+    ("appended", _shift("def make(a, b=0):\n    return a\n", "def make(a, b=0, c=None):\n    return a\n",
+                        "make(1, 2)"), [], None),
+    ("renamed-in-place", _shift("def make(a, b=0):\n    return a\n", "def make(a, width=0):\n    return a\n",
+                                "make(1, 2)"), [], None),
+    ("before-insertion", _shift("def make(a, b=0):\n    return a\n", "def make(a, new=None, b=0):\n    return a\n",
+                                "make(1)"), [], None),
+    ("keywords", _shift("def make(a, b=0):\n    return a\n", "def make(a, new=None, b=0):\n    return a\n",
+                        "make(a=1, b=2)"), [], None),
+]
+
+
+@pytest.mark.parametrize("case,expected,severity", [s[1:] for s in SHIFT_CASES], ids=[s[0] for s in SHIFT_CASES])
+def test_positional_shift(tmp_path, case, expected, severity):
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, expected)
+    if severity:
+        assert only(findings, "DRIFT013").severity.value == severity
+
+
+def test_positional_shift_says_which_argument_binds_what(tmp_path):
+    f = only(findings_of(tmp_path, SHIFT_CASES[0][1]), "DRIFT013")
+    assert f.title == "`make`: positional argument 2 was `b`, now binds `flag` (flag inserted before it)"
+    assert f.details == "argument 2 (b) now binds flag, argument 3 (c) now binds b"
+    assert f.predicted_failure is None and f.kind.name == "POSITIONAL_SHIFT"
+    typed = only(findings_of(tmp_path / "typed", SHIFT_CASES[3][1]), "DRIFT013")
+    assert "`b: str` is passed as `flag: bool`" in typed.details
+
+
+@pytest.mark.parametrize("cid", ["required-displaced", "multiple-values"])
+def test_positional_shift_predicts_what_python_raises(tmp_path, cid):
+    case = next(s[1] for s in SHIFT_CASES if s[0] == cid)
+    f = only(findings_of(tmp_path, case), "DRIFT013")
+    assert f.predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")

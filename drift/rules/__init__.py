@@ -6,13 +6,14 @@ from drift.rules.imports import import_removed
 from drift.rules.protocol import two_phase_protocol
 from drift.rules.reach import RULES as REACH_RULES
 from drift.rules.shape import return_shape
-from drift.rules.signature import keyword_removed, positional_arity, required_added
+from drift.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
 
 GENERIC_RULES = [
     import_removed,
     keyword_removed,
     required_added,
     positional_arity,
+    positional_shift,
     two_phase_protocol,
     return_shape,
     method_vanished,

@@ -138,3 +138,99 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
             fix=Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
             symbol=rc.dotted,
         )
+
+
+def _positional_slots(params) -> list:
+    return [p for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+
+
+def _quoted_list(names: list[str]) -> str:
+    """Python's own list in a `missing N required ... arguments` message."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+def _type_names(annotation: str | None) -> set[str] | None:
+    """The type names an annotation admits (None when it admits anything or is absent)."""
+    if not annotation:
+        return None
+    from drift.diff.annotations import normalise
+
+    text = normalise(annotation) or annotation
+    names = {n for n in text.replace("[", " ").replace("]", " ").replace("|", " ").replace(",", " ").split()}
+    names.discard("None")
+    if not names or names & {"Any", "object", "typing.Any"} or any(len(n) == 1 and n.isupper() for n in names):
+        return None  # Any, object or a TypeVar: every value fits
+    return {n.rsplit(".", 1)[-1] for n in names}
+
+
+@rule("DRIFT013", RuleKind.POSITIONAL_SHIFT)
+def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
+    """A positional argument that now lands on a different parameter: the target inserted a
+    parameter (even an optional one) at or before its position, so `f(a, b, c)` written for
+    `f(a, b, c)` passes `c`'s value as the new parameter of `f(a, new=None, b, c)`.
+
+    Breaking when Python rejects the call (a displaced required parameter is now missing, or a
+    parameter is given positionally and by keyword) or when the annotations of the parameter the
+    value was written for and the one it now binds share no type; risky otherwise (the call runs,
+    with the values in the wrong parameters).
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or rc.baseline_params is None or rc.rec["star_args"]:
+            continue
+        n = rc.rec["positional"]
+        slots, base_slots = _positional_slots(rc.target_params), _positional_slots(rc.baseline_params)
+        base_names = {p.name for p in rc.baseline_params}
+        base_slot_names = {p.name for p in base_slots}
+        target_names = {p.name for p in rc.target_params}
+        shifted = []
+        for i in range(min(n, len(slots), len(base_slots))):
+            was, now = base_slots[i], slots[i]
+            if was.name == now.name or (was.name not in target_names and now.name not in base_names):
+                continue  # same parameter, or renamed in place: the value still lands where it did
+            if any(p.name not in base_slot_names for p in slots[: i + 1]):
+                shifted.append((i, was, now))  # a parameter new to the positional slots before it
+        if not shifted:
+            continue
+        i, was, now = shifted[0]
+        bound = {p.name for p in slots[:n]}
+        keywords = set(rc.rec["keywords"])
+        twice = sorted(bound & keywords)
+        covered = bound | keywords
+        displaced = {b.name for b in base_slots[:n] if b.required}
+        missing = [p for p in rc.target_params if p.required and p.name not in covered and p.name in displaced]
+        # Python reports missing positional parameters first, keyword-only ones only when none is
+        missing_pos = [p.name for p in missing if p.kind != "KEYWORD_ONLY"]
+        missing_names = missing_pos or [p.name for p in missing]
+        failure = details = None
+        if twice:
+            failure = f"TypeError: {error_call_name(rc)} got multiple values for argument '{twice[0]}'"
+        elif missing_names and not rc.rec["star_kwargs"]:
+            where = "positional" if missing_pos else "keyword-only"
+            failure = (f"TypeError: {error_call_name(rc)} missing {len(missing_names)} required {where} "
+                       f"argument{'s' if len(missing_names) > 1 else ''}: {_quoted_list(missing_names)}")
+        else:
+            wrote, lands = _type_names(was.annotation), _type_names(now.annotation)
+            if wrote is not None and lands is not None and not wrote & lands:
+                details = (f"the value written for `{was.name}: {was.annotation}` is passed as "
+                           f"`{now.name}: {now.annotation}`; Python does not check it at the call")
+        moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
+        inserted = [p.name for p in slots[: shifted[-1][0] + 1] if p.name not in base_slot_names]
+        yield Finding(
+            rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
+            severity=Severity.BREAKING if failure or details else Severity.RISKY,
+            title=f"`{rc.label}`: positional argument {i + 1} was `{was.name}`, now binds `{now.name}` "
+                  f"({', '.join(inserted)} inserted before it)",
+            consumer_site=rc.site,
+            target_evidence=(ctx.evidence(rc.target_params_at),),
+            baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+            predicted_failure=failure,
+            details=details or moves,
+            fix=Fix(f"pass `{was.name}` and the arguments after it by keyword",
+                    manual_reason="the values must be matched to parameter names by a human"),
+            symbol=rc.dotted,
+        )
