@@ -192,9 +192,21 @@ class PackageIndex:
             stack = bases + stack
         return seen
 
+    def is_typeddict(self, cls: Symbol) -> bool:
+        """A TypedDict (or a subclass of one): at run time a plain dict, whatever keys it is given."""
+        for owner in self.mro(cls):
+            if owner.facts.get("kind") == "typeddict":
+                return True
+            if any(b.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "TypedDict" for b in owner.facts.get("bases") or []):
+                return True
+        return False
+
     def is_dataclass_like(self, cls: Symbol) -> bool:
         if cls.facts.get("kind") in ("dataclass", "pydantic", "namedtuple", "typeddict"):
             return True
+        for owner in self.mro(cls)[1:]:  # fields of a pydantic model's subclass are fields too
+            if owner.facts.get("kind") in ("pydantic", "namedtuple", "typeddict"):
+                return True
         for base in cls.facts.get("bases") or []:
             if self.dotted_in(cls.module, base.split("[", 1)[0]) in FIELD_BASES:
                 return True

@@ -12,7 +12,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.5"
+FACTS_VERSION = "1.6"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -65,7 +65,32 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
     out = empty_module(path, sha256=sha256, is_package=is_package, error=None)
     package = module if is_package else module.rpartition(".")[0]
     _Module(SourceText(source), package, out).body(tree.body, type_checking=False)
+    if "__getattr__" in out["functions"]:
+        out["getattr_names"] = _getattr_names(tree)
     return out
+
+
+def _getattr_names(tree):
+    """Names a PEP 562 module `__getattr__` may still answer: the strings it compares or looks
+    up, and the keys of module-level dicts it reads (vLLM keeps deprecation maps that way)."""
+    fn = next((n for n in tree.body if type(n) in _FUNCS and n.name == "__getattr__"), None)
+    if fn is None:
+        return []
+    dicts = {}
+    for st in tree.body:
+        if type(st) in (ast.Assign, ast.AnnAssign) and type(st.value) is ast.Dict:
+            targets = st.targets if type(st) is ast.Assign else [st.target]
+            keys = [k.value for k in st.value.keys if type(k) is ast.Constant and isinstance(k.value, str)]
+            for t in targets:
+                if type(t) is ast.Name:
+                    dicts[t.id] = keys
+    names = set()
+    for node in ast.walk(fn):
+        if type(node) is ast.Constant and isinstance(node.value, str) and node.value.isidentifier():
+            names.add(node.value)
+        elif type(node) is ast.Name and node.id in dicts:
+            names.update(dicts[node.id])
+    return sorted(names)
 
 
 def _reencode(source: bytes) -> bytes:

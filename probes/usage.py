@@ -64,10 +64,18 @@ class _Imports(ast.NodeVisitor):
                                                                              "Exception"))
                       for h in node.handlers)
         self.guarded += catches
+        start = len(self.records)
         for st in node.body:
             self.visit(st)
         self.guarded -= catches
-        for part in node.handlers + node.orelse + node.finalbody:
+        tried = [r["target"] for r in self.records[start:]]
+        for h in node.handlers:
+            first = len(self.records)
+            self.visit(h)
+            if catches and tried:  # a fallback: it runs only when an import above failed
+                for r in self.records[first:]:
+                    r["fallback_for"] = tried
+        for part in node.orelse + node.finalbody:
             self.visit(part)
 
     visit_TryStar = visit_Try
@@ -82,8 +90,10 @@ class _Imports(ast.NodeVisitor):
         for st in node.orelse:
             self.visit(st)
 
-    def _record(self, local, target, line, statement="from"):
+    def _record(self, local, target, line, statement="from", col=None):
         rec = {"local": local, "target": target, "line": line, "statement": statement}
+        if col is not None:
+            rec["col"] = col
         if self.guarded:
             rec["guarded"] = True
         self.records.append(rec)
@@ -97,7 +107,8 @@ class _Imports(ast.NodeVisitor):
             target = alias.name if alias.asname else alias.name.split(".")[0]
             if self._keep(alias.name):
                 self.bindings[local] = target
-                self._record(local, alias.name, node.lineno, "import")
+                self._record(local, alias.name, getattr(alias, "lineno", node.lineno), "import",
+                             getattr(alias, "col_offset", None))
 
     def visit_ImportFrom(self, node):
         mod = node.module or ""
@@ -110,7 +121,9 @@ class _Imports(ast.NodeVisitor):
             if self._keep(target):
                 local = alias.asname or alias.name
                 self.bindings[local] = target
-                self._record(local, target, node.lineno)
+                # each imported name where it is written (3.10+ ASTs place aliases)
+                self._record(local, target, getattr(alias, "lineno", node.lineno), "from",
+                             getattr(alias, "col_offset", None))
 
 
 def _functions(tree):

@@ -143,6 +143,8 @@ class CheckContext:
         if index is None or sym is None:
             return None, None
         if sym.kind == "class":
+            if index.is_typeddict(sym):
+                return None, None  # a TypedDict call builds a dict: no keyword is checked at run time
             params, at = index.constructor(sym)
             return params, at
         if sym.kind == "method":
@@ -174,6 +176,8 @@ def _callable(index: PackageIndex | None, v: Value | None):
         return None, None, None, False
     sym = v.sym
     if v.kind == "class":
+        if index.is_typeddict(sym):
+            return None, None, None, False  # a TypedDict call builds a dict: nothing is checked at run time
         params, at = index.constructor(sym)
         return sym, params, at, True
     if v.kind == "method":  # bound: self is supplied by Python

@@ -19,6 +19,8 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     for mod, imp in ctx.iter_imports():
         if imp.get("guarded"):
             continue  # inside try/except ImportError or `if TYPE_CHECKING:`: never fails at run time
+        if imp.get("fallback_for") and all(ctx.target.lookup(t) is not None for t in imp["fallback_for"]):
+            continue  # an `except ImportError:` fallback that never runs: the imports it backs up resolve
         target = imp["target"]
         if ctx.target.lookup(target) is not None:
             continue
@@ -27,9 +29,12 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue  # never resolved in the baseline either: not drift (maybe a C extension)
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
-        elsewhere = [d for d in ctx.target.definitions_named(name) if d != target]
-        moved = elsewhere[0] if len(elsewhere) >= 1 else None
+        shim = _getattr_shim(ctx, module, name)
+        moved, different = _moved_to(ctx, target, base)
         kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
+        if shim:
+            yield _shim_finding(ctx, mod, imp, target, shim, moved)
+            continue
         evidence = ()
         if moved:
             sym = ctx.target.lookup(moved)
@@ -39,7 +44,9 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             kind=kind,
             severity=Severity.BREAKING,
             title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
-            consumer_site=ctx.site(mod, imp["line"]),
+            consumer_site=_import_site(mod, imp),
+            details=(f"a {different[1]} named `{name}` exists at `{different[0]}` with a different API: not a move"
+                     if different else None),
             target_evidence=evidence,
             baseline_evidence=(ctx.evidence(base),) if base else (),
             predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'"
@@ -49,6 +56,89 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
             symbol=target,
         )
+
+
+def _import_site(mod: dict, imp: dict) -> Location:
+    col = imp.get("col")
+    return Location(mod["path"], imp["line"], col=col + 1 if isinstance(col, int) else None)
+
+
+def _moved_to(ctx: CheckContext, target: str, base) -> tuple[str | None, tuple[str, str] | None]:
+    """Where the name lives now, only when the definition there is compatible with the one the
+    consumer imported (same kind; a class keeps most of its methods, a function its parameters).
+    Otherwise (None, (where, kind)) names the same-named definition with a different API."""
+    name = target.rsplit(".", 1)[-1]
+    old_module = target.rsplit(".", 1)[0]
+    candidates = [d for d in ctx.target.definitions_named(name) if d != target]
+    if not candidates:
+        return None, None
+    def shared(d: str) -> int:
+        a, b = d.split("."), old_module.split(".")
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+    candidates.sort(key=lambda d: (-shared(d), len(d)))
+    if base is None:
+        return candidates[0], None
+    for d in candidates:
+        sym = ctx.target.lookup(d)
+        if sym is None:
+            continue
+        if _compatible(ctx, base, sym):
+            return d, None
+    sym = ctx.target.lookup(candidates[0])
+    return None, (candidates[0], sym.kind if sym else "definition")
+
+
+def _compatible(ctx: CheckContext, old, new) -> bool:
+    if old.kind != new.kind:
+        return False
+    if old.kind == "class":
+        before = {m for m in old.facts.get("methods") or {} if not m.startswith("_")} | \
+                 {f["name"] for f in old.facts.get("fields") or []}
+        after = {m for m in new.facts.get("methods") or {} if not m.startswith("_")} | \
+                {f["name"] for f in new.facts.get("fields") or []}
+        return not before or len(before & after) * 2 >= len(before)
+    if old.kind == "function":
+        before = [p["name"] for p in old.facts.get("params") or []]
+        after = {p["name"] for p in new.facts.get("params") or []}
+        return all(p in after for p in before) or any(p["kind"] == "VAR_KEYWORD" for p in new.facts.get("params") or [])
+    if old.kind == "name":  # a constant or alias: only a move within the same subpackage is believable
+        return old.module.rsplit(".", 1)[0] == new.module.rsplit(".", 1)[0] or new.module.startswith(old.module)
+    return True
+
+
+def _getattr_shim(ctx: CheckContext, module: str, name: str) -> dict | None:
+    """A PEP 562 `__getattr__` in the target module that still names `name` (a deprecation
+    shim): importing works, with a warning, until the shim goes."""
+    mod = ctx.target.modules.get(module)
+    if not mod:
+        return None
+    fn = (mod.get("functions") or {}).get("__getattr__")
+    if fn is None:
+        return None
+    names = set(mod.get("getattr_names") or [])
+    if name in names:
+        return fn
+    return None
+
+
+def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: dict, moved: str | None) -> Finding:
+    name, module = target.rsplit(".", 1)[-1], target.rsplit(".", 1)[0]
+    path = ctx.target.modules[module].get("path", "")
+    return Finding(
+        rule_id="DRIFT003", kind=RuleKind.IMPORT_MOVED, severity=Severity.RISKY,
+        title=f"`{name}` is only provided by `{module}`'s deprecation `__getattr__`"
+              + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
+        consumer_site=_import_site(mod, imp),
+        target_evidence=(Location(path, shim.get("line", 1), symbol=f"{module}.__getattr__"),),
+        predicted_failure=None,
+        details="works today with a DeprecationWarning; a later release removes the shim",
+        fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
+                manual_reason="imports are rewritten by hand"),
+        symbol=target,
+    )
 
 
 def _missing_module(ctx: CheckContext, dotted: str) -> str:

@@ -9,6 +9,7 @@ the baseline worked and the target does not.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any, Iterator
 
@@ -106,6 +107,23 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline_paths is None:
         return
+    first: dict[tuple, Finding] = {}
+    more: dict[tuple, list[int]] = {}
+    for f, function in _attribute_missing(ctx):
+        key = (f.consumer_site.path, function, f.symbol)
+        if key in first:  # the same missing name again in one function: one finding, all its lines
+            more[key].append(f.consumer_site.line)
+            continue
+        first[key], more[key] = f, []
+    for key, f in first.items():
+        if more[key]:
+            lines = ", ".join(str(n) for n in sorted(set(more[key])))
+            f = dataclasses.replace(f, details=f"{f.details}; also used at line{'s' if len(more[key]) > 1 else ''} "
+                                               f"{lines} of the same function")
+        yield f
+
+
+def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     seen: set[tuple] = set()
     for mod, rec, path, what in _typed_paths(ctx):
         tv = ctx.target_paths.steps(path)
@@ -146,7 +164,7 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
-            )
+            ), rec.get("function") or ""
             break
 
 

@@ -1,0 +1,82 @@
+"""Score drift against a consumer's ground truth (tests/corpus/<name>.toml).
+
+Ground truth is our own record of the breaks a consumer's maintainers fixed in their next
+release (file:line in version A, what breaks, the vLLM evidence). A break is found when a
+finding (breaking or risky) sits at the same consumer path and line. Precision is over breaking
+findings: those at no ground-truth line are listed for reading, never assumed false.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from drift.check.run import run_check
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@dataclass
+class Score:
+    name: str
+    total: int
+    found: list[str]
+    missed: list[dict]
+    breaking: int
+    unmatched: list[str]  # breaking findings at no ground-truth line: "path:line rule title"
+    error: str | None = None
+
+    @property
+    def recall(self) -> float:
+        return len(self.found) / self.total if self.total else 1.0
+
+
+def ground_truth(name: str) -> dict:
+    return tomllib.loads((CORPUS / f"{name}.toml").read_text())
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in CORPUS.glob("*.toml"))
+
+
+def score(name: str) -> Score:
+    gt = ground_truth(name)
+    outcome = run_check(consumer_spec=gt.get("consumer_source", gt["consumer"]), target_spec=gt["target"],
+                        baseline_spec=gt["baseline"], consumer_packages=gt.get("consumer_packages"))
+    breaks = gt.get("breaks") or []
+    if outcome.report is None:
+        return Score(name, len(breaks), [], breaks, 0, [], outcome.error)
+    findings = [f for f in outcome.report.findings if f.severity.value in ("breaking", "risky")]
+    at = {(f.consumer_site.path, f.consumer_site.line) for f in findings}
+    found = [b["id"] for b in breaks if (b["path"], b["line"]) in at]
+    missed = [b for b in breaks if (b["path"], b["line"]) not in at]
+    truth = {(b["path"], b["line"]) for b in breaks}
+    breaking = [f for f in outcome.report.findings if f.severity.value == "breaking"]
+    unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.title}" for f in breaking
+                 if (f.consumer_site.path, f.consumer_site.line) not in truth]
+    return Score(name, len(breaks), found, missed, len(breaking), unmatched)
+
+
+def main(argv: list[str]) -> int:
+    for name in argv or names():
+        s = score(name)
+        if s.error:
+            print(f"{name}: error: {s.error}")
+            continue
+        print(f"{name}: recall {len(s.found)}/{s.total} = {s.recall:.0%}; breaking findings {s.breaking}, "
+              f"{len(s.unmatched)} at no ground-truth line")
+        for b in s.missed:
+            print(f"  MISSED {b['path']}:{b['line']} [{b.get('kind')}/{b.get('how_reached')}] {b['id']}")
+        for u in s.unmatched:
+            print(f"  EXTRA  {u}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
