@@ -158,3 +158,17 @@ def test_cli_reports_each_failure_in_one_line(wheels, tmp_path, monkeypatch) -> 
     proc = subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", "snapshot", "demo-pkg==1.0",
                            "--summary"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == exitcodes.UNREACHABLE and "cannot read the package index" in proc.stderr
+
+
+def test_saved_pip_settings_follow_the_config_file(tmp_path, monkeypatch) -> None:
+    """The on-disk copy of pip's settings is dropped as soon as a file pip reads changes."""
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = http://127.0.0.1:9/first/\n")
+    isolated_pip(monkeypatch)
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+    read = [sys.executable, "-c", "from drift.sources.pipconfig import pip_settings; print(pip_settings().index_url)"]
+    assert subprocess.run(read, capture_output=True, text=True, check=True).stdout.strip() == "http://127.0.0.1:9/first/"
+    assert (tmp_path / "cache" / "pip-settings.json").exists()
+    conf.write_text("[global]\nindex-url = http://127.0.0.1:9/second/index/\n")
+    assert subprocess.run(read, capture_output=True, text=True, check=True).stdout.strip() == "http://127.0.0.1:9/second/index/"

@@ -69,7 +69,8 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
     extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted)
     detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
               f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
-    return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail)
+    return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail,
+                   transferred=stats.transferred)
 
 
 def _pip(res: Resolved, dest: Path, say: Say, *, reason: str) -> Sources:
@@ -79,7 +80,7 @@ def _pip(res: Resolved, dest: Path, say: Say, *, reason: str) -> Sources:
         size = wheel.stat().st_size
         extract_wheel(wheel, dest)
     detail = f"pip download of the whole wheel ({human_bytes(size)}), because {reason}"
-    return Sources(root=dest, name=res.name, version=res.version, how=PIP, detail=detail)
+    return Sources(root=dest, name=res.name, version=res.version, how=PIP, detail=detail, transferred=size)
 
 
 def _local(res: Resolved, dest: Path, say: Say) -> Sources:
@@ -113,7 +114,7 @@ def _sdist(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
             raise FetchError(f"{res.filename}: sha256 {digest.hexdigest()} does not match the index's {want}")
         size = archive.stat().st_size
         _extract_sdist_atomically(archive, dest, res)
-    return Sources(root=dest, name=res.name, version=res.version, how=SDIST,
+    return Sources(root=dest, name=res.name, version=res.version, how=SDIST, transferred=size,
                    detail=f"sdist {res.filename} ({human_bytes(size)}) from {res.host}, read as an archive, not built")
 
 

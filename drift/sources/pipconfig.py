@@ -103,8 +103,75 @@ def pip_settings() -> PipSettings:
 
 @functools.lru_cache(maxsize=4)
 def _cached(_env: tuple[tuple[str, str], ...]) -> PipSettings:
-    try:
-        items = _items_from_pip()
-    except Exception:  # pip absent or its internals changed: its CLI prints the same items
-        items = _items_from_cli()
+    items = _items_from_disk_cache()
+    if items is None:
+        try:
+            items = _items_from_pip()
+            _save_disk_cache(items)
+        except Exception:  # pip absent or its internals changed: its CLI prints the same items
+            items = _items_from_cli()
     return settings_from(layered(items))
+
+
+# Importing pip's configuration module costs ~0.15 s (it pulls in pip's vendored rich), a sixth
+# of a whole cold fetch. Its answer depends only on the files pip reads and the environment, so
+# it is kept beside drift's cache with the stat of every file pip would look at (present or
+# not); any change to those, to the environment, or to pip itself reads pip's config afresh.
+_LOCATION_ENV = ("HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "APPDATA", "VIRTUAL_ENV")
+
+
+def _disk_cache_path():
+    from drift.fetch import cache_root
+
+    return cache_root() / "pip-settings.json"
+
+
+def _stamp(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size]
+
+
+def _context() -> dict:
+    import importlib.util
+
+    pip_spec = importlib.util.find_spec("pip")
+    return {"python": sys.executable, "prefix": sys.prefix,
+            "pip": _stamp(pip_spec.origin) if pip_spec and pip_spec.origin else None,
+            "env": sorted([k, v] for k, v in os.environ.items()
+                          if k.startswith("PIP_") or k in _LOCATION_ENV)}
+
+
+def _items_from_disk_cache() -> list[tuple[str, str]] | None:
+    import json
+
+    try:
+        saved = json.loads(_disk_cache_path().read_text())
+        if saved.get("context") != _context():
+            return None
+        if any(_stamp(path) != stamp for path, stamp in saved["files"]):
+            return None
+        return [(k, v) for k, v in saved["items"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save_disk_cache(items: list[tuple[str, str]]) -> None:
+    import json
+
+    from pip._internal.configuration import get_configuration_files
+
+    files = [p for paths in get_configuration_files().values() for p in paths]
+    if os.environ.get("PIP_CONFIG_FILE"):
+        files.append(os.environ["PIP_CONFIG_FILE"])
+    record = {"context": _context(), "files": [[p, _stamp(p)] for p in files], "items": items}
+    path = _disk_cache_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(record))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs the next run 0.15 s
