@@ -1,9 +1,12 @@
 """SSH connector on asyncssh with OpenSSH habits.
 
 ~/.ssh/config (or -F) is honoured through asyncssh's own config loader (Include, Match,
-ProxyJump, IdentityFile, UserKnownHostsFile), the agent is used when SSH_AUTH_SOCK is set, and
-host keys are checked like OpenSSH's StrictHostKeyChecking=yes / accept-new: an unknown host is
-refused with its SHA256 fingerprint unless told to accept it, a changed key is always refused.
+IdentityFile, UserKnownHostsFile); ProxyJump hops are opened here so every hop gets the same
+host-key policy. The agent is used when SSH_AUTH_SOCK is set, and host keys are checked like
+OpenSSH's StrictHostKeyChecking=yes / accept-new: an unknown host is refused with its SHA256
+fingerprint unless told to accept it (and what was recorded is said), a changed key is always
+refused, an entry for the same name on another port is "unknown" (not "changed"), and a
+known_hosts line that is not UTF-8 is skipped with a warning, as ssh does.
 Every failure leaves as ConnectorError with a category the CLI maps to an exit code.
 """
 
@@ -18,8 +21,10 @@ import posixpath
 import secrets
 import shlex
 import socket
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import asyncssh
 
@@ -32,6 +37,19 @@ DEFAULT_KNOWN_HOSTS = "~/.ssh/known_hosts"
 STDERR_LIMIT = 256_000  # bytes of a command's stderr kept (its tail)
 
 
+class _OpenSSHKnownHosts(asyncssh.SSHKnownHosts):
+    """known_hosts matched as OpenSSH does: on a port other than 22 only `[host]:port` entries
+    (and patterns matching that form) count. asyncssh falls back to the bare name, which would
+    make another sshd on the same address look like a changed key of the first."""
+
+    def match(self, host: str, addr: str, port: int | None):
+        return self._match(host, addr, port if port not in (None, 22) else None)
+
+
+def _warn_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
 @dataclass
 class _HostKeyPolicy:
     """Decides on a host key the known_hosts files do not already trust; remembers why."""
@@ -39,21 +57,38 @@ class _HostKeyPolicy:
     files: list[str]  # read all, write new entries to the first
     accept_new: bool
     hash_names: bool
+    warn: Callable[[str], None] = _warn_stderr
     had_entry: bool = False
     offered: asyncssh.SSHKey | None = None
     offered_name: str = ""
     recorded: bool = False
 
-    def match(self, host: str, addr: str, port: int | None):
-        known = asyncssh.SSHKnownHosts()
+    def _load(self) -> asyncssh.SSHKnownHosts:
+        known = _OpenSSHKnownHosts()
         for path in self.files:
             try:
-                known.load(Path(path).expanduser().read_text())
+                data = Path(path).expanduser().read_bytes()
             except FileNotFoundError:
                 continue
-            except (OSError, ValueError) as exc:
-                raise ConnectorError(f"cannot read known_hosts file {path}: {exc}", category="usage") from None
-        result = known.match(host, addr, port)
+            except OSError as exc:
+                raise ConnectorError(f"cannot read known_hosts file {path}: {exc.strerror or exc}",
+                                     category="usage") from None
+            for lineno, raw in enumerate(data.splitlines(), 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    self.warn(f"drift: warning: {path}:{lineno} is not UTF-8; that line is skipped")
+                    continue
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                try:
+                    known.load(line)
+                except (ValueError, asyncssh.KeyImportError) as exc:  # OpenSSH skips it too
+                    self.warn(f"drift: warning: {path}:{lineno} is not a known_hosts entry ({exc}); skipped")
+        return known
+
+    def match(self, host: str, addr: str, port: int | None):
+        result = self._load().match(host, addr, port)
         self.had_entry = bool(result[0] or result[1])
         return result
 
@@ -62,11 +97,13 @@ class _HostKeyPolicy:
         self.offered_name = host if port in (None, 22) else f"[{host}]:{port}"
         if self.had_entry or not self.accept_new:
             return False
-        self._record(key)
+        path = self._record(key)
         self.recorded = True
+        self.warn(f"drift: recorded the {key.get_algorithm()} host key of {self.offered_name} "
+                  f"({_fingerprint(key)}) in {path}")
         return True
 
-    def _record(self, key: asyncssh.SSHKey) -> None:
+    def _record(self, key: asyncssh.SSHKey) -> Path:
         name = self.offered_name
         if self.hash_names:
             salt = secrets.token_bytes(20)
@@ -82,6 +119,7 @@ class _HostKeyPolicy:
                 fh.write(("\n" if needs_newline else "") + f"{name} {alg} {blob}\n")
         except OSError as exc:
             raise ConnectorError(f"cannot record host key in {path}: {exc.strerror or exc}", category="usage") from None
+        return path
 
 
 class _Client(asyncssh.SSHClient):
@@ -325,11 +363,14 @@ async def connect(
     hash_known_hosts: bool = False,
     connect_timeout: float = 10,
     keepalive: float = 15,
+    warn: Callable[[str], None] = _warn_stderr,
 ) -> SSHConnector:
     """Open an SSH connection to ``spec`` (``[user@]host[:port]``, ``ssh://…``, ``[v6]:port``).
 
     Explicit arguments win over the config file, which wins over defaults, as with ssh(1).
-    ``jump`` is a comma-separated chain of host specs connected with the same options.
+    ``jump`` is a comma-separated chain of host specs connected with the same options; so are
+    ProxyJump hops from the config, which drift opens itself so that --known-hosts and
+    --accept-new apply to every hop and a refused hop shows its fingerprint.
     """
     try:
         parsed = parse_hostspec(spec)
@@ -343,27 +384,25 @@ async def connect(
     if config_file is not None and not Path(config_file).expanduser().is_file():
         raise ConnectorError(f"ssh config file not found: {config_file}", category="usage")
 
+    common = dict(identity=identity, config_file=config_file, known_hosts=known_hosts, accept_new=accept_new,
+                  hash_known_hosts=hash_known_hosts, connect_timeout=connect_timeout, keepalive=keepalive,
+                  warn=warn)
     tunnels: list[asyncssh.SSHClientConnection] = []
     try:
         for hop in [h for h in (jump or "").split(",") if h.strip()]:
-            hop_conn = await _open(
-                hop.strip(), parsed=None, tunnel=tunnels[-1] if tunnels else None,
-                identity=identity, port=None, config_file=config_file, known_hosts=known_hosts,
-                accept_new=accept_new, hash_known_hosts=hash_known_hosts,
-                connect_timeout=connect_timeout, keepalive=keepalive,
-            )
+            hop_conn = await _open(hop.strip(), parsed=None, tunnel=tunnels[-1] if tunnels else None,
+                                   port=None, opened=tunnels, label=f"jump host {hop.strip()}", **common)
             tunnels.append(hop_conn)
-        conn = await _open(
-            spec, parsed=parsed, tunnel=tunnels[-1] if tunnels else None,
-            identity=identity, port=port, config_file=config_file, known_hosts=known_hosts,
-            accept_new=accept_new, hash_known_hosts=hash_known_hosts,
-            connect_timeout=connect_timeout, keepalive=keepalive,
-        )
+        conn = await _open(spec, parsed=parsed, tunnel=tunnels[-1] if tunnels else None, port=port,
+                           opened=tunnels, label=spec, **common)
     except BaseException:
         for t in reversed(tunnels):
             t.close()
         raise
     return SSHConnector(spec, conn, tunnels=tunnels)
+
+
+_MAX_HOPS = 8
 
 
 async def _open(
@@ -379,12 +418,17 @@ async def _open(
     hash_known_hosts: bool,
     connect_timeout: float,
     keepalive: float,
+    warn: Callable[[str], None],
+    opened: list[asyncssh.SSHClientConnection],
+    label: str,
+    depth: int = 0,
 ) -> asyncssh.SSHClientConnection:
+    """One connection; ProxyJump hops the config names for it are opened first (into `opened`)."""
     if parsed is None:
         try:
             parsed = parse_hostspec(spec)
         except HostSpecError as exc:
-            raise ConnectorError(f"jump host: {exc}", category="usage") from None
+            raise ConnectorError(f"{label}: {exc}", category="usage") from None
     kwargs: dict = {}
     if parsed.user:
         kwargs["username"] = parsed.user
@@ -398,7 +442,26 @@ async def _open(
     try:
         options = asyncssh.SSHClientConnectionOptions(host=parsed.host, config=config, **kwargs)
     except (ValueError, OSError, asyncssh.KeyImportError) as exc:
-        raise _classify(spec, exc, policy=_HostKeyPolicy([], False, False), timeout=connect_timeout) from None
+        raise _classify(label, exc, policy=_HostKeyPolicy([], False, False), timeout=connect_timeout) from None
+
+    hops = options.tunnel if tunnel is None and isinstance(options.tunnel, str) else ""
+    hops = "" if hops.strip().lower() == "none" else hops
+    if hops:
+        if depth >= _MAX_HOPS:
+            raise ConnectorError(f"{label}: ProxyJump chain longer than {_MAX_HOPS} hops (a loop in the ssh config?)",
+                                 category="usage")
+        via = None
+        for hop in [h.strip() for h in hops.split(",") if h.strip()]:
+            via = await _open(hop, parsed=None, tunnel=via, identity=identity, port=None, config_file=config_file,
+                              known_hosts=known_hosts, accept_new=accept_new, hash_known_hosts=hash_known_hosts,
+                              connect_timeout=connect_timeout, keepalive=keepalive, warn=warn, opened=opened,
+                              label=f"jump host {hop} (ProxyJump for {label})", depth=depth + 1)
+            opened.append(via)
+        kwargs["tunnel"] = via
+        try:
+            options = asyncssh.SSHClientConnectionOptions(host=parsed.host, config=config, **kwargs)
+        except (ValueError, OSError, asyncssh.KeyImportError) as exc:
+            raise _classify(label, exc, policy=_HostKeyPolicy([], False, False), timeout=connect_timeout) from None
 
     if known_hosts is not None:
         files = [known_hosts]
@@ -406,12 +469,12 @@ async def _open(
         files = [str(f) for f in options.known_hosts]  # type: ignore[union-attr]
     else:
         files = [DEFAULT_KNOWN_HOSTS]
-    policy = _HostKeyPolicy(files=files, accept_new=accept_new, hash_names=hash_known_hosts)
+    policy = _HostKeyPolicy(files=files, accept_new=accept_new, hash_names=hash_known_hosts, warn=warn)
     try:
         return await asyncssh.connect(
             parsed.host,
             options=options,
-            config=config,  # also reaches ProxyJump hops, which asyncssh opens itself
+            config=config,  # HostName, Port, User of this hop from the config
             known_hosts=policy.match,
             client_factory=lambda: _Client(policy),
             connect_timeout=connect_timeout,
@@ -420,4 +483,4 @@ async def _open(
             keepalive_count_max=3,
         )
     except (Exception, asyncio.TimeoutError) as exc:
-        raise _classify(spec, exc, policy=policy, timeout=connect_timeout) from None
+        raise _classify(label, exc, policy=policy, timeout=connect_timeout) from None
