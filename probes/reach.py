@@ -301,7 +301,7 @@ class _Function:
                 if p:
                     self.env[a.arg] = p
                     continue
-            if self.cls is None and "." not in self.qual and i < len(args):
+            if self.cls is None and i < len(args):
                 # typed later by drift from the call sites (or the patch) that pass it
                 self.env[a.arg] = ("arg:%s.%s:%d" % (self.mod.module, self.qual, i),)
         for extra in (fn.args.vararg, fn.args.kwarg):
@@ -372,6 +372,9 @@ class _Function:
             for d in st.decorator_list:
                 self.expr(d, env)
             env.pop(st.name, None)
+            qual = self.mod.quals.get(id(st))
+            if qual and self.node is not self.mod.tree:  # a nested helper: calls to it are consumer calls
+                env[st.name] = ("sym:%s.%s" % (self.mod.module, qual),)
         elif t is ast.ClassDef:
             env.pop(st.name, None)
         elif t in (ast.Import, ast.ImportFrom):
@@ -465,7 +468,7 @@ class _Function:
             return None
         if isinstance(value, ast.Name) and value.id in self.mod.defs:
             fn = self.mod.defs[value.id]
-            return {"function": value.id, "line": fn.lineno, "signature": _signature(fn)}
+            return {"function": self.mod.quals.get(id(fn), value.id), "line": fn.lineno, "signature": _signature(fn)}
         if isinstance(value, ast.Lambda):
             return {"function": "<lambda>", "line": value.lineno}
         p = _Chain(self.mod, env).of(value)
@@ -654,18 +657,20 @@ def _binding_targets(tree, mod):
     return out
 
 
-def _patchers(tree):
+def _patchers(tree, quals=None):
     """Helpers that patch what they are given: `def hijack(cls, name, fn): setattr(cls, name, fn)`
-    -> {"hijack": [0, 1, 2]} (the indexes of owner, name and value among its parameters)."""
+    -> {"hijack": [0, 1, 2]} (the indexes of owner, name and value among its parameters); nested
+    helpers are keyed by their qualified name."""
     out = {}
-    for fn in tree.body:
+    quals = quals or {}
+    for fn in ast.walk(tree):
         if not isinstance(fn, _FUNCS):
             continue
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         for node in ast.walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                     and len(node.args) == 3 and all(isinstance(a, ast.Name) and a.id in names for a in node.args):
-                out[fn.name] = [names.index(a.id) for a in node.args]
+                out[quals.get(id(fn), fn.name)] = [names.index(a.id) for a in node.args]
                 break
     return out
 
@@ -694,14 +699,19 @@ def _functions(tree):
 def reach_facts(tree, *, module, is_package, prefixes, lines):
     """{"classes", "uses", "calls", "patches"} of one parsed consumer module (SCHEMA.md, "Reach")."""
     mod = _Module(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines)
-    mod.defs = {n.name: n for n in tree.body if isinstance(n, _FUNCS)}
+    mod.tree = tree
+    funcs = _functions(tree)
+    mod.quals = {id(node): qual for qual, cls, node in funcs if cls != "<class>"}
+    mod.defs = {}
+    for qual, cls, node in funcs:  # functions by simple name, module level first, then nested helpers
+        if cls is None and node.name not in mod.defs:
+            mod.defs[node.name] = node
     mod.bound = _binding_targets(tree, mod)
     top = _Function(mod, qual="<module>", cls=None, node=tree, env={})
     module_env = top.run()
     # module-level aliases (`_orig = Target.method`) are visible in every function
     genv = dict(mod.names)
     genv.update({k: v for k, v in module_env.items() if v})
-    funcs = _functions(tree)
     for qual, cls, node in funcs:
         if cls == "<class>":
             mod.class_record(node, qual, genv)
@@ -709,7 +719,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             continue
         _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
-    functions = {name: _signature(fn) for name, fn in mod.defs.items()
-                 if name in mod.bound or any(c.get("args") for c in mod.calls) or mod.patches}
+    wanted = bool(mod.bound or mod.patches or any(c.get("args") for c in mod.calls))
+    functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
-            "patchers": _patchers(tree), "functions": functions}
+            "patchers": _patchers(tree, mod.quals), "functions": functions}

@@ -230,6 +230,11 @@ class PathEvaluator:
         return UNKNOWN
 
     def _annotation_value(self, text: str | None, module: str) -> Value:
+        t = (text or "").strip().strip("'\"")
+        for head in ("type[", "Type[", "typing.Type["):  # type[X]: the class itself
+            if t.startswith(head) and t.endswith("]"):
+                inner = self._annotation_value(t[len(head):-1], module)
+                return Value("class", sym=inner.cls) if inner.kind == "instance" else UNKNOWN
         name = strip_annotation(text)
         if not name or name in ("None", "Any", "object", "Self"):
             return UNKNOWN
@@ -306,6 +311,23 @@ class PathEvaluator:
             return UNKNOWN
         if kind == "lit" and text != "None":
             return Value("literal", name=text)
+        if kind == "attr":  # self.x = vllm_config.lora_config: follow the parameter's (or self's) type
+            head, *rest = text.split(".")
+            if head == "self":
+                cur = Value("instance", cls=owner)
+            else:
+                method = (owner.facts.get("methods") or {}).get(ia.get("method") or "") or {}
+                ann = next((p.get("annotation") for p in method.get("params") or [] if p.get("name") == head), None)
+                cur = self._annotation_value(ann, owner.module)
+            for name in rest:
+                if cur.kind != "instance" or self._depth > 20:
+                    return UNKNOWN
+                self._depth += 1
+                try:
+                    cur = self._member(cur.cls, name, on_class=False)
+                finally:
+                    self._depth -= 1
+            return cur if cur.kind in ("instance", "class") else UNKNOWN
         return UNKNOWN
 
     def _dynamic(self, mro: list[Symbol]) -> bool:

@@ -9,7 +9,6 @@ the baseline worked and the target does not.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from typing import Any, Iterator
 
@@ -107,19 +106,7 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline_paths is None:
         return
-    first: dict[tuple, Finding] = {}
-    more: dict[tuple, list[int]] = {}
-    for f, function in _attribute_missing(ctx):
-        key = (f.consumer_site.path, function, f.symbol)
-        if key in first:  # the same missing name again in one function: one finding, all its lines
-            more[key].append(f.consumer_site.line)
-            continue
-        first[key], more[key] = f, []
-    for key, f in first.items():
-        if more[key]:
-            lines = ", ".join(str(n) for n in sorted(set(more[key])))
-            f = dataclasses.replace(f, details=f"{f.details}; also used at line{'s' if len(more[key]) > 1 else ''} "
-                                               f"{lines} of the same function")
+    for f, _function in _attribute_missing(ctx):  # every site: branches fail separately
         yield f
 
 
