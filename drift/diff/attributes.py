@@ -140,6 +140,8 @@ def _type_change(
         return None
     if before.startswith("ann:") != after.startswith("ann:"):
         return None  # an annotation and a constructor name the type differently; not comparable
+    if not (_names_a_type(before) or _names_a_type(after)):
+        return None  # two factory functions (torch.arange -> torch.zeros): the type is unknown
     child = site.child(name, new_path=new_owner.path)
     return child.change(
         ChangeKind.ATTRIBUTE_TYPE_CHANGED,
@@ -147,3 +149,10 @@ def _type_change(
         old=(Evidence(owner.path, int(info.get("line") or owner.line), f"sets self.{name}"),),
         new=(Evidence(new_owner.path, int(new_info.get("line") or new_owner.line), f"sets self.{name}"),),
     )
+
+
+def _names_a_type(key: str) -> bool:
+    """A literal, an annotation, or a call of a class (CamelCase by convention)."""
+    if not key.startswith("call:"):
+        return True
+    return key[5:6].isupper()

@@ -133,14 +133,13 @@ def _messages(functions: Iterable[dict]) -> set[str]:
 
 
 def _state_attrs(siblings: dict[str, dict]) -> set[str]:
-    """Attributes that change while the object lives: set or reset outside construction."""
+    """Attributes that carry state between calls: cleared (`= None`) by a method outside
+    construction, the way `sample_tokens()` clears what `execute_model()` left. Configuration
+    that a setter may overwrite is not that."""
     out: set[str] = set()
     for name, fn in siblings.items():
-        if name in _CONSTRUCTORS:
-            continue
-        beh = _beh(fn)
-        out.update(beh.get("self_sets") or ())
-        out.update(beh.get("self_resets") or ())
+        if name not in _CONSTRUCTORS:
+            out.update(_beh(fn).get("self_resets") or ())
     return out
 
 
