@@ -37,11 +37,21 @@ t0 = time.perf_counter()
 sys.path.insert(0, %(repo)r)
 from pathlib import Path
 from drift.fetch import fetch_sources
+from drift.sources.progress import Step, Transfer
+marks = {}
+def say(msg):
+    now = time.perf_counter()
+    if isinstance(msg, Step):
+        marks.setdefault("step", now)
+    elif isinstance(msg, Transfer):
+        marks["bytes"] = now
 t1 = time.perf_counter()
-src = fetch_sources(%(spec)r, cache=Path(%(cache)r))
+src = fetch_sources(%(spec)r, cache=Path(%(cache)r), progress=say)
 t2 = time.perf_counter()
 files = sum(1 for p in src.root.rglob("*") if p.is_file())
+step, last = marks.get("step", t2), marks.get("bytes", t2)
 print(json.dumps({"import": t1 - t0, "fetch": t2 - t1, "how": src.how, "bytes": src.transferred,
+                  "resolve": step - t1, "transfer": last - step, "extract": t2 - last,
                   "detail": src.detail, "files": files}))
 """
 
@@ -107,6 +117,9 @@ def main() -> int:
         ("drift range fetch (fresh process, empty cache)", f"{d:.2f} s", mb(statistics.median(r["bytes"] for r in drift_runs))),
         ("  of which imports", f"{statistics.median(r['import'] for r in drift_runs):.2f} s", ""),
         ("  of which fetch_sources", f"{statistics.median(r['fetch'] for r in drift_runs):.2f} s", ""),
+        ("    settings + index lookup + zip directory", f"{statistics.median(r['resolve'] for r in drift_runs):.2f} s", ""),
+        ("    range reads of the members", f"{statistics.median(r['transfer'] for r in drift_runs):.2f} s", ""),
+        ("    writing the files", f"{statistics.median(r['extract'] for r in drift_runs):.2f} s", ""),
         (f"plain pip download --no-deps {args.spec}", f"{p:.2f} s", mb(statistics.median(r["bytes"] for r in pip_runs))),
     ]
     print(f"\nfetch {args.spec} from nothing, {args.runs} runs each, medians")
