@@ -16,7 +16,8 @@ from typing import Any, Generic, TypeVar
 
 from drift.connectors.base import ConnectorError
 
-__all__ = ["HostOutcome", "STATUSES", "iter_fleet", "render_summary", "run_fleet", "summary_counts"]
+__all__ = ["HostOutcome", "STATUSES", "fleet_exit_code", "iter_fleet", "render_summary", "run_fleet",
+           "summary_counts"]
 
 H = TypeVar("H")
 T = TypeVar("T")
@@ -143,6 +144,23 @@ def summary_counts(outcomes: Iterable[HostOutcome[Any, Any]]) -> dict[str, int]:
     for o in outcomes:
         counts[o.status] = counts.get(o.status, 0) + 1
     return counts
+
+
+def fleet_exit_code(outcomes: Iterable[HostOutcome[Any, Any]]) -> int:
+    """The worst host decides: unreachable or refused (3) > failed (2) > drift (1) > clean (0).
+
+    A host drift could not reach or could not check is worse news than drift on another: the
+    fleet's verdict is unknown for it, so a gate must not read "only drift" as the whole story."""
+    from drift import exitcodes
+
+    counts = summary_counts(outcomes)
+    if counts.get("unreachable"):
+        return exitcodes.UNREACHABLE
+    if counts.get("failed"):
+        return exitcodes.USAGE
+    if counts.get("drift"):
+        return exitcodes.DRIFT
+    return exitcodes.CLEAN
 
 
 _STYLE = {"ok": "green", "drift": "yellow", "failed": "red", "unreachable": "magenta"}

@@ -196,3 +196,17 @@ def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callab
     status = "drift" if outcome.exit_code == exitcodes.DRIFT else "ok"
     reason = f"{len(outcome.report.breaking)} breaking" if status == "drift" else None
     return HostScan(host, status, outcome, reason, outcome.exit_code, facts.get("probe"))
+
+
+def fleet_entries(outcomes) -> list[dict[str, Any]]:
+    """One entry per host of a fleet scan (drift.fleet.HostOutcome of HostScan), in input order,
+    for reports.fleet: every host appears, whether or not it produced a report."""
+    out = []
+    for o in outcomes:
+        scan = o.value
+        report = scan.outcome.report if scan is not None and scan.outcome is not None else None
+        code = scan.exit_code if scan is not None else (
+            exitcodes.USAGE if o.status == "failed" else exitcodes.UNREACHABLE)
+        out.append({"host": o.name, "status": o.status, "reason": o.reason or (scan.reason if scan else None),
+                    "hint": o.hint, "exit_code": code, "report": report})
+    return out

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
 from rich.console import Console
 
@@ -17,9 +19,13 @@ from drift.scan import HostScan, ScanSettings, scan_connector
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "scan",
-        help="check what is installed on hosts over SSH (or here), read-only",
-        description="Probe each host's Python (stdlib only, nothing imported, nothing changed) for the "
-                    "installed vLLM and the consumer's uses of it, then report what breaks.",
+        help="check what is installed on hosts over SSH (or here); caches parsed facts on the host "
+             "(~/.cache/drift/probe) unless --no-host-cache",
+        description="Probe each host's Python (stdlib only, nothing imported, no installed file changed) for "
+                    "the installed vLLM and the consumer's uses of it, then report what breaks. By default "
+                    "the probe caches parsed facts on each host in ~/.cache/drift/probe, so the next scan "
+                    "reads nothing it has read before; drift says where the first time. --no-host-cache "
+                    "writes nothing on the host.",
     )
     p.add_argument("hosts", nargs="*", metavar="HOST",
                    help="[user@]host[:port] or ssh://…; none (or 'local') scans this machine")
@@ -32,6 +38,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-host-cache", action="store_true",
                    help="write nothing on the host (the probe caches parsed facts in ~/.cache/drift/probe)")
     p.add_argument("--connect-timeout", type=float, default=10.0)
+    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="give up on a host's probe after this many seconds and end its processes there (default 300)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
     add_host_arguments(p)
     add_output_options(p)
@@ -47,6 +55,7 @@ def _settings(args, js, python: str | None) -> ScanSettings:
         python=python or js.python,  # an inventory host's own interpreter wins
         host_cache=not args.no_host_cache,
         rule_paths=tuple(args.rules),
+        timeout=args.timeout,
     )
 
 
@@ -60,7 +69,15 @@ async def _scan_one(host: str | None, args, say, *, python: str | None = None) -
         await connector.close()
 
 
+def _notices(scans) -> None:
+    for scan in scans:
+        if scan is not None and scan.notice:
+            print(scan.notice, file=sys.stderr)
+
+
 def run(args) -> int:
+    if not args.timeout > 0:
+        return fail(f"--timeout must be a positive number of seconds, not {args.timeout:g}", exitcodes.USAGE)
     hosts = list(args.hosts)
     if args.inventory:
         from drift.inventory import InventoryError, load_inventory, select_hosts
@@ -81,6 +98,7 @@ def run(args) -> int:
     except ConnectorError as exc:
         hint = f" ({exc.hint})" if exc.hint else ""
         return fail(f"{exc}{hint}", exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE)
+    _notices([scan])
     if scan.outcome is None or scan.outcome.report is None:
         return fail(f"{scan.host}: {scan.reason}", scan.exit_code or exitcodes.USAGE)
     emit(scan.outcome.report, args)
@@ -88,7 +106,7 @@ def run(args) -> int:
 
 
 def _fleet(args, hosts) -> int:
-    from drift.fleet import run_fleet, summary_counts
+    from drift.fleet import fleet_exit_code, run_fleet
 
     async def job(h):
         if isinstance(h, str):
@@ -119,13 +137,24 @@ def _fleet(args, hosts) -> int:
             for r in reports_:
                 emit(r, args)
         render_summary_table(rows, console)
+    elif fmt in ("json", "sarif"):  # every host appears, with its status (reports.fleet)
+        _write_fleet(fmt, outcomes, args)
     elif reports_:
         emit(reports_, args)
-    counts = summary_counts(outcomes)
-    if counts.get("unreachable"):
-        return exitcodes.UNREACHABLE
-    if counts.get("drift"):
-        return exitcodes.DRIFT
-    if counts.get("failed"):
-        return exitcodes.USAGE
-    return exitcodes.CLEAN
+    _notices([o.value for o in outcomes])
+    return fleet_exit_code(outcomes)
+
+
+def _write_fleet(fmt: str, outcomes, args) -> None:
+    from drift.fleet import fleet_exit_code
+    from drift.scan import fleet_entries
+    from reports.fleet import to_json_fleet, to_sarif_fleet
+
+    entries = fleet_entries(outcomes)
+    text = (to_json_fleet(entries, exit_code=fleet_exit_code(outcomes)) if fmt == "json"
+            else to_sarif_fleet(entries, repo_root=getattr(args, "repo_root", None)))
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
