@@ -77,10 +77,10 @@ def _one_line_error(capsys) -> str:
 
 def test_unknown_release_names_the_version(uses_vllm, capsys, monkeypatch) -> None:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    code = main(["gate", "--consumer", str(uses_vllm), "--target", "vllm==0.0.1"])
+    code = main(["gate", "--consumer", str(uses_vllm), "--target", "vllm==0.0.0"])
     assert code == exitcodes.USAGE
     err = _one_line_error(capsys)
-    assert "vllm==0.0.1" in err and "no release matches" in err
+    assert "vllm==0.0.0" in err and "no release matches" in err
 
 
 def test_whl_that_is_not_a_zip(uses_vllm, tmp_path, capsys) -> None:
