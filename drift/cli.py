@@ -14,18 +14,26 @@ import sys
 
 from drift import __version__, exitcodes
 
-COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "gate")
+COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "gate", "explain")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with drift's one error shape: `drift: error: …` and a hint, exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        sys.stderr.write(f"drift: error: {message}\n  hint: {self.prog} --help\n")
+        raise SystemExit(exitcodes.USAGE)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, just that command's module is imported (each pulls in asyncssh,
     libcst or rich, which is most of a warm command's wall time)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="drift",
         description="Find what in vLLM's installed source breaks your code, before the model loads.",
     )
     parser.add_argument("--version", action="version", version=f"drift {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in COMMANDS:
         if only is not None and name != only:
             sub.add_parser(name)  # listed, not loaded: argparse still knows the word

@@ -32,7 +32,7 @@ def read_metadata(root: Path, package: str) -> dict[str, Any]:
 
 def _from_pyproject(root: Path, dist_name: str) -> dict[str, Any]:
     """A source checkout has no .dist-info: read [project] from pyproject.toml instead."""
-    import tomllib
+    from drift.config import tomllib  # the stdlib's on 3.11+, tomli on 3.10
 
     for folder in (root, root.parent):
         path = folder / "pyproject.toml"

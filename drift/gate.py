@@ -7,6 +7,7 @@ compatibility matrix across vLLM releases; the consumer and the baseline are rea
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from drift import exitcodes
@@ -23,6 +24,7 @@ class GateResult:
     error: str | None
     exit_code: int
     nothing_to_check: bool = False
+    consumer_root: Path | None = None  # where the consumer's files are (for `# drift: ignore` comments)
 
 
 def run_gate(
@@ -33,14 +35,15 @@ def run_gate(
     target_package: str = "vllm",
     rule_paths: list[str] | None = None,
     progress: Callable[[str], None] = lambda _m: None,
+    consumer_packages: list[str] | None = None,
 ) -> GateResult:
     try:
         progress(f"reading consumer {consumer_spec}")
-        consumer: Consumer = load_consumer(consumer_spec, target_package=target_package)
+        consumer: Consumer = load_consumer(consumer_spec, target_package=target_package, packages=consumer_packages)
     except FetchError as exc:
         return GateResult((), f"consumer: {exc}", exitcodes.USAGE)
     if not consumer.usage:
-        return GateResult((), None, exitcodes.CLEAN, nothing_to_check=True)
+        return GateResult((), None, exitcodes.CLEAN, nothing_to_check=True, consumer_root=consumer.root)
     source = "given with --baseline"
     if baseline_spec is None:
         baseline_spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
@@ -67,4 +70,4 @@ def run_gate(
             return GateResult(tuple(reports), outcome.error, outcome.exit_code)
         reports.append(outcome.report)
     code = exitcodes.DRIFT if any(r.breaking for r in reports) else exitcodes.CLEAN
-    return GateResult(tuple(reports), None, code)
+    return GateResult(tuple(reports), None, code, consumer_root=consumer.root)

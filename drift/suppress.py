@@ -186,7 +186,7 @@ def silenced_summary(report_or_reports: Report | Sequence[Report]) -> str:
     tally = Counter(s.by for r in reps for s in r.silenced)
     if not tally:
         return ""
-    parts = [f"{n} {'by ' if by == 'comment' else ''}{by}" for by, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
+    parts = [f"{n} {'' if by == 'accepted' else 'by '}{by}" for by, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))]
     return f"{sum(tally.values())} silenced ({', '.join(parts)})"
 
 

@@ -28,6 +28,7 @@ class Options:
     title: str | None = None
     width: int = 120
     rule_docs: Any = None  # drift.ruledocs.registry() for SARIF; None = drift's own rules
+    consumer_root: str | None = None  # the consumer's files on this machine: line formats print openable paths
 
 
 def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> str:
@@ -73,13 +74,13 @@ def _junit(reports: Sequence[Report], opts: Options) -> str:
 def _concise(reports: Sequence[Report], opts: Options) -> str:
     from reports.lines import to_concise
 
-    return to_concise(reports, repo_root=opts.repo_root)
+    return to_concise(reports, repo_root=opts.repo_root, consumer_root=opts.consumer_root)
 
 
 def _github(reports: Sequence[Report], opts: Options) -> str:
     from reports.lines import to_github
 
-    return to_github(reports, repo_root=opts.repo_root)
+    return to_github(reports, repo_root=opts.repo_root, consumer_root=opts.consumer_root)
 
 
 def _html(reports: Sequence[Report], opts: Options) -> str:

@@ -10,6 +10,7 @@ one line, however long.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
@@ -30,6 +31,21 @@ def _message(finding: Finding, report: Report, *, several: bool) -> str:
     return " ".join(text.split())  # one physical line, whatever a rule put in its strings
 
 
+def _path(path: str, repo_root: str | None, consumer_root: str | None) -> str:
+    """A path an editor opens from the working directory: the consumer's file under its root
+    when that is on this machine (relative to repo_root when inside it), else as reported."""
+    if consumer_root:
+        local = Path(consumer_root) / path
+        if local.is_file():
+            if repo_root:
+                try:
+                    return local.resolve().relative_to(Path(repo_root).resolve()).as_posix()
+                except ValueError:
+                    pass
+            return str(local)
+    return repo_relative(path, repo_root)
+
+
 def _column(finding: Finding) -> int:
     return finding.consumer_site.col or 1
 
@@ -41,12 +57,12 @@ def _footer(reports: Sequence[Report]) -> str:
     return text + (f"; {silenced}." if silenced else ".")
 
 
-def to_concise(reports: Sequence[Report], *, repo_root: str | None = None) -> str:
+def to_concise(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
     lines = []
     for report in reports:
         for f in ordered(report.findings):
-            path = repo_relative(f.consumer_site.path, repo_root)
+            path = _path(f.consumer_site.path, repo_root, consumer_root)
             lines.append(f"{path}:{f.consumer_site.line}:{_column(f)}: {f.rule_id} {_message(f, report, several=several)}")
     lines.append(_footer(reports))
     return "\n".join(lines) + "\n"
@@ -62,10 +78,11 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: Finding, report: Report, *, repo_root: str | None = None, several: bool = False) -> str:
+def annotation(finding: Finding, report: Report, *, repo_root: str | None = None, several: bool = False,
+               consumer_root: str | None = None) -> str:
     site = finding.consumer_site
     props = {
-        "file": repo_relative(site.path, repo_root),
+        "file": _path(site.path, repo_root, consumer_root),
         "line": str(site.line),
         "col": str(_column(finding)),
         "title": f"{finding.rule_id} {finding.kind.value}",
@@ -80,8 +97,9 @@ def annotation(finding: Finding, report: Report, *, repo_root: str | None = None
     return f"::{GITHUB_LEVEL[finding.severity]} {body}::{escape_data(message)}"
 
 
-def to_github(reports: Sequence[Report], *, repo_root: str | None = None) -> str:
+def to_github(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
-    lines = [annotation(f, r, repo_root=repo_root, several=several) for r in reports for f in ordered(r.findings)]
+    lines = [annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root)
+             for r in reports for f in ordered(r.findings)]
     lines.append(_footer(reports))
     return "\n".join(lines) + "\n"

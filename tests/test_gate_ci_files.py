@@ -120,6 +120,8 @@ def test_hook_manifest_is_valid_for_pre_commit() -> None:
 def test_pre_commit_try_repo_runs_the_gate(releases, tmp_path) -> None:
     """pre-commit installs drift from this repository into its own env and runs the hook."""
     repo = _checkout(tmp_path / "repo", name="kvtool", deps=PINNED_EXTRA, code=KV_CALL)
+    # without a target the gate checks the newest release; the project pins the one it gates on
+    (repo / "drift.toml").write_text('target = "vllm==0.16.0"\n', encoding="utf-8")
     git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
     for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "consumer"]):
         subprocess.run(git + cmd, cwd=repo, check=True, capture_output=True)
@@ -136,4 +138,4 @@ def test_pre_commit_try_repo_runs_the_gate(releases, tmp_path) -> None:
         pytest.skip(f"pre-commit could not fetch drift's dependencies from the index: {out[-400:]}")
     assert proc.returncode == 1, out[-3000:]
     assert "drift gate (vLLM API drift)" in out and "Failed" in out
-    assert "DRIFT010" in out and "kvtool/__init__.py:5" in out and "verdict: 1 breaking" in out
+    assert "DRIFT010" in out and "kvtool/__init__.py:6" in out and "verdict: 1 breaking" in out, out[-3000:]  # the keyword's line

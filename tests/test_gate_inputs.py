@@ -67,8 +67,11 @@ def _one_line_error(capsys) -> str:
     captured = capsys.readouterr()
     assert captured.out == "", "no report on stdout when the gate could not run"
     err = captured.err.strip()
-    assert "Traceback" not in err and "\n" not in err, err
-    assert err.startswith("drift: error: ")
+    lines = err.splitlines()
+    # the one error shape: `drift: error: …`, then at most one `  hint: …`
+    assert "Traceback" not in err and len(lines) <= 2, err
+    assert lines[0].startswith("drift: error: ")
+    assert all(line.startswith("  hint: ") for line in lines[1:]), err
     return err
 
 

@@ -156,4 +156,5 @@ def run_check(
     outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=bfacts, target_package=target_package,
                     rule_paths=rule_paths,
                     labels={"target": target_spec, "baseline": baseline_spec, "baseline_source": source})
-    return outcome
+    # where the consumer's files are, so `# drift: ignore[...]` comments can be read there
+    return Outcome(outcome.report, outcome.error, outcome.exit_code, {**outcome.extra, "consumer_root": consumer.root})

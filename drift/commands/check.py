@@ -1,41 +1,68 @@
-"""`drift check CONSUMER --target SPEC`: what in the target breaks the consumer."""
+"""`drift check [CONSUMER] -t TARGET`: what in the target breaks the consumer."""
 
 from __future__ import annotations
 
 from drift import exitcodes
 from drift.check.run import run_check
-from drift.commands.common import add_output_options, emit, fail, progress
+from drift.commands.common import (
+    add_consumer_options, add_output_options, add_silencing_options, default_target, emit, fail, load_settings,
+    progress, silence, silencing,
+)
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "check",
-        help="what breaks a consumer against a vLLM release, wheel, tree or environment",
+        help="what breaks a consumer against a vLLM release, wheel, tree, snapshot or environment",
         description="Read the consumer (PyPI spec, wheel or source tree) and the target without importing "
                     "either; report each use the target breaks, with evidence, the predicted failure and the fix.",
+        epilog="exit codes: 0 clean, 1 drift at or above --fail-on, 2 bad input, 3 index or host unreachable",
     )
-    p.add_argument("consumer", help="the code that uses vLLM: e.g. speculators==0.3.0, a wheel, a source tree, "
-                                    "or python:PATH (an environment it is installed in)")
-    p.add_argument("--consumer-package", action="append", default=None, metavar="NAME",
-                   help="consumer's top-level import name(s) (default: what the distribution provides; "
-                        "speculators for python:PATH)")
-    p.add_argument("-t", "--target", default="vllm==0.16.0",
-                   help="the vLLM to check against: spec, wheel, source tree or python:PATH (default: vllm==0.16.0)")
+    add_consumer_options(p, positional=True, default_help="default: consumer in drift.toml")
+    p.add_argument("-t", "--target", default=None,
+                   help="the vLLM to check against: spec, wheel, source tree, snapshot file (.json from drift "
+                        "snapshot) or python:PATH (default: target in drift.toml, else the newest release)")
     p.add_argument("-b", "--baseline", default=None,
                    help="the vLLM the consumer was written for (default: from the consumer's metadata)")
     p.add_argument("--package", default="vllm", help="top-level import name of the target (default: vllm)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="extra rule pack: a Python file defining RULES = [...] (repeatable)")
     add_output_options(p)
+    add_silencing_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from drift.config import ConfigError
+    from drift.fetch import FetchError
+    from drift.suppress import SuppressError, local_source
+
+    try:
+        config = load_settings(args)
+    except ConfigError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    if args.consumer_pos and args.consumer and args.consumer_pos != args.consumer:
+        return fail(f"two consumers given ({args.consumer_pos} and --consumer {args.consumer})", exitcodes.USAGE,
+                    hint="give one: drift check CONSUMER -t TARGET")
+    consumer = args.consumer or args.consumer_pos or config.consumer
+    if not consumer:
+        return fail("no consumer given", exitcodes.USAGE,
+                    hint="drift check speculators==0.3.0 -t vllm==0.16.0 (or consumer = ... in drift.toml)")
     with progress(verbose=getattr(args, "verbose", False)) as say:
-        outcome = run_check(consumer_spec=args.consumer, target_spec=args.target, baseline_spec=args.baseline,
+        try:
+            target = args.target or default_target(config, args.package, say)
+        except FetchError as exc:
+            return fail(f"cannot find the newest {args.package}: {exc}", getattr(exc, "exit_code", exitcodes.USAGE),
+                        hint="pass the target yourself: -t vllm==X.Y.Z, a wheel, a tree or a snapshot file")
+        outcome = run_check(consumer_spec=consumer, target_spec=target, baseline_spec=args.baseline or config.baseline,
                             target_package=args.package, rule_paths=args.rules, progress=say,
                             consumer_packages=args.consumer_package)
     if outcome.report is None:
         return fail(outcome.error or "check failed", outcome.exit_code or exitcodes.USAGE)
-    emit(outcome.report, args)
-    return outcome.exit_code
+    try:
+        policy, fail_on = silencing(args, config, consumer_root=outcome.extra.get("consumer_root"))
+        (report,) = silence([outcome.report], args, policy, fail_on, [local_source(outcome.extra.get("consumer_root"))])
+    except SuppressError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    emit(report, args, consumer_root=outcome.extra.get("consumer_root"))
+    return report.exit_code

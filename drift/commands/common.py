@@ -46,21 +46,132 @@ def progress(enabled: bool = True, *, verbose: bool = False) -> Iterator[Callabl
         yield say
 
 
-def fail(message: str, code: int) -> int:
-    """One clear line on stderr and the exit code; never a traceback."""
+def fail(message: str, code: int, *, hint: str | None = None) -> int:
+    """The one error shape: `drift: error: …`, then `  hint: …` when there is one; never a traceback."""
     print(f"drift: error: {message}", file=sys.stderr)
+    if hint:
+        print(f"  hint: {hint}", file=sys.stderr)
     return code
 
 
-def add_output_options(parser, *, default: str = "terminal") -> None:
-    parser.add_argument("--format", choices=reports.FORMAT_NAMES, default=None,
+def fail_connector(exc) -> int:
+    """A ConnectorError (host down, auth refused, bad spec) in the one error shape."""
+    from drift import exitcodes
+
+    return fail(str(exc), exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE,
+                hint=getattr(exc, "hint", None))
+
+
+def add_output_options(parser, *, default: str = "terminal", formats=None) -> None:
+    parser.add_argument("--format", choices=formats or reports.FORMAT_NAMES, default=None,
                         help=f"report format (default: {default})")
     parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
     parser.add_argument("--json", action="store_true", help="shorthand for --format json")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every evidence line")
 
 
-def emit(report_or_reports: Report | list[Report], args, *, default: str = "terminal", title: str | None = None) -> None:
+def add_consumer_options(parser, *, positional: bool = False, default_help: str) -> None:
+    """The consumer means one thing everywhere: the code that uses vLLM (spec, wheel, tree,
+    python:PATH, or a name = as installed where the target is), plus its import name."""
+    if positional:
+        parser.add_argument("consumer_pos", nargs="?", metavar="CONSUMER", default=None,
+                            help="the code that uses vLLM (same as -c/--consumer)")
+    parser.add_argument("-c", "--consumer", default=None, metavar="CONSUMER",
+                        help=f"the code that uses vLLM: a PyPI spec (speculators==0.3.0), a wheel, a source tree, "
+                             f"python:PATH, or a name (as installed where the target is); {default_help}")
+    parser.add_argument("--consumer-package", action="append", default=None, metavar="NAME",
+                        help="the consumer's top-level import name(s) (default: what its distribution provides)")
+
+
+def add_silencing_options(parser, *, config: bool = True) -> None:
+    """--select/--ignore, accepted-findings files and --fail-on (docs/config.md)."""
+    g = parser.add_argument_group("silencing findings (also [tool.drift] select/ignore/per_file_ignores/accepted)")
+    g.add_argument("--select", action="append", default=None, metavar="CODES",
+                   help="only these rule ids or prefixes, comma-separated (e.g. DRIFT0,VLLM)")
+    g.add_argument("--ignore", action="append", default=None, metavar="CODES",
+                   help="leave out these rule ids or prefixes, comma-separated (e.g. DRIFT050)")
+    g.add_argument("--accepted", metavar="FILE", default=None,
+                   help="report only findings not recorded in this accepted-findings file")
+    g.add_argument("--write-accepted", metavar="FILE", default=None,
+                   help="record every finding reported now in FILE (then pass --accepted FILE)")
+    g.add_argument("--no-inline-ignores", dest="inline_ignores", action="store_false",
+                   help="do not honour `# drift: ignore[...]` comments")
+    g.add_argument("--fail-on", choices=("breaking", "risky"), default=None,
+                   help="exit 1 when a finding this severe or worse remains (default: breaking)")
+    if config:
+        parser.add_argument("--config", metavar="PATH", help="drift.toml to use instead of searching upwards")
+
+
+def load_settings(args):
+    """The config file for this run (ConfigError when unusable)."""
+    from drift.config import load_config
+
+    return load_config(getattr(args, "config", None))
+
+
+def silencing(args, config, *, consumer_root=None):
+    """(Policy, fail_on Severity) from the flags and the config; SuppressError on bad codes."""
+    from pathlib import Path
+
+    from drift.findings import Severity
+    from drift.suppress import Policy, load_accepted, parse_codes
+
+    select = parse_codes(args.select, what="--select") if args.select else tuple(config.select)
+    accepted_path = args.accepted
+    if accepted_path is None and config.accepted and config.source is not None:
+        accepted_path = str(Path(config.source).parent / config.accepted)
+    accepted = load_accepted(accepted_path) if accepted_path and not args.write_accepted else frozenset()
+    prefixes = []
+    if consumer_root is not None:
+        root = Path(consumer_root).resolve()
+        for base in ([Path(config.source).parent] if config.source else []) + [Path.cwd()]:
+            try:
+                rel = root.relative_to(base.resolve()).as_posix()
+            except ValueError:
+                continue
+            if rel not in (".", "") and rel not in prefixes:
+                prefixes.append(rel)
+    policy = Policy(select=select, ignore=parse_codes(args.ignore or (), what="--ignore"),
+                    config_ignore=tuple(config.ignore), per_file_ignores=dict(config.per_file_ignores),
+                    accepted=accepted, comments=getattr(args, "inline_ignores", True), path_prefixes=tuple(prefixes))
+    fail_on = Severity(args.fail_on or config.fail_on or "breaking")
+    return policy, fail_on
+
+
+def silence(reports_: list[Report], args, policy, fail_on, sources) -> list[Report]:
+    """Apply the policy to each report (`sources[i]` reads its consumer's files), then write
+    the accepted-findings file when asked: everything still reported is recorded and silenced."""
+    import dataclasses
+
+    from drift.suppress import apply, write_accepted
+
+    out = [apply(r, policy, source=src, fail_on=fail_on) for r, src in zip(reports_, sources)]
+    if getattr(args, "write_accepted", None):
+        n = write_accepted(args.write_accepted, out)
+        print(f"drift: recorded {n} accepted finding{'s' * (n != 1)} in {args.write_accepted}; "
+              f"pass --accepted {args.write_accepted} to report only new ones", file=sys.stderr)
+        again = dataclasses.replace(policy, accepted=frozenset(f.fingerprint for r in out for f in r.findings))
+        out = [apply(r, again, source=src, fail_on=fail_on) for r, src in zip(out, sources)]
+    return out
+
+
+def emit(report_or_reports: Report | list[Report], args, *, default: str = "terminal", title: str | None = None,
+         repo_root: str | None = None, consumer_root=None) -> None:
+    import os
+
     fmt = "json" if getattr(args, "json", False) else (args.format or default)
     reports.write(report_or_reports, fmt, args.output,
-                  options=reports.Options(verbose=getattr(args, "verbose", False), title=title))
+                  options=reports.Options(verbose=getattr(args, "verbose", False), title=title,
+                                          repo_root=repo_root or os.getcwd(),
+                                          consumer_root=str(consumer_root) if consumer_root else None))
+
+
+def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None) -> str:
+    """No -t: the config's target, else the newest release on the user's index (FetchError when
+    the index cannot say); never a version frozen into drift."""
+    if config.target:
+        return config.target
+    from drift.fetch import newest_release
+
+    say(f"asking the index for the newest {package}")
+    return f"{package}=={newest_release(package)}"

@@ -39,12 +39,16 @@ def add_parser(subparsers) -> None:
         epilog=f"change kinds (--kind):\n{kinds}\n\nexit codes: 0 compared (changes or not), 2 bad input",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("old", metavar="OLD", help="baseline target, e.g. vllm==0.11.0")
-    p.add_argument("new", metavar="NEW", help="target to compare, e.g. vllm==0.16.0")
+    p.add_argument("old", metavar="OLD", nargs="?", help="baseline target, e.g. vllm==0.11.0 (or -b)")
+    p.add_argument("new", metavar="NEW", nargs="?", help="target to compare, e.g. vllm==0.16.0 (or -t)")
+    p.add_argument("-b", "--baseline", default=None, help="the old side (instead of OLD)")
+    p.add_argument("-t", "--target", default=None, help="the new side (instead of NEW)")
     p.add_argument("--package", help="top-level import name to compare (default: the target's)")
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help='emit the "drift.diff/1" JSON document')
-    fmt.add_argument("--markdown", action="store_true", help="emit Markdown")
+    p.add_argument("--format", choices=("terminal", "json", "markdown"), default=None,
+                   help='terminal (default), json (the "drift.diff/1" document) or markdown')
+    p.add_argument("-o", "--output", default=None, help="write the diff to this file instead of stdout")
+    p.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # old spelling of --format json
+    p.add_argument("--markdown", action="store_true", help=argparse.SUPPRESS)  # old spelling of --format markdown
     p.add_argument("--public-only", action="store_true", help="leave out private (_underscore) names")
     p.add_argument("--module", metavar="PREFIX", help="only modules under this dotted prefix")
     p.add_argument(
@@ -125,18 +129,26 @@ def run(args: argparse.Namespace) -> int:
 
     from drift.diff import parse_kind
 
+    from drift.commands.common import fail
+
     err = Console(stderr=True)
+    old, new = args.baseline or args.old, args.target or args.new
+    if args.baseline and args.old and args.new and not args.target:
+        old, new = args.baseline, args.old  # `drift diff -b OLD NEW`
+    if not old or not new:
+        return fail("diff needs two targets", exitcodes.USAGE, hint="drift diff vllm==0.11.0 vllm==0.16.0 "
+                                                                   "(or -b OLD -t NEW)")
+    fmt = args.format or ("json" if args.json else "markdown" if args.markdown else "terminal")
     kinds = []
     for text in args.kind or ():
         kind = parse_kind(text)
         if kind is None:
-            err.print(f"drift diff: unknown change kind {text!r} (see --help for names)", markup=False, soft_wrap=True)
-            return exitcodes.USAGE
+            return fail(f"unknown change kind {text!r}", exitcodes.USAGE, hint="drift diff --help lists the kinds")
         kinds.append(kind)
     with err.status("snapshotting", spinner="dots") as status:
         outcome = run_diff(
-            args.old,
-            args.new,
+            old,
+            new,
             package=args.package,
             cache_dir=args.cache_dir,
             public_only=args.public_only,
@@ -145,14 +157,29 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda msg: status.update(msg),
         )
     if outcome.result is None:
-        err.print(f"drift diff: {outcome.error}", markup=False, highlight=False, soft_wrap=True)
-        return outcome.exit_code
+        return fail(outcome.error or "diff failed", outcome.exit_code)
     from reports.diff_render import render_terminal, to_json, to_markdown
 
-    if args.json:
-        sys.stdout.write(to_json(outcome.result))
-    elif args.markdown:
-        sys.stdout.write(to_markdown(outcome.result))
-    else:
+    if fmt == "terminal" and not args.output:
         render_terminal(outcome.result, Console(), evidence=not args.no_evidence)
+        return exitcodes.CLEAN
+    if fmt == "json":
+        text = to_json(outcome.result)
+    elif fmt == "markdown":
+        text = to_markdown(outcome.result)
+    else:  # terminal layout into a file: plain text, whole lines
+        import io
+
+        buffer = io.StringIO()
+        render_terminal(outcome.result, Console(file=buffer, width=200, no_color=True, soft_wrap=True),
+                        evidence=not args.no_evidence)
+        text = buffer.getvalue()
+    if args.output:
+        from pathlib import Path
+
+        from reports import _atomic_write
+
+        _atomic_write(Path(args.output), text)
+    else:
+        sys.stdout.write(text)
     return exitcodes.CLEAN

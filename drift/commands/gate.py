@@ -1,4 +1,4 @@
-"""`drift gate`: the CI gate before a vLLM upgrade lands. Exit 0 compatible, 1 breaking, 2 bad input."""
+"""`drift gate`: the CI gate before a vLLM upgrade lands. Exit 0 compatible, 1 drift, 2 bad input, 3 unreachable."""
 
 from __future__ import annotations
 
@@ -7,17 +7,24 @@ import sys
 
 import reports
 from drift import exitcodes
-from drift.commands.common import fail, progress
+from drift.commands.common import (
+    add_consumer_options, add_silencing_options, default_target, fail, load_settings, progress, silence, silencing,
+)
 from drift.findings import Report
 from drift.gate import run_gate
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("gate", help="CI gate: consumer vs one or more vLLM targets; SARIF, JUnit, Markdown, HTML",
-                       description="Check a consumer against each --target and fail the job on breaking drift.")
-    p.add_argument("--consumer", default=".", help="path in the repo, PyPI spec or wheel (default: .)")
-    p.add_argument("--target", action="append", default=None, metavar="SPEC",
-                   help="PyPI spec, wheel, source tree or python:PATH (repeatable; default vllm==0.16.0)")
+                       description="Check a consumer against each --target and fail the job on drift. Under "
+                                   "GitHub Actions (GITHUB_ACTIONS=true) it also prints annotations on the "
+                                   "consumer's lines and appends the Markdown verdict to the step summary.",
+                       epilog="exit codes: 0 clean, 1 drift at or above --fail-on on some target, 2 bad input, "
+                              "3 index unreachable")
+    add_consumer_options(p, default_help="default: . (this repository)")
+    p.add_argument("-t", "--target", action="append", default=None, metavar="SPEC",
+                   help="PyPI spec, wheel, source tree, snapshot file or python:PATH (repeatable; default: "
+                        "target in drift.toml, else the newest release)")
     p.add_argument("-b", "--baseline", default=None, help="default: from the consumer's metadata / pyproject")
     p.add_argument("--package", default="vllm", help="target import name (default: vllm)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
@@ -27,37 +34,64 @@ def add_parser(sub) -> None:
                    help="file for the matching --format ('-' = stdout)")
     p.add_argument("--title", default=None, help="title of the HTML/Markdown report")
     p.add_argument("--json", action="store_true", help="shorthand for --format json")
+    p.add_argument("-v", "--verbose", action="store_true", help="terminal: show every evidence line")
+    add_silencing_options(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
+    from drift.config import ConfigError
+    from drift.fetch import FetchError
+    from drift.suppress import SuppressError, local_source
+
     formats = list(args.format or (["json"] if args.json else ["terminal"]))
     outputs = list(args.output or [])
     if len(outputs) > len(formats):
-        return fail("more --output than --format; give one --format per --output", exitcodes.USAGE)
+        return fail("more --output than --format", exitcodes.USAGE, hint="give one --format per --output, in order")
     outputs += ["-"] * (len(formats) - len(outputs))
-    targets = args.target or ["vllm==0.16.0"]
-    with progress() as say:
-        result = run_gate(consumer_spec=args.consumer, targets=targets, baseline_spec=args.baseline,
-                          target_package=args.package, rule_paths=args.rules, progress=say)
+    try:
+        config = load_settings(args)
+    except ConfigError as exc:
+        return fail(str(exc), exitcodes.USAGE)
+    consumer = args.consumer or "."
+    with progress(verbose=args.verbose) as say:
+        try:
+            targets = args.target or [default_target(config, args.package, say)]
+        except FetchError as exc:
+            return fail(f"cannot find the newest {args.package}: {exc}", getattr(exc, "exit_code", exitcodes.USAGE),
+                        hint="pass the targets yourself: -t vllm==X.Y.Z (repeatable)")
+        result = run_gate(consumer_spec=consumer, targets=targets, baseline_spec=args.baseline or config.baseline,
+                          target_package=args.package, rule_paths=args.rules, progress=say,
+                          consumer_packages=args.consumer_package)
     if result.error:
         return fail(result.error, result.exit_code or exitcodes.USAGE)
+    options = dict(title=args.title or f"drift gate: {consumer}", repo_root=os.getcwd(), verbose=args.verbose,
+                   consumer_root=str(result.consumer_root) if result.consumer_root else None)
     if result.nothing_to_check:
-        message = f"{args.consumer} does not use {args.package}: nothing to check"
-        print(f"drift gate: {message}", file=sys.stderr)
+        message = f"{consumer} does not use {args.package}: nothing to check"
+        print(f"drift: {message}", file=sys.stderr)
         # still write every requested report, empty: code scanning then closes stale alerts
-        empty = [Report(consumer={"name": args.consumer, "version": None, "spec": args.consumer},
+        empty = [Report(consumer={"name": consumer, "version": None, "spec": consumer},
                         target={"name": args.package, "version": None, "spec": t, "commit": None},
                         baseline=None, findings=(), notes=(message,)) for t in targets]
         for fmt, out in zip(formats, outputs):
             if out != "-":
-                reports.write(empty, fmt, out, options=reports.Options(title=args.title, repo_root=os.getcwd()))
+                reports.write(empty, fmt, out, options=reports.Options(**options))
         return exitcodes.CLEAN
-    title = args.title or f"drift gate: {args.consumer}"
+    try:
+        policy, fail_on = silencing(args, config, consumer_root=result.consumer_root)
+        source = local_source(result.consumer_root)
+        found = silence(list(result.reports), args, policy, fail_on, [source] * len(result.reports))
+    except SuppressError as exc:
+        return fail(str(exc), exitcodes.USAGE)
     for fmt, out in zip(formats, outputs):
-        reports.write(list(result.reports), fmt, out, options=reports.Options(title=title, repo_root=os.getcwd()))
+        reports.write(found, fmt, out, options=reports.Options(**options))
+    if os.environ.get("GITHUB_ACTIONS") == "true" and not any(f == "github" and o == "-" for f, o in zip(formats, outputs)):
+        # annotations on the pull request's lines, beside the step summary (workflow commands on stdout)
+        sys.stdout.write(reports.render(found, "github", options=reports.Options(**options)))
+        sys.stdout.flush()
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as fh:
-            fh.write("\n" + reports.render(list(result.reports), "markdown", options=reports.Options(title=title)) + "\n")
-    return result.exit_code
+            fh.write("\n" + reports.render(found, "markdown", options=reports.Options(title=options["title"])) + "\n")
+    return exitcodes.DRIFT if any(r.exit_code for r in found) else exitcodes.CLEAN

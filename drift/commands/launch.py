@@ -13,6 +13,7 @@ from drift.connectors.base import ConnectorError
 from drift.jobs.connect import (
     JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
 )
+from drift.commands.common import fail, fail_connector
 from drift.jobs.launch import LaunchResult, launch
 
 
@@ -51,24 +52,21 @@ def _split_words(args: argparse.Namespace) -> tuple[str | None, list[str]] | str
 def run(args: argparse.Namespace) -> int:
     split = _split_words(args)
     if isinstance(split, str):
-        print(f"drift launch: {split}", file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(split, exitcodes.USAGE, hint="drift launch [options] [HOST] -- COMMAND ...")
     host, command = split
     try:
         settings = settings_from_args(args, host=host)
     except ConfigError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(str(exc), exitcodes.USAGE)
     argv = command or list(settings.config.launch_command)
     if not argv:
-        print("drift launch: no command: give one after `--` or set launch.command in drift.toml", file=sys.stderr)
-        return exitcodes.USAGE
+        return fail("no command to launch", exitcodes.USAGE,
+                    hint="give one after `--`, or set launch.command in drift.toml (docs/config.md)")
     try:
         result = asyncio.run(_launch(settings, argv, force=args.force))
     except ConnectorError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return connector_error_code(exc)
-    return _print(result, settings, as_json=args.json)
+        return fail_connector(exc)
+    return _print(result, settings, as_json=args.json, args=args)
 
 
 async def _launch(settings: JobSettings, argv: list[str], *, force: bool) -> LaunchResult:
@@ -84,7 +82,23 @@ async def _launch(settings: JobSettings, argv: list[str], *, force: bool) -> Lau
         await connector.close()
 
 
-def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool) -> int:
+def connection_flags(args: argparse.Namespace, settings: JobSettings) -> list[str]:
+    """The flags that reach the same host and run directory again, for a command to paste."""
+    import shlex
+
+    out: list[str] = []
+    for key in getattr(args, "identity", None) or ():
+        out += ["-i", key]
+    for flag, name in (("-J", "jump"), ("-p", "port"), ("-F", "ssh_config"), ("--known-hosts", "known_hosts"),
+                       ("--python", "python"), ("--run-dir", "run_dir"), ("--config", "config"),
+                       ("--connect-timeout", "connect_timeout")):
+        value = getattr(args, name, None)
+        if value not in (None, ""):
+            out += [flag, str(value)]
+    return [shlex.quote(word) for word in out]
+
+
+def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool, args: argparse.Namespace | None = None) -> int:
     code = result.exit_code
     if result.status == "started" and result.run and result.run.finished and not result.run.succeeded:
         code = exitcodes.DRIFT  # it could not even start (command not found, ...)
@@ -93,7 +107,7 @@ def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool) -> int
         return code
     where = settings.host or "local"
     if result.status == "refused":
-        print(f"drift launch: refused on {where}: {result.reason}", file=sys.stderr)
+        print(f"drift: error: refused on {where}: {result.reason}", file=sys.stderr)
         for f in result.breaking:
             print(f"  {f.rule_id} {f.title}\n    at {f.consumer_site}", file=sys.stderr)
             if f.predicted_failure:
@@ -102,7 +116,7 @@ def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool) -> int
                 print(f"    fix: {f.fix.description}", file=sys.stderr)
         return code
     if result.status == "failed":
-        print(f"drift launch: cannot start on {where}: {result.reason}", file=sys.stderr)
+        print(f"drift: error: cannot start on {where}: {result.reason}", file=sys.stderr)
         return code
     run = result.run
     for note in result.notes:
@@ -110,9 +124,11 @@ def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool) -> int
     if result.forced and result.breaking:
         print(f"warning: launched with --force despite {len(result.breaking)} breaking finding(s)", file=sys.stderr)
     print(result.run_id)
-    host_arg = f"{settings.host} " if settings.host else ""
+    flags = connection_flags(args, settings) if args is not None else []
+    host_arg = " ".join([*flags, *([settings.host] if settings.host else [])])
+    host_arg += " " if host_arg else ""
     if run and run.finished and not run.succeeded:
-        print(f"drift launch: the job did not start: {run.detail or run.outcome}", file=sys.stderr)
+        print(f"drift: error: the job did not start: {run.detail or run.outcome}", file=sys.stderr)
     else:
         print(f"started on {where} (pid {run.pid if run else '?'}); log: {result.run_dir}/log\n"
               f"follow it with: drift watch {host_arg}{result.run_id}", file=sys.stderr)

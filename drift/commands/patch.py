@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from rich.console import Console
 
 from drift import __version__, exitcodes
-from drift.commands.common import fail, progress
+from drift.commands.common import add_consumer_options, fail, fail_connector, progress
 from drift.config import ConfigError
 from drift.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
@@ -30,7 +30,8 @@ def add_parser(sub) -> None:
     mode.add_argument("--apply", action="store_true", help="write the fixes on the host, then verify")
     mode.add_argument("--revert", action="store_true", help="restore the originals of the last applied patch")
     p.add_argument("-o", "--output", help="also write the diff to this file (git apply / patch -p1 in site-packages)")
-    p.add_argument("--consumer", default=None, help="consumer's import name (default: speculators)")
+    add_consumer_options(p, default_help="here: its name as installed on the host (default: consumer in "
+                                          "drift.toml, else speculators)")
     p.add_argument("-b", "--baseline", default=None, help="vLLM the consumer was written for (default: its metadata)")
     p.add_argument("--state-dir", default=None, help="where backups and manifests live on the host "
                                                     "(default: ~/.drift/patches)")
@@ -59,7 +60,9 @@ async def _run(args, say) -> tuple[int, dict]:
     js = settings_from_args(args, host=host)
     cfg = js.config
     python = cfg.python or (sys.executable if js.is_local else "python3")
-    settings = ScanSettings(consumer=args.consumer or cfg.consumer or "speculators",
+    from drift.commands.scan import consumer_name
+
+    settings = ScanSettings(consumer=consumer_name(args, cfg),
                             baseline=args.baseline or cfg.baseline, python=python)
     connector = await open_connector(js)
     label = js.host or "local"
@@ -68,8 +71,10 @@ async def _run(args, say) -> tuple[int, dict]:
         if args.revert:
             res = await revert(connector, state_dir=state_dir, patch_id=LATEST, python=python, force=args.force)
             ok = res.status in ("reverted", "already_reverted")
-            return (exitcodes.CLEAN if ok else exitcodes.USAGE), {"action": "revert", "status": res.status,
-                                                                 "reason": res.reason, "host": label}
+            return (exitcodes.CLEAN if ok else exitcodes.USAGE), {
+                "action": "revert", "status": res.status, "reason": res.reason, "host": label,
+                "patch_id": res.patch_id,
+                "files": [{"path": f.path, "action": f.action} for f in res.files]}
         from drift.patch import saved
 
         say(f"{label}: scanning")
@@ -161,7 +166,10 @@ def _print(result: dict, console: Console) -> None:
         for e in v["compile_errors"]:
             console.print(f"  {e}", markup=False)
     if result.get("action") == "revert":
-        console.print(f"revert: {result['status']}" + (f" ({result['reason']})" if result.get("reason") else ""))
+        console.print(f"revert: {result['status']}" + (f" patch {result['patch_id']}" if result.get("patch_id") else "")
+                      + (f" ({result['reason']})" if result.get("reason") else ""), markup=False)
+        for f in result.get("files") or ():
+            console.print(f"  {f['action']} {f['path']}", markup=False)
 
 
 def run(args) -> int:
@@ -173,8 +181,7 @@ def run(args) -> int:
     except ConfigError as exc:
         return fail(str(exc), exitcodes.USAGE)
     except ConnectorError as exc:
-        hint = f" ({exc.hint})" if exc.hint else ""
-        return fail(f"{exc}{hint}", exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE)
+        return fail_connector(exc)
     if "error" in result:
         return fail(f"{result['host']}: {result['error']}", code)
     if args.json:

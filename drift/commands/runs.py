@@ -34,19 +34,18 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from drift.commands.common import fail, fail_connector
+
     try:
         settings = settings_from_args(args, host=args.host)
     except ConfigError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(str(exc), exitcodes.USAGE)
     try:
         result = asyncio.run(_runs(settings))
     except ConnectorError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return connector_error_code(exc)
+        return fail_connector(exc)
     if result.error:
-        print(f"drift runs: {result.error}", file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(result.error, exitcodes.USAGE)
     if args.json:
         print(json.dumps({"host": settings.host or "local", "root": result.root,
                           "runs": [r.to_dict() for r in result.runs]}, indent=2))
@@ -67,18 +66,25 @@ def render(result: RunsResult, console: Console, *, host: str) -> None:
     if not result.runs:
         console.print(f"no runs under {result.root} on {host}", markup=False)
         return
-    table = Table(title=f"runs on {host} ({result.root})", title_justify="left", box=box.SIMPLE_HEAD)
     cells = [(r.run_id, _state(r), str(r.pid or ""), _short(r.started_at)) for r in result.runs]
     widths = [max(len(name), *(len(c[i]) for c in cells)) for i, name in enumerate(HEAD)]
+    if not console.is_terminal:  # piped: whole lines, every command in full
+        console.print(f"runs on {host} ({result.root})", markup=False, soft_wrap=True)
+        console.print("  ".join(n.ljust(w) for n, w in zip(HEAD, widths)) + "  command", markup=False, soft_wrap=True)
+        for r, row in zip(result.runs, cells):
+            console.print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + " ".join(r.command),
+                          markup=False, soft_wrap=True)
+        for r in result.runs:
+            if r.detail:
+                console.print(f"  {r.run_id}: {r.detail}", markup=False, soft_wrap=True)
+        return
+    table = Table(title=f"runs on {host} ({result.root})", title_justify="left", box=box.SIMPLE_HEAD)
     for name, width in zip(HEAD, widths):
         table.add_column(name, no_wrap=True, width=width)
-    # SIMPLE_HEAD: 2 cells of edge, 3 between columns; the command gets what is left
-    room = console.width - sum(widths) - 3 * len(HEAD) - 9
-    if room >= 10:  # on a narrow terminal the command is left out (it is in --json)
-        table.add_column("command", no_wrap=True, overflow="ellipsis", width=room)
+    # the command always shows: on a narrow terminal it wraps in its column, piped it is whole
+    table.add_column("command", overflow="fold", ratio=1)
     for r, (run_id, state, pid, started) in zip(result.runs, cells):
-        command = (_esc(" ".join(r.command)),) if room >= 10 else ()
-        table.add_row(run_id, f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", pid, started, *command)
+        table.add_row(run_id, f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", pid, started, _esc(" ".join(r.command)))
     console.print(table)
     for r in result.runs:
         if r.detail:

@@ -5,15 +5,21 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+import dataclasses
+from pathlib import PurePosixPath
 
 from rich.console import Console
 
 from drift import exitcodes
-from drift.commands.common import add_output_options, emit, fail, progress
+from drift.commands.common import (
+    add_consumer_options, add_output_options, add_silencing_options, emit, fail, fail_connector, progress, silence,
+    silencing,
+)
 from drift.config import ConfigError
 from drift.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
 from drift.scan import HostScan, ScanSettings, scan_connector
+from drift.suppress import SuppressError
 
 
 def add_parser(sub) -> None:
@@ -32,24 +38,39 @@ def add_parser(sub) -> None:
     p.add_argument("--inventory", metavar="FILE", help="Ansible inventory (INI or YAML)")
     p.add_argument("--limit", metavar="PATTERN", help="Ansible-style host pattern within the inventory")
     p.add_argument("-f", "--forks", type=int, default=8, help="hosts scanned at once (default 8)")
-    p.add_argument("--consumer", default=None, help="consumer's top-level import name (default: speculators)")
+    add_consumer_options(p, default_help="here: its name as installed on the host (default: consumer in "
+                                          "drift.toml, else speculators)")
     p.add_argument("-b", "--baseline", default=None, help="vLLM the consumer was written for (default: its metadata)")
     p.add_argument("--package", default=None, help="target import name (default: vllm)")
     p.add_argument("--no-host-cache", action="store_true",
                    help="write nothing on the host (the probe caches parsed facts in ~/.cache/drift/probe)")
-    p.add_argument("--connect-timeout", type=float, default=10.0)
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="give up on a host's probe after this many seconds and end its processes there (default 300)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
     add_host_arguments(p)
     add_output_options(p)
+    add_silencing_options(p, config=False)  # --config comes with the host arguments
     p.set_defaults(func=run)
+
+
+def consumer_name(args, cfg) -> str:
+    """The consumer on a host is what is installed there: its import name, from --consumer-package,
+    else the name part of --consumer / the config's consumer (a spec's version is not checked)."""
+    if getattr(args, "consumer_package", None):
+        return args.consumer_package[0]
+    text = args.consumer or cfg.consumer or "speculators"
+    try:
+        from packaging.requirements import Requirement
+
+        return Requirement(text).name.replace("-", "_")
+    except Exception:  # noqa: BLE001 - not a requirement: take it as the import name given
+        return text
 
 
 def _settings(args, js, python: str | None) -> ScanSettings:
     cfg = js.config
     return ScanSettings(
-        consumer=args.consumer or cfg.consumer or "speculators",
+        consumer=consumer_name(args, cfg),
         target=args.package or "vllm",
         baseline=args.baseline or cfg.baseline,
         python=python or js.python,  # an inventory host's own interpreter wins
@@ -64,9 +85,44 @@ async def _scan_one(host: str | None, args, say, *, python: str | None = None) -
     settings = _settings(args, js, python)
     connector = await open_connector(js)
     try:
-        return await scan_connector(connector, host=js.host or "local", settings=settings, say=say)
+        scan = await scan_connector(connector, host=js.host or "local", settings=settings, say=say)
+        return await _silenced(scan, args, js, connector)
     finally:
         await connector.close()
+
+
+async def _silenced(scan: HostScan, args, js, connector) -> HostScan:
+    """Apply comments, --select/--ignore, config and the accepted file to one host's report.
+
+    `# drift: ignore[...]` comments live in the consumer's files on the host: read here when the
+    host is this machine, else only the files that have findings are fetched (one `get` each).
+    TODO(probe): have probes/usage.py send each use's line comments with the usage facts, so a
+    host scan needs no second round trip for them.
+    """
+    from drift.suppress import local_source
+
+    report = scan.outcome.report if scan.outcome else None
+    if report is None:
+        return scan
+    root = scan.outcome.extra.get("consumer_root")
+    policy, fail_on = silencing(args, js.config, consumer_root=root if js.is_local else None)
+    if js.is_local or not root or not policy.comments:
+        source = local_source(root if js.is_local else None)
+    else:
+        texts: dict[str, list[str] | None] = {}
+        for path in sorted({f.consumer_site.path for f in report.findings}):
+            try:
+                data = await connector.get(str(PurePosixPath(root) / path))
+                texts[path] = data[: 4 << 20].decode("utf-8", errors="replace").splitlines()
+            except (ConnectorError, OSError):
+                texts[path] = None  # unreadable: its findings stay, as without a comment
+        source = texts.get
+    (report,) = silence([report], args, policy, fail_on, [source])
+    status = scan.status if scan.status not in ("ok", "drift") else ("drift" if report.exit_code else "ok")
+    reason = f"{len(report.failing)} {fail_on.value}" + (" or worse" if fail_on.value == "risky" else "") if report.exit_code else None
+    outcome = dataclasses.replace(scan.outcome, report=report, exit_code=report.exit_code)
+    return dataclasses.replace(scan, outcome=outcome, status=status, reason=reason if status in ("ok", "drift") else scan.reason,
+                               exit_code=report.exit_code if status in ("ok", "drift") else scan.exit_code)
 
 
 def _notices(scans) -> None:
@@ -93,11 +149,10 @@ def run(args) -> int:
     try:
         with progress() as say:
             scan = asyncio.run(_scan_one(None if host in (None, "local") else host, args, say))
-    except ConfigError as exc:
+    except (ConfigError, SuppressError) as exc:
         return fail(str(exc), exitcodes.USAGE)
     except ConnectorError as exc:
-        hint = f" ({exc.hint})" if exc.hint else ""
-        return fail(f"{exc}{hint}", exitcodes.USAGE if exc.category == "usage" else exitcodes.UNREACHABLE)
+        return fail_connector(exc)
     _notices([scan])
     if scan.outcome is None or scan.outcome.report is None:
         return fail(f"{scan.host}: {scan.reason}", scan.exit_code or exitcodes.USAGE)
@@ -108,6 +163,10 @@ def run(args) -> int:
 def _fleet(args, hosts) -> int:
     from drift.fleet import fleet_exit_code, run_fleet
 
+    if args.write_accepted:
+        return fail("--write-accepted records one host's findings", exitcodes.USAGE,
+                    hint="run it against one host, then pass --accepted FILE to the fleet scan")
+
     async def job(h):
         if isinstance(h, str):
             return await _scan_one(h, args, lambda _m: None)
@@ -117,7 +176,7 @@ def _fleet(args, hosts) -> int:
     try:
         outcomes = asyncio.run(run_fleet(hosts, job, forks=max(1, args.forks),
                                          classify=lambda s: s.status))
-    except ConfigError as exc:
+    except (ConfigError, SuppressError) as exc:
         return fail(str(exc), exitcodes.USAGE)
     reports_ = [o.value.outcome.report for o in outcomes
                 if o.value is not None and o.value.outcome is not None and o.value.outcome.report is not None]

@@ -51,25 +51,23 @@ def split_targets(targets: list[str]) -> tuple[str | None, str] | str:
 
 def run(args: argparse.Namespace) -> int:
     split = split_targets(args.targets)
+    from drift.commands.common import fail, fail_connector
+
     if isinstance(split, str):
-        print(f"drift watch: {split}", file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(split, exitcodes.USAGE, hint="drift watch [options] [HOST] [RUN_ID]")
     host, run_id = split
     if args.interval <= 0:
-        print("drift watch: --interval must be positive", file=sys.stderr)
-        return exitcodes.USAGE
+        return fail("--interval must be positive", exitcodes.USAGE)
     try:
         settings = settings_from_args(args, host=host)
     except ConfigError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return exitcodes.USAGE
+        return fail(str(exc), exitcodes.USAGE)
     console = Console(stderr=False, highlight=False)
     try:
         result = asyncio.run(_watch(settings, run_id, follow=args.follow, interval=args.interval,
                                     console=console, quiet=args.json))
     except ConnectorError as exc:
-        print(describe_error(exc), file=sys.stderr)
-        return connector_error_code(exc)
+        return fail_connector(exc)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -93,7 +91,7 @@ def render(result: WatchResult, console: Console) -> None:
     """The closing lines: progress reached, outcome, and what drift knows about a failure."""
     err = Console(stderr=True, highlight=False)
     if result.error:
-        err.print(f"drift watch: {result.error}", markup=False, soft_wrap=True)
+        err.print(f"drift: error: {result.error}", markup=False, soft_wrap=True)
     if result.progress:
         console.print("progress: " + " · ".join(str(c) for c in result.progress), markup=False, soft_wrap=True)
     run = result.run

@@ -30,6 +30,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", help="the host's interpreter (default: python3; sys.executable for local)")
     parser.add_argument("--run-dir", help="run directory root on the host (default ~/.drift/runs)")
     parser.add_argument("--config", metavar="PATH", help="drift.toml to use instead of searching upwards")
+    parser.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
+                        help="give up on a host that has not answered and logged in within this many seconds "
+                             "(default 10)")
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class JobSettings:
     host: str | None  # None = this machine
     known_hosts: str | None
     identities: tuple[str, ...] = ()
+    connect_timeout: float = 10  # seconds to reach and log in to a host (--connect-timeout)
 
     @property
     def is_local(self) -> bool:
@@ -65,7 +69,7 @@ def settings_from_args(args: argparse.Namespace, *, host: str | None) -> JobSett
         chosen = None
     identities = tuple(identity) if identity else ((config.identity,) if config.identity else ())
     return JobSettings(config=config, host=chosen, known_hosts=getattr(args, "known_hosts", None),
-                       identities=identities)
+                       identities=identities, connect_timeout=getattr(args, "connect_timeout", None) or 10)
 
 
 async def open_connector(settings: JobSettings) -> Connector:
@@ -77,7 +81,7 @@ async def open_connector(settings: JobSettings) -> Connector:
     cfg = settings.config
     return await connect(
         settings.host, identity=list(settings.identities) or None, jump=cfg.jump, port=cfg.port, config_file=cfg.ssh_config,
-        known_hosts=settings.known_hosts, accept_new=bool(cfg.accept_new),
+        known_hosts=settings.known_hosts, accept_new=bool(cfg.accept_new), connect_timeout=settings.connect_timeout,
     )
 
 
