@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import filecmp
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
