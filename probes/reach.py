@@ -87,6 +87,77 @@ def _strip_optional(node):
     return node
 
 
+_VERSION_CHARS = set("0123456789.rcpostdevab+")
+_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _version_literal(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value[:1].isdigit() \
+            and "." in node.value and set(node.value) <= _VERSION_CHARS:
+        return node.value
+    if isinstance(node, ast.Call) and len(node.args) == 1:  # Version("0.12"), parse("0.12")
+        return _version_literal(node.args[0])
+    return None
+
+
+def _mentions_version(node):
+    return any((isinstance(n, ast.Name) and "version" in n.id.lower())
+               or (isinstance(n, ast.Attribute) and "version" in n.attr.lower()) for n in ast.walk(node))
+
+
+def version_guard(test, names):
+    """A branch test on the running version, as data drift can evaluate against a target:
+    `vllm.__version__ >= "0.12"` -> {"op": ">=", "version": "0.12"}; `helper("0.11.0")` ->
+    {"call": dotted helper, "version": "0.11.0"} (the helper's own comparison is recorded where
+    it is defined). `not ...` sets "negated"."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negated, test = not negated, test.operand
+    g = None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPS:
+        op = _OPS[type(test.ops[0])]
+        left, right = test.left, test.comparators[0]
+        lv, rv = _version_literal(left), _version_literal(right)
+        if rv and not lv and _mentions_version(left):
+            g = {"op": op, "version": rv}
+        elif lv and not rv and _mentions_version(right):
+            g = {"op": _FLIP[op], "version": lv}
+    elif isinstance(test, ast.Call) and test.args and not test.keywords:
+        v = _version_literal(test.args[0])
+        name = _dotted(test.func)
+        if v and name and len(test.args) == 1:
+            head = name.split(".")[0]
+            root = names.get(head)
+            dotted = (root[0][4:] + name[len(head):]) if root and root[0].startswith("sym:") else name
+            g = {"call": dotted, "version": v}
+    if g is not None and negated:
+        g["negated"] = True
+    return g
+
+
+def version_predicates(tree, module, quals):
+    """Consumer helpers that compare the running version with their parameter:
+    `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}."""
+    out = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, _FUNCS) or len(fn.args.args) != 1 or "version" not in fn.name.lower():
+            continue
+        param = fn.args.args[0].arg
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Compare) \
+                    and len(node.value.ops) == 1 and type(node.value.ops[0]) in _OPS:
+                op = _OPS[type(node.value.ops[0])]
+                left, right = node.value.left, node.value.comparators[0]
+                uses = lambda n: any(isinstance(x, ast.Name) and x.id == param for x in ast.walk(n))  # noqa: E731
+                if uses(right) and not uses(left):
+                    out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
+                elif uses(left) and not uses(right):
+                    out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": _FLIP[op]}
+                break
+    return out
+
+
 class _Module:
     def __init__(self, tree, *, module, is_package, prefixes, lines):
         self.module = module
@@ -100,6 +171,7 @@ class _Module:
         self.calls = []
         self.patches = []
         self.bound = {}  # consumer function name -> path of the class it is copied onto
+        self.guards = []  # version tests enclosing the statement being walked
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -195,6 +267,8 @@ class _Module:
     def use(self, kind, path, line, col, function, **extra):
         rec = {"kind": kind, "path": list(path[:MAX_PATH]), "line": line, "col": col, "function": function}
         rec.update(extra)
+        if self.guards:
+            rec["guards"] = list(self.guards)
         self.uses.append(rec)
 
 
@@ -311,8 +385,15 @@ class _Function:
 
     # -- statements ----------------------------------------------------------------------------
     def block(self, body, env):
+        pushed = 0
         for st in body:
             self.stmt(st, env)
+            if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
+                guard = version_guard(st.test, self.mod.names)  # `if <version>: return`: the rest is the other branch
+                if guard is not None:
+                    self.mod.guards.append(dict(guard, negated=not guard.get("negated")))
+                    pushed += 1
+        del self.mod.guards[len(self.mod.guards) - pushed:]
 
     def stmt(self, st, env):
         t = type(st)
@@ -335,6 +416,16 @@ class _Function:
             self.expr(st.target, env, store=True)
         elif t is ast.If:
             self.expr(st.test, env)
+            guard = version_guard(st.test, self.mod.names)
+            if guard is not None:
+                yes, no = dict(env), dict(env)
+                self.mod.guards.append(guard)
+                self.block(st.body, yes)
+                self.mod.guards[-1] = dict(guard, negated=not guard.get("negated"))
+                self.block(st.orelse, no)
+                self.mod.guards.pop()
+                self._merge(env, yes, no)
+                return
             yes, no = dict(env), dict(env)
             narrowed = self._isinstance(st.test)
             if narrowed:
@@ -446,7 +537,8 @@ class _Function:
             elif owner and self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
                 line, col = _attr_pos(tgt)
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
-                                         "function": self.qual, "value": self._patch_value(value, env)})
+                                         "function": self.qual, "value": self._patch_value(value, env),
+                                         "guards": list(self.mod.guards)})
             else:
                 self.expr(tgt.value, env)
                 if owner and self.mod.wanted(owner):
@@ -617,6 +709,8 @@ class _Function:
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
             "result": None, "args": args,
         })
+        if self.mod.guards:
+            self.mod.calls[-1]["guards"] = list(self.mod.guards)
 
     def _setattr(self, node, env, chain):
         obj, name, value = node.args
@@ -722,4 +816,5 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     wanted = bool(mod.bound or mod.patches or any(c.get("args") for c in mod.calls))
     functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
-            "patchers": _patchers(tree, mod.quals), "functions": functions}
+            "patchers": _patchers(tree, mod.quals), "functions": functions,
+            "version_predicates": version_predicates(tree, module, mod.quals)}

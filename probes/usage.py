@@ -10,7 +10,7 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 
 import ast
 
-from .reach import reach_facts
+from .reach import reach_facts, version_guard
 
 MAX_SRC = 120
 
@@ -58,6 +58,8 @@ class _Imports(ast.NodeVisitor):
         self.bindings = {}  # local -> dotted target
         self.records = []
         self.guarded = 0  # > 0 inside try/except ImportError or `if TYPE_CHECKING:`
+        self.versions = []  # version tests around the import (reach.version_guard)
+        self.own_names = {}  # every name imported here, for resolving a version helper's module
 
     def visit_Try(self, node):
         catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
@@ -80,15 +82,45 @@ class _Imports(ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
+    def _block(self, stmts):
+        """Statements in order; after `if <version test>: return`, the rest runs only when the
+        test is false (an early exit is a version branch too)."""
+        pushed = 0
+        for st in stmts:
+            self.visit(st)
+            if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
+                guard = version_guard(st.test, {k: ("sym:" + v,) for k, v in self.bindings.items()} | self.own_names)
+                if guard is not None:
+                    self.versions.append(dict(guard, negated=not guard.get("negated")))
+                    pushed += 1
+        del self.versions[len(self.versions) - pushed:]
+
+    def visit_Module(self, node):
+        self._block(node.body)
+
+    def visit_FunctionDef(self, node):
+        for d in node.decorator_list:
+            self.visit(d)
+        self._block(node.body)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
     def visit_If(self, node):
         test = _dotted(node.test) or ""
         flag = test.split(".")[-1] == "TYPE_CHECKING"
+        guard = version_guard(node.test, {k: ("sym:" + v,) for k, v in self.bindings.items()} | self.own_names)
         self.guarded += flag
+        if guard is not None:
+            self.versions.append(guard)
         for st in node.body:
             self.visit(st)
         self.guarded -= flag
+        if guard is not None:
+            self.versions[-1] = dict(guard, negated=not guard.get("negated"))
         for st in node.orelse:
             self.visit(st)
+        if guard is not None:
+            self.versions.pop()
 
     def _record(self, local, target, line, statement="from", col=None):
         rec = {"local": local, "target": target, "line": line, "statement": statement}
@@ -96,6 +128,8 @@ class _Imports(ast.NodeVisitor):
             rec["col"] = col
         if self.guarded:
             rec["guarded"] = True
+        if self.versions:
+            rec["guards"] = list(self.versions)
         self.records.append(rec)
 
     def _keep(self, target):
@@ -118,12 +152,15 @@ class _Imports(ast.NodeVisitor):
             if alias.name == "*":
                 continue
             target = mod + "." + alias.name
+            self.own_names[alias.asname or alias.name] = ("sym:" + target,)
             if self._keep(target):
                 local = alias.asname or alias.name
                 self.bindings[local] = target
                 # each imported name where it is written (3.10+ ASTs place aliases)
                 self._record(local, target, getattr(alias, "lineno", node.lineno), "from",
                              getattr(alias, "col_offset", None))
+                self.records[-1]["stmt_line"] = node.lineno
+                self.records[-1]["module"] = mod
 
 
 def _functions(tree):
@@ -409,7 +446,7 @@ def _merge_reach(out, reach):
         old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
         old["path"] = new["callee"]["path"]
         old["call_line"] = new["call_line"]
-    for key in ("classes", "uses", "patches", "patchers", "functions"):
+    for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates"):
         out[key] = reach[key]
 
 

@@ -226,3 +226,49 @@ def test_unknown_bases_and_dynamic_classes_are_not_guessed(tmp_path):
 def test_unchanged_target_is_clean(tmp_path):
     case = _case(SUBCLASS, [], after=RUNNER_BEFORE)
     assert_findings(findings_of(tmp_path, case), [])
+
+
+def test_branches_for_another_version_are_not_checked(tmp_path):
+    """`if helper("1.0"):` where the helper compares the running version: the old branch's
+    imports and calls are skipped on a 2.0 target; the branch for the target is still checked."""
+    consumer = {
+        "app/util.py": """
+            import gizmo
+            from packaging.version import Version
+
+            def gizmo_version_is(v):
+                return Version(gizmo.__version__) == Version(v)
+            """,
+        "app/main.py": """
+            import gizmo
+            from app.util import gizmo_version_is
+            if gizmo_version_is("1.0"):
+                from gizmo.runner import Buffer
+            else:
+                from gizmo.runner import Batch
+
+            def f(r):
+                if gizmo.__version__ >= "2.0":
+                    return r
+                from gizmo.runner import Buffer as B
+                return B
+            """,
+    }
+    before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
+    after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
+    from tests.rule_cases import facts_of, consumer_of
+    from drift.check.run import check
+
+    a = facts_of(write_tree(tmp_path / "after", after))
+    a["packages"]["gizmo"]["version"] = "2.0"
+    b = facts_of(write_tree(tmp_path / "before", before))
+    b["packages"]["gizmo"]["version"] = "1.0"
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    main = consumer["app/main.py"]
+    assert_findings(report.findings, [])
+    cons.usage[:] = [dict(m, imports=[dict(i, guards=[]) for i in m["imports"]]) for m in cons.usage]
+    unguarded = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    assert_findings(unguarded.findings, [("DRIFT001", line_of(main, "from gizmo.runner import Buffer")),
+                                         ("DRIFT001", line_of(main, "import Buffer as B"))])
+    assert any("uses skipped" in n for n in report.notes)

@@ -11,6 +11,7 @@ from drift import exitcodes
 from drift.check.baseline import baseline_from_requires
 from drift.check.context import CheckContext
 from drift.check.engine import run_rules, uses_checked
+from drift.check.guards import live_on
 from drift.consumer import collect_usage, read_metadata
 from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
 from drift.findings import Report
@@ -91,15 +92,20 @@ def check(
     except RuleLoadError as exc:
         return Outcome(None, str(exc), exitcodes.USAGE)
     decos = DEFAULT_DATACLASS_DECORATORS | decorators
+    tversion = ((target_facts.get("packages") or {}).get(target_package) or {}).get("version")
+    usage, off_branch = live_on(consumer.usage, tversion)
     from drift.store import default_store
 
     store = default_store()
     target = PackageIndex(target_facts, dataclass_decorators=decos, store=store)
     baseline = PackageIndex(baseline_facts, dataclass_decorators=decos, store=store) if baseline_facts else None
-    ctx = CheckContext(target=target, baseline=baseline, usage=consumer.usage, target_package=target_package,
+    ctx = CheckContext(target=target, baseline=baseline, usage=usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
     findings, rule_notes = run_rules(ctx, rules)
     notes = rule_notes + tuple(notes)
+    if off_branch:
+        notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
+                  f"version than {tversion}",)
     labels = labels or {}
     parse_errors = [u for u in consumer.usage if u.get("error")]
     notes = notes + tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in parse_errors)

@@ -16,6 +16,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     Fails at import time, before anything else runs; if the name is defined elsewhere in the
     target, the finding says where it lives now.
     """
+    statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
         if imp.get("guarded"):
             continue  # inside try/except ImportError or `if TYPE_CHECKING:`: never fails at run time
@@ -29,6 +30,13 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue  # never resolved in the baseline either: not drift (maybe a C extension)
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
+        dead = _dead_module(ctx, mod)
+        if imp.get("statement") == "from" and imp.get("stmt_line") and _module_gone(ctx, imp.get("module") or module):
+            key = (mod.get("path"), imp["stmt_line"])
+            if key not in statements:  # `from gone import a, b`: one ModuleNotFoundError for the statement
+                statements.add(key)
+                yield _module_gone_finding(ctx, mod, imp, dead)
+            continue
         shim = _getattr_shim(ctx, module, name)
         moved, different = _moved_to(ctx, target, base)
         kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
@@ -42,7 +50,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(
             rule_id="DRIFT002" if moved else "DRIFT001",
             kind=kind,
-            severity=Severity.BREAKING,
+            severity=Severity.RISKY if dead else Severity.BREAKING,
             title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
             consumer_site=_import_site(mod, imp),
             details=(f"a {different[1]} named `{name}` exists at `{different[0]}` with a different API: not a move"
@@ -56,6 +64,40 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
             symbol=target,
         )
+
+
+def _module_gone(ctx: CheckContext, module: str) -> bool:
+    return module not in ctx.target.modules and ctx.target.lookup(module) is None and \
+        (ctx.baseline is None or module in ctx.baseline.modules)
+
+
+def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) -> Finding:
+    module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
+    names = [i["target"].rsplit(".", 1)[-1] for i in mod.get("imports") or []
+             if i.get("stmt_line") == imp["stmt_line"] and (i.get("module") or "") == module]
+    homes = []
+    for n in names:
+        moved, _ = _moved_to(ctx, f"{module}.{n}", ctx.baseline.lookup(f"{module}.{n}") if ctx.baseline else None)
+        if moved:
+            homes.append(f"`{n}` from `{moved.rsplit('.', 1)[0]}`")
+    base = ctx.baseline.lookup(module) if ctx.baseline else None
+    return Finding(
+        rule_id="DRIFT002" if homes else "DRIFT001",
+        kind=RuleKind.IMPORT_MOVED if homes else RuleKind.IMPORT_REMOVED,
+        severity=Severity.RISKY if dead else Severity.BREAKING,
+        title=f"module `{module}` no longer exists (imports {', '.join(f'`{n}`' for n in names)})",
+        consumer_site=Location(mod["path"], imp["stmt_line"]),
+        baseline_evidence=(ctx.evidence(base),) if base else (),
+        predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, module)}'",
+        fix=Fix("import " + "; ".join(homes) if homes else f"stop using `{module}`",
+                manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
+        symbol=module,
+    )
+
+
+def _dead_module(ctx: CheckContext, mod: dict) -> bool:
+    from drift.rules.reach import _dead_module as dead
+    return dead(ctx, mod)
 
 
 def _import_site(mod: dict, imp: dict) -> Location:

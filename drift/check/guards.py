@@ -1,0 +1,68 @@
+"""Version branches in the consumer: code written for another vLLM is not checked against this one.
+
+Plugins that support several vLLM releases branch on the version (`if vllm_version_is("0.11.0"):`,
+`if vllm.__version__ >= "0.12":`). The probe records each branch's test as data
+(probes/reach.py `version_guard`); here a use whose branch is false for the target's version is
+dropped before any rule runs, so the old branch's imports are not reported as breaks.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+_OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+        ">=": operator.ge}
+
+
+def _version(text: str | None) -> Version | None:
+    try:
+        return Version(text) if text else None
+    except InvalidVersion:
+        return None
+
+
+def _compare(op: str, current: Version, literal: Version) -> bool:
+    if op in ("==", "!=") and len(literal.release) < len(current.release):
+        # "0.11" == 0.11.2: compare only the parts the literal names
+        current = Version(".".join(str(p) for p in current.release[: len(literal.release)]))
+    return _OPS[op](current, literal)
+
+
+def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
+    """Whether the branch runs on `version` (None: not a test drift can evaluate)."""
+    literal = _version(guard.get("version"))
+    if literal is None:
+        return None
+    op = guard.get("op")
+    if op is None and guard.get("call"):
+        op = (predicates.get(guard["call"]) or {}).get("op")
+    if op not in _OPS:
+        return None
+    result = _compare(op, version, literal)
+    return not result if guard.get("negated") else result
+
+
+def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict[str, Any]], int]:
+    """The usage with every record on a branch that is false for `version` removed, and how many."""
+    current = _version(version)
+    if current is None:
+        return usage, 0
+    predicates: dict[str, dict[str, Any]] = {}
+    for mod in usage:
+        predicates.update(mod.get("version_predicates") or {})
+    dropped = 0
+    out = []
+    for mod in usage:
+        copy = None
+        for key in ("imports", "calls", "uses", "patches"):
+            recs = mod.get(key) or []
+            keep = [r for r in recs if all(holds(g, current, predicates) is not False for g in r.get("guards") or ())]
+            if len(keep) != len(recs):
+                copy = copy or dict(mod)
+                copy[key] = keep
+                dropped += len(recs) - len(keep)
+        out.append(copy or mod)
+    return out, dropped
