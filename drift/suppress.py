@@ -145,32 +145,39 @@ def _comments(source: SourceLines | None) -> Callable[[str], dict[int, str]]:
     return get
 
 
-def enrich(finding: Finding, source: SourceLines | None) -> Finding:
-    """Fill in the consumer line's snippet and start column from the source when a rule left
-    them out, so fingerprints, SARIF startColumn and the terminal's source line are there."""
+def enrich(finding: Finding, source: SourceLines | None, comments: dict[int, str] | None = None) -> Finding:
+    """The consumer's own source line (comment left out) as the site's snippet, and its start
+    column when the rule gave none.
+
+    Why the whole line: fingerprints hash the snippet, and a rule's snippet may be just the
+    callee's name, which every call of it in the file shares; the line tells calls apart, and
+    it is what a reader wants to see at the site.
+    """
     site = finding.consumer_site
-    if site.snippet and site.col:
-        return finding
     lines = source(site.path) if source else None
     if not lines or not 1 <= site.line <= len(lines):
         return finding
     raw = lines[site.line - 1]
-    code = raw.split("#", 1)[0] if _COMMENT.search(raw) else raw
-    snippet = site.snippet or code.strip() or None
+    comment = (comments or {}).get(site.line)
+    code = raw[: raw.rfind(comment)] if comment and comment in raw else raw
+    snippet = code.strip() or site.snippet
     col = site.col or (len(raw) - len(raw.lstrip()) + 1)
+    if snippet == site.snippet and col == site.col:
+        return finding
     return dataclasses.replace(finding, consumer_site=dataclasses.replace(site, snippet=snippet, col=col))
 
 
 def apply(report: Report, policy: Policy, *, source: SourceLines | None = None,
           fail_on: Severity | None = None) -> Report:
     """The report with silenced findings moved to `report.silenced`, each with its reason."""
-    comments = _comments(source if policy.comments else None)
+    comments = _comments(source)
     kept: list[Finding] = []
     silenced = list(report.silenced)
     for finding in report.findings:
-        finding = enrich(finding, source)
+        in_file = comments(finding.consumer_site.path)
+        finding = enrich(finding, source, in_file)
         site = finding.consumer_site
-        text = comments(site.path).get(site.line)
+        text = in_file.get(site.line) if policy.comments else None
         why = policy.reason(finding, comment_codes(text) if text else None)
         if why is None:
             kept.append(finding)

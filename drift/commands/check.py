@@ -41,6 +41,10 @@ def run(args) -> int:
         config = load_settings(args)
     except ConfigError as exc:
         return fail(str(exc), exitcodes.USAGE)
+    try:
+        silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
+    except SuppressError as exc:
+        return fail(str(exc), exitcodes.USAGE)
     if args.consumer_pos and args.consumer and args.consumer_pos != args.consumer:
         return fail(f"two consumers given ({args.consumer_pos} and --consumer {args.consumer})", exitcodes.USAGE,
                     hint="give one: drift check CONSUMER -t TARGET")

@@ -53,6 +53,10 @@ def run(args) -> int:
         config = load_settings(args)
     except ConfigError as exc:
         return fail(str(exc), exitcodes.USAGE)
+    try:
+        silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
+    except SuppressError as exc:
+        return fail(str(exc), exitcodes.USAGE)
     consumer = args.consumer or "."
     with progress(verbose=args.verbose) as say:
         try:
