@@ -77,7 +77,7 @@ class RecordingClient(PyPIClient):
         code = resp.status_code
         if code < 400:
             self.pages[str(url)] = "ok"
-        elif code == 404 or (code == 410):
+        elif code in (404, 410):
             self.pages[str(url)] = "missing"
         elif code in (401, 403):
             self.pages[str(url)] = f"refused the credentials ({code})"
@@ -157,8 +157,7 @@ class Index:
             known = _newest_first(seen)
             tail = f"; newest versions: {', '.join(known[:8])}" if known else "; no file of it installs on this Python/platform"
             raise NoMatchingRelease(f"no release matches {req}{tail}")
-        failed = {url: how for url, how in outcomes.items() if how not in ("ok", "missing")}
-        failed.update({url: how for url, how in self.client.pages.items() if how not in ("ok", "missing")})
+        failed = {url: how for url, how in self.client.pages.items() if how not in ("ok", "missing")}
         if failed:
             url, how = next(iter(failed.items()))
             raise IndexUnreachable(f"cannot read the package index {_redact(url)} ({how}) while looking for {req}")
