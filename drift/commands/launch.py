@@ -11,7 +11,7 @@ from drift import exitcodes
 from drift.config import ConfigError
 from drift.connectors.base import ConnectorError
 from drift.jobs.connect import (
-    JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
+    JobSettings, add_host_arguments, open_connector, settings_from_args,
 )
 from drift.commands.common import fail, fail_connector
 from drift.jobs.launch import LaunchResult, launch

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 
 from rich import box
 from rich.console import Console
@@ -15,7 +14,7 @@ from drift import exitcodes
 from drift.config import ConfigError
 from drift.connectors.base import ConnectorError
 from drift.jobs.connect import (
-    JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
+    JobSettings, add_host_arguments, open_connector, settings_from_args,
 )
 from drift.jobs.runs import RunInfo, RunsResult, list_runs
 

@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import json
 import re
-import sys
 
 from rich.console import Console
 
@@ -14,7 +13,7 @@ from drift import exitcodes
 from drift.config import ConfigError
 from drift.connectors.base import ConnectorError
 from drift.jobs.connect import (
-    JobSettings, add_host_arguments, connector_error_code, describe_error, open_connector, settings_from_args,
+    JobSettings, add_host_arguments, open_connector, settings_from_args,
 )
 from drift.jobs.watch import WatchResult, watch
 
