@@ -272,3 +272,43 @@ def test_branches_for_another_version_are_not_checked(tmp_path):
     assert_findings(unguarded.findings, [("DRIFT001", line_of(main, "from gizmo.runner import Buffer")),
                                          ("DRIFT001", line_of(main, "import Buffer as B"))])
     assert any("uses skipped" in n for n in report.notes)
+
+
+def test_self_attribute_of_a_moved_base_with_a_mixin(tmp_path):
+    """The base class moved (its import is reported) and lost an attribute its __init__ set:
+    uses of `self.<attr>` are still checked, against the base where it lives now."""
+    before = {"gizmo/serving.py": """
+        class Serving:
+            def __init__(self):
+                self.parser = None
+
+            def _tokenize(self, text):
+                return text
+        """}
+    after = {"gizmo/engine/serving.py": """
+        class Serving:
+            def __init__(self):
+                self.parser_cls = None
+
+            def render(self, text):
+                return text
+        """, "gizmo/serving.py": "X = 1\n"}
+    consumer = """
+        from gizmo.serving import Serving
+
+        class Mixin:
+            def helper(self):
+                return 1
+
+        class Mine(Serving, Mixin):
+            def go(self, text):
+                self.helper()
+                return self.parser, self._tokenize(text)
+        """
+    case = Case("moved-base", before, after, {"app/main.py": consumer})
+    found = findings_of(tmp_path, case)
+    line = line_of(consumer, "return self.parser")
+    assert_findings(found, [("DRIFT002", line_of(consumer, "import Serving")), ("DRIFT060", "`Serving.parser`"),
+                            ("DRIFT060", "`Serving._tokenize`")])
+    assert {f.consumer_site.line for f in found if f.rule_id == "DRIFT060"} == {line}
+    assert "'Mine' object has no attribute 'parser'" in [f.predicted_failure for f in found if "parser" in f.title][0]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
+from drift.check.moves import moved_to
 from drift.check.paths import ConsumerModel, PathEvaluator, Value
 from drift.findings import Location
 from drift.index import Param, PackageIndex, Symbol
@@ -87,13 +88,33 @@ class CheckContext:
 
     @cached_property
     def target_paths(self) -> PathEvaluator:
-        return PathEvaluator(self.target, self.consumer, target_prefixes=(self.target_package,))
+        return PathEvaluator(self.target, self.consumer, target_prefixes=(self.target_package,),
+                             relocate=self.relocated)
+
+    def relocated(self, dotted: str) -> Symbol | None:
+        """The target's definition of a name that moved (compatible with the baseline's), or None."""
+        cache = self.options.setdefault("_relocated", {})
+        if dotted not in cache:
+            base = self.baseline.lookup(dotted) if self.baseline is not None else None
+            where = moved_to(self, dotted, base)[0] if base is not None else None
+            cache[dotted] = self.target.lookup(where) if where else None
+        return cache[dotted]
 
     @cached_property
     def baseline_paths(self) -> PathEvaluator | None:
         if self.baseline is None:
             return None
         return PathEvaluator(self.baseline, self.consumer, target_prefixes=(self.target_package,))
+
+    def _relocated_member(self, dotted: str) -> Symbol | None:
+        """`pkg.mod.Cls.method` where `Cls` (or the function itself) moved: its new definition."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 1, -1):
+            moved = self.relocated(".".join(parts[:cut]))
+            if moved is not None:
+                rest = parts[cut:]
+                return self.target.lookup(".".join([moved.dotted] + rest)) if rest else moved
+        return None
 
     def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
         path = tuple(rec["callee"]["path"])
@@ -122,6 +143,8 @@ class CheckContext:
             dotted = callee["symbol"]
             label = dotted.rsplit(".", 1)[-1]
             t, b = self.target.lookup(dotted), self.baseline.lookup(dotted) if self.baseline else None
+            if t is None and b is not None:
+                t = self._relocated_member(dotted)
         elif "receiver" in callee:
             recv_t = self.target.lookup(callee["receiver"])
             recv_b = self.baseline.lookup(callee["receiver"]) if self.baseline else None

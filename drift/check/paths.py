@@ -10,7 +10,7 @@ path in the baseline and in the target says where the consumer's code stops work
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from drift.index import PackageIndex, Symbol
 
@@ -141,8 +141,10 @@ class ConsumerModel:
 class PathEvaluator:
     """Evaluates paths in one model (target or baseline); memoised per path prefix."""
 
-    def __init__(self, index: PackageIndex, consumer: ConsumerModel, *, target_prefixes: tuple[str, ...]):
+    def __init__(self, index: PackageIndex, consumer: ConsumerModel, *, target_prefixes: tuple[str, ...],
+                 relocate: Callable[[str], Symbol | None] | None = None):
         self.index = index
+        self.relocate = relocate  # a name gone from where the consumer imports it -> where it lives now
         self.consumer = consumer
         self.prefixes = target_prefixes
         self._memo: dict[tuple[str, ...], Value] = {}
@@ -175,7 +177,10 @@ class PathEvaluator:
         kind, _, ref = root.partition(":")
         if kind == "sym":
             if self.is_target_name(ref):
-                return self._symbol_value(self.index.lookup(ref), ref)
+                sym = self.index.lookup(ref)
+                if sym is None and self.relocate is not None:
+                    sym = self.relocate(ref)  # the import's own finding says it moved; uses follow it
+                return self._symbol_value(sym, ref)
             if ref in self.consumer.classes:
                 return Value("consumer", ckind="class", cref=ref)
             return Value("consumer", ckind="function", cref=ref) if ref.split(".")[0] in self._consumer_roots() \
@@ -387,8 +392,11 @@ class PathEvaluator:
         for r in results:
             if r.known:
                 return r
-        if results and all(r.kind == "missing" for r in results):
-            return results[0]
+        if not results:  # a consumer class of its own with no bases: it has what it defines
+            return Value("missing", name=name)
+        missing = [r for r in results if r.kind == "missing"]
+        if len(missing) == len(results):
+            return next((r for r in missing if r.cls is not None), missing[0])
         return UNKNOWN
 
     def target_bases(self, cref: str) -> list[Symbol]:

@@ -121,7 +121,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             t, b = tv[k], bv[k]
             if t.kind != "missing" or not b.known or b.kind == "consumer":
                 continue
-            if bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module"):
+            on_self = tv[k - 1].kind == "consumer" and tv[k - 1].ckind in ("instance", "super") and t.cls is not None
+            if not on_self and (bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module")):
                 break
             name = path[k][1:]
             if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
@@ -131,7 +132,13 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 break
             seen.add(key)
             prev = tv[k - 1]
-            renamed = _renamed_to(ctx, prev, bv[k - 1], name)
+            if on_self:  # self in the consumer's subclass: the name was the target base's
+                self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
+                prev = Value("instance", cls=t.cls)
+                bprev = Value("instance", cls=b.owner) if b.owner is not None else bv[k - 1]
+            else:
+                self_cls, bprev = None, bv[k - 1]
+            renamed = _renamed_to(ctx, prev, bprev, name)
             owner = prev.describe()
             last = k == len(path) - 1
             yield Finding(
@@ -143,7 +150,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                                                  evidence=((prev.cls or prev.sym).path, (prev.cls or prev.sym).line)))
                                  if (prev.cls or prev.sym) is not None else None,),
                 baseline_evidence=(_evidence(b),),
-                predicted_failure=_failure(prev, name),
+                predicted_failure=(f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
+                                   else _failure(prev, name)),
                 fix=(Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")

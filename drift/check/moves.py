@@ -1,0 +1,58 @@
+"""Where a name the consumer used lives now: a move only to a compatible definition.
+
+Shared by the import rule (the fix hint) and the path evaluator (the consumer's later uses of a
+moved class are checked against its new definition, so a move and a dropped keyword are both
+reported).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def moved_to(ctx: Any, target: str, base) -> tuple[str | None, tuple[str, str] | None]:
+    """Where the name lives now, only when the definition there is compatible with the one the
+    consumer imported (same kind; a class keeps most of its methods, a function its parameters).
+    Otherwise (None, (where, kind)) names the same-named definition with a different API."""
+    name = target.rsplit(".", 1)[-1]
+    old_module = target.rsplit(".", 1)[0]
+    candidates = [d for d in ctx.target.definitions_named(name) if d != target]
+    if not candidates:
+        return None, None
+    def shared(d: str) -> int:
+        a, b = d.split("."), old_module.split(".")
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+    candidates.sort(key=lambda d: (-shared(d), len(d)))
+    if base is None:
+        return candidates[0], None
+    for d in candidates:
+        sym = ctx.target.lookup(d)
+        if sym is None:
+            continue
+        if compatible(ctx, base, sym):
+            return d, None
+    sym = ctx.target.lookup(candidates[0])
+    return None, (candidates[0], sym.kind if sym else "definition")
+
+
+def compatible(ctx: Any, old, new) -> bool:
+    if old.kind != new.kind:
+        return False
+    if old.kind == "class":
+        before = {m for m in old.facts.get("methods") or {} if not m.startswith("_")} | \
+                 {f["name"] for f in old.facts.get("fields") or []}
+        after = {m for m in new.facts.get("methods") or {} if not m.startswith("_")} | \
+                {f["name"] for f in new.facts.get("fields") or []}
+        return not before or len(before & after) * 2 >= len(before)
+    if old.kind == "function":
+        before = [p["name"] for p in old.facts.get("params") or []]
+        after = {p["name"] for p in new.facts.get("params") or []}
+        return all(p in after for p in before) or any(p["kind"] == "VAR_KEYWORD" for p in new.facts.get("params") or [])
+    if old.kind == "name":  # a constant or alias: only a move within the same subpackage is believable
+        return old.module.rsplit(".", 1)[0] == new.module.rsplit(".", 1)[0] or new.module.startswith(old.module)
+    return True
+
+
