@@ -241,3 +241,123 @@ def host_venv():
 
 # Namespaced hosts for the fault tests; imported here so this plugin registers the fixture.
 from tests.netns import netns_factory  # noqa: E402,F401
+
+
+# ---------------------------------------------------------------- the hostile-host harness
+# A host is untrusted input. These stand in for what a hostile or broken host can do: a
+# `--python` that answers with crafted bytes, slowly, forever, or not at all, and login shells
+# other than bash. tests/test_hostile_*.py use them over the real sshd above.
+
+LOGIN_SHELLS = ("bash", "dash", "zsh", "fish", "tcsh")
+
+
+def crafted_reply(doc) -> bytes:
+    """What the probe bundle writes, for any document (or raw bytes after the marker)."""
+    import json
+    import zlib
+
+    from probes.bundle import MAGIC
+
+    body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return MAGIC + zlib.compress(body, 6)
+
+
+def real_reply(python: str, request: dict) -> dict:
+    """The genuine probe document `python` gives for `request` (run here, as a host would)."""
+    from drift.connectors.script import build_payload
+    from probes.bundle import build_script, decode_output
+
+    res = subprocess.run([python, "-"], input=build_payload(build_script(request)), capture_output=True,
+                         timeout=300, check=True)
+    return decode_output(res.stdout)
+
+
+def _executable(path: Path, text: str) -> str:
+    path.write_text(text)
+    path.chmod(0o755)
+    return str(path)
+
+
+@dataclass
+class HostilePython:
+    """Writes stand-in interpreters into one directory; each returns its path for --python."""
+
+    root: Path
+    count: int = 0
+
+    def _path(self, kind: str) -> Path:
+        self.count += 1
+        return self.root / f"{kind}-{self.count}"
+
+    def replying(self, reply: bytes, *, delay: float = 0) -> str:
+        """Reads the script drift sends, then answers `reply` (after `delay` seconds)."""
+        path = self._path("reply")
+        data = path.with_suffix(".bin")
+        data.write_bytes(reply)
+        wait = f"sleep {delay:g}\n" if delay else ""
+        return _executable(path, f"#!/bin/sh\ncat >/dev/null\n{wait}exec cat '{data}'\n")
+
+    def endless(self) -> str:
+        """Never stops writing to stdout."""
+        return _executable(self._path("endless"), "#!/bin/sh\ncat >/dev/null\nexec yes DRIFT1\n")
+
+    def hanging(self, python: str, pids: Path) -> str:
+        """Runs drift's real bootstrap (its watchdog included), but the script it carries is
+        replaced by one that forks a child, records both pids in `pids` and sleeps forever:
+        a probe stuck on a dead NFS mount, say."""
+        hang = ("import os, sys, time\n"
+                "child = os.fork()\n"
+                "if child == 0:\n"
+                "    time.sleep(100000)\n"
+                "    os._exit(0)\n"
+                f"open({str(pids)!r}, 'w').write('%d %d' % (os.getpid(), child))\n"
+                "time.sleep(100000)\n")
+        return _executable(self._path("hang"), (
+            f"#!{python}\n"
+            "import re, sys\n"
+            "src = sys.stdin.read()\n"
+            f"src = re.sub(r'^_CODE = .*$', lambda m: '_CODE = ' + repr({hang!r}), src, count=1, flags=re.M)\n"
+            "exec(compile(src, '<bootstrap>', 'exec'), {'__name__': '__main__'})\n"))
+
+
+@pytest.fixture
+def hostile_python(tmp_path):
+    """Factory of stand-in `--python`s that answer like a hostile or broken host."""
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    return HostilePython(folder)
+
+
+def pids_gone(pids: list[int], *, wait: float = 20.0) -> list[int]:
+    """The pids still alive after waiting up to `wait` s for them to end (a bound, not a timing)."""
+    end = time.monotonic() + wait
+    alive = pids
+    while time.monotonic() < end:
+        alive = [p for p in pids if _alive(p)]
+        if not alive:
+            return []
+        time.sleep(0.1)
+    return alive
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def login_user(shell: str) -> str:
+    """A uid-0 account whose login shell is `shell` (Debian's bash, dash, zsh, fish or tcsh), so
+    the sshd fixtures log in through that shell; created once, idempotently."""
+    path = shutil.which(shell)
+    if path is None:
+        pytest.fail(f"{shell} is not installed (apt-get install {shell}; see .ci/install-debs)")
+    name = f"drift-{shell}"
+    home = Path(f"/var/tmp/drift-login-{shell}")
+    home.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["getent", "passwd", name], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "-o", "-u", "0", "-g", "0", "-M", "-d", str(home), "-s", path, name],
+                       check=True, capture_output=True)
+    return name
