@@ -31,10 +31,19 @@ class Score:
     breaking: int
     unmatched: list[str]  # breaking findings at no ground-truth line: "path:line rule title"
     error: str | None = None
+    false: list[str] = None  # unmatched findings a review found false
+    unreviewed: list[str] = None  # unmatched findings nobody has read yet
 
     @property
     def recall(self) -> float:
         return len(self.found) / self.total if self.total else 1.0
+
+    @property
+    def precision(self) -> float:
+        """Real breaking findings over all breaking findings; unreviewed ones count as false."""
+        if not self.breaking:
+            return 1.0
+        return (self.breaking - len(self.false or []) - len(self.unreviewed or [])) / self.breaking
 
 
 def ground_truth(name: str) -> dict:
@@ -58,9 +67,14 @@ def score(name: str) -> Score:
     missed = [b for b in breaks if (b["path"], b["line"]) not in at]
     truth = {(b["path"], b["line"]) for b in breaks}
     breaking = [f for f in outcome.report.findings if f.severity.value == "breaking"]
-    unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.title}" for f in breaking
-                 if (f.consumer_site.path, f.consumer_site.line) not in truth]
-    return Score(name, len(breaks), found, missed, len(breaking), unmatched)
+    extra = [f for f in breaking if (f.consumer_site.path, f.consumer_site.line) not in truth]
+    unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.symbol} {f.title}" for f in extra]
+    verdicts = {(r["path"], r["line"], r["rule"], r.get("symbol") or ""): r["verdict"] for r in gt.get("reviewed") or []}
+    false, unreviewed = [], []
+    for f, text in zip(extra, unmatched):
+        v = verdicts.get((f.consumer_site.path, f.consumer_site.line, f.rule_id, f.symbol or ""))
+        (false if v == "false" else unreviewed if v is None else []).append(text)
+    return Score(name, len(breaks), found, missed, len(breaking), unmatched, None, false, unreviewed)
 
 
 def main(argv: list[str]) -> int:
@@ -69,12 +83,15 @@ def main(argv: list[str]) -> int:
         if s.error:
             print(f"{name}: error: {s.error}")
             continue
-        print(f"{name}: recall {len(s.found)}/{s.total} = {s.recall:.0%}; breaking findings {s.breaking}, "
-              f"{len(s.unmatched)} at no ground-truth line")
+        print(f"{name}: recall {len(s.found)}/{s.total} = {s.recall:.0%}; precision {s.precision:.0%} "
+              f"({s.breaking} breaking, {len(s.unmatched)} at no ground-truth line: {len(s.false)} reviewed false, "
+              f"{len(s.unreviewed)} not reviewed)")
         for b in s.missed:
             print(f"  MISSED {b['path']}:{b['line']} [{b.get('kind')}/{b.get('how_reached')}] {b['id']}")
-        for u in s.unmatched:
-            print(f"  EXTRA  {u}")
+        for u in s.false:
+            print(f"  FALSE  {u}")
+        for u in s.unreviewed:
+            print(f"  UNREVIEWED {u}")
     return 0
 
 
