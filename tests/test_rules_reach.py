@@ -312,3 +312,77 @@ def test_self_attribute_of_a_moved_base_with_a_mixin(tmp_path):
                             ("DRIFT060", "`Serving._tokenize`")])
     assert {f.consumer_site.line for f in found if f.rule_id == "DRIFT060"} == {line}
     assert "'Mine' object has no attribute 'parser'" in [f.predicted_failure for f in found if "parser" in f.title][0]
+
+
+def test_classes_the_target_builds_and_calls(tmp_path):
+    """A scheduler subclass vLLM constructs itself (its `__init__` no longer accepts what the base
+    is now given), a worker missing a new NotImplementedError method, a dataclass whose base
+    gained an InitVar its `__post_init__` does not take."""
+    before = {"gizmo/core.py": """
+        from dataclasses import dataclass, InitVar
+
+        class Scheduler:
+            def __init__(self, config, log_stats=False):
+                self.config = config
+
+        class WorkerBase:
+            def execute_model(self, out):
+                raise NotImplementedError
+
+        @dataclass
+        class ModelConfig:
+            model: str
+            seed: InitVar[int] = 0
+
+            def __post_init__(self, seed):
+                pass
+        """}
+    after = {"gizmo/core.py": """
+        from dataclasses import dataclass, InitVar
+
+        class Scheduler:
+            def __init__(self, config, block_size, log_stats=False):
+                self.config = config
+
+        class WorkerBase:
+            def execute_model(self, out):
+                raise NotImplementedError
+
+            def sample_tokens(self, grammar):
+                '''Called right after execute_model.'''
+                raise NotImplementedError
+
+        @dataclass
+        class ModelConfig:
+            model: str
+            seed: InitVar[int] = 0
+            revision: InitVar[str] = "main"
+
+            def __post_init__(self, seed, revision):
+                pass
+        """}
+    consumer = """
+        from dataclasses import dataclass
+        from gizmo.core import ModelConfig, Scheduler, WorkerBase
+
+        class MyScheduler(Scheduler):
+            def __init__(self, config, log_stats=False):
+                super().__init__(config, log_stats=log_stats)
+
+        class MyWorker(WorkerBase):
+            def execute_model(self, out):
+                return out
+
+        @dataclass
+        class MyConfig(ModelConfig):
+            def __post_init__(self, seed):
+                super().__post_init__(seed)
+        """
+    found = findings_of(tmp_path, Case("by-name", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT070", line_of(consumer, "def __init__")),
+                            ("DRIFT011", line_of(consumer, "super().__init__")),
+                            ("DRIFT071", line_of(consumer, "class MyWorker")),
+                            ("DRIFT070", line_of(consumer, "def __post_init__")),
+                            ("DRIFT011", line_of(consumer, "super().__post_init__"))])
+    post = [f for f in found if "__post_init__" in f.title and f.rule_id == "DRIFT070"][0]
+    assert post.predicted_failure == "TypeError: MyConfig.__post_init__() takes 2 positional arguments but 3 were given"

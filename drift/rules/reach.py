@@ -317,8 +317,12 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     for ref, cls, tb, bb in _consumer_classes(ctx):
         mod = _module_of(ctx, cls)
         for name, m in (cls.get("methods") or {}).items():
-            if name.startswith("__") and name != "__call__":
+            if name.startswith("__") and name not in ("__call__", "__init__"):
+                if name == "__post_init__":
+                    yield from _post_init(ctx, ref, cls, m, tb, bb, mod)
                 continue
+            if name == "__init__" and _constructed_by_consumer(ctx, ref):
+                continue  # the consumer passes its own arguments; vLLM does not build it
             tm = _lookup_method(ctx.target, tb, name)
             bm = _lookup_method(ctx.baseline, bb, name)
             if tm is None or bm is None:
@@ -339,15 +343,69 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
                                       tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`")
 
 
-def _abstract(index: PackageIndex, bases: list[Symbol]) -> dict[str, Symbol]:
-    """Names whose first definition along the bases' MRO is abstract."""
+def _initvars(index: PackageIndex, bases: list[Symbol]) -> list[tuple[str, Symbol]]:
+    out: list[tuple[str, Symbol]] = []
+    for base in bases:
+        for owner in reversed(index.mro(base)):
+            for f in owner.facts.get("fields") or []:
+                if f.get("initvar") and all(n != f["name"] for n, _ in out):
+                    out.append((f["name"], owner))
+    return out
+
+
+def _post_init(ctx: CheckContext, ref: str, cls: dict, m: dict, tb: list[Symbol], bb: list[Symbol],
+               mod: dict) -> Iterator[Finding]:
+    """A dataclass's `__post_init__` receives every InitVar of the class positionally: a new
+    InitVar in the target's base makes the consumer's override take too few arguments."""
+    new = _initvars(ctx.target, tb)
+    old = {n for n, _ in _initvars(ctx.baseline, bb)} if ctx.baseline is not None else set()
+    added = [(n, o) for n, o in new if n not in old]
+    cap = _positional_capacity(_sig(m))
+    if not added or cap is None or cap - 1 >= len(new):
+        return
+    label = f"{cls['qual']}.__post_init__"
+    yield Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+        title=f"`{label}` takes {plural(cap - 1, 'InitVar')}, the target's dataclass now passes {len(new)} "
+              f"(new: {', '.join(n for n, _ in added)})",
+        consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.__post_init__", col=(m.get("col") or 0) + 1),
+        target_evidence=tuple(Location(o.path, o.line, symbol=f"{o.dotted}.{n}") for n, o in added),
+        predicted_failure=f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
+                          f"{len(new) + 1} were given",
+        fix=Fix(f"accept {', '.join(n for n, _ in added)} in `{label}`",
+                manual_reason="the override must pass the new InitVar on to its base"),
+        symbol=f"{tb[0].dotted}.__post_init__" if tb else None,
+    )
+
+
+def _stub(m: dict) -> bool:
+    """A method that only raises NotImplementedError: subclasses are expected to provide it."""
+    beh = m.get("behaviour") or {}
+    raises = beh.get("raises") or []
+    return any(r.get("type", "").rsplit(".", 1)[-1] == "NotImplementedError" and not r.get("guard") for r in raises) \
+        and not beh.get("value_returns")
+
+
+def _constructed_by_consumer(ctx: CheckContext, ref: str) -> bool:
+    key = ctx.options.setdefault("_constructed", None)
+    if key is None:
+        key = ctx.options["_constructed"] = {
+            (c.get("callee") or {}).get("path", [""])[0][4:] for m in ctx.usage for c in m.get("calls") or []
+            if len((c.get("callee") or {}).get("path") or []) == 1}
+    return ref in key
+
+
+def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) -> dict[str, Symbol]:
+    """Names whose first definition along the bases' MRO is abstract (or, with `stubs`, only
+    raises NotImplementedError)."""
     first: dict[str, tuple[Symbol, bool]] = {}
     for base in bases:
         for owner in index.mro(base):
             for name, m in (owner.facts.get("methods") or {}).items():
                 if name in first:
                     continue
-                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
+                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or []) \
+                    or (stubs and _stub(m))
                 sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
                 first[name] = (sym, abstract)
     return {n: s for n, (s, a) in first.items() if a}
@@ -383,6 +441,7 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
         new = _abstract(ctx.target, tb)
         old = _abstract(ctx.baseline, bb) if bb else {}
         missing = sorted(n for n in new if n not in own and n not in old)
+        yield from _new_stubs(ctx, ref, cls, tb, bb, own, skip=set(missing))
         if not missing:
             continue
         mod = _module_of(ctx, cls)
@@ -399,6 +458,30 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
             fix=Fix(f"implement {', '.join(missing)} in `{cls['qual']}`",
                     manual_reason="what the new method must do is the target's contract"),
             symbol=first.dotted,
+        )
+
+
+def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: list[Symbol], own: set[str],
+               *, skip: set[str]) -> Iterator[Finding]:
+    """Methods new in the target base that only raise NotImplementedError: the target calls them
+    on its subclasses (e.g. a worker's `sample_tokens`), so a subclass without one fails there."""
+    stubs = _abstract(ctx.target, tb, stubs=True)
+    before = {n for b in bb for o in ctx.baseline.mro(b) for n in (o.facts.get("methods") or {})} if ctx.baseline else set()
+    mod = _module_of(ctx, cls)
+    for name in sorted(stubs):
+        if name in skip or name in own or name in before:
+            continue
+        m = stubs[name]
+        owner = m.dotted.rsplit(".", 2)[-2]
+        yield Finding(
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.BREAKING,
+            title=f"`{cls['qual']}` does not implement `{name}`, new in `{owner}` (which only raises "
+                  f"NotImplementedError)",
+            consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
+            target_evidence=(Location(m.path, m.line, symbol=m.dotted),),
+            predicted_failure=f"NotImplementedError (raised by {owner}.{name} when the target calls it)",
+            fix=Fix(f"implement `{name}` in `{cls['qual']}`", manual_reason="the new method's contract is the target's"),
+            symbol=m.dotted,
         )
 
 
