@@ -134,11 +134,28 @@ def test_baseline_name_is_matched_canonically():
     assert baseline_from_requires(["Gizmo_Lib===2.0"], "gizmo-lib")[0] == "Gizmo_Lib==2.0"
 
 
-@pytest.mark.parametrize("requires", [["vllm>=0.10"], ["vllm==0.11.*"], ["vllm>=0.10,<0.12"]])
-def test_baseline_from_a_range_is_none_with_a_hint(requires):
-    spec, why = baseline_from_requires(["not a requirement !!"] + requires, "vllm")
+RELEASES = ["0.13.0", "0.12.0rc1", "0.11.2", "0.11.0", "0.10.2", "0.9.0"]
+
+
+@pytest.mark.parametrize("requires,want", [(["vllm>=0.10"], "vllm==0.13.0"), (["vllm==0.11.*"], "vllm==0.11.2"),
+                                           (["vllm>=0.10.2,<0.12.0"], "vllm==0.11.2"),
+                                           (['vllm<=0.11.0,>=0.8.5; extra == "vllm"'], "vllm==0.11.0")])
+def test_baseline_from_a_range_is_the_highest_release_it_admits(requires, want):
+    spec, why = baseline_from_requires(["not a requirement !!"] + requires, "vllm", versions=lambda name: RELEASES)
+    assert spec == want  # pre-releases are never a baseline
+    assert why == f"the highest release admitted by the consumer's range (Requires-Dist: {requires[0]})"
+
+
+def test_baseline_from_a_range_without_an_index_is_none_with_a_hint():
+    def unreachable(name):
+        raise OSError("Connection refused")
+
+    spec, why = baseline_from_requires(["vllm>=0.10,<0.12"], "vllm", versions=unreachable)
     assert spec is None
-    assert f"only gives a range ({requires[0]})" in why and "pass --baseline vllm==VERSION" in why
+    assert "only gives a range (vllm>=0.10,<0.12)" in why and "Connection refused" in why
+    assert "pass --baseline vllm==VERSION" in why
+    spec, why = baseline_from_requires(["vllm>=0.10,<0.12"], "vllm", versions=lambda name: ["0.9.0"])
+    assert spec is None and "pass --baseline vllm==VERSION" in why
 
 
 def test_baseline_absent():
