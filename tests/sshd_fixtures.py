@@ -360,4 +360,6 @@ def login_user(shell: str) -> str:
     if subprocess.run(["getent", "passwd", name], capture_output=True).returncode != 0:
         subprocess.run(["useradd", "-o", "-u", "0", "-g", "0", "-M", "-d", str(home), "-s", path, name],
                        check=True, capture_output=True)
+    # "*": no password, but not "!" (locked), which sshd refuses even for key logins
+    subprocess.run(["usermod", "-p", "*", name], check=True, capture_output=True)
     return name
