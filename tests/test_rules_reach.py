@@ -386,3 +386,44 @@ def test_classes_the_target_builds_and_calls(tmp_path):
                             ("DRIFT011", line_of(consumer, "super().__post_init__"))])
     post = [f for f in found if "__post_init__" in f.title and f.rule_id == "DRIFT070"][0]
     assert post.predicted_failure == "TypeError: MyConfig.__post_init__() takes 2 positional arguments but 3 were given"
+
+
+def test_a_method_the_base_newly_declares_is_checked_against_that_declaration(tmp_path):
+    """The consumer's class already had `bitmask(requests, spec_tokens)`; the interface now
+    declares `bitmask(scheduler_output)` and the engine calls it so."""
+    before = {"gizmo/iface.py": """
+        class SchedulerInterface:
+            def schedule(self):
+                raise NotImplementedError
+        """}
+    after = {"gizmo/iface.py": """
+        class SchedulerInterface:
+            def __init__(self, vllm_config, kv_cache_config, block_size, log_stats=False):
+                pass
+
+            def schedule(self):
+                raise NotImplementedError
+
+            def bitmask(self, scheduler_output):
+                raise NotImplementedError
+        """}
+    consumer = """
+        from gizmo.iface import SchedulerInterface
+
+        class Mine(SchedulerInterface):
+            def __init__(self, vllm_config, kv_cache_config, log_stats=False):
+                self.cfg = vllm_config
+
+            def schedule(self):
+                return []
+
+            def bitmask(self, requests, spec_tokens):
+                return None
+        """
+    found = findings_of(tmp_path, Case("declared", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT070", line_of(consumer, "def __init__")),
+                            ("DRIFT070", line_of(consumer, "def bitmask"))])
+    bitmask = [f for f in found if "bitmask" in f.title][0]
+    assert bitmask.predicted_failure == "TypeError: Mine.bitmask() missing 1 required positional argument: 'spec_tokens'"
+    init = [f for f in found if "__init__" in f.title][0]
+    assert init.predicted_failure == "TypeError: Mine.__init__() got an unexpected keyword argument 'block_size'"

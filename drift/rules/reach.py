@@ -262,10 +262,13 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
     bparams = ctx.baseline.params_of(bm.facts) if (ctx.baseline is not None and bm is not None) else []
     bnames = {p.name for p in bparams}
     has_self = bool(sig) and sig[0][0] in ("self", "cls")
-    for p in tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams:
+    own = tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams
+    if bm is None:  # the base newly declares a method the consumer already had: now the target calls it
+        yield from _newly_declared(where=where, label=label, sig=sig[1:] if has_self else sig, tm=tm,
+                                   tparams=own, how=how)
+        return
+    for p in own:
         if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in bnames or _accepts(sig, p.name):
-            continue
-        if bm is None:
             continue
         cap = _positional_capacity(sig)
         positional = p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -307,6 +310,50 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         )
 
 
+def _newly_declared(*, where: Location, label: str, sig: list[list[Any]], tm: Symbol, tparams: list,
+                    how: str) -> Iterator[Finding]:
+    """The consumer's method against a declaration the base did not have before. Where the
+    parameter names mostly agree the target passes them by name; otherwise by position."""
+    if any(k in ("VAR_POSITIONAL", "VAR_KEYWORD") for _n, k, _d in sig):
+        return
+    names = {n for n, _k, _d in sig}
+    shared = sum(1 for p in tparams if p.name in names)
+    base = f"{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}"
+    ev = (Location(tm.path, tm.line, symbol=tm.dotted),)
+    if tparams and shared * 2 >= len(tparams):
+        for p in tparams:
+            if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in names or not p.required:
+                continue
+            yield Finding(
+                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                title=f"`{label}` ({how}) does not accept `{p.name}`, which `{base}` now declares as required",
+                consumer_site=where, target_evidence=ev,
+                predicted_failure=f"TypeError: {label}() got an unexpected keyword argument '{p.name}'",
+                fix=Fix(f"add `{p.name}` to `{label}`'s parameters", manual_reason="the new argument's meaning is the target's"),
+                symbol=tm.dotted,
+            )
+        return
+    given = sum(1 for p in tparams if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD") and p.required)
+    required = [n for n, k, d in sig if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD") and not d]
+    capacity = sum(1 for _n, k, _d in sig if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+    if len(required) > given:
+        missing = required[given:]
+        failure = (f"TypeError: {label}() missing {len(missing)} required positional argument"
+                   f"{'s' if len(missing) > 1 else ''}: {', '.join(repr(m) for m in missing)}")
+    elif capacity < given:
+        failure = f"TypeError: {label}() takes {capacity + 1} positional arguments but {given + 1} were given"
+    else:
+        return
+    yield Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+        title=f"`{label}` ({how}) takes ({', '.join(n for n, _k, _d in sig)}); `{base}` is now declared as "
+              f"({', '.join(p.name for p in tparams)})",
+        consumer_site=where, target_evidence=ev, predicted_failure=failure,
+        fix=Fix(f"match `{base}`'s parameters", manual_reason="the target's new contract needs reading"),
+        symbol=tm.dotted,
+    )
+
+
 @rule("DRIFT070", RuleKind.OVERRIDE_INCOMPATIBLE)
 def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override (subclass method, or a function patched over a target method) whose
@@ -325,7 +372,7 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # the consumer passes its own arguments; vLLM does not build it
             tm = _lookup_method(ctx.target, tb, name)
             bm = _lookup_method(ctx.baseline, bb, name)
-            if tm is None or bm is None:
+            if tm is None or (bm is None and not bb):
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
             yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
