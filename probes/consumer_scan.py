@@ -92,8 +92,7 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
                 continue
             facts = None
             if any(n in data for n in needles) or b"setattr(" in data:  # helpers that patch (reach.py)
-                facts = usage_facts(data, module=module_name(rel), path=rel, prefixes=prefixes,
-                                    is_package=rel.endswith("__init__.py"))
+                facts = _usage_of(data, rel, prefixes)  # decoded by its cookie, guarded (probes.guard)
                 if not (facts["imports"] or facts.get("error") or facts.get("patchers")):
                     facts = None
         new[rel] = (size, mtime, facts)

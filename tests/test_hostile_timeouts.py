@@ -1,0 +1,74 @@
+"""A host that never answers, over the real sshd: `--timeout` gives up on it, and on a timeout or
+Ctrl-C the probe's whole process group on the host is ended (drift's bootstrap watchdog sees
+the channel close), not left running for hours on a GPU box."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from drift.cli import main
+from tests.sshd_fixtures import pids_gone
+
+pytestmark = [pytest.mark.ssh]
+
+
+def ssh_args(server):
+    return ["-i", server.identity, "--known-hosts", server.known_hosts, "-F", server.write_ssh_config("")]
+
+
+def _pids(path, wait=60.0):
+    end = time.monotonic() + wait
+    while time.monotonic() < end:
+        if path.exists() and len(path.read_text().split()) == 2:
+            return [int(x) for x in path.read_text().split()]
+        time.sleep(0.05)
+    raise AssertionError(f"the stand-in never wrote {path}")
+
+
+def test_timeout_ends_the_remote_process_group(sshd, hostile_python, tmp_path, capsys):
+    pids = tmp_path / "pids"
+    python = hostile_python.hanging(sys.executable, pids)
+    code = main(["scan", sshd.spec, "--python", python, *ssh_args(sshd), "--timeout", "3"])
+    out, err = capsys.readouterr()
+    assert code == 3, err
+    assert "timed out after 3s" in err and "Traceback" not in err
+    running = _pids(pids)
+    assert pids_gone(running) == []  # the script and the child it forked
+
+
+def test_ctrl_c_ends_the_remote_process_group(sshd, hostile_python, tmp_path):
+    pids = tmp_path / "pids"
+    python = hostile_python.hanging(sys.executable, pids)
+    proc = subprocess.Popen([sys.executable, "-m", "drift.cli", "scan", sshd.spec, "--python", python,
+                             *ssh_args(sshd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    try:
+        running = _pids(pids)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err and b"Traceback" not in err
+    assert pids_gone(running) == []
+
+
+def test_slow_host_within_the_timeout_still_answers(sshd, hostile_python, capsys):
+    from tests.sshd_fixtures import crafted_reply
+
+    python = hostile_python.replying(crafted_reply({"schema": 1, "error": "bad request: testing"}), delay=2)
+    code = main(["scan", sshd.spec, "--python", python, *ssh_args(sshd), "--timeout", "60"])
+    out, err = capsys.readouterr()
+    assert code == 2 and "bad request: testing" in err  # the slow answer arrived and was read
+
+
+def test_timeout_must_be_positive(capsys):
+    code = main(["scan", "local", "--timeout", "0"])
+    assert code == 2 and "--timeout" in capsys.readouterr().err
