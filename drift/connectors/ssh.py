@@ -475,6 +475,7 @@ async def _open(
             parsed.host,
             options=options,
             config=config,  # HostName, Port, User of this hop from the config
+            tunnel=kwargs.get("tunnel"),  # never the config's ProxyJump: those hops were opened above
             known_hosts=policy.match,
             client_factory=lambda: _Client(policy),
             connect_timeout=connect_timeout,
