@@ -229,10 +229,14 @@ class PackageIndex:
         return False
 
     def is_pydantic(self, cls: Symbol) -> bool:
-        if cls.facts.get("kind") == "pydantic":
-            return True
-        return any("pydantic" in self.dotted_in(cls.module, d) or d == "config" and "vllm" in cls.module
-                   for d in cls.facts.get("decorators") or [])
+        """A pydantic model, directly or through its bases (vLLM's OpenAIBaseModel subclasses)."""
+        for owner in self.mro(cls):
+            if owner.facts.get("kind") == "pydantic":
+                return True
+            if any("pydantic" in self.dotted_in(owner.module, d) or d == "config" and "vllm" in owner.module
+                   for d in owner.facts.get("decorators") or []):
+                return True
+        return False
 
     def constructor(self, cls: Symbol) -> tuple[list[Param], Symbol | None]:
         """Constructor parameters (without self) and the symbol they come from."""

@@ -172,6 +172,7 @@ class _Module:
         self.patches = []
         self.bound = {}  # consumer function name -> path of the class it is copied onto
         self.guards = []  # version tests enclosing the statement being walked
+        self.tests = []  # lines of the `if` tests enclosing the statement being walked
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -269,6 +270,8 @@ class _Module:
         rec.update(extra)
         if self.guards:
             rec["guards"] = list(self.guards)
+        if self.tests:
+            rec["within"] = self.tests[-3:]
         self.uses.append(rec)
 
 
@@ -375,9 +378,10 @@ class _Function:
                 if p:
                     self.env[a.arg] = p
                     continue
-            if self.cls is None and i < len(args):
+            if self.cls is None or fn.name == "__init__":
                 # typed later by drift from the call sites (or the patch) that pass it
-                self.env[a.arg] = ("arg:%s.%s:%d" % (self.mod.module, self.qual, i),)
+                self.env[a.arg] = ("arg:%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1,
+                                                        a.arg),)
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env.pop(extra.arg, None)
@@ -416,25 +420,11 @@ class _Function:
             self.expr(st.target, env, store=True)
         elif t is ast.If:
             self.expr(st.test, env)
-            guard = version_guard(st.test, self.mod.names)
-            if guard is not None:
-                yes, no = dict(env), dict(env)
-                self.mod.guards.append(guard)
-                self.block(st.body, yes)
-                self.mod.guards[-1] = dict(guard, negated=not guard.get("negated"))
-                self.block(st.orelse, no)
-                self.mod.guards.pop()
-                self._merge(env, yes, no)
-                return
-            yes, no = dict(env), dict(env)
-            narrowed = self._isinstance(st.test)
-            if narrowed:
-                name, path, negated = narrowed
-                (no if negated else yes)[name] = path
-                (yes if negated else no).pop(name, None) if path == env.get(name) else None
-            self.block(st.body, yes)
-            self.block(st.orelse, no)
-            self._merge(env, yes, no)
+            self.mod.tests.append(st.test.lineno)  # uses in the body run only if the test did not raise
+            try:
+                self._if(st, env)
+            finally:
+                self.mod.tests.pop()
         elif t in (ast.For, ast.AsyncFor):
             self.expr(st.iter, env)
             self.expr(st.target, env, store=True)
@@ -484,6 +474,27 @@ class _Function:
                     self.stmt(child, env)
                 elif hasattr(child, "body") and isinstance(getattr(child, "body"), list):  # match cases
                     self.block(child.body, env)
+
+    def _if(self, st, env):
+        guard = version_guard(st.test, self.mod.names)
+        if guard is not None:
+            yes, no = dict(env), dict(env)
+            self.mod.guards.append(guard)
+            self.block(st.body, yes)
+            self.mod.guards[-1] = dict(guard, negated=not guard.get("negated"))
+            self.block(st.orelse, no)
+            self.mod.guards.pop()
+            self._merge(env, yes, no)
+            return
+        yes, no = dict(env), dict(env)
+        narrowed = self._isinstance(st.test)
+        if narrowed:
+            name, path, negated = narrowed
+            (no if negated else yes)[name] = path
+            (yes if negated else no).pop(name, None) if path == env.get(name) else None
+        self.block(st.body, yes)
+        self.block(st.orelse, no)
+        self._merge(env, yes, no)
 
     def _merge(self, env, yes, no):
         for name in set(yes) | set(no):
@@ -690,15 +701,10 @@ class _Function:
                             keywords.append(name)
                             kw_cols[name] = pos
                             via_dict.append(name)
-        args = None
-        if callee[0].startswith("sym:") and not self.mod.is_target(callee):  # a consumer helper
-            args = []
-            for a in node.args:
-                if isinstance(a, ast.Constant) and isinstance(a.value, str):
-                    args.append({"str": a.value[:MAX_SRC]})
-                else:
-                    p = chain.of(a) if type(a) is not ast.Starred else None
-                    args.append({"path": list(p)} if p and self.mod.wanted(p) else None)
+        args = kwargs = None
+        if callee[0].startswith("sym:") and not self.mod.is_target(callee):  # a consumer helper or class
+            args = [self._arg(a, chain) for a in node.args]
+            kwargs = {k.arg: self._arg(k.value, chain) for k in node.keywords if k.arg}
         self.mod.calls.append({
             "line": line, "col": col, "end_line": node.end_lineno, "function": self.qual,
             "call_line": node.lineno,
@@ -707,10 +713,17 @@ class _Function:
             "star_args": any(type(a) is ast.Starred for a in node.args),
             "keywords": keywords, "star_kwargs": star_kwargs, "kw_cols": kw_cols, "via_dict": via_dict,
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
-            "result": None, "args": args,
+            "result": None, "args": args, "kwargs": kwargs,
         })
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
+
+    def _arg(self, a, chain):
+        """What an argument to a consumer function is, for typing its parameter in drift."""
+        if isinstance(a, ast.Constant) and isinstance(a.value, str):
+            return {"str": a.value[:MAX_SRC]}
+        p = chain.of(a) if type(a) is not ast.Starred else None
+        return {"path": list(p)} if p and self.mod.wanted(p) else None
 
     def _setattr(self, node, env, chain):
         obj, name, value = node.args

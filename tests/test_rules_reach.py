@@ -427,3 +427,52 @@ def test_a_method_the_base_newly_declares_is_checked_against_that_declaration(tm
     assert bitmask.predicted_failure == "TypeError: Mine.bitmask() missing 1 required positional argument: 'spec_tokens'"
     init = [f for f in found if "__init__" in f.title][0]
     assert init.predicted_failure == "TypeError: Mine.__init__() got an unexpected keyword argument 'block_size'"
+
+
+def test_parameters_typed_from_the_consumers_own_call_sites(tmp_path):
+    """A helper object gets the runner from its constructor's call site (`Proposer(runner=self)`)
+    and a helper function gets it positionally: both reach `input_batch.req_ids` through it."""
+    consumer = {
+        "app/proposer.py": """
+            from gizmo.runner import Batch
+
+            class Proposer:
+                def __init__(self, cfg, runner=None):
+                    self.runner = runner
+
+                def propose(self):
+                    return self.runner.input_batch.req_ids
+            """,
+        "app/main.py": """
+            from gizmo.runner import Runner
+            from app.proposer import Proposer
+
+            def ids_of(r):
+                return r.input_batch.req_ids
+
+            class Mine(Runner):
+                def go(self):
+                    self.proposer = Proposer(None, runner=self)
+                    return ids_of(self)
+            """,
+    }
+    case = Case("sites", {"gizmo/runner.py": RUNNER_BEFORE}, {"gizmo/runner.py": RUNNER_AFTER}, consumer)
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT060"]
+    assert sorted((f.consumer_site.path, f.consumer_site.line) for f in found) == [
+        ("app/main.py", line_of(consumer["app/main.py"], "return r.input_batch")),
+        ("app/proposer.py", line_of(consumer["app/proposer.py"], "req_ids")),
+    ]
+
+
+def test_lines_inside_a_test_that_already_raises_are_not_reported_again(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner
+
+        def f(r: Runner):
+            if r.input_batch.req_ids:
+                return r.input_batch.req_ids
+            return r.input_batch.req_ids
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "if r.input_batch")),
+                            ("DRIFT060", line_of(consumer, "    return r.input_batch", 2))])
+    assert_findings(findings_of(tmp_path, case), case.expected)

@@ -127,14 +127,19 @@ class ConsumerModel:
     def arg_path(self, ref: str) -> list[str] | None:
         """The path a consumer function's parameter receives: from the patch that copies the
         function onto a target class (its first parameter), or from the helper's call sites."""
-        func, _, index = ref.rpartition(":")
-        i = int(index)
+        parts = ref.split(":")
+        func, i, name = parts[0], int(parts[1]), (parts[2] if len(parts) > 2 else None)
         if i == 0 and func in self.patched_fns:
             return list(self.patched_fns[func]) + ["()"]
-        for c in self.helper_calls.get(func, []):
+        calls, shift = self.helper_calls.get(func, []), 0
+        if func.endswith(".__init__"):  # a constructor's parameters come from `Cls(...)` calls
+            calls, shift = self.helper_calls.get(func[: -len(".__init__")], []), 1
+        for c in calls:
             args = c.get("args") or []
-            if i < len(args) and args[i] and args[i].get("path"):
-                return args[i]["path"]
+            k = i - shift
+            arg = args[k] if 0 <= k < len(args) and i >= 0 else (c.get("kwargs") or {}).get(name or "")
+            if arg and arg.get("path"):
+                return arg["path"]
         return None
 
 

@@ -112,7 +112,10 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
 
 def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     seen: set[tuple] = set()
+    failing: set[tuple] = set()  # (path, line) where a missing attribute already raises
     for mod, rec, path, what in _typed_paths(ctx):
+        if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
+            continue  # inside `if <test>:` whose test already raised: this line never runs
         tv = ctx.target_paths.steps(path)
         bv = ctx.baseline_paths.steps(path)
         for k in range(1, len(path)):
@@ -131,6 +134,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if key in seen:
                 break
             seen.add(key)
+            failing.add((mod.get("path"), rec["line"]))
             prev = tv[k - 1]
             if on_self:  # self in the consumer's subclass: the name was the target base's
                 self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
