@@ -141,10 +141,10 @@ def test_sarif_validates_against_official_schema(matrix_run: GateRun, sarif_vali
 def test_sarif_results_sit_on_consumer_lines(matrix_run: GateRun) -> None:
     log = json.loads(matrix_run.text("sarif"))
     results = log["runs"][0]["results"]
-    findings = {(r["target"]["version"], f["key"]): f for r in matrix_run.reports() for f in r["findings"]}
+    findings = {(r["target"]["version"], f["fingerprint"]): f for r in matrix_run.reports() for f in r["findings"]}
     assert len(results) == len(findings) > 0
-    for result in results:
-        finding = findings[(result["properties"]["targetVersion"], result["partialFingerprints"]["driftFindingKey/v1"])]
+    for result in results:  # fingerprints hold no line numbers, so the match is line-independent
+        finding = findings[(result["properties"]["targetVersion"], result["partialFingerprints"]["driftFingerprint/v1"])]
         loc = result["locations"][0]["physicalLocation"]
         assert loc["artifactLocation"]["uri"] == finding["consumer_site"]["path"]
         assert loc["artifactLocation"]["uri"].startswith("speculators/data_generation/")
