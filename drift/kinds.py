@@ -62,6 +62,7 @@ class Kind(str, enum.Enum):
     ABSTRACT_ADDED = "base class gained an abstract method the consumer does not implement"
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"
     PATCH_TARGET_GONE = "patch replaces a name the target no longer has"
+    VERSION_TEXT_COMPARE = "version compared as text gives the wrong answer for the target"
 
 
 ChangeKind = Kind

@@ -136,6 +136,25 @@ def version_guard(test, names):
     return g
 
 
+def version_compares(tree, prefixes):
+    """Comparisons of a target's `__version__` string with a version literal, as written:
+    `vllm.__version__ >= "0.9.0"` compares text, so "0.10.0" sorts before "0.9.0"."""
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OPS):
+            continue
+        left, right, op = node.left, node.comparators[0], _OPS[type(node.ops[0])]
+        for ver, lit, flip in ((left, right, False), (right, left, True)):
+            if not (isinstance(lit, ast.Constant) and isinstance(lit.value, str) and _version_literal(lit)):
+                continue
+            name = _dotted(ver) or ""
+            if not name.endswith("__version__"):
+                continue
+            out.append({"line": node.lineno, "col": node.col_offset, "op": _FLIP[op] if flip else op,
+                        "version": lit.value, "of": name})
+    return out
+
+
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}."""
@@ -830,4 +849,5 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
-            "version_predicates": version_predicates(tree, module, mod.quals)}
+            "version_predicates": version_predicates(tree, module, mod.quals),
+            "version_compares": version_compares(tree, prefixes)}

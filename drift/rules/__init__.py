@@ -6,6 +6,7 @@ from drift.rules.imports import import_removed
 from drift.rules.protocol import two_phase_protocol
 from drift.rules.reach import RULES as REACH_RULES
 from drift.rules.shape import return_shape
+from drift.rules.versions import version_text_compare
 from drift.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
 
 GENERIC_RULES = [
@@ -19,4 +20,5 @@ GENERIC_RULES = [
     method_vanished,
     default_changed,
     *REACH_RULES,
+    version_text_compare,
 ]

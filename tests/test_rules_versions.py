@@ -1,0 +1,41 @@
+"""DRIFT090: a version check written as a string comparison, right for the baseline, wrong for
+the target ("0.10.0" >= "0.9.0" is False as text)."""
+
+from __future__ import annotations
+
+from drift.check.run import check
+from tests.rule_cases import assert_findings, consumer_of, facts_of, line_of, only, write_tree
+
+CONSUMER = """
+    import gizmo
+
+    def setup():
+        if gizmo.__version__ >= "0.9.0":
+            return True
+        assert gizmo.__version__ > "0.8.2", "needs gizmo > 0.8.2"
+        from packaging.version import Version
+        return Version(gizmo.__version__) >= Version("0.9.0")
+    """
+
+
+def _report(tmp_path, before_version, after_version):
+    lib = {"gizmo/__init__.py": "__version__ = 'x'\n"}
+    a = facts_of(write_tree(tmp_path / "after", lib))
+    a["packages"]["gizmo"]["version"] = after_version
+    b = facts_of(write_tree(tmp_path / "before", lib))
+    b["packages"]["gizmo"]["version"] = before_version
+    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/main.py": CONSUMER}))
+    return check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+
+
+def test_text_comparison_that_flips_for_the_target(tmp_path):
+    report = _report(tmp_path, "0.9.2", "0.10.0")
+    assert_findings(report.findings, [("DRIFT090", line_of(CONSUMER, '>= "0.9.0"')),
+                                      ("DRIFT090", line_of(CONSUMER, 'assert gizmo'))])
+    f = [f for f in report.findings if f.consumer_site.line == line_of(CONSUMER, '>= "0.9.0"')][0]
+    assert "'0.10.0' >= '0.9.0' is False, as versions it is True" in f.title
+    assert ("0.10.0" >= "0.9.0") is False  # what Python itself answers
+
+
+def test_no_finding_when_text_and_version_agree(tmp_path):
+    assert_findings(_report(tmp_path, "0.9.1", "0.9.2").findings, [])
