@@ -196,6 +196,17 @@ def _wheel_version(wheel: Path) -> str:
     return parts[1]
 
 
+def installed_name(member: str) -> str | None:
+    """Where pip puts a wheel member: `<dist>.data/purelib/pkg/x.py` and `.../platlib/...` go to
+    the root like any package (openrlhf ships that way); scripts, headers and data never hold
+    importable code and are left out."""
+    head, _, rest = member.partition("/")
+    if head.endswith(".data"):
+        scheme, _, inner = rest.partition("/")
+        return inner if scheme in ("purelib", "platlib") and inner else None
+    return member
+
+
 def wanted_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
     """The members drift keeps: `.py` files and `.dist-info/` metadata, never outside the root."""
     out = []
@@ -205,6 +216,8 @@ def wanted_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
             continue
         if name.startswith("/") or ".." in Path(name).parts:
             continue  # never write outside dest
+        if installed_name(name) is None:
+            continue
         out.append(info)
     return out
 
@@ -229,7 +242,7 @@ def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_
     try:
         made: set[Path] = set()  # one mkdir per directory, not per file (1,400 files in vLLM)
         for info in wanted_members(archive) if members is None else members:
-            target = tmp / info.filename
+            target = tmp / (installed_name(info.filename) or info.filename)
             if target.parent not in made:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made.add(target.parent)
