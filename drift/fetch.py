@@ -31,7 +31,7 @@ from packaging.version import Version
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound  # noqa: F401
 from drift.sources.progress import Note, Say, quiet as _quiet
 
-COMPLETE_MARKER = ".drift-complete"
+COMPLETE_MARKER = ".drift-complete-l2"  # layout 2: .data/purelib at the root; older extractions are redone
 
 # how a release reached the cache (Sources.how)
 CACHED, RANGE, PIP, LOCAL, SDIST = "cache", "range", "pip", "local", "sdist"

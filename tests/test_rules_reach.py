@@ -476,3 +476,18 @@ def test_lines_inside_a_test_that_already_raises_are_not_reported_again(tmp_path
     case = _case(consumer, [("DRIFT060", line_of(consumer, "if r.input_batch")),
                             ("DRIFT060", line_of(consumer, "    return r.input_batch", 2))])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_a_consumer_copy_of_a_removed_attribute_is_reported_once_where_it_is_read(tmp_path):
+    consumer = """
+        from gizmo.runner import Batch
+
+        class Holder:
+            def __init__(self, batch: Batch):
+                self.ids = batch.req_ids
+
+            def first(self):
+                return self.ids[0] if self.ids else None
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "batch.req_ids"))])
+    assert_findings(findings_of(tmp_path, case), case.expected)

@@ -196,7 +196,8 @@ class PathEvaluator:
             return Value("consumer", ckind="super", cref=ref) if ref in self.consumer.classes else UNKNOWN
         if kind == "arg":
             path = self.consumer.arg_path(ref)
-            return self.value(tuple(path)) if path else UNKNOWN
+            v = self.value(tuple(path)) if path else UNKNOWN
+            return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         return UNKNOWN
 
     def _consumer_roots(self) -> set[str]:
@@ -379,7 +380,10 @@ class PathEvaluator:
                     if table == "self_attrs" and on_class:
                         continue
                     path = rec.get("path")
-                    return self.value(tuple(path)) if path else Value("consumer", ckind="attr", cref=f"{key}.{name}")
+                    v = self.value(tuple(path)) if path else None
+                    if v is None or v.kind == "missing":  # the consumer's own copy exists even when its
+                        return Value("consumer", ckind="attr", cref=f"{key}.{name}")  # source fails (reported there)
+                    return v
         results = []
         for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []):
             if not b:
