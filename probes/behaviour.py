@@ -123,7 +123,7 @@ class _Scan:
     """Mutable accumulator of one function's behaviour while its body is walked."""
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
-                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "depth",
+                 "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns")
 
     def __init__(self, text, self_name, params):
@@ -142,6 +142,7 @@ class _Scan:
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
         self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
+        self.sites = {}  # name -> [[line, positional count, [keywords], 1 if *args/**kw]] of `x.name(...)`
         self.depth = 0  # nesting of inner functions: their returns are not this function's
         self.value_returns = []  # lines of this function's own `return <value other than None>`
 
@@ -172,6 +173,16 @@ class _Scan:
                 continue
             if t is _Call:
                 func = n.func
+                if type(func) is _Attribute:  # how the target calls `.name(...)`: for inverse drift
+                    star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)
+                    site = [n.lineno, len(n.args), [k.arg for k in n.keywords if k.arg]]
+                    if star:
+                        site.append(1)
+                    sites = self.sites.get(func.attr)
+                    if sites is None:
+                        self.sites[func.attr] = [site]
+                    else:
+                        sites.append(site)
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
@@ -478,6 +489,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "kwarg_defaults": scan.kwarg_defaults,
         "ctor_calls": scan.ctor_calls(),
         "self_types": scan.types,
+        "call_sites": scan.sites,
         "value_returns": scan.value_returns,
     }
 

@@ -36,6 +36,11 @@ RUNNER_BEFORE = """
 
     def get_context() -> Runner:
         return Runner(None)
+
+    class Engine:
+        def step(self, runner, out):
+            runner.load_model()
+            return runner.execute_model(out)
     """
 RUNNER_AFTER = """
     import abc
@@ -70,6 +75,11 @@ RUNNER_AFTER = """
 
     def get_context() -> Runner:
         return Runner(None)
+
+    class Engine:
+        def step(self, runner, out, cfg):
+            runner.load_model(cfg)
+            return runner.execute_model(out, grammar=None)
     """
 
 SUBCLASS = """
@@ -406,6 +416,9 @@ def test_a_method_the_base_newly_declares_is_checked_against_that_declaration(tm
 
             def bitmask(self, scheduler_output):
                 raise NotImplementedError
+
+        def step(scheduler, output):
+            return scheduler.bitmask(output)
         """}
     consumer = """
         from gizmo.iface import SchedulerInterface
@@ -425,6 +438,10 @@ def test_a_method_the_base_newly_declares_is_checked_against_that_declaration(tm
                             ("DRIFT070", line_of(consumer, "def bitmask"))])
     bitmask = [f for f in found if "bitmask" in f.title][0]
     assert bitmask.predicted_failure == "TypeError: Mine.bitmask() missing 1 required positional argument: 'spec_tokens'"
+    app = write_tree(tmp_path / "realapp", {"app/main.py": consumer})
+    lib = write_tree(tmp_path / "reallib", after)
+    assert raised_by([lib, app], "app.main", "__import__('gizmo.iface').iface.step(Mine.__new__(Mine), object())") \
+        == bitmask.predicted_failure
     init = [f for f in found if "__init__" in f.title][0]
     assert init.predicted_failure == "TypeError: Mine.__init__() got an unexpected keyword argument 'block_size'"
 

@@ -259,7 +259,115 @@ def _module_of(ctx: CheckContext, cls: dict) -> dict:
     return ctx.consumer.modules.get(cls["module"]) or {"path": cls.get("path") or "?"}
 
 
+def _call_sites(index: PackageIndex) -> dict[str, list[list[Any]]]:
+    """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
+    out: dict[str, list[list[Any]]] = {}
+
+    def add(fn: dict, path: str) -> None:
+        for name, sites in ((fn.get("behaviour") or {}).get("call_sites") or {}).items():
+            bucket = out.setdefault(name, [])
+            for site in sites:
+                bucket.append([path, site[0], site[1], site[2], len(site) > 3])
+
+    for mod in index.modules.values():
+        path = mod.get("path", "")
+        for fn in (mod.get("functions") or {}).values():
+            add(fn, path)
+        stack = list((mod.get("classes") or {}).values())
+        while stack:
+            c = stack.pop()
+            for m in (c.get("methods") or {}).values():
+                add(m, path)
+            stack.extend((c.get("nested") or {}).values())
+    return out
+
+
+def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
+    """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
+    None when the facts predate call sites."""
+    table = index.derived("call_sites", _call_sites)
+    sites = table.get(name) or []
+    if decl is None:
+        return sites
+    params = index.params_of(decl.facts)
+    if params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    if any(p.kind == "VAR_KEYWORD" for p in params):
+        return sites
+    names = {p.name for p in params if p.kind != "POSITIONAL_ONLY"}
+    cap = None if any(p.kind == "VAR_POSITIONAL" for p in params) else \
+        sum(1 for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+    return [s for s in sites if set(s[3]) <= names and (cap is None or s[2] <= cap)]
+
+
+def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | None:
+    """What Python raises when the target's call `site` reaches the consumer's `sig` (self bound)."""
+    if site[4]:
+        return None  # *args / **kwargs at the call: cannot tell
+    params = sig[1:] if sig and sig[0][0] in ("self", "cls") else sig
+    if any(k == "VAR_KEYWORD" for _n, k, _d in params):
+        kw_ok = None
+    else:
+        kw_ok = {n for n, k, _d in params if k != "POSITIONAL_ONLY"}
+    for kw in site[3]:
+        if kw_ok is not None and kw not in kw_ok:
+            return f"TypeError: {label}() got an unexpected keyword argument '{kw}'"
+    slots = [n for n, k, _d in params if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    if not any(k == "VAR_POSITIONAL" for _n, k, _d in params) and site[2] > len(slots):
+        return (f"TypeError: {label}() takes {plural(len(slots) + 1, 'positional argument')} but "
+                f"{site[2] + 1} were given")
+    covered = set(slots[: site[2]]) | set(site[3])
+    for kinds, word in ((("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"), "positional"), (("KEYWORD_ONLY",), "keyword-only")):
+        missing = [n for n, k, d in params if not d and k in kinds and n not in covered]
+        if missing:
+            return f"TypeError: {label}() missing {len(missing)} required {word} argument" \
+                   f"{'s' if len(missing) > 1 else ''}: {_pylist(missing)}"
+    return None
+
+
+def _pylist(names: list[str]) -> str:
+    """How Python lists missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
+    quoted = [repr(n) for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
+                       tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
+    """The consumer's replacement of `tm` against how the target now calls that name (its own
+    call sites, when the facts have them), else against how the target's base declares it."""
+    name = tm.dotted.rsplit(".", 1)[-1]
+    if name != "__init__":
+        sites = _sites_of(ctx.target, name, tm)
+        if not sites:
+            return  # nothing in the target calls `.name(...)`: only the consumer's own code does
+        before = {_site_failure(label, sig, s) for s in (_sites_of(ctx.baseline, name, bm) or [])} \
+            if ctx.baseline is not None and bm is not None else set()
+        seen: set[str] = set()
+        for site in sites:
+            failure = _site_failure(label, sig, site)
+            if failure is None or failure in before or failure in seen:
+                continue
+            seen.add(failure)
+            yield Finding(
+                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
+                      f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})",
+                consumer_site=where,
+                target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
+                                 Location(tm.path, tm.line, symbol=tm.dotted)),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+                predicted_failure=failure,
+                fix=Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{name}`'s parameters in `{label}`",
+                        manual_reason="the override must decide what to do with the new arguments"),
+                symbol=tm.dotted,
+            )
+        return
+    yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target's base now declares it."""
     tparams = ctx.target.params_of(tm.facts)
