@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from drift import exitcodes
-from drift.check.baseline import baseline_from_requires
-from drift.check.run import Consumer, check, load_consumer
-from drift.fetch import FetchError
+from drift.check.run import Outcome
+from drift.pipeline import consumer_from_spec, run_consumer
 from drift.findings import Report
-from drift.targets import load_facts
 
 
 @dataclass(frozen=True)
@@ -37,37 +35,16 @@ def run_gate(
     progress: Callable[[str], None] = lambda _m: None,
     consumer_packages: list[str] | None = None,
 ) -> GateResult:
-    try:
-        progress(f"reading consumer {consumer_spec}")
-        consumer: Consumer = load_consumer(consumer_spec, target_package=target_package, packages=consumer_packages)
-    except FetchError as exc:
-        return GateResult((), f"consumer: {exc}", exitcodes.USAGE)
+    consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages,
+                                  say=progress)
+    if isinstance(consumer, Outcome):
+        return GateResult((), consumer.error, consumer.exit_code)
     if not consumer.usage:
         return GateResult((), None, exitcodes.CLEAN, nothing_to_check=True, consumer_root=consumer.root)
-    source = "given with --baseline"
-    if baseline_spec is None:
-        baseline_spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
-    loaded: dict[str, dict] = {}  # a target equal to the baseline is read once
-    baseline_facts = None
-    if baseline_spec:
-        bres = load_facts(baseline_spec, packages=[target_package], progress=progress)
-        if not bres.ok:
-            return GateResult((), f"baseline: {bres.error}", bres.exit_code)
-        baseline_facts = loaded[baseline_spec] = bres.facts
-    reports = []
-    for spec in targets:
-        if spec in loaded:
-            facts = loaded[spec]
-        else:
-            tres = load_facts(spec, packages=[target_package], progress=progress)
-            if not tres.ok:
-                return GateResult(tuple(reports), f"target {spec}: {tres.error}", tres.exit_code)
-            facts = tres.facts
-        outcome = check(consumer=consumer, target_facts=facts, baseline_facts=baseline_facts,
-                        target_package=target_package, rule_paths=rule_paths,
-                        labels={"target": spec, "baseline": baseline_spec, "baseline_source": source})
-        if outcome.report is None:
-            return GateResult(tuple(reports), outcome.error, outcome.exit_code)
-        reports.append(outcome.report)
+    outcomes = run_consumer(consumer, target_specs=targets, baseline_spec=baseline_spec,
+                            target_package=target_package, rule_paths=rule_paths, say=progress)
+    reports = [o.report for o in outcomes if o.report is not None]
+    if outcomes and outcomes[-1].report is None:
+        return GateResult(tuple(reports), outcomes[-1].error, outcomes[-1].exit_code)
     code = exitcodes.DRIFT if any(r.breaking for r in reports) else exitcodes.CLEAN
     return GateResult(tuple(reports), None, code, consumer_root=consumer.root)

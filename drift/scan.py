@@ -14,22 +14,19 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from packaging.version import InvalidVersion, Version
 
 from drift import exitcodes
-from drift.check.baseline import baseline_from_requires
-from drift.check.run import Consumer, Outcome, check
+from drift.check.run import Consumer, Outcome
+from drift.pipeline import analyse, resolve_baseline
 from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
 from drift.remote_probe import probe
 from drift.reply import is_digest
 from drift.store import default_store
-from drift.targets import load_facts
 
 HOST_CACHE_DIR = "~/.cache/drift/probe"
 
@@ -154,42 +151,19 @@ async def scan_connector(
     return dataclasses.replace(scan, notice=notice)
 
 
-def _plain_version(text: str) -> bool:
-    """A PEP 440 version spelled with version characters only (`===` pins may hold anything)."""
-    if not re.fullmatch(r"[0-9A-Za-z.+!_-]{1,64}", text) or ".." in text:
-        return False
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
-
-
 def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
            where: str | None) -> HostScan:
     target, consumer = settings.target, settings.consumer
     use = facts["usage"][consumer]
     cons = Consumer.from_usage(f"{consumer} on {host}", consumer, use)
-    baseline_spec, source = settings.baseline, "given with --baseline"
-    if baseline_spec is None:
-        baseline_spec, source = baseline_from_requires(cons.meta["requires"], target)
-        if baseline_spec and not _plain_version(baseline_spec.partition("==")[2]):
-            # the pin comes from the host; it names a cache directory here, so it must be a version
-            source = f"the consumer's metadata on {host} pins {baseline_spec[:80]!r}, which is not a version"
-            baseline_spec = None
-    baseline_facts = None
-    if baseline_spec:
-        say(f"{host}: baseline {baseline_spec}")
-        bres = load_facts(baseline_spec, packages=[target], progress=say)
-        if not bres.ok:
-            return HostScan(host, "failed", None, f"baseline: {bres.error}", bres.exit_code)
-        baseline_facts = bres.facts
+    baseline = resolve_baseline(cons, given=settings.baseline, target_package=target,
+                                say=lambda m: say(f"{host}: {m}"), origin=f" on {host}")
+    if isinstance(baseline, Outcome):
+        return HostScan(host, "failed", None, baseline.error, baseline.exit_code)
     note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
             else f"the probe wrote nothing on {host}")
-    outcome = check(consumer=cons, target_facts=facts, baseline_facts=baseline_facts, target_package=target,
-                    rule_paths=list(settings.rule_paths), notes=(note,),
-                    labels={"target": f"{target} on {host}", "baseline": baseline_spec, "baseline_source": source,
-                            "host": host})
+    outcome = analyse(cons, facts, baseline, target_label=f"{target} on {host}", target_package=target,
+                      rule_paths=list(settings.rule_paths), host=host, notes=(note,))
     outcome = Outcome(outcome.report, outcome.error, outcome.exit_code, {"consumer_root": use.get("root")})
     if outcome.report is None:
         return HostScan(host, "failed", outcome, outcome.error, outcome.exit_code)

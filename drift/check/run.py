@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from drift import exitcodes
-from drift.check.baseline import baseline_from_requires
 from drift.check.context import CheckContext
 from drift.check.engine import run_rules, uses_checked
 from drift.check.guards import live_on
@@ -17,7 +16,7 @@ from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_
 from drift.findings import Report
 from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.rules.loader import RuleLoadError, load_rules
-from drift.targets import _tree_root, classify, default_probe_cache, load_facts, probe_interpreter
+from drift.targets import _tree_root, classify, default_probe_cache, probe_interpreter
 
 
 @dataclass(frozen=True)
@@ -141,26 +140,10 @@ def run_check(
     progress: Callable[[str], None] | None = None,
     consumer_packages: list[str] | None = None,
 ) -> Outcome:
-    say = progress or (lambda _m: None)
-    try:
-        say(f"reading consumer {consumer_spec}")
-        consumer = load_consumer(consumer_spec, target_package=target_package, packages=consumer_packages)
-    except FetchError as exc:
-        return Outcome(None, f"consumer: {exc}", exitcodes.USAGE)
-    source = "given with --baseline"
-    if baseline_spec is None:
-        baseline_spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
-    tres = load_facts(target_spec, packages=[target_package], progress=say)
-    if not tres.ok:
-        return Outcome(None, f"target: {tres.error}", tres.exit_code)
-    bfacts = None
-    if baseline_spec:
-        bres = load_facts(baseline_spec, packages=[target_package], progress=say)
-        if not bres.ok:
-            return Outcome(None, f"baseline: {bres.error}", bres.exit_code)
-        bfacts = bres.facts
-    outcome = check(consumer=consumer, target_facts=tres.facts, baseline_facts=bfacts, target_package=target_package,
-                    rule_paths=rule_paths,
-                    labels={"target": target_spec, "baseline": baseline_spec, "baseline_source": source})
-    # where the consumer's files are, so `# drift: ignore[...]` comments can be read there
-    return Outcome(outcome.report, outcome.error, outcome.exit_code, {**outcome.extra, "consumer_root": consumer.root})
+    """check of one consumer against one target: the one pipeline (drift.pipeline) with one target."""
+    from drift.pipeline import run
+
+    _consumer, outcomes = run(consumer_spec=consumer_spec, target_specs=[target_spec], baseline_spec=baseline_spec,
+                              target_package=target_package, rule_paths=rule_paths, say=progress,
+                              consumer_packages=consumer_packages)
+    return outcomes[-1]

@@ -1,0 +1,126 @@
+"""One pipeline: consumer -> baseline -> facts -> report, for check, gate, scan and the launch
+preflight alike.
+
+Each command used to resolve the baseline, load facts and call the analysis its own way (and
+only `scan` checked that a pin read from a host's metadata is a version before it names a cache
+directory). The steps live here once; commands parse arguments, call these, and render.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from packaging.version import InvalidVersion, Version
+
+from drift import exitcodes
+from drift.check.baseline import baseline_from_requires
+from drift.check.run import Consumer, Outcome, check, load_consumer
+from drift.fetch import FetchError
+from drift.targets import load_facts
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The vLLM the consumer was written for: its spec, where that came from, and its facts."""
+
+    spec: str | None
+    source: str
+    facts: dict[str, Any] | None = None
+
+
+def _plain_version(text: str) -> bool:
+    """A PEP 440 version spelled with version characters only (`===` pins may hold anything)."""
+    if not re.fullmatch(r"[0-9A-Za-z.+!_-]{1,64}", text) or ".." in text:
+        return False
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def resolve_baseline(consumer: Consumer, *, given: str | None, target_package: str, say: Say,
+                     origin: str = "") -> Baseline | Outcome:
+    """The baseline given with --baseline, else the one the consumer's metadata pins (a range:
+    the highest release it admits). A pin read from metadata must be a plain version: it names
+    a release to fetch and a cache directory here, and the metadata may come from a host."""
+    if given is not None:
+        spec, source = given, "given with --baseline"
+    else:
+        spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
+        if spec and not _plain_version(spec.partition("==")[2]):
+            source = f"the consumer's metadata{origin} pins {spec[:80]!r}, which is not a version"
+            spec = None
+    if not spec:
+        return Baseline(None, source)
+    say(f"baseline {spec}")
+    res = load_facts(spec, packages=[target_package], progress=say)
+    if not res.ok:
+        return Outcome(None, f"baseline: {res.error}", res.exit_code)
+    return Baseline(spec, source, res.facts)
+
+
+def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline, *, target_label: str,
+            target_package: str = "vllm", rule_paths: list[str] | None = None, host: str | None = None,
+            notes: tuple[str, ...] = ()) -> Outcome:
+    """The report of one consumer against one target's facts (the rules, nothing fetched)."""
+    labels = {"target": target_label, "baseline": baseline.spec, "baseline_source": baseline.source}
+    if host is not None:
+        labels["host"] = host
+    outcome = check(consumer=consumer, target_facts=target_facts, baseline_facts=baseline.facts,
+                    target_package=target_package, rule_paths=rule_paths, labels=labels, notes=notes)
+    return Outcome(outcome.report, outcome.error, outcome.exit_code,
+                   {**outcome.extra, "consumer_root": consumer.root})
+
+
+def consumer_from_spec(spec: str, *, target_package: str, packages: list[str] | None, say: Say) -> Consumer | Outcome:
+    try:
+        say(f"reading consumer {spec}")
+        return load_consumer(spec, target_package=target_package, packages=packages)
+    except FetchError as exc:
+        return Outcome(None, f"consumer: {exc}", exitcodes.USAGE)
+
+
+def run(*, consumer_spec: str, target_specs: list[str], baseline_spec: str | None = None,
+        target_package: str = "vllm", rule_paths: list[str] | None = None, say: Say | None = None,
+        consumer_packages: list[str] | None = None) -> tuple[Consumer | None, list[Outcome]]:
+    """Consumer and baseline read once, then one outcome per target, in order; the first one
+    that cannot be produced ends the list (its outcome says why)."""
+    say = say or (lambda _m: None)
+    consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages, say=say)
+    if isinstance(consumer, Outcome):
+        return None, [consumer]
+    return consumer, run_consumer(consumer, target_specs=target_specs, baseline_spec=baseline_spec,
+                                  target_package=target_package, rule_paths=rule_paths, say=say)
+
+
+def run_consumer(consumer: Consumer, *, target_specs: list[str], baseline_spec: str | None = None,
+                 target_package: str = "vllm", rule_paths: list[str] | None = None,
+                 say: Say | None = None) -> list[Outcome]:
+    """`run` for a consumer already read (gate looks at its uses before fetching anything)."""
+    say = say or (lambda _m: None)
+    outcomes: list[Outcome] = []
+    loaded: dict[str, dict[str, Any]] = {}
+    baseline: Baseline | Outcome | None = None
+    for spec in target_specs:
+        res = load_facts(spec, packages=[target_package], progress=say) if spec not in loaded else None
+        if res is not None and not res.ok:
+            outcomes.append(Outcome(None, f"target{' ' + spec if len(target_specs) > 1 else ''}: {res.error}",
+                                    res.exit_code))
+            break
+        if res is not None:
+            loaded[spec] = res.facts
+        if baseline is None:
+            baseline = resolve_baseline(consumer, given=baseline_spec, target_package=target_package, say=say)
+            if isinstance(baseline, Outcome):
+                outcomes.append(baseline)
+                break
+        outcomes.append(analyse(consumer, loaded[spec], baseline, target_label=spec, target_package=target_package,
+                                rule_paths=rule_paths))
+        if outcomes[-1].report is None:
+            break
+    return outcomes
