@@ -289,15 +289,21 @@ def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[
     sites = table.get(name) or []
     if decl is None:
         return sites
-    params = index.params_of(decl.facts)
-    if params and params[0].name in ("self", "cls"):
-        params = params[1:]
-    if any(p.kind == "VAR_KEYWORD" for p in params):
-        return sites
-    names = {p.name for p in params if p.kind != "POSITIONAL_ONLY"}
-    cap = None if any(p.kind == "VAR_POSITIONAL" for p in params) else \
-        sum(1 for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
-    return [s for s in sites if set(s[3]) <= names and (cap is None or s[2] <= cap)]
+    decl_sig = _as_sig(index.params_of(decl.facts))
+    if decl_sig and decl_sig[0][0] not in ("self", "cls"):
+        decl_sig = [["self", "POSITIONAL_OR_KEYWORD", False]] + decl_sig  # a staticmethod: nothing bound
+    return [s for s in sites if not s[4] and _site_failure("", decl_sig, s) is None]
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _as_sig(params) -> list[list[Any]]:
+    return [[p.name, p.kind, not p.required] for p in params]
 
 
 def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | None:
@@ -342,13 +348,17 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         sites = _sites_of(ctx.target, name, tm)
         if not sites:
             return  # nothing in the target calls `.name(...)`: only the consumer's own code does
-        before = {_site_failure(label, sig, s) for s in (_sites_of(ctx.baseline, name, bm) or [])} \
-            if ctx.baseline is not None and bm is not None else set()
+        old_decl = _as_sig(ctx.baseline.params_of(bm.facts)) if ctx.baseline is not None and bm is not None else None
+        home = tm.path.split("/")
+        # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
+        sites = sorted(sites, key=lambda s: (-len(s[3]), -_shared(s[0].split("/"), home), s[0], s[1]))
         seen: set[str] = set()
         for site in sites:
             failure = _site_failure(label, sig, site)
-            if failure is None or failure in before or failure in seen:
+            if failure is None or failure in seen:
                 continue
+            if old_decl is not None and _site_failure(label, old_decl, site) is None:
+                continue  # the old declaration took this call too: not a call the change brought
             seen.add(failure)
             yield Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
