@@ -505,6 +505,15 @@ def _value_kind(value, params):
     if value is None:
         return None
     t = type(value)
+    if t is ast.IfExp:  # `X(...) if cond else None`: what it is when it is something
+        body, other = _value_kind(value.body, params), _value_kind(value.orelse, params)
+        return body if other in (None, "lit:None") else other if body in (None, "lit:None") else \
+            (body if body == other else None)
+    if t is ast.BoolOp and isinstance(value.op, ast.Or):  # `x or Default()`
+        kinds = [k for k in (_value_kind(v, params) for v in value.values) if k not in (None, "lit:None")]
+        return kinds[-1] if kinds else None
+    if t is ast.BoolOp:  # `cond and X()`: X when it is something
+        return _value_kind(value.values[-1], params)
     if t is ast.Call:
         name = dotted(value.func)
         return "call:" + name if name else None

@@ -508,3 +508,16 @@ def test_a_consumer_copy_of_a_removed_attribute_is_reported_once_where_it_is_rea
         """
     case = _case(consumer, [("DRIFT060", line_of(consumer, "batch.req_ids"))])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_attributes_set_conditionally_are_typed_by_their_value(tmp_path):
+    before = RUNNER_BEFORE.replace("self.input_batch = Batch()", "self.input_batch = (Batch() if cfg else None)")
+    after = RUNNER_AFTER.replace("self.input_batch = Batch()", "self.input_batch = cfg and Batch() or None")
+    consumer = """
+        from gizmo.runner import Runner
+
+        def ids(runner: Runner):
+            return runner.input_batch.req_ids
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "req_ids"))], before=before, after=after)
+    assert_findings(findings_of(tmp_path, case), case.expected)
