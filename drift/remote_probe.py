@@ -15,7 +15,7 @@ from typing import Any
 
 from drift.connectors.base import Connector
 from drift.connectors.script import not_found, run_script, validate_python
-from drift.reply import ReplyError, content_key, validate_reply
+from drift.reply import ReplyError, clean_display, content_key, printable, validate_reply
 from probes import bundle
 
 __all__ = ["MAX_WIRE_BYTES", "ProbeResult", "probe", "validate_python"]
@@ -42,7 +42,7 @@ class ProbeResult:
 
 def _tail(data: bytes, limit: int = 2000) -> str:
     text = data.decode("utf-8", errors="replace").strip()
-    return text[-limit:]
+    return printable(text[-limit:])  # the host's stderr reaches the user's terminal
 
 
 async def probe(
@@ -100,11 +100,12 @@ async def probe(
         return ProbeResult(status="failed", stderr=stderr,
                            reason=f"the reply from {python} on {where} is not probe facts: {exc}")
     if facts.get("error"):  # the probe ran but refused the request or crashed; it says why
-        return ProbeResult(status="failed", reason=f"probe on {where}: {facts['error']}", stderr=stderr)
+        return ProbeResult(status="failed", reason=f"probe on {where}: {printable(facts['error'])}", stderr=stderr)
     if result.exit_status != 0:
         return ProbeResult(status="failed", reason=f"probe exited {result.exit_status}: {stderr}", stderr=stderr)
     for pkg in facts["packages"].values():
         if not pkg.get("unchanged"):
             pkg["host_digest"] = pkg["digest"]
-            pkg["digest"] = content_key(pkg)
+            pkg["digest"] = content_key(pkg)  # over the bytes as received, before any cleaning
+    clean_display(facts)
     return ProbeResult(status="ok", facts=facts, stderr=stderr)

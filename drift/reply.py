@@ -14,11 +14,12 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ReplyError", "content_key", "is_digest", "safe_relpath", "validate_reply"]
+__all__ = ["ReplyError", "clean_display", "content_key", "is_digest", "printable", "safe_relpath", "validate_reply"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
 _KEY_SALT = b"drift host facts v1\0"
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class ReplyError(ValueError):
@@ -34,6 +35,40 @@ def safe_relpath(value: Any) -> bool:
     if not isinstance(value, str) or not value or len(value) > 4096:
         return False
     return all(_PART.match(part) for part in value.split("/"))
+
+
+def printable(text: Any) -> Any:
+    """`text` with control characters shown as `\\xNN`: a host's hostname, version or stderr must
+    not reach the user's terminal as escape sequences (retitling it, hiding lines)."""
+    if not isinstance(text, str) or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda m: "\\x%02x" % ord(m.group()), text)
+
+
+def _clean(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return printable(value)
+    if depth > 8:
+        return value
+    if isinstance(value, list):
+        return [_clean(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {printable(k): _clean(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+def clean_display(doc: dict[str, Any]) -> None:
+    """Make the strings a report shows about the host printable, in place: the environment and
+    each package's and consumer's name, version, dist, root and requirements."""
+    if isinstance(doc.get("env"), dict):
+        doc["env"] = _clean(doc["env"])
+    blocks = list((doc.get("packages") or {}).values()) + list((doc.get("usage") or {}).values())
+    for block in blocks:
+        for key in ("name", "dist", "version", "root"):
+            if key in block:
+                block[key] = printable(block[key])
+        if isinstance(block.get("requires"), list):
+            block["requires"] = [printable(r) for r in block["requires"]]
 
 
 def content_key(pkg: dict[str, Any]) -> str:

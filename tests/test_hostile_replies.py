@@ -207,3 +207,22 @@ def test_a_bad_reply_fails_that_host_and_the_fleet_goes_on(
     assert by_host["honest"]["status"] == "drift" and by_host["honest"]["report"]["findings"]
     assert by_host["evil"]["status"] == "failed" and "not probe facts" in by_host["evil"]["reason"]
     assert code == doc["exit_code"] == 2  # a host drift could not check outranks drift elsewhere
+
+
+def test_escape_sequences_from_the_host_never_reach_the_terminal(sshd, honest_doc, hostile_python, cache, capsys):
+    doc = copy.deepcopy(honest_doc)
+    doc["env"]["hostname"] = "gpu-01\x1b]0;owned\x07"
+    doc["env"]["packages"]["vllm"]["version"] = "0.16.0\x1b[2J\x1b[H"
+    doc["packages"]["vllm"]["version"] = "0.16.0\x1b[8m"
+    code, out, err = scan(capsys, sshd, hostile_python.replying(crafted_reply(doc)))
+    assert code == 1, err
+    assert "\x1b" not in out and "\x1b" not in err and "\x07" not in out
+    json_code, json_out, _ = scan(capsys, sshd, hostile_python.replying(crafted_reply(doc)), "--json")
+    assert json.loads(json_out)["target"]["version"] == "0.16.0\\x1b[8m"
+
+
+def test_escape_sequences_in_the_hosts_error_text_are_shown_escaped(sshd, hostile_python, cache, capsys):
+    reply = crafted_reply({"schema": 1, "error": "no\x1b[2J way"})
+    code, out, err = scan(capsys, sshd, hostile_python.replying(reply))
+    assert code == 2
+    assert "no\\x1b[2J way" in err and "\x1b" not in err
