@@ -521,3 +521,36 @@ def test_attributes_set_conditionally_are_typed_by_their_value(tmp_path):
         """
     case = _case(consumer, [("DRIFT060", line_of(consumer, "req_ids"))], before=before, after=after)
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_an_override_whose_only_target_caller_the_consumer_also_replaces(tmp_path):
+    before = {"gizmo/serving.py": """
+        class Serving:
+            def create(self, req):
+                return self.stream(req, 1)
+
+            def stream(self, req, n):
+                return n
+        """}
+    after = {"gizmo/serving.py": """
+        class Serving:
+            def create(self, req):
+                return self.stream(req, 1, None)
+
+            def stream(self, req, n, parser=None):
+                return n
+        """}
+    replaced = """
+        from gizmo.serving import Serving
+
+        class Mine(Serving):
+            def create(self, req):
+                return self.stream(req, 2)
+
+            def stream(self, req, n):
+                return n
+        """
+    assert_findings(findings_of(tmp_path / "a", Case("r", before, after, {"app/main.py": replaced})), [])
+    kept = replaced.replace("def create", "def other")
+    found = findings_of(tmp_path / "b", Case("k", before, after, {"app/main.py": kept}))
+    assert_findings(found, [("DRIFT070", line_of(kept, "def stream"))])

@@ -263,29 +263,29 @@ def _call_sites(index: PackageIndex) -> dict[str, list[list[Any]]]:
     """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
     out: dict[str, list[list[Any]]] = {}
 
-    def add(fn: dict, path: str) -> None:
+    def add(fn: dict, path: str, owner: str | None) -> None:
         for name, sites in ((fn.get("behaviour") or {}).get("call_sites") or {}).items():
             bucket = out.setdefault(name, [])
-            for site in sites:
-                bucket.append([path, site[0], site[1], site[2], len(site) > 3])
+            for site in sites:  # ..., the class and method the call is in (None outside classes)
+                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.get("name")])
 
-    for mod in index.modules.values():
+    for mod_name, mod in index.modules.items():
         path = mod.get("path", "")
         for fn in (mod.get("functions") or {}).values():
-            add(fn, path)
-        stack = list((mod.get("classes") or {}).values())
+            add(fn, path, None)
+        stack = [(f"{mod_name}.{n}", c) for n, c in (mod.get("classes") or {}).items()]
         while stack:
-            c = stack.pop()
+            dotted, c = stack.pop()
             for m in (c.get("methods") or {}).values():
-                add(m, path)
-            stack.extend((c.get("nested") or {}).values())
+                add(m, path, dotted)
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in (c.get("nested") or {}).items())
     return out
 
 
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
     """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
     None when the facts predate call sites."""
-    table = index.derived("call_sites", _call_sites)
+    table = index.derived("call_sites.v2", _call_sites)  # bump when a site's shape changes
     sites = table.get(name) or []
     if decl is None:
         return sites
@@ -339,23 +339,37 @@ def _pylist(names: list[str]) -> str:
     return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
 
 
+def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> set[tuple[str, str]]:
+    """(target class, method) pairs whose code never runs for the consumer's class `ref`: methods
+    of its target bases that the consumer overrides too (its own caller replaces theirs)."""
+    if ref is None:
+        return set()
+    own = _consumer_defines(ctx, ref)
+    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in (o.facts.get("methods") or {}) if m in own}
+
+
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
-                       tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
+                       tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
+                       tb: list[Symbol] = ()) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target now calls that name (its own
     call sites, when the facts have them), else against how the target's base declares it."""
     name = tm.dotted.rsplit(".", 1)[-1]
     if name != "__init__":
-        sites = _sites_of(ctx.target, name, tm)
+        replaced = _replaced_callers(ctx, ref, list(tb))
+        sites = [s for s in _sites_of(ctx.target, name, tm) or [] if (s[5], s[6]) not in replaced]
         if not sites:
-            return  # nothing in the target calls `.name(...)`: only the consumer's own code does
+            return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         old_decl = _as_sig(ctx.baseline.params_of(bm.facts)) if ctx.baseline is not None and bm is not None else None
+        # failures the override already had against the baseline's own calls: not drift
+        before = {_site_failure(label, sig, s) for s in _sites_of(ctx.baseline, name, bm) or []} \
+            if old_decl is not None else set()
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         sites = sorted(sites, key=lambda s: (-len(s[3]), -_shared(s[0].split("/"), home), s[0], s[1]))
         seen: set[str] = set()
         for site in sites:
             failure = _site_failure(label, sig, site)
-            if failure is None or failure in seen:
+            if failure is None or failure in seen or failure in before:
                 continue
             if old_decl is not None and _site_failure(label, old_decl, site) is None:
                 continue  # the old declaration took this call too: not a call the change brought
@@ -498,7 +512,7 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
             yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
-                                          tm=tm, bm=bm, how="override")
+                                          tm=tm, bm=bm, how="override", ref=ref, tb=tb)
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
         if not sig:
