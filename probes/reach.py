@@ -364,6 +364,7 @@ class _Function:
         self.dicts = {}  # local dict name -> {key: (line, col)}
         self.self_name = None
         self.seen_calls = set()
+        self.loop_keys = {}  # loop variable -> the dict keys it takes (`for k, v in d.items()`)
 
     def run(self):
         node = self.node
@@ -448,7 +449,12 @@ class _Function:
             self.expr(st.iter, env)
             self.expr(st.target, env, store=True)
             self._unbind(st.target, env)
+            keys = self._dict_loop(st)
+            if keys:
+                self.loop_keys[keys[0]] = keys[1]
             self.block(st.body, env)
+            if keys:
+                self.loop_keys.pop(keys[0], None)
             self.block(st.orelse, env)
         elif t is ast.While:
             self.expr(st.test, env)
@@ -514,6 +520,16 @@ class _Function:
         self.block(st.body, yes)
         self.block(st.orelse, no)
         self._merge(env, yes, no)
+
+    def _dict_loop(self, st):
+        """`for k, v in d.items():` (or `for k in d:`) over a dict built here: (k, its keys)."""
+        it, tgt = st.iter, st.target
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items":
+            it = it.func.value
+            tgt = tgt.elts[0] if isinstance(tgt, ast.Tuple) and len(tgt.elts) == 2 else None
+        if isinstance(it, ast.Name) and it.id in self.dicts and isinstance(tgt, ast.Name):
+            return tgt.id, self.dicts[it.id]
+        return None
 
     def _merge(self, env, yes, no):
         for name in set(yes) | set(no):
@@ -752,6 +768,8 @@ class _Function:
         names = []
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             names = [(name.value, name.lineno, name.col_offset)]
+        elif isinstance(name, ast.Name) and name.id in self.loop_keys:  # keys of a dict applied one by one
+            names = [(k, pos[0], pos[1]) for k, pos in self.loop_keys[name.id].items()]
         if not owner or not names:
             return
         for attr, line, col in names:

@@ -132,3 +132,12 @@ def test_guarded_imports_are_not_breaking(tmp_path, consumer):
                                           {"app/main.py": consumer}))
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()") is None
     assert not [f for f in findings if f.severity.value == "breaking"], describe(findings)
+
+
+def test_a_target_module_that_does_not_parse_is_reported_as_such(tmp_path):
+    before = {"gizmo/core.py": "class Engine:\n    pass\n"}
+    after = {"gizmo/core.py": "class Engine(:\n    pass\n"}
+    consumer = "from gizmo.core import Engine\n"
+    (f,) = findings_of(tmp_path, Case("x", before, after, {"app/main.py": consumer}))
+    assert f.title.startswith("module `gizmo.core` does not parse in the target (SyntaxError")
+    assert f.predicted_failure.startswith("SyntaxError")

@@ -554,3 +554,33 @@ def test_an_override_whose_only_target_caller_the_consumer_also_replaces(tmp_pat
     kept = replaced.replace("def create", "def other")
     found = findings_of(tmp_path / "b", Case("k", before, after, {"app/main.py": kept}))
     assert_findings(found, [("DRIFT070", line_of(kept, "def stream"))])
+
+
+def test_engine_arguments_applied_from_a_dict_with_setattr(tmp_path):
+    before = {"gizmo/args.py": """
+        class EngineArgs:
+            def __init__(self):
+                self.model = None
+                self.disable_log_requests = False
+        """}
+    after = {"gizmo/args.py": """
+        class EngineArgs:
+            def __init__(self):
+                self.model = None
+                self.enable_log_requests = False
+        """}
+    consumer = """
+        from gizmo.args import EngineArgs
+
+        def build():
+            args = EngineArgs()
+            overrides = {"model": "m", "disable_log_requests": True}
+            for key, value in overrides.items():
+                setattr(args, key, value)
+            args.disable_log_requests = False
+            return args
+        """
+    found = findings_of(tmp_path, Case("setattr", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT062", line_of(consumer, '"disable_log_requests": True')),
+                            ("DRIFT062", line_of(consumer, "args.disable_log_requests = False"))])
+    assert all(f.severity.value == "risky" for f in found)

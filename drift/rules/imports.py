@@ -32,6 +32,13 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
         dead = _dead_module(ctx, mod)
+        broken = _unreadable(ctx, target)
+        if broken is not None:
+            key = (mod.get("path"), imp.get("stmt_line") or imp["line"], broken[0])
+            if key not in statements:
+                statements.add(key)
+                yield _unreadable_finding(mod, imp, broken, dead)
+            continue
         if imp.get("statement") == "from" and imp.get("stmt_line") and _module_gone(ctx, imp.get("module") or module):
             key = (mod.get("path"), imp["stmt_line"])
             if key not in statements:  # `from gone import a, b`: one ModuleNotFoundError for the statement
@@ -65,6 +72,33 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
             symbol=target,
         )
+
+
+def _unreadable(ctx: CheckContext, target: str) -> tuple[str, dict] | None:
+    """The target module on the import's way that exists but could not be read (a syntax error,
+    a bad encoding): the import fails for that reason, not because a name moved."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        mod = ctx.target.modules.get(name)
+        if mod is not None:
+            return (name, mod) if mod.get("error") else None
+    return None
+
+
+def _unreadable_finding(mod: dict, imp: dict, broken: tuple[str, dict], dead: bool) -> Finding:
+    name, facts = broken
+    error = facts.get("error") or "unreadable"
+    return Finding(
+        rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY if dead else Severity.BREAKING,
+        title=f"module `{name}` does not parse in the target ({error})",
+        consumer_site=Location(mod["path"], imp.get("stmt_line") or imp["line"]),
+        target_evidence=(Location(facts.get("path", ""), 1, symbol=name),),
+        predicted_failure=error if error.startswith(("SyntaxError", "UnicodeDecodeError", "ValueError")) else None,
+        details="the target's file could not be read, so nothing in it can be checked",
+        fix=Fix("use a target build whose file parses", manual_reason="the target itself is broken"),
+        symbol=name,
+    )
 
 
 def _module_gone(ctx: CheckContext, module: str) -> bool:

@@ -15,8 +15,9 @@ from typing import Any, Iterator
 from drift.check.context import CheckContext, site_of
 from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol
+from drift.index import PackageIndex, Symbol, call_of, def_of
 from drift.rules.base import plural, rule
+from drift.rules.family import _build_definers
 
 
 def _typed_paths(ctx: CheckContext) -> Iterator[tuple[dict, dict, list[str], str]]:
@@ -167,6 +168,36 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             break
 
 
+@rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
+def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer sets on a target object (`obj.x = v`, `setattr(obj, "x", v)`, or
+    the keys of a dict applied with setattr) that the target no longer has: Python creates a new
+    attribute that nothing reads, so the setting is silently lost."""
+    if ctx.baseline_paths is None:
+        return
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            if rec.get("kind") != "attr_set" or len(rec["path"]) < 2:
+                continue
+            path = rec["path"]
+            t, b = ctx.target_paths.value(tuple(path)), ctx.baseline_paths.value(tuple(path))
+            prev = ctx.target_paths.value(tuple(path[:-1]))
+            if t.kind != "missing" or not b.known or b.kind == "consumer" or prev.kind != "instance":
+                continue
+            name = path[-1][1:]
+            yield Finding(
+                rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+                title=f"sets `{prev.describe()}.{name}`, which the target no longer has: the value is ignored",
+                consumer_site=site_of(mod, rec),
+                target_evidence=(Location(prev.cls.path, prev.cls.line, symbol=prev.cls.dotted),),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=None,
+                details="no error is raised: the attribute is created and never read",
+                fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
+                symbol=f"{prev.cls.dotted}.{name}",
+            )
+
+
 def _imported(mod: dict, dotted: str) -> bool:
     return any(i["target"] == dotted or i["target"].startswith(dotted + ".") for i in mod.get("imports") or [])
 
@@ -260,7 +291,7 @@ def _module_of(ctx: CheckContext, cls: dict) -> dict:
     return ctx.consumer.modules.get(cls["module"]) or {"path": cls.get("path") or "?"}
 
 
-def _call_sites(index: PackageIndex) -> dict[str, list[list[Any]]]:
+def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]:
     """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
     out: dict[str, list[list[Any]]] = {}
 
@@ -270,7 +301,8 @@ def _call_sites(index: PackageIndex) -> dict[str, list[list[Any]]]:
             for site in sites:  # ..., the class and method the call is in (None outside classes)
                 bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.get("name")])
 
-    for mod_name, mod in index.modules.items():
+    for mod_name in index.modules if modules is None else modules:
+        mod = index.modules[mod_name]
         path = mod.get("path", "")
         for fn in (mod.get("functions") or {}).values():
             add(fn, path, None)
@@ -286,8 +318,7 @@ def _call_sites(index: PackageIndex) -> dict[str, list[list[Any]]]:
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
     """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
     None when the facts predate call sites."""
-    table = index.derived("call_sites.v2", _call_sites)  # bump when a site's shape changes
-    sites = table.get(name) or []
+    sites = index.query("call_sites.v2", name, needle=call_of(name), build=_call_sites) or []  # bump: new shape
     if decl is None:
         return sites
     decl_sig = _as_sig(index.params_of(decl.facts))
@@ -685,13 +716,12 @@ def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: lis
 
 def _still_called(ctx: CheckContext, name: str) -> bool:
     """Whether any target function calls `.name(` on self (the derived index of self-calls)."""
-    calls = ctx.target.derived("self_call_names", _self_call_names)
-    return name in calls
+    return ctx.target.query("self_call_names", name, needle=call_of(name), build=_self_call_names)
 
 
-def _self_call_names(index: PackageIndex) -> list[str]:
+def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
     out: set[str] = set()
-    for mod in index.modules.values():
+    for mod in (index.modules[m] for m in (index.modules if modules is None else modules)):
         for fn in (mod.get("functions") or {}).values():
             out.update(((fn.get("behaviour") or {}).get("self_calls") or {}))
         for c in (mod.get("classes") or {}).values():
@@ -802,7 +832,8 @@ def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
     """Target classes that now define `name` and share a base with the patched class."""
     out = []
     related = {s.dotted for s in ctx.target.mro(owner.sym)}
-    for cls in ctx.target.iter_classes():
+    definers = ctx.target.query("definers", name, needle=def_of(name), build=_build_definers, default=[])
+    for cls in (ctx.target.defined_in(*d.rsplit(".", 1)) for d in definers):  # in module order
         if name in (cls.facts.get("methods") or {}):
             mro = {s.dotted for s in ctx.target.mro(cls)}
             if mro & related:
@@ -810,5 +841,5 @@ def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
     return out[:3]
 
 
-RULES = [attribute_missing, attribute_retyped, override_incompatible, abstract_added, hook_not_called,
-         patch_target_gone]
+RULES = [attribute_missing, attribute_retyped, attribute_set_missing, override_incompatible, abstract_added,
+         hook_not_called, patch_target_gone]
