@@ -58,7 +58,7 @@ def resolve_baseline(consumer: Consumer, *, given: str | None, target_package: s
     if not spec:
         return Baseline(None, source)
     say(f"baseline {spec}")
-    res = load_facts(spec, packages=[target_package], progress=say)
+    res = load_facts(spec, packages=[target_package], progress=say, demand=True)
     if not res.ok:
         return Outcome(None, f"baseline: {res.error}", res.exit_code)
     return Baseline(spec, source, res.facts)
@@ -107,7 +107,7 @@ def run_consumer(consumer: Consumer, *, target_specs: list[str], baseline_spec: 
     loaded: dict[str, dict[str, Any]] = {}
     baseline: Baseline | Outcome | None = None
     for spec in target_specs:
-        res = load_facts(spec, packages=[target_package], progress=say) if spec not in loaded else None
+        res = load_facts(spec, packages=[target_package], progress=say, demand=True) if spec not in loaded else None
         if res is not None and not res.ok:
             outcomes.append(Outcome(None, f"target{' ' + spec if len(target_specs) > 1 else ''}: {res.error}",
                                     res.exit_code))

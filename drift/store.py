@@ -22,7 +22,7 @@ from probes.ast_facts import FACTS_VERSION
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 _HEX = re.compile(r"^[0-9a-f]{40,64}$")
-_SUFFIX = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+_SUFFIX = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")  # no separator: never leaves the directory
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
 

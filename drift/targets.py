@@ -57,8 +57,13 @@ def load_facts(
     packages: list[str] | None = None,
     cache_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
+    demand: bool = False,
 ) -> TargetResult:
-    """Facts for `packages` (top-level import names) in the code `spec` names."""
+    """Facts for `packages` (top-level import names) in the code `spec` names.
+
+    `demand`: for code on this machine (a release, a wheel, a tree), modules are parsed when
+    the analysis first reads them (drift/demand.py) instead of all up front; check, gate and
+    scan ask for that, `drift diff` and `drift snapshot` read every module anyway."""
     say = progress or (lambda _msg: None)
     kind = classify(spec)
     try:
@@ -66,14 +71,16 @@ def load_facts(
             parse_requirement(spec)
             say(f"fetching {spec}")
             src = fetch_sources(spec, progress=say)
-            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src)
+            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src,
+                              demand=demand)
         if kind == "wheel":
             say(f"extracting {spec}")
             src = wheel_sources(Path(os.path.expanduser(spec)))
-            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src)
+            return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src,
+                              demand=demand)
         if kind == "tree":
             root, pkgs = _tree_root(Path(os.path.expanduser(spec)), packages)
-            return _from_tree(spec, root, pkgs, cache_dir, say, kind, None)
+            return _from_tree(spec, root, pkgs, cache_dir, say, kind, None, demand=demand)
         if kind == "python":
             return _from_interpreter(spec, packages or [], cache_dir, say)
         if kind == "missing-path":
@@ -112,12 +119,16 @@ def _tree_root(path: Path, packages: list[str] | None) -> tuple[Path, list[str]]
     return path, found
 
 
-def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources | None) -> TargetResult:
+def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources | None, *,
+               demand: bool = False) -> TargetResult:
     if not packages:
         return TargetResult.failed(label, f"{label}: no importable package found in {root}", kind=kind)
     say(f"reading {', '.join(packages)} ({root})")
     probe_cache = cache_dir if cache_dir is not None else default_probe_cache()
-    facts = _stored(root, list(packages), probe_cache) or _collected(root, list(packages), probe_cache)
+    if demand:
+        facts = _on_demand(root, list(packages), probe_cache)
+    else:
+        facts = _stored(root, list(packages), probe_cache) or _collected(root, list(packages), probe_cache)
     missing = [p for p in packages if p not in facts.get("packages", {})]
     if missing:
         return TargetResult.failed(label, f"{label}: package {', '.join(missing)} not found in {root}", kind=kind)
@@ -148,6 +159,30 @@ def _stored(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]
         pkgs[name] = pkg
     return {"schema": 1, "probe": {"elapsed_s": 0, "parsed": 0, "cached": 0, "cache_dir": probe_cache, "store": True},
             "env": tree_environment(str(root), packages), "packages": pkgs, "missing": []}
+
+
+def _on_demand(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]:
+    """Each package hashed, not parsed: its facts from the store when a whole parse already
+    stored that digest, else modules parsed on first access (drift/demand.py)."""
+    import time
+
+    from probes.environment import tree_environment
+
+    from drift.demand import default_module_cache, package_facts
+    from drift.store import default_store
+
+    start = time.perf_counter()
+    store, cache = default_store(), default_module_cache()
+    pkgs = {}
+    for name in packages:
+        if not ((root / name).is_dir() or (root / f"{name}.py").is_file()):
+            continue
+        pkg = package_facts(str(root), name, cache=cache)
+        pkgs[name] = store.get(name, pkg["digest"]) or pkg
+    probe = {"elapsed_s": round(time.perf_counter() - start, 3), "parsed": 0, "cached": 0, "cache_dir": probe_cache,
+             "demand": True}
+    return {"schema": 1, "probe": probe, "env": tree_environment(str(root), packages), "packages": pkgs,
+            "missing": [p for p in packages if p not in pkgs]}
 
 
 def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]:

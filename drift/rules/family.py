@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from drift.check.context import CheckContext
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex
+from drift.index import PackageIndex, Symbol, def_of
 from drift.rules.base import rule
 
 MIN_FAMILY = 3
 VANISHED_SHARE = 0.5
 
 
-def _build_definers(index: PackageIndex) -> dict[str, list[str]]:
+def _build_definers(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for cls in index.iter_classes():
+    for cls in index.iter_classes(modules):
         for name in cls.facts.get("methods") or {}:
             out.setdefault(name, []).append(cls.dotted)
     return out
@@ -26,13 +26,44 @@ def _build_shapes(index: PackageIndex) -> dict[str, list]:
     """class dotted -> [direct method names, resolved base class dotted names]."""
     out: dict[str, list] = {}
     for cls in index.iter_classes():
-        bases = []
-        for base in cls.facts.get("bases") or []:
-            b = index.resolve_in(cls.module, base)
-            if b is not None and b.kind == "class":
-                bases.append(b.dotted)
-        out[cls.dotted] = [sorted(cls.facts.get("methods") or {}), bases]
+        out[cls.dotted] = _shape(index, cls)
     return out
+
+
+def _shape(index: PackageIndex, cls) -> list:
+    bases = []
+    for base in cls.facts.get("bases") or []:
+        b = index.resolve_in(cls.module, base)
+        if b is not None and b.kind == "class":
+            bases.append(b.dotted)
+    return [sorted(cls.facts.get("methods") or {}), bases]
+
+
+def _shapes_of(index: PackageIndex, family: list[str]) -> dict[str, list]:
+    """The shapes `_has` reads for `family`: each top-level class of it and, through their
+    bases, every class above. Facts that came whole read the whole-package index; a tree
+    parsed on demand walks up from the family alone (its modules parsed together first)."""
+    if not index.demand:
+        return index.derived("class_shapes", _build_shapes)
+
+    def compute() -> dict[str, list]:
+        index.prefetch(sorted({d.rpartition(".")[0] for d in family}))
+        out: dict[str, list] = {}
+        stack = list(family)
+        while stack:
+            dotted = stack.pop()
+            if dotted in out:
+                continue
+            module, _, name = dotted.rpartition(".")
+            mod = index.modules.get(module) if module in index.modules else None
+            node = ((mod or {}).get("classes") or {}).get(name)
+            if node is None:
+                continue  # not a top-level class here: absent from the whole-package index too
+            out[dotted] = _shape(index, Symbol(dotted, "class", module, mod.get("path", ""), node["line"], node))
+            stack.extend(out[dotted][1])
+        return out
+
+    return index.memo("class_shapes", "\n".join(sorted(family)), compute)
 
 
 def _has(shapes: dict[str, list], dotted: str, method: str) -> bool:
@@ -50,9 +81,9 @@ def _has(shapes: dict[str, list], dotted: str, method: str) -> bool:
     return False
 
 
-def _definers(index: PackageIndex) -> dict[str, list[str]]:
-    """method name -> classes defining it directly (derived once per package digest)."""
-    return index.derived("definers", _build_definers)
+def _definers(index: PackageIndex, method: str) -> list[str]:
+    """Classes defining `method` directly (cached per package digest and method name)."""
+    return index.query("definers", method, needle=def_of(method), build=_build_definers, default=[])
 
 
 @rule("DRIFT040", RuleKind.METHOD_VANISHED)
@@ -63,15 +94,14 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline is None:
         return
-    base_def = _definers(ctx.baseline)
-    shapes = ctx.target.derived("class_shapes", _build_shapes)
-    base_shapes = ctx.baseline.derived("class_shapes", _build_shapes)
     for mod in ctx.usage:
         for bind in mod.get("binds") or []:
             for m, lines in sorted((bind.get("self_calls") or {}).items()):
-                family = base_def.get(m, [])
+                family = _definers(ctx.baseline, m)
                 if len(family) < MIN_FAMILY:
                     continue
+                shapes = _shapes_of(ctx.target, family)
+                base_shapes = _shapes_of(ctx.baseline, family)
                 lost, kept, gained = [], 0, Counter()
                 for dotted in family:
                     if dotted not in shapes:

@@ -4,26 +4,27 @@ result in a field that a sibling method must collect."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol
+from drift.index import PackageIndex, Symbol, def_of
 from drift.rules.base import rule
 
 
-def two_phase_pairs(index: PackageIndex) -> dict[str, list[dict[str, Any]]]:
-    """method name -> protocols found anywhere in the target (derived once per package digest).
+def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
+    """The protocols of `method` found anywhere in the target (cached per digest and method):
+    only modules that define a `method` can hold one.
 
     A protocol: method `m` of class C ends in an unconditional `return None` after setting
     `self.F`, and a sibling `s` of C reads F and resets it to None.
     """
-    return index.derived("two_phase", _build_two_phase)
+    return index.query("two_phase", method, needle=def_of(method), build=_build_two_phase, default=[])
 
 
-def _build_two_phase(index: PackageIndex) -> dict[str, list[dict[str, Any]]]:
+def _build_two_phase(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list] = {}
-    for cls in index.iter_classes():
+    for cls in index.iter_classes(modules):
         methods = cls.facts.get("methods") or {}
         for name, m in methods.items():
             b = m.get("behaviour") or {}
@@ -60,15 +61,17 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
     field that `s` reads and clears; the next `m()` then fails on the state guard. The
     consumer's receiver class gained `s` (or `m` gained the tail return) since the baseline.
     """
-    pairs = two_phase_pairs(ctx.target)
     reported = set()
     for rc in ctx.calls:
         callee = rc.rec["callee"]
         method = callee.get("method")
-        if not method or method not in pairs or rc.target is None:
+        if not method or rc.target is None:
+            continue
+        protos = two_phase_pairs(ctx.target, method)
+        if not protos:
             continue
         receiver = callee["receiver"]
-        for proto in pairs[method]:
+        for proto in protos:
             sibling = proto["sibling"]["name"]
             recv_sibling = _has_method(ctx.target, receiver, sibling)
             if recv_sibling is None:

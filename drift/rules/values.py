@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from drift.findings import Location
-from drift.index import PackageIndex
+from drift.index import PackageIndex, call_of
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,10 @@ class Value:
     evidence: Location | None
 
 
-def _functions(index: PackageIndex) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
-    for mod_name, mod in index.modules.items():
+def _functions(index: PackageIndex, modules: Iterable[str] | None = None
+               ) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    for mod_name in index.modules if modules is None else modules:
+        mod = index.modules[mod_name]
         for fn in (mod.get("functions") or {}).values():
             yield mod_name, mod, fn
         stack = list((mod.get("classes") or {}).values())
@@ -35,18 +37,19 @@ def _functions(index: PackageIndex) -> Iterator[tuple[str, dict[str, Any], dict[
             stack.extend((cls.get("nested") or {}).values())
 
 
-def _build_ctor_calls(index: PackageIndex) -> dict[str, list[dict]]:
+def _build_ctor_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
     out: dict[str, list] = {}
-    for _name, mod, fn in _functions(index):
+    for _name, mod, fn in _functions(index, modules):
         for call in (fn.get("behaviour") or {}).get("ctor_calls") or []:
             out.setdefault(call["callee"].rsplit(".", 1)[-1], []).append(
                 {"path": mod["path"], "function": fn.get("qualname", fn["name"]), "call": call})
     return out
 
 
-def ctor_calls(index: PackageIndex) -> dict[str, list[dict]]:
-    """callee last segment -> [{path, function, call}] (derived once per package digest)."""
-    return index.derived("ctor_calls", _build_ctor_calls)
+def ctor_calls(index: PackageIndex, callee: str) -> list[dict]:
+    """[{path, function, call}] of the target's own `callee(...)` constructions (by the last
+    segment of the name; cached per package digest and callee)."""
+    return index.query("ctor_calls", callee, needle=call_of(callee), build=_build_ctor_calls, default=[])
 
 
 def determinable_value(ctx, rc, name: str) -> Value | None:
@@ -62,7 +65,7 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
                                  Location(owner.path, kd.get("line", meth["line"]), symbol=f"{owner.dotted}.{meth['name']}"))
     callee = rc.label.rsplit(".", 1)[-1]
     consumer_kw = rc.rec.get("kw_values") or {}
-    for entry in ctor_calls(ctx.target).get(callee, []):
+    for entry in ctor_calls(ctx.target, callee):
         call = entry["call"]
         src = (call.get("keywords") or {}).get(name)
         if not src:

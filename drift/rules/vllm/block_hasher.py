@@ -6,6 +6,7 @@ from typing import Iterator
 
 from drift.check.context import CheckContext
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.index import word
 from drift.rules.base import rule
 
 HELPER_NAME = "_drift_block_hasher"
@@ -28,10 +29,11 @@ def _drift_block_hasher(vllm_config):
 '''
 
 
-def _build_asserts(index) -> dict[str, list]:
+def _build_asserts(index, modules=None) -> dict[str, list]:
     """attr -> [(module path, method dotted, assert record)] for asserts on `<param>.<attr>`."""
     out: dict[str, list] = {}
-    for mod_name, mod in index.modules.items():
+    for mod_name in index.modules if modules is None else modules:
+        mod = index.modules[mod_name]
         for cls in (mod.get("classes") or {}).values():
             for fn in (cls.get("methods") or {}).values():
                 for a in (fn.get("behaviour") or {}).get("asserts") or []:
@@ -41,7 +43,8 @@ def _build_asserts(index) -> dict[str, list]:
 
 
 def _asserts_on(index, attr: str):
-    return [tuple(x) for x in index.derived("asserts_by_attr", _build_asserts).get(attr, [])]
+    found = index.query("asserts_by_attr", attr, needle=word(attr), build=_build_asserts, default=[])
+    return [tuple(x) for x in found]
 
 
 def _field(index, dotted: str, name: str):

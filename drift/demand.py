@@ -1,0 +1,249 @@
+"""Demand-driven facts of a package directory: a mapping that parses a module on first access.
+
+A check of speculators against vLLM reads a few hundred of its 1,359 modules; parsing all of
+them (~2.5 s of `ast.parse` and fact extraction) is most of a cold check. Here a package on
+disk becomes `TreeModules`: every file is hashed up front (18 MB of sha256 is ~40 ms), so the
+package digest is the very digest the whole-package probe computes, but a module is parsed
+only when a rule or a lookup reads it. Whole-package questions ("which modules can contain a
+call `.apply(`") are answered by a plain-text search of the sources first (`mentioning`), so
+only the modules that can hold the answer get parsed, in parallel by the probe's own workers.
+
+Parsed modules are cached by file content: `<cache>/modules/<sha[:2]>/<sha>-<relpath hash>.<tag>`
+(facts name the module, so the relative path is part of the key). Another tree, or another
+release, holding the same file at the same place reuses it. Each tree also keeps a small
+`relpath -> (size, mtime_ns, sha256)` index so an unchanged tree is not even re-hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import marshal
+import os
+import sys
+import tempfile
+import tokenize
+import unicodedata
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Iterable
+
+from probes.ast_facts import FACTS_VERSION, empty_module
+from probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
+from probes.distinfo import dist_for
+from probes.locate import module_name, walk_tree
+
+_TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+class ModuleCache:
+    """Module facts keyed by (file content, relative path), shared by every tree and release."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._dirs: set[Path] = set()  # made already: one mkdir per shard, not per module
+
+    def _path(self, sha: str, rel: str) -> Path:
+        where = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return self.root / sha[:2] / f"{sha[:40]}-{where}.{_TAG}"
+
+    def get(self, sha: str, rel: str) -> dict | None:
+        try:
+            facts = marshal.loads(self._path(sha, rel).read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+        return facts if type(facts) is dict and facts.get("sha256") == sha and facts.get("path") == rel else None
+
+    def put(self, sha: str, rel: str, facts: dict) -> None:
+        path = self._path(sha, rel)
+        try:
+            if path.parent not in self._dirs:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._dirs.add(path.parent)
+            _atomic_write(path, marshal.dumps(facts), mkdir=False)
+        except (OSError, ValueError):
+            pass  # a cache that cannot be written only costs the next run a parse
+
+    def load_index(self, root: str, package: str) -> dict:
+        try:
+            data = marshal.loads(self._index_path(root, package).read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        if type(data) is not dict or data.get("root") != root or type(data.get("files")) is not dict:
+            return {}
+        return data["files"]
+
+    def store_index(self, root: str, package: str, files: dict) -> None:
+        try:
+            _atomic_write(self._index_path(root, package), marshal.dumps({"root": root, "files": files}))
+        except (OSError, ValueError):
+            pass
+
+    def _index_path(self, root: str, package: str) -> Path:
+        key = hashlib.sha256(f"{root}\0{package}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return self.root / "trees" / f"{package}-{key}.{_TAG}"
+
+
+class TreeModules(Mapping):
+    """module name -> facts for one package directory, each parsed (or read from the module
+    cache) the first time it is asked for. Iteration order is the whole-package probe's
+    (sorted names), so a question answered over a subset visits modules in the same order."""
+
+    def __init__(self, rows: dict[str, list], cache: ModuleCache | None, sources: dict[str, bytes]):
+        self._rows = rows  # name -> [rel, path, sha or None, error or None]
+        self._cache = cache
+        self._sources = sources  # rel -> bytes read while hashing (others read when searched)
+        self._done: dict[str, dict] = {}
+        self._text: dict[str, bytes] | None = None
+        self.parsed = 0  # modules parsed in this process (tests count them)
+        self.from_cache = 0
+
+    def __getitem__(self, name: str) -> dict:
+        hit = self._done.get(name)
+        if hit is None:
+            if name not in self._rows:
+                raise KeyError(name)
+            self.load((name,))
+            hit = self._done[name]
+        return hit
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def load(self, names: Iterable[str]) -> None:
+        """Make `names` available: from the module cache, else parsed by the probe's forked
+        workers when there are enough of them to be worth a fork."""
+        jobs = {}
+        for name in names:
+            if name in self._done or name in jobs or name not in self._rows:
+                continue
+            rel, path, sha, error = self._rows[name]
+            if error is not None:
+                self._done[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=error)
+                continue
+            if sha is not None and self._cache is not None:
+                hit = self._cache.get(sha, rel)
+                if hit is not None:
+                    self._done[name] = hit
+                    self.from_cache += 1
+                    continue
+            source = self._source(rel, path)
+            if type(source) is str:  # unreadable now
+                self._done[name] = empty_module(rel, sha256=None, is_package=rel.endswith("__init__.py"), error=source)
+                continue
+            jobs[name] = (name, rel, sha, source)
+        if not jobs:
+            return
+        by_rel = {job[1]: job for job in jobs.values()}
+        for chunk, _blob in _parse_all(list(jobs.values()), workers=None):
+            for rel, facts in chunk.items():
+                name = by_rel[rel][0]
+                self._done[name] = facts
+                self.parsed += 1
+                if self._cache is not None and facts.get("sha256"):
+                    self._cache.put(facts["sha256"], rel, facts)
+
+    def _source(self, rel: str, path: str) -> bytes | str:
+        src = self._sources.get(rel)
+        if src is None:
+            src = _read(path, 0, MAX_FILE_BYTES + 1)
+        return src
+
+    def mentioning(self, needle) -> list[str]:
+        """Names of the modules whose source `needle.search`es true (drift.index.Needle), in
+        iteration order.
+
+        Identifiers are NFKC-normalised by the parser, so a module with non-ASCII text is
+        searched in its normalised form; an unreadable one is never a match (it has no facts).
+        """
+        text = self._search_text()
+        return [name for name in self._rows if (t := text.get(name)) is not None and needle.search(t)]
+
+    def _search_text(self) -> dict[str, bytes]:
+        if self._text is None:
+            text = {}
+            for name, (rel, path, _sha, error) in self._rows.items():
+                if error is not None:
+                    continue
+                src = self._source(rel, path)
+                if type(src) is str:
+                    continue
+                text[name] = src if src.isascii() else _normalised(src)
+            self._text = text
+        return self._text
+
+
+def _normalised(src: bytes) -> bytes:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(src).readline)
+        return unicodedata.normalize("NFKC", src.decode(encoding, "replace")).encode("utf-8", "replace") + b"\n" + src
+    except (SyntaxError, LookupError):
+        return src
+
+
+def package_facts(root: str, package: str, *, cache: ModuleCache | None,
+                  max_file_bytes: int = MAX_FILE_BYTES) -> dict[str, Any]:
+    """The per-package object of probes/SCHEMA.md for `root/<package>`, with lazy modules.
+
+    The digest is computed from content exactly as `probes.collect.collect_package` does (a
+    file too large or unreadable counts with no hash), so facts stored under it by a whole
+    parse and these are interchangeable."""
+    root = os.path.abspath(root)
+    entries, errors = walk_tree(root, package)
+    index = cache.load_index(root, package) if cache is not None else {}
+    rows: dict[str, list] = {}
+    sources: dict[str, bytes] = {}
+    pairs, new_index = {}, {}
+    for rel, path, size, mtime, error in entries:
+        name = module_name(rel)
+        if error is None and size > max_file_bytes:
+            error = "too large: %d bytes" % size
+        sha = None
+        if error is None:
+            row = index.get(rel)
+            if type(row) is tuple and len(row) == 3 and row[0] == size and row[1] == mtime:
+                sha = row[2]
+            else:
+                source = _read(path, size, max_file_bytes + 1)
+                if type(source) is str:
+                    error = source
+                else:
+                    sha = hashlib.sha256(source).hexdigest()
+                    sources[rel] = source
+            if sha is not None:
+                new_index[rel] = (size, mtime, sha)
+        rows[name] = [rel, path, sha, error]
+        pairs[rel] = {"path": rel, "sha256": sha}
+    if cache is not None and new_index != index:
+        cache.store_index(root, package, new_index)
+    rows = {name: rows[name] for name in sorted(rows)}
+    errors = sorted(errors + [{"path": r[0], "error": r[3]} for r in rows.values() if r[3]], key=lambda e: e["path"])
+    info = dist_for(root, package, use_importlib=False)
+    return {"name": package, "dist": info["dist"], "version": info["version"], "root": root,
+            "digest": digest_of(pairs), "requires": info["requires"],
+            "modules": TreeModules(rows, cache, sources), "errors": errors}
+
+
+def default_module_cache() -> ModuleCache:
+    from drift.fetch import cache_root
+
+    return ModuleCache(cache_root() / "modules")
+
+
+def _atomic_write(path: Path, data: bytes, *, mkdir: bool = True) -> None:
+    if mkdir:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
