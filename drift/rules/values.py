@@ -48,7 +48,10 @@ def _build_ctor_calls(index: PackageIndex, modules: Iterable[str] | None = None)
 
 def ctor_calls(index: PackageIndex, callee: str) -> list[dict]:
     """[{path, function, call}] of the target's own `callee(...)` constructions (by the last
-    segment of the name; cached per package digest and callee)."""
+    segment of the name; cached per package digest and callee). The probe records only
+    calls of a capitalised name with keywords, so any other name has none, unparsed."""
+    if not callee[:1].isupper():
+        return []
     return index.query("ctor_calls", callee, needle=call_of(callee), build=_build_ctor_calls, default=[])
 
 
