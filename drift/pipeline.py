@@ -43,11 +43,12 @@ def _plain_version(text: str) -> bool:
     return True
 
 
-def resolve_baseline(consumer: Consumer, *, given: str | None, target_package: str, say: Say,
+def resolve_baseline(consumer: Consumer | None, *, given: str | None, target_package: str, say: Say,
                      origin: str = "") -> Baseline | Outcome:
     """The baseline given with --baseline, else the one the consumer's metadata pins (a range:
     the highest release it admits). A pin read from metadata must be a plain version: it names
-    a release to fetch and a cache directory here, and the metadata may come from a host."""
+    a release to fetch and a cache directory here, and the metadata may come from a host.
+    With `given`, the consumer is not read (None: scan loads it while the host probes)."""
     if given is not None:
         spec, source = given, "given with --baseline"
     else:

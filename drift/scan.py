@@ -10,10 +10,12 @@ stand in for another's.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
 import os
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -21,7 +23,7 @@ from typing import Any, Callable
 
 from drift import exitcodes
 from drift.check.run import Consumer, Outcome
-from drift.pipeline import analyse, resolve_baseline
+from drift.pipeline import Baseline, analyse, resolve_baseline
 from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
 from drift.remote_probe import probe
@@ -96,6 +98,29 @@ def _failed(host: str, reason: str, code: int = exitcodes.USAGE) -> HostScan:
     return HostScan(host, "failed", None, reason, code)
 
 
+# One baseline load per spec and event loop: the hosts of a fleet share the loop and the
+# baseline, and two threads must never fetch the same release into one cache directory.
+_EARLY: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict]" = weakref.WeakKeyDictionary()
+
+
+def _early_baseline(settings: ScanSettings, say: Callable[[str], None]) -> "asyncio.Future":
+    """The --baseline release fetched, hashed and opened for demand-driven parsing in a thread
+    while the host probes (its modules are parsed when the analysis reads them, after the
+    reply, since which ones depends on the consumer's uses the host sends)."""
+    loop = asyncio.get_running_loop()
+    jobs = _EARLY.setdefault(loop, {})
+    key = (settings.baseline, settings.target)
+    if key not in jobs:
+        def load() -> Baseline | Outcome:
+            try:
+                return resolve_baseline(None, given=settings.baseline, target_package=settings.target, say=say)
+            except Exception as exc:  # noqa: BLE001 - a result crosses the thread, never a traceback
+                return Outcome(None, f"baseline: {type(exc).__name__}: {exc}", exitcodes.USAGE)
+
+        jobs[key] = loop.run_in_executor(None, load)
+    return jobs[key]
+
+
 async def scan_connector(
     connector: Connector, *, host: str, settings: ScanSettings, say: Callable[[str], None] = lambda _m: None
 ) -> HostScan:
@@ -117,6 +142,10 @@ async def scan_connector(
         "known": known,
         "usage": {"packages": [consumer], "prefixes": [target]},
     }
+    early = _early_baseline(settings, say) if settings.baseline is not None else None
+    if early is None:
+        say(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "
+            "not while the host probes (--baseline overlaps it)")
     say(f"{host}: probing {settings.python}")
     result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
     if not result.ok:
@@ -143,8 +172,9 @@ async def scan_connector(
     key = facts["packages"][target]["digest"]
     _write_record(host, target, {"host_digest": pkg.get("host_digest") or pkg["digest"], "key": key,
                                  "host_cache_dir": where or record.get("host_cache_dir")})
+    baseline = await asyncio.shield(early) if early is not None else None
     try:
-        scan = _check(host, facts, settings, say, where)
+        scan = _check(host, facts, settings, say, where, baseline)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         return _failed(host, f"the facts {host} sent could not be checked ({type(exc).__name__}: {exc}); "
                              "its reply does not have the shape drift's probe sends")
@@ -152,12 +182,13 @@ async def scan_connector(
 
 
 def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
-           where: str | None) -> HostScan:
+           where: str | None, baseline: Baseline | Outcome | None = None) -> HostScan:
     target, consumer = settings.target, settings.consumer
     use = facts["usage"][consumer]
     cons = Consumer.from_usage(f"{consumer} on {host}", consumer, use)
-    baseline = resolve_baseline(cons, given=settings.baseline, target_package=target,
-                                say=lambda m: say(f"{host}: {m}"), origin=f" on {host}")
+    if baseline is None:  # from the consumer's metadata on the host: known only now
+        baseline = resolve_baseline(cons, given=settings.baseline, target_package=target,
+                                    say=lambda m: say(f"{host}: {m}"), origin=f" on {host}")
     if isinstance(baseline, Outcome):
         return HostScan(host, "failed", None, baseline.error, baseline.exit_code)
     note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where
