@@ -27,7 +27,7 @@ DEFAULT_SRC = Path("/root/.cache/drift-dev/src/vllm-0.16.0")
 _CHILD = r"""
 import json, sys, time
 sys.path.insert(0, %(repo)r)
-from probes.main import collect_tree
+from drift.probes.main import collect_tree
 import os
 c0 = os.times()
 t = time.perf_counter()
@@ -48,7 +48,7 @@ def _child(src: Path, cache, workers) -> dict:
 
 def _bundle_wall(src: Path, cache: str) -> float:
     sys.path.insert(0, str(REPO))
-    from probes.bundle import build_script, decode_output
+    from drift.probes.bundle import build_script, decode_output
 
     script = build_script({"packages": ["vllm"], "env_packages": ["vllm", "torch"], "cache_dir": cache})
     env = dict(os.environ, PYTHONPATH=str(src))

@@ -53,7 +53,7 @@ def _child(cfg: dict) -> dict:
     import drift.scan as scan_mod
     from drift.connectors.ssh import connect
     from drift.fleet import run_fleet
-    from probes import bundle
+    from drift.probes import bundle
 
     import_s = time.perf_counter() - t0
     usage0 = resource.getrusage(resource.RUSAGE_SELF)

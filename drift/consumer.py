@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from probes.consumer_scan import consumer_usage
-from probes.distinfo import dist_for
+from drift.probes.consumer_scan import consumer_usage
+from drift.probes.distinfo import dist_for
 
 
 def collect_usage(root: Path, packages: list[str], prefixes: list[str], *,

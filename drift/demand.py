@@ -28,10 +28,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Iterable
 
-from probes.ast_facts import FACTS_VERSION, empty_module
-from probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
-from probes.distinfo import dist_for
-from probes.locate import module_name, walk_tree
+from drift.probes.ast_facts import FACTS_VERSION, empty_module
+from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
+from drift.probes.distinfo import dist_for
+from drift.probes.locate import module_name, walk_tree
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 

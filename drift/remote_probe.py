@@ -16,7 +16,7 @@ from typing import Any
 from drift.connectors.base import Connector
 from drift.connectors.script import not_found, run_script, validate_python
 from drift.reply import ReplyError, clean_display, content_key, printable, validate_reply
-from probes import bundle
+from drift.probes import bundle
 
 __all__ = ["MAX_WIRE_BYTES", "ProbeResult", "probe", "validate_python"]
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from probes.ast_facts import FACTS_VERSION
+from drift.probes.ast_facts import FACTS_VERSION
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 _HEX = re.compile(r"^[0-9a-f]{40,64}$")

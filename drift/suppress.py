@@ -228,7 +228,7 @@ def accepted_document(findings: Iterable[Finding]) -> str:
 
 def write_accepted(path: str | os.PathLike[str], reports: Sequence[Report]) -> int:
     """Record every finding still reported; returns how many fingerprints were written."""
-    from reports import _atomic_write
+    from drift.reports import _atomic_write
 
     findings = [f for r in reports for f in r.findings]
     _atomic_write(Path(path), accepted_document(findings))

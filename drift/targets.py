@@ -144,8 +144,8 @@ def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources |
 
 def _stored(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any] | None:
     """The facts document from the lazy store when every package's files are unchanged."""
-    from probes.collect import scan_index
-    from probes.environment import tree_environment
+    from drift.probes.collect import scan_index
+    from drift.probes.environment import tree_environment
 
     from drift.store import default_store
 
@@ -166,7 +166,7 @@ def _on_demand(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
     stored that digest, else modules parsed on first access (drift/demand.py)."""
     import time
 
-    from probes.environment import tree_environment
+    from drift.probes.environment import tree_environment
 
     from drift.demand import default_module_cache, package_facts
     from drift.store import default_store
@@ -187,7 +187,7 @@ def _on_demand(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
 
 def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]:
     """Run the probe on the tree and keep each package in the lazy store for next time."""
-    from probes import main as probe_main
+    from drift.probes import main as probe_main
 
     from drift.store import default_store
 

@@ -34,7 +34,7 @@ class Options:
 def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> str:
     from rich.console import Console
 
-    from reports.terminal import render
+    from drift.reports.terminal import render
 
     buffer = io.StringIO()
     # a file gets full lines (nothing wraps, nothing is cut); a live terminal wraps
@@ -48,43 +48,43 @@ def _terminal(reports: Sequence[Report], opts: Options, console: Any = None) -> 
 
 
 def _json(reports: Sequence[Report], opts: Options) -> str:
-    from reports.json_report import to_json, to_json_many
+    from drift.reports.json_report import to_json, to_json_many
 
     return to_json(reports[0]) if len(reports) == 1 else to_json_many(reports)
 
 
 def _markdown(reports: Sequence[Report], opts: Options) -> str:
-    from reports.markdown import matrix_markdown, to_markdown
+    from drift.reports.markdown import matrix_markdown, to_markdown
 
     return to_markdown(reports[0]) if len(reports) == 1 else matrix_markdown(reports)
 
 
 def _sarif(reports: Sequence[Report], opts: Options) -> str:
-    from reports.sarif import to_sarif
+    from drift.reports.sarif import to_sarif
 
     return json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs), indent=2, ensure_ascii=False) + "\n"
 
 
 def _junit(reports: Sequence[Report], opts: Options) -> str:
-    from reports.junit import to_junit
+    from drift.reports.junit import to_junit
 
     return to_junit(reports)
 
 
 def _concise(reports: Sequence[Report], opts: Options) -> str:
-    from reports.lines import to_concise
+    from drift.reports.lines import to_concise
 
     return to_concise(reports, repo_root=opts.repo_root, consumer_root=opts.consumer_root)
 
 
 def _github(reports: Sequence[Report], opts: Options) -> str:
-    from reports.lines import to_github
+    from drift.reports.lines import to_github
 
     return to_github(reports, repo_root=opts.repo_root, consumer_root=opts.consumer_root)
 
 
 def _html(reports: Sequence[Report], opts: Options) -> str:
-    from reports.html import render_matrix
+    from drift.reports.html import render_matrix
 
     return render_matrix(reports, title=opts.title)
 

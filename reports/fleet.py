@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from reports.json_report import report_dict
+from drift.reports.json_report import report_dict
 
 SCHEMA_ID = "drift.fleet/1"
 
@@ -36,7 +36,7 @@ def to_json_fleet(hosts: Sequence[dict[str, Any]], *, exit_code: int, indent: in
 def to_sarif_fleet(hosts: Sequence[dict[str, Any]], *, repo_root: str | None = None) -> str:
     """SARIF 2.1.0: findings of the hosts that reported; one failed-execution notification per
     host that did not (SARIF's own way to say part of the run did not happen)."""
-    from reports.sarif import to_sarif
+    from drift.reports.sarif import to_sarif
 
     log = to_sarif([h["report"] for h in hosts if h.get("report") is not None], repo_root=repo_root)
     run = log["runs"][0]

@@ -16,8 +16,8 @@ from html import escape
 from drift import __version__
 from drift.findings import Finding, Report
 
-from reports._common import evidence_text, fix_text, overall_verdict, party, verdict
-from reports.matrix import Cell, Matrix, build_matrix
+from drift.reports._common import evidence_text, fix_text, overall_verdict, party, verdict
+from drift.reports.matrix import Cell, Matrix, build_matrix
 
 SYMBOL = {"ok": "✓", "info": "ℹ", "risky": "⚠", "breaking": "✗", "unchecked": "–"}
 LABEL = {"ok": "ok", "info": "info", "risky": "risky", "breaking": "breaking", "unchecked": "not checked"}

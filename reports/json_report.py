@@ -16,7 +16,7 @@ from typing import Any
 from drift import __version__
 from drift.findings import Finding, Location, Report, UseChecked
 
-from reports._common import counts, ordered, verdict
+from drift.reports._common import counts, ordered, verdict
 
 SCHEMA_ID = "drift.report/1"
 

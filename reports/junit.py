@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
 
-from reports._common import evidence_text, fix_text, party, target_label
-from reports.matrix import UseResult, use_results
+from drift.reports._common import evidence_text, fix_text, party, target_label
+from drift.reports.matrix import UseResult, use_results
 
 
 def _finding_text(finding: Finding) -> str:

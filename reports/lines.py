@@ -15,8 +15,8 @@ from pathlib import Path
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from reports._common import fix_text, ordered, target_label
-from reports.sarif import repo_relative
+from drift.reports._common import fix_text, ordered, target_label
+from drift.reports.sarif import repo_relative
 
 GITHUB_LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "notice"}
 

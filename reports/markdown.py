@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from reports._common import counts, env_line, evidence_text, fix_text, ordered, overall_verdict, party, verdict
-from reports.matrix import build_matrix
+from drift.reports._common import counts, env_line, evidence_text, fix_text, ordered, overall_verdict, party, verdict
+from drift.reports.matrix import build_matrix
 
 BADGE = {
     Severity.BREAKING: "🔴 breaking",

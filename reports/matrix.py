@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from drift.findings import Finding, Location, Report, UseChecked
 
-from reports._common import ordered, target_label, worst
+from drift.reports._common import ordered, target_label, worst
 
 
 @dataclass(frozen=True)

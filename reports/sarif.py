@@ -21,7 +21,7 @@ from drift import __version__
 from drift.findings import Finding, Location, Report, Severity
 from drift.suppress import silenced_summary
 
-from reports._common import fix_text, ordered, party, target_label
+from drift.reports._common import fix_text, ordered, party, target_label
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "note"}

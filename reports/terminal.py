@@ -21,7 +21,7 @@ from rich.text import Text
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from reports._common import counts, env_line, evidence_text, fix_text, ordered, party, verdict
+from drift.reports._common import counts, env_line, evidence_text, fix_text, ordered, party, verdict
 
 STYLE = {Severity.BREAKING: "bold red", Severity.RISKY: "bold yellow", Severity.INFO: "cyan"}
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "failed": "bold magenta", "unreachable": "yellow"}

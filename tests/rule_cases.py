@@ -16,7 +16,7 @@ from typing import Any, Union
 from drift.check.run import Consumer, Outcome, check
 from drift.consumer import collect_usage
 from drift.findings import Finding
-from probes.main import collect_tree
+from drift.probes.main import collect_tree
 
 LIB = "gizmo"
 APP = "app"

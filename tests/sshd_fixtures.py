@@ -256,7 +256,7 @@ def crafted_reply(doc) -> bytes:
     import json
     import zlib
 
-    from probes.bundle import MAGIC
+    from drift.probes.bundle import MAGIC
 
     body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
     return MAGIC + zlib.compress(body, 6)
@@ -265,7 +265,7 @@ def crafted_reply(doc) -> bytes:
 def real_reply(python: str, request: dict) -> dict:
     """The genuine probe document `python` gives for `request` (run here, as a host would)."""
     from drift.connectors.script import build_payload
-    from probes.bundle import build_script, decode_output
+    from drift.probes.bundle import build_script, decode_output
 
     res = subprocess.run([python, "-"], input=build_payload(build_script(request)), capture_output=True,
                          timeout=300, check=True)

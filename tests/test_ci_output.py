@@ -18,10 +18,10 @@ import sys
 
 import pytest
 
-import reports
+import drift.reports
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
 from drift.ruledocs import CHECKOUT_PAGES, builtin_registry
-from reports.sarif import to_sarif
+from drift.reports.sarif import to_sarif
 from tests import report_samples as S
 from tests.test_reports_sarif import sarif_validator  # noqa: F401 - the pinned OASIS schema fixture
 
@@ -160,7 +160,7 @@ def test_sarif_says_how_many_were_silenced() -> None:
 
 
 PIPE_SCRIPT = """
-import reports
+import drift.reports
 from tests import report_samples as S
 reports.write(S.seed_report(), "terminal", None)
 """

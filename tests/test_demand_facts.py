@@ -17,8 +17,8 @@ import pytest
 from drift.check.run import check, load_consumer
 from drift.demand import ModuleCache, package_facts
 from drift.index import PackageIndex, call_of, def_of, word
-from probes.ast_facts import module_facts
-from probes.main import collect_tree
+from drift.probes.ast_facts import module_facts
+from drift.probes.main import collect_tree
 
 
 def _write(root: Path, files: dict[str, str]) -> None:

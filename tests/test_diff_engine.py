@@ -9,7 +9,7 @@ import pytest
 from drift.diff import ChangeKind, diff_facts, parse_kind
 from drift.diff.annotations import field_default, normalise
 
-ast_facts = pytest.importorskip("probes.ast_facts")
+ast_facts = pytest.importorskip("drift.probes.ast_facts")
 
 K = ChangeKind
 

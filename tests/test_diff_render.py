@@ -12,7 +12,7 @@ from rich.console import Console
 
 from drift import cli, exitcodes
 from drift.diff import ChangeKind, diff_facts
-from reports.diff_render import render, render_terminal, summary_line, to_json, to_markdown
+from drift.reports.diff_render import render, render_terminal, summary_line, to_json, to_markdown
 
 from tests.test_diff_engine import TWO_PHASE_NEW, TWO_PHASE_OLD, facts_of
 
@@ -83,8 +83,8 @@ def test_empty_diff_says_so():
 
 
 # -- the command ------------------------------------------------------------------------
-HAVE_PROBE = importlib.util.find_spec("probes.main") is not None
-needs_probe = pytest.mark.skipif(not HAVE_PROBE, reason="probes.main (collect_tree) not present yet")
+HAVE_PROBE = importlib.util.find_spec("drift.probes.main") is not None
+needs_probe = pytest.mark.skipif(not HAVE_PROBE, reason="drift.probes.main (collect_tree) not present yet")
 
 
 def write_tree(root, version: str, sources: dict[str, str]):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from drift.cli import main
-from probes.main import collect_tree
+from drift.probes.main import collect_tree
 from tests.sshd_fixtures import crafted_reply, real_reply
 
 pytestmark = [pytest.mark.ssh, pytest.mark.corpus]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from drift.cli import main
-from probes.main import collect_tree
+from drift.probes.main import collect_tree
 
 pytestmark = [pytest.mark.ssh, pytest.mark.corpus]
 

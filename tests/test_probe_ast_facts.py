@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from probes.ast_facts import module_facts
+from drift.probes.ast_facts import module_facts
 
 SYNTH = Path(__file__).parent / "synth"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.bundle import MAGIC, build_script, decode_output
-from probes.main import run
+from drift.probes.bundle import MAGIC, build_script, decode_output
+from drift.probes.main import run
 
 SYNTH = Path(__file__).parent / "synth"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import cache as probe_cache
-from probes.collect import collect_package
-from probes.main import collect_tree, run
+from drift.probes import cache as probe_cache
+from drift.probes.collect import collect_package
+from drift.probes.main import collect_tree, run
 
 SYNTH = Path(__file__).parent / "synth"
 N_MODULES = 7  # widgetlib v1: __init__, compat, core, models, runner, sub/__init__, sub/helpers
@@ -206,7 +206,7 @@ def test_warm_snapshot_trusts_stat_and_reads_no_source(v1, tmp_path):
 
 def test_consumer_usage_cache_reuses_unchanged_files(tmp_path):
     """A second probe of an unchanged consumer reads no file; an edited one is read again."""
-    from probes.consumer_scan import consumer_usage
+    from drift.probes.consumer_scan import consumer_usage
 
     root = tmp_path / "site"
     (root / "app").mkdir(parents=True)

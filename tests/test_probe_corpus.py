@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from probes.main import collect_tree
+from drift.probes.main import collect_tree
 
 pytestmark = pytest.mark.corpus
 

@@ -7,8 +7,8 @@ import os
 import stat
 from pathlib import Path
 
-from probes import environment as env_mod
-from probes.distinfo import commit_of, dist_for, parse_metadata
+from drift.probes import environment as env_mod
+from drift.probes.distinfo import commit_of, dist_for, parse_metadata
 
 
 def _dist(root: Path, name: str, version: str, *, top: str | None = None, direct_url: dict | None = None) -> Path:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from probes.collect import collect_package
-from probes.main import collect_tree
+from drift.probes.collect import collect_package
+from drift.probes.main import collect_tree
 
 SYNTH = Path(__file__).parent / "synth"
 

@@ -20,8 +20,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from reports.html import render_matrix
-from reports.matrix import build_matrix
+from drift.reports.html import render_matrix
+from drift.reports.matrix import build_matrix
 from tests import report_samples as S
 
 WHEN = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.timezone.utc)

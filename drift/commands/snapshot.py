@@ -67,7 +67,7 @@ def run(args) -> int:
     if args.output:
         from pathlib import Path
 
-        from reports import _atomic_write
+        from drift.reports import _atomic_write
 
         _atomic_write(Path(args.output), text + "\n")
     else:
