@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-import drift.reports
+from drift import reports
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
 from drift.ruledocs import CHECKOUT_PAGES, builtin_registry
 from drift.reports.sarif import to_sarif
@@ -160,7 +160,7 @@ def test_sarif_says_how_many_were_silenced() -> None:
 
 
 PIPE_SCRIPT = """
-import drift.reports
+from drift import reports
 from tests import report_samples as S
 reports.write(S.seed_report(), "terminal", None)
 """

@@ -46,8 +46,9 @@ def test_the_wheel_holds_only_drift_and_runs_from_it(tmp_path):
     zipfile.ZipFile(wheel).extractall(unpacked)
     deps = sysconfig.get_paths()["purelib"]
     # -S: no .pth files, so the editable checkout of this repository is out of the way
-    code = ("import sys; sys.path[:0] = [%r, %r]; import importlib.util as u; import drift.cli, "
-            "drift.probes.bundle, drift.reports.sarif; assert drift.__file__.startswith(%r), drift.__file__; "
+    code = ("import sys; sys.path[:0] = [%r, %r]; import importlib, importlib.util as u, pkgutil, drift; "
+            "assert drift.__file__.startswith(%r), drift.__file__; "
+            "[importlib.import_module(m.name) for m in pkgutil.walk_packages(drift.__path__, 'drift.')]; "
             "print(u.find_spec('probes'), u.find_spec('reports'))") % (str(unpacked), deps, str(unpacked))
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-import drift.reports
+from drift import reports
 from tests import report_samples as S
 
 

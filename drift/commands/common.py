@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 
 from rich.console import Console
 
-import drift.reports
+from drift import reports
 from drift.findings import Report
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-import drift.reports
+from drift import reports
 from drift import exitcodes
 from drift.commands.common import (
     add_consumer_options, add_silencing_options, default_target, fail, load_settings, progress, silence, silencing,
