@@ -46,7 +46,7 @@ def main() -> int:
     from tests.corpus_score import ground_truth, names
 
     cases = [("speculators", "speculators==0.3.0", "vllm==0.16.0", None)]
-    for name in args.names or names():
+    for name in [n for n in args.names if n != "speculators"] or names():
         gt = ground_truth(name)
         cases.append((name, gt.get("consumer_source", gt["consumer"]), gt["target"], gt["baseline"]))
     if args.names:

@@ -153,6 +153,7 @@ class PathEvaluator:
         self.consumer = consumer
         self.prefixes = target_prefixes
         self._memo: dict[tuple[str, ...], Value] = {}
+        self._steps: dict[tuple[str, ...], list[Value]] = {}
         self._depth = 0
 
     def is_target_name(self, dotted: str) -> bool:
@@ -160,8 +161,13 @@ class PathEvaluator:
 
     # -- paths -------------------------------------------------------------------------------------
     def steps(self, path: list[str]) -> list[Value]:
-        """The value after each step: steps(p)[k] is the value of p[:k+1]."""
-        return [self.value(tuple(path[:k + 1])) for k in range(len(path))]
+        """The value after each step: steps(p)[k] is the value of p[:k+1] (memoised: several rules
+        walk the same paths)."""
+        key = tuple(path)
+        hit = self._steps.get(key)
+        if hit is None:
+            hit = self._steps[key] = [self.value(key[:k + 1]) for k in range(len(key))]
+        return hit
 
     def value(self, path: tuple[str, ...]) -> Value:
         hit = self._memo.get(path)
