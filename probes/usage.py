@@ -11,43 +11,10 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 import ast
 
 from .reach import reach_facts, version_guard
+from .reach import _dotted as _reach_dotted, _relative as _reach_relative, _src as _reach_src
 
-MAX_SRC = 120
-
-
-def _src(source_lines, node):
-    """Source text of a node, cut to MAX_SRC characters (ast.get_source_segment is slow)."""
-    try:
-        if node.lineno == node.end_lineno:
-            text = source_lines[node.lineno - 1][node.col_offset:node.end_col_offset]
-        else:
-            first = source_lines[node.lineno - 1][node.col_offset:]
-            rest = source_lines[node.lineno:node.end_lineno - 1]
-            last = source_lines[node.end_lineno - 1][:node.end_col_offset]
-            text = " ".join(s.strip() for s in [first] + rest + [last])
-    except (IndexError, AttributeError, TypeError):
-        return ""
-    return text if len(text) <= MAX_SRC else text[:MAX_SRC - 1] + "…"
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _resolve_relative(module, is_package, level, name):
-    base = module.split(".")
-    if not is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
+# one copy of the AST helpers, shared with the typed-reach extractor
+_src, _dotted, _resolve_relative = _reach_src, _reach_dotted, _reach_relative
 
 
 class _Imports(ast.NodeVisitor):
