@@ -86,15 +86,18 @@ def _child(cfg: dict) -> dict:
         seen["unchanged"].append(bool(pkg.get("unchanged")))
         return res
 
-    def decode_spy(data):
+    def decode_spy(data, **kw):
         seen["wire_bytes"].append(len(data))
-        return real_decode(data)
+        return real_decode(data, **kw)
 
     bundle.decode_output = decode_spy
     scan_mod.probe = timed("probe", probe_spy, is_async=True)
-    for name in ("load_facts", "check", "_load_cached", "_store"):
-        setattr(scan_mod, name, timed(name, getattr(scan_mod, name)))
-    settings = scan_mod.ScanSettings(python=cfg["python"], host_cache_dir=cfg["host_cache_dir"])
+    for name in ("load_facts", "check", "_load_cached", "_store", "_check"):
+        if hasattr(scan_mod, name):  # the stages scan.py has today
+            setattr(scan_mod, name, timed(name, getattr(scan_mod, name)))
+    # the baseline speculators pins, given: drift reads it while the host probes (issue 12)
+    settings = scan_mod.ScanSettings(python=cfg["python"], host_cache_dir=cfg["host_cache_dir"],
+                                     baseline="vllm==0.11.0")
     ssh = cfg["ssh"]
 
     async def one(spec: str):

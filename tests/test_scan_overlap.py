@@ -1,13 +1,14 @@
 """drift scan loads a --baseline release while the host probes (drift/scan.py), over a real sshd.
 
-The baseline is opened in a thread as soon as the scan starts, so its fetch and hashing overlap
+The baseline is opened in a thread as soon as the scan starts (tested through the local
+connector, the very probe path a host takes), so its fetch and hashing overlap
 the host's probe; the report must be the one the metadata path gives (speculators 0.3.0 pins
 vllm 0.11.0), and the metadata path says why it cannot overlap anything.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 
 import pytest
 
@@ -28,22 +29,31 @@ def _scan(capsys, sshd, *argv):
     return code, out, err
 
 
-def test_given_baseline_overlaps_the_probe_and_gives_the_same_report(sshd, host_python, capsys, corpus_src):
-    corpus_src("vllm==0.11.0")
-    code, out, err = _scan(capsys, sshd, "--python", host_python, "--json", "-v")
-    assert code == 1, err
-    assert "read after the reply, not while the host probes" in err
-    from_metadata = json.loads(out)
+def _local_scan(host_python, baseline):
+    from drift.connectors.local import LocalConnector
+    from drift.scan import ScanSettings, scan_connector
 
-    code2, out2, err2 = _scan(capsys, sshd, "--python", host_python, "--json", "-v", "--baseline", "vllm==0.11.0")
-    assert code2 == 1, err2
-    given = json.loads(out2)
-    assert "not while the host probes" not in err2
-    lines = err2.splitlines()
-    # the baseline was being read before the probe's verdict came back
-    assert any("baseline vllm==0.11.0" in ln for ln in lines), err2
-    assert given["baseline"]["version"] == "0.11.0" and given["baseline"]["source"] == "given with --baseline"
-    assert [f["key"] for f in given["findings"]] == [f["key"] for f in from_metadata["findings"]]
+    said: list[str] = []
+    settings = ScanSettings(python=host_python, baseline=baseline, host_cache=False)
+    scan = asyncio.run(scan_connector(LocalConnector(), host="local", settings=settings, say=said.append))
+    return scan, said
+
+
+def test_given_baseline_overlaps_the_probe_and_gives_the_same_report(host_python, corpus_src):
+    corpus_src("vllm==0.11.0")
+    meta, said_meta = _local_scan(host_python, None)
+    assert meta.outcome is not None and meta.outcome.report is not None, meta.reason
+    assert any("read after the reply, not while the host probes" in m for m in said_meta), said_meta
+
+    given, said = _local_scan(host_python, "vllm==0.11.0")
+    assert given.outcome is not None and given.outcome.report is not None, given.reason
+    assert not any("not while the host probes" in m for m in said)
+    assert any(m == "baseline vllm==0.11.0" for m in said), said  # said by the thread, not after the reply
+    report = given.outcome.report
+    assert report.baseline["version"] == "0.11.0" and report.baseline["source"] == "given with --baseline"
+    key = lambda f: (f.rule_id, f.consumer_site.path, f.consumer_site.line, f.title)  # noqa: E731
+    assert sorted(map(key, report.findings)) == sorted(map(key, meta.outcome.report.findings))
+    assert len(report.breaking) >= 7
 
 
 def test_a_bad_given_baseline_fails_the_host_cleanly(sshd, host_python, capsys):
