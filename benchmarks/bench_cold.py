@@ -94,11 +94,12 @@ def mypy_once(spec_src: Path, vllm_src: Path) -> float:
 
 
 def pip_download_once() -> float:
+    """The three wheels, one `pip download` each (pip resolves one version per project a run)."""
     with tempfile.TemporaryDirectory() as dest, tempfile.TemporaryDirectory() as pipcache:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-                        "--cache-dir", pipcache, "-d", dest, CONSUMER, TARGET, BASELINE], check=True,
-                       capture_output=True)
+        for spec in (CONSUMER, TARGET, BASELINE):
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+                            "--cache-dir", pipcache, "-d", dest, spec], check=True, capture_output=True)
         return time.perf_counter() - t
 
 
@@ -133,6 +134,8 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             rows["gate_whole"].append(child(linked_cache(tmp, real), GATE, whole=True, baseline=BASELINE))
         same &= rows["gate_demand"][-1]["findings"] == rows["gate_whole"][-1]["findings"]
+    print("local rows:", json.dumps({k: statistics.median(r["wall"] for r in v) for k, v in rows.items() if v}),
+          flush=True)
     if not args.no_download:
         for _ in range(args.nothing_runs):
             with tempfile.TemporaryDirectory() as tmp:
