@@ -59,7 +59,21 @@ def registry(rule_paths: list[str] | None = None) -> dict[str, RuleDoc]:
     from drift.rules.loader import load_rules
 
     rules, _ = load_rules(rule_paths)
-    return {r.id: doc_of(r) for r in sorted(rules, key=lambda r: r.id)}
+    return _with_variants(rules)
+
+
+def _with_variants(rules) -> dict[str, RuleDoc]:
+    """Each rule's doc, and one for every other id it reports (`check.variants`: id -> kind,
+    severity, docstring), so `drift explain` and SARIF know those ids too."""
+    out: dict[str, RuleDoc] = {}
+    for r in rules:
+        out[r.id] = doc_of(r)
+        for vid, (kind, severity, text) in (getattr(r.check, "variants", None) or {}).items():
+            summary, body = _split(text)
+            out[vid] = RuleDoc(id=vid, name=kind.name.title().replace("_", ""), kind=kind.name,
+                               kind_message=kind.value, severity=severity.value, pack=r.pack,
+                               summary=summary or kind.value, body=body, source=getattr(r.check, "__module__", ""))
+    return dict(sorted(out.items()))
 
 
 def builtin_registry() -> dict[str, RuleDoc]:
@@ -67,7 +81,7 @@ def builtin_registry() -> dict[str, RuleDoc]:
     from drift.rules import GENERIC_RULES
     from drift.rules.vllm import VLLM_RULES
 
-    return {r.id: doc_of(r) for r in sorted([*GENERIC_RULES, *VLLM_RULES], key=lambda r: r.id)}
+    return _with_variants([*GENERIC_RULES, *VLLM_RULES])
 
 
 def page(doc: RuleDoc) -> str:

@@ -130,6 +130,21 @@ def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) ->
     )
 
 
+# The ids this rule reports besides its own, each with its page (drift/ruledocs.py renders them).
+VARIANTS = {
+    "DRIFT002": (RuleKind.IMPORT_MOVED, Severity.BREAKING,
+                 """An imported name (or module) that is gone from where the consumer imports it, and that the
+    target defines elsewhere now, with a compatible API (same kind, most methods, the same parameters).
+
+    The finding says where the name lives now. A same-named definition with a different API is not
+    a move: it is reported as DRIFT001 with that definition named in the details."""),
+    "DRIFT003": (RuleKind.IMPORT_MOVED, Severity.RISKY,
+                 """An imported name the target module no longer defines, that only its PEP 562 `__getattr__`
+    still provides (a deprecation shim): the import works with a warning until the shim goes."""),
+}
+import_removed.check.variants = VARIANTS
+
+
 def _dead_module(ctx: CheckContext, mod: dict) -> bool:
     from drift.rules.reach import _dead_module as dead
     return dead(ctx, mod)
