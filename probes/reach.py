@@ -191,6 +191,7 @@ class _Module:
         self.patches = []
         self.bound = {}  # consumer function name -> path of the class it is copied onto
         self.guards = []  # version tests enclosing the statement being walked
+        self.returns = {}  # consumer function or method qualname -> path of what it returns
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
         self._imports(tree)
         for node in tree.body:
@@ -489,6 +490,10 @@ class _Function:
                 env.pop(local, None)
                 if local in self.mod.names:
                     env[local] = self.mod.names[local]
+        elif t is ast.Return:
+            vpath = self.expr(st.value, env) if st.value is not None else None
+            if vpath and self.mod.wanted(vpath) and isinstance(self.node, _FUNCS):
+                self.mod.returns.setdefault(self.qual, list(vpath[:MAX_PATH]))  # what a factory hands back
         elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
             pass
         else:
@@ -868,4 +873,4 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals),
-            "version_compares": version_compares(tree, prefixes)}
+            "version_compares": version_compares(tree, prefixes), "returns": mod.returns}

@@ -413,7 +413,8 @@ def _merge_reach(out, reach):
         old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
         old["path"] = new["callee"]["path"]
         old["call_line"] = new["call_line"]
-    for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares"):
+    for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
+                "returns"):
         out[key] = reach[key]
 
 

@@ -584,3 +584,29 @@ def test_engine_arguments_applied_from_a_dict_with_setattr(tmp_path):
     assert_findings(found, [("DRIFT062", line_of(consumer, '"disable_log_requests": True')),
                             ("DRIFT062", line_of(consumer, "args.disable_log_requests = False"))])
     assert all(f.severity.value == "risky" for f in found)
+
+
+def test_objects_handed_back_by_the_consumers_own_factories_and_properties(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner, get_context
+
+        def make_runner(cfg):
+            return Runner(cfg)
+
+        class Holder:
+            def __init__(self):
+                self._ctx = get_context()
+
+            @property
+            def ctx(self):
+                return self._ctx
+
+            def ids(self):
+                return self.ctx.input_batch.req_ids
+
+        def ids(cfg):
+            return make_runner(cfg).input_batch.req_ids
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "self.ctx.input_batch")),
+                            ("DRIFT060", line_of(consumer, "make_runner(cfg).input_batch"))])
+    assert_findings(findings_of(tmp_path, case), case.expected)

@@ -81,9 +81,12 @@ class ConsumerModel:
         self.helper_calls: dict[str, list[dict[str, Any]]] = {}
         self.patched_fns: dict[str, list[Any]] = {}  # consumer function -> owner path it is copied onto
         self.modules: dict[str, dict[str, Any]] = {}
+        self.returns: dict[str, list[str]] = {}  # consumer function/method -> path of what it returns
         for mod in usage:
             name = mod.get("module") or ""
             self.modules[name] = mod
+            for qual, path in (mod.get("returns") or {}).items():
+                self.returns[f"{name}.{qual}"] = path
             for qual, cls in (mod.get("classes") or {}).items():
                 self.classes[f"{name}.{qual}"] = dict(cls, module=name, qual=qual, path=mod.get("path"))
             for fn, idx in (mod.get("patchers") or {}).items():
@@ -244,7 +247,17 @@ class PathEvaluator:
             return self._annotation_value(base.sym.facts.get("returns"), base.sym.module)
         if base.kind == "consumer" and base.ckind == "class":
             return Value("consumer", ckind="instance", cref=base.cref)
+        if base.kind == "consumer" and base.ckind in ("function", "method"):
+            return self._consumer_return(base.cref or "")
         return UNKNOWN
+
+    def _consumer_return(self, ref: str) -> Value:
+        """What a consumer function or method returns (`def make(): return Foo(...)`)."""
+        path = self.consumer.returns.get(ref)
+        if not path:
+            return UNKNOWN
+        v = self.value(tuple(path))
+        return UNKNOWN if v.kind == "missing" else v  # a failing return is reported where it is computed
 
     def _annotation_value(self, text: str | None, module: str) -> Value:
         t = (text or "").strip().strip("'\"")
@@ -378,7 +391,11 @@ class PathEvaluator:
             return UNKNOWN
         seen.add(key)
         if not skip_own:
-            if name in (cls.get("methods") or {}):
+            method = (cls.get("methods") or {}).get(name)
+            if method is not None:
+                if not on_class and any(d.rsplit(".", 1)[-1] in ("property", "cached_property")
+                                        for d in method.get("decorators") or []):
+                    return self._consumer_return(f"{key}.{name}")  # a property: what its getter returns
                 return Value("consumer", ckind="method", cref=f"{key}.{name}")
             for table in ("class_attrs", "self_attrs"):
                 rec = (cls.get(table) or {}).get(name)
