@@ -107,7 +107,7 @@ def _from_importlib(package: str) -> dict:
         return {}
     names = [package]
     try:
-        names = metadata.packages_distributions().get(package, []) + names
+        names = metadata.packages_distributions().get(package, []) + names  # novermin: 3.10+, AttributeError on 3.9 is caught
     except (AttributeError, OSError, ValueError):
         pass
     for name in names:
