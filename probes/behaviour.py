@@ -183,6 +183,8 @@ class _Scan:
                         self.sites[func.attr] = [site]
                     else:
                         sites.append(site)
+                elif type(func) is _Name and func.id in self.assigns:
+                    self.alias_site(func.id, n)
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
@@ -249,6 +251,27 @@ class _Scan:
                             push(x)
                 elif v is not None and isinstance(v, _AST):
                     push(v)
+
+    def alias_site(self, name, call):
+        """A call through a local bound once to `x.m` or `functools.partial(x.m, ...)`: a call of
+        `.m(...)` with the partial's arguments first (vLLM captures CUDA graphs that way)."""
+        values = self.assigns.get(name) or []
+        if len(values) != 1:
+            return
+        value = values[0]
+        npos, kws, star = 0, [], False
+        if type(value) is _Call and (dotted(value.func) or "").rsplit(".", 1)[-1] == "partial" and value.args:
+            npos = len(value.args) - 1
+            kws = [k.arg for k in value.keywords if k.arg]
+            star = any(type(a) is ast.Starred for a in value.args) or any(k.arg is None for k in value.keywords)
+            value = value.args[0]
+        if type(value) is not _Attribute:
+            return
+        star = star or any(type(a) is ast.Starred for a in call.args) or any(k.arg is None for k in call.keywords)
+        site = [call.lineno, npos + len(call.args), kws + [k.arg for k in call.keywords if k.arg]]
+        if star:
+            site.append(1)
+        self.sites.setdefault(value.attr, []).append(site)
 
     def expr_args(self, args):
         for d in args.defaults:

@@ -610,3 +610,37 @@ def test_objects_handed_back_by_the_consumers_own_factories_and_properties(tmp_p
     case = _case(consumer, [("DRIFT060", line_of(consumer, "self.ctx.input_batch")),
                             ("DRIFT060", line_of(consumer, "make_runner(cfg).input_batch"))])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_target_calls_through_functools_partial_count_as_call_sites(tmp_path):
+    before = {"gizmo/runner.py": """
+        class Runner:
+            def _dummy_run(self, num_tokens, skip=False):
+                return num_tokens
+
+            def capture(self, sizes):
+                for n in sizes:
+                    self._dummy_run(n, skip=True)
+        """}
+    after = {"gizmo/runner.py": """
+        import functools
+
+        class Runner:
+            def _dummy_run(self, num_tokens, skip=False, num_active_loras=0):
+                return num_tokens
+
+            def capture(self, sizes):
+                run = functools.partial(self._dummy_run, skip=True)
+                for n in sizes:
+                    run(n, num_active_loras=1)
+        """}
+    consumer = """
+        from gizmo.runner import Runner
+
+        class Mine(Runner):
+            def _dummy_run(self, num_tokens, skip=False):
+                return num_tokens
+        """
+    found = findings_of(tmp_path, Case("partial", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT070", line_of(consumer, "def _dummy_run"))])
+    assert "num_active_loras" in found[0].predicted_failure
