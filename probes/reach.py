@@ -366,6 +366,7 @@ class _Function:
         self.self_name = None
         self.seen_calls = set()
         self.loop_keys = {}  # loop variable -> the dict keys it takes (`for k, v in d.items()`)
+        self.alternatives = {}  # name -> other paths it may hold (branches that bind it differently)
 
     def run(self):
         node = self.node
@@ -541,6 +542,10 @@ class _Function:
             a, b = yes.get(name), no.get(name)
             if a is not None and a == b:
                 env[name] = a
+            elif a is not None and b is not None and a != env.get(name) and b != env.get(name) \
+                    and self.mod.wanted(a) and self.mod.wanted(b):  # both branches bound it, differently
+                env[name] = a  # one of two classes (`cls = A` / `cls = B`): uses are checked on both
+                self.alternatives[name] = [b]
             elif name in env and (a != env[name] or b != env[name]):
                 env.pop(name, None)
             elif name not in env and (a or b) and a != b:
@@ -569,6 +574,12 @@ class _Function:
         t = type(tgt)
         if t is ast.Name:
             self.dicts.pop(tgt.id, None)
+            self.alternatives.pop(tgt.id, None)
+            if vpath is None and isinstance(value, ast.IfExp):  # `A if c else B`
+                chain = _Chain(self.mod, env, self.cls)
+                a, b = chain.of(value.body), chain.of(value.orelse)
+                if a and b and a != b and self.mod.wanted(a) and self.mod.wanted(b):
+                    vpath, self.alternatives[tgt.id] = a, [b]
             if vpath:
                 env[tgt.id] = vpath
             else:
@@ -704,6 +715,7 @@ class _Function:
             self.expr(node, env)
 
     def _call(self, node, env, chain):
+        self.env_of_call = env
         key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
         if key in self.seen_calls:
             return
@@ -757,6 +769,12 @@ class _Function:
         })
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
+        root = _root_name(func)
+        if root is not None and root in self.alternatives and root in self.env_of_call:
+            prefix = len(self.env_of_call[root])
+            for alt in self.alternatives[root]:
+                twin = dict(self.mod.calls[-1], callee={"path": list((tuple(alt) + tuple(callee[prefix:]))[:MAX_PATH])})
+                self.mod.calls.append(twin)
 
     def _arg(self, a, chain):
         """What an argument to a consumer function is, for typing its parameter in drift."""
@@ -784,6 +802,20 @@ class _Function:
                                          "how": "setattr"})
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
+
+
+def _root_name(node):
+    """The name a chain `a.b(...).c` starts from, or None."""
+    while True:
+        t = type(node)
+        if t is ast.Name:
+            return node.id
+        if t is ast.Attribute or t is ast.Subscript:
+            node = node.value
+        elif t is ast.Call:
+            node = node.func
+        else:
+            return None
 
 
 def _binding_targets(tree, mod):

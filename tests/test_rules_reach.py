@@ -644,3 +644,40 @@ def test_target_calls_through_functools_partial_count_as_call_sites(tmp_path):
     found = findings_of(tmp_path, Case("partial", before, after, {"app/main.py": consumer}))
     assert_findings(found, [("DRIFT070", line_of(consumer, "def _dummy_run"))])
     assert "num_active_loras" in found[0].predicted_failure
+
+
+def test_a_name_bound_to_one_of_two_target_classes_is_checked_on_both(tmp_path):
+    before = {"gizmo/attn.py": """
+        class MLA:
+            def __init__(self, dim, rope_theta=1.0):
+                pass
+
+        class Plain:
+            def __init__(self, dim, rope_theta=1.0):
+                pass
+        """}
+    after = {"gizmo/attn.py": """
+        class MLA:
+            def __init__(self, dim, rope_theta=1.0):
+                pass
+
+        class Plain:
+            def __init__(self, dim):
+                pass
+        """}
+    consumer = """
+        from gizmo.attn import MLA, Plain
+
+        def build(use_mla):
+            if use_mla:
+                cls = MLA
+            else:
+                cls = Plain
+            layer = cls(4, rope_theta=2.0)
+            other = MLA if use_mla else Plain
+            return layer, other(4, rope_theta=3.0)
+        """
+    found = findings_of(tmp_path, Case("union", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT010", line_of(consumer, "layer = cls(")),
+                            ("DRIFT010", line_of(consumer, "other(4"))])
+    assert all("Plain" in f.title for f in found)
