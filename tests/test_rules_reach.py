@@ -681,3 +681,28 @@ def test_a_name_bound_to_one_of_two_target_classes_is_checked_on_both(tmp_path):
     assert_findings(found, [("DRIFT010", line_of(consumer, "layer = cls(")),
                             ("DRIFT010", line_of(consumer, "other(4"))])
     assert all("Plain" in f.title for f in found)
+
+
+def test_a_field_that_became_an_initvar_reads_as_the_default(tmp_path):
+    before = {"gizmo/config.py": """
+        from dataclasses import dataclass
+
+        @dataclass
+        class SchedulerConfig:
+            max_model_len: int = 8192
+        """}
+    after = {"gizmo/config.py": """
+        from dataclasses import dataclass, InitVar
+
+        @dataclass
+        class SchedulerConfig:
+            max_model_len: InitVar[int] = 8192
+        """}
+    consumer = """
+        from gizmo.config import SchedulerConfig
+
+        def limit(cfg: SchedulerConfig):
+            return cfg.max_model_len
+        """
+    found = findings_of(tmp_path, Case("initvar", before, after, {"app/main.py": consumer}))
+    assert_findings(found, [("DRIFT063", line_of(consumer, "cfg.max_model_len"))])

@@ -296,6 +296,9 @@ class PathEvaluator:
                 return Value("class", sym=sym, owner=owner, via="class", evidence=(owner.path, n.get("line", 0)))
             for fld in f.get("fields") or []:
                 if fld.get("name") == name:
+                    if fld.get("initvar") and not on_class:  # only an __init__ argument: not kept on the instance
+                        return Value("initvar", owner=owner, name=name, via="initvar",
+                                     evidence=(owner.path, fld.get("line", owner.line)))
                     v = self._annotation_value(fld.get("annotation"), owner.module)
                     return _found(v, owner, "field", (owner.path, fld.get("line", owner.line)))
             a = (f.get("attrs") or {}).get(name)

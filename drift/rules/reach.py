@@ -198,6 +198,40 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
+@rule("DRIFT063", RuleKind.ATTRIBUTE_RETYPED, Severity.RISKY)
+def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
+    """A dataclass field the consumer reads on an instance that the target turned into an
+    `InitVar`: it is only an `__init__` argument now, not kept on the instance, so the read gives
+    the class-level default (whatever value was configured) or, without a default, fails."""
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod, rec, path, _what in _typed_paths(ctx):
+        tv, bv = ctx.target_paths.steps(path), ctx.baseline_paths.steps(path)
+        for k in range(1, len(path)):
+            t, b = tv[k], bv[k]
+            if t.kind != "initvar" or not b.known or b.via != "field":
+                continue
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            owner = t.owner.dotted.rsplit(".", 1)[-1]
+            yield Finding(
+                rule_id="DRIFT063", kind=RuleKind.ATTRIBUTE_RETYPED, severity=Severity.RISKY,
+                title=f"`{owner}.{t.name}` is now an InitVar: reading it gives the class default, not the "
+                      f"configured value",
+                consumer_site=_site(mod, rec, k == len(path) - 1),
+                target_evidence=(Location(t.evidence[0], t.evidence[1], symbol=f"{t.owner.dotted}.{t.name}"),),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=None,
+                details="no error when the InitVar has a default: the value read is silently the default",
+                fix=Fix(f"read where `{owner}` keeps the value now", manual_reason="the field's new home needs reading"),
+                symbol=f"{t.owner.dotted}.{t.name}",
+            )
+            break
+
+
 def _imported(mod: dict, dotted: str) -> bool:
     return any(i["target"] == dotted or i["target"].startswith(dotted + ".") for i in mod.get("imports") or [])
 
@@ -841,5 +875,5 @@ def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
     return out[:3]
 
 
-RULES = [attribute_missing, attribute_retyped, attribute_set_missing, override_incompatible, abstract_added,
-         hook_not_called, patch_target_gone]
+RULES = [attribute_missing, attribute_retyped, attribute_set_missing, field_became_initvar, override_incompatible,
+         abstract_added, hook_not_called, patch_target_gone]
