@@ -216,7 +216,10 @@ def test_needles_are_sound_on_a_real_vllm(corpus_src):
             assert word(n).search(src), (name, n)
         for fn in fns:
             b = fn.get("behaviour") or {}
-            for n in list(b.get("call_sites") or {}) + list(b.get("self_calls") or {}):
+            for n in b.get("call_sites") or {}:  # calls through aliases and partial(): the name is mentioned
+                assert word(n).search(src), (name, n)
+                checked += 1
+            for n in b.get("self_calls") or {}:
                 assert call_of(n).search(src), (name, n)
                 checked += 1
             for c in b.get("ctor_calls") or []:

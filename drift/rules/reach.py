@@ -15,7 +15,7 @@ from typing import Any, Iterator
 from drift.check.context import CheckContext, site_of
 from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol, call_of, def_of
+from drift.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.rules.base import plural, rule
 from drift.rules.family import _build_definers
 
@@ -352,7 +352,7 @@ def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
     """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
     None when the facts predate call sites."""
-    sites = index.query("call_sites.v2", name, needle=call_of(name), build=_call_sites) or []  # bump: new shape
+    sites = index.query("call_sites.v3", name, needle=word(name), build=_call_sites) or []  # a mention: calls go through aliases and functools.partial too
     if decl is None:
         return sites
     decl_sig = _as_sig(index.params_of(decl.facts))
