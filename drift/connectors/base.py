@@ -47,3 +47,29 @@ class Connector(Protocol):
     async def get(self, path: str) -> bytes: ...
 
     async def close(self) -> None: ...
+
+
+async def read_capped(stream, limit: int | None) -> tuple[bytes, bool]:
+    """Read a stream to EOF, or stop once more than `limit` bytes came (then report truncation):
+    a host's reply is untrusted, so it is never read without a bound."""
+    parts, n = [], 0
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return b"".join(parts), False
+        parts.append(chunk)
+        n += len(chunk)
+        if limit is not None and n > limit:
+            return b"".join(parts)[:limit], True
+
+
+async def read_tail(stream, keep: int) -> bytes:
+    """Drain a stream to EOF (so the writer never blocks), keeping the last `keep` bytes."""
+    buf = bytearray()
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            return bytes(buf)
+        buf += chunk
+        if len(buf) > 2 * keep:
+            del buf[:-keep]

@@ -13,6 +13,7 @@ import signal
 import tempfile
 
 from drift.connectors.base import ConnectorError, RunResult
+from drift.connectors.base import read_capped as _capped, read_tail as _tail
 
 STDERR_LIMIT = 256_000  # bytes of stderr kept
 
@@ -71,31 +72,6 @@ class LocalConnector:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-
-async def _capped(stream: asyncio.StreamReader, limit: int | None) -> tuple[bytes, bool]:
-    """Read to EOF, or stop once more than `limit` bytes came (then report truncation)."""
-    parts, n = [], 0
-    while True:
-        chunk = await stream.read(1 << 16)
-        if not chunk:
-            return b"".join(parts), False
-        parts.append(chunk)
-        n += len(chunk)
-        if limit is not None and n > limit:
-            return b"".join(parts)[:limit], True
-
-
-async def _tail(stream: asyncio.StreamReader, keep: int) -> bytes:
-    """Drain to EOF (so the writer never blocks), keeping the last `keep` bytes."""
-    buf = bytearray()
-    while True:
-        chunk = await stream.read(1 << 16)
-        if not chunk:
-            return bytes(buf)
-        buf += chunk
-        if len(buf) > 2 * keep:
-            del buf[:-keep]
 
 
 async def _communicate(proc, stdin: bytes | None, limit: int | None) -> tuple[bytes, bytes, bool]:

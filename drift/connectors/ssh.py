@@ -29,6 +29,7 @@ from typing import Callable
 import asyncssh
 
 from drift.connectors.base import ConnectorError, RunResult
+from drift.connectors.base import read_capped as _capped, read_tail as _tail
 from drift.hostspec import HostSpecError, parse_hostspec
 
 __all__ = ["SSHConnector", "connect"]
@@ -286,29 +287,6 @@ class SSHConnector:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-
-async def _capped(stream, limit: int | None) -> tuple[bytes, bool]:
-    parts, n = [], 0
-    while True:
-        chunk = await stream.read(1 << 16)
-        if not chunk:
-            return b"".join(parts), False
-        parts.append(chunk)
-        n += len(chunk)
-        if limit is not None and n > limit:
-            return b"".join(parts)[:limit], True
-
-
-async def _tail(stream, keep: int) -> bytes:
-    buf = bytearray()
-    while True:
-        chunk = await stream.read(1 << 16)
-        if not chunk:
-            return bytes(buf)
-        buf += chunk
-        if len(buf) > 2 * keep:
-            del buf[:-keep]
 
 
 async def _communicate(proc, stdin: bytes | None, limit: int | None) -> tuple[bytes, bytes, bool]:
