@@ -5,7 +5,7 @@ from __future__ import annotations
 from drift import exitcodes
 from drift.check.run import run_check
 from drift.commands.common import (
-    add_consumer_options, add_output_options, add_silencing_options, default_target, emit, fail, load_settings,
+    add_consumer_options, add_output_options, add_silencing_options, default_target, emit, fail, settings_checked,
     progress, silence, silencing,
 )
 
@@ -33,18 +33,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from drift.config import ConfigError
     from drift.fetch import FetchError
     from drift.suppress import SuppressError, local_source
 
-    try:
-        config = load_settings(args)
-    except ConfigError as exc:
-        return fail(str(exc), exitcodes.USAGE)
-    try:
-        silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
-    except SuppressError as exc:
-        return fail(str(exc), exitcodes.USAGE)
+    config, code = settings_checked(args)
+    if config is None:
+        return code
     if args.consumer_pos and args.consumer and args.consumer_pos != args.consumer:
         return fail(f"two consumers given ({args.consumer_pos} and --consumer {args.consumer})", exitcodes.USAGE,
                     hint="give one: drift check CONSUMER -t TARGET")

@@ -109,6 +109,21 @@ def load_settings(args):
     return load_config(getattr(args, "config", None))
 
 
+def settings_checked(args):
+    """The run's config with its silencing flags validated before any analysis: (config, None),
+    or (None, exit code) once the error has been printed."""
+    from drift import exitcodes
+    from drift.config import ConfigError
+    from drift.suppress import SuppressError
+
+    try:
+        config = load_settings(args)
+        silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
+    except (ConfigError, SuppressError) as exc:
+        return None, fail(str(exc), exitcodes.USAGE)
+    return config, None
+
+
 def silencing(args, config, *, consumer_root=None):
     """(Policy, fail_on Severity) from the flags and the config; SuppressError on bad codes."""
     from pathlib import Path

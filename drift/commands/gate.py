@@ -8,7 +8,7 @@ import sys
 from drift import reports
 from drift import exitcodes
 from drift.commands.common import (
-    add_consumer_options, add_silencing_options, default_target, fail, load_settings, progress, silence, silencing,
+    add_consumer_options, add_silencing_options, default_target, fail, progress, settings_checked, silence, silencing,
 )
 from drift.findings import Report
 from drift.gate import run_gate
@@ -40,7 +40,6 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from drift.config import ConfigError
     from drift.fetch import FetchError
     from drift.suppress import SuppressError, local_source
 
@@ -49,14 +48,9 @@ def run(args) -> int:
     if len(outputs) > len(formats):
         return fail("more --output than --format", exitcodes.USAGE, hint="give one --format per --output, in order")
     outputs += ["-"] * (len(formats) - len(outputs))
-    try:
-        config = load_settings(args)
-    except ConfigError as exc:
-        return fail(str(exc), exitcodes.USAGE)
-    try:
-        silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
-    except SuppressError as exc:
-        return fail(str(exc), exitcodes.USAGE)
+    config, code = settings_checked(args)
+    if config is None:
+        return code
     consumer = args.consumer or "."
     with progress(verbose=args.verbose) as say:
         try:
