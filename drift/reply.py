@@ -152,6 +152,18 @@ def _module(mod: Any, where: str) -> None:
         _class(cls, f"{where}.classes.{name}")
 
 
+def _answers(block, asked, missing, where, check) -> None:
+    """A block keyed by name holds an answer for each name asked (or said missing), and nothing else."""
+    block = _type(block, dict, where)
+    for name in asked:
+        if name not in block and name not in missing:
+            _fail(where, f"no answer for {name}")
+    for name, value in block.items():
+        if name not in asked:
+            _fail(where, f"{str(name)[:80]!r} was not asked for")
+        check(name, value, f"{where}.{name}")
+
+
 def _package(name: str, pkg: Any, where: str) -> None:
     _type(pkg, dict, where)
     if not is_digest(pkg.get("digest")):
@@ -207,23 +219,9 @@ def validate_reply(doc: Any, request: dict[str, Any]) -> None:
     for i, m in enumerate(missing):
         if not isinstance(m, str) or m not in wanted + users:
             _fail(f"reply.missing[{i}]", f"{str(m)[:80]!r} was not asked for")
-    packages = _type(doc.get("packages"), dict, "reply.packages")
-    for name in wanted:
-        if name not in packages and name not in missing:
-            _fail("reply.packages", f"no answer for {name}")
-    for name, pkg in packages.items():
-        if name not in wanted:
-            _fail("reply.packages", f"{str(name)[:80]!r} was not asked for")
-        _package(name, pkg, f"reply.packages.{name}")
+    _answers(doc.get("packages"), wanted, missing, "reply.packages", lambda name, pkg, where: _package(name, pkg, where))
     if users:
-        usage = _type(doc.get("usage"), dict, "reply.usage")
-        for name in users:
-            if name not in usage and name not in missing:
-                _fail("reply.usage", f"no answer for {name}")
-        for name, use in usage.items():
-            if name not in users:
-                _fail("reply.usage", f"{str(name)[:80]!r} was not asked for")
-            _usage(use, f"reply.usage.{name}")
+        _answers(doc.get("usage"), users, missing, "reply.usage", lambda _name, use, where: _usage(use, where))
     env = _type(doc.get("env", {}), dict, "reply.env")
     for name, info in _type(env.get("packages", {}), dict, "reply.env.packages").items():
         _type(info, dict, f"reply.env.packages.{name}")
