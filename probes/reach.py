@@ -380,7 +380,6 @@ class _Function:
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
-        first = args[0].arg if args else None
         bound = self.mod.bound.get(fn.name) if self.cls is None else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
             self.env.pop(a.arg, None)
@@ -407,7 +406,6 @@ class _Function:
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env.pop(extra.arg, None)
-        del first
 
     # -- statements ----------------------------------------------------------------------------
     def block(self, body, env):
@@ -550,8 +548,6 @@ class _Function:
                 env.pop(name, None)
             elif name not in env and (a or b) and a != b:
                 env.pop(name, None)
-        for name, d in list(self.dicts.items()):
-            del name, d
 
     def _isinstance(self, test):
         negated = False

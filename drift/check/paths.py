@@ -95,25 +95,15 @@ class ConsumerModel:
                 value = p.get("value") or {}
                 if value.get("function"):
                     self.patched_fns.setdefault(f"{name}.{value['function']}", p["path"])
+        self._helper_mods: dict[int, dict[str, Any]] = {}  # id(call) -> the module it is in
         for mod in usage:
             for c in mod.get("calls") or []:
                 path = (c.get("callee") or {}).get("path") or c.get("path")
                 if path and len(path) == 1 and path[0].startswith("sym:") and c.get("args") is not None:
                     self.helper_calls.setdefault(path[0][4:], []).append(c)
+                    self._helper_mods[id(c)] = mod
+        self.helper_patches: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (module, patch record)
         for fn, idx in self.patchers.items():  # hijack(Target, "name", fn): fn is patched onto Target
-            for c in self.helper_calls.get(fn, []):
-                args = c.get("args") or []
-                if max(idx) < len(args):
-                    owner, value = args[idx[0]], args[idx[2]]
-                    if owner and value and owner.get("path") and value.get("path"):
-                        target_fn = value["path"][0][4:] if len(value["path"]) == 1 else None
-                        if target_fn:
-                            self.patched_fns.setdefault(target_fn, owner["path"])
-
-    def helper_patches(self) -> list[dict[str, Any]]:
-        """Patches made through a consumer helper (`hijack(Target, "name", fn)`), as patch records."""
-        out = []
-        for fn, idx in self.patchers.items():
             for c in self.helper_calls.get(fn, []):
                 args = c.get("args") or []
                 if max(idx) >= len(args):
@@ -121,11 +111,24 @@ class ConsumerModel:
                 owner, name, value = args[idx[0]], args[idx[1]], args[idx[2]]
                 if not (owner and owner.get("path") and name and name.get("str")):
                     continue
-                fn_name = value["path"][0][4:] if value and value.get("path") and len(value["path"]) == 1 else None
-                out.append({"line": c["line"], "col": c.get("col"), "path": owner["path"], "name": name["str"],
-                            "function": c.get("function"), "value": {"function_ref": fn_name} if fn_name else None,
-                            "how": f"via {fn.rsplit('.', 1)[-1]}()", "module_path": c.get("_module_path")})
-        return out
+                ref = value["path"][0][4:] if value and value.get("path") and len(value["path"]) == 1 else None
+                if ref:
+                    self.patched_fns.setdefault(ref, owner["path"])
+                sig = self.signature(ref) if ref else None
+                self.helper_patches.append((self._helper_mods[id(c)], {
+                    "line": c["line"], "col": c.get("col"), "path": owner["path"], "name": name["str"],
+                    "function": c.get("function"), "how": f"via {fn.rsplit('.', 1)[-1]}()",
+                    "value": {"function": ref.rsplit(".", 1)[-1], "signature": sig, "line": sig.get("line")}
+                    if sig else None}))
+
+    def signature(self, dotted: str) -> dict[str, Any] | None:
+        """A consumer function's recorded signature, by its dotted name (nested helpers too)."""
+        for module, mod in self.modules.items():
+            if dotted.startswith(module + "."):
+                found = (mod.get("functions") or {}).get(dotted[len(module) + 1:])
+                if found is not None:
+                    return found
+        return None
 
     def arg_path(self, ref: str) -> list[str] | None:
         """The path a consumer function's parameter receives: from the patch that copies the

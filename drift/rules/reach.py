@@ -403,10 +403,10 @@ def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | No
         return (f"TypeError: {label}() takes {plural(len(slots) + 1, 'positional argument')} but "
                 f"{site[2] + 1} were given")
     covered = set(slots[: site[2]]) | set(site[3])
-    for kinds, word in ((("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"), "positional"), (("KEYWORD_ONLY",), "keyword-only")):
+    for kinds, what in ((("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"), "positional"), (("KEYWORD_ONLY",), "keyword-only")):
         missing = [n for n, k, d in params if not d and k in kinds and n not in covered]
         if missing:
-            return f"TypeError: {label}() missing {len(missing)} required {word} argument" \
+            return f"TypeError: {label}() missing {len(missing)} required {what} argument" \
                    f"{'s' if len(missing) > 1 else ''}: {_pylist(missing)}"
     return None
 
@@ -799,26 +799,11 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
-    by_path = {m.get("path"): m for m in ctx.usage}
+    """Every monkeypatch: written directly, or made through a consumer helper that patches."""
     for mod in ctx.usage:
         for p in mod.get("patches") or []:
             yield mod, p
-    for p in ctx.consumer.helper_patches():
-        mod = next((m for m in ctx.usage for c in m.get("calls") or [] if c.get("line") == p["line"]
-                    and c.get("function") == p["function"] and c.get("args") is not None), None)
-        if mod is not None:
-            fn = (p.get("value") or {}).get("function_ref")
-            sig = _consumer_function_signature(ctx, fn) if fn else None
-            if sig:
-                p = dict(p, value={"function": fn.rsplit(".", 1)[-1], "signature": sig, "line": sig.get("line")})
-            yield by_path.get(mod.get("path"), mod), p
-
-
-def _consumer_function_signature(ctx: CheckContext, dotted: str) -> dict | None:
-    """The signature of a consumer module-level function (recorded where it may be patched in)."""
-    module, _, name = dotted.rpartition(".")
-    mod = ctx.consumer.modules.get(module) or {}
-    return (mod.get("functions") or {}).get(name)
+    yield from ctx.consumer.helper_patches
 
 
 def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value | None]:
