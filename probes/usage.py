@@ -10,11 +10,8 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 
 import ast
 
-from .reach import reach_facts, version_guard
-from .reach import _dotted as _reach_dotted, _relative as _reach_relative, _src as _reach_src
-
-# one copy of the AST helpers, shared with the typed-reach extractor
-_src, _dotted, _resolve_relative = _reach_src, _reach_dotted, _reach_relative
+from .reach import _dotted, _src, reach_facts, version_guard  # one copy of the AST helpers
+from .reach import _relative as _resolve_relative
 
 
 class _Imports(ast.NodeVisitor):
@@ -49,6 +46,12 @@ class _Imports(ast.NodeVisitor):
 
     visit_TryStar = visit_Try
 
+    def _names(self):
+        """Local name -> root path, as reach.version_guard resolves a helper's module."""
+        names = dict(self.own_names)
+        names.update({k: ("sym:" + v,) for k, v in self.bindings.items()})
+        return names
+
     def _block(self, stmts):
         """Statements in order; after `if <version test>: return`, the rest runs only when the
         test is false (an early exit is a version branch too)."""
@@ -56,7 +59,7 @@ class _Imports(ast.NodeVisitor):
         for st in stmts:
             self.visit(st)
             if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
-                guard = version_guard(st.test, {k: ("sym:" + v,) for k, v in self.bindings.items()} | self.own_names)
+                guard = version_guard(st.test, self._names())
                 if guard is not None:
                     self.versions.append(dict(guard, negated=not guard.get("negated")))
                     pushed += 1
@@ -75,7 +78,7 @@ class _Imports(ast.NodeVisitor):
     def visit_If(self, node):
         test = _dotted(node.test) or ""
         flag = test.split(".")[-1] == "TYPE_CHECKING"
-        guard = version_guard(node.test, {k: ("sym:" + v,) for k, v in self.bindings.items()} | self.own_names)
+        guard = version_guard(node.test, self._names())
         self.guarded += flag
         if guard is not None:
             self.versions.append(guard)
