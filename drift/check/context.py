@@ -57,6 +57,7 @@ class CheckContext:
     target_package: str = "vllm"
     consumer_name: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)  # per-check answers rules share
 
     def site(self, module: dict[str, Any], line: int, snippet: str | None = None) -> Location:
         return Location(module["path"], line, snippet=snippet)
@@ -91,9 +92,21 @@ class CheckContext:
         return PathEvaluator(self.target, self.consumer, target_prefixes=(self.target_package,),
                              relocate=self.relocated)
 
+    def dead_on_baseline(self, mod: dict[str, Any]) -> bool:
+        """A consumer module whose unguarded imports already fail on the baseline never loads
+        there: what else it does is not drift (its findings are risky, not breaking)."""
+        if self.baseline is None:
+            return False
+        cache = self.memo.setdefault("dead_modules", {})
+        key = mod.get("path")
+        if key not in cache:
+            cache[key] = any(not imp.get("guarded") and self.baseline.lookup(imp["target"]) is None
+                             and self.target.lookup(imp["target"]) is None for imp in mod.get("imports") or [])
+        return cache[key]
+
     def relocated(self, dotted: str) -> Symbol | None:
         """The target's definition of a name that moved (compatible with the baseline's), or None."""
-        cache = self.options.setdefault("_relocated", {})
+        cache = self.memo.setdefault("relocated", {})
         if dotted not in cache:
             base = self.baseline.lookup(dotted) if self.baseline is not None else None
             where = moved_to(self, dotted, base)[0] if base is not None else None

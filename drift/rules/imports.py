@@ -31,7 +31,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue  # never resolved in the baseline either: not drift (maybe a C extension)
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
-        dead = _dead_module(ctx, mod)
+        dead = ctx.dead_on_baseline(mod)
         broken = _unreadable(ctx, target)
         if broken is not None:
             key = (mod.get("path"), imp.get("stmt_line") or imp["line"], broken[0])
@@ -143,11 +143,6 @@ VARIANTS = {
     still provides (a deprecation shim): the import works with a warning until the shim goes."""),
 }
 import_removed.check.variants = VARIANTS
-
-
-def _dead_module(ctx: CheckContext, mod: dict) -> bool:
-    from drift.rules.reach import _dead_module as dead
-    return dead(ctx, mod)
 
 
 def _import_site(mod: dict, imp: dict) -> Location:

@@ -81,20 +81,6 @@ def _site(mod: dict, rec: dict, last: bool) -> Location:
     return site
 
 
-def _dead_module(ctx: CheckContext, mod: dict) -> bool:
-    """A consumer module whose unguarded imports already fail on the baseline never loads there:
-    what else it does is not drift."""
-    if ctx.baseline is None:
-        return False
-    key = mod.get("path")
-    cache = ctx.options.setdefault("_dead_modules", {})
-    if key not in cache:
-        cache[key] = any(not imp.get("guarded") and ctx.baseline.lookup(imp["target"]) is None
-                         and ctx.target.lookup(imp["target"]) is None
-                         for imp in mod.get("imports") or [])
-    return cache[key]
-
-
 @rule("DRIFT060", RuleKind.ATTRIBUTE_MISSING)
 def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     """An attribute the consumer reads or calls on a target object that the target no longer has.
@@ -148,7 +134,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             last = k == len(path) - 1
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
-                severity=Severity.RISKY if _dead_module(ctx, mod) else Severity.BREAKING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -276,7 +262,7 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
             ev = tv[k - 1]
             yield Finding(
                 rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
-                severity=Severity.RISKY if _dead_module(ctx, mod) else Severity.BREAKING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
                 title=f"`{holder}` is now {now}, not a `{was}`: `.{name}` is `{was}`'s",
                 consumer_site=_site(mod, rec, k == len(path) - 1),
                 target_evidence=(_evidence(ev),),
@@ -650,12 +636,8 @@ def _stub(m: dict) -> bool:
 
 
 def _constructed_by_consumer(ctx: CheckContext, ref: str) -> bool:
-    key = ctx.options.setdefault("_constructed", None)
-    if key is None:
-        key = ctx.options["_constructed"] = {
-            (c.get("callee") or {}).get("path", [""])[0][4:] for m in ctx.usage for c in m.get("calls") or []
-            if len((c.get("callee") or {}).get("path") or []) == 1}
-    return ref in key
+    """The consumer builds this class itself somewhere (`Cls(...)` in its own code)."""
+    return ref in ctx.consumer.helper_calls
 
 
 def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) -> dict[str, Symbol]:
