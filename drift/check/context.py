@@ -176,22 +176,13 @@ class CheckContext:
 
     @staticmethod
     def _params(index: PackageIndex | None, sym: Symbol | None) -> tuple[list[Param] | None, Symbol | None]:
-        if index is None or sym is None:
+        """Parameters of a resolved symbol as a call binds them (a method here is bound)."""
+        if sym is None:
             return None, None
-        if sym.kind == "class":
-            if index.is_typeddict(sym):
-                return None, None  # a TypedDict call builds a dict: no keyword is checked at run time
-            params, at = index.constructor(sym)
-            return params, at
-        if sym.kind == "method":
-            params = index.params_of(sym.facts)
-            decs = sym.facts.get("decorators") or []
-            if params and "staticmethod" not in decs:
-                params = params[1:]
-            return params, sym
-        if sym.kind == "function":
-            return index.params_of(sym.facts), sym
-        return None, None
+        decs = (sym.facts.get("decorators") or []) if sym.kind == "method" else []
+        kind = "function" if "staticmethod" in decs or "classmethod" in decs else sym.kind
+        _sym, params, at, _ctor = _callable(index, Value(kind, sym=sym))
+        return params, at
 
     # -- whole-consumer questions -----------------------------------------------------------
     def consumer_calls_method(self, receiver_class: str, method: str) -> bool:
