@@ -279,6 +279,8 @@ class _Module:
                 for t in targets:
                     if isinstance(t, ast.Name):
                         p = chain.of(st.value) if st.value is not None else None
+                        if not (p and self.wanted(p)) and isinstance(st, ast.AnnAssign):
+                            p = self.type_of_annotation(st.annotation, env)  # `_config: VllmConfig = None`
                         class_attrs[t.id] = {"line": st.lineno, "path": list(p) if p and self.wanted(p) else None}
         self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
                               "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
@@ -592,6 +594,17 @@ class _Function:
                     path = list(vpath) if vpath and self.mod.wanted(vpath) else None
                     if cur is None or (cur["path"] is None and path):
                         rec["self_attrs"][tgt.attr] = {"line": st.lineno, "path": path}
+            elif owner and len(owner) == 1 and self._own_class(owner[0]) is not None:
+                # `cls._config = vllm_config` in a classmethod (or `Mine.x = ...`): class state that
+                # `cls.x` and `self.x` read later, typed by the value stored
+                self.expr(tgt.value, env)
+                rec = self._own_class(owner[0])
+                cur = rec["class_attrs"].get(tgt.attr)
+                path = list(vpath) if vpath and self.mod.wanted(vpath) else None
+                if cur is None or (cur["path"] is None and path):
+                    rec["class_attrs"][tgt.attr] = {"line": st.lineno, "path": path}
+                line, col = _attr_pos(tgt)
+                self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
             elif owner and self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
                 line, col = _attr_pos(tgt)
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
@@ -612,6 +625,11 @@ class _Function:
                 self.assign(e, None, None, env, st)
         elif t is ast.Starred:
             self.assign(tgt.value, None, None, env, st)
+
+    def _own_class(self, root):
+        """The record of a class this module defines, for a `sym:` root naming it (else None)."""
+        prefix = "sym:%s." % self.mod.module
+        return self.mod.classes.get(root[len(prefix):]) if root.startswith(prefix) else None
 
     def _patch_value(self, value, env):
         if value is None:
