@@ -15,6 +15,7 @@ their test rules out.
 """
 
 import ast
+import re
 
 MAX_PATH = 8
 MAX_SRC = 120
@@ -136,6 +137,53 @@ def version_guard(test, names):
     return g
 
 
+_SPEC_PART = re.compile(r"^(~=|===|==|!=|<=|>=|<|>)\s*[0-9][0-9A-Za-z.+*!_-]*$")
+
+
+def specifier_literal(node, consts):
+    """A version specifier set written as a literal (`">=0.8.4,<0.9.0"`) or a module constant
+    naming one; None for anything else (a bare version or free text is not a range)."""
+    if isinstance(node, ast.Name):
+        text = consts.get(node.id)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    else:
+        return None
+    if not text or len(text) > 100:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    return text.strip() if parts and all(_SPEC_PART.match(p) for p in parts) else None
+
+
+def decorator_guard(node, consts):
+    """A function or class decorated with the consumer's own version gate, `@version_range(
+    ">=0.8.4,<0.9.0")` or `@supported(SOME_RANGE)`: {"specs": [...]} (the body runs only on a
+    version one of them admits; stacked gates widen the range, as registries of gated patches
+    do), or None."""
+    specs = []
+    for d in getattr(node, "decorator_list", ()):
+        if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords:
+            spec = specifier_literal(d.args[0], consts)
+            if spec:
+                specs.append(spec)
+    return {"specs": specs} if specs else None
+
+
+def string_constants(tree):
+    """Module-level `NAME = "text"` (what a decorator or a class attribute may name)."""
+    out = {}
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            target, value = st.targets[0], st.value
+        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+            target, value = st.target, st.value
+        else:
+            continue
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            out[target.id] = value.value
+    return out
+
+
 def version_compares(tree, prefixes):
     """Comparisons of a target's `__version__` string with a version literal, as written:
     `vllm.__version__ >= "0.9.0"` compares text, so "0.10.0" sorts before "0.9.0"."""
@@ -193,6 +241,9 @@ class _Module:
         self.guards = []  # version tests enclosing the statement being walked
         self.returns = {}  # consumer function or method qualname -> path of what it returns
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
+        self.consts = string_constants(tree)
+        self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
+        self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -247,6 +298,44 @@ class _Module:
             return path + ("()",)
         return None
 
+    def target_module_named(self, node):
+        """`"vllm.v1.core.block_pool"` (or a module constant holding it) -> its dotted name,
+        when it names a module inside the target (the bare package name is more often a label,
+        `library = "vllm"`); else None."""
+        if isinstance(node, ast.Name):
+            text = self.consts.get(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            return None
+        if not text or not all(part.isidentifier() for part in text.split(".")):
+            return None
+        return text if any(text.startswith(p + ".") for p in self.prefixes) else None  # "vllm" alone is a label
+
+    def declared_module(self, cls_qual, seen=None):
+        """The one target module a consumer class names in its string class attributes
+        (`target_module = "vllm.x"`), own or from a base in this module: a patch class whose
+        methods are handed that module. None when it names none or several."""
+        seen = seen or set()
+        if cls_qual in seen or cls_qual not in self.class_nodes:
+            return None
+        seen.add(cls_qual)
+        node = self.class_nodes[cls_qual]
+        named = set()
+        for st in node.body:
+            value = st.value if isinstance(st, (ast.Assign, ast.AnnAssign)) else None
+            m = self.target_module_named(value) if value is not None else None
+            if m:
+                named.add(m)
+        if not named:
+            for b in node.bases:
+                name = _dotted(b)
+                if name and name in self.class_nodes:
+                    m = self.declared_module(name, seen)
+                    if m:
+                        named.add(m)
+        return named.pop() if len(named) == 1 else None
+
     # -- classes -------------------------------------------------------------------------------
     def class_record(self, node, qual, env):
         chain = _Chain(self, env)
@@ -282,12 +371,18 @@ class _Module:
                         if not (p and self.wanted(p)) and isinstance(st, ast.AnnAssign):
                             p = self.type_of_annotation(st.annotation, env)  # `_config: VllmConfig = None`
                         class_attrs[t.id] = {"line": st.lineno, "path": list(p) if p and self.wanted(p) else None}
+        prior = self.classes.get(qual) or {}
         self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
                               "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
-                              "self_attrs": {}}
+                              "self_attrs": prior.get("self_attrs") or {}}
+        inits = [st for st in node.body if isinstance(st, _FUNCS) and st.name == "__init__"]
+        if inits:  # an __init__ that never hands on to a base's: what the base sets is never set
+            self.classes[qual]["init_calls_base"] = _calls_base_init(inits[0], node.name)
 
     # -- records -------------------------------------------------------------------------------
     def use(self, kind, path, line, col, function, **extra):
+        if kind == "attr" and len(path) > 1 and (tuple(path[:-1]), path[-1]) in self.probed:
+            return  # read after `hasattr(obj, "x")` was tested in this function: guarded by the consumer
         rec = {"kind": kind, "path": list(path[:MAX_PATH]), "line": line, "col": col, "function": function}
         rec.update(extra)
         if self.guards:
@@ -295,6 +390,20 @@ class _Module:
         if self.tests:
             rec["within"] = self.tests[-3:]
         self.uses.append(rec)
+
+
+def _calls_base_init(fn, cls_name):
+    """Whether an `__init__` calls a base `__init__` in any form: `super().__init__(...)`,
+    `super(C, self).__init__`, `Base.__init__(self, ...)`; any `super()` call, `__dict__` or
+    `vars()` counts too, so nothing is claimed where the state may be copied in another way."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and node.attr in ("__init__", "__new__", "__setstate__"):
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("super", "vars"):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+            return True
+    return False
 
 
 def _signature(fn):
@@ -341,6 +450,9 @@ class _Chain:
                     and isinstance(node.args[1].value, str) and len(node.args) == 2:
                 base = self.of(node.args[0], depth + 1)
                 return base + ("." + node.args[1].value,) if base else None
+            if len(node.args) == 1 and not node.keywords and self._imports_module(node.func):
+                named = self.mod.target_module_named(node.args[0])
+                return ("sym:" + named,) if named else None
             if fname == "cast" and len(node.args) == 2:
                 return self.mod.type_of_annotation(node.args[0], self.env)
             base = self.of(node.func, depth + 1)
@@ -353,6 +465,15 @@ class _Chain:
         if t is ast.Await:
             return self.of(node.value, depth + 1)
         return None
+
+
+    def _imports_module(self, func):
+        """`importlib.import_module` however it was imported (`import importlib`, `from importlib
+        import import_module`)."""
+        if not (isinstance(func, ast.Attribute) and func.attr == "import_module") \
+                and not (isinstance(func, ast.Name) and func.id == "import_module"):
+            return False
+        return self.of(func) in (("sym:importlib", ".import_module"), ("sym:importlib.import_module",))
 
 
 class _Function:
@@ -372,17 +493,32 @@ class _Function:
 
     def run(self):
         node = self.node
-        if isinstance(node, _FUNCS):
-            self._params(node)
+        gates = self._gates()
+        self.mod.guards.extend(gates)
+        self.mod.probed = set()
+        try:
+            if isinstance(node, _FUNCS):
+                self._params(node)
             self.block(node.body, self.env)
-        else:
-            self.block(node.body, self.env)
+        finally:
+            del self.mod.guards[len(self.mod.guards) - len(gates):]
         return self.env
+
+    def _gates(self):
+        """The version gates of this function and of every function or class around it: code
+        inside `@version_range(">=0.8,<0.9") def patch(...)` runs only on those versions."""
+        if self.node is self.mod.tree:
+            return []
+        parts = self.qual.split(".")
+        return [self.mod.deco_guards[q] for q in (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+                if q in self.mod.deco_guards]
 
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
         bound = self.mod.bound.get(fn.name) if self.cls is None else None
+        hooked = self._import_hook_module(fn)
+        declared = self.mod.declared_module(self.cls) if self.cls else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
             self.env.pop(a.arg, None)
             if i == 0 and self.cls and "staticmethod" not in decos:
@@ -396,6 +532,12 @@ class _Function:
                 self.env[a.arg] = tuple(bound) + ("()",)
                 self.self_name = a.arg
                 continue
+            if i == 0 and hooked:
+                self.env[a.arg] = ("sym:" + hooked,)
+                continue
+            if declared and a.annotation is not None and (_dotted(a.annotation) or "").split(".")[-1] == "ModuleType":
+                self.env[a.arg] = ("sym:" + declared,)  # the module the patch class names as its target
+                continue
             if a.annotation is not None:
                 p = self.mod.type_of_annotation(a.annotation, self.mod.names)
                 if p:
@@ -408,6 +550,14 @@ class _Function:
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env.pop(extra.arg, None)
+
+    def _import_hook_module(self, fn):
+        """`@when_imported("vllm.x")` (wrapt and its kin): the hook is called with that module."""
+        for d in fn.decorator_list:
+            if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords \
+                    and (_dotted(d.func) or "").split(".")[-1] == "when_imported":
+                return self.mod.target_module_named(d.args[0])
+        return None
 
     # -- statements ----------------------------------------------------------------------------
     def block(self, body, env):
@@ -485,6 +635,9 @@ class _Function:
                 env[st.name] = ("sym:%s.%s" % (self.mod.module, qual),)
         elif t is ast.ClassDef:
             env.pop(st.name, None)
+            qual = self.mod.class_quals.get(id(st))
+            if qual and self.node is not self.mod.tree:  # a class made inside a function: its bases are
+                self.mod.class_record(st, qual, env)  # often names bound there (`B = getattr(mod, "B")`)
         elif t in (ast.Import, ast.ImportFrom):
             for a in st.names:
                 local = a.asname or a.name.split(".")[0]
@@ -739,6 +892,9 @@ class _Function:
         if fname == "setattr" and len(node.args) == 3:
             self._setattr(node, env, chain)
             return
+        if fname in ("getattr", "hasattr") and len(node.args) in (2, 3) and not node.keywords:
+            self._getattr(node, fname, chain)
+            return
         callee = chain.of(func)
         if not callee or not self.mod.wanted(callee):
             return
@@ -797,6 +953,23 @@ class _Function:
         p = chain.of(a) if type(a) is not ast.Starred else None
         return {"path": list(p)} if p and self.mod.wanted(p) else None
 
+    def _getattr(self, node, fname, chain):
+        """`getattr(obj, "x")` reads `obj.x` (AttributeError when missing); `getattr(obj, "x", d)`
+        and `hasattr(obj, "x")` read it softly: a missing `x` gives the default, silently."""
+        name = node.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()):
+            return
+        if fname == "hasattr" and len(node.args) != 2:
+            return
+        owner = chain.of(node.args[0])
+        if not owner or not self.mod.wanted(owner):
+            return
+        soft = fname == "hasattr" or len(node.args) == 3
+        if fname == "hasattr":
+            self.mod.probed.add((tuple(owner), "." + name.value))
+        self.mod.use("attr_soft" if soft else "attr", owner + ("." + name.value,), name.lineno, name.col_offset,
+                     self.qual, **({"how": fname if fname == "hasattr" else "getattr-default"} if soft else {}))
+
     def _setattr(self, node, env, chain):
         obj, name, value = node.args
         owner = chain.of(obj)
@@ -813,7 +986,7 @@ class _Function:
             if self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": attr,
                                          "function": self.qual, "value": self._patch_value(value, env),
-                                         "how": "setattr"})
+                                         "how": "setattr", "guards": list(self.mod.guards)})
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
 
@@ -897,6 +1070,12 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     mod.tree = tree
     funcs = _functions(tree)
     mod.quals = {id(node): qual for qual, cls, node in funcs if cls != "<class>"}
+    mod.class_nodes = {qual: node for qual, cls, node in funcs if cls == "<class>"}
+    mod.class_quals = {id(node): qual for qual, node in mod.class_nodes.items()}
+    for qual, cls, node in funcs:
+        gate = decorator_guard(node, mod.consts)
+        if gate:
+            mod.deco_guards[qual] = gate
     mod.defs = {}
     for qual, cls, node in funcs:  # functions by simple name, module level first, then nested helpers
         if cls is None and node.name not in mod.defs:

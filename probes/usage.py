@@ -10,7 +10,7 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 
 import ast
 
-from .reach import _dotted, _src, reach_facts, version_guard  # one copy of the AST helpers
+from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
 
 
@@ -24,6 +24,7 @@ class _Imports(ast.NodeVisitor):
         self.guarded = 0  # > 0 inside try/except ImportError or `if TYPE_CHECKING:`
         self.versions = []  # version tests around the import (reach.version_guard)
         self.own_names = {}  # every name imported here, for resolving a version helper's module
+        self.consts = {}  # module-level string constants (a version gate may name one)
 
     def visit_Try(self, node):
         catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
@@ -71,9 +72,22 @@ class _Imports(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
             self.visit(d)
+        gate = decorator_guard(node, self.consts)  # `@version_range(">=0.8,<0.9")`: imports inside are gated
+        if gate:
+            self.versions.append(gate)
         self._block(node.body)
+        if gate:
+            self.versions.pop()
 
     visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        gate = decorator_guard(node, self.consts)
+        if gate:
+            self.versions.append(gate)
+        self.generic_visit(node)
+        if gate:
+            self.versions.pop()
 
     def visit_If(self, node):
         test = _dotted(node.test) or ""
@@ -325,6 +339,7 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                 "patches": [], "patchers": {}}
     lines = text.splitlines()
     imports = _Imports(module, is_package, tuple(prefixes))
+    imports.consts = string_constants(tree)
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}
@@ -416,6 +431,8 @@ def _merge_reach(out, reach):
         old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
         old["path"] = new["callee"]["path"]
         old["call_line"] = new["call_line"]
+        if new.get("guards"):
+            old["guards"] = new["guards"]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
                 "returns"):
         out[key] = reach[key]

@@ -1,7 +1,8 @@
 """Version branches in the consumer: code written for another vLLM is not checked against this one.
 
 Plugins that support several vLLM releases branch on the version (`if vllm_version_is("0.11.0"):`,
-`if vllm.__version__ >= "0.12":`). The probe records each branch's test as data
+`if vllm.__version__ >= "0.12":`, or a decorator of their own that names a range:
+`@version_range(">=0.8.4,<0.9.0")`). The probe records each branch's test as data
 (probes/reach.py `version_guard`); here a use whose branch is false for the target's version is
 dropped before any rule runs, so the old branch's imports are not reported as breaks.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
@@ -31,8 +33,21 @@ def _compare(op: str, current: Version, literal: Version) -> bool:
     return _OPS[op](current, literal)
 
 
+def _admitted(specs: list[str], version: Version) -> bool | None:
+    """Whether one of the specifier sets admits `version` (pre-releases and nightlies count:
+    a gate written `>=0.9.0` is meant for 0.10.0rc1 too). None when one does not parse."""
+    try:
+        sets = [SpecifierSet(s) for s in specs]
+    except InvalidSpecifier:
+        return None
+    return any(s.contains(version, prereleases=True) for s in sets)
+
+
 def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
     """Whether the branch runs on `version` (None: not a test drift can evaluate)."""
+    if guard.get("specs"):  # the consumer's own gate: `@version_range(">=0.8.4,<0.9.0")`
+        result = _admitted(guard["specs"], version)
+        return None if result is None else (not result if guard.get("negated") else result)
     literal = _version(guard.get("version"))
     if literal is None:
         return None
