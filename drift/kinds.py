@@ -63,6 +63,8 @@ class Kind(str, enum.Enum):
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"
     PATCH_TARGET_GONE = "patch replaces a name the target no longer has"
     VERSION_TEXT_COMPARE = "version compared as text gives the wrong answer for the target"
+    INTERFACE_METHOD_MISSING = "the target now needs a method the consumer's class does not have"
+    ARGUMENT_RETYPED = "argument no longer has the type the target now declares for it"
 
 
 ChangeKind = Kind

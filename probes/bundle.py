@@ -12,7 +12,7 @@ import zlib
 
 MAGIC = b"DRIFT1\n"
 _PACKAGE = "_drift_probes"
-_MODULES = ("srctext", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect",
+_MODULES = ("srctext", "derefs", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect", "shapes",
             "environment", "reach", "usage", "consumer_scan", "main")
 
 _TEMPLATE = r'''# drift probe bundle: stdlib only, reads sources, imports nothing it inspects.

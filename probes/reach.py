@@ -17,6 +17,9 @@ their test rules out.
 import ast
 import re
 
+from .shapes import list_shape, plain_value
+from .typeclass import class_refs, dict_entries, type_call, type_class
+
 MAX_PATH = 8
 MAX_SRC = 120
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -490,6 +493,9 @@ class _Function:
         self.seen_calls = set()
         self.loop_keys = {}  # loop variable -> the dict keys it takes (`for k, v in d.items()`)
         self.alternatives = {}  # name -> other paths it may hold (branches that bind it differently)
+        self.lists = set()  # local names holding a non-empty list of plain Python values (probes/shapes.py)
+        self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
+        self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
 
     def run(self):
         node = self.node
@@ -589,6 +595,9 @@ class _Function:
                 self.assign(st.target, st.value, ann or vpath, env, st)
         elif t is ast.AugAssign:
             self.expr(st.value, env)
+            if isinstance(st.target, ast.Name):  # `x += [...]`: what x holds is no longer known
+                self.lists.discard(st.target.id)
+                self.empties.discard(st.target.id)
             self.expr(st.target, env, store=True)
         elif t is ast.If:
             self.expr(st.test, env)
@@ -720,11 +729,14 @@ class _Function:
             if isinstance(n, ast.Name):
                 env.pop(n.id, None)
                 self.dicts.pop(n.id, None)
+                self.lists.discard(n.id)
+                self.empties.discard(n.id)
 
     def assign(self, tgt, value, vpath, env, st):
         t = type(tgt)
         if t is ast.Name:
             self.dicts.pop(tgt.id, None)
+            self._bind_shape(tgt.id, value)
             self.alternatives.pop(tgt.id, None)
             if vpath is None and isinstance(value, ast.IfExp):  # `A if c else B`
                 chain = _Chain(self.mod, env, self.cls)
@@ -738,6 +750,7 @@ class _Function:
             keys = self._dict_keys(value, env)
             if keys is not None:
                 self.dicts[tgt.id] = keys
+            self._type_class(tgt.id, value, env)  # `W = type("W", (Base,), {...})`: a class
         elif t is ast.Attribute:
             owner = _Chain(self.mod, env, self.cls).of(tgt.value)
             if owner and owner[0].startswith("self:") and len(owner) == 1 and self.cls:
@@ -770,9 +783,15 @@ class _Function:
                     self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
         elif t is ast.Subscript:
             self.expr(tgt, env, store=True)
+            if isinstance(tgt.value, ast.Name):  # `x[i] = v`: x's elements are no longer known
+                self.lists.discard(tgt.value.id)
+                self.empties.discard(tgt.value.id)
             if isinstance(tgt.value, ast.Name) and tgt.value.id in self.dicts \
                     and isinstance(tgt.slice, ast.Constant) and isinstance(tgt.slice.value, str):
                 self.dicts[tgt.value.id][tgt.slice.value] = [tgt.slice.lineno, tgt.slice.col_offset]
+            if isinstance(tgt.value, ast.Name) and tgt.value.id in self.namespaces \
+                    and isinstance(tgt.slice, ast.Constant) and isinstance(tgt.slice.value, str):
+                self.namespaces[tgt.value.id][tgt.slice.value] = (tgt.slice, value)
         elif t in (ast.Tuple, ast.List):
             for e in tgt.elts:
                 self.assign(e, None, None, env, st)
@@ -892,6 +911,7 @@ class _Function:
         if fname == "setattr" and len(node.args) == 3:
             self._setattr(node, env, chain)
             return
+        self._appended(node)
         if fname in ("getattr", "hasattr") and len(node.args) in (2, 3) and not node.keywords:
             self._getattr(node, fname, chain)
             return
@@ -937,6 +957,14 @@ class _Function:
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
             "result": None, "args": args, "kwargs": kwargs,
         })
+        if self.mod.is_target(callee):  # consumer classes handed to the target (`register_model(a, Mine)`)
+            handed = [r for r in (class_refs(a, chain, self.mod.own) for a in
+                                  list(node.args) + [k.value for k in node.keywords]) if r]
+            if handed:
+                self.mod.calls[-1]["class_args"] = handed
+        shapes = self._shapes(node)
+        if shapes:
+            self.mod.calls[-1].update(shapes)
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
         root = _root_name(func)
@@ -945,6 +973,80 @@ class _Function:
             for alt in self.alternatives[root]:
                 twin = dict(self.mod.calls[-1], callee={"path": list((tuple(alt) + tuple(callee[prefix:]))[:MAX_PATH])})
                 self.mod.calls.append(twin)
+
+    def _bind_shape(self, name, value):
+        """`x = <value>`: does x now hold a list of plain values (or an empty list to append to)?"""
+        self.lists.discard(name)
+        self.empties.discard(name)
+        if isinstance(value, ast.List) and not value.elts:
+            self.empties.add(name)
+        elif list_shape(value, self.lists):
+            self.lists.add(name)
+
+    def _appended(self, node):
+        """`x.append(v)` on a list this function built: plain values keep it plain, anything else
+        makes its elements unknown."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return
+        name = func.value.id
+        if name not in self.empties and name not in self.lists:
+            return
+        if func.attr == "append" and len(node.args) == 1 and not node.keywords \
+                and plain_value(node.args[0], self.lists):
+            self.empties.discard(name)
+            self.lists.add(name)
+        elif func.attr not in ("index", "count", "copy"):
+            self.empties.discard(name)  # extend, insert, __setitem__ through a method: elements unknown
+            self.lists.discard(name)
+
+    def _shapes(self, node):
+        """{"kw_shapes": {keyword: shape}, "arg_shapes": {index: shape}} for arguments whose value is
+        provably a list of plain Python values (only what is known is sent)."""
+        out = {}
+        kw = {k.arg: list_shape(k.value, self.lists) for k in node.keywords if k.arg}
+        kw = {k: v for k, v in kw.items() if v}
+        if kw:
+            out["kw_shapes"] = kw
+        pos = {}
+        for i, a in enumerate(node.args):
+            if type(a) is ast.Starred:
+                break
+            shape = list_shape(a, self.lists)
+            if shape:
+                pos[str(i)] = shape
+        if pos:
+            out["arg_shapes"] = pos
+        return out
+
+    def _type_class(self, name, value, env):
+        """`name = type("N", bases, namespace)`: record a class (probes/typeclass.py) and bind
+        `name` to it, so calls that hand it to the target name a consumer class."""
+        self.namespaces.pop(name, None)
+        entries = dict_entries(value)
+        if entries is not None:
+            self.namespaces[name] = entries
+            return
+        parts = type_call(value)
+        if parts is None:
+            return
+        bases, ns = parts
+        entries = dict_entries(ns) if not isinstance(ns, ast.Name) else self.namespaces.get(ns.id)
+        if entries is None:
+            return
+        qual = name if self.node is self.mod.tree else "%s.%s" % (self.qual, name)
+        self.mod.classes[qual] = type_class(
+            ns_entries=entries, bases=bases, line=value.lineno, col=value.col_offset,
+            chain=_Chain(self.mod, env, self.cls), function_of=self._def_named, signature=_signature)
+        env[name] = ("sym:%s.%s" % (self.mod.module, qual),)
+
+    def _def_named(self, node):
+        """The def a name refers to here: a helper nested in this function, else a module-level one."""
+        if isinstance(self.node, _FUNCS):
+            for n in ast.walk(self.node):
+                if isinstance(n, _FUNCS) and n.name == node.id and n is not self.node:
+                    return n
+        return self.mod.defs.get(node.id)
 
     def _arg(self, a, chain):
         """What an argument to a consumer function is, for typing its parameter in drift."""
