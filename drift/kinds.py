@@ -44,6 +44,7 @@ class Kind(str, enum.Enum):
     RETURN_SHAPE_DEPENDS = "shape of the returned value now depends on a parameter"
     STATE_RAISE_ADDED = "new error raised when object state is wrong"
     ARG_ASSERT_ADDED = "new assertion on an argument's attribute"
+    PARAM_NONE_REJECTED = "parameter is now used unconditionally: None is no longer accepted"
 
     # -- findings at a consumer's use (drift check) -----------------------------------------
     IMPORT_REMOVED = "imported name no longer exists"
@@ -63,6 +64,7 @@ class Kind(str, enum.Enum):
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"
     PATCH_TARGET_GONE = "patch replaces a name the target no longer has"
     VERSION_TEXT_COMPARE = "version compared as text gives the wrong answer for the target"
+    VALUE_REJECTED = "argument value the target no longer accepts"
     INTERFACE_METHOD_MISSING = "the target now needs a method the consumer's class does not have"
     ARGUMENT_RETYPED = "argument no longer has the type the target now declares for it"
 
