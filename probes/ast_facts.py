@@ -8,11 +8,12 @@ file never stops a scan of a thousand good ones.
 import ast
 
 from .behaviour import function_behaviour
+from .derefs import can_be_none, param_facts
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.9"
+FACTS_VERSION = "1.10-nd+ifc"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -269,6 +270,16 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
             self_name = params[0]["name"]
     behaviour = function_behaviour(node, text=text, self_name=self_name,
                                    params=[p["name"] for p in params])
+    bindable = [p for p in params if p["kind"] in _KINDS[:2] or p["kind"] == _KINDS[3]]
+    if bindable and method and (self_name is not None or "classmethod" in [last_segment(d) for d in decorators]):
+        bindable = bindable[1:] if bindable[0] is params[0] else bindable
+    if bindable:
+        derefs, guards = param_facts(node, [p["name"] for p in bindable],
+                                     [p["name"] for p in bindable if can_be_none(p)])
+        if derefs:
+            behaviour["param_derefs"] = derefs
+        if guards:
+            behaviour["param_guards"] = guards
     return {
         "name": node.name, "qualname": qualprefix + node.name,
         "line": node.lineno, "end_line": node.end_lineno,
