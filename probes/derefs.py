@@ -511,3 +511,29 @@ def can_be_none(param):
         return True
     ann = param.get("annotation") or ""
     return "None" in ann or "Optional" in ann
+
+
+def _literal_kind(node):
+    t = type(node)
+    if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) and type(node.operand) is _Constant:
+        node, t = node.operand, _Constant
+        if type(node.value) not in (int, float, complex):
+            return None
+    if t is not _Constant:
+        return None
+    v = node.value
+    return "None" if v is None else type(v).__name__ if type(v) in (bool, int, float, complex, str, bytes) else None
+
+
+def literal_args(call):
+    """[[index, kind, line, col]] of a call's positional arguments that are literal constants
+    (kind None, bool, int, float, complex, str, bytes), up to the first `*args`: the values a
+    consumer passes that drift can hold against what the target's body does with them."""
+    out = []
+    for i, a in enumerate(call.args):
+        if type(a) is ast.Starred:
+            break
+        kind = _literal_kind(a)
+        if kind is not None:
+            out.append([i, kind, a.lineno, a.col_offset])
+    return out

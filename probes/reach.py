@@ -17,6 +17,7 @@ their test rules out.
 import ast
 import re
 
+from .derefs import literal_args
 from .shapes import list_shape, plain_value
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
@@ -965,6 +966,9 @@ class _Function:
         shapes = self._shapes(node)
         if shapes:
             self.mod.calls[-1].update(shapes)
+        lits = literal_args(node)  # None and other constants passed positionally (probes/derefs.py)
+        if lits:
+            self.mod.calls[-1]["arg_lits"] = lits
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
         root = _root_name(func)

@@ -433,7 +433,7 @@ def _merge_reach(out, reach):
         old["call_line"] = new["call_line"]
         if new.get("guards"):
             old["guards"] = new["guards"]
-        for key in ("kw_shapes", "arg_shapes"):  # what kind of value each argument is (probes/shapes.py)
+        for key in ("kw_shapes", "arg_shapes", "arg_lits"):  # what kind of value each argument is (probes/shapes.py)
             if new.get(key):
                 old[key] = new[key]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
