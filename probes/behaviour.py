@@ -124,7 +124,7 @@ class _Scan:
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
-                 "value_returns")
+                 "value_returns", "probes", "held", "name_calls", "local_imports", "builds")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -145,6 +145,11 @@ class _Scan:
         self.sites = {}  # name -> [[line, positional count, [keywords], 1 if *args/**kw]] of `x.name(...)`
         self.depth = 0  # nesting of inner functions: their returns are not this function's
         self.value_returns = []  # lines of this function's own `return <value other than None>`
+        self.probes = {}  # subject -> {name: [line, fallback_of]}: getattr/hasattr(subject, "name")
+        self.held = {}  # "self.x" -> {method: line}: calls on an object the instance holds
+        self.name_calls = {}  # local -> {method: line}: calls on a local (kept only for built locals)
+        self.local_imports = {}  # local -> dotted: imports inside the function (lazy imports)
+        self.builds = []  # ("self.x" or local, callee node): objects this function constructs
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -173,7 +178,14 @@ class _Scan:
                 continue
             if t is _Call:
                 func = n.func
+                if type(func) is _Name and (func.id == "getattr" or func.id == "hasattr") and len(n.args) >= 2:
+                    self.probe(n)
                 if type(func) is _Attribute:  # how the target calls `.name(...)`: for inverse drift
+                    recv = func.value
+                    if type(recv) is _Attribute and type(recv.value) is _Name and recv.value.id == self_name:
+                        self.held.setdefault("self." + recv.attr, {}).setdefault(func.attr, n.lineno)
+                    elif type(recv) is _Name and recv.id != self_name:
+                        self.name_calls.setdefault(recv.id, {}).setdefault(func.attr, n.lineno)
                     star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)
                     site = [n.lineno, len(n.args), [k.arg for k in n.keywords if k.arg]]
                     if star:
@@ -251,6 +263,25 @@ class _Scan:
                             push(x)
                 elif v is not None and isinstance(v, _AST):
                     push(v)
+
+    def bound_here(self, func):
+        """A callee named through this function's own imports or locals (`cls`, `mod.Impl`,
+        `getattr(mod, "Impl")`): what it builds is found only by reading the function."""
+        while type(func) is _Attribute:
+            func = func.value
+        if type(func) is _Call and type(func.func) is _Name and func.func.id == "getattr" and func.args:
+            return self.bound_here(func.args[0])
+        return type(func) is _Name and (func.id in self.assigns or func.id in self.local_imports)
+
+    def probe(self, call):
+        """`getattr(x, "name"[, d])` / `hasattr(x, "name")` on a parameter, a local or `self.x`:
+        the target asks whether an object has a member (interface checks, optional hooks)."""
+        key = call.args[1]
+        if type(key) is not _Constant or not isinstance(key.value, str):
+            return
+        subject = _subject(call.args[0], self.self_name)
+        if subject is not None:
+            self.probes.setdefault(subject, {}).setdefault(key.value, [call.lineno, None])
 
     def alias_site(self, name, call):
         """A call through a local bound once to `x.m` or `functools.partial(x.m, ...)`: a call of
@@ -340,6 +371,8 @@ class _Scan:
                     self.assign([st.target], st.value, st.lineno)
             elif t is _ClassDef:
                 continue
+            elif t is ast.ImportFrom or t is ast.Import:
+                self.import_(st)
             else:
                 for f in _child_fields(t):
                     v = getattr(st, f, None)
@@ -359,9 +392,24 @@ class _Scan:
                     elif v is not None and isinstance(v, _AST):
                         self.expr(v)
 
+    def import_(self, st):
+        """An import inside the function (a lazy import): the local name it binds."""
+        if type(st) is ast.Import:
+            for a in st.names:
+                if a.asname:
+                    self.local_imports[a.asname] = a.name
+                else:
+                    self.local_imports[a.name.partition(".")[0]] = a.name.partition(".")[0]
+        elif not st.level and st.module:
+            for a in st.names:
+                if a.name != "*":
+                    self.local_imports[a.asname or a.name] = st.module + "." + a.name
+
     def target(self, tgt, line, is_none, value=None, annotation=None):
         t = type(tgt)
         if t is _Attribute and type(tgt.value) is _Name and tgt.value.id == self.self_name:
+            if type(value) is _Call and type(value.func) in (_Name, _Attribute, _Call):
+                self.builds.append(("self." + tgt.attr, value.func))
             _add(self.resets if is_none else self.sets, tgt.attr, line)
             if self.types.get(tgt.attr) in (None, "lit:None"):
                 kind = ("ann:" + self.text.of(annotation, _VALUE_CUT)) if annotation is not None else \
@@ -379,6 +427,8 @@ class _Scan:
     def assign(self, targets, value, line):
         if len(targets) == 1 and type(targets[0]) is _Name:  # the common `x = …`: fast path
             name = targets[0].id
+            if type(value) is _Call and self.bound_here(value.func):
+                self.builds.append((name, value.func))  # `obj = cls(...)`, cls bound here
             values = self.assigns.get(name)
             if values is None:
                 self.assigns[name] = [value]
@@ -496,6 +546,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
     scan = _Scan(text, self_name, set(order))
     scan.stmts(fn.body, None)
     scan.flush()
+    if scan.probes:
+        _fallbacks(scan, fn.body, ())
     tail = None
     last = fn.body[-1] if fn.body else None
     if type(last) is _Return and (last.value is None or (type(last.value) is _Constant and last.value.value is None)):
@@ -514,7 +566,157 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "self_types": scan.types,
         "call_sites": scan.sites,
         "value_returns": scan.value_returns,
+        "probes": scan.probes,
+        **_built(scan),
     }
+
+
+def _subject(node, self_name):
+    """What a probe asks about, as text: a name (`model`) or an attribute of self (`self.engine`)."""
+    t = type(node)
+    if t is _Name:
+        return node.id
+    if t is _Attribute and type(node.value) is _Name and node.value.id == self_name:
+        return "self." + node.attr
+    return None
+
+
+def _probe_of(node, self_name):
+    """(subject, name) when `node` is `getattr(s, "name"...)` or `hasattr(s, "name")`."""
+    if type(node) is _Call and type(node.func) is _Name and node.func.id in ("getattr", "hasattr") \
+            and len(node.args) >= 2 and type(node.args[1]) is _Constant and isinstance(node.args[1].value, str):
+        subject = _subject(node.args[0], self_name)
+        if subject is not None:
+            return subject, node.args[1].value
+    return None
+
+
+def _absent_test(scan, test):
+    """(subject, name, absent_when_true) when an `if` test says whether a probed member exists:
+    `hasattr(m, "a")`, `callable(f)` / `f is None` / `f` with `f = getattr(m, "a", None)`."""
+    negated = False
+    while type(test) is _UnaryOp and isinstance(test.op, ast.Not):
+        negated, test = not negated, test.operand
+    absent_when_true = False
+    if type(test) is _Compare and len(test.ops) == 1 and type(test.comparators[0]) is _Constant \
+            and test.comparators[0].value is None and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+        absent_when_true = isinstance(test.ops[0], ast.Is)
+        test = test.left
+    elif type(test) is _Call and type(test.func) is _Name and test.func.id == "callable" and len(test.args) == 1:
+        test = test.args[0]
+    found = _probe_of(test, scan.self_name)
+    if found is None and type(test) is _Name:
+        for v in scan.assigns.get(test.id, ()):
+            found = found or _probe_of(v, scan.self_name)
+    if found is None:
+        return None
+    return found[0], found[1], absent_when_true != negated
+
+
+def _mark(scan, node, absent):
+    """Probes in `node` made where `absent` members are known missing: fallbacks for them."""
+    for n in ast.walk(node):
+        if type(n) is _BoolOp and isinstance(n.op, ast.Or):  # getattr(m, "a", None) or getattr(m, "b", None)
+            first = _probe_of(n.values[0], scan.self_name)
+            if first is not None:
+                for v in n.values[1:]:
+                    _fallback(scan, _probe_of(v, scan.self_name), ((first[0], first[1]),))
+        else:
+            found = _probe_of(n, scan.self_name)
+            if found is not None and absent:
+                _fallback(scan, found, absent)
+
+
+def _fallback(scan, found, absent):
+    if found is None:
+        return
+    for subject, name in absent:
+        if subject == found[0] and name != found[1]:
+            entry = scan.probes.get(subject, {}).get(found[1])
+            if entry is not None and entry[1] is None:
+                entry[1] = name
+            return
+
+
+def _fallbacks(scan, body, absent):
+    """Walk statements with the probed members known missing there, so a probe of another name
+    on the same object in that branch is recorded as the fallback it is (the baseline accepting
+    an older method name where the new one is absent)."""
+    for st in body:
+        t = type(st)
+        if t is _If:
+            a = _absent_test(scan, st.test)
+            _mark(scan, st.test, absent)
+            yes, no = absent, absent
+            if a is not None:
+                if a[2]:
+                    yes = absent + ((a[0], a[1]),)
+                else:
+                    no = absent + ((a[0], a[1]),)
+            _fallbacks(scan, st.body, yes)
+            _fallbacks(scan, st.orelse, no)
+            if a is not None and not a[2] and st.body and type(st.body[-1]) in (_Return, _Raise) and not st.orelse:
+                absent = no  # `if hasattr(m, "a"): return ...`: below, "a" is missing
+            continue
+        for f in _child_fields(t):
+            v = getattr(st, f, None)
+            items = v if type(v) is list else [v]
+            for x in items:
+                if isinstance(x, ast.stmt):
+                    _fallbacks(scan, [x], absent)
+                elif isinstance(x, _BLOCKS):
+                    _fallbacks(scan, x.body, absent)
+                elif isinstance(x, _AST) and not isinstance(x, ast.stmt):
+                    _mark(scan, x, absent)
+
+
+def _built(scan):
+    """Objects the function constructs from a class it imports lazily or picks into a local
+    (`from plugin.mod import Impl as X; cls = X; self.engine = cls(...)`), with the calls made on
+    them: {"builds": {"self.engine": [dotted, ...]}, "held_calls": {"self.engine": {m: line}}}.
+    Calls on `self.x` are kept for every x (the object may be built in another method)."""
+    out = {}
+    builds = {}
+    for holder, func in scan.builds:
+        names = _resolve_callee(scan, func, 0)
+        if names and any(n != dotted(func) for n in names):
+            builds.setdefault(holder, [])
+            builds[holder].extend(n for n in names if n not in builds[holder])
+    if builds:
+        out["builds"] = builds
+    held = dict(scan.held)
+    for holder in builds:
+        if holder in scan.name_calls:
+            held[holder] = scan.name_calls[holder]
+    if held:
+        out["held_calls"] = held
+    return out
+
+
+def _resolve_callee(scan, node, depth):
+    """Dotted names a callee can be, through the function's own imports and simple locals."""
+    if depth > 8:
+        return []
+    t = type(node)
+    if t is _Name:
+        if node.id in scan.local_imports:
+            return [scan.local_imports[node.id]]
+        values = scan.assigns.get(node.id)
+        if values:
+            out = []
+            for v in values:
+                out.extend(x for x in _resolve_callee(scan, v, depth + 1) if x not in out)
+            return out
+        return [node.id]
+    if t is _Attribute:
+        return [b + "." + node.attr for b in _resolve_callee(scan, node.value, depth + 1)]
+    if t is _Call and len(node.args) == 1 and type(node.args[0]) is _Constant \
+            and isinstance(node.args[0].value, str) and last_segment(dotted(node.func) or "") == "import_module":
+        return [node.args[0].value]  # importlib.import_module("plugin.mod")
+    if t is _Call and type(node.func) is _Name and node.func.id == "getattr" and len(node.args) >= 2 \
+            and type(node.args[1]) is _Constant and isinstance(node.args[1].value, str):
+        return [b + "." + node.args[1].value for b in _resolve_callee(scan, node.args[0], depth + 1)]
+    return []
 
 
 _LITERALS = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict", ast.Set: "set",
