@@ -17,7 +17,7 @@ from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
-_USAGE_VERSION = "u16-kv-gates-c-nd"
+_USAGE_VERSION = "u16-kv-gates-c-nd+tc2"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

@@ -433,6 +433,8 @@ def _merge_reach(out, reach):
         old["call_line"] = new["call_line"]
         if new.get("guards"):
             old["guards"] = new["guards"]
+        if new.get("class_args"):  # consumer classes the call hands to the target
+            old["class_args"] = new["class_args"]
         for key in ("kw_shapes", "arg_shapes", "arg_lits"):  # what kind of value each argument is (probes/shapes.py)
             if new.get(key):
                 old[key] = new[key]
