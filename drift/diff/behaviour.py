@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 from drift.diff.annotations import normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
+from drift.diff.nulls import none_rejected
 from drift.diff.site import Site
 
 
@@ -50,6 +51,8 @@ def compare_behaviour(
                                  old_siblings=old_siblings or {}, new_siblings=new_siblings or {})
     if new_beh.get("asserts"):
         yield from _asserts(old_fn, new_fn, site=site)
+    if new_beh.get("param_derefs"):
+        yield from none_rejected(old_fn, new_fn, site=site)
 
 
 def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]:

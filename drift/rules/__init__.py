@@ -6,6 +6,7 @@ from drift.rules.defaults import default_changed
 from drift.rules.family import method_vanished
 from drift.rules.handed import RULES as HANDED_RULES
 from drift.rules.imports import import_removed
+from drift.rules.nulls import RULES as NULL_RULES
 from drift.rules.protocol import two_phase_protocol
 from drift.rules.reach import RULES as REACH_RULES
 from drift.rules.shape import return_shape
@@ -19,6 +20,7 @@ GENERIC_RULES = [
     required_added,
     positional_arity,
     positional_shift,
+    *NULL_RULES,
     two_phase_protocol,
     return_shape,
     method_vanished,
