@@ -673,7 +673,9 @@ def _consumer_defines(ctx: CheckContext, ref: str, seen: set | None = None) -> s
 @rule("DRIFT071", RuleKind.ABSTRACT_ADDED)
 def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
     """A target base class the consumer implements gained an abstract method the consumer's class
-    does not define: instantiating it raises before any of its code runs."""
+    does not define: instantiating it raises before any of its code runs. A new method that only
+    raises NotImplementedError is reported too: breaking when the base's own code calls it from
+    a method the class inherits, risky when only other target objects call it."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
@@ -709,7 +711,13 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
 def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: list[Symbol], own: set[str],
                *, skip: set[str]) -> Iterator[Finding]:
     """Methods new in the target base that only raise NotImplementedError: the target calls them
-    on its subclasses (e.g. a worker's `sample_tokens`), so a subclass without one fails there."""
+    on its subclasses (e.g. a worker's `sample_tokens`), so a subclass without one fails there.
+
+    Unlike an abstract method, a stub fails only when something calls it. When the base's own
+    code calls it on `self` from a method the consumer's class inherits, that method fails
+    (breaking). When only other objects call it (an engine or executor, through its own
+    conditions, modes and configuration), whether that path ever reaches this class is not
+    decided by the class: risky, with the calling code as evidence."""
     stubs = _abstract(ctx.target, tb, stubs=True)
     before = {n for b in bb for o in ctx.baseline.mro(b) for n in (o.facts.get("methods") or {})} if ctx.baseline else set()
     mod = _module_of(ctx, cls)
@@ -718,16 +726,43 @@ def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: lis
             continue
         m = stubs[name]
         owner = m.dotted.rsplit(".", 2)[-2]
+        inherited = _inherited_self_callers(ctx.target, tb, name, own)
+        evidence = (Location(m.path, m.line, symbol=m.dotted),) + tuple(
+            Location(c.path, line, symbol=c.dotted, snippet=f"self.{name}(...)") for c, line in inherited[:3])
         yield Finding(
-            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.BREAKING,
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED,
+            severity=Severity.BREAKING if inherited else Severity.RISKY,
             title=f"`{cls['qual']}` does not implement `{name}`, new in `{owner}` (which only raises "
                   f"NotImplementedError)",
             consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
-            target_evidence=(Location(m.path, m.line, symbol=m.dotted),),
-            predicted_failure=f"NotImplementedError (raised by {owner}.{name} when the target calls it)",
+            target_evidence=evidence,
+            predicted_failure=(f"NotImplementedError (raised by {owner}.{name} when "
+                               + (f"`{inherited[0][0].dotted.rsplit('.', 1)[-1]}` calls it)" if inherited
+                                  else "the target calls it)")),
+            details=None if inherited else
+            f"only code outside `{owner}` calls `{name}`: the class fails on the paths that call it",
             fix=Fix(f"implement `{name}` in `{cls['qual']}`", manual_reason="the new method's contract is the target's"),
             symbol=m.dotted,
         )
+
+
+def _inherited_self_callers(index: PackageIndex, bases: list[Symbol], name: str, own: set[str]
+                            ) -> list[tuple[Symbol, int]]:
+    """Methods of the target bases that call `self.<name>(...)` and that the consumer's class
+    inherits (does not define itself): (method, line of the call)."""
+    out: list[tuple[Symbol, int]] = []
+    seen: set[str] = set()
+    for base in bases:
+        for owner in index.mro(base):
+            for mname, meth in (owner.facts.get("methods") or {}).items():
+                if mname == name or mname in own or mname in seen:
+                    continue
+                seen.add(mname)
+                lines = ((meth.get("behaviour") or {}).get("self_calls") or {}).get(name)
+                if lines:
+                    out.append((Symbol(f"{owner.dotted}.{mname}", "method", owner.module, owner.path,
+                                       meth.get("line", 0), meth, owner), lines[0]))
+    return out
 
 
 def _still_called(ctx: CheckContext, name: str) -> bool:
