@@ -17,7 +17,7 @@ from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
-_USAGE_VERSION = "u16-kv-gates-c-nd+tc2"
+_USAGE_VERSION = "u16-kv-named-nd+tc2"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):
@@ -93,7 +93,7 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
             facts = None
             if any(n in data for n in needles) or b"setattr(" in data:  # helpers that patch (reach.py)
                 facts = _usage_of(data, rel, prefixes)  # decoded by its cookie, guarded (probes.guard)
-                if not (facts["imports"] or facts.get("error") or facts.get("patchers")):
+                if not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("named_modules")):
                     facts = None
         new[rel] = (size, mtime, facts)
         if facts is not None:

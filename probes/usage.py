@@ -343,7 +343,10 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}
-    if not imports.bindings:
+    named = _named_modules(tree, prefixes) if not imports.bindings else []
+    if named:  # reaches the target only through strings (`importlib.import_module("vllm.x")`)
+        out["named_modules"] = named
+    if not imports.bindings and not named:
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)
@@ -415,6 +418,18 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
+
+
+def _named_modules(tree, prefixes):
+    """Target modules this module names only as strings (a patch registry's `target_module =
+    "vllm.x"`, `importlib.import_module("vllm.x")`): up to 20, sorted."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200 \
+                and any(node.value.startswith(p + ".") for p in prefixes) \
+                and all(part.isidentifier() for part in node.value.split(".")):
+            out.add(node.value)
+    return sorted(out)[:20]
 
 
 def _merge_reach(out, reach):

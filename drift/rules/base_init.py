@@ -1,0 +1,109 @@
+"""A consumer subclass that never runs its target base's `__init__`, meeting new reads of that state.
+
+A plugin that replaces a vLLM object (`class ElasticBlockPool(BlockPool)`) often writes its own
+`__init__` and sets only what it needs, never calling `super().__init__`. That holds while vLLM
+reads nothing else from the object. When the target's code starts reading an attribute the base
+`__init__` sets (`block_pool.hash_block_size` in the cache managers) that the baseline's code did
+not read from outside, the replacement object fails there with AttributeError.
+
+Which reads are "on this class" is answered from the target's sources by name: `<receiver>.x`
+where the receiver is named after the class (`block_pool` for `BlockPool`, `model_runner` for
+`GPUModelRunner`), vLLM's own convention. The search is demand-driven (only modules whose text
+holds the attribute are looked at); facts that came whole (a host's reply) have no sources, so
+the rule says nothing there rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from drift.check.context import CheckContext
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.index import Needle, PackageIndex, Symbol
+from drift.rules.base import rule
+from drift.rules.reach import _consumer_classes, _consumer_defines, _module_of
+
+
+def receiver_names(cls_name: str) -> list[str]:
+    """`BlockPool` -> ["block_pool"]; `GPUModelRunner` -> ["gpu_model_runner", "model_runner"]
+    (a leading qualifier may be dropped, never down to one word)."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", cls_name).lower()
+    parts = snake.split("_")
+    return ["_".join(parts[i:]) for i in range(len(parts) - 1)] or [snake]
+
+
+def _reads(index: PackageIndex, cls: Symbol, attr: str) -> list[str] | None:
+    """Modules of `index` that read `<receiver named after cls>.attr` (not an assignment), or
+    None when the sources are not at hand."""
+    if not index.demand:
+        return None
+    names = receiver_names(cls.dotted.rsplit(".", 1)[-1])
+    pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s(?![A-Za-z0-9_])(?!\s*=[^=])" % (
+        b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()))
+    needle = Needle(attr.encode(), re.compile(pattern))
+    return index.memo("receiver-reads", f"{'|'.join(names)}.{attr}", lambda: index.modules_mentioning(needle))
+
+
+def _init_state(index: PackageIndex, cls: Symbol) -> dict[str, tuple[Symbol, int]]:
+    """Attributes the class's `__init__` chain sets on `self` -> (class, line), minus those
+    that also exist at class level (an instance without them still finds those)."""
+    mro = index.mro(cls)
+    class_level: set[str] = set()
+    for owner in mro:
+        f = owner.facts
+        class_level |= set(f.get("methods") or {}) | set(f.get("attrs") or {}) | set(f.get("nested") or {})
+        class_level |= {fl.get("name") for fl in f.get("fields") or []}
+    out: dict[str, tuple[Symbol, int]] = {}
+    for owner in mro:
+        for name, ia in (owner.facts.get("instance_attrs") or {}).items():
+            if ia.get("method") == "__init__" and name not in class_level and name not in out:
+                out[name] = (owner, ia.get("line") or owner.line)
+    return out
+
+
+@rule("DRIFT075", RuleKind.ATTRIBUTE_MISSING)
+def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer subclass whose `__init__` never calls its target base's `__init__`, where the
+    target's code now reads (on objects named after that base) an attribute the base `__init__`
+    sets and the consumer does not, and the baseline's code read no such attribute from outside.
+    """
+    if ctx.baseline is None or ctx.baseline_paths is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        if cls.get("init_calls_base") is not False:
+            continue
+        init = (cls.get("methods") or {}).get("__init__") or {}
+        own = _consumer_defines(ctx, ref) | set(cls.get("self_attrs") or {})
+        for base in tb:
+            bbase = ctx.baseline.lookup(base.dotted)
+            if bbase is None or bbase.kind != "class":
+                continue
+            for name, (owner, line) in sorted(_init_state(ctx.target, base).items()):
+                if name in own or name.startswith("__"):
+                    continue
+                now = _reads(ctx.target, base, name)
+                before = _reads(ctx.baseline, bbase, name)
+                if not now or before is None or before:
+                    continue
+                mod = _module_of(ctx, cls)
+                short = ref.rsplit(".", 1)[-1]
+                yield Finding(
+                    rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
+                    severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                    title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
+                          f"`{name}`; the target now reads `{name}` on these objects",
+                    consumer_site=Location(mod.get("path") or "?", init.get("line") or cls.get("line") or 1,
+                                           col=(init.get("col") or 0) + 1),
+                    target_evidence=(Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
+                    + tuple(Location(ctx.target.modules[m].get("path") or m, 1, symbol=m) for m in now[:3]),
+                    baseline_evidence=(),
+                    predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
+                    fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
+                            manual_reason="the value must match what the target's base computes"),
+                    symbol=f"{base.dotted}.{name}",
+                    details=f"read in {', '.join(now[:3])}",
+                )
+
+
+RULES = [base_init_skipped]
