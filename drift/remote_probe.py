@@ -11,7 +11,7 @@ auth, host key) stay ConnectorError, because the fleet runner classifies them pe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from drift.connectors.base import Connector
 from drift.connectors.script import not_found, run_script, validate_python
@@ -53,6 +53,7 @@ async def probe(
     timeout: float = 120,
     max_wire_bytes: int = MAX_WIRE_BYTES,
     max_reply_bytes: int = bundle.MAX_REPLY_BYTES,
+    validate: Callable[[Any, dict], None] = validate_reply,
 ) -> ProbeResult:
     """Probe the Python at ``python`` on ``connector``'s host for the packages in ``request``.
 
@@ -60,6 +61,7 @@ async def probe(
     fleet runner can classify the host; everything about the probe itself, including a reply
     that is too big or not shaped like facts, is a failed ProbeResult. Each package's
     "digest" in the result is drift's own content key; the host's claim is "host_digest".
+    `validate` checks the reply's shape (a second exchange, `more`, has its own).
     """
     bad = validate_python(python)
     if bad:
@@ -95,7 +97,7 @@ async def probe(
             stderr=stderr,
         )
     try:
-        validate_reply(facts, request)
+        validate(facts, request)
     except ReplyError as exc:
         return ProbeResult(status="failed", stderr=stderr,
                            reason=f"the reply from {python} on {where} is not probe facts: {exc}")
@@ -103,7 +105,7 @@ async def probe(
         return ProbeResult(status="failed", reason=f"probe on {where}: {printable(facts['error'])}", stderr=stderr)
     if result.exit_status != 0:
         return ProbeResult(status="failed", reason=f"probe exited {result.exit_status}: {stderr}", stderr=stderr)
-    for pkg in facts["packages"].values():
+    for pkg in (facts.get("packages") or {}).values():
         if not pkg.get("unchanged"):
             pkg["host_digest"] = pkg["digest"]
             pkg["digest"] = content_key(pkg)  # over the bytes as received, before any cleaning

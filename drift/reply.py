@@ -14,7 +14,8 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ReplyError", "clean_display", "content_key", "is_digest", "printable", "safe_relpath", "validate_reply"]
+__all__ = ["ReplyError", "clean_display", "content_key", "is_digest", "printable", "safe_relpath", "validate_more",
+           "validate_reply"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
@@ -179,8 +180,76 @@ def _package(name: str, pkg: Any, where: str) -> None:
     _strings(pkg.get("requires", []), f"{where}.requires")
     for i, e in enumerate(_type(pkg.get("errors", []), list, f"{where}.errors")):
         _type(e, dict, f"{where}.errors[{i}]")
-    for mod_name, mod in _type(pkg.get("modules"), dict, f"{where}.modules").items():
+    modules = _type(pkg.get("modules"), dict, f"{where}.modules")
+    for mod_name, mod in modules.items():
         _module(mod, f"{where}.modules.{mod_name}")
+    if "demand" in pkg:
+        _demand(pkg["demand"], modules, f"{where}.demand")
+
+
+_MODNAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def _demand(block: Any, modules: dict, where: str) -> None:
+    """A demand-driven package (probes/hostdemand.py): `shape` names every module not parsed
+    (path, content hash, error), never one of `modules`; `answers` map a search pattern to
+    module names the package has, in order."""
+    _type(block, dict, where)
+    shape = _type(block.get("shape"), dict, f"{where}.shape")
+    for name, row in shape.items():
+        at = f"{where}.shape.{str(name)[:80]}"
+        if not _MODNAME.match(name):
+            _fail(at, "not a module name")
+        if name in modules:
+            _fail(at, "is both parsed and not parsed")
+        if not isinstance(row, list) or len(row) != 3:
+            _fail(at, "expected [path, sha256 or null, error or null]")
+        if not safe_relpath(row[0]):
+            _fail(at, f"not a plain relative path: {str(row[0])[:80]!r}")
+        if row[1] is not None and not is_digest(row[1]):
+            _fail(at, f"not a sha256 hex digest: {str(row[1])[:80]!r}")
+        _type(row[2], str, f"{at}[2]", none=True)
+    _answer_block(block.get("answers"), lambda n: n in modules or n in shape, f"{where}.answers")
+    _type(block.get("stats", {}), dict, f"{where}.stats")
+
+
+def _answer_block(answers: Any, known, where: str) -> None:
+    for pattern, names in _type(answers, dict, where).items():
+        at = f"{where}[{str(pattern)[:60]!r}]"
+        _strings(names, at)
+        for n in names:
+            if not known(n):
+                _fail(at, f"names a module the package does not have: {n[:80]!r}")
+
+
+def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, have) -> None:
+    """Raise ReplyError unless `doc` answers a second exchange (`request["more"]`) for
+    `package`: facts only of modules the first reply said exist and were not parsed, answers
+    only of the patterns asked, the same package digest as before."""
+    _type(doc, dict, "reply")
+    if doc.get("error") is not None:
+        _type(doc["error"], str, "reply.error")
+        return
+    if doc.get("schema") != 1:
+        _fail("reply.schema", f"expected 1, got {str(doc.get('schema'))[:40]!r}")
+    block = _type(doc.get("more"), dict, "reply.more")
+    if set(block) != {package}:
+        _fail("reply.more", f"expected an answer for {package} only")
+    ans = _type(block[package], dict, f"reply.more.{package}")
+    if not is_digest(ans.get("digest")):
+        _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    for name, mod in _type(ans.get("modules"), dict, f"reply.more.{package}.modules").items():
+        at = f"reply.more.{package}.modules.{str(name)[:80]}"
+        if name not in shape:
+            _fail(at, "was not a module left unparsed")
+        _module(mod, at)
+        if mod.get("path") != shape[name][0] or mod.get("sha256") != shape[name][1]:
+            _fail(at, "path or content hash differs from the first reply")
+    asked = {p for _l, p in request["more"].get("needles") or []}
+    answers = _type(ans.get("answers"), dict, f"reply.more.{package}.answers")
+    if set(answers) != asked:
+        _fail(f"reply.more.{package}.answers", "does not answer exactly the patterns asked")
+    _answer_block(answers, lambda n: n in shape or n in have, f"reply.more.{package}.answers")
 
 
 def _usage_module(mod: Any, where: str) -> None:

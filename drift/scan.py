@@ -11,6 +11,7 @@ stand in for another's.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -26,11 +27,17 @@ from drift.check.run import Consumer, Outcome
 from drift.pipeline import Baseline, analyse, resolve_baseline
 from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
+from drift.host_modules import HostModules
 from drift.remote_probe import probe
-from drift.reply import is_digest
+from drift.reply import content_key, is_digest, validate_more
+from drift.sources.progress import Step
 from drift.store import default_store
 
 HOST_CACHE_DIR = "~/.cache/drift/probe"
+
+# Words drift's rule packs search the target for whatever the consumer uses
+# (drift/rules/vllm/block_hasher.py); the host answers them in the first reply.
+RULE_WORDS = ("block_hashes", "get_request_block_hasher", "get_hash_fn_by_name", "init_none_hash")
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,7 @@ class ScanSettings:
     python: str = "python3"
     host_cache: bool = True
     host_cache_dir: str | None = None  # where the probe caches on the host; None = HOST_CACHE_DIR
+    demand: bool = True  # the host parses only what the consumer reaches (False: the whole package)
     rule_paths: tuple[str, ...] = ()
     timeout: float = 300
 
@@ -142,11 +150,16 @@ async def scan_connector(
         "known": known,
         "usage": {"packages": [consumer], "prefixes": [target]},
     }
+    if settings.demand:
+        request["demand"] = {"words": list(RULE_WORDS)}
     early = _early_baseline(settings, say) if settings.baseline is not None else None
     if early is None:
-        say(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "
-            "not while the host probes (--baseline overlaps it)")
-    say(f"{host}: probing {settings.python}")
+        say(Step(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "
+                 "not while the host probes (--baseline overlaps it)"))
+        say(f"{host}: probing {settings.python}")
+    else:
+        say(Step(f"{host}: probing {settings.python}; meanwhile the baseline {settings.baseline} "
+                 "is fetched and opened here"))
     result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
     if not result.ok:
         return _failed(host, result.reason or "probe failed")
@@ -173,12 +186,78 @@ async def scan_connector(
     _write_record(host, target, {"host_digest": pkg.get("host_digest") or pkg["digest"], "key": key,
                                  "host_cache_dir": where or record.get("host_cache_dir")})
     baseline = await asyncio.shield(early) if early is not None else None
+    pkg = facts["packages"][target]
+    modules = None
+    if isinstance(pkg.get("demand"), dict):
+        modules = _host_modules(connector, settings, pkg, record_digest=pkg.get("host_digest") or record.get("host_digest"))
+        pkg["modules"] = modules
     try:
-        scan = _check(host, facts, settings, say, where, baseline)
+        if modules is None:
+            scan = _check(host, facts, settings, say, where, baseline)
+        else:  # the check reads the host while it runs: off the loop, which serves the connection
+            with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="drift-check") as pool:
+                scan = await asyncio.get_running_loop().run_in_executor(
+                    pool, _check, host, facts, settings, say, where, baseline)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         return _failed(host, f"the facts {host} sent could not be checked ({type(exc).__name__}: {exc}); "
                              "its reply does not have the shape drift's probe sends")
+    if modules is not None:
+        if modules.failed:
+            return _failed(host, modules.failed, modules.failed_code)
+        stats = dict(scan.probe_stats or {}, exchanges=1 + modules.exchanges, fetched=modules.fetched_modules,
+                     asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape))
+        if modules.exchanges:
+            key = _keep_merged(store, target, pkg, modules)
+            _write_record(host, target, {"host_digest": pkg.get("host_digest") or record.get("host_digest"),
+                                         "key": key, "host_cache_dir": where or record.get("host_cache_dir")})
+        scan = dataclasses.replace(scan, probe_stats=stats)
     return dataclasses.replace(scan, notice=notice)
+
+
+def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, Any], *,
+                  record_digest: str | None) -> HostModules:
+    """The demand-driven package's modules; a read of what the host left out asks it again
+    (`more`) over the same connection, from the check's thread through the loop."""
+    loop = asyncio.get_running_loop()
+    demand = pkg["demand"]
+    shape = demand["shape"]
+    holder: list[HostModules] = []
+
+    def fetch(modules: list[str], needles: list[tuple[str, str]], have: list[str]):
+        request = {"packages": [settings.target], "env_packages": [],
+                   "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
+                   "known": {}, "more": {"modules": modules, "needles": [list(n) for n in needles], "have": have}}
+        have_set = set(have)
+        coro = probe(connector, request, python=settings.python, timeout=settings.timeout,
+                     validate=lambda doc, req: validate_more(doc, req, settings.target, shape, have_set))
+        try:
+            result = asyncio.run_coroutine_threadsafe(coro, loop).result(settings.timeout + 5)
+        except Exception as exc:  # noqa: BLE001 - the scan fails with this reason, not a rule
+            return holder[0].fail(f"asking the host again failed: {type(exc).__name__}: {exc}",
+                                  exitcodes.UNREACHABLE)
+        if not result.ok:
+            return holder[0].fail(result.reason or "the second exchange failed")
+        ans = result.facts["more"][settings.target]
+        if record_digest is not None and ans["digest"] != record_digest:
+            return holder[0].fail(f"the {settings.target} on the host changed during the scan "
+                                  f"({ans['digest'][:12]} after {record_digest[:12]}); scan it again")
+        return ans["modules"], ans["answers"]
+
+    modules = HostModules(pkg["modules"], shape, demand.get("answers") or {}, fetch)
+    holder.append(modules)
+    return modules
+
+
+def _keep_merged(store, target: str, pkg: dict[str, Any], modules: HostModules) -> str:
+    """Store the package with what the second exchanges added, under drift's key of it, so a
+    warm scan of this host reads it all without asking again."""
+    parsed, shape, answers = modules.snapshot()
+    merged = {k: v for k, v in pkg.items() if k not in ("modules", "digest", "host_digest")}
+    merged["demand"] = dict(pkg["demand"], shape=shape, answers=answers)
+    merged["modules"] = parsed
+    merged["digest"] = content_key(merged)
+    store.put(target, merged)
+    return merged["digest"]
 
 
 def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],

@@ -13,7 +13,7 @@ import zlib
 MAGIC = b"DRIFT1\n"
 _PACKAGE = "_drift_probes"
 _MODULES = ("srctext", "derefs", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect", "shapes",
-            "environment", "reach", "usage", "consumer_scan", "main")
+            "environment", "reach", "usage", "consumer_scan", "closure", "hostdemand", "main")
 
 _TEMPLATE = r'''# drift probe bundle: stdlib only, reads sources, imports nothing it inspects.
 import sys
@@ -69,10 +69,14 @@ if __name__ == "__main__":
 
 
 def probe_sources() -> dict:
-    """name -> source text of every probes module the bundle needs."""
+    """name -> source text of every probes module the bundle needs: every module of the
+    package, so a new helper module is never left behind (`_MODULES` only orders the known)."""
     here = os.path.dirname(os.path.abspath(__file__))
+    names = list(_MODULES) + sorted(
+        f[:-3] for f in os.listdir(here)
+        if f.endswith(".py") and f[:-3] not in _MODULES and f not in ("__init__.py", "bundle.py"))
     out = {}
-    for name in _MODULES:
+    for name in names:
         with open(os.path.join(here, name + ".py"), "r", encoding="utf-8") as f:
             out[name] = f.read()
     return out

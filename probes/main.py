@@ -12,6 +12,7 @@ from . import cache as _cache
 from .collect import MAX_FILE_BYTES, collect_package, scan_index
 from .consumer_scan import consumer_usage
 from .environment import environment, tree_environment
+from .hostdemand import demand_package, more
 from .locate import find_package
 
 SCHEMA_VERSION = 1
@@ -42,7 +43,22 @@ def validate_request(request) -> str:
     limit = request.get("max_file_bytes", MAX_FILE_BYTES)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         return "'max_file_bytes' must be a positive integer"
+    demand = request.get("demand")
+    if demand is not None and (not isinstance(demand, dict) or not _names(demand.get("words", []))):
+        return "'demand' must be {\"words\": [names]}"
+    ask = request.get("more")
+    if ask is not None:
+        if not isinstance(ask, dict) or not _names(ask.get("modules", [])) or not _names(ask.get("have", [])):
+            return "'more' must be {\"modules\": [names], \"needles\": [[name, pattern]], \"have\": [names]}"
+        needles = ask.get("needles", [])
+        if not isinstance(needles, list) or not all(
+                isinstance(n, list) and len(n) == 2 and all(isinstance(x, str) and x for x in n) for n in needles):
+            return "'more.needles' must be [[name, pattern]]"
     return ""
+
+
+def _names(value) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) and x for x in value)
 
 
 def _bad(message: str) -> dict:
@@ -54,11 +70,14 @@ def _probe_block(start, stats, cache_dir):
             "cached": stats.get("cached", 0), "cache_dir": cache_dir}
 
 
-def _package_or_unchanged(root, name, *, known, cache_dir, max_file_bytes, workers, stats, use_importlib):
+def _package_or_unchanged(root, name, *, known, cache_dir, max_file_bytes, workers, stats, use_importlib,
+                          scan_only=False):
     digest = known.get(name)
     if digest is not None and scan_index(root, name, cache_dir=cache_dir,
                                          max_file_bytes=max_file_bytes) == digest:
         return {"unchanged": True, "digest": digest}
+    if scan_only:
+        return None
     pkg = collect_package(root, name, cache_dir=cache_dir, max_file_bytes=max_file_bytes,
                           workers=workers, stats=stats, use_importlib=use_importlib)
     if digest is not None and pkg["digest"] == digest:
@@ -77,23 +96,43 @@ def run(request: dict, *, workers=None) -> dict:
     limit = request.get("max_file_bytes", MAX_FILE_BYTES)
     stats = {}
     packages, missing = {}, []
-    for name in request.get("packages", []):
+    usage = {}
+    wanted = request.get("usage") or {}
+    prefixes = wanted.get("prefixes") or request.get("packages", [])
+    for name in wanted.get("packages", []):  # first: a demand-driven package follows its uses
         found = find_package(name)
         if found is None:
             missing.append(name)
+            continue
+        usage[name] = consumer_usage(found[0], name, prefixes, use_importlib=True, max_file_bytes=limit,
+                                     cache_dir=cache_dir)
+    demand = request.get("demand")
+    ask = request.get("more")
+    for name in request.get("packages", []):
+        found = find_package(name)
+        if found is None:
+            missing.insert(0, name)
+            continue
+        if ask is not None:
+            packages[name] = more(found[0], name, ask, cache_dir=cache_dir, max_file_bytes=limit)
+            continue
+        if demand is not None and usage:
+            blocks = [m for use in usage.values() for m in use.get("modules") or []]
+            pkg = _package_or_unchanged(found[0], name, known=known, cache_dir=cache_dir, max_file_bytes=limit,
+                                        workers=workers, stats=stats, use_importlib=True, scan_only=True)
+            if pkg is None:
+                pkg = demand_package(found[0], name, blocks, prefixes, cache_dir=cache_dir, max_file_bytes=limit,
+                                     words=demand.get("words") or [], stats=stats, use_importlib=True)
+                if known.get(name) is not None and pkg["digest"] == known[name]:
+                    pkg = {"unchanged": True, "digest": pkg["digest"]}
+            packages[name] = pkg
             continue
         packages[name] = _package_or_unchanged(found[0], name, known=known, cache_dir=cache_dir,
                                                max_file_bytes=limit, workers=workers, stats=stats,
                                                use_importlib=True)
-    usage = {}
-    wanted = request.get("usage") or {}
-    for name in wanted.get("packages", []):
-        found = find_package(name)
-        if found is None:
-            missing.append(name)
-            continue
-        usage[name] = consumer_usage(found[0], name, wanted.get("prefixes") or request.get("packages", []),
-                                     use_importlib=True, max_file_bytes=limit, cache_dir=cache_dir)
+    if ask is not None:
+        return {"schema": SCHEMA_VERSION, "more": packages, "missing": missing,
+                "probe": _probe_block(start, stats, cache_dir)}
     env = environment(request.get("env_packages", []))
     doc = {"schema": SCHEMA_VERSION, "probe": _probe_block(start, stats, cache_dir), "env": env,
            "packages": packages, "missing": missing}

@@ -1,0 +1,103 @@
+"""A host's demand-driven package as drift's rules see it: the modules the probe parsed, the
+shape of the rest, and a second exchange for whatever the rules read that was left out.
+
+The probe on a host parses only what the consumer reaches (probes/hostdemand.py) and answers the
+text searches drift's rules will ask. `HostModules` is the `modules` mapping of that package:
+iteration and membership cover every module (so "absent" and "not parsed" differ), a read of an
+unparsed module or a search nobody answered goes to `fetch`, which asks the same host over the
+same connection (drift/scan.py) and is counted. PackageIndex treats it like a tree on disk
+(`mentioning`, `load`), so queries read the answers instead of every module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable, Iterable
+
+Fetch = Callable[[list[str], list[tuple[str, str]], list[str]], tuple[dict[str, dict], dict[str, list[str]]]]
+
+
+class HostModules(Mapping):
+    def __init__(self, parsed: Mapping[str, dict], shape: dict[str, list], answers: dict[str, list[str]],
+                 fetch: Fetch | None):
+        self._parsed = parsed  # from the reply (or the store: lazily decoded)
+        self._extra: dict[str, dict] = {}  # fetched in a second exchange
+        self.shape = dict(shape)
+        self.answers = dict(answers)
+        self._fetch = fetch
+        self._order = sorted(set(parsed) | set(shape))  # the whole-package probe's order
+        self.exchanges = 0
+        self.fetched_modules = 0
+        self.asked_needles = 0
+        self.failed: str | None = None  # why a second exchange failed: the scan of this host fails
+        self.failed_code = 2
+
+    def __getitem__(self, name: str) -> dict:
+        hit = self._extra.get(name)
+        if hit is not None:
+            return hit
+        if name in self._parsed:
+            return self._parsed[name]
+        if name not in self.shape:
+            raise KeyError(name)
+        self.load((name,))
+        return self._extra[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._parsed or name in self.shape
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def _missing(self, names: Iterable[str]) -> list[str]:
+        return sorted({n for n in names if n in self.shape and n not in self._extra and n not in self._parsed})
+
+    def load(self, names: Iterable[str]) -> None:
+        """Make `names` available: one exchange for all those not parsed yet."""
+        missing = self._missing(names)
+        if missing:
+            self._ask(missing, [])
+
+    def mentioning(self, needle: Any) -> list[str]:
+        """The host's answer for this search (drift.index.Needle), asked now if it was not
+        sent with the reply; its hits come back parsed in the same exchange."""
+        key = needle.pattern.pattern.decode("utf-8", "surrogateescape")
+        if key not in self.answers:
+            self._ask([], [(needle.literal.decode("utf-8", "surrogateescape"), key)])
+        return list(self.answers[key])
+
+    def fail(self, reason: str, code: int = 2):
+        """Record why the host could not be asked, and stop the reader. Rules turn exceptions
+        into notes, so the scan reads `failed` afterwards and fails the host with it."""
+        if self.failed is None:
+            self.failed, self.failed_code = reason, code
+        raise LookupError(reason)
+
+    def _ask(self, modules: list[str], needles: list[tuple[str, str]]) -> None:
+        if self.failed is not None:
+            raise LookupError(self.failed)
+        if self._fetch is None:
+            self.fail("facts of this host's modules are needed but there is no host to ask")
+        have = sorted(set(self._parsed) | set(self._extra))
+        facts, answers = self._fetch(modules, needles, have)
+        self.exchanges += 1
+        self.fetched_modules += len(facts)
+        self.asked_needles += len(needles)
+        self._extra.update(facts)
+        self.answers.update(answers)
+        for name in modules:
+            if name not in self._extra:
+                self.fail(f"the host did not send module {name} when asked for it")
+        for _literal, pattern in needles:
+            if pattern not in self.answers:
+                self.fail("the host did not answer a search it was asked")
+
+    def snapshot(self) -> tuple[dict[str, dict], dict[str, list], dict[str, list[str]]]:
+        """(parsed modules, shape of the rest, answers) with what the exchanges added: the
+        package drift stores so a warm scan reads it without asking again."""
+        parsed = {n: self[n] for n in self._order if n in self._parsed or n in self._extra}
+        shape = {n: row for n, row in self.shape.items() if n not in parsed}
+        return parsed, shape, dict(self.answers)

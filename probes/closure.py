@@ -1,0 +1,371 @@
+"""Which target modules a consumer reaches, found on the host before anything is parsed there.
+
+A cold `drift scan` used to parse all of vLLM on the host (1,359 modules, ~1.6 s) although a
+check reads a few hundred. drift's own resolver (drift/index.py) runs on drift's side, after the
+reply, so the host approximates what it will read, from the consumer's usage alone:
+
+- every target name the usage mentions, resolved the way `PackageIndex.lookup` does: module
+  prefixes, re-exports (imports, star imports, submodules), base classes transitively, plus the
+  names a reached class or function mentions (annotations, `self.x = Cls(...)`) two hops deep,
+  since the path resolver types instances from them;
+- the modules the text search of drift's needles finds for the names the consumer uses
+  (methods it overrides, patches or calls, attributes it reads or sets): `def name`,
+  `name(` and the bare word, the same patterns `drift.index` builds (the tests compare them),
+  answered here and sent with the reply so drift's queries need no sources.
+
+What this misses, drift asks for in a second exchange (drift/scan.py); it only costs time.
+Stdlib only, Python 3.9.
+"""
+
+import io
+import re
+import tokenize
+import unicodedata
+
+_ID = r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+PARSE_HITS = 60  # a needle matching more modules is answered, its modules parsed only if asked
+TYPE_HOPS = 2  # names mentioned by a reached class/function followed this far
+MAX_NEEDLES = 12000  # needles answered at most (a huge consumer: the rest is asked later)
+
+
+def word(name):
+    """drift.index.word: `name` as an identifier."""
+    return (name, _ID % re.escape(name))
+
+
+def call_of(name):
+    """drift.index.call_of: a call of `name` or `x.name`."""
+    return (name, _ID % re.escape(name) + r"(?:[\s)\\]|#[^\n]*\n)*\(")
+
+
+def def_of(name):
+    """drift.index.def_of: `def name`, however spaced."""
+    return (name, r"(?<![A-Za-z0-9_])def(?:[\s\\])+" + _ID % re.escape(name))
+
+
+def search_text(src):
+    """The text a needle is run on: a non-ASCII module NFKC-normalised, as the parser reads
+    identifiers (drift.demand does the same)."""
+    if src.isascii():
+        return src
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(src).readline)
+        return unicodedata.normalize("NFKC", src.decode(encoding, "replace")).encode("utf-8", "replace") + b"\n" + src
+    except (SyntaxError, LookupError):
+        return src
+
+
+_BOUNDARY = "(?<![A-Za-z0-9_])"
+_WORDCHAR = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _compiled(pattern):
+    """`pattern` without its leading look-behind (checked by hand at each match start), so the
+    regex engine scans for the literal that follows at memchr speed; a leading look-behind
+    makes it try every position (10x slower over vLLM)."""
+    if pattern.startswith(_BOUNDARY):
+        return re.compile(pattern[len(_BOUNDARY):].encode("utf-8", "surrogateescape")), True
+    return re.compile(pattern.encode("utf-8", "surrogateescape")), False
+
+
+def matches(compiled, text):
+    """Whether the needle's full pattern (look-behind included) matches somewhere in `text`."""
+    rx, bounded = compiled
+    pos = 0
+    while True:
+        m = rx.search(text, pos)
+        if m is None:
+            return False
+        at = m.start()
+        if not bounded or at == 0 or text[at - 1] not in _WORDCHAR:
+            return True
+        pos = at + 1  # as the look-behind would: the next start, not the end of this match
+
+
+def answer(needle, texts, order, holding=None):
+    """Names of `order` whose text matches `needle` (literal first: memmem speed).
+
+    `holding` (optional dict) keeps, per literal, the modules whose text contains it: the
+    needles of one name share it."""
+    literal = needle[0].encode("utf-8", "surrogateescape")
+    names = holding.get(literal) if holding is not None else None
+    if names is None:
+        names = [n for n in order if n in texts and literal in texts[n]]
+        if holding is not None:
+            holding[literal] = names
+    compiled = None
+    out = []
+    for name in names:
+        text = texts[name]
+        if compiled is None:
+            compiled = _compiled(needle[1])
+        if matches(compiled, text):
+            out.append(name)
+    return out
+
+
+# -- what the usage names ---------------------------------------------------------------------
+
+def _strings(value, out, depth=0):
+    if isinstance(value, str):
+        out.append(value)
+    elif depth < 40 and isinstance(value, list):
+        for v in value:
+            _strings(v, out, depth + 1)
+    elif depth < 40 and isinstance(value, dict):
+        for k, v in value.items():
+            out.append(k)
+            _strings(v, out, depth + 1)
+
+
+def _paths(value, out, depth=0):
+    """Every symbolic path (a list whose first item is `kind:dotted`) with its `.attr` steps."""
+    if depth > 40:
+        return
+    if isinstance(value, list):
+        if value and isinstance(value[0], str) and ":" in value[0] and all(isinstance(v, str) for v in value):
+            out.append(value)
+        for v in value:
+            _paths(v, out, depth + 1)
+    elif isinstance(value, dict):
+        for v in value.values():
+            _paths(v, out, depth + 1)
+
+
+def usage_names(usage, prefixes):
+    """What the consumer's usage blocks name: (dotted target names, attribute/method names on
+    its paths, methods its classes define, names it patches, capitalised callees)."""
+    strings, paths = [], []
+    for use in usage:
+        _strings(use, strings)
+        _paths(use, paths)
+    dotted, steps_seen = set(), set()
+    heads = tuple(prefixes)
+    for path in paths:
+        steps = [path[0].split(":", 1)[1].split(":", 1)[0]]  # `arg:mod.fn:0:x` -> `mod.fn`
+        for step in path[1:]:
+            if not (step.startswith(".") and _IDENT.match(step[1:])):
+                break
+            steps.append(step[1:])
+        for step in path[1:]:
+            if step.startswith(".") and _IDENT.match(step[1:]):
+                steps_seen.add(step[1:])
+        joined = ".".join(s for s in steps if s)
+        if joined.split(".")[0] in heads:
+            dotted.add(joined)
+    for s in strings:
+        for m in _DOTTED.finditer(s):
+            if m.group().split(".")[0] in heads:
+                dotted.add(m.group())
+    methods, overrides, patched = set(), set(), set()
+    for use in usage:
+        if not isinstance(use, dict):
+            continue
+        classes = use.get("classes") if isinstance(use.get("classes"), dict) else {}
+        for cls in classes.values():
+            if isinstance(cls, dict) and isinstance(cls.get("methods"), dict):
+                names = {k for k in cls["methods"] if isinstance(k, str)}
+                methods.update(names)
+                bases = []
+                _strings(cls.get("bases"), bases)
+                if any(b.split(":", 1)[-1].split(".")[0] in heads for b in bases):
+                    overrides.update(names)  # a subclass of a target class: inverse drift
+        for p in use.get("patches") if isinstance(use.get("patches"), list) else ():
+            if isinstance(p, dict) and isinstance(p.get("name"), str):
+                patched.add(p["name"])
+    callees = {d.rsplit(".", 1)[-1] for d in dotted}
+    return dotted, {"steps": steps_seen, "methods": methods, "overrides": overrides, "patched": patched,
+                    "callees": callees}
+
+
+def needles_for(names, words=()):
+    """The needles drift's rules ask for these names (drift/rules: definers and two-phase
+    methods `def_of`, constructor and self calls `call_of`, call sites of overridden or patched
+    methods `word`, rule packs' own words), as {pattern: needle}."""
+    out = {}
+
+    def add(needle):
+        out[needle[1]] = needle
+
+    for name in names["steps"] | names["overrides"] | names["patched"]:
+        add(def_of(name))
+    for name in names["callees"]:
+        if name[:1].isupper():  # a class the consumer builds: the target's own constructor calls
+            add(call_of(name))
+    for name in names["overrides"] | names["patched"]:  # who calls what the consumer replaces
+        add(call_of(name))
+        add(word(name))
+    for name in words:
+        add(word(name))
+    return {k: v for k, v in out.items() if _IDENT.match(v[0]) and len(v[0]) > 1
+            and not (v[0].startswith("__") and v[0].endswith("__"))}
+
+
+# -- resolution, the way PackageIndex.lookup reads modules ------------------------------------
+
+class Reach:
+    """Modules a set of dotted names needs, found in rounds: each round parses its modules
+    together (`parse(names) -> {name: facts}`), then follows what they say."""
+
+    def __init__(self, package, modules, parse):
+        self.package = package
+        self.modules = modules  # every module name of the package
+        self.parse = parse
+        self.facts = {}
+        self.unresolved = set()
+
+    def run(self, seeds):
+        todo = [(d, TYPE_HOPS) for d in sorted(seeds)]
+        seen = {}
+        rounds = 0
+        while todo and rounds < 40:
+            rounds += 1
+            want = set()
+            for dotted, _hops in todo:
+                for mod in self._prefixes(dotted):
+                    if mod not in self.facts:
+                        want.add(mod)
+            if want:
+                self.facts.update(self.parse(sorted(want)))
+            nxt = []
+            for dotted, hops in todo:
+                if seen.get(dotted, -1) >= hops:
+                    continue
+                seen[dotted] = hops
+                nxt.extend(self._step(dotted, hops))
+            todo = nxt
+        return self.facts
+
+    def _prefixes(self, dotted):
+        parts = dotted.split(".")
+        return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.modules]
+
+    def _step(self, dotted, hops):
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            mod_name = ".".join(parts[:cut])
+            if mod_name not in self.modules:
+                continue
+            mod = self.facts.get(mod_name) or {}
+            rest = parts[cut:]
+            if not rest:
+                return []
+            return self._in_module(mod_name, mod, rest, hops)
+        self.unresolved.add(dotted)
+        return []
+
+    def _in_module(self, mod_name, mod, rest, hops):
+        head, tail = rest[0], rest[1:]
+        out = []
+        classes = mod.get("classes") or {}
+        functions = mod.get("functions") or {}
+        imports = mod.get("imports") or {}
+        if head in classes:
+            cls = classes[head]
+            for base in cls.get("bases") or []:
+                out.extend((d, TYPE_HOPS) for d in self._mentions(mod_name, mod, [base]))
+            if hops > 0:
+                out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _class_types(cls)))
+            return out
+        if head in functions:
+            if hops > 0:
+                out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _function_types(functions[head])))
+            return out
+        imp = imports.get(head)
+        if isinstance(imp, dict) and isinstance(imp.get("target"), str):
+            out.append((".".join([imp["target"]] + tail), hops))
+        sub = mod_name + "." + head
+        if sub in self.modules:
+            out.append((".".join([sub] + tail), hops))
+        for star in imports.get("*") or []:
+            if isinstance(star, dict) and isinstance(star.get("target"), str):
+                out.append((".".join([star["target"]] + rest), hops))
+        names = mod.get("names") or {}
+        if head in names and hops > 0:
+            out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _node_types(names[head])))
+        if not out and head not in names:
+            self.unresolved.add(".".join([mod_name] + rest))
+        return out
+
+    def _mentions(self, mod_name, mod, strings):
+        """Target names the strings refer to, in the module's own terms (its imports, its
+        own classes and functions)."""
+        imports = mod.get("imports") or {}
+        local = set(mod.get("classes") or {}) | set(mod.get("functions") or {})
+        out = set()
+        for s in strings:
+            for m in _DOTTED.finditer(s):
+                text = m.group()
+                head, _, tail = text.partition(".")
+                imp = imports.get(head)
+                if isinstance(imp, dict) and isinstance(imp.get("target"), str):
+                    target = imp["target"] + ("." + tail if tail else "")
+                    if target.split(".")[0] == self.package:
+                        out.add(target)
+                elif head in local:
+                    out.add(mod_name + "." + text)
+                elif head == self.package:
+                    out.add(text)
+        return out
+
+
+def _node_types(node):
+    """The strings of a field, attribute or name that can name a type: annotation, value."""
+    if not isinstance(node, dict):
+        return []
+    return [v for k in ("annotation", "value", "type", "default") for v in [node.get(k)] if isinstance(v, str)]
+
+
+def _function_types(fn):
+    """Parameter annotations, the return annotation and decorators: what the path resolver
+    types a call's result or a parameter from (never the body's behaviour records)."""
+    if not isinstance(fn, dict):
+        return []
+    out = [fn.get("returns")] + list(fn.get("decorators") or [])
+    for p in fn.get("params") or []:
+        if isinstance(p, dict):
+            out.append(p.get("annotation"))
+    return [s for s in out if isinstance(s, str)]
+
+
+def _class_types(cls):
+    """What a reached class's members are typed from: decorators, fields, class attributes,
+    what `__init__` and other methods set on self, method signatures, nested classes' bases."""
+    out = [d for d in cls.get("decorators") or [] if isinstance(d, str)]
+    for f in cls.get("fields") or []:
+        out.extend(_node_types(f))
+    for table in ("attrs", "instance_attrs"):
+        for node in (cls.get(table) or {}).values():
+            out.extend(_node_types(node))
+    for fn in (cls.get("methods") or {}).values():
+        out.extend(_function_types(fn))
+    for sub in (cls.get("nested") or {}).values():
+        if isinstance(sub, dict):
+            out.extend(b for b in sub.get("bases") or [] if isinstance(b, str))
+    return out
+
+
+def plan(package, usage, prefixes, modules, texts, parse, words=()):
+    """(facts of the modules reached, needle answers {pattern: [names]}, stats).
+
+    `modules`: every module name of the package in order; `texts`: name -> search text;
+    `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for."""
+    dotted, names = usage_names(usage, prefixes)
+    reach = Reach(package, set(modules), parse)
+    reach.run(dotted)
+    reached = len(reach.facts)
+    # "moved to": for a name gone from the target drift searches its definitions
+    extra_words = set(words) | {d.rsplit(".", 1)[-1] for d in reach.unresolved}
+    needles = needles_for(names, sorted(extra_words))
+    answers, hits, holding = {}, set(), {}
+    for key in sorted(needles)[:MAX_NEEDLES]:
+        found = answer(needles[key], texts, modules, holding)
+        answers[key] = found
+        if len(found) <= PARSE_HITS:
+            hits.update(found)
+    hits -= set(reach.facts)
+    if hits:
+        reach.facts.update(parse(sorted(hits)))
+    return reach.facts, answers, {"reached": reached, "searched": len(hits), "needles": len(answers)}
