@@ -51,8 +51,12 @@ def param_facts(fn, params, optional):
     whose declaration admits None. `how` of a dereference is attr, setattr, item, setitem, call,
     iter, unpack, len, arith, compare or in; `detail` the attribute, operator or builtin."""
     scan = _Prefix(set(params))
-    scan.body(fn.body)
+    completed = scan.body(fn.body)
     guards = scan.guards
+    if scan.weak and (completed or scan.done or not scan.live):  # the whole prefix was read: a
+        for name, g in scan.weak.items():  # None that stays None past its test met no use
+            if name not in scan.derefs:
+                guards.setdefault(name, g)
     rest = [p for p in optional if p not in guards and p not in scan.derefs]
     if rest:
         _guards_anywhere(fn.body, set(rest), guards)
@@ -192,12 +196,14 @@ def _store_names(tgt, out):
 class _Prefix:
     """Walks the straight-line prefix of a body; `live` are the parameters still untouched."""
 
-    __slots__ = ("live", "derefs", "guards")
+    __slots__ = ("live", "derefs", "guards", "weak", "done")
 
     def __init__(self, live):
         self.live = live
         self.derefs = {}
-        self.guards = {}
+        self.guards = {}  # a None is replaced, or the function returns, before any use
+        self.weak = {}  # a test lets a None pass without using it; it stays None afterwards
+        self.done = None  # "return" / "raise" when the prefix ends at one of those
 
     def hit(self, name, node, how, detail):
         self.derefs[name] = [node.lineno, node.col_offset, how, detail]
@@ -217,6 +223,9 @@ class _Prefix:
             self.expr(st.value)
         elif t is ast.Assign:
             value = st.value
+            for name, how in _replaces(st.targets, value).items():
+                if name in live:
+                    self.guards[name] = [st.lineno, how]
             if type(value) is _Name and value.id in live and any(type(x) in (ast.Tuple, ast.List) for x in st.targets):
                 self.hit(value.id, value, "unpack", "")
             self.expr(value)
@@ -239,25 +248,26 @@ class _Prefix:
         elif t is ast.Return:
             if st.value is not None:
                 self.expr(st.value)
+            self.done = "return"
             return False
         elif t is ast.Raise:
             if st.exc is not None:
                 self.expr(st.exc)
+            self.done = "raise"
             return False
         elif t is ast.Assert:
-            names = _none_names(st.test)
+            live.difference_update(_none_names(st.test))  # asserted: None is refused there, by the assert
             self.expr(st.test)
-            for name in names:
-                live.discard(name)  # asserted: a None is refused there, by the assert
         elif t is _If:
             names = _none_names(st.test)
-            for name, how in names.items():
-                if name in live:
-                    live.discard(name)
-                    if not _rejects(st, name):
-                        self.guards[name] = [st.lineno, how]
+            tested = [n for n in names if n in live]
+            live.difference_update(tested)
             self.expr(st.test)
-            return self.branches(st.body + st.orelse)
+            keep = set()
+            for name in tested:
+                if not _rejects(st, name) and self.none_path(st, name, names[name]):
+                    keep.add(name)
+            return self.branches(st.body + st.orelse, keep)
         elif t is ast.For or t is ast.AsyncFor:
             self.iterated(st.iter)
             target = set()
@@ -291,13 +301,41 @@ class _Prefix:
             return False
         return True
 
-    def branches(self, stmts):
+    def none_path(self, st, name, how):
+        """Follow a None in `name` through `if` statement `st` that tests it. True when it leaves
+        the `if` still None and untouched (a weak guard: what follows decides)."""
+        v = _when_none(st.test, name)
+        if v is None:
+            return False  # which branch a None takes is not known: nothing more is said
+        branch = st.body if v else st.orelse
+        sub = _Prefix({name})
+        through = sub.body(branch)
+        if name in sub.derefs:  # the None branch itself uses it
+            self.derefs.setdefault(name, sub.derefs[name])
+            return False
+        if through:
+            if _flow(branch)[0]:
+                return False  # a return somewhere in the branch: the path after is not known
+            self.weak.setdefault(name, [st.lineno, how])
+            self.live.add(name)
+            return True
+        if name not in sub.live and not sub.done or sub.done == "return":
+            self.guards[name] = [st.lineno, how]  # replaced, or the function returns, on the None path
+        return False
+
+    def branches(self, stmts, keep=()):
         """Statements that run only sometimes: the prefix goes on past them unless they may
-        return; a parameter they may rebind is no longer known."""
+        return; a parameter they may rebind is no longer known (except one that a test sent
+        past them as None: `keep`)."""
         exits, bound = _flow(stmts)
         if exits:
-            return False
-        self.live.difference_update(bound)
+            if not keep:
+                return False
+            # a None in `keep` skips the branch that may return: the rest runs for it, and
+            # only for it (for anyone else it runs only when that argument is None)
+            self.live.intersection_update(keep)
+            return True
+        self.live.difference_update(bound - set(keep))
         return True
 
     def store(self, tgt):
@@ -392,26 +430,20 @@ class _Prefix:
                     push(n.left)
                 else:
                     for name, how in _none_names(n).items():
-                        if name in live:  # `flag = p is None`: what follows depends on it
-                            self.guards.setdefault(name, [n.lineno, how])
-                            live.discard(name)
+                        if name in live:  # `flag = p is None`: a test, not a use
+                            self.weak.setdefault(name, [n.lineno, how])
                     push(right)
                     push(n.left)
             elif t is _BoolOp:
                 first = n.values[0]
                 if type(first) is _Name and first.id in live:
-                    self.guards.setdefault(first.id, [first.lineno, "truth"])
-                    live.discard(first.id)
+                    self.weak.setdefault(first.id, [first.lineno, "truth"])
                 else:
                     push(first)
-                for later in n.values[1:]:  # evaluated only sometimes: names tested there are no longer sure
-                    for name in _none_names(later):
-                        live.discard(name)
             elif t is _IfExp:
                 for name, how in _none_names(n.test).items():
-                    if name in live:
-                        self.guards.setdefault(name, [n.lineno, how])
-                        live.discard(name)
+                    if name in live:  # `p.x if p is not None else d`: a test, then only sometimes a use
+                        self.weak.setdefault(name, [n.lineno, how])
                 push(n.test)
             elif t in _COMPS:
                 self.iterated_in(n.generators[0].iter, stack)
@@ -436,9 +468,6 @@ class _Prefix:
             elif t is ast.FormattedValue:
                 push(n.value)
             elif t is ast.UnaryOp:
-                if type(n.op) is ast.Not:
-                    for name in _none_names(n.operand):
-                        live.discard(name)
                 push(n.operand)
             elif t is ast.Await:
                 push(n.value)
@@ -455,54 +484,56 @@ class _Prefix:
             stack.append(node)
 
 
-def _guards_anywhere(stmts, names, guards):
-    """None-tests of `names` anywhere in the body (not only the prefix), rejections excluded.
+def _replaces(targets, value):
+    """{name: how} for `p = p or d`, `p = d if p is None else p`: a None replaced in place."""
+    names = {t.id for t in targets if type(t) is _Name}
+    if not names:
+        return {}
+    t = type(value)
+    if t is _BoolOp and type(value.op) is ast.Or and type(value.values[0]) is _Name and value.values[0].id in names:
+        return {value.values[0].id: "truth"}
+    if t is _IfExp:
+        return {k: v for k, v in _none_names(value.test).items() if k in names}
+    return {}
 
-    Read statement by statement: `if`/`while` tests, and the value of an assignment, return or
-    expression statement (`p = p or {}`, `x = a if p is None else b`, `f(p or d)`), one level
-    into a call's arguments. A deeper `p or d` is missed: it only costs a finding, never makes one."""
+
+def _guards_anywhere(stmts, names, guards):
+    """Guards past the prefix that settle a None by themselves: `if p is None:` whose branch
+    replaces p or returns without using it, and `p = p or d` / `p = d if p is None else p`.
+    (A test that lets a None go on, `if p is not None: ...`, says nothing there: what follows
+    it is not read.) Statements are read one by one, expressions are not walked."""
     stack = list(stmts)
     while stack and names:
         st = stack.pop()
         t = type(st)
-        if t is _If or t is ast.While:
+        if t is _If:
             for name, how in _none_names(st.test).items():
-                if name in names and not (t is _If and _rejects(st, name)):
+                if name not in names:
+                    continue
+                v = _when_none(st.test, name)
+                branch = st.body if v else st.orelse if v is False else None
+                if not branch:
+                    continue
+                sub = _Prefix({name})
+                sub.body(branch)
+                if name in sub.derefs:
+                    continue
+                if sub.done == "return" or (name not in sub.live and sub.done is None):
                     guards[name] = [st.lineno, how]
                     names.discard(name)
-        elif t is ast.Assert:
-            continue  # an assert refuses None, it does not accept it
-        else:
-            value = getattr(st, "value", None)
-            if value is not None and isinstance(value, _AST):
-                _value_guards(value, names, guards)
+        elif t is ast.Assign:
+            for name, how in _replaces(st.targets, st.value).items():
+                if name in names:
+                    guards[name] = [st.lineno, how]
+                    names.discard(name)
         for f in _NESTED:
-            sub = getattr(st, f, None)
-            if sub:
-                for x in sub:
+            sub_stmts = getattr(st, f, None)
+            if sub_stmts:
+                for x in sub_stmts:
                     if isinstance(x, ast.stmt):
                         stack.append(x)
                     else:
                         stack.extend(x.body)
-
-
-def _value_guards(value, names, guards):
-    todo = [value]
-    if type(value) is _Call:
-        todo.extend(value.args)
-        todo.extend(k.value for k in value.keywords)
-    for v in todo:
-        t = type(v)
-        if t is _BoolOp:
-            first = v.values[0]
-            if type(first) is _Name and first.id in names:
-                guards[first.id] = [first.lineno, "truth"]
-                names.discard(first.id)
-        elif t is _IfExp or t is _Compare:
-            for name, how in _none_names(v.test if t is _IfExp else v).items():
-                if name in names:
-                    guards[name] = [v.lineno, how]
-                    names.discard(name)
 
 
 def can_be_none(param):

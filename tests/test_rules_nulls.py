@@ -21,12 +21,11 @@ BEFORE = """
             self.stats = log_stats.copy() if log_stats is not None else {}
 
         def schedule(self, output=None, budget: Optional[int] = None, *, grammar=None):
-            if output is None:
-                return []
+            reqs = output.req_ids if output is not None else []
             budget = budget or 8
             if grammar:
                 grammar.apply(output)
-            return [output.req_ids[:budget]]
+            return [reqs[:budget]]
 
     def lookup(table, key=None, fallback=None):
         if key is None:
@@ -228,7 +227,13 @@ def test_not_unconditional(body):
     ("if x is not None:\n    x.a", True),
     ("if x is None:\n    x = 3", True),
     ("y = x or {}", True),
-    ("if cond:\n    return\nz = 1 if x is None else 2", True),
+    ("if cond:\n    return\nz = 1 if x is None else 2", False),  # past the prefix: what follows is unread
+    ("if cond:\n    return\nif x is None:\n    x = 3", True),
+    ("if cond:\n    return\nx = x or {}", True),
+    ("if isinstance(x, str):\n    x = [x]\nlen(x)", False),  # a None goes on to len()
+    ("if isinstance(x, list):\n    y = x\nelse:\n    y = x.tolist()", False),  # the None branch uses it
+    ("if x is not None:\n    return x.a\nreturn 0", True),
+    ("if x is not None:\n    return x.a\nreturn x.b", False),
     ("if x is None:\n    raise ValueError('x')", False),
     ("assert x is not None", False),
     ("x.a", False),
