@@ -7,7 +7,9 @@ venv of tests/sshd_fixtures.py; sources come from drift's cache (linked, never r
 
     python benchmarks/bench_scan.py [--runs 3] [--hosts 32] [--login-shell clean|as-is] [--json out.json]
 
-Rows (medians of --runs): one host cold (host probe cache and drift's facts store empty), one
+Rows (medians of --runs): one host cold (host probe cache and drift's facts store empty), the
+same with the whole-package host probe (`ScanSettings(demand=False)`, the path before issue 12)
+alternating with it, one
 host warm (both filled: the host answers "unchanged"), the `drift scan` CLI warm in a
 subprocess, 32 hosts first seen by drift (same vLLM), 32 hosts warm with forks 8 and 32, and
 peak memory (RSS, tracemalloc) for 1, 8 and 32 hosts. Stage times come from timers wrapped
@@ -92,12 +94,12 @@ def _child(cfg: dict) -> dict:
 
     bundle.decode_output = decode_spy
     scan_mod.probe = timed("probe", probe_spy, is_async=True)
-    for name in ("load_facts", "check", "_load_cached", "_store", "_check"):
+    for name in ("load_facts", "check", "_load_cached", "_store", "_check", "_keep_merged"):
         if hasattr(scan_mod, name):  # the stages scan.py has today
             setattr(scan_mod, name, timed(name, getattr(scan_mod, name)))
     # the baseline speculators pins, given: drift reads it while the host probes (issue 12)
     settings = scan_mod.ScanSettings(python=cfg["python"], host_cache_dir=cfg["host_cache_dir"],
-                                     baseline="vllm==0.11.0")
+                                     baseline="vllm==0.11.0", demand=cfg.get("demand", True))
     ssh = cfg["ssh"]
 
     async def one(spec: str):
@@ -126,7 +128,11 @@ def _child(cfg: dict) -> dict:
             check_ok(res)
             breaking = len(res.outcome.report.breaking)
             host_s.append((res.probe_stats or {}).get("elapsed_s"))
-        out.update(times=times, breaking=breaking, stages=stages, host_probe_s=host_s)
+            findings = sorted([f.rule_id, f.consumer_site.path, f.consumer_site.line, f.title]
+                              for f in res.outcome.report.findings)
+        out.update(times=times, breaking=breaking, stages=stages, host_probe_s=host_s, findings=findings,
+                   exchanges=(res.probe_stats or {}).get("exchanges", 1),
+                   parsed_on_host=(res.probe_stats or {}).get("parsed_on_host"))
         kept = [res]
     else:
         t = time.perf_counter()
@@ -237,14 +243,25 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
     res: dict = {"python": python, "hosts": len(servers), "runs": args.runs, "cpus": os.cpu_count(),
                  "loadavg_before": os.getloadavg()[0]}
 
-    cold = []
-    for i in range(args.runs):
+    cold, whole = [], []
+    for i in range(args.runs):  # demand-driven host probe and the whole-package one, alternating
         dc, hc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-cold-{i}")
         cold.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": hc}, drift_cache=dc))
+        wdc, whc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-whole-{i}")
+        whole.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": whc, "demand": False,
+                                "scans": 2}, drift_cache=wdc))
     res["cold"] = {"median_s": med([c["times"][0] for c in cold]), "samples": [c["times"][0] for c in cold],
                    "stages": cold[-1]["stages"], "wire_bytes": cold[-1]["wire_bytes"],
                    "breaking": cold[-1]["breaking"], "import_s": med([c["import_s"] for c in cold]),
-                   "host_probe_s": med([c["host_probe_s"][0] for c in cold])}
+                   "host_probe_s": med([c["host_probe_s"][0] for c in cold]),
+                   "exchanges": cold[-1]["exchanges"], "parsed_on_host": cold[-1]["parsed_on_host"],
+                   "rss_peak_mb": med([c["rss_peak_mb"] for c in cold])}
+    res["whole_cold"] = {"median_s": med([w["times"][0] for w in whole]), "samples": [w["times"][0] for w in whole],
+                         "stages": whole[-1]["stages"], "wire_bytes": whole[-1]["wire_bytes"],
+                         "host_probe_s": med([w["host_probe_s"][0] for w in whole]),
+                         "rss_peak_mb": med([w["rss_peak_mb"] for w in whole]),
+                         "warm_second_s": med([w["times"][1] for w in whole])}
+    res["same_findings"] = all(c["findings"] == whole[0]["findings"] for c in cold + whole)
 
     # the last cold run filled both caches: from here on everything is warm
     warm_dc, warm_hc = dc, hc
@@ -252,6 +269,7 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
     warm = [run_child({**warm_base, "mode": "single", "hosts": specs[:1], "scans": 2}, drift_cache=warm_dc)
             for _ in range(args.runs)]
     res["warm"] = {"median_s": med([w["times"][0] for w in warm]), "samples": [w["times"][0] for w in warm],
+                   "exchanges": warm[-1]["exchanges"],
                    "second_in_process_s": med([w["times"][1] for w in warm]), "stages_two_scans": warm[-1]["stages"],
                    "unchanged": warm[-1]["unchanged"], "wire_bytes": warm[-1]["wire_bytes"],
                    "import_s": med([w["import_s"] for w in warm]), "rss_peak_mb": warm[-1]["rss_peak_mb"],
@@ -308,6 +326,7 @@ def verdicts(res: dict) -> list[tuple[str, str, bool]]:
 def print_table(res: dict) -> None:
     rows = [
         ("one host cold (scan_connector)", res["cold"]["median_s"], res["cold"]["samples"]),
+        ("  whole-package host probe, cold", res["whole_cold"]["median_s"], res["whole_cold"]["samples"]),
         ("one host warm (scan_connector)", res["warm"]["median_s"], res["warm"]["samples"]),
         ("  same process, second scan", res["warm"]["second_in_process_s"], []),
         ("CLI `drift scan HOST` warm", res["cli_warm"]["median_s"], res["cli_warm"]["samples"]),
@@ -322,9 +341,17 @@ def print_table(res: dict) -> None:
     for name, m, samples in rows:
         print(f"{name:<40} {m:>7.2f}s  {' '.join(f'{s:.2f}' for s in samples)}")
     print(f"\ncold stages (s): {_fmt(res['cold']['stages'])}; wire {res['cold']['wire_bytes']} B; "
-          f"probe on the host {res['cold']['host_probe_s']:.2f} s; {res['cold']['breaking']} breaking findings")
+          f"probe on the host {res['cold']['host_probe_s']:.2f} s; {res['cold']['breaking']} breaking findings; "
+          f"{res['cold']['parsed_on_host']} modules parsed on the host; {res['cold']['exchanges']} exchanges; "
+          f"peak RSS {res['cold']['rss_peak_mb']:.0f} MB")
+    w = res["whole_cold"]
+    print(f"whole-package cold stages (s): {_fmt(w['stages'])}; wire {w['wire_bytes']} B; probe on the host "
+          f"{w['host_probe_s']:.2f} s; peak RSS {w['rss_peak_mb']:.0f} MB; its warm rescan in-process "
+          f"{w['warm_second_s']:.2f} s")
+    print(f"findings identical, demand vs whole-package: {res['same_findings']}")
     print(f"warm stages, two scans (s): {_fmt(res['warm']['stages_two_scans'])}; "
           f"unchanged={res['warm']['unchanged']} wire {res['warm']['wire_bytes']} B; "
+          f"exchanges {res['warm']['exchanges']}; "
           f"probe on the host {res['warm']['host_probe_s']:.2f} s; imports {res['warm']['import_s']:.2f} s (not timed)")
     f = res["fleet_first_contact_f8"]
     print(f"first contact: {f['unchanged']} of {res['hosts']} hosts answered unchanged, {f['wire_mb']:.1f} MB "

@@ -222,7 +222,8 @@ def _answer_block(answers: Any, known, where: str) -> None:
                 _fail(at, f"names a module the package does not have: {n[:80]!r}")
 
 
-def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, have) -> None:
+def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, have,
+                  digest: str | None = None) -> None:
     """Raise ReplyError unless `doc` answers a second exchange (`request["more"]`) for
     `package`: facts only of modules the first reply said exist and were not parsed, answers
     only of the patterns asked, the same package digest as before."""
@@ -238,6 +239,9 @@ def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, 
     ans = _type(block[package], dict, f"reply.more.{package}")
     if not is_digest(ans.get("digest")):
         _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    if digest is not None and ans["digest"] != digest:
+        raise ReplyError(f"the {package} on the host changed during the scan ({ans['digest'][:12]} after "
+                         f"{digest[:12]}); scan it again")
     for name, mod in _type(ans.get("modules"), dict, f"reply.more.{package}.modules").items():
         at = f"reply.more.{package}.modules.{str(name)[:80]}"
         if name not in shape:

@@ -229,7 +229,7 @@ def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, A
                    "known": {}, "more": {"modules": modules, "needles": [list(n) for n in needles], "have": have}}
         have_set = set(have)
         coro = probe(connector, request, python=settings.python, timeout=settings.timeout,
-                     validate=lambda doc, req: validate_more(doc, req, settings.target, shape, have_set))
+                     validate=lambda doc, req: validate_more(doc, req, settings.target, shape, have_set, record_digest))
         try:
             result = asyncio.run_coroutine_threadsafe(coro, loop).result(settings.timeout + 5)
         except Exception as exc:  # noqa: BLE001 - the scan fails with this reason, not a rule
