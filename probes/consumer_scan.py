@@ -17,7 +17,7 @@ from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
 from .usage import usage_facts
 
-_USAGE_VERSION = "u16-kv-named-nd+tc2"
+_USAGE_VERSION = "u16-kv-named-nd+tc2+pb"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

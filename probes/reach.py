@@ -248,6 +248,7 @@ class _Module:
         self.consts = string_constants(tree)
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
+        self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -343,7 +344,7 @@ class _Module:
     # -- classes -------------------------------------------------------------------------------
     def class_record(self, node, qual, env):
         chain = _Chain(self, env)
-        bases, generic = [], []
+        bases, generic, patch_bases = [], [], []
         for b in node.bases:
             if isinstance(b, ast.Subscript):
                 p = chain.of(b.value)
@@ -353,6 +354,8 @@ class _Module:
                     ap = chain.of(a)
                     if ap and self.wanted(ap):
                         generic.append(list(ap))
+                        if self.is_target(ap) and len(bases) - 1 not in patch_bases:
+                            patch_bases.append(len(bases) - 1)  # `Patch[Target]`: see the record below
             else:
                 p = chain.of(b)
                 bases.append(list(p) if p else None)
@@ -379,9 +382,12 @@ class _Module:
         self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
                               "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
                               "self_attrs": prior.get("self_attrs") or {}}
+        if patch_bases:  # indexes of bases written `Factory[TargetClass]` (a patch or wrapper factory)
+            self.classes[qual]["patch_bases"] = patch_bases
         inits = [st for st in node.body if isinstance(st, _FUNCS) and st.name == "__init__"]
         if inits:  # an __init__ that never hands on to a base's: what the base sets is never set
-            self.classes[qual]["init_calls_base"] = _calls_base_init(inits[0], node.name)
+            saved = _saved_inits(node.body) | self.saved_inits
+            self.classes[qual]["init_calls_base"] = _calls_base_init(inits[0], node.name, saved)
 
     # -- records -------------------------------------------------------------------------------
     def use(self, kind, path, line, col, function, **extra):
@@ -396,11 +402,30 @@ class _Module:
         self.uses.append(rec)
 
 
-def _calls_base_init(fn, cls_name):
+def _saved_inits(body):
+    """Names bound in `body` to some class's `__init__` (`_orig_init = Target.__init__`): the
+    saved original a patched `__init__` calls instead of `super().__init__`."""
+    out = set()
+    for st in body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Attribute) \
+                and st.value.attr == "__init__":
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    out.add(t.id)
+    return out
+
+
+def _calls_base_init(fn, cls_name, saved=frozenset()):
     """Whether an `__init__` calls a base `__init__` in any form: `super().__init__(...)`,
-    `super(C, self).__init__`, `Base.__init__(self, ...)`; any `super()` call, `__dict__` or
-    `vars()` counts too, so nothing is claimed where the state may be copied in another way."""
+    `super(C, self).__init__`, `Base.__init__(self, ...)`, or a saved original of one (`saved`:
+    `self._orig_init(...)`, `_orig(self, ...)` after `_orig_init = Target.__init__`); any
+    `super()` call, `__dict__` or `vars()` counts too, so nothing is claimed where the state may
+    be copied in another way."""
     for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and saved:
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
+                return True
         if isinstance(node, ast.Attribute) and node.attr in ("__init__", "__new__", "__setstate__"):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("super", "vars"):

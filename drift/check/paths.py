@@ -329,8 +329,8 @@ class PathEvaluator:
         if kind == "call":
             sym = self.index.resolve_in(owner.module, text)
             if sym is None:
-                if text.startswith("self."):
-                    return UNKNOWN
+                if text.startswith("self."):  # self._make_buffer(...): what the class's own method returns
+                    return self._self_call_value(owner, text[len("self."):])
                 return Value("external", name=f"{text}()")
             if sym.kind == "class":
                 return Value("instance", cls=sym)
@@ -364,6 +364,20 @@ class PathEvaluator:
                 finally:
                     self._depth -= 1
             return cur if cur.kind in ("instance", "class") else UNKNOWN
+        return UNKNOWN
+
+    def _self_call_value(self, owner: Symbol, name: str) -> Value:
+        """`self.<name>(...)` stored by `owner`'s code: the return annotation of the method its
+        class (or a base) defines, looked up the way the instance would find it."""
+        if "." in name or self._depth > 20:
+            return UNKNOWN
+        self._depth += 1
+        try:
+            m = self._member(owner, name, on_class=False)
+        finally:
+            self._depth -= 1
+        if m.kind == "method" and m.sym is not None:
+            return self._annotation_value(m.sym.facts.get("returns"), m.sym.module)
         return UNKNOWN
 
     def _dynamic(self, mro: list[Symbol]) -> bool:
@@ -412,13 +426,18 @@ class PathEvaluator:
                     v = self.value(tuple(path)) if path else None
                     if v is None or v.kind == "missing":  # the consumer's own copy exists even when its
                         return Value("consumer", ckind="attr", cref=f"{key}.{name}")  # source fails (reported there)
+                    if table == "class_attrs" and not on_class and v.kind == "unbound":
+                        return Value("method", sym=v.sym, owner=v.owner, via=v.via, evidence=v.evidence)  # bound
                     return v
         results = []
-        for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []):
+        patch_bases = set(cls.get("patch_bases") or ())
+        for i, b in enumerate((cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or [])):
             if not b:
                 results.append(UNKNOWN)
                 continue
             bv = self.value(tuple(b))
+            if i in patch_bases and not (bv.kind == "class" or (bv.kind == "consumer" and bv.ckind == "class")):
+                continue  # `Patch[Target]` made by a factory drift cannot see: the instance is Target's
             if bv.kind == "class":
                 results.append(self._member(bv.sym, name, on_class=on_class))
             elif bv.kind == "consumer" and bv.ckind == "class":
