@@ -100,6 +100,8 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer subclass whose `__init__` never calls its target base's `__init__`, where the
     target's code now reads (on objects named after that base) an attribute the base `__init__`
     sets and the consumer does not, and the baseline's code read no such attribute from outside.
+    A call of a saved original (`_orig_init = Base.__init__`, then `self._orig_init(...)` or
+    `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`).
     """
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
