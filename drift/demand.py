@@ -32,6 +32,7 @@ from drift.probes.ast_facts import FACTS_VERSION, empty_module
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
+from drift import outline as _outline
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
@@ -95,8 +96,10 @@ class TreeModules(Mapping):
         self._sources = sources  # rel -> bytes read while hashing (others read when searched)
         self._done: dict[str, dict] = {}
         self._text: dict[str, bytes] | None = None
+        self._outlines: dict[str, dict] = {}
         self.parsed = 0  # modules parsed in this process (tests count them)
         self.from_cache = 0
+        self.outlined = 0  # modules read by drift.outline instead of parsed
 
     def __getitem__(self, name: str) -> dict:
         hit = self._done.get(name)
@@ -155,6 +158,39 @@ class TreeModules(Mapping):
             src = _read(path, 0, MAX_FILE_BYTES + 1)
         return src
 
+    def outline(self, name: str) -> dict:
+        """The module's class outline (drift/outline.py), or its facts when they are loaded
+        already, in the module cache, or the outline cannot be trusted. Every key the outline
+        does not hold reads the parsed module (parsed then): it is never a wrong answer, only
+        a later parse."""
+        hit = self._done.get(name) or self._outlines.get(name)
+        if hit is not None:
+            return hit
+        rel, path, sha, error = self._rows[name]
+        if error is None and sha is not None and self._cache is not None:
+            full = self._cache.get(sha, rel)
+            if full is not None:
+                self._done[name] = full
+                self.from_cache += 1
+                return full
+        source = self._source(rel, path) if error is None else None
+        if type(source) is not bytes:
+            return self[name]
+        text = _outline.masked(source)
+        found = _outline.outline(source, module=name, path=rel, text=text) if text is not None else None
+        if found is None:
+            return self[name]
+        self.outlined += 1
+        full = lambda: self[name]  # noqa: E731
+        mod = _Partial({"path": rel, "sha256": sha, "is_package": rel.endswith("__init__.py"), "error": None,
+                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k])
+                                    for k, v in found["classes"].items()},
+                        "functions": {k: _Partial(v, lambda k=k: full()["functions"][k])
+                                      for k, v in found["functions"].items()},
+                        "imports": found["imports"], "names": _Names(text, lambda: full()["names"])}, full)
+        self._outlines[name] = mod
+        return mod
+
     def mentioning(self, needle) -> list[str]:
         """Names of the modules whose source `needle.search`es true (drift.index.Needle), in
         iteration order.
@@ -177,6 +213,92 @@ class TreeModules(Mapping):
                 text[name] = src if src.isascii() else _normalised(src)
             self._text = text
         return self._text
+
+
+class OutlineModules(Mapping):
+    """The same package as class outlines (`TreeModules.outline`), for questions about which
+    classes exist, their bases and which methods they define directly."""
+
+    def __init__(self, tree: TreeModules):
+        self.tree = tree
+
+    def __getitem__(self, name: str) -> dict:
+        if name not in self.tree:
+            raise KeyError(name)
+        return self.tree.outline(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.tree
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tree)
+
+    def __len__(self) -> int:
+        return len(self.tree)
+
+    def mentioning(self, needle) -> list[str]:
+        return self.tree.mentioning(needle)
+
+    def load(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name in self.tree:
+                self.tree.outline(name)
+
+
+class _Partial(dict):
+    """An outline node: the keys the outline read, every other key from the parsed node."""
+
+    __slots__ = ("_full",)
+
+    def __init__(self, data: dict, full):
+        super().__init__(data)
+        self._full = full
+
+    def __getitem__(self, key):
+        try:
+            return dict.__getitem__(self, key)
+        except KeyError:
+            return self._full()[key]
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self._full().get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or key in self._full()
+
+
+def _partial_class(node: dict, full) -> _Partial:
+    return _Partial({
+        "name": node["name"], "line": node["line"], "bases": node["bases"],
+        "methods": {k: _Partial(v, lambda k=k: full()["methods"][k]) for k, v in node["methods"].items()},
+        "nested": {k: _partial_class(v, lambda k=k: full()["nested"][k]) for k, v in node["nested"].items()},
+    }, full)
+
+
+class _Names(Mapping):
+    """A module's assigned names, which the outline does not read: whether one name is bound
+    is answered from the masked text when the text cannot bind it (drift.outline.may_bind);
+    anything else parses the module."""
+
+    def __init__(self, text: bytes, full):
+        self._text, self._full = text, full
+
+    def __contains__(self, name: object) -> bool:
+        return type(name) is str and _outline.may_bind(self._text, name) and name in self._full()
+
+    def __getitem__(self, name: str):
+        return self._full()[name]
+
+    def __iter__(self):
+        return iter(self._full())
+
+    def __len__(self) -> int:
+        return len(self._full())
+
+    def __bool__(self) -> bool:  # `mod.get("names") or {}` must not parse the module
+        return True
 
 
 def _normalised(src: bytes) -> bytes:

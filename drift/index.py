@@ -106,6 +106,29 @@ class PackageIndex:
             return self.modules.mentioning(needle)
         return list(self.modules)
 
+    @property
+    def outline(self) -> "PackageIndex":
+        """This package read as class outlines (drift/outline.py: classes, bases, the methods
+        they define, functions, imports), for questions that need no more: which classes
+        define `m`, what a class's bases and direct methods are. Lookups and `mro` work as
+        here and give the same answers; a read of anything an outline does not hold parses
+        that module. Over facts that came whole it is this index itself.
+
+        Why: DRIFT040's family question reads ~270 model modules; reading their outlines costs
+        a tenth of parsing them."""
+        if not self.demand or not hasattr(self.modules, "outline"):
+            return self
+        ix = self.__dict__.get("_outline")
+        if ix is None:
+            from drift.demand import OutlineModules
+
+            (name, pkg), = self.facts["packages"].items()
+            ix = PackageIndex({"packages": {name: {**pkg, "modules": OutlineModules(self.modules)}}},
+                              dataclass_decorators=self.dataclass_decorators, store=self._store)
+            ix.__dict__["_memo"] = self.__dict__.setdefault("_memo", {})  # one answer per question
+            self.__dict__["_outline"] = ix
+        return ix
+
     def prefetch(self, names: Iterable[str]) -> None:
         """Parse `names` now, together (the probe's workers), instead of one by one on access."""
         if self.demand:
@@ -458,18 +481,46 @@ _ID = rb"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
 class Needle:
     """A text pattern with the literal every match contains: `literal in source` (memmem speed)
     rules out most modules before the pattern runs (a leading look-behind defeats the regex
-    engine's own literal scan: ~0.3 s over 18 MB instead of ~10 ms)."""
+    engine's own literal scan: ~0.3 s over 18 MB instead of ~10 ms).
+
+    `pattern` is the whole test (a host probe runs it as it is). `after` is the same test
+    starting at the literal, so the engine scans for the literal itself, with the look-behind
+    checked by hand at each hit: an identifier boundary, then, for `def_of`, `behind` matching
+    the text just before. Over the ~80 modules that hold the literal this is ~10x faster."""
 
     literal: bytes
     pattern: Pattern[bytes]
+    after: "Pattern[bytes] | None" = field(default=None, compare=False)
+    behind: "Pattern[bytes] | None" = field(default=None, compare=False)
 
     def search(self, text: bytes) -> bool:
-        return self.literal in text and self.pattern.search(text) is not None
+        if self.literal not in text:
+            return False
+        if self.after is None:
+            return self.pattern.search(text) is not None
+        for m in self.after.finditer(text):
+            s = m.start()
+            if s and text[s - 1] in _IDENT_BYTES:
+                continue
+            if self.behind is None:
+                return True
+            window = text[max(0, s - _BEHIND):s]
+            if self.behind.search(window) is not None:
+                return True
+            if s > _BEHIND and not window.strip(b" \t\n\r\f\v\\"):
+                return True  # more blanks than the window holds: say yes (a needle may over-match)
+        return False
 
 
-def _needle(name: str, before: bytes = b"", after: bytes = b"") -> Needle:
+_IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_BEHIND = 256
+
+
+def _needle(name: str, before: bytes = b"", after: bytes = b"", behind: bytes = b"") -> Needle:
     lit = name.encode("utf-8", "surrogateescape")
-    return Needle(lit, re.compile(before + _ID % re.escape(lit) + after))
+    return Needle(lit, re.compile(before + _ID % re.escape(lit) + after),
+                  re.compile(re.escape(lit) + rb"(?![A-Za-z0-9_])" + after),
+                  re.compile(behind + rb"\Z") if behind else None)
 
 
 def word(name: str) -> Needle:
@@ -485,7 +536,7 @@ def call_of(name: str) -> Needle:
 
 def def_of(name: str) -> Needle:
     """`def name` (or `async def name`), however it is spaced."""
-    return _needle(name, before=rb"(?<![A-Za-z0-9_])def(?:[\s\\])+")
+    return _needle(name, before=rb"(?<![A-Za-z0-9_])def(?:[\s\\])+", behind=rb"(?<![A-Za-z0-9_])def(?:[\s\\])+")
 
 
 def _names_index(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[str]]:

@@ -42,7 +42,8 @@ def _shape(index: PackageIndex, cls) -> list:
 def _shapes_of(index: PackageIndex, family: list[str]) -> dict[str, list]:
     """The shapes `_has` reads for `family`: each top-level class of it and, through their
     bases, every class above. Facts that came whole read the whole-package index; a tree
-    parsed on demand walks up from the family alone (its modules parsed together first)."""
+    parsed on demand walks up from the family alone, over class outlines (`PackageIndex.outline`)."""
+    index = index.outline
     if not index.demand:
         return index.derived("class_shapes", _build_shapes)
 
@@ -83,7 +84,7 @@ def _has(shapes: dict[str, list], dotted: str, method: str) -> bool:
 
 def _definers(index: PackageIndex, method: str) -> list[str]:
     """Classes defining `method` directly (cached per package digest and method name)."""
-    return index.query("definers", method, needle=def_of(method), build=_build_definers, default=[])
+    return index.outline.query("definers", method, needle=def_of(method), build=_build_definers, default=[])
 
 
 @rule("DRIFT040", RuleKind.METHOD_VANISHED)

@@ -1,0 +1,443 @@
+"""A module's class outline from its text alone: top-level classes (name, line, bases, method
+names, nested classes), top-level function names and imports, without `ast.parse`.
+
+A family-wide question (DRIFT040: which classes of vLLM 0.11.0 define `get_input_embeddings`,
+and what are those classes and their bases in 0.16.0) reads ~270 model modules, 7.4 MB of
+source; `ast.parse` of them is ~2 s of CPU and almost all of a cold check, yet the question
+needs only which `def`s sit directly in which class and what each class's bases resolve to.
+Strings and comments are masked with one regex (C speed), then the physical lines are walked
+once, counting brackets, to find logical lines, their indentation and the few statements that
+matter. That is ~10x cheaper than the parse.
+
+The outline must equal what `probes.ast_facts.module_facts` would record, so anything this
+reader does not fully understand returns None and the caller parses the module: non-ASCII
+outside strings and comments (NFKC identifiers), tabs, form feeds, `\\r`, NUL bytes, a coding
+cookie, an unterminated or odd string, an f-string whose braces do not balance (a PEP 701
+nested quote), a stray backslash, unbalanced brackets, an unexpected indent, PEP 695 type
+parameters, a one-line `if`/`try`/`with` body at module level, a parenthesised base, an import
+it cannot read. A module the parser would reject for a reason the text does not show (say a
+Python 2 `print` statement) is the one case it cannot see; `tests/test_outline.py` compares the
+outline with the parse on every module of two vLLM releases and the corpus.
+
+Module-level assignments (`names`) are not read here: a lookup asks only whether one name is
+bound, and `may_bind` answers that from the masked text (a target name is always followed by
+`=`, `:`, `,`, `)`, `]` or a continuation), so the parse happens only when it may be.
+"""
+
+from __future__ import annotations
+
+import re
+
+from drift.probes.ast_facts import _resolve
+from drift.probes.srctext import SourceText
+
+_TOKEN = re.compile(  # first byte #, ' or ": the engine scans for it at C speed
+    rb"#[^\n]*|'''(?:[^'\\]+|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]+|\\.|\"(?!\"\"))*\"\"\""
+    rb"|'(?:[^'\\\n]+|\\.)*'|\"(?:[^\"\\\n]+|\\.)*\"", re.S)
+_PREFIX = re.compile(rb"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}\Z")
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_CLASS = re.compile(rb"class[ \\\n]+([A-Za-z_][A-Za-z0-9_]*)[ \\\n]*([(:\[])")
+_DEF = re.compile(rb"(?:async[ \\\n]+)?def[ \\\n]+([A-Za-z_][A-Za-z0-9_]*)[ \\\n]*([(\[])")
+_IMPORT = re.compile(rb"import[ \\\n]+(.*)", re.S)
+_FROM = re.compile(rb"from(?![A-Za-z0-9_])[ \\\n]*((?:\.[ \\\n]*)*)([A-Za-z_][A-Za-z0-9_ \\\n.]*?)?[ \\\n]*"
+                   rb"import(?![A-Za-z0-9_])[ \\\n]*(.*)", re.S)
+_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ALIAS = re.compile(rb"([A-Za-z_][A-Za-z0-9_.]*?)(?:[ \\\n]+as[ \\\n]+([A-Za-z_][A-Za-z0-9_]*))?")
+_TRANSPARENT = {b"if", b"elif", b"else", b"try", b"except", b"finally", b"with"}
+_OPAQUE = {b"for", b"while", b"async", b"match", b"def", b"class"}
+_ASYNC_DEF = re.compile(rb"async[ \\\n]+def(?![A-Za-z0-9_])")
+_ASYNC_OTHER = re.compile(rb"async[ \\\n]+(?:for|with)(?![A-Za-z0-9_])")
+_MAX_DEPTH = 40
+_DEDENT: dict = {}
+_TC = re.compile(rb"(?:el)?if[ \\\n]+(?:[A-Za-z_][A-Za-z0-9_]*[ \\\n]*\.[ \\\n]*)*TYPE_CHECKING[ \\\n]*:")
+_SETTER = re.compile(rb"@[A-Za-z_][A-Za-z0-9_.]*\.(?:setter|deleter)(?:\(.*\))?", re.S)
+
+
+def _balance(text: bytes, start: int, end: int) -> int:
+    c = text.count
+    return (c(b"(", start, end) + c(b"[", start, end) + c(b"{", start, end)
+            - c(b")", start, end) - c(b"]", start, end) - c(b"}", start, end))
+
+
+class _Bail(Exception):
+    """The text holds something only the parser can answer."""
+
+
+def _mask(m: re.Match) -> bytes:
+    s = m.group()
+    if s[0] == 0x23:  # a comment
+        return b" " * len(s)
+    at = m.start()
+    p = _PREFIX.search(m.string, max(0, at - 3), at)
+    if p is not None:
+        p = p.group()
+        if b"f" in p or b"F" in p:
+            _check_fstring(s)
+        if (b"b" in p or b"B" in p) and not s.isascii():
+            raise _Bail("bytes literal with non-ASCII")
+    return b"\x01" * len(s)
+
+
+def _check_fstring(s: bytes) -> None:
+    """Replacement fields must balance: a PEP 701 string with the same quote inside a field
+    is cut short by the regex, and the cut always falls inside an open field."""
+    q = 3 if s[:3] in (b"'''", b'"""') else 1
+    body = s[q:-q]
+    depth, i, n = 0, 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == 0x7B:  # {
+            if depth == 0 and body[i + 1:i + 2] == b"{":
+                i += 2
+                continue
+            depth += 1
+        elif c == 0x7D:  # }
+            if depth == 0:
+                if body[i + 1:i + 2] == b"}":
+                    i += 2
+                    continue
+                raise _Bail("f-string braces")
+            depth -= 1
+        elif depth and c in (0x23, 0x5C):  # `#` or a backslash inside a field: 3.12 syntax
+            raise _Bail("f-string field")
+        i += 1
+    if depth:
+        raise _Bail("f-string braces")
+
+
+def masked(source: bytes) -> bytes | None:
+    """`source` with every comment blanked and every string literal replaced by \\x01 bytes,
+    same length, so offsets map back; None when the text is not plain enough to trust."""
+    if b"\r" in source or b"\f" in source or b"\0" in source:
+        return None
+    cookie = _COOKIE.search(source, 0, _two_lines(source))
+    if cookie is not None and cookie.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+        return None
+    if not source.isascii():
+        try:
+            source.decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the parser reads it with another codec, or not at all
+    try:
+        out = _TOKEN.sub(_mask, source)
+    except _Bail:
+        return None
+    if not out.isascii() or b"'" in out or b'"' in out or b"\t" in out:
+        return None
+    return out
+
+
+def _two_lines(source: bytes) -> int:
+    end = source.find(b"\n")
+    end = source.find(b"\n", end + 1) if end >= 0 else -1
+    return len(source) if end < 0 else end
+
+
+class _Block:
+    __slots__ = ("indent", "body", "kind", "node", "prev", "decorators", "tc")
+
+    def __init__(self, indent: int, kind: str, node: dict | None, tc: bool = False):
+        self.tc = tc  # inside `if TYPE_CHECKING:` (imports there are marked, as module_facts marks them)
+        self.indent = indent  # the header's indentation
+        self.body = None  # the body's, once its first line is seen
+        self.kind = kind  # "module" (the module, or an if/try/with at module level), "class", "opaque"
+        self.node = node  # the class's outline
+        self.prev = None  # the keyword of the previous statement in this body (for else/elif)
+        self.decorators = []  # the decorator lines above the next statement
+
+
+def outline(source: bytes, *, module: str, path: str, text: bytes | None = None) -> dict | None:
+    """{"classes", "functions", "imports"} as `module_facts` records them (classes reduced to
+    name, line, bases, methods and nested), or None when only a parse can say. `text` is
+    `masked(source)` when the caller has it."""
+    text = masked(source) if text is None else text
+    if text is None:
+        return None
+    try:
+        return _Reader(source, text, module, path).read()
+    except _Bail:
+        return None
+
+
+class _Reader:
+    def __init__(self, source: bytes, text: bytes, module: str, path: str):
+        self.source, self.text = source, text
+        self.package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        self.out = {"classes": {}, "functions": {}, "imports": {}}
+        self._src_text: SourceText | None = None
+        self._at = (0, 1)  # (offset, line number there): lines are counted forward, only when needed
+
+    def line_at(self, offset: int) -> int:
+        """The source line of `offset` (string literals hide newlines from the masked text)."""
+        at, line = self._at
+        line += self.source.count(b"\n", at, offset)
+        self._at = (offset, line)
+        return line
+
+    def read(self) -> dict:
+        """Walk the logical lines of the module and of class bodies; the body of a def (or a
+        for, while, match, or any block inside a class body) is skipped whole, to the next
+        line that is indented no deeper than its header and not inside brackets."""
+        text = self.text
+        if sum(text.count(c) for c in b"([{") != sum(text.count(c) for c in b")]}"):
+            raise _Bail("brackets")
+        root = _Block(-1, "module", None)
+        root.body = 0
+        stack = [root]
+        pos, n = 0, len(text)
+        while pos < n:
+            depth, end = 0, pos
+            while True:  # one logical line: physical lines until brackets balance
+                e = text.find(b"\n", end)
+                if e < 0:
+                    e = n
+                line = text[end:e]
+                cont = False
+                if b"\\" in line:
+                    if not line.endswith(b"\\") or b"\\" in line[:-1]:
+                        raise _Bail("backslash")
+                    cont = True
+                if b"(" in line or b")" in line or b"[" in line or b"]" in line or b"{" in line or b"}" in line:
+                    depth += _balance(text, end, e)
+                    if depth < 0 or depth > _MAX_DEPTH:
+                        raise _Bail("brackets")
+                if depth == 0 and not cont:
+                    break
+                end = e + 1
+                if end >= n:
+                    raise _Bail("unterminated")
+            skip = self.logical(stack, pos, e)
+            pos = e + 1
+            if skip is not None:
+                pos = self.skip(pos, skip)
+        return self.out
+
+    def skip(self, pos: int, indent: int) -> int:
+        """The start of the first logical line after `pos` indented at most `indent`."""
+        pat = _DEDENT.get(indent)
+        if pat is None:
+            pat = _DEDENT[indent] = re.compile(rb"^ {0,%d}(?=[^ \n])" % indent, re.M)
+        text, depth, at = self.text, 0, pos
+        while True:
+            m = pat.search(text, at)
+            if m is None:
+                return len(text)
+            s = m.start()
+            depth += _balance(text, pos, s)
+            pos = s
+            if depth == 0 and not (s >= 2 and text[s - 2] == 0x5C):  # not continued by a backslash
+                return s
+            if depth < 0:
+                raise _Bail("brackets")
+            at = text.find(b"\n", s)
+            if at < 0:
+                return len(text)
+
+    def logical(self, stack: list, start: int, end: int) -> int | None:
+        """Record one logical line; the indent of a header whose body is to be skipped."""
+        raw = self.text[start:end]
+        stripped = raw.lstrip(b" ")
+        if not stripped.strip():
+            return None
+        indent = len(raw) - len(stripped)
+        while stack[-1].indent >= indent:
+            stack.pop()
+        block = stack[-1]
+        if block.body is None:
+            block.body = indent
+        elif indent != block.body:
+            raise _Bail("indentation")
+        if len(stack) > _MAX_DEPTH:
+            raise _Bail("nesting")
+        m = _WORD.match(stripped)
+        word = m.group() if m else b""
+        header = stripped.rstrip(b" \n\\").endswith(b":")
+        if word == b"match" and not header:
+            word = b""  # `match` the name, not the statement
+        if word in _TRANSPARENT or word in _OPAQUE:
+            kind, node = self.compound(block, word, stripped, start + indent, header)
+            block.prev = word
+            block.decorators = []
+            if not header:
+                return None
+            if kind == "opaque":
+                return indent
+            tc = block.tc
+            if word == b"if" or word == b"elif":
+                tc = tc or _TC.fullmatch(stripped.rstrip(b" \n\\")) is not None
+            stack.append(_Block(indent, kind, node, tc))
+            return None
+        block.prev = None
+        if word == b"" and stripped[:1] == b"@":
+            block.decorators.append(stripped)
+            return None
+        block.decorators = []
+        if block.kind == "module" and (b"import" in stripped):
+            for part in stripped.split(b";") if b";" in stripped else (stripped,):
+                part = part.strip(b" \n\\")
+                w = _WORD.match(part)
+                if w is not None and w.group() in (b"import", b"from"):
+                    self.imports(part, self.line_at(start), block.tc)
+        return None
+
+    def compound(self, block: _Block, word: bytes, stripped: bytes, offset: int, header: bool):
+        """(kind of the body, its class outline) for a compound statement, recording classes
+        and defs. Only the module (and its if/try/with blocks) and class bodies are read, as
+        `module_facts` reads them."""
+        in_class = block.kind == "class"
+        if word == b"async":
+            if _ASYNC_DEF.match(stripped):
+                word = b"def"
+            elif not _ASYNC_OTHER.match(stripped):
+                raise _Bail("async")
+        if word == b"class":
+            m = _CLASS.match(stripped)
+            if m is None or m.group(2) == b"[":
+                raise _Bail("class header")
+            name = m.group(1).decode()
+            node = {"name": name, "line": self.line_at(offset), "bases": self.bases(stripped, offset, m), "methods": {}, "nested": {}}
+            (block.node["nested"] if in_class else self.out["classes"])[name] = node
+            return "class", node
+        if word == b"def":
+            m = _DEF.match(stripped)
+            if m is None or m.group(2) == b"[":
+                raise _Bail("def header")
+            name = m.group(1).decode()
+            table = block.node["methods"] if in_class else self.out["functions"]
+            if name in table and any(_setter(d) for d in block.decorators):
+                return "opaque", None  # _place keeps the property's getter
+            table[name] = {"name": name, "line": self.line_at(offset)}
+            return "opaque", None
+        if in_class or word not in _TRANSPARENT:
+            return "opaque", None  # class_facts reads no nested block; module_facts no for/while/match
+        if word == b"else" and block.prev in (b"for", b"while", b"async"):
+            return "opaque", None  # the else of a loop
+        if not header:
+            raise _Bail("one-line block at module level")
+        return "module", None
+
+    def bases(self, stripped: bytes, offset: int, m: re.Match) -> list:
+        if m.group(2) != b"(":
+            return []
+        i = m.end()  # just past "("
+        depth, j, args, arg_start = 0, i, [], i
+        while j < len(stripped):
+            c = stripped[j]
+            if c in b"([{":
+                depth += 1
+            elif c in b")]}":
+                if depth == 0:
+                    args.append((arg_start, j))
+                    break
+                depth -= 1
+            elif c == 0x2C and depth == 0:  # ,
+                args.append((arg_start, j))
+                arg_start = j + 1
+            j += 1
+        else:
+            raise _Bail("class header")
+        out = []
+        for a, b in args:
+            seg = stripped[a:b]
+            lead = len(seg) - len(seg.lstrip(b" \n\\"))
+            seg2 = seg.strip(b" \n\\")
+            if not seg2:
+                continue  # a trailing comma
+            if seg2.startswith(b"**"):
+                continue
+            if seg2.startswith(b"("):
+                raise _Bail("parenthesised base")
+            if re.match(rb"[A-Za-z_][A-Za-z0-9_]*[ \\\n]*=(?!=)", seg2):
+                continue  # a keyword (metaclass=..., total=False)
+            s = offset + a + lead
+            out.append(self.source_of(s, s + len(seg2)))
+        return out
+
+    def source_of(self, start: int, end: int) -> str:
+        """The base's text exactly as `SourceText.of` gives it for the node at these offsets."""
+        src = self.source
+        if self._src_text is None:
+            self._src_text = SourceText(src)
+        lineno = src.count(b"\n", 0, start) + 1
+        end_lineno = lineno + src.count(b"\n", start, end)
+        col = start - (src.rfind(b"\n", 0, start) + 1)
+        end_col = end - (src.rfind(b"\n", 0, end) + 1)
+        return self._src_text.of(_Pos(lineno, end_lineno, col, end_col))
+
+    def imports(self, stmt: bytes, line: int, tc: bool) -> None:
+        imports = self.out["imports"]
+        stmt = stmt.replace(b"\\\n", b"  ")
+        m = _FROM.fullmatch(stmt) if stmt.startswith(b"from") else None
+        if m is not None:
+            level = m.group(1).count(b".")
+            mod = re.sub(rb"[ \n]", b"", m.group(2) or b"")
+            if mod and not _DOTTED.fullmatch(mod):
+                raise _Bail("import")
+            names = m.group(3).strip(b" \n")
+            if names.startswith(b"("):
+                if not names.endswith(b")"):
+                    raise _Bail("import")
+                names = names[1:-1]
+            base = _resolve(self.package, level, mod.decode() or None)
+            if names.strip() == b"*":
+                imports.setdefault("*", []).append(_entry(base, line, tc))
+                return
+            for alias in _aliases(names, allow_dots=False):
+                name, asname = alias
+                imports[asname or name] = _entry(base + "." + name if base else name, line, tc)
+            return
+        m = _IMPORT.fullmatch(stmt)
+        if m is None:
+            raise _Bail("import")
+        for name, asname in _aliases(m.group(1), allow_dots=True):
+            local, target = (asname, name) if asname else (name.partition(".")[0],) * 2
+            imports[local] = _entry(target, line, tc)
+
+
+def _entry(target: str, line: int, tc: bool) -> dict:
+    return {"target": target, "line": line, "type_checking": True} if tc else {"target": target, "line": line}
+
+
+def _setter(decorator: bytes) -> bool:
+    """`decorator_name(d).endswith((".setter", ".deleter"))` for a decorator line; a
+    parenthesised one is not read."""
+    if b"setter" not in decorator and b"deleter" not in decorator:
+        return False
+    if _SETTER.fullmatch(decorator.rstrip(b" \n\\")) is None:
+        raise _Bail("decorator")
+    return True
+
+
+def _aliases(text: bytes, *, allow_dots: bool) -> list:
+    out = []
+    parts = [p.strip(b" \n") for p in text.split(b",")]
+    if parts and not parts[-1]:
+        parts.pop()  # a trailing comma (only legal in parentheses; the parser would say otherwise)
+    for part in parts:
+        m = _ALIAS.fullmatch(part)
+        if m is None:
+            raise _Bail("import")
+        name = re.sub(rb"[ \n\\]", b"", m.group(1))
+        if not (_DOTTED if allow_dots else _WORD).fullmatch(name) or name in (b"as", b"import"):
+            raise _Bail("import")
+        out.append((name.decode(), m.group(2).decode() if m.group(2) else None))
+    if not out:
+        raise _Bail("import")
+    return out
+
+
+class _Pos:
+    __slots__ = ("lineno", "end_lineno", "col_offset", "end_col_offset")
+
+    def __init__(self, lineno, end_lineno, col, end_col):
+        self.lineno, self.end_lineno, self.col_offset, self.end_col_offset = lineno, end_lineno, col, end_col
+
+
+_TARGET_AFTER = rb"\s*[=:,)\]\\]"
+
+
+def may_bind(text: bytes, name: str) -> bool:
+    """Whether the masked text can assign `name` at all (a superset: a False is certain)."""
+    return re.search(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])" + _TARGET_AFTER,
+                     text) is not None
