@@ -9,15 +9,18 @@ be walked is reported as skipped instead of taking the probe (and the host's sca
 import hashlib
 import marshal
 import os
+import re
 import sys
 import tempfile
 
 from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
-from .usage import usage_facts
+from .usage import NAME_GETTER, usage_facts
 
-_USAGE_VERSION = "u16-kv-named-nd+tc2+pb"
+_GETTER = re.compile(NAME_GETTER.pattern.encode())
+
+_USAGE_VERSION = "u17-kv-getter2-nd+tc2+pb"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):
@@ -91,9 +94,11 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
                                 "imports": [], "calls": [], "binds": [], "subclasses": []})
                 continue
             facts = None
-            if any(n in data for n in needles) or b"setattr(" in data:  # helpers that patch (reach.py)
+            if any(n in data for n in needles) or b"setattr(" in data \
+                    or (b"getattr(" in data and _GETTER.search(data)):  # helpers that patch, name getters (reach.py)
                 facts = _usage_of(data, rel, prefixes)  # decoded by its cookie, guarded (probes.guard)
-                if not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("named_modules")):
+                if not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("named_modules")
+                        or facts.get("classes")):
                     facts = None
         new[rel] = (size, mtime, facts)
         if facts is not None:

@@ -8,13 +8,17 @@ root followed by syntactic steps, which drift evaluates against the target's and
 facts with its one resolver.
 
 Roots: ``sym:<dotted>`` (a name this module imports or defines), ``self:<module>.<Class>`` (the
-instance inside a consumer class), ``super:<module>.<Class>``. Steps: ``.name`` (attribute),
+instance inside a consumer class), ``super:<module>.<Class>``, ``named:<json>`` (what a consumer
+method returns when it may be a *name getter* defined elsewhere, `return getattr(mod,
+self.target_class)`: the receiver, the method and the argument paths, for drift to resolve with
+the string the receiver's class sets). Steps: ``.name`` (attribute),
 ``()`` (call), ``[]`` (subscript). Local variables, parameters with annotations, `isinstance`
 narrowing and module-level aliases give names their paths; branches never assume a type that
 their test rules out.
 """
 
 import ast
+import json
 import re
 
 from .derefs import literal_args
@@ -249,6 +253,8 @@ class _Module:
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
+        self.bound_q = {}  # nested function qualname -> path of the class a patch in its parent puts it on
+        self.nested_quals = set()  # qualnames of functions defined inside functions
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -277,10 +283,17 @@ class _Module:
         if not path:
             return False
         root = path[0]
-        if root.startswith(("self:", "super:", "arg:")):
+        if root.startswith(("self:", "super:", "arg:", "named:")):
             return True
         dotted = root[4:]
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes + (self.own,))
+
+    def patchable(self, path):
+        """A class or module path an assignment patches: a target name, or a class a name getter
+        returns (`named:` root), not an instance (`()`) or an element (`[]`)."""
+        if not path or "()" in path or "[]" in path:
+            return False
+        return self.is_target(path) or path[0].startswith("named:")
 
     def is_target(self, path):
         if not path or not path[0].startswith("sym:"):
@@ -341,6 +354,37 @@ class _Module:
                         named.add(m)
         return named.pop() if len(named) == 1 else None
 
+    def string_value(self, node):
+        """An identifier written as a string literal (or a module constant holding one): the
+        class or function name a subclass hands its base's getter; None for anything else."""
+        if isinstance(node, ast.Name):
+            text = self.consts.get(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            return None
+        return text if text and text.isidentifier() else None
+
+    def named_receiver(self, cls_qual, method):
+        """Whether `self.<method>(...)` in `cls_qual` may call a name getter defined elsewhere:
+        the class (or a base in this module) sets an identifier string as a class attribute, and
+        no class of that chain here defines `method` other than as a getter."""
+        has_name, todo, seen = False, [cls_qual], set()
+        while todo:
+            q = todo.pop()
+            if q in seen or q not in self.class_nodes:
+                continue
+            seen.add(q)
+            node = self.class_nodes[q]
+            for st in node.body:
+                if isinstance(st, _FUNCS) and st.name == method and _name_getter(st, _Chain(self, {})) is None:
+                    return False
+                if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None \
+                        and self.string_value(st.value) is not None:
+                    has_name = True
+            todo.extend(n for n in (_dotted(b) for b in node.bases) if n)
+        return has_name
+
     # -- classes -------------------------------------------------------------------------------
     def class_record(self, node, qual, env):
         chain = _Chain(self, env)
@@ -378,12 +422,18 @@ class _Module:
                         if not (p and self.wanted(p)) and isinstance(st, ast.AnnAssign):
                             p = self.type_of_annotation(st.annotation, env)  # `_config: VllmConfig = None`
                         class_attrs[t.id] = {"line": st.lineno, "path": list(p) if p and self.wanted(p) else None}
+                        text = self.string_value(st.value)
+                        if text is not None:  # `target_class = "Coordinator"`: a name a getter may look up
+                            class_attrs[t.id]["str"] = text
         prior = self.classes.get(qual) or {}
         self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
                               "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
                               "self_attrs": prior.get("self_attrs") or {}}
         if patch_bases:  # indexes of bases written `Factory[TargetClass]` (a patch or wrapper factory)
             self.classes[qual]["patch_bases"] = patch_bases
+        getters = {st.name: g for st in node.body if isinstance(st, _FUNCS) for g in [_name_getter(st, chain)] if g}
+        if getters:  # `def _get_target_class(self, mod): return getattr(mod, self.target_class, None)`
+            self.classes[qual]["name_getters"] = getters
         inits = [st for st in node.body if isinstance(st, _FUNCS) and st.name == "__init__"]
         if inits:  # an __init__ that never hands on to a base's: what the base sets is never set
             saved = _saved_inits(node.body) | self.saved_inits
@@ -400,6 +450,40 @@ class _Module:
         if self.tests:
             rec["within"] = self.tests[-3:]
         self.uses.append(rec)
+
+
+def _name_getter(fn, chain):
+    """A method that looks a name up by a string its class holds: its only value returned is
+    `getattr(<param>, self.<attr>[, default])` (or `cls.<attr>`, or a module in place of the
+    parameter) -> {"attr", "arg" (the parameter's index, the receiver being 0) or "path",
+    "classmethod"}; else None. Subclasses set `<attr>` to the name of a class in a module."""
+    args = fn.args.posonlyargs + fn.args.args
+    decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
+    if not args or "staticmethod" in decos or "property" in decos:
+        return None
+    names = [a.arg for a in args]
+    found = None
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Return) or node.value is None \
+                or (isinstance(node.value, ast.Constant) and node.value.value is None):
+            continue
+        v = node.value
+        if found is not None or not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name)
+                                     and v.func.id == "getattr" and len(v.args) in (2, 3) and not v.keywords):
+            return None
+        key = v.args[1]
+        if not (isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id == names[0]):
+            return None
+        found = {"attr": key.attr, "classmethod": "classmethod" in decos}
+        obj = v.args[0]
+        if isinstance(obj, ast.Name) and obj.id in names[1:]:
+            found["arg"] = names.index(obj.id)
+        else:
+            p = chain.of(obj)
+            if not (p and chain.mod.wanted(p)):
+                return None
+            found["path"] = list(p[:MAX_PATH])
+    return found
 
 
 def _saved_inits(body):
@@ -484,6 +568,9 @@ class _Chain:
                 return ("sym:" + named,) if named else None
             if fname == "cast" and len(node.args) == 2:
                 return self.mod.type_of_annotation(node.args[0], self.env)
+            named = self._named_call(node, depth)
+            if named:
+                return named
             base = self.of(node.func, depth + 1)
             return base + ("()",) if base else None
         if t is ast.Subscript:
@@ -495,6 +582,29 @@ class _Chain:
             return self.of(node.value, depth + 1)
         return None
 
+
+    def _named_call(self, node, depth):
+        """`self._get_target_class(mod)` in a consumer class that sets a name string: a `named:`
+        root carrying the receiver, the method and the arguments' paths, since the method may be
+        a name getter in a base of another module (drift resolves it, or falls back to the plain
+        call's value when it is not one)."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or node.keywords \
+                or not node.args or any(type(a) is ast.Starred for a in node.args):
+            return None
+        recv = self.of(func.value, depth + 1)
+        if not recv or len(recv) != 1 or not recv[0].startswith(("self:", "sym:")):
+            return None
+        prefix = "%s:%s." % (recv[0][:recv[0].index(":")], self.mod.module)
+        qual = recv[0][len(prefix):] if recv[0].startswith(prefix) else None
+        if qual is None or qual not in self.mod.class_nodes or not self.mod.named_receiver(qual, func.attr):
+            return None
+        args = [self.of(a, depth + 1) for a in node.args]
+        args = [list(a[:MAX_PATH]) if a and self.mod.wanted(a) else None for a in args]
+        if not any(args):
+            return None
+        spec = {"recv": recv[0], "m": func.attr, "args": args}
+        return ("named:" + json.dumps(spec, separators=(",", ":"), sort_keys=True),)
 
     def _imports_module(self, func):
         """`importlib.import_module` however it was imported (`import importlib`, `from importlib
@@ -548,7 +658,7 @@ class _Function:
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
-        bound = self.mod.bound.get(fn.name) if self.cls is None else None
+        bound = self.mod.bound_q.get(self.qual) or (self.mod.bound.get(fn.name) if self.cls is None else None)
         hooked = self._import_hook_module(fn)
         declared = self.mod.declared_module(self.cls) if self.cls else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
@@ -797,11 +907,12 @@ class _Function:
                     rec["class_attrs"][tgt.attr] = {"line": st.lineno, "path": path}
                 line, col = _attr_pos(tgt)
                 self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
-            elif owner and self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
+            elif owner and self.mod.patchable(owner):
                 line, col = _attr_pos(tgt)
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
                                          "function": self.qual, "value": self._patch_value(value, env),
                                          "guards": list(self.mod.guards)})
+                self._bind_nested(value, owner)
             else:
                 self.expr(tgt.value, env)
                 if owner and self.mod.wanted(owner):
@@ -824,6 +935,16 @@ class _Function:
         elif t is ast.Starred:
             self.assign(tgt.value, None, None, env, st)
 
+    def _bind_nested(self, value, owner):
+        """`Target.__init__ = _patched` (or `setattr(...)`) with `_patched` defined in this very
+        function: its first parameter is an instance of what `owner` holds, even when `owner` is a
+        local (a class fetched by name) that a module-wide scan cannot type."""
+        if not isinstance(value, ast.Name) or not isinstance(self.node, _FUNCS):
+            return
+        qual = "%s.%s" % (self.qual, value.id)
+        if qual in self.mod.nested_quals:
+            self.mod.bound_q.setdefault(qual, tuple(owner))
+
     def _own_class(self, root):
         """The record of a class this module defines, for a `sym:` root naming it (else None)."""
         prefix = "sym:%s." % self.mod.module
@@ -833,7 +954,7 @@ class _Function:
         if value is None:
             return None
         if isinstance(value, ast.Name) and value.id in self.mod.defs:
-            fn = self.mod.defs[value.id]
+            fn = self._def_named(value) or self.mod.defs[value.id]  # the helper nested here, if any
             return {"function": self.mod.quals.get(id(fn), value.id), "line": fn.lineno, "signature": _signature(fn)}
         if isinstance(value, ast.Lambda):
             return {"function": "<lambda>", "line": value.lineno}
@@ -1114,10 +1235,11 @@ class _Function:
         if not owner or not names:
             return
         for attr, line, col in names:
-            if self.mod.is_target(owner) and "()" not in owner and "[]" not in owner:
+            if self.mod.patchable(owner):
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": attr,
                                          "function": self.qual, "value": self._patch_value(value, env),
                                          "how": "setattr", "guards": list(self.mod.guards)})
+                self._bind_nested(value, owner)
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
 
@@ -1212,6 +1334,8 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls is None and node.name not in mod.defs:
             mod.defs[node.name] = node
     mod.bound = _binding_targets(tree, mod)
+    mod.nested_quals = {qual for qual, cls, node in funcs
+                        if cls is None and "." in qual and qual.rsplit(".", 1)[0] in mod.quals.values()}
     top = _Function(mod, qual="<module>", cls=None, node=tree, env={})
     module_env = top.run()
     # module-level aliases (`_orig = Target.method`) are visible in every function

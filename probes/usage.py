@@ -9,6 +9,7 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 """
 
 import ast
+import re
 
 from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
@@ -350,6 +351,11 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)
+        if NAME_GETTER.search(text):  # a patch framework's base: subclasses elsewhere call its getter
+            classes = reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes,
+                                  lines=text.splitlines())["classes"]
+            if any(c.get("name_getters") for c in classes.values()):
+                out["classes"] = classes
         return out
     bindings = imports.bindings
 
@@ -418,6 +424,10 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
+
+
+# `return getattr(mod, self.target_class ...)`: a method handing back the class a subclass names
+NAME_GETTER = re.compile(r"return\s+getattr\(\s*[\w.]+\s*,\s*(?:self|cls)\.\w+\s*[,)]")
 
 
 def _named_modules(tree, prefixes):

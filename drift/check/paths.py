@@ -9,6 +9,7 @@ path in the baseline and in the target says where the consumer's code stops work
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -210,7 +211,59 @@ class PathEvaluator:
             path = self.consumer.arg_path(ref)
             v = self.value(tuple(path)) if path else UNKNOWN
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
+        if kind == "named":
+            return self._named(ref)
         return UNKNOWN
+
+    def _named(self, ref: str) -> Value:
+        """`self._get_target_class(mod)` (probes/reach.py, `named:` roots): when the method the
+        receiver's class inherits is a name getter (`return getattr(mod, self.target_class)`),
+        what the argument holds under the name the receiver's class sets; otherwise the plain
+        call's value, as if no name were involved."""
+        try:
+            spec = json.loads(ref)
+            recv, method, args = spec["recv"], spec["m"], list(spec.get("args") or [])
+        except (ValueError, KeyError, TypeError):
+            return UNKNOWN
+        rkind, _, cref = recv.partition(":")
+        definer = self._consumer_chain_find(cref, lambda c: method in (c.get("methods") or {}))
+        getter = ((definer or {}).get("name_getters") or {}).get(method)
+        if getter is None or (rkind == "sym" and not getter.get("classmethod")):  # Cls.m(mod): m must take cls
+            return self.value((recv, "." + method, "()"))
+        holder = self._consumer_chain_find(
+            cref, lambda c: getter["attr"] in (c.get("class_attrs") or {}) or getter["attr"] in (c.get("self_attrs") or {}))
+        rec = ((holder or {}).get("class_attrs") or {}).get(getter["attr"]) or {}
+        name = rec.get("str")
+        i = getter.get("arg")
+        base = (args[i - 1] if isinstance(i, int) and 0 < i <= len(args) else None) if "arg" in getter \
+            else getter.get("path")
+        if not name or not base:
+            return UNKNOWN
+        v = self.value(tuple(base) + ("." + name,))
+        return UNKNOWN if v.kind == "missing" else v  # the getter's own default covers a missing name
+
+    def _consumer_chain_find(self, cref: str, pred: Callable[[dict], bool]) -> dict | None:
+        """The first of a consumer class and its consumer bases (depth first, own first, across
+        modules) that satisfies `pred`; None when none does or a target base comes first."""
+        seen: set[str] = set()
+        todo = [cref]
+        while todo and len(seen) < 40:
+            ref = todo.pop(0)
+            if ref in seen:
+                continue
+            seen.add(ref)
+            cls = self.consumer.classes.get(ref)
+            if cls is None:
+                continue
+            if pred(cls):
+                return cls
+            nxt = []
+            for b in cls.get("bases") or []:
+                v = self.value(tuple(b)) if b else UNKNOWN
+                if v.kind == "consumer" and v.ckind == "class" and v.cref:
+                    nxt.append(v.cref)
+            todo[:0] = nxt
+        return None
 
     def _consumer_roots(self) -> set[str]:
         return {m.split(".")[0] for m in self.consumer.modules}
