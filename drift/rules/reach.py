@@ -10,6 +10,7 @@ the baseline worked and the target does not.
 from __future__ import annotations
 
 import difflib
+import json
 from typing import Any, Iterator
 
 from drift.check.context import CheckContext, site_of
@@ -223,6 +224,12 @@ def _imported(mod: dict, dotted: str) -> bool:
 
 
 def _show(step: str) -> str:
+    if step.startswith("named:"):  # a name getter's call (probes/reach.py): `self._get_target_class(...)`
+        try:
+            spec = json.loads(step[len("named:"):])
+            return f"{_show(spec['recv'])}.{spec['m']}(...)"
+        except (ValueError, KeyError, TypeError):
+            return "named"
     if step.startswith(("sym:", "self:", "super:", "arg:")):
         kind, _, ref = step.partition(":")
         return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")

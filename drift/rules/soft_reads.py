@@ -15,6 +15,7 @@ from drift.check.context import CheckContext, site_of
 from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.rules.base import rule
+from drift.rules.reach import _show
 
 
 def _receiver(prev: Value, missing: Value) -> str:
@@ -76,7 +77,7 @@ def soft_read_missing(ctx: CheckContext) -> Iterator[Finding]:
                 fix=Fix(f"find what replaced `{name}` in the target and read that",
                         manual_reason="the default hides the change; the replacement needs reading the target"),
                 symbol=f"{cls.dotted}.{name}" if cls is not None else name,
-                details=f"read with a fallback ({how}) as {' '.join(path)}",
+                details=f"read with a fallback ({how}) as {' '.join(_show(p) for p in path)}",
             )
 
 
