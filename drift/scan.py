@@ -30,14 +30,21 @@ from drift.fetch import cache_name, cache_root
 from drift.host_modules import HostModules
 from drift.remote_probe import probe
 from drift.reply import content_key, is_digest, validate_more
+from drift.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
 from drift.store import default_store
 
 HOST_CACHE_DIR = "~/.cache/drift/probe"
 
-# Words drift's rule packs search the target for whatever the consumer uses
-# (drift/rules/vllm/block_hasher.py); the host answers them in the first reply.
-RULE_WORDS = ("block_hashes", "get_request_block_hasher", "get_hash_fn_by_name", "init_none_hash")
+def rule_words(rule_paths: tuple[str, ...] = ()) -> list[str]:
+    """What the loaded rules (built-in packs and the user's `--rules`) declare they search the
+    target for whatever the consumer uses (`Rule.searches`): the host answers them in its first
+    reply. A pack that does not load is reported by the check itself; here it adds no words."""
+    try:
+        rules, _ = load_rules(list(rule_paths))
+    except RuleLoadError:
+        return []
+    return sorted({w for r in rules for w in r.searches})
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,7 @@ async def scan_connector(
         "usage": {"packages": [consumer], "prefixes": [target]},
     }
     if settings.demand:
-        request["demand"] = {"words": list(RULE_WORDS)}
+        request["demand"] = {"words": rule_words(settings.rule_paths)}
     early = _early_baseline(settings, say) if settings.baseline is not None else None
     if early is None:
         say(Step(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "

@@ -22,15 +22,19 @@ class Rule:
     severity: Severity
     check: RuleFunc
     pack: str = "generic"
+    # Names the rule looks up or text-searches in the target whatever the consumer uses. A
+    # demand-driven host probe answers them in its first reply, so no second exchange is needed.
+    searches: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
         return (self.check.__doc__ or "").strip()
 
 
-def rule(rule_id: str, kind: RuleKind, severity: Severity = Severity.BREAKING, *, pack: str = "generic"):
+def rule(rule_id: str, kind: RuleKind, severity: Severity = Severity.BREAKING, *, pack: str = "generic",
+         searches: tuple[str, ...] = ()):
     def wrap(func: RuleFunc) -> Rule:
-        return Rule(rule_id, kind, severity, func, pack)
+        return Rule(rule_id, kind, severity, func, pack, tuple(searches))
 
     return wrap
 

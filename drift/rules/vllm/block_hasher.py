@@ -66,7 +66,8 @@ def _module_of(index, name: str, prefer: str) -> str | None:
     return found[0].rsplit(".", 1)[0] if found else None
 
 
-@rule("VLLM001", RuleKind.SEMANTIC, pack="vllm")
+@rule("VLLM001", RuleKind.SEMANTIC, pack="vllm",
+      searches=("block_hashes", "get_request_block_hasher", "get_hash_fn_by_name", "init_none_hash"))
 def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
     """`Request(...)` built without `block_hasher` while the target turns prefix caching on by
     default and the KV-cache manager asserts `len(request.block_hashes) >= ...`: the first
