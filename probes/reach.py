@@ -478,6 +478,7 @@ def _name_getter(fn, chain):
         obj = v.args[0]
         if isinstance(obj, ast.Name) and obj.id in names[1:]:
             found["arg"] = names.index(obj.id)
+            found["name"] = obj.id
         else:
             p = chain.of(obj)
             if not (p and chain.mod.wanted(p)):
@@ -589,8 +590,9 @@ class _Chain:
         a name getter in a base of another module (drift resolves it, or falls back to the plain
         call's value when it is not one)."""
         func = node.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) or node.keywords \
-                or not node.args or any(type(a) is ast.Starred for a in node.args):
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)) \
+                or not (node.args or node.keywords) or any(type(a) is ast.Starred for a in node.args) \
+                or any(k.arg is None for k in node.keywords):
             return None
         recv = self.of(func.value, depth + 1)
         if not recv or len(recv) != 1 or not recv[0].startswith(("self:", "sym:")):
@@ -601,9 +603,13 @@ class _Chain:
             return None
         args = [self.of(a, depth + 1) for a in node.args]
         args = [list(a[:MAX_PATH]) if a and self.mod.wanted(a) else None for a in args]
-        if not any(args):
+        kwargs = {k.arg: self.of(k.value, depth + 1) for k in node.keywords}
+        kwargs = {k: list(p[:MAX_PATH]) for k, p in kwargs.items() if p and self.mod.wanted(p)}
+        if not any(args) and not kwargs:
             return None
         spec = {"recv": recv[0], "m": func.attr, "args": args}
+        if kwargs:
+            spec["kwargs"] = kwargs
         return ("named:" + json.dumps(spec, separators=(",", ":"), sort_keys=True),)
 
     def _imports_module(self, func):

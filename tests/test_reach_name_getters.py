@@ -167,3 +167,14 @@ def test_a_classmethod_call_of_an_instance_getter_types_nothing(tmp_path):
     patches = PATCHES.replace("Target = cls.target_of(mod)", "Target = cls._get_target_class(mod)")
     found = findings_of(tmp_path, _case(patches))
     assert not _at(found, "DRIFT065", line_of(PATCHES, 'getattr(self, "caching", None)')), describe(found)
+
+
+def test_module_by_keyword_and_name_by_module_constant(tmp_path):
+    """`self._get_target_class(target_module=mod)` with `target_class = COORDINATOR` (a module
+    constant holding the name): the same class, so the same soft read is reported."""
+    patches = PATCHES.replace("self._get_target_class(mod)", "self._get_target_class(target_module=mod)") \
+        .replace('target_class = "Coordinator"', "target_class = COORDINATOR", 1) \
+        .replace("from app.framework import VersionedPatch", 'from app.framework import VersionedPatch\n\n'
+                 '    COORDINATOR = "Coordinator"')
+    found = findings_of(tmp_path, _case(patches))
+    assert len(_at(found, "DRIFT065", line_of(patches, 'getattr(self, "caching", False)'))) == 1, describe(found)

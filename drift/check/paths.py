@@ -235,8 +235,11 @@ class PathEvaluator:
         rec = ((holder or {}).get("class_attrs") or {}).get(getter["attr"]) or {}
         name = rec.get("str")
         i = getter.get("arg")
-        base = (args[i - 1] if isinstance(i, int) and 0 < i <= len(args) else None) if "arg" in getter \
-            else getter.get("path")
+        if "arg" in getter:  # the module handed in, by position or by the parameter's name
+            base = args[i - 1] if isinstance(i, int) and 0 < i <= len(args) else \
+                (spec.get("kwargs") or {}).get(getter.get("name") or "")
+        else:
+            base = getter.get("path")
         if not name or not base:
             return UNKNOWN
         v = self.value(tuple(base) + ("." + name,))
