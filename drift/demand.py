@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Iterable
 
-from drift.probes.ast_facts import FACTS_VERSION, empty_module
+from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, last_segment
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
@@ -100,6 +100,8 @@ class TreeModules(Mapping):
         self.parsed = 0  # modules parsed in this process (tests count them)
         self.from_cache = 0
         self.outlined = 0  # modules read by drift.outline instead of parsed
+        self.alone = 0  # methods parsed by themselves (drift.outline.method_alone)
+        self._methods: dict[tuple, dict] = {}
 
     def __getitem__(self, name: str) -> dict:
         hit = self._done.get(name)
@@ -177,19 +179,52 @@ class TreeModules(Mapping):
         if type(source) is not bytes:
             return self[name]
         text = _outline.masked(source)
-        found = _outline.outline(source, module=name, path=rel, text=text) if text is not None else None
+        spans: dict = {}
+        found = _outline.outline(source, module=name, path=rel, text=text, spans=spans) if text is not None else None
         if found is None:
             return self[name]
         self.outlined += 1
         full = lambda: self[name]  # noqa: E731
+
+        def method(cls: str, meth: str):
+            """A method's facts: parsed by itself when its span allows, else from the module."""
+            return lambda: self._method(name, cls, meth, source, spans.get((cls, meth)))
+
         mod = _Partial({"path": rel, "sha256": sha, "is_package": rel.endswith("__init__.py"), "error": None,
-                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k])
+                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k], lambda m, k=k: method(k, m),
+                                                      lambda m, k=k: _span_text(source, spans.get((k, m))))
                                     for k, v in found["classes"].items()},
                         "functions": {k: _Partial(v, lambda k=k: full()["functions"][k])
                                       for k, v in found["functions"].items()},
                         "imports": found["imports"], "names": _Names(text, lambda: full()["names"])}, full)
         self._outlines[name] = mod
         return mod
+
+    def _method(self, name: str, cls: str, meth: str, source: bytes, span) -> dict:
+        """Facts of `cls.meth` in module `name`: those of the parsed module when it is loaded,
+        else the method's span parsed by itself (`drift.outline.method_alone`), else the module
+        parsed. Kept, so every key read of the outline node costs one parse at most."""
+        key = (name, cls, meth)
+        hit = self._methods.get(key)
+        if hit is not None:
+            return hit
+        done = self._done.get(name)
+        got = _outline.method_alone(source, span) if done is None and span is not None else None
+        if got is not None:
+            node, text = got
+            if node.name != meth:
+                got = None
+            else:
+                facts = function_facts(node, text=text, qualprefix=cls + ".", method=True)
+                if any(last_segment(d) == "overload" for d in facts["decorators"]):
+                    got = None
+                else:
+                    facts["overloads"] = []  # `_place` of the only def of its name
+                    self.alone += 1
+        if got is None:
+            facts = self[name]["classes"][cls]["methods"][meth]
+        self._methods[key] = facts
+        return facts
 
     def mentioning(self, needle) -> list[str]:
         """Names of the modules whose source `needle.search`es true (drift.index.Needle), in
@@ -248,11 +283,21 @@ class OutlineModules(Mapping):
 class _Partial(dict):
     """An outline node: the keys the outline read, every other key from the parsed node."""
 
-    __slots__ = ("_full",)
+    __slots__ = ("_full", "_text")
 
-    def __init__(self, data: dict, full):
+    def __init__(self, data: dict, full, text=None):
         super().__init__(data)
         self._full = full
+        self._text = text
+
+    def source(self) -> bytes | None:
+        """A method's own text, when the outline knows its span: a rule may rule the method
+        out by a name it cannot contain before asking for its facts."""
+        return self._text() if self._text is not None else None
+
+    def whole(self) -> dict:
+        """The node as a parse gives it (a plain dict: marshal and `==` read it as the parse's)."""
+        return self._full()
 
     def __getitem__(self, key):
         try:
@@ -269,12 +314,20 @@ class _Partial(dict):
         return dict.__contains__(self, key) or key in self._full()
 
 
-def _partial_class(node: dict, full) -> _Partial:
+def _partial_class(node: dict, full, method=None, text=None) -> _Partial:
+    """`method(name)` / `text(name)`, for a top-level class: a method's facts parsed alone and
+    its source span (nested classes read their methods from the parsed module)."""
     return _Partial({
         "name": node["name"], "line": node["line"], "bases": node["bases"],
-        "methods": {k: _Partial(v, lambda k=k: full()["methods"][k]) for k, v in node["methods"].items()},
+        "methods": {k: _Partial(v, method(k) if method else (lambda k=k: full()["methods"][k]),
+                                (lambda k=k: text(k)) if text else None)
+                    for k, v in node["methods"].items()},
         "nested": {k: _partial_class(v, lambda k=k: full()["nested"][k]) for k, v in node["nested"].items()},
     }, full)
+
+
+def _span_text(source: bytes, span) -> bytes | None:
+    return source[span[0]:span[1]] if span else None
 
 
 class _Names(Mapping):

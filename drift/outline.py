@@ -26,6 +26,7 @@ bound, and `may_bind` answers that from the masked text (a target name is always
 
 from __future__ import annotations
 
+import ast
 import re
 
 from drift.probes.ast_facts import _resolve
@@ -135,7 +136,7 @@ def _two_lines(source: bytes) -> int:
 
 
 class _Block:
-    __slots__ = ("indent", "body", "kind", "node", "prev", "decorators", "tc")
+    __slots__ = ("indent", "body", "kind", "node", "prev", "decorators", "tc", "deco_at")
 
     def __init__(self, indent: int, kind: str, node: dict | None, tc: bool = False):
         self.tc = tc  # inside `if TYPE_CHECKING:` (imports there are marked, as module_facts marks them)
@@ -145,24 +146,61 @@ class _Block:
         self.node = node  # the class's outline
         self.prev = None  # the keyword of the previous statement in this body (for else/elif)
         self.decorators = []  # the decorator lines above the next statement
+        self.deco_at = 0  # the offset of the first of them
 
 
-def outline(source: bytes, *, module: str, path: str, text: bytes | None = None) -> dict | None:
+def outline(source: bytes, *, module: str, path: str, text: bytes | None = None,
+            spans: dict | None = None) -> dict | None:
     """{"classes", "functions", "imports"} as `module_facts` records them (classes reduced to
     name, line, bases, methods and nested), or None when only a parse can say. `text` is
-    `masked(source)` when the caller has it."""
+    `masked(source)` when the caller has it.
+
+    `spans`, when given, is filled with (class, method) -> (start, end) byte offsets of each
+    method of a top-level class, from its first decorator to the next statement not inside
+    it, or None when the class defines that name more than once or through `@overload` (the
+    facts then depend on its siblings): `method_alone` parses one such span by itself."""
     text = masked(source) if text is None else text
     if text is None:
         return None
     try:
-        return _Reader(source, text, module, path).read()
+        return _Reader(source, text, module, path, spans).read()
     except _Bail:
         return None
 
 
+def method_alone(source: bytes, span: tuple[int, int]):
+    """The FunctionDef node of one method span (`outline(spans=...)`) parsed by itself, and the
+    `SourceText` to read it with, or None. The span is parsed inside `if 1:` on the line above
+    it, after blank lines, so every line number and column is the module's own and
+    `SourceText.of` gives the module's text for every node: the function's facts are exactly
+    those of a whole parse (`function_facts` reads nothing outside its node).
+
+    Why: DRIFT020 asks, of every class defining `execute_model`, whether that one method ends
+    in `return None`; the classes are in 450 KB model-runner modules whose parse is most of
+    what a cold check has left, and the method is a few KB."""
+    start, end = span
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line = source.count(b"\n", 0, line_start) + 1
+    if line < 2:
+        return None
+    frag = b"\n" * (line - 2) + b"if 1:\n" + source[line_start:end]
+    try:
+        tree = ast.parse(frag)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(tree.body) != 1 or len(tree.body[0].body) != 1:
+        return None
+    node = tree.body[0].body[0]
+    if type(node) not in (ast.FunctionDef, ast.AsyncFunctionDef):
+        return None
+    return node, SourceText(frag)
+
+
 class _Reader:
-    def __init__(self, source: bytes, text: bytes, module: str, path: str):
+    def __init__(self, source: bytes, text: bytes, module: str, path: str, spans: dict | None = None):
         self.source, self.text = source, text
+        self.spans = spans
+        self._pending = None  # (class, method, start) of the def whose span ends after this line
         self.package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
         self.out = {"classes": {}, "functions": {}, "imports": {}}
         self._src_text: SourceText | None = None
@@ -211,6 +249,11 @@ class _Reader:
             pos = e + 1
             if skip is not None:
                 pos = self.skip(pos, skip)
+            if self._pending is not None:
+                cls, name, at = self._pending
+                self._pending = None
+                key = (cls, name)
+                self.spans[key] = None if key in self.spans else (at, min(pos, n))
         return self.out
 
     def skip(self, pos: int, indent: int) -> int:
@@ -270,6 +313,8 @@ class _Reader:
             return None
         block.prev = None
         if word == b"" and stripped[:1] == b"@":
+            if not block.decorators:
+                block.deco_at = start + indent
             block.decorators.append(stripped)
             return None
         block.decorators = []
@@ -305,6 +350,11 @@ class _Reader:
                 raise _Bail("def header")
             name = m.group(1).decode()
             table = block.node["methods"] if in_class else self.out["functions"]
+            if self.spans is not None and in_class and self.out["classes"].get(block.node["name"]) is block.node:
+                key = (block.node["name"], name)
+                if key in self.spans or name in table or any(b"overload" in d for d in block.decorators):
+                    self.spans[key] = None  # its facts depend on the other defs of the name
+                self._pending = (block.node["name"], name, block.deco_at if block.decorators else offset)
             if name in table and any(_setter(d) for d in block.decorators):
                 return "opaque", None  # _place keeps the property's getter
             table[name] = {"name": name, "line": self.line_at(offset)}

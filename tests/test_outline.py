@@ -10,8 +10,8 @@ import pytest
 
 from drift.demand import package_facts
 from drift.index import PackageIndex, call_of, def_of, word
-from drift.outline import masked, may_bind, outline
-from drift.probes.ast_facts import module_facts
+from drift.outline import masked, may_bind, method_alone, outline
+from drift.probes.ast_facts import function_facts, module_facts
 from drift.probes.locate import module_name, walk_tree
 
 
@@ -144,6 +144,56 @@ def test_outline_index_answers_as_the_parsed_index(tmp_path):
         assert (a.dotted, a.kind, a.line) == (b.dotted, b.kind, b.line)
 
 
+def _alone(data: bytes, span, cls: str) -> dict | None:
+    got = method_alone(data, span)
+    if got is None:
+        return None
+    node, text = got
+    return {**function_facts(node, text=text, qualprefix=cls + ".", method=True), "overloads": []}
+
+
+def test_method_spans_parse_alone_as_in_the_module():
+    data = textwrap.dedent('''
+        import functools
+        class A(Base):
+            x = 1
+
+            @functools.cache
+            @property
+            def p(self) -> int:
+                """doc
+
+        at column 0"""
+                return self._p  # comment
+        # a comment at column 0
+            def q(self, a, *, b=None): return None
+            def twice(self): ...
+            @twice.setter
+            def twice(self, v): ...
+            @overload
+            def o(self, a: int) -> int: ...
+            def o(self, a): return a
+            class Inner:
+                def hidden(self): ...
+        if True:
+            class B:
+                async def run(self):
+                    self.state = 1
+                    return None
+        def top(): ...
+    ''').encode()
+    spans: dict = {}
+    got = outline(data, module="pkg.mod", path="pkg/mod.py", spans=spans)
+    assert got is not None
+    assert set(spans) == {("A", "p"), ("A", "q"), ("A", "twice"), ("A", "o"), ("B", "run")}
+    assert spans[("A", "twice")] is None and spans[("A", "o")] is None  # their facts depend on the other def
+    facts = module_facts(data, module="pkg.mod", path="pkg/mod.py")
+    for cls, meth in [("A", "p"), ("A", "q"), ("B", "run")]:
+        alone = _alone(data, spans[(cls, meth)], cls)
+        assert alone == facts["classes"][cls]["methods"][meth], meth
+    assert _alone(data, spans[("B", "run")], "B")["behaviour"]["tail_return_none"] == 27
+
+
 def test_fast_needles_match_as_the_patterns_do():
     texts = [b"def  get_x(self)", b"xdef get_x", b"a.get_x (\n", b"get_xy(", b"_get_x(", b"# get_x\n(",
              b"def \\\n get_x():", b"get_x", b"class A:\n    def get_x(self): ..."]
@@ -156,8 +206,9 @@ def test_fast_needles_match_as_the_patterns_do():
 @pytest.mark.corpus
 @pytest.mark.parametrize("spec", ["vllm==0.16.0", "vllm==0.11.0", "speculators==0.3.0"])
 def test_outline_equals_the_parse_on_real_releases(spec, corpus_src):
+    """Every outline equals the parse, and so does every method parsed alone from its span."""
     root = corpus_src(spec)
-    checked = 0
+    checked = methods = 0
     for pkg in sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.endswith("-info")):
         entries, _ = walk_tree(str(root), pkg)
         for rel, path, _size, _mtime, error in entries:
@@ -166,11 +217,17 @@ def test_outline_equals_the_parse_on_real_releases(spec, corpus_src):
             with open(path, "rb") as fh:
                 data = fh.read()
             name = module_name(rel)
-            got = outline(data, module=name, path=rel)
+            spans: dict = {}
+            got = outline(data, module=name, path=rel, spans=spans)
             if got is None:
                 continue
             facts = module_facts(data, module=name, path=rel)
             assert not facts.get("error"), (rel, facts["error"])
             assert got == _reduced(facts), rel
             checked += 1
+            for (cls, meth), span in spans.items():
+                if span is not None:
+                    assert _alone(data, span, cls) == facts["classes"][cls]["methods"][meth], (rel, cls, meth)
+                    methods += 1
     assert checked > 20 if spec.startswith("speculators") else checked > 900
+    assert methods > 100 if spec.startswith("speculators") else methods > 10000

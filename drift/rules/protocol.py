@@ -18,7 +18,15 @@ def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
 
     A protocol: method `m` of class C ends in an unconditional `return None` after setting
     `self.F`, and a sibling `s` of C reads F and resets it to None.
-    """
+
+    Over demand-driven facts the classes are read as outlines and only `m` itself is parsed,
+    alone (`drift.outline.method_alone`); a sibling is parsed only when `m` qualifies and its
+    text holds the field's name. Why: the classes defining `execute_model` live in the GPU
+    model runners (450 KB each); parsing them was ~45 % of a cold check, for an answer that
+    reads one method of each class."""
+    if index.demand:
+        return index.memo("two_phase", method, lambda: _two_phase_of(
+            index.outline, index.modules_mentioning(def_of(method)), method))
     return index.query("two_phase", method, needle=def_of(method), build=_build_two_phase, default=[])
 
 
@@ -27,23 +35,56 @@ def _build_two_phase(index: PackageIndex, modules: Iterable[str] | None = None) 
     for cls in index.iter_classes(modules):
         methods = cls.facts.get("methods") or {}
         for name, m in methods.items():
-            b = m.get("behaviour") or {}
-            if not b.get("tail_return_none") or not b.get("self_sets"):
-                continue
-            for field, set_lines in b["self_sets"].items():
-                for sname, s in methods.items():
-                    if sname == name:
-                        continue
-                    sb = s.get("behaviour") or {}
-                    if field in (sb.get("self_reads") or {}) and field in (sb.get("self_resets") or {}):
-                        guard = next((r for r in b.get("raises") or [] if field in (r.get("guard") or "")), None)
-                        out.setdefault(name, []).append({
-                            "cls": {"dotted": cls.dotted, "path": cls.path}, "method": m, "sibling": s, "field": field,
-                            "set_line": set_lines[-1], "guard": guard,
-                        })
-    for protos in out.values():  # a protocol with a literal state guard first: it names the failure
-        protos.sort(key=lambda p: (p["guard"] is None, p["cls"]["path"]))
+            found = _protocols(cls, methods, name, m)
+            if found:
+                out.setdefault(name, []).extend(found)
+    for protos in out.values():
+        _order(protos)
     return out
+
+
+def _two_phase_of(index: PackageIndex, modules: Iterable[str], method: str) -> list[dict[str, Any]]:
+    """`_build_two_phase(index, modules)[method]`, reading no other method than `method` unless
+    it qualifies."""
+    out: list = []
+    for cls in index.iter_classes(modules):
+        methods = cls.facts.get("methods") or {}
+        m = methods.get(method)
+        if m is not None:
+            out.extend(_protocols(cls, methods, method, m))
+    return _order(out)
+
+
+def _order(protos: list) -> list:
+    protos.sort(key=lambda p: (p["guard"] is None, p["cls"]["path"]))  # a literal state guard first: it names the failure
+    return protos
+
+
+def _protocols(cls: Symbol, methods: dict, name: str, m: dict) -> list[dict[str, Any]]:
+    b = m.get("behaviour") or {}
+    if not b.get("tail_return_none") or not b.get("self_sets"):
+        return []
+    out = []
+    for field, set_lines in b["self_sets"].items():
+        for sname, s in methods.items():
+            if sname == name:
+                continue
+            text = s.source() if hasattr(s, "source") else None  # an outline node knows its text
+            if text is not None and field.encode() not in text:
+                continue  # it cannot read the field
+            sb = s.get("behaviour") or {}
+            if field in (sb.get("self_reads") or {}) and field in (sb.get("self_resets") or {}):
+                guard = next((r for r in b.get("raises") or [] if field in (r.get("guard") or "")), None)
+                out.append({
+                    "cls": {"dotted": cls.dotted, "path": cls.path}, "method": _plain(m), "sibling": _plain(s),
+                    "field": field, "set_line": set_lines[-1], "guard": guard,
+                })
+    return out
+
+
+def _plain(node: dict) -> dict:
+    """The parse's own dict for an outline node (answers are stored with marshal)."""
+    return node.whole() if hasattr(node, "whole") else node
 
 
 def _has_method(index: PackageIndex | None, cls_dotted: str, name: str) -> Symbol | None:
@@ -73,11 +114,12 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
         receiver = callee["receiver"]
         for proto in protos:
             sibling = proto["sibling"]["name"]
-            recv_sibling = _has_method(ctx.target, receiver, sibling)
+            recv_sibling = _has_method(ctx.target.outline, receiver, sibling)
             if recv_sibling is None:
                 continue
-            base_sibling = _has_method(ctx.baseline, receiver, sibling)
-            base_proto_cls = ctx.baseline.lookup(proto["cls"]["dotted"]) if ctx.baseline else None
+            base = ctx.baseline.outline if ctx.baseline is not None else None  # methods parsed alone
+            base_sibling = _has_method(base, receiver, sibling)
+            base_proto_cls = base.lookup(proto["cls"]["dotted"]) if base is not None else None
             base_m = (base_proto_cls.facts.get("methods") or {}).get(method) if base_proto_cls else None
             was_two_phase = bool(base_m and (base_m.get("behaviour") or {}).get("tail_return_none")) and base_sibling
             if ctx.baseline is not None and was_two_phase:
@@ -101,7 +143,7 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 Location(recv_sibling.path, recv_sibling.line, symbol=recv_sibling.dotted),
             ]
             base_ev = []
-            base_recv_m = _has_method(ctx.baseline, receiver, method)
+            base_recv_m = _has_method(base, receiver, method)
             if base_recv_m is not None:
                 base_ev.append(Location(base_recv_m.path, base_recv_m.line, symbol=base_recv_m.dotted,
                                         snippet=f"returns the model output; {receiver.rsplit('.', 1)[-1]} has no {sibling}()"))
