@@ -44,12 +44,18 @@ def _reads(index: PackageIndex, cls: Symbol, attr: str) -> list[str] | None:
     needle = Needle(attr.encode(), re.compile(pattern))
     if index.demand:
         search = lambda: index.modules_mentioning(needle)  # noqa: E731
-    else:  # facts that came whole: the release's files, when they are on this machine
-        texts = _disk_text(index)
-        if texts is None:
-            return None
-        search = lambda: [m for m, t in texts.items() if needle.search(t)]  # noqa: E731
+    elif _disk_root(index) is None:  # a host's reply: no sources here, and no answer to remember
+        return None
+    else:  # facts that came whole: the release's files, read only when the answer is not stored
+        search = lambda: [m for m, t in (_disk_text(index) or {}).items() if needle.search(t)]  # noqa: E731
     return index.memo("receiver-reads", f"{'|'.join(names)}.{attr}", search)
+
+
+def _disk_root(index: PackageIndex) -> str | None:
+    """Where the release's files are on this machine, for facts that came whole; None for a
+    host's reply."""
+    root = ((index.facts.get("target") or {}).get("root")) if isinstance(index.facts, dict) else None
+    return root if root and os.path.isdir(root) else None
 
 
 def _disk_text(index: PackageIndex) -> dict[str, bytes] | None:
@@ -58,9 +64,9 @@ def _disk_text(index: PackageIndex) -> dict[str, bytes] | None:
     hit = index.__dict__.get("_disk_text")
     if hit is not None or "_disk_text" in index.__dict__:
         return hit
-    root = ((index.facts.get("target") or {}).get("root")) if isinstance(index.facts, dict) else None
+    root = _disk_root(index)
     texts: dict[str, bytes] | None = None
-    if root and os.path.isdir(root):
+    if root:
         texts = {}
         for pkg in index.facts.get("packages") or {}:
             base = os.path.join(root, pkg)
