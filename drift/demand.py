@@ -185,14 +185,8 @@ class TreeModules(Mapping):
             return self[name]
         self.outlined += 1
         full = lambda: self[name]  # noqa: E731
-
-        def method(cls: str, meth: str):
-            """A method's facts: parsed by itself when its span allows, else from the module."""
-            return lambda: self._method(name, cls, meth, source, spans.get((cls, meth)))
-
         mod = _Partial({"path": rel, "sha256": sha, "is_package": rel.endswith("__init__.py"), "error": None,
-                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k], lambda m, k=k: method(k, m),
-                                                      lambda m, k=k: _span_text(source, spans.get((k, m))))
+                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k], (self, name, source, spans))
                                     for k, v in found["classes"].items()},
                         "functions": {k: _Partial(v, lambda k=k: full()["functions"][k])
                                       for k, v in found["functions"].items()},
@@ -283,17 +277,15 @@ class OutlineModules(Mapping):
 class _Partial(dict):
     """An outline node: the keys the outline read, every other key from the parsed node."""
 
-    __slots__ = ("_full", "_text")
+    __slots__ = ("_full",)
 
-    def __init__(self, data: dict, full, text=None):
+    def __init__(self, data: dict, full):
         super().__init__(data)
         self._full = full
-        self._text = text
 
-    def source(self) -> bytes | None:
-        """A method's own text, when the outline knows its span: a rule may rule the method
-        out by a name it cannot contain before asking for its facts."""
-        return self._text() if self._text is not None else None
+    def mentions(self, literal: bytes) -> bool | None:
+        """Whether the node's own text holds `literal`; None when the outline cannot say."""
+        return None
 
     def whole(self) -> dict:
         """The node as a parse gives it (a plain dict: marshal and `==` read it as the parse's)."""
@@ -314,20 +306,39 @@ class _Partial(dict):
         return dict.__contains__(self, key) or key in self._full()
 
 
-def _partial_class(node: dict, full, method=None, text=None) -> _Partial:
-    """`method(name)` / `text(name)`, for a top-level class: a method's facts parsed alone and
-    its source span (nested classes read their methods from the parsed module)."""
+class _MethodNode(_Partial):
+    """A method of a top-level class in an outline: any other key from the method parsed by
+    itself (`TreeModules._method`), so reading one method's facts never parses its module."""
+
+    __slots__ = ("_where",)
+
+    def __init__(self, data: dict, where: tuple):
+        dict.__init__(self, data)
+        self._where = where  # (tree, module, class, method, source, span or None)
+
+    def _full(self) -> dict:  # noqa: D401 - shadows the slot: computed, not stored
+        tree, module, cls, meth, source, span = self._where
+        return tree._method(module, cls, meth, source, span)
+
+    def mentions(self, literal: bytes) -> bool | None:
+        span, source = self._where[5], self._where[4]
+        return None if span is None else source.find(literal, span[0], span[1]) >= 0
+
+
+def _partial_class(node: dict, full, top: tuple | None = None) -> _Partial:
+    """`top` = (tree, module, source, spans) for a top-level class: its methods are
+    `_MethodNode`s (nested classes read their methods from the parsed module)."""
+    if top is None:
+        methods = {k: _Partial(v, lambda k=k: full()["methods"][k]) for k, v in node["methods"].items()}
+    else:
+        tree, module, source, spans = top
+        cls = node["name"]
+        methods = {k: _MethodNode(v, (tree, module, cls, k, source, spans.get((cls, k))))
+                   for k, v in node["methods"].items()}
     return _Partial({
-        "name": node["name"], "line": node["line"], "bases": node["bases"],
-        "methods": {k: _Partial(v, method(k) if method else (lambda k=k: full()["methods"][k]),
-                                (lambda k=k: text(k)) if text else None)
-                    for k, v in node["methods"].items()},
+        "name": node["name"], "line": node["line"], "bases": node["bases"], "methods": methods,
         "nested": {k: _partial_class(v, lambda k=k: full()["nested"][k]) for k, v in node["nested"].items()},
     }, full)
-
-
-def _span_text(source: bytes, span) -> bytes | None:
-    return source[span[0]:span[1]] if span else None
 
 
 class _Names(Mapping):

@@ -52,6 +52,7 @@ _ASYNC_OTHER = re.compile(rb"async[ \\\n]+(?:for|with)(?![A-Za-z0-9_])")
 _MAX_DEPTH = 40
 _DEDENT: dict = {}
 _TC = re.compile(rb"(?:el)?if[ \\\n]+(?:[A-Za-z_][A-Za-z0-9_]*[ \\\n]*\.[ \\\n]*)*TYPE_CHECKING[ \\\n]*:")
+_KEYWORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*[ \\\n]*=(?!=)")
 _SETTER = re.compile(rb"@[A-Za-z_][A-Za-z0-9_.]*\.(?:setter|deleter)(?:\(.*\))?", re.S)
 
 
@@ -352,7 +353,7 @@ class _Reader:
             table = block.node["methods"] if in_class else self.out["functions"]
             if self.spans is not None and in_class and self.out["classes"].get(block.node["name"]) is block.node:
                 key = (block.node["name"], name)
-                if key in self.spans or name in table or any(b"overload" in d for d in block.decorators):
+                if key in self.spans or name in table or block.decorators and any(b"overload" in d for d in block.decorators):
                     self.spans[key] = None  # its facts depend on the other defs of the name
                 self._pending = (block.node["name"], name, block.deco_at if block.decorators else offset)
             if name in table and any(_setter(d) for d in block.decorators):
@@ -398,7 +399,7 @@ class _Reader:
                 continue
             if seg2.startswith(b"("):
                 raise _Bail("parenthesised base")
-            if re.match(rb"[A-Za-z_][A-Za-z0-9_]*[ \\\n]*=(?!=)", seg2):
+            if _KEYWORD.match(seg2):
                 continue  # a keyword (metaclass=..., total=False)
             s = offset + a + lead
             out.append(self.source_of(s, s + len(seg2)))
@@ -421,7 +422,7 @@ class _Reader:
         m = _FROM.fullmatch(stmt) if stmt.startswith(b"from") else None
         if m is not None:
             level = m.group(1).count(b".")
-            mod = re.sub(rb"[ \n]", b"", m.group(2) or b"")
+            mod = (m.group(2) or b"").translate(None, b" \n")
             if mod and not _DOTTED.fullmatch(mod):
                 raise _Bail("import")
             names = m.group(3).strip(b" \n")
@@ -468,7 +469,7 @@ def _aliases(text: bytes, *, allow_dots: bool) -> list:
         m = _ALIAS.fullmatch(part)
         if m is None:
             raise _Bail("import")
-        name = re.sub(rb"[ \n\\]", b"", m.group(1))
+        name = m.group(1).translate(None, b" \n\\")
         if not (_DOTTED if allow_dots else _WORD).fullmatch(name) or name in (b"as", b"import"):
             raise _Bail("import")
         out.append((name.decode(), m.group(2).decode() if m.group(2) else None))

@@ -69,9 +69,8 @@ def _protocols(cls: Symbol, methods: dict, name: str, m: dict) -> list[dict[str,
         for sname, s in methods.items():
             if sname == name:
                 continue
-            text = s.source() if hasattr(s, "source") else None  # an outline node knows its text
-            if text is not None and field.encode() not in text:
-                continue  # it cannot read the field
+            if hasattr(s, "mentions") and s.mentions(field.encode()) is False:
+                continue  # an outline method whose text cannot read the field
             sb = s.get("behaviour") or {}
             if field in (sb.get("self_reads") or {}) and field in (sb.get("self_resets") or {}):
                 guard = next((r for r in b.get("raises") or [] if field in (r.get("guard") or "")), None)
