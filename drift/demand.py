@@ -33,6 +33,7 @@ from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
 from drift import outline as _outline
+from drift.sources.pack import Pack, pack_path
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
@@ -381,6 +382,9 @@ def package_facts(root: str, package: str, *, cache: ModuleCache | None,
     file too large or unreadable counts with no hash), so facts stored under it by a whole
     parse and these are interchangeable."""
     root = os.path.abspath(root)
+    pack = _pack_of(root, package)
+    if pack is not None:
+        return _packed_facts(root, package, pack, cache, max_file_bytes)
     entries, errors = walk_tree(root, package)
     index = cache.load_index(root, package) if cache is not None else {}
     rows: dict[str, list] = {}
@@ -414,6 +418,56 @@ def package_facts(root: str, package: str, *, cache: ModuleCache | None,
     return {"name": package, "dist": info["dist"], "version": info["version"], "root": root,
             "digest": digest_of(pairs), "requires": info["requires"],
             "modules": TreeModules(rows, cache, sources), "errors": errors}
+
+
+def has_package(root: Path | str, package: str) -> bool:
+    """Whether `root` holds `package`, as files or in the release's pack (drift.sources.pack)."""
+    root = Path(root)
+    return (root / package).is_dir() or (root / f"{package}.py").is_file() or _pack_of(str(root), package) is not None
+
+
+def _pack_of(root: str, package: str):
+    """The pack holding `package` for the release at `root`, when its files are not there."""
+    if os.path.isdir(os.path.join(root, package)) or os.path.isfile(os.path.join(root, package + ".py")):
+        return None  # files on disk win: a tree written out from the pack, or never packed
+    path = pack_path(Path(root))
+    if not path.is_file():
+        return None
+    pack = Pack.open(path)
+    if pack is None or not (pack.has_dir(package) or package + ".py" in pack.index):
+        return None
+    return pack
+
+
+class _PackSources:
+    """relpath -> source, sliced from the pack on request (TreeModules reads it with `get`)."""
+
+    def __init__(self, pack):
+        self._pack = pack
+
+    def get(self, rel: str, default=None):
+        data = self._pack.read(rel)
+        return default if data is None else data
+
+
+def _packed_facts(root: str, package: str, pack, cache: ModuleCache | None, max_file_bytes: int) -> dict[str, Any]:
+    """`package_facts` of a release whose modules are in its pack: the same modules, rows and
+    digest as the extracted tree gives (`Pack.entries` lists what `walk_tree` would), with
+    the hashes the pack recorded when it was written, so nothing is read or hashed here."""
+    rows: dict[str, list] = {}
+    pairs = {}
+    for rel, size, sha in pack.entries(package):
+        error = "too large: %d bytes" % size if size > max_file_bytes else None
+        if error is not None:
+            sha = None
+        rows[module_name(rel)] = [rel, os.path.join(root, rel), sha, error]
+        pairs[rel] = {"path": rel, "sha256": sha}
+    rows = {name: rows[name] for name in sorted(rows)}
+    errors = sorted(({"path": r[0], "error": r[3]} for r in rows.values() if r[3]), key=lambda e: e["path"])
+    info = dist_for(root, package, use_importlib=False)
+    return {"name": package, "dist": info["dist"], "version": info["version"], "root": root,
+            "digest": digest_of(pairs), "requires": info["requires"],
+            "modules": TreeModules(rows, cache, _PackSources(pack)), "errors": errors}
 
 
 def default_module_cache() -> ModuleCache:

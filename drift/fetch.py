@@ -29,6 +29,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound  # noqa: F401
+from drift.sources.pack import Pack, materialize, pack_path, write_pack
 from drift.sources.progress import Note, Say, quiet as _quiet
 
 COMPLETE_MARKER = ".drift-complete-l2"  # layout 2: .data/purelib at the root; older extractions are redone
@@ -78,11 +79,16 @@ def parse_requirement(spec: str) -> Requirement:
     return req
 
 
-def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, progress: Say | None = None) -> Sources:
+def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, progress: Say | None = None,
+                  tree: bool = True) -> Sources:
     """Return the extracted sources of a PyPI requirement such as `vllm==0.16.0`.
 
     `progress` gets plain strings (what is happening), `Step`s (one per stage of a transfer),
     `Transfer`s (byte counts) and one closing `Note` saying which path was taken.
+
+    `tree=False`: the packages may stay in the release's pack (`drift.sources.pack`; a range
+    fetch writes one) rather than as files under `root`; only `drift.demand` reads packs.
+    Anything else asks for the tree, which is then written from the pack once.
     """
     req = parse_requirement(spec)
     name = canonicalize_name(req.name)
@@ -91,12 +97,16 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
     if version is not None:
         hit = base / f"{name}-{version}"
         if (hit / COMPLETE_MARKER).exists():
+            if tree:
+                materialize(hit)
             return Sources(root=hit, name=name, version=version)
     say = progress or _quiet
     say(f"resolving {req}")
     from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
 
     got = fetch_release(req, base=base, say=say)
+    if tree:
+        materialize(got.root)
     if got.how != CACHED:
         say(Note(f"{name} {got.version}: {got.detail}"))
     return got
@@ -233,21 +243,39 @@ def extract_wheel(wheel: Path, dest: Path) -> Path:
 
 
 def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_text: str,
-                    members: list[zipfile.ZipInfo] | None = None) -> Path:
-    """Write `members` (default: wanted_members) of an open wheel into dest, atomically."""
+                    members: list[zipfile.ZipInfo] | None = None, pack: bool = False) -> Path:
+    """Write `members` (default: wanted_members) of an open wheel into dest, atomically.
+
+    `pack`: only the `.dist-info` as files; every member into the pack beside dest
+    (`drift.sources.pack`), written before dest appears, so a complete release always has
+    its sources."""
     if not any(".dist-info/" in n for n in archive.namelist()):
         raise FetchError(f"{label} is not a wheel (no .dist-info inside)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
     try:
         made: set[Path] = set()  # one mkdir per directory, not per file (1,400 files in vLLM)
+        packed: list[tuple[str, bytes]] = []
         for info in wanted_members(archive) if members is None else members:
-            target = tmp / (installed_name(info.filename) or info.filename)
+            rel = installed_name(info.filename) or info.filename
+            if pack:
+                data = archive.read(info)
+                packed.append((rel, data))
+                if not rel.split("/", 1)[0].endswith(".dist-info"):
+                    continue  # a module: in the pack only
+            target = tmp / rel
             if target.parent not in made:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made.add(target.parent)
+            if pack:
+                target.write_bytes(data)
+                continue
             with archive.open(info) as src, open(target, "wb") as out:
                 shutil.copyfileobj(src, out)
+        if pack:
+            write_pack(pack_path(dest), packed)
+        else:
+            pack_path(dest).unlink(missing_ok=True)  # a tree: no stale pack may stand for it
         (tmp / COMPLETE_MARKER).write_text(marker_text)
         if dest.exists():
             shutil.rmtree(dest)
@@ -291,11 +319,16 @@ def top_level_packages(root: Path, dist_name: str) -> list[str]:
         record = info / "RECORD"
         if record.exists():
             tops = set()
+            pack = Pack.open(pack_path(root))
             for line in record.read_text().splitlines():
                 first = line.split(",", 1)[0].split("/", 1)[0]
-                if first and not first.endswith((".dist-info", ".data")) and (root / first).is_dir():
+                if first and not first.endswith((".dist-info", ".data")) and (
+                        (root / first).is_dir() or pack is not None and pack.has_dir(first)):
                     tops.add(first)
             if tops:
                 return sorted(tops)
     guess = norm
-    return [guess] if (root / guess).is_dir() else []
+    if (root / guess).is_dir():
+        return [guess]
+    pack = Pack.open(pack_path(root))
+    return [guess] if pack is not None and pack.has_dir(guess) else []

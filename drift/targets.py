@@ -70,7 +70,7 @@ def load_facts(
         if kind == "pypi":
             parse_requirement(spec)
             say(f"fetching {spec}")
-            src = fetch_sources(spec, progress=say)
+            src = fetch_sources(spec, progress=say, tree=not demand)  # demand reads a range fetch's pack as it is
             return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src,
                               demand=demand)
         if kind == "wheel":
@@ -168,14 +168,14 @@ def _on_demand(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
 
     from drift.probes.environment import tree_environment
 
-    from drift.demand import default_module_cache, package_facts
+    from drift.demand import default_module_cache, has_package, package_facts
     from drift.store import default_store
 
     start = time.perf_counter()
     store, cache = default_store(), default_module_cache()
     pkgs = {}
     for name in packages:
-        if not ((root / name).is_dir() or (root / f"{name}.py").is_file()):
+        if not has_package(root, name):  # files, or a range fetch's pack (drift.sources.pack)
             continue
         pkg = package_facts(str(root), name, cache=cache)
         pkgs[name] = store.get(name, pkg["digest"]) or pkg

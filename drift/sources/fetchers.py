@@ -66,7 +66,7 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
              f"({human_bytes(total)} of {human_bytes(sparse.size)}) by HTTP range from {res.host}"))
     reader.on_bytes = ByteCounter(say, label, total)
     stats = rangezip.fetch_members(archive, sparse, reader, wanted)
-    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted)
+    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=True)
     detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
               f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
     return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail,
