@@ -67,6 +67,7 @@ class Kind(str, enum.Enum):
     VALUE_REJECTED = "argument value the target no longer accepts"
     INTERFACE_METHOD_MISSING = "the target now needs a method the consumer's class does not have"
     ARGUMENT_RETYPED = "argument no longer has the type the target now declares for it"
+    CLASS_NOT_BUILT = "the class the consumer patches is no longer the one the target builds by default"
 
 
 ChangeKind = Kind

@@ -8,12 +8,13 @@ file never stops a scan of a thousand good ones.
 import ast
 
 from .behaviour import function_behaviour
+from .choices import env_defaults, return_sources
 from .derefs import can_be_none, param_facts
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2"
+FACTS_VERSION = "1.10-nd2+ifc2+mr2"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -65,7 +66,11 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
                             error="%s: %s" % (type(exc).__name__, exc))
     out = empty_module(path, sha256=sha256, is_package=is_package, error=None)
     package = module if is_package else module.rpartition(".")[0]
-    _Module(SourceText(source), package, out).body(tree.body, type_checking=False)
+    text = SourceText(source)
+    _Module(text, package, out).body(tree.body, type_checking=False)
+    envs = env_defaults(tree.body, text)
+    if envs:
+        out["env_defaults"] = envs
     if "__getattr__" in out["functions"]:
         out["getattr_names"] = _getattr_names(tree)
     return out
@@ -280,6 +285,8 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
             behaviour["param_derefs"] = derefs
         if guards:
             behaviour["param_guards"] = guards
+    if any(last_segment(d) in ("property", "cached_property") for d in decorators):
+        behaviour["returns_src"] = return_sources(node.body, text)
     return {
         "name": node.name, "qualname": qualprefix + node.name,
         "line": node.lineno, "end_line": node.end_lineno,

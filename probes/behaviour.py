@@ -8,6 +8,7 @@ functions and lambdas are folded into the enclosing function (their `self` is th
 
 import ast
 
+from .choices import branch_builds
 from .srctext import SourceText, dotted, last_segment
 
 _Name = ast.Name
@@ -568,7 +569,15 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "value_returns": scan.value_returns,
         "probes": scan.probes,
         **_built(scan),
+        **_choices(fn, scan),
     }
+
+
+def _choices(fn, scan):
+    """{"choices": [...]} when an `if` of the function builds other classes in its two arms
+    (probes/choices.py); absent otherwise."""
+    found = branch_builds(fn.body, lambda func: _resolve_callee(scan, func, 0), scan.text)
+    return {"choices": found} if found else {}
 
 
 def _subject(node, self_name):

@@ -11,6 +11,7 @@ from drift.rules.protocol import two_phase_protocol
 from drift.rules.reach import RULES as REACH_RULES
 from drift.rules.shape import return_shape
 from drift.rules.soft_reads import RULES as SOFT_READ_RULES
+from drift.rules.swapped import RULES as SWAPPED_RULES
 from drift.rules.versions import version_text_compare
 from drift.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
 
@@ -29,6 +30,7 @@ GENERIC_RULES = [
     *HANDED_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
+    *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,
 ]
