@@ -125,7 +125,7 @@ class _Scan:
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
-                 "value_returns", "probes", "held", "name_calls", "local_imports", "builds")
+                 "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -151,6 +151,7 @@ class _Scan:
         self.name_calls = {}  # local -> {method: line}: calls on a local (kept only for built locals)
         self.local_imports = {}  # local -> dotted: imports inside the function (lazy imports)
         self.builds = []  # ("self.x" or local, callee node): objects this function constructs
+        self.tuple_returns = []  # this function's own `return (a, 2, b * c)`: shape-like tuples
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -350,6 +351,8 @@ class _Scan:
                         self.value_returns.append(st.lineno)
                     if type(st.value) is ast.IfExp:
                         self.shape_returns.append(st)
+                    elif type(st.value) is _Tuple and self.depth == 0 and _shape_like(st.value):
+                        self.tuple_returns.append(st)
                     self.expr(st.value)
             elif t is _Raise:
                 self.raise_(st, guard)
@@ -569,6 +572,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "value_returns": scan.value_returns,
         "probes": scan.probes,
         **_built(scan),
+        **_tuple_returns(scan),
         **_choices(fn, scan),
     }
 
@@ -677,6 +681,44 @@ def _fallbacks(scan, body, absent):
                     _fallbacks(scan, x.body, absent)
                 elif isinstance(x, _AST) and not isinstance(x, ast.stmt):
                     _mark(scan, x, absent)
+
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+
+
+def _shape_like(tup):
+    """A tuple of sizes: every element a name, an int literal or arithmetic of those (the way
+    `get_kv_cache_shape` spells a buffer's layout), at least one of them not a bare name."""
+    elts = tup.elts
+    if not elts or len(elts) > 8:
+        return False
+    literal = False
+    for e in elts:
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is _Name:
+                continue
+            if t is _Constant and type(n.value) is int:
+                literal = True
+            elif t is _BinOp and type(n.op) in _ARITH:
+                literal = True
+                stack.append(n.left)
+                stack.append(n.right)
+            else:
+                return False
+    return literal
+
+
+def _tuple_returns(scan):
+    """{"tuple_returns": [[line, [element source, ...]], ...]} for shape-like tuple returns, so a
+    rule can read which axis holds a literal (a K/V `2`) on both sides of an upgrade."""
+    if not scan.tuple_returns:
+        return {}
+    text = scan.text
+    return {"tuple_returns": [[st.lineno, [text.of(e, _VALUE_CUT) or "" for e in st.value.elts]]
+                              for st in scan.tuple_returns]}
 
 
 def _built(scan):

@@ -13,6 +13,7 @@ import re
 
 from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
+from .splits import axis_splits
 
 
 class _Imports(ast.NodeVisitor):
@@ -421,6 +422,9 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                              {"line": node.lineno, "index": _src(lines, node.slice), "into": None,
                               "then_truth_tested": []})
     out["binds"] = _bound_functions(tree, lines)
+    splits = axis_splits(_functions(tree))
+    if splits:
+        out["splits"] = splits
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
