@@ -238,3 +238,22 @@ def test_probe_records_shape_like_tuple_returns_only():
            for fn in tree.body}
     assert out["shape"]["tuple_returns"] == [[4, ["n", "h", "b", "2 * d"]]]
     assert "tuple_returns" not in out["pair"] and "tuple_returns" not in out["call"]
+
+
+def test_malformed_split_records_from_a_host_are_skipped(tmp_path):
+    """Usage can come from an untrusted host: a record of the wrong shape is dropped; a good one
+    beside it is still read."""
+    from drift.check.run import check
+    from tests.rule_cases import consumer_of, facts_of, write_tree
+
+    c = BY_ID["impl-of-a-backend-inheriting-the-moved-shape"]
+    cons = consumer_of(write_tree(tmp_path / "consumer", c.consumer), lib="vllm")
+    impl = next(m for m in cons.usage if m["module"] == "app.impl")
+    good = impl["splits"]["ForestImpl.forward"]
+    impl["splits"] = {"ForestImpl.forward": [[1, "x"], "junk", [1, 2, ["param", "5", "kv"], "index", 0, 0],
+                                             [1, 2, ["attr", 3, 1], "index", 0, 0], *good],
+                      "ForestImpl.other": "not a list", 7: []}
+    out = check(consumer=cons, target_facts=facts_of(write_tree(tmp_path / "after", AFTER), "vllm"),
+                baseline_facts=facts_of(write_tree(tmp_path / "before", BEFORE), "vllm"), target_package="vllm")
+    assert out.error is None
+    assert [f.consumer_site.line for f in out.report.findings if f.rule_id == "VLLM002"] == [UNBIND_LINE]

@@ -176,6 +176,25 @@ def _layer_depth(ctx: CheckContext) -> int | None:
     return None
 
 
+def _records(usage):
+    """(module, function, record) for every well-formed split record: usage may come from a host,
+    and a malformed record is skipped, never a traceback."""
+    for mod in usage:
+        table = mod.get("splits")
+        if not isinstance(table, dict):
+            continue
+        for qual, recs in table.items():
+            if not isinstance(qual, str) or not isinstance(recs, list):
+                continue
+            for rec in recs:
+                if not (isinstance(rec, list) and len(rec) == 6 and all(type(x) is int for x in (rec[0], rec[1], rec[4]))
+                        and isinstance(rec[3], str) and isinstance(rec[2], list) and len(rec[2]) == 3
+                        and rec[2][0] in ("param", "attr") and type(rec[2][1 if rec[2][0] == "param" else 2]) is int
+                        and isinstance(rec[2][2 if rec[2][0] == "param" else 1], str)):
+                    continue
+                yield mod, qual, rec
+
+
 def _snippet(name: str, form: str, axis: int, extra) -> str:
     if form == "unbind":
         return f"{name}.unbind({axis})"
@@ -210,8 +229,8 @@ def _finding(ctx, mod, rec, contract: Contract, *, severity: Severity, how: str)
            else f"holds them on axis {new.axis}" if new.axis is not None else "has no K/V axis")
     return Finding(
         rule_id="VLLM002", kind=RuleKind.RETURN_SHAPE, severity=severity,
-        title=f"`{_snippet(name, form, axis, extra)}` splits the KV cache on axis {axis}; "
-              f"`{contract.shape_owner.rsplit('.', 1)[-1]}.{SHAPE_FN}` {now}",
+        title=f"`{_snippet(name, form, axis, extra)}` splits the KV cache on axis {axis}, where the baseline's "
+              f"`{contract.shape_owner.rsplit('.', 1)[-1]}.{SHAPE_FN}` held K and V; the target {now}",
         consumer_site=Location(mod["path"], line, snippet=_snippet(name, form, axis, extra), col=col + 1),
         target_evidence=(Location(contract.new_sym.path, new.line, symbol=contract.new_sym.dotted, snippet=new.src),),
         baseline_evidence=(Location(contract.base_sym.path, base.line, symbol=contract.base_sym.dotted,
@@ -224,7 +243,7 @@ def _finding(ctx, mod, rec, contract: Contract, *, severity: Severity, how: str)
     )
 
 
-@rule("VLLM002", RuleKind.RETURN_SHAPE, pack="vllm", searches=(SHAPE_FN, IMPL_GETTER))
+@rule("VLLM002", RuleKind.RETURN_SHAPE, pack="vllm")
 def kv_cache_layout_moved(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer splits a KV cache into K and V on the axis where the baseline's
     `get_kv_cache_shape` put the literal `2` (`k, v = kv_cache.unbind(0)`, `kv_cache[0]` /
@@ -245,8 +264,7 @@ def kv_cache_layout_moved(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline is None:
         return
-    splits = [(mod, qual, rec) for mod in ctx.usage for qual, recs in (mod.get("splits") or {}).items()
-              for rec in recs]
+    splits = list(_records(ctx.usage))
     if not splits:
         return
     backends = _backends(ctx)
