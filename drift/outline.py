@@ -52,6 +52,9 @@ _ASYNC_OTHER = re.compile(rb"async[ \\\n]+(?:for|with)(?![A-Za-z0-9_])")
 _MAX_DEPTH = 40
 _DEDENT: dict = {}
 _TC = re.compile(rb"(?:el)?if[ \\\n]+(?:[A-Za-z_][A-Za-z0-9_]*[ \\\n]*\.[ \\\n]*)*TYPE_CHECKING[ \\\n]*:")
+_BLANKS = re.compile(rb"(?:[ ]*\n)+")
+_PLAIN_FROM = re.compile(rb"from +(\.*) *([A-Za-z_][A-Za-z0-9_.]*)? +import +"
+                         rb"([A-Za-z_][A-Za-z0-9_]*(?: *, *[A-Za-z_][A-Za-z0-9_]*)*)[ \n]*")
 _KEYWORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*[ \\\n]*=(?!=)")
 _SETTER = re.compile(rb"@[A-Za-z_][A-Za-z0-9_.]*\.(?:setter|deleter)(?:\(.*\))?", re.S)
 
@@ -225,7 +228,12 @@ class _Reader:
         root.body = 0
         stack = [root]
         pos, n = 0, len(text)
+        blanks = _BLANKS.match
         while pos < n:
+            b = blanks(text, pos)
+            if b is not None:  # blank lines (and masked comments) say nothing: a third of all lines
+                pos = b.end()
+                continue
             depth, end = 0, pos
             while True:  # one logical line: physical lines until brackets balance
                 e = text.find(b"\n", end)
@@ -419,6 +427,8 @@ class _Reader:
     def imports(self, stmt: bytes, line: int, tc: bool) -> None:
         imports = self.out["imports"]
         stmt = stmt.replace(b"\\\n", b"  ")
+        if stmt.startswith(b"from") and self.plain_from(stmt, line, tc):
+            return
         m = _FROM.fullmatch(stmt) if stmt.startswith(b"from") else None
         if m is not None:
             level = m.group(1).count(b".")
@@ -444,6 +454,26 @@ class _Reader:
         for name, asname in _aliases(m.group(1), allow_dots=True):
             local, target = (asname, name) if asname else (name.partition(".")[0],) * 2
             imports[local] = _entry(target, line, tc)
+
+
+    def plain_from(self, stmt: bytes, line: int, tc: bool) -> bool:
+        """`from a.b import c, d` on one line, without aliases or parentheses (nine in ten of
+        a model file's imports), read without the general pattern; False: not that form."""
+        m = _PLAIN_FROM.fullmatch(stmt)
+        if m is None:
+            return False
+        mod = m.group(2) or b""
+        if mod and not _DOTTED.fullmatch(mod):
+            return False
+        names = [x.strip(b" ") for x in m.group(3).split(b",")]
+        if b"as" in names or b"import" in names:
+            return False
+        base = _resolve(self.package, len(m.group(1)), mod.decode() or None)
+        imports = self.out["imports"]
+        for name in names:
+            name = name.decode()
+            imports[name] = _entry(base + "." + name if base else name, line, tc)
+        return True
 
 
 def _entry(target: str, line: int, tc: bool) -> dict:
