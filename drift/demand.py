@@ -439,27 +439,19 @@ def _pack_of(root: str, package: str):
     return pack
 
 
-class _PackSources:
-    """relpath -> source, sliced from the pack on request (TreeModules reads it with `get`)."""
-
-    def __init__(self, pack):
-        self._pack = pack
-
-    def get(self, rel: str, default=None):
-        data = self._pack.read(rel)
-        return default if data is None else data
-
-
 def _packed_facts(root: str, package: str, pack, cache: ModuleCache | None, max_file_bytes: int) -> dict[str, Any]:
     """`package_facts` of a release whose modules are in its pack: the same modules, rows and
     digest as the extracted tree gives (`Pack.entries` lists what `walk_tree` would), with
-    the hashes the pack recorded when it was written, so nothing is read or hashed here."""
+    the hashes the pack recorded when it was written, so nothing is hashed here, and the
+    sources held as a tree's are (one bytes object per module)."""
     rows: dict[str, list] = {}
-    pairs = {}
+    pairs, sources = {}, {}
     for rel, size, sha in pack.entries(package):
         error = "too large: %d bytes" % size if size > max_file_bytes else None
         if error is not None:
             sha = None
+        else:
+            sources[rel] = pack.read(rel)  # sliced now, so the pack's 18 MB is not held twice
         rows[module_name(rel)] = [rel, os.path.join(root, rel), sha, error]
         pairs[rel] = {"path": rel, "sha256": sha}
     rows = {name: rows[name] for name in sorted(rows)}
@@ -467,7 +459,7 @@ def _packed_facts(root: str, package: str, pack, cache: ModuleCache | None, max_
     info = dist_for(root, package, use_importlib=False)
     return {"name": package, "dist": info["dist"], "version": info["version"], "root": root,
             "digest": digest_of(pairs), "requires": info["requires"],
-            "modules": TreeModules(rows, cache, _PackSources(pack)), "errors": errors}
+            "modules": TreeModules(rows, cache, sources), "errors": errors}
 
 
 def default_module_cache() -> ModuleCache:
