@@ -7,6 +7,13 @@ iteration and membership cover every module (so "absent" and "not parsed" differ
 unparsed module or a search nobody answered goes to `fetch`, which asks the same host over the
 same connection (drift/scan.py) and is counted. PackageIndex treats it like a tree on disk
 (`mentioning`, `load`), so queries read the answers instead of every module.
+
+Collecting (`collecting = True`): a read of what the host left out is recorded instead of asked,
+and answered with a placeholder (an empty module, no search hits), so one run of the rules names
+everything it lacks and `fetch_wanted` asks for all of it in one exchange. Why: asked as read,
+a big consumer's rules needed 30-60 exchanges, each a round trip and a new remote process. A run
+that read a placeholder is discarded by its caller (drift/scan.py), and runs with no store key,
+so no answer built on a placeholder is memoised; a run that recorded nothing read only real facts.
 """
 
 from __future__ import annotations
@@ -31,6 +38,10 @@ class HostModules(Mapping):
         self.asked_needles = 0
         self.failed: str | None = None  # why a second exchange failed: the scan of this host fails
         self.failed_code = 2
+        self.collecting = False
+        self.runs = 0  # runs of the rules over this package (drift/scan.py counts them)
+        self._want_modules: set[str] = set()
+        self._want_needles: dict[str, str] = {}  # pattern -> literal, in the order first read
 
     def __getitem__(self, name: str) -> dict:
         hit = self._extra.get(name)
@@ -40,6 +51,9 @@ class HostModules(Mapping):
             return self._parsed[name]
         if name not in self.shape:
             raise KeyError(name)
+        if self.collecting:
+            self._want_modules.add(name)
+            return _placeholder(self.shape[name])
         self.load((name,))
         return self._extra[name]
 
@@ -58,7 +72,9 @@ class HostModules(Mapping):
     def load(self, names: Iterable[str]) -> None:
         """Make `names` available: one exchange for all those not parsed yet."""
         missing = self._missing(names)
-        if missing:
+        if missing and self.collecting:
+            self._want_modules.update(missing)
+        elif missing:
             self._ask(missing, [])
 
     def mentioning(self, needle: Any) -> list[str]:
@@ -66,8 +82,26 @@ class HostModules(Mapping):
         sent with the reply; its hits come back parsed in the same exchange."""
         key = needle.pattern.pattern.decode("utf-8", "surrogateescape")
         if key not in self.answers:
-            self._ask([], [(needle.literal.decode("utf-8", "surrogateescape"), key)])
+            literal = needle.literal.decode("utf-8", "surrogateescape")
+            if self.collecting:
+                self._want_needles.setdefault(key, literal)
+                return []
+            self._ask([], [(literal, key)])
         return list(self.answers[key])
+
+    def wanted(self) -> int:
+        """How many reads the collecting runs recorded and nobody has fetched yet."""
+        return len(self._missing(self._want_modules)) + sum(1 for k in self._want_needles if k not in self.answers)
+
+    def fetch_wanted(self) -> None:
+        """Ask the host, in one exchange, for every module and search the collecting runs read
+        and it left out; the record is cleared either way."""
+        modules = self._missing(self._want_modules)
+        needles = [(lit, key) for key, lit in self._want_needles.items() if key not in self.answers]
+        self._want_modules.clear()
+        self._want_needles.clear()
+        if modules or needles:
+            self._ask(modules, needles)
 
     def fail(self, reason: str, code: int = 2):
         """Record why the host could not be asked, and stop the reader. Rules turn exceptions
@@ -101,3 +135,11 @@ class HostModules(Mapping):
         parsed = {n: self[n] for n in self._order if n in self._parsed or n in self._extra}
         shape = {n: row for n, row in self.shape.items() if n not in parsed}
         return parsed, shape, dict(self.answers)
+
+
+def _placeholder(row: list) -> dict:
+    """What a collecting run reads for a module the host has not sent: the module with no
+    facts (probes/ast_facts.empty_module's shape), so the rule goes on and records its next miss."""
+    path = row[0] if row and isinstance(row[0], str) else ""
+    return {"path": path, "sha256": None, "is_package": path.endswith("__init__.py"), "error": None, "all": None,
+            "imports": {}, "names": {}, "functions": {}, "classes": {}}

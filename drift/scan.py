@@ -204,7 +204,7 @@ async def scan_connector(
         else:  # the check reads the host while it runs: off the loop, which serves the connection
             with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="drift-check") as pool:
                 scan = await asyncio.get_running_loop().run_in_executor(
-                    pool, _check, host, facts, settings, say, where, baseline)
+                    pool, _check_in_rounds, host, facts, settings, say, where, baseline, modules)
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
         return _failed(host, f"the facts {host} sent could not be checked ({type(exc).__name__}: {exc}); "
                              "its reply does not have the shape drift's probe sends")
@@ -212,7 +212,8 @@ async def scan_connector(
         if modules.failed:
             return _failed(host, modules.failed, modules.failed_code)
         stats = dict(scan.probe_stats or {}, exchanges=1 + modules.exchanges, fetched=modules.fetched_modules,
-                     asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape))
+                     asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape),
+                     check_runs=modules.runs)
         if modules.exchanges:
             key = _keep_merged(store, target, pkg, modules)
             _write_record(host, target, {"host_digest": pkg.get("host_digest") or record.get("host_digest"),
@@ -267,14 +268,53 @@ def _keep_merged(store, target: str, pkg: dict[str, Any], modules: HostModules) 
     return merged["digest"]
 
 
+COLLECT_ROUNDS = 2  # collecting runs of the rules before the exact one (each fetch: one exchange)
+
+
+def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
+                     where: str | None, baseline: Baseline | Outcome | None, modules: HostModules) -> HostScan:
+    """The check over a demand-driven host package, in a few exchanges however much it lacks.
+
+    Each collecting run reads placeholders for what the host left out and records it; all of it
+    is then fetched in one exchange. A run that recorded nothing read only real facts: its
+    report is the answer. After COLLECT_ROUNDS fetches the check runs exactly, asking for
+    anything still missing as it reads it (correct, only slower). Collecting runs see the
+    package without its digest, so PackageIndex stores no answer built on a placeholder."""
+    if baseline is None:  # from the consumer's metadata on the host: known only now, read once
+        baseline = _baseline_on_host(host, facts, settings, say)
+    pkg = facts["packages"][settings.target]
+    scratch = dict(facts, packages=dict(facts["packages"], **{settings.target: dict(pkg, digest=None)}))
+    for _ in range(COLLECT_ROUNDS):
+        modules.collecting = True
+        try:
+            modules.runs += 1
+            scan = _check(host, scratch, settings, say, where, baseline)
+        finally:
+            modules.collecting = False
+        if not modules.wanted():
+            return scan
+        try:
+            modules.fetch_wanted()
+        except LookupError:  # the host's answer was refused: `modules.failed` says why
+            return _failed(host, modules.failed or "asking the host again failed", modules.failed_code)
+    modules.runs += 1
+    return _check(host, facts, settings, say, where, baseline)
+
+
+def _baseline_on_host(host: str, facts: dict[str, Any], settings: ScanSettings,
+                      say: Callable[[str], None]) -> Baseline | Outcome:
+    cons = Consumer.from_usage(f"{settings.consumer} on {host}", settings.consumer, facts["usage"][settings.consumer])
+    return resolve_baseline(cons, given=settings.baseline, target_package=settings.target,
+                            say=lambda m: say(f"{host}: {m}"), origin=f" on {host}")
+
+
 def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
            where: str | None, baseline: Baseline | Outcome | None = None) -> HostScan:
     target, consumer = settings.target, settings.consumer
     use = facts["usage"][consumer]
     cons = Consumer.from_usage(f"{consumer} on {host}", consumer, use)
     if baseline is None:  # from the consumer's metadata on the host: known only now
-        baseline = resolve_baseline(cons, given=settings.baseline, target_package=target,
-                                    say=lambda m: say(f"{host}: {m}"), origin=f" on {host}")
+        baseline = _baseline_on_host(host, facts, settings, say)
     if isinstance(baseline, Outcome):
         return HostScan(host, "failed", None, baseline.error, baseline.exit_code)
     note = (f"the probe caches parsed facts on {host} in {where} (opt out: --no-host-cache)" if where

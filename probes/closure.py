@@ -159,25 +159,49 @@ def usage_names(usage, prefixes):
         for m in _DOTTED.finditer(s):
             if m.group().split(".")[0] in heads:
                 dotted.add(m.group())
-    methods, overrides, patched = set(), set(), set()
+    methods, patched, classes_named, packages = set(), set(), set(), set()
+    own = {}  # consumer class dotted -> (method names, dotted names its bases/generic/decorators give)
     for use in usage:
         if not isinstance(use, dict):
             continue
+        mod = use.get("module") if isinstance(use.get("module"), str) else ""
+        if mod and mod.split(".")[0] not in heads:
+            packages.add(mod.split(".")[0])  # DRIFT074 searches the target for the consumer's package
         classes = use.get("classes") if isinstance(use.get("classes"), dict) else {}
-        for cls in classes.values():
+        for cname, cls in classes.items():
             if isinstance(cls, dict) and isinstance(cls.get("methods"), dict):
                 names = {k for k in cls["methods"] if isinstance(k, str)}
                 methods.update(names)
-                bases = []
-                _strings(cls.get("bases"), bases)
-                if any(b.split(":", 1)[-1].split(".")[0] in heads for b in bases):
-                    overrides.update(names)  # a subclass of a target class: inverse drift
+                refs = []
+                for key in ("bases", "generic", "decorated_with"):
+                    _strings(cls.get(key), refs)
+                refs = [r.split(":", 1)[-1] for r in refs]
+                own["%s.%s" % (mod, cname)] = (names, refs)
+                # a class it subclasses, patches (`P(Patch[C])`) or decorates: DRIFT076's choices
+                classes_named.update(r.rsplit(".", 1)[-1] for r in refs if r.split(".")[0] in heads)
         for p in use.get("patches") if isinstance(use.get("patches"), list) else ():
             if isinstance(p, dict) and isinstance(p.get("name"), str):
                 patched.add(p["name"])
+                path = p.get("path") if isinstance(p.get("path"), list) else []
+                if path and isinstance(path[0], str) and path[0].split(":", 1)[-1].split(".")[0] in heads:
+                    steps = [path[0].split(":", 1)[-1].split(":", 1)[0]]
+                    steps += [x[1:] for x in path[1:] if isinstance(x, str) and x.startswith(".")]
+                    classes_named.add(".".join(steps).rsplit(".", 1)[-1])  # the patched object
+    # inverse drift: methods of a class that reaches a target class through its bases, generic
+    # parameters or decorators, directly or through the consumer's own classes
+    linked = {d for d, (_n, refs) in own.items() if any(r.split(".")[0] in heads for r in refs)}
+    grew = True
+    while grew:
+        grew = False
+        for d, (_n, refs) in own.items():
+            if d not in linked and any(r in linked for r in refs):
+                linked.add(d)
+                grew = True
+    overrides = set().union(*[own[d][0] for d in linked]) if linked else set()
     callees = {d.rsplit(".", 1)[-1] for d in dotted}
     return dotted, {"steps": steps_seen, "methods": methods, "overrides": overrides, "patched": patched,
-                    "callees": callees}
+                    "callees": callees, "classes": {c for c in classes_named if c[:1].isupper()},
+                    "packages": packages}
 
 
 def needles_for(names, words=()):
@@ -197,10 +221,11 @@ def needles_for(names, words=()):
     for name in names["overrides"] | names["patched"]:  # who calls what the consumer replaces
         add(call_of(name))
         add(word(name))
+    for name in names.get("classes", ()) | names.get("packages", ()):  # DRIFT076's and DRIFT074's words
+        add(word(name))
     for name in words:
         add(word(name))
-    return {k: v for k, v in out.items() if _IDENT.match(v[0]) and len(v[0]) > 1
-            and not (v[0].startswith("__") and v[0].endswith("__"))}
+    return {k: v for k, v in out.items() if _IDENT.match(v[0]) and len(v[0]) > 1}
 
 
 # -- resolution, the way PackageIndex.lookup reads modules ------------------------------------
@@ -357,7 +382,8 @@ def plan(package, usage, prefixes, modules, texts, parse, words=()):
     reach.run(dotted)
     reached = len(reach.facts)
     # "moved to": for a name gone from the target drift searches its definitions
-    extra_words = set(words) | {d.rsplit(".", 1)[-1] for d in reach.unresolved}
+    # (check/moves.py asks `definitions_named` of each name a missing dotted name is made of)
+    extra_words = set(words) | {part for d in reach.unresolved for part in d.split(".")[1:]}
     needles = needles_for(names, sorted(extra_words))
     answers, hits, holding = {}, set(), {}
     for key in sorted(needles)[:MAX_NEEDLES]:

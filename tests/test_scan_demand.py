@@ -248,3 +248,81 @@ def test_a_malformed_second_exchange_fails_that_host(name, says, sshd, honest_de
     code, out, err = _cli(capsys, sshd, _two_replies(tmp_path, crafted_reply(first), crafted_reply(doc)))
     assert code == 2, err
     assert says in err, err
+
+
+# -- late searches: collected in one run of the rules, fetched in one exchange --------------------
+
+ATTRS = [f"state_{i}" for i in range(8)]
+
+
+@pytest.fixture()
+def late_search_host(tmp_path):
+    """tgt 1.0 here and 2.0 on the host, both with a BlockPool whose `__init__` sets eight
+    attributes that other modules read as `block_pool.state_N`; the consumer subclasses it with
+    its own `__init__` (DRIFT075 then searches the target for each read: a pattern made from the
+    class and attribute names, which the host cannot predict from the consumer), and binds a
+    function calling `self.embed_tokens()` onto models, which 2.0 renamed (a finding to compare)."""
+    base, site = tmp_path / "base", tmp_path / "site"
+    init = "".join(f"        self.{a} = {i}\n" for i, a in enumerate(ATTRS))
+    for root, version, method in ((base, "1.0", "embed_tokens"), (site, "2.0", "embed_input_ids")):
+        files = _target(version, f"""
+            class M%(i)d(Model):
+                def {method}(self, ids):
+                    return ids
+            """)
+        files["tgt/pool.py"] = "class BlockPool:\n    def __init__(self, n):\n" + init
+        for i, a in enumerate(ATTRS):
+            files[f"tgt/users/u{i}.py"] = f"def use(block_pool):\n    return block_pool.{a}\n"
+        files["tgt/users/__init__.py"] = ""
+        _write(root, files)
+    _write(site, {
+        "app/__init__.py": "",
+        "app/mine.py": """
+            import types
+
+            from tgt.base import Model
+            from tgt.pool import BlockPool
+
+
+            class MyPool(BlockPool):
+                def __init__(self, n):
+                    self.mine = n
+
+
+            def patched_forward(self, ids):
+                return self.embed_tokens(ids)
+
+
+            def install(model: Model):
+                model.forward = types.MethodType(patched_forward, model)
+            """,
+        "app-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: tgt==1.0\n",
+        "app-0.1.dist-info/top_level.txt": "app\n",
+    })
+    python = tmp_path / "hostpython"
+    python.write_text(f"#!/bin/sh\nPYTHONPATH='{site}' exec '{sys.executable}' \"$@\"\n")
+    python.chmod(0o755)
+    return str(python), base
+
+
+def test_late_searches_are_fetched_in_one_exchange_with_the_same_findings(
+        sshd, late_search_host, tmp_path, monkeypatch):
+    import drift.scan as scan_mod
+
+    python, base = late_search_host
+    common = dict(python=python, consumer="app", target="tgt", baseline=str(base))
+    whole = _scan(sshd, monkeypatch, tmp_path / "cw", host_cache_dir=str(tmp_path / "hw"), demand=False, **common)
+    batched = _scan(sshd, monkeypatch, tmp_path / "cb", host_cache_dir=str(tmp_path / "hb"), **common)
+    with monkeypatch.context() as m:  # the rules asking as they read: one exchange per miss
+        m.setattr(scan_mod, "COLLECT_ROUNDS", 0)
+        as_read = _scan(sshd, monkeypatch, tmp_path / "ca", host_cache_dir=str(tmp_path / "ha"), **common)
+    assert _findings(whole), "the case must have findings to compare"
+    assert _findings(batched) == _findings(whole) == _findings(as_read)
+    assert as_read.probe_stats["asked_needles"] >= len(ATTRS), as_read.probe_stats
+    assert as_read.probe_stats["exchanges"] > len(ATTRS), as_read.probe_stats
+    assert batched.probe_stats["asked_needles"] >= len(ATTRS), batched.probe_stats
+    assert batched.probe_stats["exchanges"] <= 3, batched.probe_stats
+    # warm: everything the exchanges added was stored; the host is asked nothing again
+    warm = _scan(sshd, monkeypatch, tmp_path / "cb", host_cache_dir=str(tmp_path / "hb"), **common)
+    assert _findings(warm) == _findings(whole)
+    assert warm.probe_stats["exchanges"] == 1, warm.probe_stats
