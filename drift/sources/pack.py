@@ -54,20 +54,36 @@ def write_pack(path: Path, members: Iterable[tuple[str, bytes]]) -> None:
 
 
 class Pack:
-    """An open pack: the index, and the data read in one `read()`."""
+    """An open pack: the index, read when opened; the members' bytes, read in one `read()` the
+    first time one is asked for (a `has_dir` question reads only the index)."""
 
     def __init__(self, path: Path):
-        with open(path, "rb") as fh:
-            blob = fh.read()
-        if blob[:8] != MAGIC:
-            raise ValueError(f"{path} is not a drift source pack")
-        n = int.from_bytes(blob[8:16], "little")
-        index = marshal.loads(blob[16:16 + n])
-        if type(index) is not dict:
-            raise ValueError(f"{path} is not a drift source pack")
+        fh = open(path, "rb")  # kept until the data is read: a fetch replacing the file meanwhile
+        try:                   # leaves this index and these bytes one file
+            head = fh.read(16)
+            if len(head) < 16 or head[:8] != MAGIC:
+                raise ValueError(f"{path} is not a drift source pack")
+            index = marshal.loads(fh.read(int.from_bytes(head[8:16], "little")))
+            if type(index) is not dict:
+                raise ValueError(f"{path} is not a drift source pack")
+        except BaseException:
+            fh.close()
+            raise
         self.path = path
         self.index: dict[str, tuple[int, int, str]] = index
-        self._data = memoryview(blob)[16 + n:]
+        self._fh = fh
+        self._data: memoryview | None = None
+
+    def _blob(self) -> memoryview:
+        if self._data is None:
+            self._data = memoryview(self._fh.read())
+            self._fh.close()
+        return self._data
+
+    def __del__(self) -> None:
+        fh = getattr(self, "_fh", None)
+        if fh is not None:
+            fh.close()
 
     @classmethod
     def open(cls, path: Path) -> "Pack | None":
@@ -78,7 +94,7 @@ class Pack:
 
     def read(self, rel: str) -> bytes | None:
         hit = self.index.get(rel)
-        return None if hit is None else bytes(self._data[hit[0]:hit[0] + hit[1]])
+        return None if hit is None else bytes(self._blob()[hit[0]:hit[0] + hit[1]])
 
     def tops(self) -> set[str]:
         """The top-level names (package directories, single-file modules, the .dist-info)."""
