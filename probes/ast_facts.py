@@ -8,13 +8,14 @@ file never stops a scan of a thousand good ones.
 import ast
 
 from .behaviour import function_behaviour
+from .forwards import kwargs_forwards
 from .choices import env_defaults, return_sources
 from .derefs import can_be_none, param_facts
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+fw"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -287,6 +288,10 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
             behaviour["param_guards"] = guards
     if any(last_segment(d) in ("property", "cached_property") for d in decorators):
         behaviour["returns_src"] = return_sources(node.body, text)
+    if node.args.kwarg is not None:  # `f(x, **kwargs)` handing the caller's keywords on (probes/forwards.py)
+        forwards = kwargs_forwards(node, lambda n: text.of(n, 120))
+        if forwards:
+            behaviour["kwargs_into"] = forwards
     return {
         "name": node.name, "qualname": qualprefix + node.name,
         "line": node.lineno, "end_line": node.end_lineno,

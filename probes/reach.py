@@ -22,6 +22,7 @@ import json
 import re
 
 from .derefs import literal_args
+from .forwards import star_forwarding
 from .shapes import list_shape, plain_value
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
@@ -535,8 +536,16 @@ def _signature(fn):
     if a.kwarg:
         params.append([a.kwarg.arg, "VAR_KEYWORD", True])
     decos = [(_dotted(d.func if isinstance(d, ast.Call) else d) or "") for d in fn.decorator_list]
-    return {"line": fn.lineno, "col": fn.col_offset, "params": params, "decorators": decos,
-            "is_async": isinstance(fn, ast.AsyncFunctionDef)}
+    out = {"line": fn.lineno, "col": fn.col_offset, "params": params, "decorators": decos,
+           "is_async": isinstance(fn, ast.AsyncFunctionDef)}
+    body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+    if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
+        out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
+    return out
+
+
+def _is_docstring(st):
+    return type(st) is ast.Expr and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str)
 
 
 class _Chain:
@@ -554,7 +563,12 @@ class _Chain:
                 return self.env[node.id]
             return self.mod.names.get(node.id)
         if t is ast.Attribute:
-            base = self.of(node.value, depth + 1)
+            v = node.value
+            if type(v) is ast.Name:  # `self.x` narrowed by isinstance in this function
+                key = v.id + "." + node.attr
+                if key in self.env:
+                    return self.env[key]
+            base = self.of(v, depth + 1)
             return base + ("." + node.attr,) if base else None
         if t is ast.Call:
             fname = node.func.id if type(node.func) is ast.Name else None
@@ -638,6 +652,7 @@ class _Function:
         self.lists = set()  # local names holding a non-empty list of plain Python values (probes/shapes.py)
         self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
         self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
+        self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
 
     def run(self):
         node = self.node
@@ -712,11 +727,17 @@ class _Function:
         pushed = 0
         for st in body:
             self.stmt(st, env)
+            if type(st) is ast.Assert:  # `assert isinstance(x, C)`: the rest runs only where x is a C
+                for test in (st.test.values if isinstance(st.test, ast.BoolOp) and isinstance(st.test.op, ast.And)
+                             else [st.test]):
+                    self._narrow(env, self._isinstance(test), exits=False)
             if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
                 guard = version_guard(st.test, self.mod.names)  # `if <version>: return`: the rest is the other branch
                 if guard is not None:
                     self.mod.guards.append(dict(guard, negated=not guard.get("negated")))
                     pushed += 1
+                else:  # `if not isinstance(x, C): raise`: the rest runs only where x is a C
+                    self._narrow(env, self._isinstance(st.test), exits=True)
         del self.mod.guards[len(self.mod.guards) - pushed:]
 
     def stmt(self, st, env):
@@ -824,8 +845,8 @@ class _Function:
         yes, no = dict(env), dict(env)
         narrowed = self._isinstance(st.test)
         if narrowed:
-            name, path, negated = narrowed
-            (no if negated else yes)[name] = path
+            name, path, negated, alts = narrowed
+            self._narrow(no if negated else yes, (name, path, False, alts), exits=False)
             (yes if negated else no).pop(name, None) if path == env.get(name) else None
         self.block(st.body, yes)
         self.block(st.orelse, no)
@@ -856,15 +877,48 @@ class _Function:
                 env.pop(name, None)
 
     def _isinstance(self, test):
+        """`isinstance(x, C)` (or `self.x`, or a tuple of classes) -> (key, path of a C, negated,
+        paths of the tuple's other classes); None unless every class is typed."""
         negated = False
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             negated, test = True, test.operand
-        if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
-                and len(test.args) == 2 and isinstance(test.args[0], ast.Name):
-            cls = _Chain(self.mod, self.env).of(test.args[1])
-            if cls and self.mod.wanted(cls):
-                return test.args[0].id, cls + ("()",), negated
-        return None
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+                and len(test.args) == 2):
+            return None
+        subject = test.args[0]
+        if isinstance(subject, ast.Name):
+            key = subject.id
+        elif isinstance(subject, ast.Attribute) and isinstance(subject.value, ast.Name):
+            key = subject.value.id + "." + subject.attr
+        else:
+            return None
+        spec = test.args[1]
+        paths = []
+        for elt in (spec.elts if isinstance(spec, ast.Tuple) else [spec]):
+            cls = _Chain(self.mod, self.env).of(elt)
+            if not (cls and self.mod.wanted(cls)):
+                return None
+            paths.append(cls + ("()",))
+        if not paths:
+            return None
+        return key, paths[0], negated, paths[1:]
+
+    def _narrow(self, env, narrowed, *, exits):
+        """Type `key` as the isinstance test's class for the statements that follow (`exits`: the
+        test guarded an early exit, so what follows runs where it was false)."""
+        if not narrowed:
+            return
+        key, path, negated, alts = narrowed
+        if negated != exits:  # `assert not isinstance(x, C)` / `if isinstance(x, C): return`
+            if env.get(key) == path and not alts:
+                env.pop(key, None)
+            return
+        env[key] = path
+        self.narrowed.add(key)
+        if alts:
+            self.alternatives[key] = list(alts)
+        else:
+            self.alternatives.pop(key, None)
 
     def _unbind(self, target, env):
         for n in ast.walk(target):
@@ -880,6 +934,9 @@ class _Function:
             self.dicts.pop(tgt.id, None)
             self._bind_shape(tgt.id, value)
             self.alternatives.pop(tgt.id, None)
+            if self.narrowed:  # `x = ...` rebinds x: what `x.attr` was narrowed to no longer holds
+                for key in [k for k in self.narrowed if k.startswith(tgt.id + ".")]:
+                    env.pop(key, None)
             if vpath is None and isinstance(value, ast.IfExp):  # `A if c else B`
                 chain = _Chain(self.mod, env, self.cls)
                 a, b = chain.of(value.body), chain.of(value.orelse)
@@ -894,6 +951,8 @@ class _Function:
                 self.dicts[tgt.id] = keys
             self._type_class(tgt.id, value, env)  # `W = type("W", (Base,), {...})`: a class
         elif t is ast.Attribute:
+            if type(tgt.value) is ast.Name:  # `self.x = ...`: an earlier isinstance narrowing is over
+                env.pop(tgt.value.id + "." + tgt.attr, None)
             owner = _Chain(self.mod, env, self.cls).of(tgt.value)
             if owner and owner[0].startswith("self:") and len(owner) == 1 and self.cls:
                 rec = self.mod.classes.get(self.cls)
@@ -1110,6 +1169,10 @@ class _Function:
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
             "result": None, "args": args, "kwargs": kwargs,
         })
+        if self.mod.calls[-1]["star_args"] or self.mod.calls[-1]["star_kwargs"]:
+            fwd = star_forwarding(self.node, node)  # `super().__init__(*args, **kwargs)`: the callers' arguments
+            if fwd:
+                self.mod.calls[-1]["forwards"] = fwd
         if self.mod.is_target(callee):  # consumer classes handed to the target (`register_model(a, Mine)`)
             handed = [r for r in (class_refs(a, chain, self.mod.own) for a in
                                   list(node.args) + [k.value for k in node.keywords]) if r]
@@ -1123,7 +1186,9 @@ class _Function:
             self.mod.calls[-1]["arg_lits"] = lits
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
-        root = _root_name(func)
+        root = _narrowed_key(func, self.env_of_call) or _root_name(func)
+        if root is not None and root in self.narrowed and root in self.env_of_call:
+            self.mod.calls[-1]["narrowed"] = True  # typed by an isinstance test: this callee wins
         if root is not None and root in self.alternatives and root in self.env_of_call:
             prefix = len(self.env_of_call[root])
             for alt in self.alternatives[root]:
@@ -1248,6 +1313,23 @@ class _Function:
                 self._bind_nested(value, owner)
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
+
+
+def _narrowed_key(node, env):
+    """The `x.attr` key a chain `x.attr.m(...)` starts from when env holds it, else None."""
+    while True:
+        t = type(node)
+        if t is ast.Attribute:
+            if type(node.value) is ast.Name:
+                key = node.value.id + "." + node.attr
+                return key if key in env else None
+            node = node.value
+        elif t is ast.Subscript:
+            node = node.value
+        elif t is ast.Call:
+            node = node.func
+        else:
+            return None
 
 
 def _root_name(node):

@@ -455,6 +455,9 @@ def _merge_reach(out, reach):
         if old is None:
             out["calls"].append(new)
             continue
+        if new.get("narrowed"):  # an isinstance test typed the receiver: its class, not the attribute's
+            old["callee"], old["narrowed"] = new["callee"], True
+            by_key.pop((new["call_line"], new["callee_src"]))  # a tuple's other classes: their own records
         old["line"], old["col"] = new["line"], new["col"]
         old["kw_cols"], old["via_dict"] = new["kw_cols"], new["via_dict"]
         old["keywords"], old["star_kwargs"] = new["keywords"], new["star_kwargs"]
@@ -464,7 +467,7 @@ def _merge_reach(out, reach):
             old["guards"] = new["guards"]
         if new.get("class_args"):  # consumer classes the call hands to the target
             old["class_args"] = new["class_args"]
-        for key in ("kw_shapes", "arg_shapes", "arg_lits"):  # what kind of value each argument is (probes/shapes.py)
+        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards"):  # what kind of value each argument is (probes/shapes.py)
             if new.get(key):
                 old[key] = new[key]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",

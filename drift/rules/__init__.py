@@ -4,6 +4,7 @@ from drift.rules.arg_types import argument_retyped
 from drift.rules.base_init import RULES as BASE_INIT_RULES
 from drift.rules.defaults import default_changed
 from drift.rules.family import method_vanished
+from drift.rules.forwarded import RULES as FORWARDED_RULES
 from drift.rules.handed import RULES as HANDED_RULES
 from drift.rules.imports import import_removed
 from drift.rules.nulls import RULES as NULL_RULES
@@ -21,6 +22,7 @@ GENERIC_RULES = [
     required_added,
     positional_arity,
     positional_shift,
+    *FORWARDED_RULES,
     *NULL_RULES,
     two_phase_protocol,
     return_shape,

@@ -118,6 +118,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             name = path[k][1:]
             if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
                 break  # `import a.b` then `a.b.f()`: the import's own finding says it
+            held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
+            if held is not None and (held.dotted, name) in _consumer_sets(ctx):
+                break  # the consumer itself attaches `name` to such objects: it is there when read
             key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
             if key in seen:
                 break
@@ -153,6 +156,23 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
             ), rec.get("function") or ""
             break
+
+
+def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
+    """(target class, attribute) pairs the consumer assigns on instances of that class
+    (`out.extra = v` where `out` is typed a target class's instance)."""
+    memo = ctx.memo.get("reach.consumer_sets")
+    if memo is None:
+        memo = set()
+        for mod in ctx.usage:
+            for rec in mod.get("uses") or []:
+                path = rec.get("path") or []
+                if rec.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
+                    owner = ctx.target_paths.value(tuple(path[:-1]))
+                    if owner.kind == "instance" and owner.cls is not None:
+                        memo.add((owner.cls.dotted, path[-1][1:]))
+        ctx.memo["reach.consumer_sets"] = memo
+    return memo
 
 
 @rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
@@ -423,15 +443,19 @@ def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> s
 
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
-                       tb: list[Symbol] = ()) -> Iterator[Finding]:
+                       tb: list[Symbol] = (), stub: bool = False) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target now calls that name (its own
-    call sites, when the facts have them), else against how the target's base declares it."""
+    call sites, when the facts have them), else against how the target's base declares it.
+    A replacement that only raises (`stub`) already failed wherever the baseline called it: a
+    call it no longer fits raises a TypeError there instead, which is no new failure."""
     name = tm.dotted.rsplit(".", 1)[-1]
     if name != "__init__":
         replaced = _replaced_callers(ctx, ref, list(tb))
         sites = [s for s in _sites_of(ctx.target, name, tm) or [] if (s[5], s[6]) not in replaced]
         if not sites:
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
+        if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
+            return
         old_decl = _as_sig(ctx.baseline.params_of(bm.facts)) if ctx.baseline is not None and bm is not None else None
         # failures the override already had against the baseline's own calls: not drift
         before = {_category(_site_failure(label, sig, s)) for s in _sites_of(ctx.baseline, name, bm) or []} \
@@ -585,7 +609,8 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
             yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
-                                          tm=tm, bm=bm, how="override", ref=ref, tb=tb)
+                                          tm=tm, bm=bm, how="override", ref=ref, tb=tb,
+                                          stub=bool(m.get("raises_only")))
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
         if not sig:
@@ -596,7 +621,8 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
         where = Location(mod["path"], patch["value"].get("line") or patch["line"],
                          symbol=patch["value"].get("function"))
         yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
-                                      tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`")
+                                      tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`",
+                                      stub=bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only")))
 
 
 def _initvars(index: PackageIndex, bases: list[Symbol]) -> list[tuple[str, Symbol]]:
