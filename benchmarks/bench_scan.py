@@ -10,7 +10,9 @@ venv of tests/sshd_fixtures.py; sources come from drift's cache (linked, never r
 Rows (medians of --runs): one host cold (host probe cache and drift's facts store empty), the
 same with the whole-package host probe (`ScanSettings(demand=False)`, the path before issue 12)
 alternating with it, one
-host warm (both filled: the host answers "unchanged"), the `drift scan` CLI warm in a
+host warm (both filled: the host answers "unchanged"), what one follow-up exchange costs on an
+open connection (a new channel, a new `python -`, the re-sent bundle, the probe's `more`), the
+`drift scan` CLI warm in a
 subprocess, 32 hosts first seen by drift (same vLLM), 32 hosts warm with forks 8 and 32, and
 peak memory (RSS, tracemalloc) for 1, 8 and 32 hosts. Stage times come from timers wrapped
 around drift.scan's collaborators in the child. The bench sshds run with root's ~/.bashrc
@@ -132,6 +134,7 @@ def _child(cfg: dict) -> dict:
                               for f in res.outcome.report.findings)
         out.update(times=times, breaking=breaking, stages=stages, host_probe_s=host_s, findings=findings,
                    exchanges=(res.probe_stats or {}).get("exchanges", 1),
+                   check_runs=(res.probe_stats or {}).get("check_runs"),
                    parsed_on_host=(res.probe_stats or {}).get("parsed_on_host"))
         kept = [res]
     else:
@@ -219,6 +222,56 @@ def exec_overhead(server, *, runs: int) -> float:
     return asyncio.run(_exec_overhead(server, runs=runs))
 
 
+async def _exchange_cost(server, *, python: str, host_cache: str, runs: int) -> dict:
+    from drift.connectors.script import run_script
+    from drift.probes.bundle import build_script
+    from drift.remote_probe import probe
+
+    def more(needles):
+        return {"packages": ["vllm"], "env_packages": [], "cache_dir": host_cache, "known": {},
+                "more": {"modules": [], "needles": needles, "have": []}}
+
+    rare = [["block_hashes_xyz", r"(?<![A-Za-z0-9_])block_hashes_xyz(?![A-Za-z0-9_])"]]
+    script = build_script(more([]))
+    conn = await connect_server(server)
+    try:
+        rows = {}
+        for label, job in (
+                ("channel (`true`)", lambda: conn.run(["true"])),
+                ("`python -`, empty script", lambda: run_script(conn, python, "pass")),
+                ("`python -`, the probe bundle sent, not run", lambda: run_script(conn, python, script.decode().replace(
+                    'if __name__ == "__main__":\n    _main()', "pass"))),
+                ("follow-up asking nothing", lambda: probe(conn, more([]), python=python, validate=lambda d, r: None)),
+                ("follow-up asking one rare search", lambda: probe(conn, more(rare), python=python,
+                                                                  validate=lambda d, r: None))):
+            await job()
+            times = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                await job()
+                times.append(time.perf_counter() - t)
+            rows[label] = statistics.median(times)
+        rows["bundle bytes"] = len(script)
+        return rows
+    finally:
+        await conn.close()
+
+
+async def connect_server(server):
+    from drift.connectors.ssh import connect
+
+    return await connect(server.spec, **server.connect_kwargs())
+
+
+def exchange_cost(server, *, python: str, host_cache: str, runs: int) -> dict:
+    """What one follow-up exchange of a demand scan costs on an open connection, split: a new
+    exec channel, a new `python -`, the probe bundle (re-sent every time), and the probe's
+    `more` over the host's vLLM with its cache filled by a cold scan."""
+    import asyncio
+
+    return asyncio.run(_exchange_cost(server, python=python, host_cache=host_cache, runs=runs))
+
+
 def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
@@ -255,6 +308,7 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
                    "breaking": cold[-1]["breaking"], "import_s": med([c["import_s"] for c in cold]),
                    "host_probe_s": med([c["host_probe_s"][0] for c in cold]),
                    "exchanges": cold[-1]["exchanges"], "parsed_on_host": cold[-1]["parsed_on_host"],
+                   "check_runs": cold[-1].get("check_runs"),
                    "rss_peak_mb": med([c["rss_peak_mb"] for c in cold])}
     res["whole_cold"] = {"median_s": med([w["times"][0] for w in whole]), "samples": [w["times"][0] for w in whole],
                          "stages": whole[-1]["stages"], "wire_bytes": whole[-1]["wire_bytes"],
@@ -263,6 +317,7 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
                          "warm_second_s": med([w["times"][1] for w in whole])}
     res["same_findings"] = all(c["findings"] == whole[0]["findings"] for c in cold + whole)
 
+    res["exchange_cost"] = exchange_cost(servers[0], python=python, host_cache=hc, runs=max(5, args.runs))
     # the last cold run filled both caches: from here on everything is warm
     warm_dc, warm_hc = dc, hc
     warm_base = {**base, "host_cache_dir": warm_hc}
@@ -342,13 +397,16 @@ def print_table(res: dict) -> None:
         print(f"{name:<40} {m:>7.2f}s  {' '.join(f'{s:.2f}' for s in samples)}")
     print(f"\ncold stages (s): {_fmt(res['cold']['stages'])}; wire {res['cold']['wire_bytes']} B; "
           f"probe on the host {res['cold']['host_probe_s']:.2f} s; {res['cold']['breaking']} breaking findings; "
-          f"{res['cold']['parsed_on_host']} modules parsed on the host; {res['cold']['exchanges']} exchanges; "
+          f"{res['cold']['parsed_on_host']} modules parsed on the host; {res['cold']['exchanges']} exchanges, "
+          f"{res['cold']['check_runs']} runs of the rules; "
           f"peak RSS {res['cold']['rss_peak_mb']:.0f} MB")
     w = res["whole_cold"]
     print(f"whole-package cold stages (s): {_fmt(w['stages'])}; wire {w['wire_bytes']} B; probe on the host "
           f"{w['host_probe_s']:.2f} s; peak RSS {w['rss_peak_mb']:.0f} MB; its warm rescan in-process "
           f"{w['warm_second_s']:.2f} s")
     print(f"findings identical, demand vs whole-package: {res['same_findings']}")
+    print("one follow-up exchange on an open connection: " + ", ".join(
+        f"{k} {v * 1000:.0f} ms" if not k.endswith("bytes") else f"{k} {v}" for k, v in res["exchange_cost"].items()))
     print(f"warm stages, two scans (s): {_fmt(res['warm']['stages_two_scans'])}; "
           f"unchanged={res['warm']['unchanged']} wire {res['warm']['wire_bytes']} B; "
           f"exchanges {res['warm']['exchanges']}; "

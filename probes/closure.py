@@ -11,9 +11,15 @@ reply, so the host approximates what it will read, from the consumer's usage alo
 - the modules the text search of drift's needles finds for the names the consumer uses
   (methods it overrides, patches or calls, attributes it reads or sets): `def name`,
   `name(` and the bare word, the same patterns `drift.index` builds (the tests compare them),
-  answered here and sent with the reply so drift's queries need no sources.
+  answered here and sent with the reply so drift's queries need no sources. The names are the
+  ones the rules search for: overridden methods of every class linked to the target through
+  bases, generic parameters or decorators, also via the consumer's own classes (DRIFT070's call
+  sites), the consumer's packages (DRIFT074), the classes it patches or parameterises
+  (DRIFT076), each part of a dotted name that did not resolve (`definitions_named`), dunders too.
 
-What this misses, drift asks for in a second exchange (drift/scan.py); it only costs time.
+What this misses (searches built from the target's own facts, such as DRIFT075's receiver
+reads), drift collects over one run of its rules and asks for in one more exchange
+(drift/scan.py); it only costs time.
 Stdlib only, Python 3.9.
 """
 
