@@ -21,6 +21,7 @@ class Kind(str, enum.Enum):
     SYMBOL_REMOVED = "symbol was removed"
     SYMBOL_MOVED = "symbol moved to another module"
     CLASS_KIND_CHANGED = "class kind changed"
+    CLASS_BECAME_FUNCTION = "class is now a function: it cannot be subclassed, given to isinstance or hold class attributes"
     BASE_CHANGED = "class bases changed"
     PARAM_REMOVED = "parameter was removed"
     PARAM_RENAMED = "parameter was renamed"
@@ -68,6 +69,8 @@ class Kind(str, enum.Enum):
     INTERFACE_METHOD_MISSING = "the target now needs a method the consumer's class does not have"
     ARGUMENT_RETYPED = "argument no longer has the type the target now declares for it"
     CLASS_NOT_BUILT = "the class the consumer patches is no longer the one the target builds by default"
+    NOT_A_CLASS = "the name the consumer uses as a class is now a function"
+    PROPERTY_READ_ONLY = "attribute the consumer assigns is now a property without a setter"
 
 
 ChangeKind = Kind
@@ -86,6 +89,7 @@ BREAKING_KINDS = frozenset({
     Kind.MODULE_REMOVED,
     Kind.SYMBOL_REMOVED,
     Kind.SYMBOL_MOVED,
+    Kind.CLASS_BECAME_FUNCTION,
     Kind.PARAM_REMOVED,
     Kind.PARAM_RENAMED,
     Kind.PARAM_KIND_CHANGED,

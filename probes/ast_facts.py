@@ -15,7 +15,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+fw"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -230,6 +230,8 @@ def _place(table, overloads, node, fn, text):
         table[name] = fn
         return
     if name in table and any(d.endswith((".setter", ".deleter")) for d in decos):
+        if any(d.endswith(".setter") for d in decos):
+            table[name]["setter"] = True  # `obj.name = v` works; without it, assigning raises
         return  # keep the property getter: it carries the signature a consumer reads
     fn["overloads"] = overloads.pop(name, [])
     table[name] = fn

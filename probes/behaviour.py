@@ -417,7 +417,7 @@ class _Scan:
             _add(self.resets if is_none else self.sets, tgt.attr, line)
             if self.types.get(tgt.attr) in (None, "lit:None"):
                 kind = ("ann:" + self.text.of(annotation, _VALUE_CUT)) if annotation is not None else \
-                    _value_kind(value, self.params)
+                    _value_kind(self.local_value(value), self.params)
                 if kind:
                     self.types[tgt.attr] = kind
         elif t is ast.Tuple or t is ast.List:
@@ -427,6 +427,16 @@ class _Scan:
             self.target(tgt.value, line, is_none)
         else:
             self.expr(tgt)
+
+    def local_value(self, value):
+        """`q = vllm_config.quant_config; self.quant_config = q`: a local bound once, before, to
+        something other than a parameter stands for its value (the attribute then has the
+        type `vllm_config.quant_config` has, as if written directly)."""
+        if type(value) is _Name and value.id not in self.params:
+            values = self.assigns.get(value.id)
+            if values is not None and len(values) == 1 and type(values[0]) is not _Name:
+                return values[0]
+        return value
 
     def assign(self, targets, value, line):
         if len(targets) == 1 and type(targets[0]) is _Name:  # the common `x = …`: fast path

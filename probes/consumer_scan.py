@@ -20,7 +20,7 @@ from .usage import NAME_GETTER, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 
-_USAGE_VERSION = "u17-kv-getter3-nd+tc2+pb+kvl+nw-fw"
+_USAGE_VERSION = "u17-kv-getter3-nd+tc2+pb+kvl+rb-ta2+nw-fw"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

@@ -292,7 +292,7 @@ class _Module:
     def patchable(self, path):
         """A class or module path an assignment patches: a target name, or a class a name getter
         returns (`named:` root), not an instance (`()`) or an element (`[]`)."""
-        if not path or "()" in path or "[]" in path:
+        if not path or "()" in path or "[]" in path or "[:]" in path:
             return False
         return self.is_target(path) or path[0].startswith("named:")
 
@@ -588,9 +588,9 @@ class _Chain:
                 return named
             base = self.of(node.func, depth + 1)
             return base + ("()",) if base else None
-        if t is ast.Subscript:
+        if t is ast.Subscript:  # `x[i]` is an element; `x[a:b]` is a slice, of the same kind as x
             base = self.of(node.value, depth + 1)
-            return base + ("[]",) if base else None
+            return base + ("[:]" if type(node.slice) is ast.Slice else "[]",) if base else None
         if t is ast.NamedExpr:
             return self.of(node.value, depth + 1)
         if t is ast.Await:
@@ -1124,6 +1124,8 @@ class _Function:
             self._setattr(node, env, chain)
             return
         self._appended(node)
+        if fname in ("isinstance", "issubclass") and len(node.args) == 2 and fname not in env:
+            self._type_args(node, fname, chain)
         if fname in ("getattr", "hasattr") and len(node.args) in (2, 3) and not node.keywords:
             self._getattr(node, fname, chain)
             return
@@ -1194,6 +1196,16 @@ class _Function:
             for alt in self.alternatives[root]:
                 twin = dict(self.mod.calls[-1], callee={"path": list((tuple(alt) + tuple(callee[prefix:]))[:MAX_PATH])})
                 self.mod.calls.append(twin)
+
+    def _type_args(self, node, fname, chain):
+        """`isinstance(x, T)` / `issubclass(c, (A, T))`: each target name used as a type, so a
+        class that became a function (a factory) in the target is seen where Python rejects it."""
+        spec = node.args[1]
+        for elt in (spec.elts if type(spec) is ast.Tuple else [spec]):
+            path = chain.of(elt)
+            if path and self.mod.is_target(path) and "()" not in path and "[]" not in path and "[:]" not in path:
+                line, col = _attr_pos(elt) if type(elt) is ast.Attribute else (elt.lineno, elt.col_offset)
+                self.mod.use("type_arg", path, line, col, self.qual, call=fname, tuple=type(spec) is ast.Tuple)
 
     def _bind_shape(self, name, value):
         """`x = <value>`: does x now hold a list of plain values (or an empty list to append to)?"""

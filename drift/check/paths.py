@@ -73,6 +73,66 @@ def strip_annotation(text: str | None) -> str | None:
     return t
 
 
+_SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "deque", "Deque"})
+_TUPLES = frozenset({"tuple", "Tuple"})
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"})
+
+
+def split_generic(text: str) -> tuple[str, list[str]]:
+    """`typing.List[tuple[int, str]]` -> ("List", ["tuple[int, str]"]); no subscript -> (text, [])."""
+    t = text.strip()
+    if "[" not in t or not t.endswith("]"):
+        return t.rsplit(".", 1)[-1], []
+    head, body = t[:t.index("[")].strip(), t[t.index("[") + 1:-1]
+    args, depth, cur = [], 0, ""
+    for ch in body:
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch in "[(" and 1 or (-1 if ch in "])" else 0)
+        cur += ch
+    if cur.strip():
+        args.append(cur.strip())
+    return head.rsplit(".", 1)[-1], args
+
+
+def container_annotation(text: str | None) -> str | None:
+    """The container an annotation names, `Optional[...]` / `| None` aside: `list[KVCacheBlock]`,
+    `tuple[list[KVCacheBlock], ...]`, `dict[str, Req]`; None for anything else."""
+    if not text:
+        return None
+    t = text.strip().strip("'\"")
+    for _ in range(3):
+        head, args = split_generic(t)
+        if head == "Optional" and len(args) == 1:
+            t = args[0]
+            continue
+        parts = [p.strip() for p in _top_level_split(t, "|")]
+        if len(parts) > 1:
+            rest = [p for p in parts if p not in ("None", "NoneType")]
+            if len(rest) != 1:
+                return None
+            t = rest[0].strip("'\"")
+            continue
+        break
+    head, args = split_generic(t)
+    return t if args and head in (_SEQUENCES | _TUPLES | _MAPPINGS) else None
+
+
+def _top_level_split(text: str, sep: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == sep and depth == 0:
+            out.append(cur)
+            cur = ""
+            continue
+        depth += ch in "[(" and 1 or (-1 if ch in "])" else 0)
+        cur += ch
+    out.append(cur)
+    return out
+
+
 class ConsumerModel:
     """The consumer's own classes, functions and helper calls, across all its modules."""
 
@@ -286,8 +346,10 @@ class PathEvaluator:
             return UNKNOWN
         if step == "()":
             return self._call(base)
-        if step == "[]":
-            return UNKNOWN
+        if step == "[]":  # an element of a container the target annotates (`list[KVCacheBlock]`)
+            return self._element(base) if base.kind == "container" else UNKNOWN
+        if step == "[:]":  # a slice: the same kind of container
+            return base if base.kind == "container" else UNKNOWN
         name = step[1:]
         if base.kind == "module":
             return self._symbol_value(self.index.lookup(f"{base.sym.dotted}.{name}"), f"{base.sym.dotted}.{name}")
@@ -325,11 +387,26 @@ class PathEvaluator:
                 inner = self._annotation_value(t[len(head):-1], module)
                 return Value("class", sym=inner.cls) if inner.kind == "instance" else UNKNOWN
         name = strip_annotation(text)
-        if not name or name in ("None", "Any", "object", "Self"):
+        if not name:
+            inner = container_annotation(text)
+            return Value("container", name=inner, cref=module) if inner else UNKNOWN
+        if name in ("None", "Any", "object", "Self"):
             return UNKNOWN
         sym = self.index.resolve_in(module, name)
         if sym is not None and sym.kind == "class":
             return Value("instance", cls=sym)
+        return UNKNOWN
+
+    def _element(self, base: Value) -> Value:
+        """`x[i]` where x is a `list[C]`, `Sequence[C]`, `tuple[C, ...]` (or a tuple whose items
+        are all C) or a `dict[K, C]`: an instance of C (or the next container in)."""
+        head, args = split_generic(base.name or "")
+        if head in _SEQUENCES and len(args) == 1:
+            return self._annotation_value(args[0], base.cref or "")
+        if head in _TUPLES and args and (args[1:] == ["..."] or len(set(args)) == 1):
+            return self._annotation_value(args[0], base.cref or "")
+        if head in _MAPPINGS and len(args) == 2:
+            return self._annotation_value(args[1], base.cref or "")
         return UNKNOWN
 
     # -- members -----------------------------------------------------------------------------------

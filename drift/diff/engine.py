@@ -137,6 +137,12 @@ def _diff_module(
             yield from compare_class(old_def, new_def, site=child, old_index=old_index, new_index=new_index)
         elif kind == "function" and new_def.kind == "function":
             yield from compare_function(old_functions[name], new_def.facts, site=child)
+        elif kind == "class" and new_def.kind == "function":  # a class turned into a factory
+            yield child.change(
+                ChangeKind.CLASS_BECAME_FUNCTION,
+                f"class {name} -> function {name}()",
+                old=child.old(line), new=child.new(new_def.line),
+            )
 
 
 def select_package(facts: dict, package: str | None) -> tuple[str | None, str | None]:

@@ -7,6 +7,8 @@ from drift.rules.family import method_vanished
 from drift.rules.forwarded import RULES as FORWARDED_RULES
 from drift.rules.handed import RULES as HANDED_RULES
 from drift.rules.imports import import_removed
+from drift.rules.kind_change import RULES as KIND_CHANGE_RULES
+from drift.rules.setters import RULES as SETTER_RULES
 from drift.rules.nulls import RULES as NULL_RULES
 from drift.rules.protocol import two_phase_protocol
 from drift.rules.reach import RULES as REACH_RULES
@@ -29,6 +31,8 @@ GENERIC_RULES = [
     method_vanished,
     default_changed,
     *REACH_RULES,
+    *KIND_CHANGE_RULES,
+    *SETTER_RULES,
     *HANDED_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,

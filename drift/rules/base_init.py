@@ -35,12 +35,15 @@ def receiver_names(cls_name: str) -> list[str]:
     return ["_".join(parts[i:]) for i in range(len(parts) - 1)] or [snake]
 
 
-def _reads(index: PackageIndex, cls: Symbol, attr: str) -> list[str] | None:
+def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -> list[str] | None:
     """Modules of `index` that read `<receiver named after cls>.attr` (not an assignment), or
-    None when the sources are not at hand."""
+    call `<receiver>.attr(...)` (`call`), or None when the sources are not at hand."""
     names = receiver_names(cls.dotted.rsplit(".", 1)[-1])
-    pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s(?![A-Za-z0-9_])(?!\s*=[^=])" % (
-        b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()))
+    if call and "_" in names[-1]:  # a call names the method too: the class's last word is receiver enough
+        names.append(names[-1].rsplit("_", 1)[-1])
+    tail = rb"\s*\(" if call else rb"(?![A-Za-z0-9_])(?!\s*=[^=])"
+    pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s%s" % (
+        b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()), tail)
     needle = Needle(attr.encode(), re.compile(pattern))
     if index.demand:
         search = lambda: index.modules_mentioning(needle)  # noqa: E731
@@ -48,7 +51,7 @@ def _reads(index: PackageIndex, cls: Symbol, attr: str) -> list[str] | None:
         return None
     else:  # facts that came whole: the release's files, read only when the answer is not stored
         search = lambda: [m for m, t in (_disk_text(index) or {}).items() if needle.search(t)]  # noqa: E731
-    return index.memo("receiver-reads", f"{'|'.join(names)}.{attr}", search)
+    return index.memo("receiver-calls" if call else "receiver-reads", f"{'|'.join(names)}.{attr}", search)
 
 
 def _disk_root(index: PackageIndex) -> str | None:
@@ -108,6 +111,10 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     sets and the consumer does not, and the baseline's code read no such attribute from outside.
     A call of a saved original (`_orig_init = Base.__init__`, then `self._orig_init(...)` or
     `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`).
+    The base's own methods count too: one the subclass inherits (does not override) and that
+    runs on its objects (the consumer calls it on `self`, the target calls it on an object
+    named after the base, or such a method calls it on `self`) and now reads `self.x` that only the
+    skipped `__init__` sets, where the baseline's inherited methods did not read it.
     """
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
@@ -116,6 +123,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
             continue
         init = (cls.get("methods") or {}).get("__init__") or {}
         own = _consumer_defines(ctx, ref) | set(cls.get("self_attrs") or {})
+        reported: set[tuple[str, str]] = set()
         for base in tb:
             bbase = ctx.baseline.lookup(base.dotted)
             if bbase is None or bbase.kind != "class":
@@ -145,6 +153,114 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     symbol=f"{base.dotted}.{name}",
                     details=f"read in {', '.join(now[:3])}",
                 )
+                reported.add((ref, name))
+        yield from _inherited_reads(ctx, ref, cls, tb, init, reported)
+
+
+def _consumer_self_calls(ctx: CheckContext, ref: str) -> set[str]:
+    """Methods the consumer's class calls on itself (`self.m(...)`, `super().m(...)`) in its own code."""
+    roots = {"self:" + ref, "super:" + ref}
+    out: set[str] = set()
+    for mod in ctx.usage:
+        for rec in mod.get("calls") or []:
+            path = (rec.get("callee") or {}).get("path") or rec.get("path") or []
+            if len(path) == 2 and path[0] in roots and path[1].startswith("."):
+                out.add(path[1][1:])
+    return out
+
+
+def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
+                wanted: set[str]) -> dict[str, tuple[str, Symbol, int]]:
+    """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
+    consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
+    consumer calls on itself, one the target calls on an object named after `base`
+    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), or one such a method calls on
+    `self`. Only the readers and
+    their callers are looked up, so a base with hundreds of methods costs a few searches."""
+    methods: dict[str, tuple[Symbol, dict]] = {}
+    for owner in index.mro(base):
+        for name, fn in (owner.facts.get("methods") or {}).items():
+            if name not in skip and name != "__init__" and name not in methods:
+                methods[name] = (owner, fn)
+    callers: dict[str, set[str]] = {}
+    for name, (_owner, fn) in methods.items():
+        for callee in (fn.get("behaviour") or {}).get("self_calls") or ():
+            callers.setdefault(callee, set()).add(name)
+    memo: dict[str, bool] = {}
+
+    def called(name: str) -> bool:
+        if name not in memo:
+            memo[name] = name in own_calls or (not name.startswith("__") and bool(_reads(index, base, name, call=True)))
+        return memo[name]
+
+    def live(name: str) -> bool:
+        seen, todo = set(), [name]
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            if called(m):
+                return True
+            todo.extend(callers.get(m, ()))
+        return False
+
+    out: dict[str, tuple[str, Symbol, int]] = {}
+    for name in sorted(methods):
+        owner, fn = methods[name]
+        reads = (fn.get("behaviour") or {}).get("self_reads") or {}
+        hits = [a for a in reads if a in wanted and a not in out]
+        if hits and live(name):
+            for attr in hits:
+                lines = reads[attr]
+                out[attr] = (name, owner, lines[0] if lines else fn.get("line") or owner.line)
+    return out
+
+
+def _inherited_reads(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], init: dict,
+                     reported: set[tuple[str, str]]) -> Iterator[Finding]:
+    """The base's own methods, inherited and run on the consumer's object, now read what only
+    the skipped base `__init__` sets (and the baseline's inherited methods did not read)."""
+    skip = _consumer_defines(ctx, ref)
+    own = skip | set(cls.get("self_attrs") or {})
+    calls = _consumer_self_calls(ctx, ref)
+    mod = _module_of(ctx, cls)
+    short = ref.rsplit(".", 1)[-1]
+    for base in tb:
+        bbase = ctx.baseline.lookup(base.dotted)
+        if bbase is None or bbase.kind != "class":
+            continue
+        state = {n: v for n, v in _init_state(ctx.target, base).items()
+                 if n not in own and not n.startswith("__") and (ref, n) not in reported}
+        if not state:
+            continue
+        now = _live_reads(ctx.target, base, skip, calls, set(state))
+        hits = sorted(now)
+        if not hits:
+            continue
+        before = _live_reads(ctx.baseline, bbase, skip, calls, set(hits))
+        for name in hits:
+            if name in before:
+                continue  # the baseline's inherited code read it too: nothing new
+            owner, line = state[name]
+            method, mowner, mline = now[name]
+            reported.add((ref, name))
+            yield Finding(
+                rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
+                      f"`{name}`; the inherited `{mowner.dotted.rsplit('.', 1)[-1]}.{method}` now reads it",
+                consumer_site=Location(mod.get("path") or "?", init.get("line") or cls.get("line") or 1,
+                                       col=(init.get("col") or 0) + 1),
+                target_evidence=(Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
+                                 Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
+                baseline_evidence=(),
+                predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
+                fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
+                        manual_reason="the value must match what the target's base computes"),
+                symbol=f"{owner.dotted}.{name}",
+                details=f"`{method}` is inherited, not overridden, and runs on `{short}` objects",
+            )
 
 
 RULES = [base_init_skipped]

@@ -1,0 +1,109 @@
+"""DRIFT075 through inherited methods (synthetic before/after pairs): a subclass whose `__init__`
+never runs the base `__init__`, where a base method the subclass inherits (not overrides) and
+that runs on its objects now reads state only the base `__init__` sets."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+
+POOL_BEFORE = """
+    class Pool:
+        def __init__(self, n):
+            self.n = n
+            self.blocks = list(range(n))
+
+        def cache(self, block):
+            self._insert(block)
+
+        def _insert(self, block):
+            self.blocks.append(block)
+
+        def reset(self):
+            self.blocks = []
+    """
+POOL_AFTER = """
+    class Pool:
+        def __init__(self, n):
+            self.n = n
+            self.blocks = list(range(n))
+            self.by_block = {}
+            self.unused_state = 0
+
+        def cache(self, block):
+            self._insert(block)
+
+        def _insert(self, block):
+            self.blocks.append(block)
+            self.by_block.setdefault(block, set())
+
+        def reset(self):
+            self.blocks = []
+            self.unused_state = 1
+
+        def never_called_here(self):
+            return self.unused_state
+    """
+ENGINE = """
+    from gizmo.pool import Pool
+
+    def step(pool: Pool, block):
+        pool.cache(block)
+    """
+MINE = """
+    from gizmo.pool import Pool
+
+
+    class MyPool(Pool):
+        def __init__(self, n):
+            self.n = n
+            self.blocks = []
+
+        def use(self, block):
+            self.cache(block)
+    """
+
+
+def _case(mine=MINE, before=POOL_BEFORE, after=POOL_AFTER):
+    lib = {"gizmo/pool.py": before, "gizmo/engine.py": ENGINE}
+    new = {"gizmo/pool.py": after, "gizmo/engine.py": ENGINE}
+    return Case("inherited", lib, new, {"app/__init__.py": "", "app/mine.py": mine})
+
+
+def test_inherited_method_reading_state_only_the_skipped_init_sets(tmp_path):
+    findings = findings_of(tmp_path, _case())
+    assert_findings(findings, [("DRIFT075", line_of(MINE, "def __init__"))])
+    f = findings[0]
+    assert f.symbol == "gizmo.pool.Pool.by_block" and f.severity.value == "breaking"
+    assert "inherited `Pool._insert`" in f.title
+    assert f.target_evidence[0].line == line_of(POOL_AFTER, "self.by_block.setdefault")
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "MyPool(2).use(5)") == f.predicted_failure
+    # `unused_state` is read only by `reset` (which the engine never calls by name) and by a
+    # method nothing calls: no finding for it
+
+
+def test_no_finding_when_the_subclass_overrides_the_reader_sets_the_state_or_runs_the_base_init(tmp_path):
+    overrides = MINE + """
+        def _insert(self, block):
+            self.blocks.append(block)
+    """
+    sets = MINE.replace("self.blocks = []", "self.blocks = []\n            self.by_block = {}")
+    runs = MINE.replace("self.blocks = []", "super().__init__(n)")
+    for i, mine in enumerate((overrides, sets, runs)):
+        assert_findings(findings_of(tmp_path / str(i), _case(mine)), [])
+
+
+def test_no_finding_when_the_baseline_inherited_code_already_read_it(tmp_path):
+    before = POOL_AFTER.replace("self.unused_state = 0\n", "")
+    before = before.replace("self.unused_state = 1\n", "").replace("return self.unused_state", "return None")
+    assert "by_block.setdefault" in before
+    assert_findings(findings_of(tmp_path, _case(before=before)), [])
+
+
+def test_reader_reached_only_through_the_target_calling_it_by_name(tmp_path):
+    """No consumer call at all: the target's own `pool.cache(block)` reaches `_insert`."""
+    mine = MINE.replace("    def use(self, block):\n        self.cache(block)\n", "")
+    findings = findings_of(tmp_path, _case(mine))
+    assert_findings(findings, [("DRIFT075", line_of(mine, "def __init__"))])
+    engine_only = POOL_AFTER.replace("def cache(self, block):", "def store(self, block):")
+    assert_findings(findings_of(tmp_path / "nobody", _case(mine, before=POOL_BEFORE.replace(
+        "def cache(self, block):", "def store(self, block):"), after=engine_only)), [])
