@@ -289,9 +289,13 @@ def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, s
         try:
             modules.runs += 1
             scan = _check(host, scratch, settings, say, where, baseline)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+            if not modules.wanted():
+                raise  # no placeholder was read: the facts themselves are malformed
+            scan = None  # code outside the rules met a placeholder: the report is discarded anyway
         finally:
             modules.collecting = False
-        if not modules.wanted():
+        if not modules.wanted() and scan is not None:
             return scan
         try:
             modules.fetch_wanted()
