@@ -49,9 +49,12 @@ def mentioning(self, needle):
     return real_mentioning(self, needle)
 hm.HostModules._ask, hm.HostModules.mentioning = ask, mentioning
 st = ScanSettings(python=%(py)r, consumer=%(pkg)r, baseline=%(base)r, host_cache_dir=%(hc)r, demand=%(demand)r)
+import time
+t0 = time.perf_counter()
 r = asyncio.run(scan_connector(LocalConnector(), host='local', settings=st))
+elapsed = time.perf_counter() - t0
 f = sorted([x.rule_id, x.consumer_site.path, x.consumer_site.line, x.title] for x in r.outcome.report.findings) if r.outcome and r.outcome.report else None
-print(json.dumps({"status": r.status, "reason": r.reason, "findings": f, "stats": r.probe_stats, "late": late}))
+print(json.dumps({"status": r.status, "reason": r.reason, "findings": f, "stats": r.probe_stats, "late": late, "elapsed_s": elapsed}))
 """
 
 
@@ -97,7 +100,8 @@ def main() -> int:
         st = r["demand"].get("stats") or {}
         print(f"{r['case']:<16} {'same' if r['same'] else 'DIFFERENT'} {len(r['whole'].get('findings') or [])} findings; "
               f"exchanges {st.get('exchanges')} fetched {st.get('fetched')} asked_needles {st.get('asked_needles')} "
-              f"parsed_on_host {st.get('parsed_on_host')} {r['demand'].get('reason') or r['demand'].get('err', '')[:400]}",
+              f"parsed_on_host {st.get('parsed_on_host')} runs {st.get('check_runs')}; cold scan {r['demand'].get('elapsed_s', 0):.1f} s "
+              f"(whole-package {r['whole'].get('elapsed_s', 0):.1f} s) {r['demand'].get('reason') or r['demand'].get('err', '')[:400]}",
               flush=True)
         if args.late:
             for ex in r["demand"].get("late") or []:
