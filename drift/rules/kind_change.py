@@ -116,6 +116,8 @@ def class_became_function(ctx: CheckContext) -> Iterator[Finding]:
                                if rec.get("tuple") else None, rec=rec)
     seen: set[tuple] = set()
     for mod, rec, path, _what in _typed_paths(ctx):  # Factory.static_method(...), Factory.CONSTANT
+        if not path[0].startswith("sym:") or "()" in path[:2]:
+            continue  # the factory is a name the consumer imports (or a module attribute of one)
         tv, bv = tp.steps(path), bp.steps(path)
         for k in range(1, len(path)):
             if not path[k].startswith(".") or path[k].startswith(".__"):

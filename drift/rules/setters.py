@@ -16,7 +16,7 @@ from drift.check.paths import UNKNOWN, Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex
 from drift.rules.base import rule
-from drift.rules.reach import _consumer_defines, _module_of
+from drift.rules.reach import _consumer_classes, _consumer_defines, _module_of
 
 
 def _read_only(index: PackageIndex, v: Value, name: str) -> bool:
@@ -36,16 +36,12 @@ def _holder_name(prev: Value) -> str | None:
     return None
 
 
-def _inherited(ctx: CheckContext, ref: str, name: str) -> tuple[Value, Value]:
-    """`name` on the consumer class `ref` as its target bases define it, in the target and the
-    baseline; unknown when the consumer's own classes define it (a property of their own)."""
-    if name in _consumer_defines(ctx, ref):
-        return UNKNOWN, UNKNOWN
-    out = []
-    for ev in (ctx.target_paths, ctx.baseline_paths):
-        bases = ev.target_bases(ref)
-        out.append(ev._member(bases[0], name, on_class=False) if len(bases) == 1 else UNKNOWN)
-    return out[0], out[1]
+def _inherited(ctx: CheckContext, tb: list, bb: list, name: str) -> tuple[Value, Value]:
+    """`name` as the consumer class's one target base defines it, in the target and the baseline."""
+    t = ctx.target_paths._member(tb[0], name, on_class=False) if len(tb) == 1 else UNKNOWN
+    if t.via != "property":
+        return t, UNKNOWN  # nothing to compare: the target's is no property
+    return t, ctx.baseline_paths._member(bb[0], name, on_class=False) if len(bb) == 1 else UNKNOWN
 
 
 @rule("DRIFT067", RuleKind.PROPERTY_READ_ONLY)
@@ -76,9 +72,15 @@ def property_read_only(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             seen.add(key)
             yield _finding(ctx, mod, site_of(mod, rec), t, b, name, holder)
-    for ref, cls in ctx.consumer.classes.items():  # `self.x = v` in a subclass (the probe's self_attrs)
-        for name, rec in sorted((cls.get("self_attrs") or {}).items()):
-            t, b = _inherited(ctx, ref, name)
+    for ref, cls, tb, bb in _consumer_classes(ctx):  # `self.x = v` in a subclass (the probe's self_attrs)
+        attrs = cls.get("self_attrs") or {}
+        if not attrs or len(tb) != 1:
+            continue
+        own = _consumer_defines(ctx, ref)  # a property of the consumer's own decides for itself
+        for name, rec in sorted(attrs.items()):
+            if name in own:
+                continue
+            t, b = _inherited(ctx, tb, bb, name)
             if not _read_only(ctx.target, t, name) or b.kind in ("consumer", "unknown") \
                     or _read_only(ctx.baseline, b, name):
                 continue
