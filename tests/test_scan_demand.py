@@ -227,6 +227,7 @@ def _two_replies(folder: Path, first: bytes, second: bytes) -> str:
     ("another digest", "changed during the scan"),
     ("content hash differs", "content hash differs from the first reply"),
     ("not an answer", "reply.more: expected dict"),
+    ("nothing of the batch", "does not answer exactly the patterns asked"),  # the batch left out
 ])
 def test_a_malformed_second_exchange_fails_that_host(name, says, sshd, honest_demand, tmp_path, cache, capsys):
     pkg = honest_demand["packages"]["vllm"]
