@@ -39,6 +39,7 @@ class HostModules(Mapping):
         self.failed: str | None = None  # why a second exchange failed: the scan of this host fails
         self.failed_code = 2
         self.collecting = False
+        self.exact = False  # drift/scan.py: nothing to collect, the stored package served these reads
         self.runs = 0  # runs of the rules over this package (drift/scan.py counts them)
         self._want_modules: set[str] = set()
         self._want_needles: dict[str, str] = {}  # pattern -> literal, in the order first read

@@ -159,6 +159,7 @@ async def scan_connector(
     }
     if settings.demand:
         request["demand"] = {"words": rule_words(settings.rule_paths)}
+    complete_for = record.get("complete_for")  # what the stored package last served in full
     early = _early_baseline(settings, say) if settings.baseline is not None else None
     if early is None:
         say(Step(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "
@@ -178,7 +179,8 @@ async def scan_connector(
         return _failed(host, f"{consumer} is not installed for {settings.python} on {host}")
     pkg = facts["packages"][target]
     where = (facts.get("probe") or {}).get("cache_dir")
-    if pkg.get("unchanged"):
+    unchanged = bool(pkg.get("unchanged"))
+    if unchanged:
         if pkg["digest"] != known.get(target):
             return _failed(host, f"{host} answered 'unchanged' for a {target} digest drift did not send "
                                  f"({pkg['digest'][:12]}); its reply is not trusted")
@@ -198,6 +200,8 @@ async def scan_connector(
     if isinstance(pkg.get("demand"), dict):
         modules = _host_modules(connector, settings, pkg, record_digest=pkg.get("host_digest") or record.get("host_digest"))
         pkg["modules"] = modules
+        reads = _reads_key(facts["usage"][consumer], request["demand"]["words"], settings.rule_paths)
+        modules.exact = unchanged and complete_for == reads  # nothing to collect: read with the store
     try:
         if modules is None:
             scan = _check(host, facts, settings, say, where, baseline)
@@ -213,11 +217,13 @@ async def scan_connector(
             return _failed(host, modules.failed, modules.failed_code)
         stats = dict(scan.probe_stats or {}, exchanges=1 + modules.exchanges, fetched=modules.fetched_modules,
                      asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape),
-                     check_runs=modules.runs)
+                     check_runs=modules.runs, check_exact=modules.exact)
         if modules.exchanges:
             key = _keep_merged(store, target, pkg, modules)
+        if modules.exchanges or scan.status in ("ok", "drift"):
             _write_record(host, target, {"host_digest": pkg.get("host_digest") or record.get("host_digest"),
-                                         "key": key, "host_cache_dir": where or record.get("host_cache_dir")})
+                                         "key": key, "host_cache_dir": where or record.get("host_cache_dir"),
+                                         **({"complete_for": reads} if scan.status in ("ok", "drift") else {})})
         scan = dataclasses.replace(scan, probe_stats=stats)
     return dataclasses.replace(scan, notice=notice)
 
@@ -271,6 +277,15 @@ def _keep_merged(store, target: str, pkg: dict[str, Any], modules: HostModules) 
 COLLECT_ROUNDS = 2  # collecting runs of the rules before the exact one (each fetch: one exchange)
 
 
+def _reads_key(usage: Any, words: list[str], rule_paths: tuple[str, ...]) -> str:
+    """What decides which of a host package's modules and searches the check reads: the
+    consumer's uses and the rules. A stored package that served a check with this key in full
+    serves it again, so that check runs exactly, reading the answers the store keeps for it,
+    instead of collecting (whose runs keep nothing)."""
+    blob = json.dumps({"usage": usage, "words": list(words), "rules": list(rule_paths)}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callable[[str], None],
                      where: str | None, baseline: Baseline | Outcome | None, modules: HostModules) -> HostScan:
     """The check over a demand-driven host package, in a few exchanges however much it lacks.
@@ -279,12 +294,14 @@ def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, s
     is then fetched in one exchange. A run that recorded nothing read only real facts: its
     report is the answer. After COLLECT_ROUNDS fetches the check runs exactly, asking for
     anything still missing as it reads it (correct, only slower). Collecting runs see the
-    package without its digest, so PackageIndex stores no answer built on a placeholder."""
+    package without its digest, so PackageIndex stores no answer built on a placeholder; which
+    also means they read none it stored, so a warm scan whose stored package already served
+    these uses and rules in full (`modules.exact`) skips collecting."""
     if baseline is None:  # from the consumer's metadata on the host: known only now, read once
         baseline = _baseline_on_host(host, facts, settings, say)
     pkg = facts["packages"][settings.target]
     scratch = dict(facts, packages=dict(facts["packages"], **{settings.target: dict(pkg, digest=None)}))
-    for _ in range(COLLECT_ROUNDS):
+    for _ in range(0 if modules.exact else COLLECT_ROUNDS):
         modules.collecting = True
         try:
             modules.runs += 1

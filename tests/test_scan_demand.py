@@ -327,3 +327,7 @@ def test_late_searches_are_fetched_in_one_exchange_with_the_same_findings(
     warm = _scan(sshd, monkeypatch, tmp_path / "cb", host_cache_dir=str(tmp_path / "hb"), **common)
     assert _findings(warm) == _findings(whole)
     assert warm.probe_stats["exchanges"] == 1, warm.probe_stats
+    # the stored package served these uses in full: the warm check reads it exactly (and the
+    # answers the store keeps), no collecting run
+    assert warm.probe_stats["check_exact"] is True and warm.probe_stats["check_runs"] == 1, warm.probe_stats
+    assert batched.probe_stats["check_exact"] is False
