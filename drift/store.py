@@ -27,7 +27,8 @@ _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
 
 class LazyModules(Mapping):
-    """name -> module facts, decoded from its marshal blob on first access."""
+    """name -> value (a module's facts, one key's answer of a derived index), decoded from its
+    marshal blob on first access."""
 
     def __init__(self, blobs: dict[str, bytes]):
         self._blobs = blobs
@@ -124,6 +125,30 @@ class FactsStore:
             self._write(self._path(package, digest, f"idx-{name}"), marshal.dumps(value))
         except ValueError:
             pass  # not marshalable: it will simply be rebuilt next time
+
+    def get_keyed_index(self, package: str, digest: str, name: str) -> Mapping | None:
+        """A derived mapping stored key by key (`put_keyed_index`): each key's value is decoded
+        when it is read. Why: a check asks a few hundred of call_sites' 4,116 keys, and decoding
+        the whole 1.8 MB index was a fifth of a warm vllm_ascend check."""
+        key = (package, digest, "keyed-" + name)
+        if key in self._indexes:
+            return self._indexes[key]
+        try:
+            blobs = marshal.loads(self._path(package, digest, f"kidx-{name}").read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            return None
+        if type(blobs) is not dict:
+            return None
+        value = self._indexes[key] = LazyModules(blobs)
+        return value
+
+    def put_keyed_index(self, package: str, digest: str, name: str, value: Mapping) -> None:
+        try:
+            blobs = {k: marshal.dumps(v) for k, v in value.items()}
+            self._write(self._path(package, digest, f"kidx-{name}"), marshal.dumps(blobs))
+        except ValueError:
+            return  # not marshalable: it will simply be rebuilt next time
+        self._indexes[(package, digest, "keyed-" + name)] = LazyModules(blobs)
 
     def _write(self, path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

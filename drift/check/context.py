@@ -186,12 +186,35 @@ class CheckContext:
 
     # -- whole-consumer questions -----------------------------------------------------------
     def consumer_calls_method(self, receiver_class: str, method: str) -> bool:
+        """Whether the consumer calls `receiver_class.method` (`*`: on any receiver)."""
+        by_method = self._called_methods
+        return method in by_method and (receiver_class == "*" or receiver_class in by_method[method])
+
+    @cached_property
+    def _called_methods(self) -> dict[str, set[Any]]:
+        """method -> receivers the consumer calls it on: one scan of the calls per check, not
+        one per question (DRIFT050 and DRIFT073 ask hundreds)."""
+        out: dict[str, set[Any]] = {}
         for mod in self.usage:
             for rec in mod.get("calls") or []:
                 c = rec["callee"]
-                if c.get("method") == method and (c.get("receiver") == receiver_class or receiver_class == "*"):
-                    return True
-        return False
+                if "method" in c:
+                    out.setdefault(c["method"], set()).add(c.get("receiver"))
+        return out
+
+    def self_calls(self, ref: str) -> set[str]:
+        """Methods the consumer's class `ref` calls on itself (`self.m(...)`, `super().m(...)`)."""
+        table = self.memo.get("self_calls")
+        if table is None:
+            table = self.memo["self_calls"] = {}
+            for mod in self.usage:
+                for rec in mod.get("calls") or []:
+                    path = (rec.get("callee") or {}).get("path") or rec.get("path") or []
+                    if len(path) == 2 and path[1].startswith("."):
+                        kind, _, cref = path[0].partition(":")
+                        if kind in ("self", "super"):
+                            table.setdefault(cref, set()).add(path[1][1:])
+        return set(table.get(ref, ()))
 
     def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
         return (rc.rec.get("kw_values") or {}).get(name)

@@ -157,18 +157,6 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
         yield from _inherited_reads(ctx, ref, cls, tb, init, reported)
 
 
-def _consumer_self_calls(ctx: CheckContext, ref: str) -> set[str]:
-    """Methods the consumer's class calls on itself (`self.m(...)`, `super().m(...)`) in its own code."""
-    roots = {"self:" + ref, "super:" + ref}
-    out: set[str] = set()
-    for mod in ctx.usage:
-        for rec in mod.get("calls") or []:
-            path = (rec.get("callee") or {}).get("path") or rec.get("path") or []
-            if len(path) == 2 and path[0] in roots and path[1].startswith("."):
-                out.add(path[1][1:])
-    return out
-
-
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
                 wanted: set[str]) -> dict[str, tuple[str, Symbol, int]]:
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
@@ -223,7 +211,7 @@ def _inherited_reads(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], i
     the skipped base `__init__` sets (and the baseline's inherited methods did not read)."""
     skip = _consumer_defines(ctx, ref)
     own = skip | set(cls.get("self_attrs") or {})
-    calls = _consumer_self_calls(ctx, ref)
+    calls = ctx.self_calls(ref)
     mod = _module_of(ctx, cls)
     short = ref.rsplit(".", 1)[-1]
     for base in tb:
