@@ -21,16 +21,21 @@ from drift.rules.base import plural, rule
 from drift.rules.family import _build_definers
 
 
-def _typed_paths(ctx: CheckContext) -> Iterator[tuple[dict, dict, list[str], str]]:
-    """(module, record, path, what) for every attribute read and every called path."""
-    for mod in ctx.usage:
-        for rec in mod.get("uses") or []:
-            if rec.get("kind") == "attr":
-                yield mod, rec, rec["path"], "attr"
-        for rec in mod.get("calls") or []:
-            path = (rec.get("callee") or {}).get("path") or rec.get("path")
-            if path and len(path) > 1:
-                yield mod, rec, path, "call"
+def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
+    """(module, record, path, what) for every attribute read and every called path (listed
+    once per check: four rules walk them)."""
+    out = ctx.memo.get("reach.typed_paths")
+    if out is None:
+        out = ctx.memo["reach.typed_paths"] = []
+        for mod in ctx.usage:
+            for rec in mod.get("uses") or []:
+                if rec.get("kind") == "attr":
+                    out.append((mod, rec, rec["path"], "attr"))
+            for rec in mod.get("calls") or []:
+                path = (rec.get("callee") or {}).get("path") or rec.get("path")
+                if path and len(path) > 1:
+                    out.append((mod, rec, path, "call"))
+    return out
 
 
 def _members(index: PackageIndex, cls: Symbol) -> set[str]:
