@@ -90,13 +90,46 @@ def matches(compiled, text):
         pos = at + 1  # as the look-behind would: the next start, not the end of this match
 
 
-def answer(needle, texts, order, holding=None):
+_TOKEN = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+TOKEN_INDEX_AT = 64  # needles from which one identifier index beats a scan of the sources each
+
+
+def token_index(texts, order):
+    """identifier -> names of `order` (in that order) whose text holds it as a whole identifier.
+
+    Why: a big consumer asks ~1,000 needles; finding each literal by a scan of every module
+    was ~15 ms a literal over vLLM 0.26's 45 MB (14.7 s for arctic_inference's 930 literals);
+    one pass that collects each module's identifiers costs ~1.3 s, then a literal is a lookup."""
+    out = {}
+    for name in order:
+        text = texts.get(name)
+        if text is None:
+            continue
+        for tok in set(_TOKEN.findall(text)):
+            out.setdefault(tok, []).append(name)
+    return out
+
+
+def _bounded(needle):
+    """Whether every match of `needle` holds its literal as a whole identifier (so the token
+    index finds every module it can match): true of `word`, `call_of` and `def_of`, whose
+    patterns bound the literal by non-identifier characters on both sides; a needle drift built
+    otherwise is searched by scanning."""
+    lit = needle[0]
+    return bool(_IDENT.match(lit)) and needle[1] in (word(lit)[1], call_of(lit)[1], def_of(lit)[1])
+
+
+def answer(needle, texts, order, holding=None, tokens=None):
     """Names of `order` whose text matches `needle` (literal first: memmem speed).
 
     `holding` (optional dict) keeps, per literal, the modules whose text contains it: the
-    needles of one name share it."""
+    needles of one name share it. `tokens` (`token_index` of the same texts and order) gives
+    the candidates of a bounded needle without scanning; the pattern still decides."""
     literal = needle[0].encode("utf-8", "surrogateescape")
-    names = holding.get(literal) if holding is not None else None
+    if tokens is not None and _bounded(needle):
+        names = tokens.get(literal, [])
+    else:
+        names = holding.get(literal) if holding is not None else None
     if names is None:
         names = [n for n in order if n in texts and literal in texts[n]]
         if holding is not None:
@@ -392,8 +425,9 @@ def plan(package, usage, prefixes, modules, texts, parse, words=()):
     extra_words = set(words) | {part for d in reach.unresolved for part in d.split(".")[1:]}
     needles = needles_for(names, sorted(extra_words))
     answers, hits, holding = {}, set(), {}
+    tokens = token_index(texts, modules) if len(needles) >= TOKEN_INDEX_AT else None
     for key in sorted(needles)[:MAX_NEEDLES]:
-        found = answer(needles[key], texts, modules, holding)
+        found = answer(needles[key], texts, modules, holding, tokens)
         answers[key] = found
         if len(found) <= PARSE_HITS:
             hits.update(found)

@@ -49,3 +49,55 @@ def test_closure_predicts_the_rules_words():
     assert "unrelated" not in words
     defs = {lit for lit, pat in needles.values() if pat == closure.def_of(lit)[1]}
     assert "__post_init__" in defs
+
+
+def _answers(texts, order, needles, tokens):
+    holding = {}
+    return {k: closure.answer(n, texts, order, holding, tokens) for k, n in sorted(needles.items())}
+
+
+def test_the_identifier_index_gives_the_scans_answers_on_tricky_text():
+    texts = {
+        "m.a": b"x = 1abc\nyabc = 2\nabc_ = 3\n",  # the literal inside other identifiers only
+        "m.b": b"def  abc(self):\n    pass\n",
+        "m.c": b"obj.abc (1)  # abc\n",
+        "m.d": "caf\u00e9 = abc\n".encode(),  # non-ASCII beside the name
+        "m.e": b"async def\\\n abc(): ...\n",
+        "m.f": b"s = 'abc'\n",
+        "m.g": b"block_pool.abc\nfoo.abc = 1\n",
+    }
+    order = sorted(texts)
+    texts = {n: closure.search_text(t) for n, t in texts.items()}
+    needles = {}
+    for name in ("abc", "yabc", "abc_", "def", "block_pool", "caf", "pass"):
+        for kind in (closure.word, closure.call_of, closure.def_of):
+            lit, pat = kind(name)
+            needles[pat] = (lit, pat)
+    # a needle drift built otherwise (DRIFT075's receiver reads): scanned, never from the index
+    rx = r"(?<![A-Za-z0-9_])(?:block_pool)\.abc(?![A-Za-z0-9_])(?!\s*=[^=])"
+    needles[rx] = ("abc", rx)
+    needles["ab"] = ("ab", "ab")  # a literal that is no whole identifier anywhere
+    tokens = closure.token_index(texts, order)
+    with_index = _answers(texts, order, needles, tokens)
+    assert with_index == _answers(texts, order, needles, None)
+    assert with_index[closure.word("abc")[1]] == ["m.b", "m.c", "m.d", "m.e", "m.f", "m.g"]
+    assert with_index[closure.def_of("abc")[1]] == ["m.b", "m.e"]
+    assert with_index[rx] == ["m.g"] and with_index["ab"] == order
+
+
+@pytest.mark.corpus
+def test_the_identifier_index_gives_the_scans_answers_over_a_release(corpus_src):
+    """Every needle of a few hundred names of vLLM 0.16.0, both ways: the same modules."""
+    from drift.probes import hostdemand
+
+    tree = hostdemand._Tree(str(corpus_src("vllm==0.16.0")), "vllm", None, 8 << 20)
+    texts, order = tree.texts(), list(tree.rows)
+    tokens = closure.token_index(texts, order)
+    names = sorted({t.decode() for t in tokens if len(t) > 1})[::120] + ["__init__", "forward", "self"]
+    needles = {}
+    for name in names:
+        for kind in (closure.word, closure.call_of, closure.def_of):
+            lit, pat = kind(name)
+            needles[pat] = (lit, pat)
+    assert len(needles) > 1000
+    assert _answers(texts, order, needles, tokens) == _answers(texts, order, needles, None)
