@@ -222,17 +222,24 @@ def _answer_block(answers: Any, known, where: str) -> None:
                 _fail(at, f"names a module the package does not have: {n[:80]!r}")
 
 
+def _is_error(doc: Any) -> bool:
+    """Whether `doc` is a probe's error answer (checked); otherwise it must be a schema-1 reply."""
+    _type(doc, dict, "reply")
+    if doc.get("error") is not None:
+        _type(doc["error"], str, "reply.error")
+        return True
+    if doc.get("schema") != 1:
+        _fail("reply.schema", f"expected 1, got {str(doc.get('schema'))[:40]!r}")
+    return False
+
+
 def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, have,
                   digest: str | None = None) -> None:
     """Raise ReplyError unless `doc` answers a second exchange (`request["more"]`) for
     `package`: facts only of modules the first reply said exist and were not parsed, answers
     only of the patterns asked, the same package digest as before."""
-    _type(doc, dict, "reply")
-    if doc.get("error") is not None:
-        _type(doc["error"], str, "reply.error")
+    if _is_error(doc):
         return
-    if doc.get("schema") != 1:
-        _fail("reply.schema", f"expected 1, got {str(doc.get('schema'))[:40]!r}")
     block = _type(doc.get("more"), dict, "reply.more")
     if set(block) != {package}:
         _fail("reply.more", f"expected an answer for {package} only")
@@ -280,12 +287,8 @@ def _usage(use: Any, where: str) -> None:
 
 def validate_reply(doc: Any, request: dict[str, Any]) -> None:
     """Raise ReplyError unless `doc` has the shape of an answer to `request`."""
-    _type(doc, dict, "reply")
-    if doc.get("error") is not None:
-        _type(doc["error"], str, "reply.error")
+    if _is_error(doc):
         return
-    if doc.get("schema") != 1:
-        _fail("reply.schema", f"expected 1, got {str(doc.get('schema'))[:40]!r}")
     wanted = list(request.get("packages") or [])
     users = list((request.get("usage") or {}).get("packages") or [])
     missing = _type(doc.get("missing", []), list, "reply.missing")

@@ -47,6 +47,11 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="give up on a host's probe after this many seconds and end its processes there (default 300)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
+    p.add_argument("--host-parse", choices=("reached", "all"), default="reached",
+                   help="reached (default): the host parses only the vLLM modules the consumer reaches and drift "
+                        "asks it again, in one batch, for what the rules read beyond them; all: the host parses "
+                        "the whole package in one exchange (a cold scan of a consumer that reaches most of vLLM "
+                        "is faster this way)")
     add_host_arguments(p)
     add_output_options(p)
     add_silencing_options(p, config=False)  # --config comes with the host arguments
@@ -77,6 +82,7 @@ def _settings(args, js, python: str | None) -> ScanSettings:
         host_cache=not args.no_host_cache,
         rule_paths=tuple(args.rules),
         timeout=args.timeout,
+        demand=getattr(args, "host_parse", "reached") == "reached",
     )
 
 

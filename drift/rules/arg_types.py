@@ -19,6 +19,7 @@ from drift.check.context import CheckContext, ResolvedCall, _callable, site_of
 from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Param, Symbol
+from drift.probes.reach import _strip_optional  # annotations read as the probe reads them
 from drift.rules.base import rule
 
 LIST_OF_BUILTIN = "list[builtin]"  # the probe's shape (probes/shapes.py)
@@ -28,27 +29,6 @@ _PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "complex", "list", "
                     "Dict", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence", "Mapping"})
 _OPEN = frozenset({"Any", "object", "Union", "Optional", "Callable", "Iterable", "Iterator", "Self", "None",
                    "NoneType", "Literal", "TypeVar"})
-
-
-def _strip_none(node: ast.expr | None) -> ast.expr | None:
-    for _ in range(4):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
-            continue
-        if isinstance(node, ast.Subscript) and _head(node.value) == "Optional":
-            node = node.slice
-            continue
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-            if len(sides) != 1:
-                return None
-            node = sides[0]
-            continue
-        return node
-    return node
 
 
 def _head(node: ast.expr) -> str:
@@ -77,10 +57,10 @@ def list_element(annotation: str | None) -> ast.expr | None:
         node = ast.parse(annotation.strip(), mode="eval").body
     except SyntaxError:
         return None
-    node = _strip_none(node)
+    node = _strip_optional(node)
     if not isinstance(node, ast.Subscript) or _head(node.value) not in _SEQUENCES:
         return None
-    return _strip_none(node.slice)
+    return _strip_optional(node.slice)
 
 
 def _plain(node: ast.expr | None) -> bool:
