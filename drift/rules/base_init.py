@@ -118,43 +118,72 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
-    for ref, cls, tb, bb in _consumer_classes(ctx):
+    for ref, cls, tb, _bb in _consumer_classes(ctx):
         if cls.get("init_calls_base") is not False:
             continue
-        init = (cls.get("methods") or {}).get("__init__") or {}
-        own = _consumer_defines(ctx, ref) | set(cls.get("self_attrs") or {})
-        reported: set[tuple[str, str]] = set()
+        skip = _consumer_defines(ctx, ref)
+        own = skip | set(cls.get("self_attrs") or {})
+        site = _Site(ctx, ref, cls)
         for base in tb:
             bbase = ctx.baseline.lookup(base.dotted)
             if bbase is None or bbase.kind != "class":
                 continue
-            for name, (owner, line) in sorted(_init_state(ctx.target, base).items()):
-                if name in own or name.startswith("__"):
-                    continue
+            state = {n: v for n, v in _init_state(ctx.target, base).items() if n not in own and not n.startswith("__")}
+            for name, (owner, line) in sorted(state.items()):  # read from outside, on objects named after the base
                 now = _reads(ctx.target, base, name)
                 before = _reads(ctx.baseline, bbase, name)
                 if not now or before is None or before:
                     continue
-                mod = _module_of(ctx, cls)
-                short = ref.rsplit(".", 1)[-1]
-                yield Finding(
-                    rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
-                    severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-                    title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
-                          f"`{name}`; the target now reads `{name}` on these objects",
-                    consumer_site=Location(mod.get("path") or "?", init.get("line") or cls.get("line") or 1,
-                                           col=(init.get("col") or 0) + 1),
-                    target_evidence=(Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
+                del state[name]
+                yield site.finding(
+                    base, name, "the target now reads `{name}` on these objects".format(name=name),
+                    (Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
                     + tuple(Location(ctx.target.modules[m].get("path") or m, 1, symbol=m) for m in now[:3]),
-                    baseline_evidence=(),
-                    predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
-                    fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
-                            manual_reason="the value must match what the target's base computes"),
-                    symbol=f"{base.dotted}.{name}",
-                    details=f"read in {', '.join(now[:3])}",
-                )
-                reported.add((ref, name))
-        yield from _inherited_reads(ctx, ref, cls, tb, init, reported)
+                    symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}")
+            if not state:
+                continue
+            now = _live_reads(ctx.target, base, skip, site.calls, set(state))  # read by inherited methods
+            before = _live_reads(ctx.baseline, bbase, skip, site.calls, set(now)) if now else {}
+            for name in sorted(set(now) - set(before)):  # the baseline's inherited code did not read it
+                owner, line = state[name]
+                method, mowner, mline = now[name]
+                yield site.finding(
+                    base, name, f"the inherited `{mowner.dotted.rsplit('.', 1)[-1]}.{method}` now reads it",
+                    (Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
+                     Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
+                    symbol=f"{owner.dotted}.{name}",
+                    details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
+
+
+class _Site:
+    """One consumer class whose `__init__` skips the base's: where its findings point and what
+    they say in common."""
+
+    def __init__(self, ctx: CheckContext, ref: str, cls: dict):
+        self.ctx, self.cls = ctx, cls
+        self.mod = _module_of(ctx, cls)
+        self.init = (cls.get("methods") or {}).get("__init__") or {}
+        self.short = ref.rsplit(".", 1)[-1]
+        self.calls = ctx.self_calls(ref)
+
+    def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
+                details: str) -> Finding:
+        short = self.short
+        return Finding(
+            rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
+            severity=Severity.RISKY if self.ctx.dead_on_baseline(self.mod) else Severity.BREAKING,
+            title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
+                  f"`{name}`; {how}",
+            consumer_site=Location(self.mod.get("path") or "?", self.init.get("line") or self.cls.get("line") or 1,
+                                   col=(self.init.get("col") or 0) + 1),
+            target_evidence=evidence,
+            baseline_evidence=(),
+            predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
+            fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
+                    manual_reason="the value must match what the target's base computes"),
+            symbol=symbol,
+            details=details,
+        )
 
 
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
@@ -203,52 +232,6 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
                 lines = reads[attr]
                 out[attr] = (name, owner, lines[0] if lines else fn.get("line") or owner.line)
     return out
-
-
-def _inherited_reads(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], init: dict,
-                     reported: set[tuple[str, str]]) -> Iterator[Finding]:
-    """The base's own methods, inherited and run on the consumer's object, now read what only
-    the skipped base `__init__` sets (and the baseline's inherited methods did not read)."""
-    skip = _consumer_defines(ctx, ref)
-    own = skip | set(cls.get("self_attrs") or {})
-    calls = ctx.self_calls(ref)
-    mod = _module_of(ctx, cls)
-    short = ref.rsplit(".", 1)[-1]
-    for base in tb:
-        bbase = ctx.baseline.lookup(base.dotted)
-        if bbase is None or bbase.kind != "class":
-            continue
-        state = {n: v for n, v in _init_state(ctx.target, base).items()
-                 if n not in own and not n.startswith("__") and (ref, n) not in reported}
-        if not state:
-            continue
-        now = _live_reads(ctx.target, base, skip, calls, set(state))
-        hits = sorted(now)
-        if not hits:
-            continue
-        before = _live_reads(ctx.baseline, bbase, skip, calls, set(hits))
-        for name in hits:
-            if name in before:
-                continue  # the baseline's inherited code read it too: nothing new
-            owner, line = state[name]
-            method, mowner, mline = now[name]
-            reported.add((ref, name))
-            yield Finding(
-                rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
-                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-                title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
-                      f"`{name}`; the inherited `{mowner.dotted.rsplit('.', 1)[-1]}.{method}` now reads it",
-                consumer_site=Location(mod.get("path") or "?", init.get("line") or cls.get("line") or 1,
-                                       col=(init.get("col") or 0) + 1),
-                target_evidence=(Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
-                                 Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
-                baseline_evidence=(),
-                predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
-                fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
-                        manual_reason="the value must match what the target's base computes"),
-                symbol=f"{owner.dotted}.{name}",
-                details=f"`{method}` is inherited, not overridden, and runs on `{short}` objects",
-            )
 
 
 RULES = [base_init_skipped]
