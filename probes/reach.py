@@ -24,22 +24,12 @@ import re
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .shapes import list_shape, plain_value
+from .srctext import dotted as _dotted
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
 MAX_PATH = 8
 MAX_SRC = 120
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
 
 
 def _src(lines, node):

@@ -20,6 +20,7 @@ from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Param, Symbol
 from drift.probes.reach import _strip_optional  # annotations read as the probe reads them
+from drift.probes.srctext import dotted as _dotted
 from drift.rules.base import rule
 
 LIST_OF_BUILTIN = "list[builtin]"  # the probe's shape (probes/shapes.py)
@@ -37,15 +38,6 @@ def _head(node: ast.expr) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return ""
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr}" if base else None
-    return None
 
 
 def list_element(annotation: str | None) -> ast.expr | None:
