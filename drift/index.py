@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Pattern
 
+from drift.probes import closure as _patterns
+
 # Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
 # (vLLM's `@config` wraps pydantic.dataclasses.dataclass).
 DEFAULT_DATACLASS_DECORATORS = frozenset({
@@ -486,7 +488,7 @@ def _answer(value: Any, key: str, default: Any) -> Any:
 
 
 # Needles for `PackageIndex.query`: each matches wherever the parser could have produced the fact.
-_ID = rb"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
+_ID = _patterns.ID.encode()  # the host probe runs the same patterns (probes/closure.py)
 
 
 @dataclass(frozen=True)
@@ -578,12 +580,12 @@ def word(name: str) -> Needle:
 def call_of(name: str) -> Needle:
     """A call of `name` or `x.name`: between the name and `(` only blanks, line continuations,
     comments and the `)` of a parenthesised callee can stand."""
-    return _needle(name, after=rb"(?:[\s)\\]|#[^\n]*\n)*\(")
+    return _needle(name, after=_patterns.CALL_AFTER.encode())
 
 
 def def_of(name: str) -> Needle:
     """`def name` (or `async def name`), however it is spaced."""
-    return _needle(name, before=rb"(?<![A-Za-z0-9_])def(?:[\s\\])+", behind=rb"(?<![A-Za-z0-9_])def(?:[\s\\])+")
+    return _needle(name, before=_patterns.DEF_BEFORE.encode(), behind=_patterns.DEF_BEFORE.encode())
 
 
 def _names_index(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[str]]:

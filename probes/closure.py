@@ -28,7 +28,12 @@ import re
 import tokenize
 import unicodedata
 
-_ID = r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
+# The text patterns of drift's searches, defined once here (the host runs them) and used by
+# drift.index to build its Needles: an identifier, what may stand between a callee and its `(`,
+# and what stands before a defined name.
+ID = r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
+CALL_AFTER = r"(?:[\s)\\]|#[^\n]*\n)*\("
+DEF_BEFORE = r"(?<![A-Za-z0-9_])def(?:[\s\\])+"
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 PARSE_HITS = 60  # a needle matching more modules is answered, its modules parsed only if asked
@@ -38,17 +43,17 @@ MAX_NEEDLES = 12000  # needles answered at most (a huge consumer: the rest is as
 
 def word(name):
     """drift.index.word: `name` as an identifier."""
-    return (name, _ID % re.escape(name))
+    return (name, ID % re.escape(name))
 
 
 def call_of(name):
     """drift.index.call_of: a call of `name` or `x.name`."""
-    return (name, _ID % re.escape(name) + r"(?:[\s)\\]|#[^\n]*\n)*\(")
+    return (name, ID % re.escape(name) + CALL_AFTER)
 
 
 def def_of(name):
     """drift.index.def_of: `def name`, however spaced."""
-    return (name, r"(?<![A-Za-z0-9_])def(?:[\s\\])+" + _ID % re.escape(name))
+    return (name, DEF_BEFORE + ID % re.escape(name))
 
 
 def search_text(src):
