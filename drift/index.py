@@ -116,6 +116,40 @@ class PackageIndex:
         return list(self.modules)
 
     @property
+    def has_sources(self) -> bool:
+        """Whether the package's source text is at hand: demand-driven facts, or facts that came
+        whole for a release whose files (a tree or a pack) are on this machine; a host's reply
+        brings none."""
+        return self.demand or self._local_root() is not None
+
+    def source_search(self, needle: "Needle") -> list[str]:
+        """Modules whose source text matches `needle`, for a question facts cannot answer (a
+        pattern over the text itself); [] without sources (`has_sources`). Facts that came
+        whole read the release's files through drift.demand, as a check reads them, once."""
+        if self.demand:
+            return self.modules_mentioning(needle)
+        if "_sources" not in self.__dict__:
+            root = self._local_root()
+            if root is None:
+                self.__dict__["_sources"] = None
+            else:
+                from drift.demand import package_facts
+
+                self.__dict__["_sources"] = package_facts(root, self._pkg_name, cache=None)["modules"]
+        sources = self.__dict__["_sources"]
+        return [] if sources is None else sources.mentioning(needle)
+
+    def _local_root(self) -> str | None:
+        if "_root_dir" not in self.__dict__:
+            root = ((self.facts.get("target") or {}).get("root")) if isinstance(self.facts, dict) else None
+            if root and self._pkg_name:
+                from drift.demand import has_package
+
+                root = root if has_package(root, self._pkg_name) else None
+            self.__dict__["_root_dir"] = root if root and self._pkg_name else None
+        return self.__dict__["_root_dir"]
+
+    @property
     def outline(self) -> "PackageIndex":
         """This package read as class outlines (drift/outline.py: classes, bases, the methods
         they define, functions, imports), for questions that need no more: which classes

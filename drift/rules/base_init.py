@@ -9,14 +9,13 @@ not read from outside, the replacement object fails there with AttributeError.
 Which reads are "on this class" is answered from the target's sources by name: `<receiver>.x`
 where the receiver is named after the class (`block_pool` for `BlockPool`, `model_runner` for
 `GPUModelRunner`), vLLM's own convention. The search is demand-driven (only modules whose text
-holds the attribute are looked at); facts that came whole from the store are searched in the
-release's files when they are on this machine; a host's reply has no sources, so the rule says
-nothing there rather than guess.
+holds the attribute are looked at; `PackageIndex.source_search`): facts that came whole from the
+store are searched in the release's files (tree or pack) when they are on this machine; a host's
+reply has no sources, so the rule says nothing there rather than guess.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Iterator
 
@@ -45,46 +44,11 @@ def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -
     pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s%s" % (
         b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()), tail)
     needle = Needle(attr.encode(), re.compile(pattern))
-    if index.demand:
-        search = lambda: index.modules_mentioning(needle)  # noqa: E731
-    elif _disk_root(index) is None:  # a host's reply: no sources here, and no answer to remember
-        return None
-    else:  # facts that came whole: the release's files, read only when the answer is not stored
-        search = lambda: [m for m, t in (_disk_text(index) or {}).items() if needle.search(t)]  # noqa: E731
-    return index.memo("receiver-calls" if call else "receiver-reads", f"{'|'.join(names)}.{attr}", search)
-
-
-def _disk_root(index: PackageIndex) -> str | None:
-    """Where the release's files are on this machine, for facts that came whole; None for a
-    host's reply."""
-    root = ((index.facts.get("target") or {}).get("root")) if isinstance(index.facts, dict) else None
-    return root if root and os.path.isdir(root) else None
-
-
-def _disk_text(index: PackageIndex) -> dict[str, bytes] | None:
-    """module -> source of a package whose facts came whole from the store but whose tree is on
-    this machine (a fetched release); None for a host's reply (no sources here). Read once."""
-    hit = index.__dict__.get("_disk_text")
-    if hit is not None or "_disk_text" in index.__dict__:
-        return hit
-    root = _disk_root(index)
-    texts: dict[str, bytes] | None = None
-    if root:
-        texts = {}
-        for pkg in index.facts.get("packages") or {}:
-            base = os.path.join(root, pkg)
-            for folder, _dirs, files in os.walk(base):
-                for f in files:
-                    if f.endswith(".py"):
-                        path = os.path.join(folder, f)
-                        rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
-                        try:
-                            with open(path, "rb") as fh:
-                                texts[rel[:-len(".__init__")] if rel.endswith(".__init__") else rel] = fh.read()
-                        except OSError:
-                            continue
-    index.__dict__["_disk_text"] = texts
-    return texts
+    if not index.has_sources:
+        return None  # a host's reply: no sources here, and no answer to remember
+    return index.memo("receiver-calls.2" if call else "receiver-reads.2",  # .2: a pack-only release is searched too
+                      f"{'|'.join(names)}.{attr}",
+                      lambda: index.source_search(needle))
 
 
 def _init_state(index: PackageIndex, cls: Symbol) -> dict[str, tuple[Symbol, int]]:
