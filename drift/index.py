@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Pattern
 
+from drift.facts import ClassFacts, FunctionFacts, InstanceAttr, ModuleFacts, Param, Record, node_of, params_of as _params_of
 from drift.probes import closure as _patterns
 
 # Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
@@ -31,26 +32,33 @@ FIELD_BASES = frozenset({"msgspec.Struct", "pydantic.BaseModel", "typing.NamedTu
 
 @dataclass(frozen=True)
 class Symbol:
-    """A resolved definition: where it is and its facts."""
+    """A resolved definition: where it is, and its record (`node`, a drift.model view; `facts`
+    is the raw record, for identity and storage)."""
 
     dotted: str  # canonical: module + qualname of the definition
-    kind: str  # "module" | "class" | "function" | "method" | "name"
+    kind: str  # "module" | "class" | "function" | "method" | "name" | "field" | "attribute"
     module: str
     path: str
     line: int
-    facts: dict[str, Any] = field(compare=False, hash=False, repr=False)
+    facts: Mapping[str, Any] = field(compare=False, hash=False, repr=False)
     owner: "Symbol | None" = field(default=None, compare=False, hash=False, repr=False)
 
+    @property
+    def node(self) -> Record:
+        """The record as the model's view for this kind of symbol."""
+        return node_of(self.kind, self.facts)
 
-@dataclass(frozen=True)
-class Param:
-    name: str
-    kind: str
-    required: bool
-    default: str | None
-    annotation: str | None
-    line: int
-    source: str  # "param" | "field" | "initvar"
+    @property
+    def as_class(self) -> ClassFacts:
+        return ClassFacts(self.facts)
+
+    @property
+    def as_function(self) -> FunctionFacts:
+        return FunctionFacts(self.facts)
+
+    @property
+    def as_module(self) -> ModuleFacts:
+        return ModuleFacts(self.facts)
 
 
 class PackageIndex:
@@ -233,22 +241,23 @@ class PackageIndex:
                 continue
             rest = parts[cut:]
             if not rest:
-                return Symbol(mod_name, "module", mod_name, mod.get("path", ""), 1, mod)
-            return self._in_module(mod_name, mod, rest, depth)
+                return Symbol(mod_name, "module", mod_name, ModuleFacts(mod).path, 1, mod)
+            return self._in_module(mod_name, ModuleFacts(mod), rest, depth)
         return None
 
-    def _in_module(self, mod_name: str, mod: dict, rest: list[str], depth: int) -> Symbol | None:
+    def _in_module(self, mod_name: str, mod: ModuleFacts, rest: list[str], depth: int) -> Symbol | None:
         head, tail = rest[0], rest[1:]
-        path = mod.get("path", "")
-        if head in (mod.get("classes") or {}):
-            sym = Symbol(f"{mod_name}.{head}", "class", mod_name, path, mod["classes"][head]["line"], mod["classes"][head])
+        path = mod.path
+        cls = mod.classes.get(head)
+        if cls is not None:
+            sym = Symbol(f"{mod_name}.{head}", "class", mod_name, path, cls.line, cls.raw)
             return self._member(sym, tail, depth) if tail else sym
-        if head in (mod.get("functions") or {}):
-            fn = mod["functions"][head]
-            return None if tail else Symbol(f"{mod_name}.{head}", "function", mod_name, path, fn["line"], fn)
-        imp = (mod.get("imports") or {}).get(head)
-        if isinstance(imp, dict) and imp.get("target"):
-            target = imp["target"] + ("." + ".".join(tail) if tail else "")
+        fn = mod.functions.get(head)
+        if fn is not None:
+            return None if tail else Symbol(f"{mod_name}.{head}", "function", mod_name, path, fn.line, fn.raw)
+        imp = mod.imports.get(head)
+        if imp is not None and imp.target:
+            target = imp.target + ("." + ".".join(tail) if tail else "")
             if target != f"{mod_name}.{'.'.join(rest)}":
                 found = self.lookup(target, depth + 1)
                 if found:
@@ -257,26 +266,25 @@ class PackageIndex:
         sub = f"{mod_name}.{head}"
         if sub in self.modules:
             return self._lookup(".".join([sub] + tail), depth + 1)
-        for star in (mod.get("imports") or {}).get("*", []) or []:
-            found = self.lookup(f"{star['target']}.{'.'.join(rest)}", depth + 1)
+        for star in mod.star_imports:
+            found = self.lookup(f"{star.target}.{'.'.join(rest)}", depth + 1)
             if found:
                 return found
-        if head in (mod.get("names") or {}) and not tail:
-            n = mod["names"][head]
-            return Symbol(f"{mod_name}.{head}", "name", mod_name, path, n.get("line", 1), n)
+        n = mod.names.get(head) if not tail else None
+        if n is not None:
+            return Symbol(f"{mod_name}.{head}", "name", mod_name, path, n.line, n.raw)
         return None
 
     def _member(self, cls: Symbol, tail: list[str], depth: int) -> Symbol | None:
         name, more = tail[0], tail[1:]
         for owner in self.mro(cls):
-            methods = owner.facts.get("methods") or {}
-            if name in methods and not more:
-                m = methods[name]
-                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m["line"], m, owner)
-            nested = owner.facts.get("nested") or {}
-            if name in nested:
-                n = nested[name]
-                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n["line"], n)
+            node = owner.as_class
+            m = node.methods.get(name) if not more else None
+            if m is not None:
+                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
+            n = node.nested.get(name)
+            if n is not None:
+                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n.line, n.raw)
                 return self._member(sym, more, depth) if more else sym
         return None
 
@@ -284,22 +292,21 @@ class PackageIndex:
     def resolve_in(self, module: str, text: str) -> Symbol | None:
         """Resolve a name as written in `module` (a base class, a decorator)."""
         text = text.split("[", 1)[0].strip()
-        mod = self.modules.get(module) or {}
+        mod = ModuleFacts(self.modules.get(module) or {})
         head, _, tail = text.partition(".")
-        if head in (mod.get("classes") or {}) or head in (mod.get("functions") or {}):
+        if head in mod.classes or head in mod.functions:
             return self.lookup(f"{module}.{text}")
-        imp = (mod.get("imports") or {}).get(head)
-        if isinstance(imp, dict) and imp.get("target"):
-            return self.lookup(imp["target"] + ("." + tail if tail else ""))
+        imp = mod.imports.get(head)
+        if imp is not None and imp.target:
+            return self.lookup(imp.target + ("." + tail if tail else ""))
         return self.lookup(text)
 
     def dotted_in(self, module: str, text: str) -> str:
         """The absolute dotted name a source name refers to, resolved or not."""
-        mod = self.modules.get(module) or {}
         head, _, tail = text.partition(".")
-        imp = (mod.get("imports") or {}).get(head)
-        if isinstance(imp, dict) and imp.get("target"):
-            return imp["target"] + ("." + tail if tail else "")
+        imp = ModuleFacts(self.modules.get(module) or {}).imports.get(head)
+        if imp is not None and imp.target:
+            return imp.target + ("." + tail if tail else "")
         return text
 
     def mro(self, cls: Symbol) -> list[Symbol]:
@@ -321,7 +328,7 @@ class PackageIndex:
                 continue
             seen.append(c)
             bases = []
-            for base in c.facts.get("bases") or []:
+            for base in c.as_class.bases:
                 b = self.resolve_in(c.module, base)
                 if b is not None and b.kind == "class":
                     bases.append(b)
@@ -331,22 +338,24 @@ class PackageIndex:
     def is_typeddict(self, cls: Symbol) -> bool:
         """A TypedDict (or a subclass of one): at run time a plain dict, whatever keys it is given."""
         for owner in self.mro(cls):
-            if owner.facts.get("kind") == "typeddict":
+            node = owner.as_class
+            if node.kind == "typeddict":
                 return True
-            if any(b.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "TypedDict" for b in owner.facts.get("bases") or []):
+            if any(b.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "TypedDict" for b in node.bases):
                 return True
         return False
 
     def is_dataclass_like(self, cls: Symbol) -> bool:
-        if cls.facts.get("kind") in ("dataclass", "pydantic", "namedtuple", "typeddict"):
+        node = cls.as_class
+        if node.kind in ("dataclass", "pydantic", "namedtuple", "typeddict"):
             return True
         for owner in self.mro(cls)[1:]:  # fields of a pydantic model's subclass are fields too
-            if owner.facts.get("kind") in ("pydantic", "namedtuple", "typeddict"):
+            if owner.as_class.kind in ("pydantic", "namedtuple", "typeddict"):
                 return True
-        for base in cls.facts.get("bases") or []:
+        for base in node.bases:
             if self.dotted_in(cls.module, base.split("[", 1)[0]) in FIELD_BASES:
                 return True
-        for dec in cls.facts.get("decorators") or []:
+        for dec in node.decorators:
             if dec in self.dataclass_decorators or dec.split(".")[-1] == "dataclass":
                 return True
             if self.dotted_in(cls.module, dec) in self.dataclass_decorators:
@@ -356,21 +365,24 @@ class PackageIndex:
     def forbids_extra(self, cls: Symbol) -> bool:
         """Whether unknown keywords raise (pydantic `extra="forbid"`) rather than being dropped."""
         for owner in self.mro(cls):
-            if any("forbid" in o for o in owner.facts.get("options") or []):
+            node = owner.as_class
+            if any("forbid" in o for o in node.options):
                 return True
-            if "forbid" in ((owner.facts.get("attrs") or {}).get("model_config") or {}).get("value", ""):
+            model_config = node.attrs.get("model_config")
+            if model_config is not None and "forbid" in (model_config.value or ""):
                 return True
-            if any(d == "config" and "vllm" in owner.module for d in owner.facts.get("decorators") or []):
+            if any(d == "config" and "vllm" in owner.module for d in node.decorators):
                 return True  # vLLM's @config merges ConfigDict(extra="forbid") into every config class
         return False
 
     def is_pydantic(self, cls: Symbol) -> bool:
         """A pydantic model, directly or through its bases (vLLM's OpenAIBaseModel subclasses)."""
         for owner in self.mro(cls):
-            if owner.facts.get("kind") == "pydantic":
+            node = owner.as_class
+            if node.kind == "pydantic":
                 return True
             if any("pydantic" in self.dotted_in(owner.module, d) or d == "config" and "vllm" in owner.module
-                   for d in owner.facts.get("decorators") or []):
+                   for d in node.decorators):
                 return True
         return False
 
@@ -378,10 +390,10 @@ class PackageIndex:
         """Constructor parameters (without self) and the symbol they come from."""
         chain = self.mro(cls)
         for owner in chain:
-            init = (owner.facts.get("methods") or {}).get("__init__")
-            if init:
-                sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init["line"], init, owner)
-                return self.params_of(init)[1:] if _has_self(init) else self.params_of(init), sym
+            init = owner.as_class.methods.get("__init__")
+            if init is not None:
+                sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init.line, init.raw, owner)
+                return init.params[1:] if init.takes_self else init.params, sym
             if self.is_dataclass_like(owner):
                 return self._fields_as_params(chain), owner
         return [], None
@@ -391,26 +403,20 @@ class PackageIndex:
         for owner in reversed(chain):
             if not self.is_dataclass_like(owner):
                 continue
-            for f in owner.facts.get("fields") or []:
-                if f.get("classvar") or f.get("init") is False:
+            for f in owner.as_class.fields:
+                if f.classvar or not f.init:
                     continue
-                ordered[f["name"]] = Param(
-                    name=f["name"], kind="KEYWORD_ONLY" if f.get("kw_only") else "POSITIONAL_OR_KEYWORD",
-                    required=not f.get("has_default"), default=f.get("default"), annotation=f.get("annotation"),
-                    line=f.get("line", owner.line), source="initvar" if f.get("initvar") else "field",
+                ordered[f.name] = Param(
+                    name=f.name, kind="KEYWORD_ONLY" if f.kw_only else "POSITIONAL_OR_KEYWORD",
+                    required=not f.has_default, default=f.default, annotation=f.annotation,
+                    line=f.raw.get("line", owner.line), source="initvar" if f.initvar else "field",
                 )
         return list(ordered.values())
 
     @staticmethod
-    def params_of(fn: dict[str, Any]) -> list[Param]:
-        out = []
-        for p in fn.get("params") or []:
-            out.append(Param(
-                name=p["name"], kind=p["kind"],
-                required=p.get("default") is None and p["kind"] not in ("VAR_POSITIONAL", "VAR_KEYWORD"),
-                default=p.get("default"), annotation=p.get("annotation"), line=fn.get("line", 1), source="param",
-            ))
-        return out
+    def params_of(fn: "Mapping[str, Any] | FunctionFacts") -> list[Param]:
+        """A function's resolved parameters (`FunctionFacts.params`), from its view or record."""
+        return _params_of(fn.raw if isinstance(fn, FunctionFacts) else fn)
 
     # -- search -------------------------------------------------------------------------------
     def definitions_named(self, name: str) -> list[str]:
@@ -420,9 +426,9 @@ class PackageIndex:
     def iter_classes(self, modules: Iterable[str] | None = None) -> Iterator[Symbol]:
         """Top-level classes of every module, or of `modules` (names, in the order given)."""
         for mod_name in self.modules if modules is None else modules:
-            mod = self.modules[mod_name]
-            for name, c in (mod.get("classes") or {}).items():
-                yield Symbol(f"{mod_name}.{name}", "class", mod_name, mod.get("path", ""), c["line"], c)
+            mod = ModuleFacts(self.modules[mod_name])
+            for name, c in mod.classes.items():
+                yield Symbol(f"{mod_name}.{name}", "class", mod_name, mod.path, c.line, c.raw)
 
     # -- whole-surface queries (diff) -----------------------------------------------------------
     # `drift diff` walks every module of two snapshots; these answer its questions with the same
@@ -437,10 +443,11 @@ class PackageIndex:
         mod = self.modules.get(module)
         if mod is None:
             return None
-        for table, kind in (("classes", "class"), ("functions", "function"), ("names", "name")):
-            node = (mod.get(table) or {}).get(name)
+        facts = ModuleFacts(mod)
+        for table, kind in ((facts.classes, "class"), (facts.functions, "function"), (facts.names, "name")):
+            node = table.get(name)
             if node is not None:
-                return Symbol(f"{module}.{name}", kind, module, mod.get("path", ""), node.get("line") or 1, node)
+                return Symbol(f"{module}.{name}", kind, module, facts.path, node.line or 1, node.raw)
         return None
 
     def binds(self, module: str, name: str) -> bool:
@@ -449,7 +456,8 @@ class PackageIndex:
         mod = self.modules.get(module)
         if mod is None:
             return False
-        if any(name in (mod.get(key) or {}) for key in ("classes", "functions", "names", "imports")):
+        facts = ModuleFacts(mod)
+        if name in facts.classes or name in facts.functions or name in facts.names or name in facts.imports:
             return True
         return self.lookup(f"{module}.{name}") is not None
 
@@ -466,36 +474,36 @@ class PackageIndex:
         """What `cls.name` is through the MRO: a method (properties included), nested class,
         field or class attribute. Instance attributes are `instance_attrs`' business."""
         for owner in self.mro_of(cls):
-            facts = owner.facts
-            node = (facts.get("methods") or {}).get(name)
+            facts = owner.as_class
+            node: Record | None = facts.methods.get(name)
             if node is not None:
-                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, node["line"], node, owner)
-            node = (facts.get("nested") or {}).get(name)
+                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, node.line, node.raw, owner)
+            node = facts.nested.get(name)
             if node is not None:
-                return Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, node["line"], node, owner)
-            for f in facts.get("fields") or ():
-                if f.get("name") == name:
-                    return Symbol(f"{owner.dotted}.{name}", "field", owner.module, owner.path,
-                                  f.get("line") or owner.line, f, owner)
-            node = (facts.get("attrs") or {}).get(name)
+                return Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, node.line, node.raw, owner)
+            node = facts.field(name)
+            if node is not None:
+                return Symbol(f"{owner.dotted}.{name}", "field", owner.module, owner.path,
+                              node.raw.get("line") or owner.line, node.raw, owner)
+            node = facts.attrs.get(name)
             if node is not None:
                 return Symbol(f"{owner.dotted}.{name}", "attribute", owner.module, owner.path,
-                              node.get("line") or owner.line, node, owner)
+                              node.raw.get("line") or owner.line, node.raw, owner)
         return None
 
     def mro_of(self, cls: Symbol) -> list[Symbol]:
         """`mro(cls)` (memoised there; the name `drift diff` and the rules call it by)."""
         return self.mro(cls)
 
-    def instance_attrs(self, cls: Symbol) -> dict[str, tuple[Symbol, dict[str, Any]]]:
+    def instance_attrs(self, cls: Symbol) -> dict[str, tuple[Symbol, InstanceAttr]]:
         """attr -> (the class in the MRO that sets it on `self`, its facts), nearest class first."""
         memo = self.__dict__.setdefault("_instance_attrs_memo", {})
         hit = memo.get(cls.dotted)
         if hit is not None and hit[0] is cls.facts:
             return hit[1]
-        out: dict[str, tuple[Symbol, dict[str, Any]]] = {}
+        out: dict[str, tuple[Symbol, InstanceAttr]] = {}
         for owner in self.mro_of(cls):
-            for attr, info in (owner.facts.get("instance_attrs") or {}).items():
+            for attr, info in owner.as_class.instance_attrs.items():
                 out.setdefault(attr, (owner, info))
         memo[cls.dotted] = (cls.facts, out)
         return out
@@ -508,11 +516,6 @@ class PackageIndex:
     def subclass_count(self, dotted: str) -> int:
         """How many classes of the package have `dotted` in their MRO (itself excluded)."""
         return self.derived("subclass_counts", _subclass_counts).get(dotted, 0)
-
-def _has_self(fn: dict[str, Any]) -> bool:
-    params = fn.get("params") or []
-    decs = fn.get("decorators") or []
-    return bool(params) and "staticmethod" not in decs and params[0]["kind"] in ("POSITIONAL_OR_KEYWORD", "POSITIONAL_ONLY")
 
 
 def _answer(value: Any, key: str, default: Any) -> Any:

@@ -16,6 +16,7 @@ from drift.diff.annotations import normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
 from drift.diff.site import Site
+from drift.facts import InstanceAttr
 from drift.index import PackageIndex, Symbol
 
 DYNAMIC = ("__getattr__", "__getattribute__")
@@ -99,8 +100,8 @@ def compare_instance_attrs(
         if dynamic:
             return
         child = site.child(name)
-        where = f"set in {info.get('method')}" if own else f"set by {owner.dotted}.{info.get('method')}, no longer a base"
-        old_ev = (Evidence(owner.path, int(info.get("line") or owner.line), f"sets self.{name}"),)
+        where = f"set in {info.method}" if own else f"set by {owner.dotted}.{info.method}, no longer a base"
+        old_ev = (Evidence(owner.path, info.line, f"sets self.{name}"),)
         yield child.change(
             ChangeKind.ATTRIBUTE_REMOVED,
             f"self.{name} ({where}) is no longer set or declared by any class in the MRO"
@@ -128,14 +129,14 @@ def _type_key(kind: str | None, index: PackageIndex, module: str) -> str | None:
 
 
 def _type_change(
-    site: Site, name: str, owner: Symbol, info: dict[str, Any], hit: tuple[Symbol, dict[str, Any]],
+    site: Site, name: str, owner: Symbol, info: InstanceAttr, hit: tuple[Symbol, InstanceAttr],
     old_index: PackageIndex, new_index: PackageIndex,
 ) -> Change | None:
     new_owner, new_info = hit
-    if info.get("value") == new_info.get("value") or not info.get("value") or not new_info.get("value"):
+    if info.value == new_info.value or not info.value or not new_info.value:
         return None
-    before = _type_key(info.get("value"), old_index, owner.module)
-    after = _type_key(new_info.get("value"), new_index, new_owner.module)
+    before = _type_key(info.value, old_index, owner.module)
+    after = _type_key(new_info.value, new_index, new_owner.module)
     if before is None or after is None or before == after:
         return None
     if before.startswith("ann:") != after.startswith("ann:"):
@@ -145,9 +146,9 @@ def _type_change(
     child = site.child(name, new_path=new_owner.path)
     return child.change(
         ChangeKind.ATTRIBUTE_TYPE_CHANGED,
-        f"self.{name}: {info.get('value')} -> {new_info.get('value')}",
-        old=(Evidence(owner.path, int(info.get("line") or owner.line), f"sets self.{name}"),),
-        new=(Evidence(new_owner.path, int(new_info.get("line") or new_owner.line), f"sets self.{name}"),),
+        f"self.{name}: {info.value} -> {new_info.value}",
+        old=(Evidence(owner.path, info.line, f"sets self.{name}"),),
+        new=(Evidence(new_owner.path, new_info.line, f"sets self.{name}"),),
     )
 
 

@@ -171,7 +171,7 @@ def _layer_depth(ctx: CheckContext) -> int | None:
         held = ctx.baseline.instance_attrs(cls).get(LAYER_ATTR)
         if held is None:
             return None
-        value = str(held[1].get("value") or "")
+        value = str(held[1].value or "")
         return 1 if value.startswith(("lit:list", "lit:tuple", "comp:")) else 0
     return None
 

@@ -1,0 +1,399 @@
+"""The facts model: typed, lazily read views over the probe's records (probes/SCHEMA.md).
+
+One model for everything that reads a package's facts: `drift check`'s rules, `drift diff`'s
+detectors, the resolver (drift/index.py) and the reports. A `Symbol` gives its record as
+`sym.node` (`ModuleFacts`, `ClassFacts`, `FunctionFacts`, ...); every key the probe writes is an
+attribute here with its type and its empty value, so a rule reads `cls.methods["forward"].params`,
+never `cls.get("methods") or {}`.
+
+Why views and not decoded objects: the probe is stdlib-only and runs on hosts, so facts travel
+and are stored as plain records (JSON on the wire, marshal in the store, decoded per module on
+first access). A warm check of the largest corpus consumer touches 668 modules but reads a few
+thousand of their records; a view costs one small object when a record is read and decodes
+nothing else, where building objects for every record of a loaded module costs more than the
+check's own analysis (`benchmarks/bench_facts_model.py`). Demand-driven outlines (drift/outline.py)
+are records too, so a view over one reads the outline's keys and parses the module for others.
+
+`raw` is the record itself, for the storage and transport layers (drift/store.py,
+drift/reply.py) and for identity (two views of one record are equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Sequence, TypeVar, overload
+
+R = TypeVar("R", bound="Record")
+T = TypeVar("T")
+
+_NO_TEXTS: tuple[str, ...] = ()
+
+
+class Record:
+    """A view of one facts record. Equal views hold the same record."""
+
+    __slots__ = ("raw",)
+    KEYS: frozenset[str] = frozenset()  # every key the probe may write in such a record
+
+    def __init__(self, raw: Mapping[str, Any]):
+        self.raw = raw
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.raw is self.raw  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return id(self.raw)
+
+    def __repr__(self) -> str:
+        name = self.raw.get("qualname") or self.raw.get("name") or self.raw.get("path") or ""
+        return f"{type(self).__name__}({name!r}, line={self.raw.get('line')})"
+
+
+class _Key(Generic[T]):
+    """One key of a record read as an attribute: `empty` when absent or null, `wrap`ped when it
+    holds records."""
+
+    __slots__ = ("key", "empty", "wrap", "doc")
+
+    def __init__(self, key: str, empty: Any = None, wrap: Callable[[Any], Any] | None = None, doc: str = ""):
+        self.key, self.empty, self.wrap, self.doc = key, empty, wrap, doc
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> "_Key[T]": ...
+    @overload
+    def __get__(self, obj: Record, owner: type) -> T: ...
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        v = obj.raw.get(self.key)
+        if v is None:
+            return self.empty
+        return v if self.wrap is None else self.wrap(v)
+
+
+def _keys(cls: type) -> frozenset[str]:
+    return frozenset(v.key for k in cls.__mro__ for v in vars(k).values() if isinstance(v, _Key))
+
+
+class Table(Mapping[str, R]):
+    """A mapping of name -> record, read as views on access (`cls.methods`, `mod.classes`)."""
+
+    __slots__ = ("raw", "of")
+
+    def __init__(self, raw: Mapping[str, Any], of: type[R]):
+        self.raw, self.of = raw, of
+
+    def __getitem__(self, key: str) -> R:
+        return self.of(self.raw[key])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        v = self.raw.get(key)
+        return default if v is None else self.of(v)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __bool__(self) -> bool:
+        return bool(self.raw)
+
+    def items(self):  # type: ignore[override]
+        of = self.of
+        return [(k, of(v)) for k, v in self.raw.items()]
+
+    def values(self):  # type: ignore[override]
+        of = self.of
+        return [of(v) for v in self.raw.values()]
+
+
+def _table(of: type[R]) -> Callable[[Any], Table[R]]:
+    return lambda raw: Table(raw, of)
+
+
+def _rows(of: type[R]) -> Callable[[Any], list[R]]:
+    return lambda raw: [of(r) for r in raw]
+
+
+# -- small records -------------------------------------------------------------------------------
+class Located(Record):
+    __slots__ = ()
+    line: _Key[int] = _Key("line", 1)
+
+
+class NameFacts(Located):
+    """A module- or class-level assignment (`X = 1`): its line and source text (cut short)."""
+
+    __slots__ = ()
+    value: _Key[str | None] = _Key("value", None)
+
+
+class ImportFacts(Located):
+    """A module-level import binding: local name -> absolute dotted target."""
+
+    __slots__ = ()
+    target: _Key[str] = _Key("target", "")
+    type_checking: _Key[bool] = _Key("type_checking", False, doc="bound only under `if TYPE_CHECKING:`")
+
+
+class InstanceAttr(Located):
+    """An attribute a class sets on `self` (in `__init__` or another method)."""
+
+    __slots__ = ()
+    method: _Key[str] = _Key("method", "")
+    value: _Key[Any] = _Key("value", None, doc="what kind of value, when the probe could tell")
+
+
+class FieldFacts(Located):
+    """An annotated class-level name: a dataclass / pydantic / NamedTuple / TypedDict field."""
+
+    __slots__ = ()
+    name: _Key[str] = _Key("name", "")
+    annotation: _Key[str | None] = _Key("annotation", None)
+    default: _Key[str | None] = _Key("default", None)
+    has_default: _Key[bool] = _Key("has_default", False)
+    initvar: _Key[bool] = _Key("initvar", False)
+    classvar: _Key[bool] = _Key("classvar", False)
+    kw_only: _Key[bool] = _Key("kw_only", False)
+
+    @property
+    def init(self) -> bool:
+        """False for `field(init=False)`: not a constructor parameter."""
+        return self.raw.get("init") is not False
+
+
+class ParamFacts(Record):
+    """A parameter as the probe recorded it; `Param` is the resolved form rules compare."""
+
+    __slots__ = ()
+    name: _Key[str] = _Key("name", "")
+    kind: _Key[str] = _Key("kind", "POSITIONAL_OR_KEYWORD", doc="an inspect.Parameter kind name")
+    default: _Key[str | None] = _Key("default", None, doc="the default's source text; None: required")
+    annotation: _Key[str | None] = _Key("annotation", None)
+
+
+@dataclass(frozen=True)
+class Param:
+    """A constructor or call parameter, from a signature or from a dataclass's fields."""
+
+    name: str
+    kind: str
+    required: bool
+    default: str | None
+    annotation: str | None
+    line: int
+    source: str  # "param" | "field" | "initvar"
+
+
+class RaiseFacts(Located):
+    __slots__ = ()
+    type: _Key[str | None] = _Key("type", None)
+    message: _Key[str | None] = _Key("message", None)
+    guard: _Key[str | None] = _Key("guard", None, doc="source of the nearest enclosing `if` test")
+
+
+class AssertFacts(Located):
+    __slots__ = ()
+    subject: _Key[str] = _Key("subject", "", doc="the parameter the assert reads")
+    attr: _Key[str] = _Key("attr", "")
+    src: _Key[str] = _Key("src", "")
+
+
+class CtorCall(Located):
+    """A constructor call that passes keywords (`Scheduler(block_size=..., ...)`)."""
+
+    __slots__ = ()
+    callee: _Key[str] = _Key("callee", "")
+    keywords: _Key[Mapping[str, str]] = _Key("keywords", {})
+    locals: _Key[Mapping[str, str]] = _Key("locals", {})
+
+
+class Behaviour(Record):
+    """What a function does, read from its body (probes/behaviour.py; SCHEMA.md "behaviour").
+
+    Lines are 1-based; tables map a name to the lines where it happens."""
+
+    __slots__ = ()
+    tail_return_none: _Key[int | None] = _Key("tail_return_none", None,
+                                              doc="line of a last top-level `return None`")
+    value_returns: _Key[Sequence[int]] = _Key("value_returns", ())
+    self_sets: _Key[Mapping[str, list[int]]] = _Key("self_sets", {})
+    self_resets: _Key[Mapping[str, list[int]]] = _Key("self_resets", {})
+    self_reads: _Key[Mapping[str, list[int]]] = _Key("self_reads", {})
+    self_calls: _Key[Mapping[str, list[int]]] = _Key("self_calls", {})
+    self_types: _Key[Mapping[str, Any]] = _Key("self_types", {}, doc="self.x -> the type of what was stored")
+    raises: _Key[list[RaiseFacts]] = _Key("raises", [], _rows(RaiseFacts))
+    asserts: _Key[list[AssertFacts]] = _Key("asserts", [], _rows(AssertFacts))
+    ctor_calls: _Key[list[CtorCall]] = _Key("ctor_calls", [], _rows(CtorCall))
+    kwarg_defaults: _Key[Mapping[str, Mapping[str, Any]]] = _Key("kwarg_defaults", {})
+    return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
+    returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")
+    call_sites: _Key[Mapping[str, Any]] = _Key("call_sites", {}, doc="the function's calls of names, by name")
+    probes: _Key[Sequence[Any]] = _Key("probes", (), doc="getattr/hasattr probes and their fallbacks")
+    param_derefs: _Key[Mapping[str, list[Any]]] = _Key("param_derefs", {},
+                                                        doc="parameter -> [line, col, how, detail]")
+    param_guards: _Key[Mapping[str, list[Any]]] = _Key("param_guards", {}, doc="parameter -> [line, how]")
+    builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
+    held_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key("held_calls", {})
+    kwargs_into: _Key[Sequence[Any]] = _Key("kwargs_into", (), doc="where **kwargs is passed on whole")
+    tuple_returns: _Key[Sequence[Any]] = _Key("tuple_returns", ())
+    choices: _Key[Sequence[Any]] = _Key("choices", (), doc="classes an `if` builds in its two arms")
+
+
+_NO_BEHAVIOUR = Behaviour({})
+
+
+class Overload(Located):
+    __slots__ = ()
+    params: _Key[list[ParamFacts]] = _Key("params", [], _rows(ParamFacts))
+    returns: _Key[str | None] = _Key("returns", None)
+
+
+class FunctionFacts(Located):
+    """A function or method."""
+
+    __slots__ = ()
+    name: _Key[str] = _Key("name", "")
+    qualname: _Key[str] = _Key("qualname", "")
+    end_line: _Key[int | None] = _Key("end_line", None)
+    is_async: _Key[bool] = _Key("is_async", False)
+    decorators: _Key[Sequence[str]] = _Key("decorators", _NO_TEXTS, doc="dotted source text, no call args")
+    returns: _Key[str | None] = _Key("returns", None, doc="the return annotation's source text")
+    param_facts: _Key[list[ParamFacts]] = _Key("params", [], _rows(ParamFacts))
+    overloads: _Key[list[Overload]] = _Key("overloads", [], _rows(Overload))
+    behaviour: _Key[Behaviour] = _Key("behaviour", _NO_BEHAVIOUR, Behaviour)
+    setter: _Key[bool] = _Key("setter", False, doc="a property that has a setter")
+    nested: _Key[Mapping[str, Any]] = _Key("nested", {}, doc="kept empty: nested behaviour is folded in")
+
+    @property
+    def params(self) -> list[Param]:
+        return params_of(self.raw)
+
+    @property
+    def takes_self(self) -> bool:
+        """Whether the first parameter is bound (a method that is not a staticmethod)."""
+        params = self.raw.get("params") or ()
+        return bool(params) and "staticmethod" not in (self.raw.get("decorators") or ()) and \
+            params[0]["kind"] in ("POSITIONAL_OR_KEYWORD", "POSITIONAL_ONLY")
+
+    @property
+    def is_property(self) -> bool:
+        return any(d.rsplit(".", 1)[-1] in ("property", "cached_property") for d in self.decorators)
+
+
+class ClassFacts(Located):
+    """A class: bases as written, members, and what it sets on `self`."""
+
+    __slots__ = ()
+    name: _Key[str] = _Key("name", "")
+    qualname: _Key[str] = _Key("qualname", "")
+    end_line: _Key[int | None] = _Key("end_line", None)
+    bases: _Key[Sequence[str]] = _Key("bases", _NO_TEXTS, doc="source text of each base")
+    decorators: _Key[Sequence[str]] = _Key("decorators", _NO_TEXTS)
+    kind: _Key[str] = _Key("kind", "class",
+                           doc="class | dataclass | pydantic | namedtuple | typeddict | enum | protocol")
+    fields: _Key[list[FieldFacts]] = _Key("fields", [], _rows(FieldFacts))
+    methods: _Key[Table[FunctionFacts]] = _Key("methods", Table({}, FunctionFacts), _table(FunctionFacts))
+    attrs: _Key[Table[NameFacts]] = _Key("attrs", Table({}, NameFacts), _table(NameFacts),
+                                         doc="class-level names assigned without annotation")
+    instance_attrs: _Key[Table[InstanceAttr]] = _Key("instance_attrs", Table({}, InstanceAttr),
+                                                     _table(InstanceAttr))
+    options: _Key[Sequence[str]] = _Key("options", _NO_TEXTS, doc="decorator calls and class keywords")
+    nested: _Key[Table["ClassFacts"]]  # nested classes; set below the class, which it refers to
+
+    def field(self, name: str) -> FieldFacts | None:
+        for f in self.raw.get("fields") or ():
+            if f.get("name") == name:
+                return FieldFacts(f)
+        return None
+
+
+ClassFacts.nested = _Key("nested", Table({}, ClassFacts), _table(ClassFacts))  # type: ignore[assignment]
+
+
+class _Imports(Table[ImportFacts]):
+    """A module's import bindings; a star import is not a binding (`ModuleFacts.star_imports`)."""
+
+    __slots__ = ()
+
+    def __getitem__(self, key: str) -> ImportFacts:
+        if key == "*":
+            raise KeyError(key)
+        return ImportFacts(self.raw[key])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        v = self.raw.get(key) if key != "*" else None
+        return default if v is None else ImportFacts(v)
+
+    def __contains__(self, key: object) -> bool:
+        return key != "*" and key in self.raw
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in self.raw if k != "*")
+
+    def __len__(self) -> int:
+        return len(self.raw) - ("*" in self.raw)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def items(self):  # type: ignore[override]
+        return [(k, ImportFacts(v)) for k, v in self.raw.items() if k != "*"]
+
+    def values(self):  # type: ignore[override]
+        return [ImportFacts(v) for k, v in self.raw.items() if k != "*"]
+
+
+_NO_IMPORTS = _Imports({}, ImportFacts)
+
+
+class ModuleFacts(Record):
+    """One module: what it defines and imports at module level."""
+
+    __slots__ = ()
+    path: _Key[str] = _Key("path", "", doc="relative to the directory holding the top-level package")
+    sha256: _Key[str | None] = _Key("sha256", None)
+    is_package: _Key[bool] = _Key("is_package", False)
+    error: _Key[str | None] = _Key("error", None, doc="why the module could not be read; then it is empty")
+    all: _Key[Sequence[str] | None] = _Key("all", None, doc="a literal __all__")
+    imports: _Key[_Imports] = _Key("imports", _NO_IMPORTS, lambda raw: _Imports(raw, ImportFacts))
+    names: _Key[Table[NameFacts]] = _Key("names", Table({}, NameFacts), _table(NameFacts))
+    functions: _Key[Table[FunctionFacts]] = _Key("functions", Table({}, FunctionFacts), _table(FunctionFacts))
+    classes: _Key[Table[ClassFacts]] = _Key("classes", Table({}, ClassFacts), _table(ClassFacts))
+    env_defaults: _Key[Mapping[str, Any]] = _Key("env_defaults", {}, doc="env settings' defaults (probes/choices.py)")
+    getattr_names: _Key[Any] = _Key("getattr_names", None, doc="names a PEP 562 `__getattr__` still maps")
+
+    @property
+    def star_imports(self) -> list[ImportFacts]:
+        return [ImportFacts(s) for s in (self.raw.get("imports") or {}).get("*") or ()]
+
+
+for _cls in (Located, NameFacts, ImportFacts, InstanceAttr, FieldFacts, ParamFacts, RaiseFacts, AssertFacts,
+             CtorCall, Behaviour, Overload, FunctionFacts, ClassFacts, ModuleFacts):
+    _cls.KEYS = _keys(_cls) | ({"init"} if _cls is FieldFacts else frozenset())
+
+
+def params_of(fn: Mapping[str, Any]) -> list[Param]:
+    """A function record's parameters, resolved (`required`: no default and not *args/**kwargs)."""
+    line = fn.get("line", 1)
+    return [Param(name=p["name"], kind=p["kind"],
+                  required=p.get("default") is None and p["kind"] not in ("VAR_POSITIONAL", "VAR_KEYWORD"),
+                  default=p.get("default"), annotation=p.get("annotation"), line=line, source="param")
+            for p in fn.get("params") or ()]
+
+
+_BY_KIND: dict[str, type[Record]] = {
+    "module": ModuleFacts, "class": ClassFacts, "function": FunctionFacts, "method": FunctionFacts,
+    "name": NameFacts, "field": FieldFacts, "attribute": NameFacts,
+}
+
+
+def node_of(kind: str, raw: Mapping[str, Any]) -> Record:
+    """The view of a symbol's record by the symbol's kind."""
+    return _BY_KIND.get(kind, Record)(raw)
