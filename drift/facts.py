@@ -277,7 +277,7 @@ class FunctionFacts(Located):
 
     @property
     def takes_self(self) -> bool:
-        """Whether the first parameter is bound (a method that is not a staticmethod)."""
+        """Of a method: whether its first parameter is bound (it is not a staticmethod)."""
         params = self.raw.get("params") or ()
         return bool(params) and "staticmethod" not in (self.raw.get("decorators") or ()) and \
             params[0]["kind"] in ("POSITIONAL_OR_KEYWORD", "POSITIONAL_ONLY")
