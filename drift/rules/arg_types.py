@@ -193,7 +193,7 @@ def _declared_in(index: PackageIndex, at: Symbol, param: Param) -> Symbol:
         return at.owner if at.owner is not None else at
     if param.source in ("field", "initvar"):
         for owner in index.mro(at):
-            if any(f.get("name") == param.name for f in owner.facts.get("fields") or []):
+            if owner.as_class.field(param.name) is not None:
                 return owner
     return at
 

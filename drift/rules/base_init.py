@@ -20,6 +20,7 @@ import re
 from typing import Iterator
 
 from drift.check.context import CheckContext
+from drift.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import Needle, PackageIndex, Symbol
 from drift.rules.base import rule
@@ -54,17 +55,16 @@ def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -
 def _init_state(index: PackageIndex, cls: Symbol) -> dict[str, tuple[Symbol, int]]:
     """Attributes the class's `__init__` chain sets on `self` -> (class, line), minus those
     that also exist at class level (an instance without them still finds those)."""
-    mro = index.mro(cls)
+    nodes = [(owner, owner.as_class) for owner in index.mro(cls)]
     class_level: set[str] = set()
-    for owner in mro:
-        f = owner.facts
-        class_level |= set(f.get("methods") or {}) | set(f.get("attrs") or {}) | set(f.get("nested") or {})
-        class_level |= {fl.get("name") for fl in f.get("fields") or []}
+    for _owner, node in nodes:
+        class_level |= set(node.methods) | set(node.attrs) | set(node.nested)
+        class_level |= {fl.name for fl in node.fields}
     out: dict[str, tuple[Symbol, int]] = {}
-    for owner in mro:
-        for name, ia in (owner.facts.get("instance_attrs") or {}).items():
-            if ia.get("method") == "__init__" and name not in class_level and name not in out:
-                out[name] = (owner, ia.get("line") or owner.line)
+    for owner, node in nodes:
+        for name, ia in node.instance_attrs.items():
+            if ia.method == "__init__" and name not in class_level and name not in out:
+                out[name] = (owner, ia.line or owner.line)
     return out
 
 
@@ -102,7 +102,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                 yield site.finding(
                     base, name, "the target now reads `{name}` on these objects".format(name=name),
                     (Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
-                    + tuple(Location(ctx.target.modules[m].get("path") or m, 1, symbol=m) for m in now[:3]),
+                    + tuple(Location(ModuleFacts(ctx.target.modules[m]).path or m, 1, symbol=m) for m in now[:3]),
                     symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}")
             if not state:
                 continue
@@ -158,14 +158,14 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), or one such a method calls on
     `self`. Only the readers and
     their callers are looked up, so a base with hundreds of methods costs a few searches."""
-    methods: dict[str, tuple[Symbol, dict]] = {}
+    methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
     for owner in index.mro(base):
-        for name, fn in (owner.facts.get("methods") or {}).items():
+        for name, fn in owner.as_class.methods.items():
             if name not in skip and name != "__init__" and name not in methods:
                 methods[name] = (owner, fn)
     callers: dict[str, set[str]] = {}
     for name, (_owner, fn) in methods.items():
-        for callee in (fn.get("behaviour") or {}).get("self_calls") or ():
+        for callee in fn.behaviour.self_calls:
             callers.setdefault(callee, set()).add(name)
     memo: dict[str, bool] = {}
 
@@ -189,12 +189,12 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     out: dict[str, tuple[str, Symbol, int]] = {}
     for name in sorted(methods):
         owner, fn = methods[name]
-        reads = (fn.get("behaviour") or {}).get("self_reads") or {}
+        reads = fn.behaviour.self_reads
         hits = [a for a in reads if a in wanted and a not in out]
         if hits and live(name):
             for attr in hits:
                 lines = reads[attr]
-                out[attr] = (name, owner, lines[0] if lines else fn.get("line") or owner.line)
+                out[attr] = (name, owner, lines[0] if lines else fn.line or owner.line)
     return out
 
 

@@ -58,7 +58,7 @@ def _uncalled(ctx: CheckContext, mod: dict, rec: dict) -> bool:
 def _finding(ctx: CheckContext, mod: dict, site: Location, tv: Value, bv: Value, *, use: str, failure: str,
              details: str | None = None, rec: dict | None = None) -> Finding:
     short = tv.sym.dotted.rsplit(".", 1)[-1]
-    decorated = bool(tv.sym.facts.get("decorators"))  # a decorator may hand back a class after all
+    decorated = bool(tv.sym.as_function.decorators)  # a decorator may hand back a class after all
     uncalled = rec is not None and _uncalled(ctx, mod, rec)
     if uncalled:
         details = "; ".join(filter(None, [details, f"nothing is known to call `{rec['function']}`"]))

@@ -22,10 +22,10 @@ from drift.rules.reach import _consumer_classes, _consumer_defines, _module_of
 def _read_only(index: PackageIndex, v: Value, name: str) -> bool:
     if v.via != "property" or v.owner is None:
         return False
-    if any("__setattr__" in (o.facts.get("methods") or {}) for o in index.mro(v.owner)):
+    if any("__setattr__" in o.as_class.methods for o in index.mro(v.owner)):
         return False  # the class decides assignments itself
-    getter = (v.owner.facts.get("methods") or {}).get(name) or {}
-    return not getter.get("setter")
+    getter = v.owner.as_class.methods.get(name)
+    return getter is None or not getter.setter
 
 
 def _holder_name(prev: Value) -> str | None:
@@ -91,14 +91,16 @@ def property_read_only(ctx: CheckContext) -> Iterator[Finding]:
 
 def _finding(ctx: CheckContext, mod: dict, site: Location, t: Value, b: Value, name: str, holder: str) -> Finding:
     owner = t.owner
-    getter = (owner.facts.get("methods") or {}).get(name) or {}
-    setters = sorted(m for m in (owner.facts.get("methods") or {}) if m.startswith("set_") and name in m)
+    methods = owner.as_class.methods
+    getter = methods.get(name)
+    setters = sorted(m for m in methods if m.startswith("set_") and name in m)
     return Finding(
         rule_id="DRIFT067", kind=RuleKind.PROPERTY_READ_ONLY,
         severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
         title=f"`{owner.dotted.rsplit('.', 1)[-1]}.{name}` is now a read-only property; the consumer assigns it",
         consumer_site=site,
-        target_evidence=(Location(owner.path, getter.get("line") or owner.line, symbol=f"{owner.dotted}.{name}"),),
+        target_evidence=(Location(owner.path, getter.line if getter is not None else owner.line,
+                                  symbol=f"{owner.dotted}.{name}"),),
         baseline_evidence=(Location(b.evidence[0], b.evidence[1] or 1, symbol=f"{b.owner.dotted}.{name}"),)
         if b.evidence and b.evidence[0] and b.owner is not None else (),
         predicted_failure=f"AttributeError: property '{name}' of '{holder}' object has no setter",
