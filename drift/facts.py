@@ -214,6 +214,41 @@ class CtorCall(Located):
     locals: _Key[Mapping[str, str]] = _Key("locals", {})
 
 
+class KwargsForward(Located):
+    """A call a function makes with its own `**kwargs` passed on whole (probes/forwards.py): a
+    factory handing the caller's keywords to the class it builds."""
+
+    __slots__ = ()
+    callee: _Key[str] = _Key("callee", "", doc="the callee's source text")
+    positional: _Key[int] = _Key("positional", 0, doc="positional arguments the call passes (no *args)")
+    star_args: _Key[bool] = _Key("star_args", False)
+    keywords: _Key[Sequence[str]] = _Key("keywords", _NO_TEXTS, doc="keywords the call passes by name")
+    drops: _Key[Sequence[str]] = _Key("drops", _NO_TEXTS, doc="keys taken out of the dict before the call")
+    adds: _Key[Sequence[str]] = _Key("adds", _NO_TEXTS, doc="keys set in the dict before the call")
+    returned: _Key[bool] = _Key("returned", False,
+                                doc="the call's value is what the function returns (its annotation names it)")
+
+
+class Choice(Located):
+    """An `if` whose two arms build different classes (probes/choices.py); each arm is
+    [[dotted as written, line, holder source or "return"]]."""
+
+    __slots__ = ()
+    test: _Key[str] = _Key("test", "", doc="the test's source text")
+    then: _Key[Sequence[list[Any]]] = _Key("then", ())
+    orelse: _Key[Sequence[list[Any]]] = _Key("else", (), doc="the `else` arm (`else` is a keyword)")
+
+
+class EnvDefault(Located):
+    """A setting of a settings module (`"NAME": lambda: <expr>` reading env NAME), for what it
+    is when the variable is unset (probes/choices.py)."""
+
+    __slots__ = ()
+    expr: _Key[str] = _Key("expr", "", doc="the setting's expression")
+    read: _Key[str] = _Key("read", "", doc="the variable's read inside it (`os.getenv(\"NAME\", \"0\")`)")
+    default: _Key[str] = _Key("default", "None", doc="the read's default's source text")
+
+
 class Behaviour(Record):
     """What a function does, read from its body (probes/behaviour.py; SCHEMA.md "behaviour").
 
@@ -235,15 +270,23 @@ class Behaviour(Record):
     return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
     returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")
     call_sites: _Key[Mapping[str, Any]] = _Key("call_sites", {}, doc="the function's calls of names, by name")
-    probes: _Key[Sequence[Any]] = _Key("probes", (), doc="getattr/hasattr probes and their fallbacks")
+    probes: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
+        "probes", {}, doc="subject -> {name: [line, the name it is a fallback for, or None]}: getattr/hasattr probes")
     param_derefs: _Key[Mapping[str, list[Any]]] = _Key("param_derefs", {},
                                                         doc="parameter -> [line, col, how, detail]")
     param_guards: _Key[Mapping[str, list[Any]]] = _Key("param_guards", {}, doc="parameter -> [line, how]")
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
     held_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key("held_calls", {})
-    kwargs_into: _Key[Sequence[Any]] = _Key("kwargs_into", (), doc="where **kwargs is passed on whole")
+    kwargs_into: _Key[list[KwargsForward]] = _Key("kwargs_into", [], _rows(KwargsForward),
+                                                  doc="where **kwargs is passed on whole")
     tuple_returns: _Key[Sequence[Any]] = _Key("tuple_returns", ())
-    choices: _Key[Sequence[Any]] = _Key("choices", (), doc="classes an `if` builds in its two arms")
+    choices: _Key[list[Choice]] = _Key("choices", [], _rows(Choice), doc="classes an `if` builds in its two arms")
+
+    @property
+    def knows_value_returns(self) -> bool:
+        """Whether the probe recorded `value_returns` (facts 1.5): only then does an empty one
+        prove that no path returns a value; an older probe's record says nothing either way."""
+        return self.raw.get("value_returns") is not None
 
 
 _NO_BEHAVIOUR = Behaviour({})
@@ -285,6 +328,11 @@ class FunctionFacts(Located):
     @property
     def is_property(self) -> bool:
         return any(d.rsplit(".", 1)[-1] in ("property", "cached_property") for d in self.decorators)
+
+    def same_params(self, other: "FunctionFacts") -> bool:
+        """Whether two functions' parameters are recorded alike: one comparison of the records
+        (C speed), so `drift diff` compares parameter by parameter only the few that changed."""
+        return self.raw.get("params") == other.raw.get("params")
 
 
 class ClassFacts(Located):
@@ -366,7 +414,8 @@ class ModuleFacts(Record):
     names: _Key[Table[NameFacts]] = _Key("names", Table({}, NameFacts), _table(NameFacts))
     functions: _Key[Table[FunctionFacts]] = _Key("functions", Table({}, FunctionFacts), _table(FunctionFacts))
     classes: _Key[Table[ClassFacts]] = _Key("classes", Table({}, ClassFacts), _table(ClassFacts))
-    env_defaults: _Key[Mapping[str, Any]] = _Key("env_defaults", {}, doc="env settings' defaults (probes/choices.py)")
+    env_defaults: _Key[Table[EnvDefault]] = _Key("env_defaults", Table({}, EnvDefault), _table(EnvDefault),
+                                                 doc="env settings' defaults (probes/choices.py)")
     getattr_names: _Key[Any] = _Key("getattr_names", None, doc="names a PEP 562 `__getattr__` still maps")
 
     @property
@@ -375,7 +424,8 @@ class ModuleFacts(Record):
 
 
 for _cls in (Located, NameFacts, ImportFacts, InstanceAttr, FieldFacts, ParamFacts, RaiseFacts, AssertFacts,
-             CtorCall, Behaviour, Overload, FunctionFacts, ClassFacts, ModuleFacts):
+             CtorCall, KwargsForward, Choice, EnvDefault, Behaviour, Overload, FunctionFacts, ClassFacts,
+             ModuleFacts):
     _cls.KEYS = _keys(_cls) | ({"init"} if _cls is FieldFacts else frozenset())
 
 

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from drift.demand import ModuleCache, package_facts
-from drift.facts import (Behaviour, ClassFacts, FieldFacts, FunctionFacts, ImportFacts, InstanceAttr, ModuleFacts,
-                         NameFacts, Overload, ParamFacts, Record)
+from drift.facts import (Behaviour, Choice, ClassFacts, EnvDefault, FieldFacts, FunctionFacts, ImportFacts,
+                         InstanceAttr, KwargsForward, ModuleFacts, NameFacts, Overload, ParamFacts, Record)
 from drift.index import PackageIndex
 from drift.probes.ast_facts import module_facts
 
@@ -77,6 +77,8 @@ def _records(mod: dict):
             yield ImportFacts, one
     for n in (mod.get("names") or {}).values():
         yield NameFacts, n
+    for e in (mod.get("env_defaults") or {}).values():
+        yield EnvDefault, e
     for fn in (mod.get("functions") or {}).values():
         yield from _function(fn)
     for c in (mod.get("classes") or {}).values():
@@ -90,6 +92,10 @@ def _function(fn: dict):
         yield ParamFacts, p
     for o in fn.get("overloads") or ():
         yield Overload, o
+    for f in (fn.get("behaviour") or {}).get("kwargs_into") or ():
+        yield KwargsForward, f
+    for c in (fn.get("behaviour") or {}).get("choices") or ():
+        yield Choice, c
 
 
 def _class(c: dict):
@@ -166,6 +172,47 @@ def test_views_read_the_record_and_its_empty_values():
     assert empty.behaviour.self_sets == {} and empty.returns is None and not empty.is_async
     assert ClassFacts({}).methods.get("x") is None and len(ClassFacts({}).methods) == 0
     assert ModuleFacts({"imports": {"*": [{"target": "a", "line": 1}]}}).imports == {}
+
+
+SETTINGS_SRC = textwrap.dedent('''
+    import os
+    environment_variables = {
+        "USE_V2": lambda: bool(int(os.getenv("USE_V2", "0"))),
+    }
+
+    def make(spec, **kwargs) -> "Engine":
+        kwargs.pop("old", None)
+        return Engine(spec, *extra, block=1, **kwargs)
+
+    def pick(model, flag):
+        if flag:
+            runner = RunnerV2()
+        else:
+            runner = Runner()
+        embed = getattr(model, "embed_input_ids", None)
+        if embed is None:
+            embed = getattr(model, "get_input_embeddings", None)
+        return runner
+''')
+
+
+def test_sub_records_read_as_views():
+    """The records inside a behaviour or a settings module (a **kwargs forward, a class choice,
+    an env default, a probe's fallback) read as views too, so rules never read them raw."""
+    mod = ModuleFacts(module_facts(SETTINGS_SRC.encode(), module="pkg.envs", path="pkg/envs.py"))
+    env = mod.env_defaults["USE_V2"]
+    assert env.expr == 'bool(int(os.getenv("USE_V2", "0")))' and env.read == 'os.getenv("USE_V2", "0")'
+    assert env.default == '"0"' and env.line == 4
+    fwd, = mod.functions["make"].behaviour.kwargs_into
+    assert fwd.callee == "Engine" and fwd.positional == 1 and fwd.star_args and fwd.returned
+    assert list(fwd.keywords) == ["block"] and list(fwd.drops) == ["old"] and list(fwd.adds) == []
+    pick = mod.functions["pick"].behaviour
+    choice, = pick.choices
+    assert choice.test == "flag" and [e[0] for e in choice.then] == ["RunnerV2"]
+    assert [e[0] for e in choice.orelse] == ["Runner"]
+    assert pick.probes["model"]["get_input_embeddings"][1] == "embed_input_ids"
+    empty = Behaviour({})
+    assert empty.probes == {} and empty.kwargs_into == [] and empty.choices == [] and ModuleFacts({}).env_defaults == {}
 
 
 def test_views_are_equal_when_they_hold_the_same_record():
