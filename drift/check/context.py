@@ -179,7 +179,7 @@ class CheckContext:
         """Parameters of a resolved symbol as a call binds them (a method here is bound)."""
         if sym is None:
             return None, None
-        decs = (sym.facts.get("decorators") or []) if sym.kind == "method" else []
+        decs = sym.as_function.decorators if sym.kind == "method" else ()
         kind = "function" if "staticmethod" in decs or "classmethod" in decs else sym.kind
         _sym, params, at, _ctor = _callable(index, Value(kind, sym=sym))
         return params, at
@@ -231,11 +231,12 @@ def _callable(index: PackageIndex | None, v: Value | None):
         params, at = index.constructor(sym)
         return sym, params, at, True
     if v.kind == "method":  # bound: self is supplied by Python
-        params = index.params_of(sym.facts)
+        params = sym.as_function.params
         return sym, params[1:] if params else params, sym, False
     if v.kind in ("function", "unbound"):  # a static/class method or a plain function: as written
-        params = index.params_of(sym.facts)
-        if v.kind == "function" and sym.kind == "method" and "classmethod" in (sym.facts.get("decorators") or []):
+        fn = sym.as_function
+        params = fn.params
+        if v.kind == "function" and sym.kind == "method" and "classmethod" in fn.decorators:
             params = params[1:]
         return sym, params, sym, False
     return None, None, None, False

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drift.facts import ClassFacts
+from drift.index import Symbol
 
-def moved_to(ctx: Any, target: str, base) -> tuple[str | None, tuple[str, str] | None]:
+
+def moved_to(ctx: Any, target: str, base: Symbol | None) -> tuple[str | None, tuple[str, str] | None]:
     """Where the name lives now, only when the definition there is compatible with the one the
     consumer imported (same kind; a class keeps most of its methods, a function its parameters).
     Otherwise (None, (where, kind)) names the same-named definition with a different API."""
@@ -38,21 +41,22 @@ def moved_to(ctx: Any, target: str, base) -> tuple[str | None, tuple[str, str] |
     return None, (candidates[0], sym.kind if sym else "definition")
 
 
-def compatible(ctx: Any, old, new) -> bool:
+def compatible(ctx: Any, old: Symbol, new: Symbol) -> bool:
     if old.kind != new.kind:
         return False
     if old.kind == "class":
-        before = {m for m in old.facts.get("methods") or {} if not m.startswith("_")} | \
-                 {f["name"] for f in old.facts.get("fields") or []}
-        after = {m for m in new.facts.get("methods") or {} if not m.startswith("_")} | \
-                {f["name"] for f in new.facts.get("fields") or []}
+        before, after = _public_members(old.as_class), _public_members(new.as_class)
         return not before or len(before & after) * 2 >= len(before)
     if old.kind == "function":
-        before = [p["name"] for p in old.facts.get("params") or []]
-        after = {p["name"] for p in new.facts.get("params") or []}
-        return all(p in after for p in before) or any(p["kind"] == "VAR_KEYWORD" for p in new.facts.get("params") or [])
+        before = [p.name for p in old.as_function.param_facts]
+        after = new.as_function.param_facts
+        names = {p.name for p in after}
+        return all(p in names for p in before) or any(p.kind == "VAR_KEYWORD" for p in after)
     if old.kind == "name":  # a constant or alias: only a move within the same subpackage is believable
         return old.module.rsplit(".", 1)[0] == new.module.rsplit(".", 1)[0] or new.module.startswith(old.module)
     return True
 
 
+def _public_members(cls: ClassFacts) -> set[str]:
+    """Public method names and every field name: what a consumer of the class is likely to use."""
+    return {m for m in cls.methods if not m.startswith("_")} | {f.name for f in cls.fields}

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from drift.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.index import PackageIndex, Symbol
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
@@ -365,7 +366,7 @@ class PathEvaluator:
         if base.kind == "class":
             return Value("instance", cls=base.sym)
         if base.kind in ("function", "method", "unbound"):
-            return self._annotation_value(base.sym.facts.get("returns"), base.sym.module)
+            return self._annotation_value(base.sym.as_function.returns, base.sym.module)
         if base.kind == "consumer" and base.ckind == "class":
             return Value("consumer", ckind="instance", cref=base.cref)
         if base.kind == "consumer" and base.ckind in ("function", "method"):
@@ -413,51 +414,48 @@ class PathEvaluator:
     def _member(self, cls: Symbol, name: str, *, on_class: bool) -> Value:
         mro = self.index.mro(cls)
         for owner in mro:
-            f = owner.facts
-            m = (f.get("methods") or {}).get(name)
-            ev = (owner.path, 0)
+            node = owner.as_class  # one view per class looked in, its tables read from it
+            m = node.methods.get(name)
             if m is not None:
-                ev = (owner.path, m.get("line", owner.line))
-                decos = m.get("decorators") or []
-                sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
-                if any(d.rsplit(".", 1)[-1] in ("property", "cached_property") for d in decos) and not on_class:
-                    v = self._annotation_value(m.get("returns"), owner.module)
-                    return _found(v, owner, "property", ev)
+                ev = (owner.path, m.line)
+                if not on_class and m.is_property:
+                    return _found(self._annotation_value(m.returns, owner.module), owner, "property", ev)
+                sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
+                decos = m.decorators
                 if "staticmethod" in decos or "classmethod" in decos:
                     return Value("function", sym=sym, owner=owner, via="method", evidence=ev)
                 return Value("unbound" if on_class else "method", sym=sym, owner=owner, via="method", evidence=ev)
-            n = (f.get("nested") or {}).get(name)
+            n = node.nested.get(name)
             if n is not None:
-                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n.get("line", 0), n)
-                return Value("class", sym=sym, owner=owner, via="class", evidence=(owner.path, n.get("line", 0)))
-            for fld in f.get("fields") or []:
-                if fld.get("name") == name:
-                    if fld.get("initvar") and not on_class:  # only an __init__ argument: not kept on the instance
-                        return Value("initvar", owner=owner, name=name, via="initvar",
-                                     evidence=(owner.path, fld.get("line", owner.line)))
-                    v = self._annotation_value(fld.get("annotation"), owner.module)
-                    return _found(v, owner, "field", (owner.path, fld.get("line", owner.line)))
-            a = (f.get("attrs") or {}).get(name)
+                sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n.line, n.raw)
+                return Value("class", sym=sym, owner=owner, via="class", evidence=(owner.path, n.line))
+            fld = node.field(name)
+            if fld is not None:
+                if fld.initvar and not on_class:  # only an __init__ argument: not kept on the instance
+                    return Value("initvar", owner=owner, name=name, via="initvar", evidence=(owner.path, fld.line))
+                v = self._annotation_value(fld.annotation, owner.module)
+                return _found(v, owner, "field", (owner.path, fld.line))
+            a = node.attrs.get(name)
             if a is not None:
-                return _found(self._class_attr_value(a, owner), owner, "class", (owner.path, a.get("line", 0)))
-            ia = (f.get("instance_attrs") or {}).get(name)
-            if ia is not None and not on_class:
-                v = self._instance_attr_value(ia, owner)
-                return _found(v, owner, "instance", (owner.path, ia.get("line", 0)))
+                return _found(self._class_attr_value(a, owner), owner, "class", (owner.path, a.line))
+            if not on_class:
+                ia = node.instance_attrs.get(name)
+                if ia is not None:
+                    return _found(self._instance_attr_value(ia, owner), owner, "instance", (owner.path, ia.line))
         if self._dynamic(mro) or not self._fully_known(mro):
             return UNKNOWN
         return Value("missing", cls=cls, name=name)
 
-    def _class_attr_value(self, a: dict, owner: Symbol) -> Value:
-        value = (a.get("value") or "").strip()
+    def _class_attr_value(self, a: NameFacts, owner: Symbol) -> Value:
+        value = (a.value or "").strip()
         if value and value.replace(".", "").replace("_", "").isalnum():
             sym = self.index.resolve_in(owner.module, value)
             if sym is not None:
                 return self._symbol_value(sym, sym.dotted)
         return Value("external", name=value[:60] or "a class attribute")
 
-    def _instance_attr_value(self, ia: dict, owner: Symbol) -> Value:
-        value = ia.get("value") or ""
+    def _instance_attr_value(self, ia: InstanceAttr, owner: Symbol) -> Value:
+        value = ia.value or ""
         kind, _, text = value.partition(":")
         if kind == "call":
             sym = self.index.resolve_in(owner.module, text)
@@ -468,16 +466,12 @@ class PathEvaluator:
             if sym.kind == "class":
                 return Value("instance", cls=sym)
             if sym.kind in ("function", "method"):
-                return self._annotation_value(sym.facts.get("returns"), sym.module)
+                return self._annotation_value(sym.as_function.returns, sym.module)
             return UNKNOWN
         if kind == "ann":
             return self._annotation_value(text, owner.module)
         if kind == "param":
-            method = (owner.facts.get("methods") or {}).get(ia.get("method") or "")
-            for p in (method or {}).get("params") or []:
-                if p.get("name") == text:
-                    return self._annotation_value(p.get("annotation"), owner.module)
-            return UNKNOWN
+            return self._annotation_value(_param_annotation(owner.as_class.methods.get(ia.method), text), owner.module)
         if kind == "lit" and text != "None":
             return Value("literal", name=text)
         if kind == "attr":  # self.x = vllm_config.lora_config: follow the parameter's (or self's) type
@@ -485,9 +479,7 @@ class PathEvaluator:
             if head == "self":
                 cur = Value("instance", cls=owner)
             else:
-                method = (owner.facts.get("methods") or {}).get(ia.get("method") or "") or {}
-                ann = next((p.get("annotation") for p in method.get("params") or [] if p.get("name") == head), None)
-                cur = self._annotation_value(ann, owner.module)
+                cur = self._annotation_value(_param_annotation(owner.as_class.methods.get(ia.method), head), owner.module)
             for name in rest:
                 if cur.kind != "instance" or self._depth > 20:
                     return UNKNOWN
@@ -510,17 +502,21 @@ class PathEvaluator:
         finally:
             self._depth -= 1
         if m.kind == "method" and m.sym is not None:
-            return self._annotation_value(m.sym.facts.get("returns"), m.sym.module)
+            return self._annotation_value(m.sym.as_function.returns, m.sym.module)
         return UNKNOWN
 
     def _dynamic(self, mro: list[Symbol]) -> bool:
-        return any(n in (o.facts.get("methods") or {}) for o in mro for n in ("__getattr__", "__getattribute__"))
+        for o in mro:
+            methods = o.as_class.methods
+            if "__getattr__" in methods or "__getattribute__" in methods:
+                return True
+        return False
 
     def _fully_known(self, mro: list[Symbol]) -> bool:
         """Every base of every class in the MRO resolves (or adds nothing): nothing unseen can
         provide the attribute."""
         for o in mro:
-            for base in o.facts.get("bases") or []:
+            for base in o.as_class.bases:
                 text = base.split("[", 1)[0].strip()
                 if text in _INERT_BASES or text.rsplit(".", 1)[-1] in _INERT_BASES:
                     continue
@@ -613,6 +609,15 @@ class PathEvaluator:
 
         walk(cref)
         return out
+
+
+def _param_annotation(method: FunctionFacts | None, name: str) -> str | None:
+    """The annotation of `method`'s parameter `name`; None when it has none, or there is no such
+    method or parameter (all three leave the value unknown)."""
+    for p in method.param_facts if method is not None else ():
+        if p.name == name:
+            return p.annotation
+    return None
 
 
 def _found(v: Value, owner: Symbol, via: str, evidence: tuple[str, int]) -> Value:
