@@ -15,6 +15,7 @@ from typing import Any, Iterator
 
 from drift.check.context import CheckContext, site_of
 from drift.check.paths import Value
+from drift.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.rules.base import plural, rule
@@ -41,12 +42,12 @@ def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
 def _members(index: PackageIndex, cls: Symbol) -> set[str]:
     out: set[str] = set()
     for owner in index.mro(cls):
-        f = owner.facts
-        out.update(f.get("methods") or {})
-        out.update(f.get("nested") or {})
-        out.update(fl.get("name") for fl in f.get("fields") or [])
-        out.update(f.get("attrs") or {})
-        out.update(f.get("instance_attrs") or {})
+        node = owner.as_class
+        out.update(node.methods)
+        out.update(node.nested)
+        out.update(fl.name for fl in node.fields)
+        out.update(node.attrs)
+        out.update(node.instance_attrs)
     return out
 
 
@@ -333,10 +334,15 @@ def _consumer_classes(ctx: CheckContext) -> Iterator[tuple[str, dict, list[Symbo
 def _lookup_method(index: PackageIndex, bases: list[Symbol], name: str) -> Symbol | None:
     for base in bases:
         for owner in index.mro(base):
-            m = (owner.facts.get("methods") or {}).get(name)
+            m = owner.as_class.methods.get(name)
             if m is not None:
-                return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
+                return _method(owner, name, m)
     return None
+
+
+def _method(owner: Symbol, name: str, m: FunctionFacts) -> Symbol:
+    """The method `name` of the class `owner` as a symbol (its record is the view's)."""
+    return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
 
 
 def _module_of(ctx: CheckContext, cls: dict) -> dict:
@@ -347,23 +353,23 @@ def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]
     """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
     out: dict[str, list[list[Any]]] = {}
 
-    def add(fn: dict, path: str, owner: str | None) -> None:
-        for name, sites in ((fn.get("behaviour") or {}).get("call_sites") or {}).items():
+    def add(fn: FunctionFacts, path: str, owner: str | None) -> None:
+        for name, sites in fn.behaviour.call_sites.items():
             bucket = out.setdefault(name, [])
             for site in sites:  # ..., the class and method the call is in (None outside classes)
-                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.get("name")])
+                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.name])
 
     for mod_name in index.modules if modules is None else modules:
-        mod = index.modules[mod_name]
-        path = mod.get("path", "")
-        for fn in (mod.get("functions") or {}).values():
+        mod = ModuleFacts(index.modules[mod_name])
+        path = mod.path
+        for fn in mod.functions.values():
             add(fn, path, None)
-        stack = [(f"{mod_name}.{n}", c) for n, c in (mod.get("classes") or {}).items()]
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
         while stack:
             dotted, c = stack.pop()
-            for m in (c.get("methods") or {}).values():
+            for m in c.methods.values():
                 add(m, path, dotted)
-            stack.extend((f"{dotted}.{n}", sub) for n, sub in (c.get("nested") or {}).items())
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
     return out
 
 
@@ -378,7 +384,7 @@ def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[
     hit = memo.get((name, decl.dotted))
     if hit is not None and hit[0] is decl.facts:
         return hit[1]
-    decl_sig = _as_sig(index.params_of(decl.facts))
+    decl_sig = _as_sig(decl.as_function.params)
     if decl_sig and decl_sig[0][0] not in ("self", "cls"):
         decl_sig = [["self", "POSITIONAL_OR_KEYWORD", False]] + decl_sig  # a staticmethod: nothing bound
     fitting = [s for s in sites if not s[4] and _site_failure("", decl_sig, s) is None]
@@ -450,7 +456,7 @@ def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> s
     if ref is None:
         return set()
     own = _consumer_defines(ctx, ref)
-    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in (o.facts.get("methods") or {}) if m in own}
+    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in o.as_class.methods if m in own}
 
 
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
@@ -468,7 +474,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
             return
-        old_decl = _as_sig(ctx.baseline.params_of(bm.facts)) if ctx.baseline is not None and bm is not None else None
+        old_decl = _as_sig(bm.as_function.params) if ctx.baseline is not None and bm is not None else None
         # failures the override already had against the baseline's own calls: not drift
         before = {_category(_site_failure(label, sig, s)) for s in _sites_of(ctx.baseline, name, bm) or []} \
             if old_decl is not None else set()
@@ -503,8 +509,8 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target's base now declares it."""
-    tparams = ctx.target.params_of(tm.facts)
-    bparams = ctx.baseline.params_of(bm.facts) if (ctx.baseline is not None and bm is not None) else []
+    tparams = tm.as_function.params
+    bparams = bm.as_function.params if (ctx.baseline is not None and bm is not None) else []
     bnames = {p.name for p in bparams}
     has_self = bool(sig) and sig[0][0] in ("self", "cls")
     own = tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams
@@ -641,9 +647,9 @@ def _initvars(index: PackageIndex, bases: list[Symbol]) -> list[tuple[str, Symbo
     out: list[tuple[str, Symbol]] = []
     for base in bases:
         for owner in reversed(index.mro(base)):
-            for f in owner.facts.get("fields") or []:
-                if f.get("initvar") and all(n != f["name"] for n, _ in out):
-                    out.append((f["name"], owner))
+            for f in owner.as_class.fields:
+                if f.initvar and all(n != f.name for n, _ in out):
+                    out.append((f.name, owner))
     return out
 
 
@@ -672,12 +678,11 @@ def _post_init(ctx: CheckContext, ref: str, cls: dict, m: dict, tb: list[Symbol]
     )
 
 
-def _stub(m: dict) -> bool:
+def _stub(m: FunctionFacts) -> bool:
     """A method that only raises NotImplementedError: subclasses are expected to provide it."""
-    beh = m.get("behaviour") or {}
-    raises = beh.get("raises") or []
-    return any(r.get("type", "").rsplit(".", 1)[-1] == "NotImplementedError" and not r.get("guard") for r in raises) \
-        and not beh.get("value_returns")
+    beh = m.behaviour
+    return any((r.type or "").rsplit(".", 1)[-1] == "NotImplementedError" and not r.guard for r in beh.raises) \
+        and not beh.value_returns
 
 
 def _constructed_by_consumer(ctx: CheckContext, ref: str) -> bool:
@@ -691,13 +696,14 @@ def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) 
     first: dict[str, tuple[Symbol, bool]] = {}
     for base in bases:
         for owner in index.mro(base):
-            for name, m in (owner.facts.get("methods") or {}).items():
+            methods = owner.as_class.methods
+            for name in methods:
                 if name in first:
                     continue
-                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or []) \
+                m = methods[name]  # a view only for the names first seen here
+                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.decorators) \
                     or (stubs and _stub(m))
-                sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.get("line", 0), m, owner)
-                first[name] = (sym, abstract)
+                first[name] = (_method(owner, name, m), abstract)
     return {n: s for n, (s, a) in first.items() if a}
 
 
@@ -764,7 +770,7 @@ def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: lis
     conditions, modes and configuration), whether that path ever reaches this class is not
     decided by the class: risky, with the calling code as evidence."""
     stubs = _abstract(ctx.target, tb, stubs=True)
-    before = {n for b in bb for o in ctx.baseline.mro(b) for n in (o.facts.get("methods") or {})} if ctx.baseline else set()
+    before = {n for b in bb for o in ctx.baseline.mro(b) for n in o.as_class.methods} if ctx.baseline else set()
     mod = _module_of(ctx, cls)
     for name in sorted(stubs):
         if name in skip or name in own or name in before:
@@ -799,14 +805,15 @@ def _inherited_self_callers(index: PackageIndex, bases: list[Symbol], name: str,
     seen: set[str] = set()
     for base in bases:
         for owner in index.mro(base):
-            for mname, meth in (owner.facts.get("methods") or {}).items():
+            methods = owner.as_class.methods
+            for mname in methods:
                 if mname == name or mname in own or mname in seen:
                     continue
                 seen.add(mname)
-                lines = ((meth.get("behaviour") or {}).get("self_calls") or {}).get(name)
+                meth = methods[mname]
+                lines = meth.behaviour.self_calls.get(name)
                 if lines:
-                    out.append((Symbol(f"{owner.dotted}.{mname}", "method", owner.module, owner.path,
-                                       meth.get("line", 0), meth, owner), lines[0]))
+                    out.append((_method(owner, mname, meth), lines[0]))
     return out
 
 
@@ -817,12 +824,12 @@ def _still_called(ctx: CheckContext, name: str) -> bool:
 
 def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
     out: set[str] = set()
-    for mod in (index.modules[m] for m in (index.modules if modules is None else modules)):
-        for fn in (mod.get("functions") or {}).values():
-            out.update(((fn.get("behaviour") or {}).get("self_calls") or {}))
-        for c in (mod.get("classes") or {}).values():
-            for m in (c.get("methods") or {}).values():
-                out.update(((m.get("behaviour") or {}).get("self_calls") or {}))
+    for mod in (ModuleFacts(index.modules[m]) for m in (index.modules if modules is None else modules)):
+        for fn in mod.functions.values():
+            out.update(fn.behaviour.self_calls)
+        for c in mod.classes.values():
+            for m in c.methods.values():
+                out.update(m.behaviour.self_calls)
     return sorted(out)
 
 
@@ -915,7 +922,7 @@ def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
     related = {s.dotted for s in ctx.target.mro(owner.sym)}
     definers = ctx.target.query("definers", name, needle=def_of(name), build=_build_definers, default=[])
     for cls in (ctx.target.defined_in(*d.rsplit(".", 1)) for d in definers):  # in module order
-        if name in (cls.facts.get("methods") or {}):
+        if name in cls.as_class.methods:
             mro = {s.dotted for s in ctx.target.mro(cls)}
             if mro & related:
                 out.append(f"{cls.dotted}.{name}")
