@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
+from drift.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, word
 from drift.rules.base import plural, rule
@@ -78,31 +79,31 @@ def _fallback_probes(index: PackageIndex, modules: Iterable[str]) -> dict[str, l
     `getattr(subject, "old")` / `hasattr(subject, "old")` made only where `new` was found missing."""
     out: dict[str, list[list[Any]]] = {}
     for mod_name in modules:
-        mod = index.modules[mod_name]
+        mod = ModuleFacts(index.modules[mod_name])
         for qual, fn in _functions(mod):
-            for subject, names in ((fn.get("behaviour") or {}).get("probes") or {}).items():
+            for subject, names in fn.behaviour.probes.items():
                 for name, (line, fallback_of) in names.items():
                     if fallback_of:
-                        out.setdefault(name, []).append([mod_name, qual, subject, fallback_of, mod.get("path", ""), line])
+                        out.setdefault(name, []).append([mod_name, qual, subject, fallback_of, mod.path, line])
     return out
 
 
-def _functions(mod: dict) -> Iterator[tuple[str, dict]]:
-    for name, fn in (mod.get("functions") or {}).items():
-        yield name, fn
-    stack = list((mod.get("classes") or {}).items())
+def _functions(mod: ModuleFacts) -> Iterator[tuple[str, FunctionFacts]]:
+    """(qualname, function) of every function and method of a module, nested classes' included."""
+    yield from mod.functions.items()
+    stack = list(mod.classes.items())
     while stack:
         qual, c = stack.pop()
-        for name, m in (c.get("methods") or {}).items():
+        for name, m in c.methods.items():
             yield f"{qual}.{name}", m
-        stack.extend((f"{qual}.{n}", sub) for n, sub in (c.get("nested") or {}).items())
+        stack.extend((f"{qual}.{n}", sub) for n, sub in c.nested.items())
 
 
-def _function_at(index: PackageIndex, module: str, qual: str) -> dict | None:
+def _function_at(index: PackageIndex, module: str, qual: str) -> FunctionFacts | None:
     mod = index.modules.get(module)
     if mod is None:
         return None
-    for q, fn in _functions(mod):
+    for q, fn in _functions(ModuleFacts(mod)):
         if q == qual:
             return fn
     return None
@@ -133,8 +134,7 @@ def fallback_name_dropped(ctx: CheckContext) -> Iterator[Finding]:
                 if new in have:
                     continue
                 tfn = _function_at(ctx.target, module, qual)
-                probes = ((tfn or {}).get("behaviour") or {}).get("probes") or {}
-                now = probes.get(subject) or {}
+                now = (tfn.behaviour.probes.get(subject) if tfn is not None else None) or {}
                 if new not in now or old in now:
                     continue  # the target still accepts the old name there, or checks something else
                 where = _method_site(ctx, ref, old)
@@ -163,7 +163,7 @@ def fallback_name_dropped(ctx: CheckContext) -> Iterator[Finding]:
 
 def tfn_path(index: PackageIndex, module: str) -> str | None:
     mod = index.modules.get(module)
-    return mod.get("path") if mod else None
+    return ModuleFacts(mod).path if mod else None
 
 
 # -- DRIFT074: methods the target calls on an object it built from the consumer's class ---------
@@ -173,38 +173,37 @@ def _builds(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[
     imported by name, lazily or not), and the unguarded calls it makes on them."""
     out: dict[str, list[list[Any]]] = {}
     for mod_name in modules:
-        mod = index.modules[mod_name]
+        mod = ModuleFacts(index.modules[mod_name])
         own = mod_name.split(".")[0]
-        stack = [(f"{mod_name}.{n}", c) for n, c in (mod.get("classes") or {}).items()]
+        imports = mod.imports
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
         while stack:
             dotted, c = stack.pop()
-            stack.extend((f"{dotted}.{n}", sub) for n, sub in (c.get("nested") or {}).items())
-            methods = c.get("methods") or {}
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+            behaviours = [m.behaviour for m in c.methods.values()]
             built: dict[str, set[str]] = {}
-            for m in methods.values():
-                beh = m.get("behaviour") or {}
-                for holder, names in (beh.get("builds") or {}).items():
+            for beh in behaviours:
+                for holder, names in beh.builds.items():
                     built.setdefault(holder, set()).update(names)
-                for attr, kind in (beh.get("self_types") or {}).items():
+                for attr, kind in beh.self_types.items():
                     if isinstance(kind, str) and kind.startswith("call:"):
                         built.setdefault("self." + attr, set()).add(kind[5:])
             for holder, names in built.items():
-                classes = {index.dotted_in(mod_name, n) if n.split(".")[0] in (mod.get("imports") or {})
+                classes = {index.dotted_in(mod_name, n) if n.split(".")[0] in imports
                            else n for n in names}
                 classes = {n for n in classes if "." in n and n.split(".")[0] != own}
                 if not classes:
                     continue
                 calls: dict[str, int] = {}
-                for m in methods.values():
-                    beh = m.get("behaviour") or {}
-                    guarded = ((beh.get("probes") or {}).get(holder)) or {}
-                    for name, line in ((beh.get("held_calls") or {}).get(holder) or {}).items():
+                for beh in behaviours:
+                    guarded = beh.probes.get(holder) or {}
+                    for name, line in (beh.held_calls.get(holder) or {}).items():
                         if name not in guarded and name not in calls:
                             calls[name] = line
                 if not calls:
                     continue
                 for n in sorted(classes):
-                    out.setdefault(n.split(".")[0], []).append([n, dotted, holder, mod.get("path", ""), calls])
+                    out.setdefault(n.split(".")[0], []).append([n, dotted, holder, mod.path, calls])
     return out
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
+from drift.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Symbol, word
 from drift.rules.base import rule
@@ -96,12 +97,12 @@ def _choices(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
     then/else are [[dotted, line, holder]] with names resolved through the module's imports."""
     out: dict[str, list[list[Any]]] = {}
     for mod_name in modules:
-        mod = index.modules[mod_name]
+        mod = ModuleFacts(index.modules[mod_name])
         for qual, fn in _functions(mod):
-            for ch in (fn.get("behaviour") or {}).get("choices") or ():
-                arms = [[[_canonical(index, mod_name, n), line, holder] for n, line, holder in ch[arm]]
-                        for arm in ("then", "else")]
-                entry = [mod_name, qual, mod.get("path", ""), ch["line"], ch["test"], arms[0], arms[1]]
+            for ch in fn.behaviour.choices:
+                arms = [[[_canonical(index, mod_name, n), line, holder] for n, line, holder in arm]
+                        for arm in (ch.then, ch.orelse)]
+                entry = [mod_name, qual, mod.path, ch.line, ch.test, arms[0], arms[1]]
                 for short in {e[0].rsplit(".", 1)[-1] for arm in arms for e in arm}:
                     out.setdefault(short, []).append(entry)
     return out
@@ -109,7 +110,7 @@ def _choices(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
 
 def _canonical(index: PackageIndex, module: str, name: str) -> str:
     dotted = index.dotted_in(module, name) if "." not in name or name.split(".")[0] in \
-        ((index.modules.get(module) or {}).get("imports") or {}) else name
+        ModuleFacts(index.modules.get(module) or {}).imports else name
     sym = index.lookup(dotted) if "." in dotted else None
     return sym.dotted if sym is not None else dotted
 
@@ -129,26 +130,26 @@ def _built_plainly(index: PackageIndex, module: str, qual: str, dotted: str, hol
     mod = index.modules.get(module)
     if mod is None:
         return None
-    for q, fn in _functions(mod):
+    for q, fn in _functions(ModuleFacts(mod)):
         if q != qual:
             continue
-        beh = fn.get("behaviour") or {}
-        names = [n for ns in (beh.get("builds") or {}).values() for n in ns]
-        for attr, k in (beh.get("self_types") or {}).items():
+        beh = fn.behaviour
+        names = [n for ns in beh.builds.values() for n in ns]
+        for attr, k in beh.self_types.items():
             # `self.x: C = C(...)` is recorded by its annotation: counted only for the same holder
             if isinstance(k, str) and (k.startswith("call:") or (k.startswith("ann:") and f"self.{attr}" == holder)):
                 names.append(k.split(":", 1)[1])
-        names += [c.get("callee") for c in beh.get("ctor_calls") or [] if c.get("callee")]
+        names += [c.callee for c in beh.ctor_calls if c.callee]
         if any(_canonical(index, module, n) == dotted for n in names):
-            sets = (beh.get("self_sets") or {}).get(holder[5:]) if holder.startswith("self.") else None
-            return sets[0] if sets else fn.get("line")
+            sets = beh.self_sets.get(holder[5:]) if holder.startswith("self.") else None
+            return sets[0] if sets else fn.line
     return None
 
 
 # -- evaluating a test's default -------------------------------------------------------------
-def _function(index: PackageIndex, module: str, qual: str) -> dict | None:
+def _function(index: PackageIndex, module: str, qual: str) -> FunctionFacts | None:
     mod = index.modules.get(module)
-    for q, fn in _functions(mod or {}):
+    for q, fn in _functions(ModuleFacts(mod or {})):
         if q == qual:
             return fn
     return None
@@ -174,15 +175,15 @@ def _eval_test(index: PackageIndex, module: str, qual: str, node: ast.AST, depth
         return Default(node.value, repr(node.value), None, repr(node.value))
     if not isinstance(node, ast.Attribute):
         return Default(UNKNOWN, ast.unparse(node))
-    fn = _function(index, module, qual) or {}
-    params = fn.get("params") or []
+    fn = _function(index, module, qual)
+    params = fn.param_facts if fn is not None else []
     head = node.value
-    if isinstance(head, ast.Name) and params and head.id == params[0].get("name") and "." in qual:
+    if isinstance(head, ast.Name) and params and head.id == params[0].name and "." in qual:
         return _eval_self_attr(index, module, qual.rsplit(".", 1)[0], node.attr, depth)
     if isinstance(head, ast.Name):
         for p in params:
-            if p.get("name") == head.id and p.get("annotation"):
-                cls = index.resolve_in(module, p["annotation"].split("|")[0].strip().strip("\"'"))
+            if p.name == head.id and p.annotation:
+                cls = index.resolve_in(module, p.annotation.split("|")[0].strip().strip("\"'"))
                 if cls is not None and cls.kind == "class":
                     return _eval_member(index, cls, node.attr, depth)
                 return Default(UNKNOWN, ast.unparse(node))
@@ -193,12 +194,12 @@ def _eval_test(index: PackageIndex, module: str, qual: str, node: ast.AST, depth
 
 def _eval_self_attr(index: PackageIndex, module: str, cls_qual: str, attr: str, depth: int) -> Default:
     """`self.attr`: what the class's methods first store there, evaluated in that method."""
-    mod = index.modules.get(module) or {}
-    cls = (mod.get("classes") or {}).get(cls_qual.split(".")[0])
+    mod = ModuleFacts(index.modules.get(module) or {})
+    cls = mod.classes.get(cls_qual.split(".")[0])
     for part in cls_qual.split(".")[1:]:
-        cls = ((cls or {}).get("nested") or {}).get(part)
-    for name, m in ((cls or {}).get("methods") or {}).items():
-        kind = ((m.get("behaviour") or {}).get("self_types") or {}).get(attr)
+        cls = cls.nested.get(part) if cls is not None else None
+    for name, m in cls.methods.items() if cls is not None else ():
+        kind = m.behaviour.self_types.get(attr)
         if isinstance(kind, str) and kind.startswith("attr:"):
             try:
                 expr = ast.parse(kind[5:], mode="eval").body
@@ -218,18 +219,20 @@ def _eval_member(index: PackageIndex, cls: Symbol, name: str, depth: int) -> Def
     label = f"`{cls.dotted.rsplit('.', 1)[-1]}.{name}`"
     basis = f"member {cls.dotted.rsplit('.', 1)[-1]}.{name}"
     for c in index.mro(cls):
-        for f in c.facts.get("fields") or []:
-            if f.get("name") == name:
-                if f.get("default") is not None:
-                    lit = _literal(f["default"])
-                    if lit is not UNKNOWN:
-                        return Default(lit, f"{label} defaults to {f['default']}", Location(c.path, f.get("line") or c.line, symbol=f"{c.dotted}.{name}"), basis=basis)
-                return Default(UNKNOWN, label, Location(c.path, f.get("line") or c.line, symbol=f"{c.dotted}.{name}"), basis=basis)
-        m = (c.facts.get("methods") or {}).get(name)
+        node = c.as_class
+        f = node.field(name)
+        if f is not None:
+            where = Location(c.path, f.line, symbol=f"{c.dotted}.{name}")
+            if f.default is not None:
+                lit = _literal(f.default)
+                if lit is not UNKNOWN:
+                    return Default(lit, f"{label} defaults to {f.default}", where, basis=basis)
+            return Default(UNKNOWN, label, where, basis=basis)
+        m = node.methods.get(name)
         if m is None:
             continue
-        where = Location(c.path, m.get("line") or c.line, symbol=f"{c.dotted}.{name}")
-        rets = (m.get("behaviour") or {}).get("returns_src")
+        where = Location(c.path, m.line, symbol=f"{c.dotted}.{name}")
+        rets = m.behaviour.returns_src
         if not rets:
             return Default(UNKNOWN, f"{label} (not a property drift can read)", where, basis=basis)
         lits = {_literal(src) for _line, src in rets}
@@ -251,20 +254,21 @@ def _literal(src: str) -> Any:
 def _eval_env(index: PackageIndex, module: str, name: str) -> Default | None:
     """A setting of a settings module: its expression with the variable's read replaced by the
     read's default."""
-    mod = index.modules.get(module)
-    if mod is None:
+    raw = index.modules.get(module)
+    if raw is None:
         return None
-    env = (mod.get("env_defaults") or {}).get(name)
+    mod = ModuleFacts(raw)
+    env = mod.env_defaults.get(name)
     if env is None:
         return None
-    where = Location(mod.get("path", ""), env["line"], symbol=f"{module}.{name}")
+    where = Location(mod.path, env.line, symbol=f"{module}.{name}")
     try:
-        expr = ast.parse(env["expr"], mode="eval").body
-        read = ast.unparse(ast.parse(env["read"], mode="eval").body)
+        expr = ast.parse(env.expr, mode="eval").body
+        read = ast.unparse(ast.parse(env.read, mode="eval").body)
     except SyntaxError:
-        return Default(UNKNOWN, f"{name} unset: {env['expr']}", where)
-    value = _eval_expr(expr, read, _literal(env["default"]))
-    how = f"{name} unset: `{env['expr']}`" + ("" if value is UNKNOWN else f" = {value!r}")
+        return Default(UNKNOWN, f"{name} unset: {env.expr}", where)
+    value = _eval_expr(expr, read, _literal(env.default))
+    how = f"{name} unset: `{env.expr}`" + ("" if value is UNKNOWN else f" = {value!r}")
     return Default(value, how, where, f"env {name}")
 
 
@@ -404,7 +408,7 @@ def _baseline_choice(ctx: CheckContext, module: str, qual: str, dotted: str, sho
                 Location(entry[2], entry[3], symbol=f"{module}.{qual}"), entry[4])
     line = _built_plainly(ctx.baseline, module, qual, dotted, holder)
     if line is not None:
-        path = (ctx.baseline.modules.get(module) or {}).get("path", "")
+        path = ModuleFacts(ctx.baseline.modules.get(module) or {}).path
         return None, Location(path, line, symbol=f"{module}.{qual}"), None
     return None
 
