@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator, Mapping, Sequence
 
 from drift.check.context import CheckContext
+from drift.index import Symbol
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.rules.base import rule
 
 
-def _shapes(sym) -> list[dict]:
-    return ((sym.facts.get("behaviour") or {}).get("return_shapes") or []) if sym is not None else []
+def _shapes(sym: Symbol | None) -> Sequence[Mapping[str, Any]]:
+    return sym.as_function.behaviour.return_shapes if sym is not None else ()
 
 
 @rule("DRIFT030", RuleKind.RETURN_SHAPE)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
+from drift.facts import CtorCall, FunctionFacts, ModuleFacts
 from drift.findings import Location
 from drift.index import PackageIndex, call_of
 
@@ -24,25 +25,27 @@ class Value:
 
 
 def _functions(index: PackageIndex, modules: Iterable[str] | None = None
-               ) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+               ) -> Iterator[tuple[str, ModuleFacts, FunctionFacts]]:
     for mod_name in index.modules if modules is None else modules:
-        mod = index.modules[mod_name]
-        for fn in (mod.get("functions") or {}).values():
+        mod = ModuleFacts(index.modules[mod_name])
+        for fn in mod.functions.values():
             yield mod_name, mod, fn
-        stack = list((mod.get("classes") or {}).values())
+        stack = mod.classes.values()
         while stack:
             cls = stack.pop()
-            for fn in (cls.get("methods") or {}).values():
+            for fn in cls.methods.values():
                 yield mod_name, mod, fn
-            stack.extend((cls.get("nested") or {}).values())
+            stack.extend(cls.nested.values())
 
 
 def _build_ctor_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """callee's last segment -> [{path, function, call}]; `call` is the probe's record, kept as
+    stored (the answer is written to the facts store)."""
     out: dict[str, list] = {}
     for _name, mod, fn in _functions(index, modules):
-        for call in (fn.get("behaviour") or {}).get("ctor_calls") or []:
-            out.setdefault(call["callee"].rsplit(".", 1)[-1], []).append(
-                {"path": mod["path"], "function": fn.get("qualname", fn["name"]), "call": call})
+        for call in fn.behaviour.ctor_calls:
+            out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
+                {"path": mod.path, "function": fn.qualname or fn.name, "call": call.raw})
     return out
 
 
@@ -61,26 +64,26 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
         at = at.owner  # an explicit __init__: its class's factories count too
     if at is not None and at.kind == "class":
         for owner in ctx.target.mro(at):
-            for meth in (owner.facts.get("methods") or {}).values():
-                kd = ((meth.get("behaviour") or {}).get("kwarg_defaults") or {}).get(name)
+            for meth in owner.as_class.methods.values():
+                kd = meth.behaviour.kwarg_defaults.get(name)
                 if kd:
-                    return Value(kd["value"], f"the value `{owner.dotted.rsplit('.', 1)[-1]}.{meth['name']}` fills in",
-                                 Location(owner.path, kd.get("line", meth["line"]), symbol=f"{owner.dotted}.{meth['name']}"))
+                    return Value(kd["value"], f"the value `{owner.dotted.rsplit('.', 1)[-1]}.{meth.name}` fills in",
+                                 Location(owner.path, kd.get("line", meth.line), symbol=f"{owner.dotted}.{meth.name}"))
     callee = rc.label.rsplit(".", 1)[-1]
     consumer_kw = rc.rec.get("kw_values") or {}
     for entry in ctor_calls(ctx.target, callee):
-        call = entry["call"]
-        src = (call.get("keywords") or {}).get(name)
+        call = CtorCall(entry["call"])
+        src = call.keywords.get(name)
         if not src:
             continue
-        expr = (call.get("locals") or {}).get(src, src)
-        rewritten = _in_consumer_terms(expr, call.get("keywords") or {}, consumer_kw)
+        expr = call.locals.get(src, src)
+        rewritten = _in_consumer_terms(expr, call.keywords, consumer_kw)
         if rewritten:
-            return Value(rewritten, f"as `{entry['function']}` builds it", Location(entry["path"], call["line"]))
+            return Value(rewritten, f"as `{entry['function']}` builds it", Location(entry["path"], call.line))
     return None
 
 
-def _in_consumer_terms(expr: str, target_kw: dict[str, str], consumer_kw: dict[str, str]) -> str | None:
+def _in_consumer_terms(expr: str, target_kw: Mapping[str, str], consumer_kw: Mapping[str, str]) -> str | None:
     if expr.endswith("…"):
         return None  # the probe cut a long expression: never emit half of it as code
     try:

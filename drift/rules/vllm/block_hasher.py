@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.check.context import CheckContext
+from drift.facts import AssertFacts, FieldFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import word
+from drift.index import PackageIndex, Symbol, word
 from drift.rules.base import rule
 
 HELPER_NAME = "_drift_block_hasher"
@@ -29,32 +30,33 @@ def _drift_block_hasher(vllm_config):
 '''
 
 
-def _build_asserts(index, modules=None) -> dict[str, list]:
-    """attr -> [(module path, method dotted, assert record)] for asserts on `<param>.<attr>`."""
+def _build_asserts(index: PackageIndex, modules=None) -> dict[str, list]:
+    """attr -> [(module path, method dotted, assert record)] for asserts on `<param>.<attr>`
+    (records as the probe wrote them: the answer is written to the facts store)."""
     out: dict[str, list] = {}
     for mod_name in index.modules if modules is None else modules:
-        mod = index.modules[mod_name]
-        for cls in (mod.get("classes") or {}).values():
-            for fn in (cls.get("methods") or {}).values():
-                for a in (fn.get("behaviour") or {}).get("asserts") or []:
-                    out.setdefault(a.get("attr") or "", []).append(
-                        ({"path": mod["path"]}, f"{mod_name}.{cls['name']}.{fn['name']}", a))
+        mod = ModuleFacts(index.modules[mod_name])
+        for cls in mod.classes.values():
+            for fn in cls.methods.values():
+                for a in fn.behaviour.asserts:
+                    out.setdefault(a.attr, []).append(
+                        ({"path": mod.path}, f"{mod_name}.{cls.name}.{fn.name}", a.raw))
     return out
 
 
-def _asserts_on(index, attr: str):
+def _asserts_on(index: PackageIndex, attr: str) -> list[tuple[dict, str, AssertFacts]]:
     found = index.query("asserts_by_attr", attr, needle=word(attr), build=_build_asserts, default=[])
-    return [tuple(x) for x in found]
+    return [(where, dotted, AssertFacts(a)) for where, dotted, a in found]
 
 
-def _field(index, dotted: str, name: str):
+def _field(index: PackageIndex | None, dotted: str, name: str) -> tuple[Symbol | None, FieldFacts | None]:
     cls = index.lookup(dotted) if index else None
     if cls is None or cls.kind != "class":
         return None, None
     for owner in index.mro(cls):
-        for f in owner.facts.get("fields") or []:
-            if f["name"] == name:
-                return owner, f
+        f = owner.as_class.field(name)
+        if f is not None:
+            return owner, f
     return None, None
 
 
@@ -80,17 +82,17 @@ def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
         return
     # the scheduler's own KV-cache path (block pool) first; connectors' asserts are secondary
     asserts = sorted(_asserts_on(ctx.target, "block_hashes"),
-                     key=lambda t: (t[2].get("subject") != "request", "v1/core/" not in t[0]["path"], t[0]["path"]))
+                     key=lambda t: (t[2].subject != "request", "v1/core/" not in t[0]["path"], t[0]["path"]))
     if not asserts:
         return
     owner, fld = _field(ctx.target, "vllm.config.CacheConfig", "enable_prefix_caching")
-    if fld is None or fld.get("default") not in ("True",):
+    if fld is None or fld.default not in ("True",):
         return
     for rc in ctx.calls:
         if rc.label == "CacheConfig" and (ctx.kw_value(rc, "enable_prefix_caching") or "").strip() == "False":
             return  # the consumer turned prefix caching off: nothing asserts
     b_owner, b_fld = _field(ctx.baseline, "vllm.config.CacheConfig", "enable_prefix_caching")
-    if b_fld is not None and b_fld.get("default") == "True":
+    if b_fld is not None and b_fld.default == "True":
         return  # prefix caching was already on in the baseline: not drift
     vllm_config = next((ctx.kw_value(rc, "vllm_config") for rc in ctx.calls if ctx.kw_value(rc, "vllm_config")), None)
     hasher_mod = _module_of(ctx.target, "get_request_block_hasher", "vllm.v1.core")
@@ -113,20 +115,20 @@ def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
         else:
             fix = Fix("pass `block_hasher=` or disable prefix caching",
                       manual_reason="the consumer passes no vllm_config drift can build the hasher from")
-        evidence = [Location(mod["path"], a["line"], symbol=where, snippet=f"assert {a['src']}")]
-        evidence.append(Location(owner.path, fld["line"], symbol=f"{owner.dotted}.enable_prefix_caching",
-                                 snippet=f"enable_prefix_caching: {fld.get('annotation')} = {fld.get('default')}"))
+        evidence = [Location(mod["path"], a.line, symbol=where, snippet=f"assert {a.src}")]
+        evidence.append(Location(owner.path, fld.line, symbol=f"{owner.dotted}.enable_prefix_caching",
+                                 snippet=f"enable_prefix_caching: {fld.annotation} = {fld.default}"))
         base_ev = ()
         if b_fld is not None:
-            base_ev = (Location(b_owner.path, b_fld["line"], symbol=f"{b_owner.dotted}.enable_prefix_caching",
-                                snippet=f"enable_prefix_caching: {b_fld.get('annotation')} = {b_fld.get('default')}"),)
+            base_ev = (Location(b_owner.path, b_fld.line, symbol=f"{b_owner.dotted}.enable_prefix_caching",
+                                snippet=f"enable_prefix_caching: {b_fld.annotation} = {b_fld.default}"),)
         yield Finding(
             rule_id="VLLM001", kind=RuleKind.SEMANTIC, severity=Severity.BREAKING,
             title="`Request` is built without `block_hasher`; prefix caching is now on by default",
             consumer_site=rc.site,
             target_evidence=tuple(evidence),
             baseline_evidence=base_ev,
-            predicted_failure=f"AssertionError: assert {a['src']} (in {where.rsplit('.', 2)[-2]}.{where.rsplit('.', 1)[-1]}, "
+            predicted_failure=f"AssertionError: assert {a.src} (in {where.rsplit('.', 2)[-2]}.{where.rsplit('.', 1)[-1]}, "
                               "on the first scheduled step)",
             fix=fix,
             symbol="vllm.v1.request.Request",

@@ -40,7 +40,7 @@ def layout_of(sym: Symbol | None) -> Layout | None:
     """The K/V axis every shape-like tuple the function returns agrees on, or None (unknown)."""
     if sym is None:
         return None
-    found = (sym.facts.get("behaviour") or {}).get("tuple_returns") or []
+    found = sym.as_function.behaviour.tuple_returns
     if not found:
         return None
     seen = set()
@@ -155,8 +155,7 @@ def _kv_param_index(ctx: CheckContext, impl: str, method: str) -> int | None:
         m = ctx.target.class_member(base, method)
         if m is None:
             continue
-        names = [p["name"] for p in m.facts.get("params") or []
-                 if p.get("kind") in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        names = [p.name for p in m.as_function.param_facts if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
         return names.index(KV_PARAM) if KV_PARAM in names else None
     return None
 
