@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 from drift.check.context import CheckContext, ResolvedCall, site_of
 from drift.check.paths import strip_annotation
+from drift.facts import KwargsForward
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import Param, Symbol
 from drift.rules.base import error_call_name, rule
@@ -116,22 +117,23 @@ def _pass_throughs(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, str, dict,
             yield rc, cref, mod, call, rc.rec["positional"] + (extra if fwd.get("args") else 0), keys
 
 
-def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[dict, Symbol]]:
+def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[KwargsForward, Symbol]]:
     """(forwarding record, class it builds) for a target function handing its `**kwargs` on."""
     if fn is None or index is None:
         return []
+    node = fn.as_function
     out = []
-    for fwd in (fn.facts.get("behaviour") or {}).get("kwargs_into") or []:
-        cls = index.resolve_in(fn.module, fwd.get("callee") or "") if fwd.get("callee") else None
-        if (cls is None or cls.kind != "class") and fwd.get("returned"):
-            text = strip_annotation(fn.facts.get("returns"))
+    for fwd in node.behaviour.kwargs_into:
+        cls = index.resolve_in(fn.module, fwd.callee) if fwd.callee else None
+        if (cls is None or cls.kind != "class") and fwd.returned:
+            text = strip_annotation(node.returns)
             cls = index.resolve_in(fn.module, text) if text else None
         if cls is not None and cls.kind == "class":
             out.append((fwd, cls))
     return out
 
 
-def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, dict, Symbol, list[Param], Symbol | None,
+def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward, Symbol, list[Param], Symbol | None,
                                                      list[Param] | None, Symbol | None, int, set[str], list[str]]]:
     for rc in ctx.calls:
         if rc.is_constructor or rc.target is None or rc.target_params is None:
@@ -148,15 +150,15 @@ def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, dict, Symbol, 
         _extra, rest = bound
         bf = _factory_targets(ctx, rc.baseline, ctx.baseline)
         for fwd, cls in tf[:1]:
-            if fwd.get("star_args"):
+            if fwd.star_args:
                 continue
-            keys = [k for k in rest if k not in (fwd.get("drops") or [])]
+            keys = [k for k in rest if k not in fwd.drops]
             tparams, tat = ctx.target.constructor(cls)
             bparams = bat = None
             if bf and ctx.baseline is not None:
                 bparams, bat = ctx.baseline.constructor(bf[0][1])
-            have = set(fwd.get("keywords") or []) | set(fwd.get("adds") or []) | set(keys)
-            yield rc, fwd, cls, tparams, tat, bparams, bat, fwd.get("positional", 0), have, keys
+            have = set(fwd.keywords) | set(fwd.adds) | set(keys)
+            yield rc, fwd, cls, tparams, tat, bparams, bat, fwd.positional, have, keys
 
 
 def _init_name(at: Symbol | None, cls_label: str) -> str:
@@ -205,7 +207,7 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 rule_id="DRIFT015", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING,
                 title=f"`{kw}=` goes through `{rc.label}`'s **kwargs to `{label}`, which no longer accepts it",
                 consumer_site=rc.keyword_site(kw),
-                target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.get("line") or rc.target.line,
+                target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.line,
                                                                     symbol=rc.target.dotted)),
                 predicted_failure=f"TypeError: {_init_name(tat, label)} got an unexpected keyword argument '{kw}'",
                 fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
@@ -254,7 +256,7 @@ def forwarded_required_added(ctx: CheckContext) -> Iterator[Finding]:
                 title=f"`{label}` now requires `{p.name}`; `{rc.label}` builds it from the call's **kwargs, "
                       f"which do not hold it",
                 consumer_site=rc.site,
-                target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.get("line") or rc.target.line,
+                target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.line,
                                                                     symbol=rc.target.dotted)),
                 baseline_evidence=(ctx.evidence(bat),) if bat is not None else (),
                 predicted_failure=f"TypeError: {_init_name(tat, label)} missing 1 required "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.check.context import CheckContext
+from drift.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.check.moves import moved_to as _moved_to
 from drift.rules.base import rule
@@ -74,7 +75,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-def _unreadable(ctx: CheckContext, target: str) -> tuple[str, dict] | None:
+def _unreadable(ctx: CheckContext, target: str) -> tuple[str, ModuleFacts] | None:
     """The target module on the import's way that exists but could not be read (a syntax error,
     a bad encoding): the import fails for that reason, not because a name moved."""
     parts = target.split(".")
@@ -82,18 +83,19 @@ def _unreadable(ctx: CheckContext, target: str) -> tuple[str, dict] | None:
         name = ".".join(parts[:cut])
         mod = ctx.target.modules.get(name)
         if mod is not None:
-            return (name, mod) if mod.get("error") else None
+            facts = ModuleFacts(mod)
+            return (name, facts) if facts.error else None
     return None
 
 
-def _unreadable_finding(mod: dict, imp: dict, broken: tuple[str, dict], dead: bool) -> Finding:
+def _unreadable_finding(mod: dict, imp: dict, broken: tuple[str, ModuleFacts], dead: bool) -> Finding:
     name, facts = broken
-    error = facts.get("error") or "unreadable"
+    error = facts.error or "unreadable"
     return Finding(
         rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY if dead else Severity.BREAKING,
         title=f"module `{name}` does not parse in the target ({error})",
         consumer_site=Location(mod["path"], imp.get("stmt_line") or imp["line"]),
-        target_evidence=(Location(facts.get("path", ""), 1, symbol=name),),
+        target_evidence=(Location(facts.path, 1, symbol=name),),
         predicted_failure=error if error.startswith(("SyntaxError", "UnicodeDecodeError", "ValueError")) else None,
         details="the target's file could not be read, so nothing in it can be checked",
         fix=Fix("use a target build whose file parses", manual_reason="the target itself is broken"),
@@ -150,30 +152,32 @@ def _import_site(mod: dict, imp: dict) -> Location:
     return Location(mod["path"], imp["line"], col=col + 1 if isinstance(col, int) else None)
 
 
-def _getattr_shim(ctx: CheckContext, module: str, name: str) -> dict | None:
+def _getattr_shim(ctx: CheckContext, module: str, name: str) -> FunctionFacts | None:
     """A PEP 562 `__getattr__` in the target module that still names `name` (a deprecation
     shim): importing works, with a warning, until the shim goes."""
-    mod = ctx.target.modules.get(module)
-    if not mod:
+    raw = ctx.target.modules.get(module)
+    if not raw:
         return None
-    fn = (mod.get("functions") or {}).get("__getattr__")
+    mod = ModuleFacts(raw)
+    fn = mod.functions.get("__getattr__")
     if fn is None:
         return None
-    names = set(mod.get("getattr_names") or [])
+    names = set(mod.getattr_names or [])
     if name in names:
         return fn
     return None
 
 
-def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: dict, moved: str | None) -> Finding:
+def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: FunctionFacts,
+                  moved: str | None) -> Finding:
     name, module = target.rsplit(".", 1)[-1], target.rsplit(".", 1)[0]
-    path = ctx.target.modules[module].get("path", "")
+    path = ModuleFacts(ctx.target.modules[module]).path
     return Finding(
         rule_id="DRIFT003", kind=RuleKind.IMPORT_MOVED, severity=Severity.RISKY,
         title=f"`{name}` is only provided by `{module}`'s deprecation `__getattr__`"
               + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
         consumer_site=_import_site(mod, imp),
-        target_evidence=(Location(path, shim.get("line", 1), symbol=f"{module}.__getattr__"),),
+        target_evidence=(Location(path, shim.line, symbol=f"{module}.__getattr__"),),
         predicted_failure=None,
         details="works today with a DeprecationWarning; a later release removes the shim",
         fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
