@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,7 +81,7 @@ def parse_requirement(spec: str) -> Requirement:
 
 
 def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, progress: Say | None = None,
-                  tree: bool = True) -> Sources:
+                  tree: bool = True, index=None, cancelled=None, join: bool = True) -> Sources:
     """Return the extracted sources of a PyPI requirement such as `vllm==0.16.0`.
 
     `progress` gets plain strings (what is happening), `Step`s (one per stage of a transfer),
@@ -89,27 +90,82 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
     `tree=False`: the packages may stay in the release's pack (`drift.sources.pack`; a range
     fetch writes one) rather than as files under `root`; only `drift.demand` reads packs.
     Anything else asks for the tree, which is then written from the pack once.
+
+    A fetch of the same spec already running for a `drift.sources.prefetch.Prefetch` is joined
+    (`join`), not repeated: its Sources, or its error, are this call's. `index` (a callable
+    giving a shared `Index`) and `cancelled` (a callable, true once the result is no longer
+    wanted) are the prefetch's.
     """
     req = parse_requirement(spec)
     name = canonicalize_name(req.name)
     base = (cache or cache_root()) / "sources"
     version = pinned_version(req)
-    if version is not None:
+    if version is not None and is_complete(base, name, version):
         hit = base / f"{name}-{version}"
-        if (hit / COMPLETE_MARKER).exists():
-            if tree:
-                materialize(hit)
-            return Sources(root=hit, name=name, version=version)
-    say = progress or _quiet
-    say(f"resolving {req}")
-    from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
+        if tree:
+            materialize(hit)
+        return Sources(root=hit, name=name, version=version)
+    got = _joined(inflight_key(base, spec)) if join else None
+    if got is None:
+        say = progress or _quiet
+        say(f"resolving {req}")
+        from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
 
-    got = fetch_release(req, base=base, say=say)
+        got = fetch_release(req, base=base, say=say, index=index, cancelled=cancelled)
+        if got.how != CACHED:
+            say(Note(f"{name} {got.version}: {got.detail}"))
     if tree:
         materialize(got.root)
-    if got.how != CACHED:
-        say(Note(f"{name} {got.version}: {got.detail}"))
     return got
+
+
+def is_complete(base: Path, name: str, version: str) -> bool:
+    """Whether `<base>/<name>-<version>` is a finished extraction (its marker written last)."""
+    return (base / f"{canonicalize_name(name)}-{version}" / COMPLETE_MARKER).exists()
+
+
+# Fetches running in the background (drift.sources.prefetch), by cache and requirement, so a
+# caller asking for the same release waits for that one instead of starting a second.
+_INFLIGHT: dict[tuple[str, str], object] = {}
+_INFLIGHT_LOCK = threading.Lock()
+
+
+def inflight_key(base: Path, spec: str) -> tuple[str, str]:
+    return (str(base), str(parse_requirement(spec)))
+
+
+def register_inflight(key: tuple[str, str], future) -> bool:
+    """Record a background fetch; False if one for the same key is already running."""
+    with _INFLIGHT_LOCK:
+        if key in _INFLIGHT:
+            return False
+        _INFLIGHT[key] = future
+        return True
+
+
+def unregister_inflight(key: tuple[str, str], future) -> None:
+    with _INFLIGHT_LOCK:
+        if _INFLIGHT.get(key) is future:
+            del _INFLIGHT[key]
+
+
+def _joined(key: tuple[str, str]) -> "Sources | None":
+    """The result of the background fetch of `key` (waiting for it), its error raised, or None
+    when there is none or it was cancelled (the caller then fetches the release itself)."""
+    from concurrent.futures import CancelledError
+
+    with _INFLIGHT_LOCK:
+        future = _INFLIGHT.get(key)
+    if future is None:
+        return None
+    try:
+        return future.result()
+    except CancelledError:
+        return None
+    except FetchError as exc:
+        if type(exc).__name__ == "Cancelled":
+            return None
+        raise
 
 
 def _pip_download(requirement: str, dest: Path, *, quiet: bool) -> Path:
@@ -243,24 +299,27 @@ def extract_wheel(wheel: Path, dest: Path) -> Path:
 
 
 def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_text: str,
-                    members: list[zipfile.ZipInfo] | None = None, pack: bool = False) -> Path:
+                    members: list[zipfile.ZipInfo] | None = None, pack: bool = False,
+                    decoded: dict[str, tuple[bytes, str]] | None = None) -> Path:
     """Write `members` (default: wanted_members) of an open wheel into dest, atomically.
 
     `pack`: only the `.dist-info` as files; every member into the pack beside dest
     (`drift.sources.pack`), written before dest appears, so a complete release always has
-    its sources."""
+    its sources. `decoded`: members already inflated, checked and hashed as they arrived
+    (`rangezip.fetch_members`), by file name; the rest are read through `zipfile` here."""
+    decoded = decoded or {}
     if not any(".dist-info/" in n for n in archive.namelist()):
         raise FetchError(f"{label} is not a wheel (no .dist-info inside)")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
     try:
         made: set[Path] = set()  # one mkdir per directory, not per file (1,400 files in vLLM)
-        packed: list[tuple[str, bytes]] = []
+        packed: list[tuple[str, bytes, str | None]] = []
         for info in wanted_members(archive) if members is None else members:
             rel = installed_name(info.filename) or info.filename
             if pack:
-                data = archive.read(info)
-                packed.append((rel, data))
+                data, sha = decoded.get(info.filename) or (archive.read(info), None)
+                packed.append((rel, data, sha))
                 if not rel.split("/", 1)[0].endswith(".dist-info"):
                     continue  # a module: in the pack only
             target = tmp / rel

@@ -43,19 +43,26 @@ def _plain_version(text: str) -> bool:
     return True
 
 
+def _baseline_spec(meta: dict[str, Any] | None, *, given: str | None, target_package: str, origin: str = "",
+                   **versions: Any) -> tuple[str | None, str]:
+    """(spec or None, where it came from): `given`, else the pin (or a range's highest release)
+    in the consumer's Requires-Dist, refused unless it is a plain version."""
+    if given is not None:
+        return given, "given with --baseline"
+    spec, source = baseline_from_requires((meta or {}).get("requires") or [], target_package, **versions)
+    if spec and not _plain_version(spec.partition("==")[2]):
+        return None, f"the consumer's metadata{origin} pins {spec[:80]!r}, which is not a version"
+    return spec, source
+
+
 def resolve_baseline(consumer: Consumer | None, *, given: str | None, target_package: str, say: Say,
                      origin: str = "") -> Baseline | Outcome:
     """The baseline given with --baseline, else the one the consumer's metadata pins (a range:
     the highest release it admits). A pin read from metadata must be a plain version: it names
     a release to fetch and a cache directory here, and the metadata may come from a host.
     With `given`, the consumer is not read (None: scan loads it while the host probes)."""
-    if given is not None:
-        spec, source = given, "given with --baseline"
-    else:
-        spec, source = baseline_from_requires(consumer.meta.get("requires") or [], target_package)
-        if spec and not _plain_version(spec.partition("==")[2]):
-            source = f"the consumer's metadata{origin} pins {spec[:80]!r}, which is not a version"
-            spec = None
+    spec, source = _baseline_spec(None if consumer is None else consumer.meta, given=given,
+                                  target_package=target_package, origin=origin)
     if not spec:
         return Baseline(None, source)
     say(f"baseline {spec}")
@@ -92,18 +99,68 @@ def run(*, consumer_spec: str, target_specs: list[str], baseline_spec: str | Non
     """Consumer and baseline read once, then one outcome per target, in order; the first one
     that cannot be produced ends the list (its outcome says why)."""
     say = say or (lambda _m: None)
-    consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages, say=say)
-    if isinstance(consumer, Outcome):
-        return None, [consumer]
-    return consumer, run_consumer(consumer, target_specs=target_specs, baseline_spec=baseline_spec,
-                                  target_package=target_package, rule_paths=rule_paths, say=say)
+    from drift.sources.prefetch import Prefetch
+
+    with Prefetch(say=say) as pre:  # the releases fetched side by side, joined below in the usual order
+        _prefetch_releases(pre, consumer_spec, target_specs, baseline_spec, target_package, consumer_packages)
+        consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages,
+                                      say=say)
+        if isinstance(consumer, Outcome):
+            return None, [consumer]
+        return consumer, run_consumer(consumer, target_specs=target_specs, baseline_spec=baseline_spec,
+                                      target_package=target_package, rule_paths=rule_paths, say=say, prefetch=pre)
+
+
+def _early_baseline(meta: dict[str, Any], target_package: str, pre) -> str | None:
+    """The baseline the consumer's metadata names, for a head start (a range asked on the
+    prefetch's client); None when there is none or it cannot be had now."""
+    try:
+        return _baseline_spec(meta, given=None, target_package=target_package, versions=pre.versions)[0]
+    except Exception:  # noqa: BLE001 - only a head start; resolve_baseline says what is wrong
+        return None
+
+
+def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], baseline_spec: str | None,
+                       target_package: str, consumer_packages: list[str] | None) -> None:
+    """Start every PyPI release the run will read: consumer and targets now, the baseline as
+    soon as the consumer's metadata names it (before its usage is read). Only fetches start
+    here; each is still asked for, and any failure reported, where the run always did."""
+    from drift.fetch import top_level_packages
+    from drift.targets import classify
+
+    if consumer_spec is not None and classify(consumer_spec) == "pypi":
+        pre.start(consumer_spec)
+    for spec in dict.fromkeys(target_specs):
+        if classify(spec) == "pypi":
+            pre.start(spec)
+    if baseline_spec is None:
+        src = pre.result(consumer_spec)
+        if src is None:
+            return  # not fetched here (a tree, a wheel, an error): the baseline starts when it is resolved
+        from drift.consumer import read_metadata
+
+        packages = consumer_packages or top_level_packages(src.root, src.name)
+        if not packages:
+            return
+        baseline_spec = _early_baseline(read_metadata(src.root, packages[0]), target_package, pre)
+    if baseline_spec and classify(baseline_spec) == "pypi":
+        pre.start(baseline_spec)
 
 
 def run_consumer(consumer: Consumer, *, target_specs: list[str], baseline_spec: str | None = None,
                  target_package: str = "vllm", rule_paths: list[str] | None = None,
-                 say: Say | None = None) -> list[Outcome]:
-    """`run` for a consumer already read (gate looks at its uses before fetching anything)."""
+                 say: Say | None = None, prefetch=None) -> list[Outcome]:
+    """`run` for a consumer already read (gate looks at its uses before fetching anything).
+    Without `prefetch` (run's), the targets and the baseline are fetched side by side here."""
     say = say or (lambda _m: None)
+    if prefetch is None:
+        from drift.sources.prefetch import Prefetch
+
+        with Prefetch(say=say) as pre:
+            baseline_guess = baseline_spec or _early_baseline(consumer.meta, target_package, pre)
+            _prefetch_releases(pre, None, target_specs, baseline_guess or "", target_package, None)
+            return run_consumer(consumer, target_specs=target_specs, baseline_spec=baseline_spec,
+                                target_package=target_package, rule_paths=rule_paths, say=say, prefetch=pre)
     outcomes: list[Outcome] = []
     loaded: dict[str, dict[str, Any]] = {}
     baseline: Baseline | Outcome | None = None

@@ -28,26 +28,42 @@ from drift.sources.progress import ByteCounter, Say, Step, human_bytes
 from drift.sources.sdist import extract_sdist
 
 
-def fetch_release(req: Requirement, *, base: Path, say: Say, index: Index | None = None) -> Sources:
-    """Resolve `req` with the user's pip settings and extract its sources under `base`."""
+def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None) -> Sources:
+    """Resolve `req` with the user's pip settings and extract its sources under `base`.
+
+    `index`: an `Index` (or a callable giving one) shared with other fetches, left open;
+    without one, this fetch opens and closes its own. `cancelled`: checked between steps, so a
+    background fetch nobody needs any more stops at the next one (drift.sources.prefetch)."""
     own = index is None
+    if callable(index) and not isinstance(index, Index):
+        index = index()
     index = index or open_index()
+    stop = cancelled or (lambda: False)
     try:
         res = index.resolve(req)
         dest = base / f"{res.name}-{res.version}"
         if (dest / COMPLETE_MARKER).exists():
             return Sources(root=dest, name=res.name, version=res.version)
+        _check(stop, res)
         if res.is_local:
             return _local(res, dest, say)
         if not res.is_wheel:
             return _sdist(index, res, dest, say)
         try:
-            return _range(index, res, dest, say)
+            return _range(index, res, dest, say, stop)
         except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
+            _check(stop, res)
             return _pip(res, dest, say, reason=_reason(exc))
     finally:
         if own:
             index.close()
+
+
+def _check(stop, res: Resolved) -> None:
+    if stop():
+        from drift.sources.prefetch import Cancelled
+
+        raise Cancelled(f"{res.name} {res.version}: the fetch was no longer needed")
 
 
 def _reason(exc: Exception) -> str:
@@ -56,17 +72,21 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _range(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
+def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False) -> Sources:
     reader = rangezip.RangeReader(index.client, res.url)
     archive, sparse = rangezip.open_remote_zip(reader)
+    _check(stop, res)
     wanted = wanted_members(archive)
     label = f"{res.name} {res.version}"
     total = rangezip.planned_bytes(archive, wanted)
     say(Step(f"{label}: reading {len(wanted)} of {len(archive.infolist())} members "
              f"({human_bytes(total)} of {human_bytes(sparse.size)}) by HTTP range from {res.host}"))
     reader.on_bytes = ByteCounter(say, label, total)
-    stats = rangezip.fetch_members(archive, sparse, reader, wanted)
-    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=True)
+    decoded: dict[str, tuple[bytes, str]] = {}  # inflated and hashed as each request arrives
+    stats = rangezip.fetch_members(archive, sparse, reader, wanted, decoded=decoded)
+    _check(stop, res)
+    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=True,
+                    decoded=decoded)
     detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
               f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
     return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail,

@@ -16,13 +16,20 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
-import httpx2
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
-from unearth import PackageFinder
-from unearth.auth import MultiDomainBasicAuth
-from unearth.fetchers.sync import PyPIClient
+
+from drift.sources.lean import without_optional
+
+# unearth imports `requests` only to catch its HTTPError in downloads drift never makes, and
+# httpcore imports `trio` only to run under a trio event loop: ~0.1 s of a cold fetch's CPU.
+with without_optional("requests", "trio"):
+    import httpcore2  # noqa: F401 - loaded here, inside the guard, rather than by the first client
+    import httpx2
+    from unearth import PackageFinder
+    from unearth.auth import MultiDomainBasicAuth
+    from unearth.fetchers.sync import PyPIClient
 
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
 from drift.sources.pipconfig import PipSettings, pip_settings

@@ -34,11 +34,12 @@ def pack_path(root: Path) -> Path:
     return root.with_name(root.name + ".pack")
 
 
-def write_pack(path: Path, members: Iterable[tuple[str, bytes]]) -> None:
-    """Write `members` (relative path, content) as a pack at `path`, atomically."""
+def write_pack(path: Path, members: Iterable[tuple]) -> None:
+    """Write `members` (relative path, content[, its sha256 hex when already known]) as a pack
+    at `path`, atomically."""
     index, chunks, offset = {}, [], 0
-    for rel, data in members:
-        index[rel] = (offset, len(data), hashlib.sha256(data).hexdigest())
+    for rel, data, *known in members:
+        index[rel] = (offset, len(data), (known[0] if known else None) or hashlib.sha256(data).hexdigest())
         chunks.append(data)
         offset += len(data)
     head = marshal.dumps(index)

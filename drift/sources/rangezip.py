@@ -16,10 +16,13 @@ twice.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import io
 import re
+import struct
 import threading
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -120,12 +123,7 @@ def _spans(archive: zipfile.ZipFile, wanted: Iterable[zipfile.ZipInfo]) -> list[
     The local header's extra field may differ from the directory's, so its length is unknown
     until read; the next member's offset bounds it exactly.
     """
-    offsets = sorted({i.header_offset for i in archive.infolist()} | {archive.start_dir})
-    spans = []
-    for info in wanted:
-        k = bisect.bisect_right(offsets, info.header_offset)
-        spans.append((info.header_offset, offsets[k] if k < len(offsets) else archive.start_dir))
-    return sorted(spans)
+    return sorted(_spans_by_member(archive, wanted))
 
 
 def coalesce(spans: list[tuple[int, int]], *, gap: int = GAP, piece: int = PIECE) -> list[tuple[int, int]]:
@@ -206,12 +204,25 @@ def fetch_members(
     wanted: list[zipfile.ZipInfo],
     *,
     workers: int = WORKERS,
+    decoded: dict[str, tuple[bytes, str]] | None = None,
 ) -> RangeStats:
-    """Load the wanted members' bytes into `sparse`, several requests in flight at once."""
+    """Load the wanted members' bytes into `sparse`, several requests in flight at once.
+
+    With `decoded`, each member that lies wholly inside one request is also inflated, checked
+    against its CRC-32 and hashed (sha256) by the thread that received it, as it arrives
+    (`filename -> (bytes, sha256 hex)`): zlib and hashlib release the GIL, so this overlaps the
+    other requests' waiting instead of following the last one. A member cut by a request
+    boundary, or one this cannot decode, is left to `zipfile` afterwards."""
     requests = coalesce(_spans(archive, wanted))
+    inside = _members_by_request(archive, wanted, requests) if decoded is not None else {}
 
     def load(span: tuple[int, int]) -> None:
-        sparse.add(span[0], reader.span(*span))
+        blob = reader.span(*span)
+        sparse.add(span[0], blob)
+        for info in inside.get(span, ()):
+            got = _decode(info, blob, info.header_offset - span[0])
+            if got is not None:
+                decoded[info.filename] = got
 
     if requests:
         with ThreadPoolExecutor(max_workers=min(workers, len(requests))) as pool:
@@ -219,6 +230,56 @@ def fetch_members(
                 pass
     return RangeStats(archive_size=sparse.size, transferred=reader.transferred,
                       requests=reader.requests, members=len(wanted))
+
+
+def _members_by_request(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo],
+                        requests: list[tuple[int, int]]) -> dict[tuple[int, int], list[zipfile.ZipInfo]]:
+    """Which wanted members each request holds whole (their span from `_spans`)."""
+    bounds = dict(zip((i.header_offset for i in wanted), _spans_by_member(archive, wanted)))
+    starts = [r[0] for r in requests]
+    out: dict[tuple[int, int], list[zipfile.ZipInfo]] = {}
+    for info in wanted:
+        start, end = bounds[info.header_offset]
+        k = bisect.bisect_right(starts, start) - 1
+        if k >= 0 and requests[k][0] <= start and end <= requests[k][1]:
+            out.setdefault(requests[k], []).append(info)
+    return out
+
+
+def _spans_by_member(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo]) -> list[tuple[int, int]]:
+    offsets = sorted({i.header_offset for i in archive.infolist()} | {archive.start_dir})
+    out = []
+    for info in wanted:
+        k = bisect.bisect_right(offsets, info.header_offset)
+        out.append((info.header_offset, offsets[k] if k < len(offsets) else archive.start_dir))
+    return out
+
+
+_LOCAL = struct.Struct("<4s22xHH")  # signature, then (after 22 bytes) name and extra lengths
+
+
+def _decode(info: zipfile.ZipInfo, blob: bytes, at: int) -> tuple[bytes, str] | None:
+    """The member at `blob[at:]` inflated and CRC-checked, with its sha256; None for anything
+    but a plain stored or deflated member (or a damaged one): `zipfile` then reads it and says
+    what is wrong."""
+    if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        return None
+    if len(blob) < at + _LOCAL.size:
+        return None
+    sig, name_len, extra_len = _LOCAL.unpack_from(blob, at)
+    if sig != b"PK\x03\x04":
+        return None
+    start = at + _LOCAL.size + name_len + extra_len
+    raw = memoryview(blob)[start:start + info.compress_size]
+    if len(raw) != info.compress_size:
+        return None
+    try:
+        data = bytes(raw) if info.compress_type == zipfile.ZIP_STORED else zlib.decompress(raw, -15, max(info.file_size, 1))
+    except zlib.error:
+        return None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        return None
+    return data, hashlib.sha256(data).hexdigest()
 
 
 def planned_bytes(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo]) -> int:

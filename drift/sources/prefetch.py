@@ -1,0 +1,128 @@
+"""Releases fetched side by side, on one index client, while the caller does other work.
+
+A check from nothing needs three releases (the consumer, the target, the baseline). One after
+another, each paid its own pip settings, HTTP client, TLS handshakes, index page and zip
+directory round trips while nothing else happened. Most of a range fetch is waiting for the
+network, and inflating and hashing the members release the GIL, so the three overlap well even
+on a busy machine: `Prefetch.start` hands a spec to a small pool, and `drift.fetch.fetch_sources`
+for that spec (same cache) joins the fetch in flight instead of starting a second one, getting
+its result or its error exactly as if it had fetched the release itself. Nothing downstream
+changes: the caller still asks `fetch_sources` (through `load_facts`, `load_consumer`) in its
+own order, so which release failed is reported where it was reported before.
+
+One `Index` (pip's settings read once, one client and connection pool) serves every fetch of a
+`Prefetch`. Leaving the `with` block cancels the fetches not started and stops the running ones
+at their next step (an early error must not wait for a 500 MB baseline's directory).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from drift import fetch as _fetch
+from drift.sources.errors import FetchError
+from drift.sources.progress import Say, quiet
+
+WORKERS = 3  # consumer, target, baseline: a check's releases all in flight at once
+
+
+class Cancelled(FetchError):
+    """The prefetch was closed before this release was needed."""
+
+
+class Prefetch:
+    """Start fetches of PyPI specs now; `drift.fetch.fetch_sources` collects them later."""
+
+    def __init__(self, *, cache: Path | None = None, say: Say | None = None, workers: int = WORKERS) -> None:
+        self.base = (cache or _fetch.cache_root()) / "sources"
+        self.cache = cache
+        self.say = say or quiet
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="drift-fetch")
+        self._futures: dict[str, Future] = {}
+        self._index = None
+        self._index_lock = threading.Lock()
+        self._closed = threading.Event()
+
+    def __enter__(self) -> "Prefetch":
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    def start(self, spec: str) -> bool:
+        """Begin fetching `spec` in the background; False when it is not a PyPI requirement this
+        can fetch (a path, a wheel, a bad spec: the caller's own fetch reports it as before) or
+        is already cached."""
+        if self._closed.is_set() or spec in self._futures:
+            return spec in self._futures
+        try:
+            req = _fetch.parse_requirement(spec)
+        except FetchError:
+            return False
+        version = _fetch.pinned_version(req)
+        if version is not None and _fetch.is_complete(self.base, req.name, version):
+            return False  # nothing to overlap
+        key = _fetch.inflight_key(self.base, spec)
+        fut = self._pool.submit(self._run, spec)
+        if not _fetch.register_inflight(key, fut):
+            fut.cancel()
+            return False
+        self._futures[spec] = fut
+        return True
+
+    def result(self, spec: str) -> "_fetch.Sources | None":
+        """Wait for a started fetch: its Sources (or the cached release's), None if it was not
+        started or failed (the caller's own `fetch_sources` then raises the error where it
+        always did)."""
+        fut = self._futures.get(spec)
+        if fut is None:
+            try:
+                req = _fetch.parse_requirement(spec)
+            except FetchError:
+                return None
+            version = _fetch.pinned_version(req)
+            if version is None or not _fetch.is_complete(self.base, req.name, version):
+                return None
+            return _fetch.fetch_sources(spec, cache=self.cache, tree=False)  # in the cache already
+        try:
+            return fut.result()
+        except Exception:  # noqa: BLE001 - reported by the caller's own fetch of the spec
+            return None
+
+    def versions(self, name: str) -> list[str]:
+        """Every release of `name`, newest first, asked on the shared client."""
+        return self._shared_index().versions(name)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for spec, fut in self._futures.items():
+            _fetch.unregister_inflight(_fetch.inflight_key(self.base, spec), fut)
+        for fut in self._futures.values():
+            if not fut.cancelled():
+                try:
+                    fut.result()
+                except Exception:  # noqa: BLE001 - nobody asked for it; its error is not ours to report
+                    pass
+        with self._index_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def _shared_index(self):
+        with self._index_lock:
+            if self._index is None:
+                if self._closed.is_set():
+                    raise Cancelled("the fetch was no longer needed")
+                from drift.sources.index import open_index
+
+                self._index = open_index()
+            return self._index
+
+    def _run(self, spec: str) -> "_fetch.Sources":
+        if self._closed.is_set():
+            raise Cancelled(f"{spec}: the fetch was no longer needed")
+        return _fetch.fetch_sources(spec, cache=self.cache, progress=self.say, tree=False,
+                                    index=self._shared_index, cancelled=self._closed.is_set, join=False)
