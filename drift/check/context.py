@@ -221,22 +221,39 @@ class CheckContext:
 
 
 def _callable(index: PackageIndex | None, v: Value | None):
-    """(symbol, parameters as the call binds them, where they are defined, is_constructor)."""
-    if index is None or v is None or v.sym is None:
+    """(symbol, parameters as the call binds them, where they are defined, is_constructor).
+
+    Memoised per index, kind and symbol: the consumer calls the same few hundred callables
+    thousands of times (vllm_ascend: 746 of 2,221), and a constructor walks the MRO."""
+    if index is None or v is None or v.sym is None or v.kind not in _CALLABLE_KINDS:
         return None, None, None, False
     sym = v.sym
-    if v.kind == "class":
+    memo = index.__dict__.setdefault("_callable_memo", {})
+    key = (v.kind, sym.dotted)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not sym.facts:
+        hit = memo[key] = (sym.facts, _binding(index, v.kind, sym))
+    params, at, ctor = hit[1]
+    if params is None:
+        return None, None, None, False
+    return sym, list(params), sym if at is _SELF else at, ctor
+
+
+_CALLABLE_KINDS = frozenset({"class", "method", "function", "unbound"})
+_SELF = object()  # the parameters are the symbol's own (memoised apart from the symbol object)
+
+
+def _binding(index: PackageIndex, kind: str, sym: Symbol) -> tuple[list[Param] | None, Any, bool]:
+    if kind == "class":
         if index.is_typeddict(sym):
-            return None, None, None, False  # a TypedDict call builds a dict: nothing is checked at run time
+            return None, None, False  # a TypedDict call builds a dict: nothing is checked at run time
         params, at = index.constructor(sym)
-        return sym, params, at, True
-    if v.kind == "method":  # bound: self is supplied by Python
-        params = sym.as_function.params
-        return sym, params[1:] if params else params, sym, False
-    if v.kind in ("function", "unbound"):  # a static/class method or a plain function: as written
-        fn = sym.as_function
-        params = fn.params
-        if v.kind == "function" and sym.kind == "method" and "classmethod" in fn.decorators:
-            params = params[1:]
-        return sym, params, sym, False
-    return None, None, None, False
+        return params, at, True
+    fn = sym.as_function
+    params = fn.params
+    if kind == "method":  # bound: self is supplied by Python
+        return (params[1:] if params else params), _SELF, False
+    # a static/class method or a plain function: as written
+    if kind == "function" and sym.kind == "method" and "classmethod" in fn.decorators:
+        params = params[1:]
+    return params, _SELF, False

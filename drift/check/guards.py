@@ -74,7 +74,8 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
         copy = None
         for key in ("imports", "calls", "uses", "patches"):
             recs = mod.get(key) or []
-            keep = [r for r in recs if all(holds(g, current, predicates) is not False for g in r.get("guards") or ())]
+            keep = [r for r in recs if not r.get("guards") or  # most records are on no branch at all
+                    all(holds(g, current, predicates) is not False for g in r["guards"])]
             if len(keep) != len(recs):
                 copy = copy or dict(mod)
                 copy[key] = keep

@@ -22,10 +22,13 @@ def moved_to(ctx: Any, target: str, base: Symbol | None) -> tuple[str | None, tu
     candidates = [d for d in ctx.target.definitions_named(name) if d != target]
     if not candidates:
         return None, None
+    old_parts = old_module.split(".")
+
     def shared(d: str) -> int:
-        a, b = d.split("."), old_module.split(".")
         n = 0
-        while n < min(len(a), len(b)) and a[n] == b[n]:
+        for x, y in zip(d.split("."), old_parts):
+            if x != y:
+                break
             n += 1
         return n
     candidates.sort(key=lambda d: (-shared(d), len(d)))

@@ -222,7 +222,12 @@ class PathEvaluator:
         self.prefixes = target_prefixes
         self._memo: dict[tuple[str, ...], Value] = {}
         self._steps: dict[tuple[str, ...], list[Value]] = {}
+        self._steps_of: dict[int, tuple[Any, list[Value]]] = {}  # id(path) -> (path, steps)
+        self._bases: dict[str, list[Symbol]] = {}
         self._depth = 0
+        self._cutoffs = 0  # how many times the depth guard gave up (a result that did is not memoised)
+        self._members: dict[tuple[str, str, bool], tuple[Any, Value]] = {}
+        self._annotations: dict[tuple[str | None, str], Value] = {}
 
     def is_target_name(self, dotted: str) -> bool:
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
@@ -230,11 +235,18 @@ class PathEvaluator:
     # -- paths -------------------------------------------------------------------------------------
     def steps(self, path: list[str]) -> list[Value]:
         """The value after each step: steps(p)[k] is the value of p[:k+1] (memoised: several rules
-        walk the same paths)."""
+        walk the same paths). Also memoised by the path object itself, held here so its id stays
+        its own: four rules ask for each of the consumer's ~11k paths (vllm_ascend), and hashing
+        an id costs less than building and hashing the tuple."""
+        by_id = self._steps_of.get(id(path))
+        if by_id is not None and by_id[0] is path:
+            return by_id[1]
         key = tuple(path)
         hit = self._steps.get(key)
         if hit is None:
-            hit = self._steps[key] = [self.value(key[:k + 1]) for k in range(len(key))]
+            memo, value = self._memo, self.value
+            hit = self._steps[key] = [memo.get(key[:k + 1]) or value(key[:k + 1]) for k in range(len(key))]
+        self._steps_of[id(path)] = (path, hit)
         return hit
 
     def value(self, path: tuple[str, ...]) -> Value:
@@ -330,7 +342,10 @@ class PathEvaluator:
         return None
 
     def _consumer_roots(self) -> set[str]:
-        return {m.split(".")[0] for m in self.consumer.modules}
+        roots = self.__dict__.get("_roots")
+        if roots is None:
+            roots = self._roots = {m.split(".")[0] for m in self.consumer.modules}
+        return roots
 
     def _symbol_value(self, sym: Symbol | None, ref: str) -> Value:
         if sym is None:
@@ -382,6 +397,15 @@ class PathEvaluator:
         return UNKNOWN if v.kind == "missing" else v  # a failing return is reported where it is computed
 
     def _annotation_value(self, text: str | None, module: str) -> Value:
+        """What a value annotated `text` in `module` is (memoised: fields and parameters of the
+        same classes are read again and again)."""
+        key = (text, module)
+        hit = self._annotations.get(key)
+        if hit is None:
+            hit = self._annotations[key] = self._annotation_uncached(text, module)
+        return hit
+
+    def _annotation_uncached(self, text: str | None, module: str) -> Value:
         t = (text or "").strip().strip("'\"")
         for head in ("type[", "Type[", "typing.Type["):  # type[X]: the class itself
             if t.startswith(head) and t.endswith("]"):
@@ -412,6 +436,20 @@ class PathEvaluator:
 
     # -- members -----------------------------------------------------------------------------------
     def _member(self, cls: Symbol, name: str, *, on_class: bool) -> Value:
+        """`cls.name` (`on_class`) or `instance.name`: what the MRO defines it as, missing, or
+        unknown. Memoised per class and name (a third of the asks repeat); an answer the depth
+        guard cut short is not kept, so a cycle of `self.a = self.b...` is still cut where it is."""
+        key = (cls.dotted, name, on_class)
+        hit = self._members.get(key)
+        if hit is not None and hit[0] is cls.facts:
+            return hit[1]
+        cutoffs = self._cutoffs
+        out = self._member_uncached(cls, name, on_class)
+        if self._cutoffs == cutoffs:
+            self._members[key] = (cls.facts, out)
+        return out
+
+    def _member_uncached(self, cls: Symbol, name: str, on_class: bool) -> Value:
         mro = self.index.mro(cls)
         for owner in mro:
             node = owner.as_class  # one view per class looked in, its tables read from it
@@ -481,7 +519,10 @@ class PathEvaluator:
             else:
                 cur = self._annotation_value(_param_annotation(owner.as_class.methods.get(ia.method), head), owner.module)
             for name in rest:
-                if cur.kind != "instance" or self._depth > 20:
+                if cur.kind != "instance":
+                    return UNKNOWN
+                if self._depth > 20:
+                    self._cutoffs += 1
                     return UNKNOWN
                 self._depth += 1
                 try:
@@ -494,7 +535,10 @@ class PathEvaluator:
     def _self_call_value(self, owner: Symbol, name: str) -> Value:
         """`self.<name>(...)` stored by `owner`'s code: the return annotation of the method its
         class (or a base) defines, looked up the way the instance would find it."""
-        if "." in name or self._depth > 20:
+        if "." in name:
+            return UNKNOWN
+        if self._depth > 20:
+            self._cutoffs += 1
             return UNKNOWN
         self._depth += 1
         try:
@@ -587,7 +631,14 @@ class PathEvaluator:
 
     def target_bases(self, cref: str) -> list[Symbol]:
         """The target classes a consumer class extends (directly, through its own bases, or as
-        the class it patches: generic arguments and decorator arguments)."""
+        the class it patches: generic arguments and decorator arguments). Memoised per class
+        (rules ask thousands of times for a few hundred classes); each caller gets its own list."""
+        hit = self._bases.get(cref)
+        if hit is None:
+            hit = self._bases[cref] = self._target_bases(cref)
+        return list(hit)
+
+    def _target_bases(self, cref: str) -> list[Symbol]:
         out: list[Symbol] = []
         seen: set[str] = set()
 
