@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -339,7 +340,7 @@ def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(tmp, dest)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, zlib.error) as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise FetchError(f"{label}: damaged member ({exc})") from None
     except BaseException:

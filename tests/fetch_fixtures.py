@@ -18,6 +18,7 @@ import re
 import tarfile
 import threading
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -44,6 +45,7 @@ class IndexServer:
     auth: tuple[str, str] | None = None
     log: list[Served] = field(default_factory=list)
     port: int = 0
+    before_file: Callable[[str, str | None], None] | None = None  # called with (file name, Range) before serving it
 
     @property
     def url(self) -> str:
@@ -106,6 +108,8 @@ def _handler(state: IndexServer):
             if path.startswith("/simple/"):
                 self._index(path[len("/simple/"):].strip("/"))
             elif path.startswith("/files/") and path[len("/files/"):] in state.files:
+                if state.before_file is not None:
+                    state.before_file(path[len("/files/"):], self.headers.get("Range"))
                 self._file(state.files[path[len("/files/"):]])
             else:
                 self._reply(404, b"not found", {"Content-Type": "text/plain"})

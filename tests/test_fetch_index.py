@@ -172,3 +172,18 @@ def test_saved_pip_settings_follow_the_config_file(tmp_path, monkeypatch) -> Non
     assert (tmp_path / "cache" / "pip-settings.json").exists()
     conf.write_text("[global]\nindex-url = http://127.0.0.1:9/second/index/\n")
     assert subprocess.run(read, capture_output=True, text=True, check=True).stdout.strip() == "http://127.0.0.1:9/second/index/"
+
+
+def test_index_client_loads_without_trio_or_requests_and_leaves_them_importable() -> None:
+    """drift.sources.lean keeps httpcore's trio support and unearth's requests helpers out of a
+    fetch (installed or not), and takes nothing away from later imports."""
+    import subprocess
+    import sys
+
+    code = ("import sys, drift.sources.index as i; i.make_client(i.PipSettings());"
+            "print(sorted(n for n in ('trio', 'requests') if n in sys.modules));"
+            "import importlib.util as u; have = [n for n in ('trio', 'requests') if u.find_spec(n)];"
+            "print(have == [__import__(n).__name__ for n in have])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]"  # neither loaded by the index client
+    assert out[1] == "True"  # and each one installed still imports afterwards

@@ -213,7 +213,7 @@ def fetch_members(
     (`filename -> (bytes, sha256 hex)`): zlib and hashlib release the GIL, so this overlaps the
     other requests' waiting instead of following the last one. A member cut by a request
     boundary, or one this cannot decode, is left to `zipfile` afterwards."""
-    requests = coalesce(_spans(archive, wanted))
+    requests = coalesce(_spans(archive, wanted), gap=GAP, piece=PIECE)
     inside = _members_by_request(archive, wanted, requests) if decoded is not None else {}
 
     def load(span: tuple[int, int]) -> None:
@@ -284,4 +284,4 @@ def _decode(info: zipfile.ZipInfo, blob: bytes, at: int) -> tuple[bytes, str] | 
 
 def planned_bytes(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo]) -> int:
     """How many bytes `fetch_members` will request, for a progress total."""
-    return sum(end - start for start, end in coalesce(_spans(archive, wanted)))
+    return sum(end - start for start, end in coalesce(_spans(archive, wanted), gap=GAP, piece=PIECE))
