@@ -36,6 +36,7 @@ _TOKEN = re.compile(  # first byte #, ' or ": the engine scans for it at C speed
     rb"#[^\n]*|'''(?:[^'\\]+|\\.|'(?!''))*'''|\"\"\"(?:[^\"\\]+|\\.|\"(?!\"\"))*\"\"\""
     rb"|'(?:[^'\\\n]+|\\.)*'|\"(?:[^\"\\\n]+|\\.)*\"", re.S)
 _PREFIX = re.compile(rb"(?<![A-Za-z0-9_])[rRbBuUfF]{1,2}\Z")
+_PREFIX_BYTES = frozenset(b"rRbBuUfF")
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _CLASS = re.compile(rb"class[ \\\n]+([A-Za-z_][A-Za-z0-9_]*)[ \\\n]*([(:\[])")
@@ -47,6 +48,7 @@ _DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ALIAS = re.compile(rb"([A-Za-z_][A-Za-z0-9_.]*?)(?:[ \\\n]+as[ \\\n]+([A-Za-z_][A-Za-z0-9_]*))?")
 _TRANSPARENT = {b"if", b"elif", b"else", b"try", b"except", b"finally", b"with"}
 _OPAQUE = {b"for", b"while", b"async", b"match", b"def", b"class"}
+_DEF_LINE = re.compile(rb" *(?:async +)?def +[A-Za-z_][A-Za-z0-9_]* *\(")
 _ASYNC_DEF = re.compile(rb"async[ \\\n]+def(?![A-Za-z0-9_])")
 _ASYNC_OTHER = re.compile(rb"async[ \\\n]+(?:for|with)(?![A-Za-z0-9_])")
 _MAX_DEPTH = 40
@@ -59,10 +61,13 @@ _KEYWORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*[ \\\n]*=(?!=)")
 _SETTER = re.compile(rb"@[A-Za-z_][A-Za-z0-9_.]*\.(?:setter|deleter)(?:\(.*\))?", re.S)
 
 
-def _balance(text: bytes, start: int, end: int) -> int:
-    c = text.count
-    return (c(b"(", start, end) + c(b"[", start, end) + c(b"{", start, end)
-            - c(b")", start, end) - c(b"]", start, end) - c(b"}", start, end))
+_BRACKETS = bytes.maketrans(b"[{]}", b"(())")  # every opening bracket "(", every closing one ")"
+
+
+def _balance(br: bytes, start: int, end: int) -> int:
+    """Opening minus closing brackets in [start, end) of the text as `_BRACKETS` maps it (two
+    counts instead of six: a model file asks this ~200 times)."""
+    return br.count(b"(", start, end) - br.count(b")", start, end)
 
 
 class _Bail(Exception):
@@ -74,7 +79,7 @@ def _mask(m: re.Match) -> bytes:
     if s[0] == 0x23:  # a comment
         return b" " * len(s)
     at = m.start()
-    p = _PREFIX.search(m.string, max(0, at - 3), at)
+    p = _PREFIX.search(m.string, max(0, at - 3), at) if at and m.string[at - 1] in _PREFIX_BYTES else None
     if p is not None:
         p = p.group()
         if b"f" in p or b"F" in p:
@@ -203,6 +208,7 @@ def method_alone(source: bytes, span: tuple[int, int]):
 class _Reader:
     def __init__(self, source: bytes, text: bytes, module: str, path: str, spans: dict | None = None):
         self.source, self.text = source, text
+        self.br = text.translate(_BRACKETS)
         self.spans = spans
         self._pending = None  # (class, method, start) of the def whose span ends after this line
         self.package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
@@ -222,7 +228,7 @@ class _Reader:
         for, while, match, or any block inside a class body) is skipped whole, to the next
         line that is indented no deeper than its header and not inside brackets."""
         text = self.text
-        if sum(text.count(c) for c in b"([{") != sum(text.count(c) for c in b")]}"):
+        if self.br.count(b"(") != self.br.count(b")"):
             raise _Bail("brackets")
         root = _Block(-1, "module", None)
         root.body = 0
@@ -246,18 +252,24 @@ class _Reader:
                         raise _Bail("backslash")
                     cont = True
                 if b"(" in line or b")" in line or b"[" in line or b"]" in line or b"{" in line or b"}" in line:
-                    depth += _balance(text, end, e)
+                    depth += _balance(self.br, end, e)
                     if depth < 0 or depth > _MAX_DEPTH:
                         raise _Bail("brackets")
                 if depth == 0 and not cont:
                     break
+                if end == pos and depth > 0 and not cont and _DEF_LINE.match(line):
+                    break  # a def whose header goes on: its name is on this line, the rest is skipped with its body
                 end = e + 1
                 if end >= n:
                     raise _Bail("unterminated")
-            skip = self.logical(stack, pos, e)
-            pos = e + 1
-            if skip is not None:
-                pos = self.skip(pos, skip)
+            if depth:  # the first line of a longer def header (three in five of a model file's lines)
+                skip = self.logical(stack, pos, e, header=True)
+                pos = self.skip(e + 1, skip, depth)
+            else:
+                skip = self.logical(stack, pos, e)
+                pos = e + 1
+                if skip is not None:
+                    pos = self.skip(pos, skip)
             if self._pending is not None:
                 cls, name, at = self._pending
                 self._pending = None
@@ -265,18 +277,19 @@ class _Reader:
                 self.spans[key] = None if key in self.spans else (at, min(pos, n))
         return self.out
 
-    def skip(self, pos: int, indent: int) -> int:
-        """The start of the first logical line after `pos` indented at most `indent`."""
+    def skip(self, pos: int, indent: int, depth: int = 0) -> int:
+        """The start of the first logical line after `pos` indented at most `indent`; `depth`
+        is the bracket depth at `pos` (inside a def header that goes on)."""
         pat = _DEDENT.get(indent)
         if pat is None:
-            pat = _DEDENT[indent] = re.compile(rb"^ {0,%d}(?=[^ \n])" % indent, re.M)
-        text, depth, at = self.text, 0, pos
+            pat = _DEDENT[indent] = re.compile(rb"\n {0,%d}(?=[^ \n])" % indent)  # a literal first: memchr
+        text, at = self.text, pos - 1  # `pos` starts a line: search from the newline before it
         while True:
             m = pat.search(text, at)
             if m is None:
                 return len(text)
-            s = m.start()
-            depth += _balance(text, pos, s)
+            s = m.start() + 1
+            depth += _balance(self.br, pos, s)
             pos = s
             if depth == 0 and not (s >= 2 and text[s - 2] == 0x5C):  # not continued by a backslash
                 return s
@@ -286,8 +299,9 @@ class _Reader:
             if at < 0:
                 return len(text)
 
-    def logical(self, stack: list, start: int, end: int) -> int | None:
-        """Record one logical line; the indent of a header whose body is to be skipped."""
+    def logical(self, stack: list, start: int, end: int, header: bool = False) -> int | None:
+        """Record one logical line; the indent of a header whose body is to be skipped.
+        `header`: [start, end) is only the first line of a def header that goes on."""
         raw = self.text[start:end]
         stripped = raw.lstrip(b" ")
         if not stripped.strip():
@@ -304,7 +318,7 @@ class _Reader:
             raise _Bail("nesting")
         m = _WORD.match(stripped)
         word = m.group() if m else b""
-        header = stripped.rstrip(b" \n\\").endswith(b":")
+        header = header or stripped.rstrip(b" \n\\").endswith(b":")
         if word == b"match" and not header:
             word = b""  # `match` the name, not the statement
         if word in _TRANSPARENT or word in _OPAQUE:
@@ -416,6 +430,8 @@ class _Reader:
     def source_of(self, start: int, end: int) -> str:
         """The base's text exactly as `SourceText.of` gives it for the node at these offsets."""
         src = self.source
+        if src.find(b"\n", start, end) < 0:  # one line (nearly every base): that line's slice
+            return src[start:end].decode("utf-8", "replace")
         if self._src_text is None:
             self._src_text = SourceText(src)
         lineno = src.count(b"\n", 0, start) + 1

@@ -94,6 +94,38 @@ def test_structure_read_as_the_parser_reads_it():
     assert "gone" not in got["imports"] and "late" in got["imports"]
 
 
+def test_long_def_headers_are_skipped_with_their_body():
+    """A def header that goes on past its first line is not walked line by line: its lines
+    (one at the def's own indent) are skipped with the body, bracket depth carried over."""
+    data = textwrap.dedent('''
+        class P(Protocol):
+            def __call__(
+                self,
+                x: int,
+            ) -> int: ...
+
+            async def run(self, a,
+        b) -> None:
+                y = (1,
+        2)
+                return None
+            def after(self): ...
+        def top(a: dict[
+            str, int]) -> list[
+            int]:
+            return [a]
+        class Q(P):
+            def g(self): ...
+    ''').encode()
+    spans: dict = {}
+    got = _same(data.decode(), module="pkg.mod", path="pkg/mod.py")
+    assert got is not None and set(got["classes"]["P"]["methods"]) == {"__call__", "run", "after"}
+    outline(data, module="pkg.mod", path="pkg/mod.py", spans=spans)
+    facts = module_facts(data, module="pkg.mod", path="pkg/mod.py")
+    for meth in ("__call__", "run", "after"):
+        assert _alone(data, spans[("P", meth)], "P") == facts["classes"]["P"]["methods"][meth], meth
+
+
 @pytest.mark.parametrize("src", [
     'x = f"{d["k"]}"\n',  # PEP 701: the regex would cut the string inside the field
     "class A[T]: ...\n",  # PEP 695
