@@ -112,7 +112,7 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
         say(f"resolving {req}")
         from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
 
-        got = fetch_release(req, base=base, say=say, index=index, cancelled=cancelled)
+        got = fetch_release(req, base=base, say=say, index=index, cancelled=cancelled, tree=tree)
         if got.how != CACHED:
             say(Note(f"{name} {got.version}: {got.detail}"))
     if tree:
@@ -327,8 +327,8 @@ def extract_archive(archive: zipfile.ZipFile, dest: Path, *, label: str, marker_
             if target.parent not in made:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 made.add(target.parent)
-            if pack:
-                target.write_bytes(data)
+            if pack or info.filename in decoded:
+                target.write_bytes(data if pack else decoded[info.filename][0])
                 continue
             with archive.open(info) as src, open(target, "wb") as out:
                 shutil.copyfileobj(src, out)

@@ -79,8 +79,12 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
     labels = {"target": target_label, "baseline": baseline.spec, "baseline_source": baseline.source}
     if host is not None:
         labels["host"] = host
-    outcome = check(consumer=consumer, target_facts=target_facts, baseline_facts=baseline.facts,
-                    target_package=target_package, rule_paths=rule_paths, labels=labels, notes=notes)
+    from drift.rules.family import family_ahead
+    from drift.store import default_store
+
+    with family_ahead(consumer.usage, target_facts, baseline.facts, store=default_store()):  # DRIFT040's reads, on the other core
+        outcome = check(consumer=consumer, target_facts=target_facts, baseline_facts=baseline.facts,
+                        target_package=target_package, rule_paths=rule_paths, labels=labels, notes=notes)
     return Outcome(outcome.report, outcome.error, outcome.exit_code,
                    {**outcome.extra, "consumer_root": consumer.root})
 
@@ -129,7 +133,7 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
     from drift.targets import classify
 
     if consumer_spec is not None and classify(consumer_spec) == "pypi":
-        pre.start(consumer_spec)
+        pre.start(consumer_spec, tree=True)  # the consumer is read as files
     for spec in dict.fromkeys(target_specs):
         if classify(spec) == "pypi":
             pre.start(spec)

@@ -28,12 +28,14 @@ from drift.sources.progress import ByteCounter, Say, Step, human_bytes
 from drift.sources.sdist import extract_sdist
 
 
-def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None) -> Sources:
+def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None, tree: bool = False) -> Sources:
     """Resolve `req` with the user's pip settings and extract its sources under `base`.
 
     `index`: an `Index` (or a callable giving one) shared with other fetches, left open;
     without one, this fetch opens and closes its own. `cancelled`: checked between steps, so a
-    background fetch nobody needs any more stops at the next one (drift.sources.prefetch)."""
+    background fetch nobody needs any more stops at the next one (drift.sources.prefetch).
+    `tree`: a range fetch writes the members as files (a consumer, read as a tree at once),
+    not into the release's pack."""
     own = index is None
     if callable(index) and not isinstance(index, Index):
         index = index()
@@ -50,7 +52,7 @@ def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancell
         if not res.is_wheel:
             return _sdist(index, res, dest, say)
         try:
-            return _range(index, res, dest, say, stop)
+            return _range(index, res, dest, say, stop, pack=not tree)
         except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
             _check(stop, res)
             return _pip(res, dest, say, reason=_reason(exc))
@@ -72,7 +74,7 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False) -> Sources:
+def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False, *, pack: bool = True) -> Sources:
     reader = rangezip.RangeReader(index.client, res.url)
     archive, sparse = rangezip.open_remote_zip(reader)
     _check(stop, res)
@@ -85,7 +87,7 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     decoded: dict[str, tuple[bytes, str]] = {}  # inflated and hashed as each request arrives
     stats = rangezip.fetch_members(archive, sparse, reader, wanted, decoded=decoded)
     _check(stop, res)
-    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=True,
+    extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=pack,
                     decoded=decoded)
     detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
               f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")

@@ -51,10 +51,10 @@ class Prefetch:
     def __exit__(self, *_exc) -> None:
         self.close()
 
-    def start(self, spec: str) -> bool:
+    def start(self, spec: str, *, tree: bool = False) -> bool:
         """Begin fetching `spec` in the background; False when it is not a PyPI requirement this
         can fetch (a path, a wheel, a bad spec: the caller's own fetch reports it as before) or
-        is already cached."""
+        is already cached. `tree`: written as files (a consumer), not as a pack."""
         if self._closed.is_set() or spec in self._futures:
             return spec in self._futures
         try:
@@ -65,7 +65,7 @@ class Prefetch:
         if version is not None and _fetch.is_complete(self.base, req.name, version):
             return False  # nothing to overlap
         key = _fetch.inflight_key(self.base, spec)
-        fut = self._pool.submit(self._run, spec)
+        fut = self._pool.submit(self._run, spec, tree)
         if not _fetch.register_inflight(key, fut):
             fut.cancel()
             return False
@@ -121,8 +121,8 @@ class Prefetch:
                 self._index = open_index()
             return self._index
 
-    def _run(self, spec: str) -> "_fetch.Sources":
+    def _run(self, spec: str, tree: bool) -> "_fetch.Sources":
         if self._closed.is_set():
             raise Cancelled(f"{spec}: the fetch was no longer needed")
-        return _fetch.fetch_sources(spec, cache=self.cache, progress=self.say, tree=False,
+        return _fetch.fetch_sources(spec, cache=self.cache, progress=self.say, tree=tree,
                                     index=self._shared_index, cancelled=self._closed.is_set, join=False)
