@@ -86,6 +86,8 @@ def test_check_fetches_target_and_baseline_at_once(dist, tmp_path, monkeypatch) 
     assert report.target["version"] == "1.1"
     # each release read once by range, though the run asked for each after its fetch began
     assert [_tails(srv, w) for w in (consumer, target, baseline)] == [1, 1, 1]
+    # target and baseline are one project: its index page was asked once, on the shared client
+    assert [s.path.rstrip("/") for s in srv.log if s.path.startswith("/simple/")].count("/simple/demo-pkg") == 1
     notes = sorted(m for m in said if isinstance(m, Note))
     assert len(notes) == 3 and all("HTTP range" in n for n in notes)
     assert [n.split(":")[0] for n in notes] == ["demo-pkg 1.0", "demo-pkg 1.1", "democons 0.1"]

@@ -74,8 +74,14 @@ class RecordingClient(PyPIClient):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.pages: dict[str, str] = {}  # url -> "ok" | "missing" | reason it failed
+        self._answered: dict[str, httpx2.Response] = {}  # url -> its 200, for this client's life
 
     def get(self, url, **kwargs):
+        """A page asked once per client: a check's target and baseline are two releases of one
+        project, so its index page (~300 kB for vLLM) is fetched for the first lookup only."""
+        hit = self._answered.get(str(url))
+        if hit is not None and not kwargs.get("stream"):
+            return hit
         try:
             resp = super().get(url, **kwargs)
         except httpx2.TransportError as exc:
@@ -84,6 +90,8 @@ class RecordingClient(PyPIClient):
         code = resp.status_code
         if code < 400:
             self.pages[str(url)] = "ok"
+            if code == 200 and not kwargs.get("stream"):
+                self._answered[str(url)] = resp
         elif code in (404, 410):
             self.pages[str(url)] = "missing"
         elif code in (401, 403):
