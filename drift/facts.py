@@ -177,6 +177,12 @@ class ParamFacts(Record):
     default: _Key[str | None] = _Key("default", None, doc="the default's source text; None: required")
     annotation: _Key[str | None] = _Key("annotation", None)
 
+    @property
+    def required(self) -> bool:
+        """No default and not *args/**kwargs: a caller must pass it (`Param.required`, unresolved)."""
+        raw = self.raw
+        return raw.get("default") is None and raw.get("kind") not in ("VAR_POSITIONAL", "VAR_KEYWORD")
+
 
 @dataclass(frozen=True)
 class Param:

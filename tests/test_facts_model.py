@@ -165,11 +165,16 @@ def test_views_read_the_record_and_its_empty_values():
     helper = mod.functions["helper"]
     assert [p.kind for p in helper.params] == ["POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY"]
     assert helper.behaviour.kwarg_defaults["flag"]["value"] == "False"
+    assert [p.required for p in helper.param_facts] == [True, True, False]
+    assert [p.required for p in init.param_facts] == [p.required for p in init.params]
+    assert helper.same_params(FunctionFacts(dict(helper.raw))) and not helper.same_params(init)
+    assert run.behaviour.knows_value_returns and run.behaviour.value_returns == []
 
     # absent keys read as the empty value of their type, never None or KeyError
     empty = FunctionFacts({"name": "f", "line": 3})
     assert empty.params == [] and empty.decorators == () and empty.behaviour.raises == []
     assert empty.behaviour.self_sets == {} and empty.returns is None and not empty.is_async
+    assert not empty.behaviour.knows_value_returns  # an older probe's record: no path is proved valueless
     assert ClassFacts({}).methods.get("x") is None and len(ClassFacts({}).methods) == 0
     assert ModuleFacts({"imports": {"*": [{"target": "a", "line": 1}]}}).imports == {}
 

@@ -10,13 +10,13 @@ a class with `__getattr__` in its new MRO is skipped, its attributes are dynamic
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from drift.diff.annotations import normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
 from drift.diff.site import Site
-from drift.facts import InstanceAttr
+from drift.facts import ClassFacts, InstanceAttr
 from drift.index import PackageIndex, Symbol
 
 DYNAMIC = ("__getattr__", "__getattribute__")
@@ -29,18 +29,18 @@ def _dynamic(index: PackageIndex, cls: Symbol) -> bool:
     return any(index.class_member(cls, name) is not None for name in DYNAMIC)
 
 
-def _class_level(node: dict) -> dict[str, tuple[str, int]]:
+def _class_level(node: ClassFacts) -> dict[str, tuple[str, int]]:
     """name -> (what, line) of what the class body itself binds at class level."""
     out: dict[str, tuple[str, int]] = {}
-    for name, attr in (node.get("attrs") or {}).items():
+    for name, attr in node.attrs.items():
         if not (name.startswith("__") and name.endswith("__")):
-            out[name] = ("class attribute", attr.get("line") or node.get("line") or 1)
-    plain = node.get("kind") not in FIELD_KINDS
-    for f in node.get("fields") or ():
-        if f.get("classvar"):
-            out[f["name"]] = ("ClassVar", f.get("line") or 1)
-        elif plain and f.get("has_default"):  # `x: int = 0` in a plain class is a class attribute
-            out.setdefault(f["name"], ("class attribute", f.get("line") or 1))
+            out[name] = ("class attribute", attr.line)
+    plain = node.kind not in FIELD_KINDS
+    for f in node.fields:
+        if f.classvar:
+            out[f.name] = ("ClassVar", f.line)
+        elif plain and f.has_default:  # `x: int = 0` in a plain class is a class attribute
+            out.setdefault(f.name, ("class attribute", f.line))
     return out
 
 
@@ -53,7 +53,7 @@ def compare_class_attrs(
     old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
 ) -> Iterator[Change]:
     """Class attributes and ClassVars the old class defined that the new one no longer has."""
-    declared = _class_level(old.facts)
+    declared = _class_level(old.as_class)
     if not declared or _dynamic(new_index, new):
         return
     for name, (what, line) in sorted(declared.items()):
@@ -63,7 +63,7 @@ def compare_class_attrs(
         yield child.change(
             ChangeKind.CLASS_ATTRIBUTE_REMOVED,
             f"{what} {name} is gone{_inherited(old_index, old)}",
-            old=child.old(line, f"{what} {name}"), new=child.new(new.facts.get("line")),
+            old=child.old(line, f"{what} {name}"), new=child.new(new.as_class.line),
         )
 
 
@@ -106,7 +106,7 @@ def compare_instance_attrs(
             ChangeKind.ATTRIBUTE_REMOVED,
             f"self.{name} ({where}) is no longer set or declared by any class in the MRO"
             + (_inherited(old_index, old) if own else ""),
-            old=old_ev, new=child.new(new.facts.get("line")),
+            old=old_ev, new=child.new(new.as_class.line),
         )
 
 

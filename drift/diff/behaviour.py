@@ -4,67 +4,69 @@ depend on a parameter, new state-guarded raises and new asserts on argument attr
 from __future__ import annotations
 
 import re
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from drift.diff.annotations import normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
 from drift.diff.nulls import none_rejected
 from drift.diff.site import Site
+from drift.facts import AssertFacts, Behaviour, FunctionFacts, RaiseFacts, Table
+
+_NO_METHODS: Table[FunctionFacts] = Table({}, FunctionFacts)
 
 
-def _beh(fn: dict) -> dict:
-    return fn.get("behaviour") or {}
+def _lines(mapping: Mapping[str, list[int]], field: str) -> list[int]:
+    return list(mapping.get(field) or ())
 
 
-def _lines(mapping: dict, field: str) -> list[int]:
-    return list((mapping or {}).get(field) or ())
-
-
-def find_handoff(method: str, fn: dict, siblings: dict[str, dict]) -> list[tuple[str, str]]:
+def find_handoff(method: str, fn: FunctionFacts, siblings: Table[FunctionFacts]) -> list[tuple[str, str]]:
     """(field, sibling) pairs: `fn` sets self.<field>, a sibling method reads and resets it."""
     pairs = []
-    for field in sorted(_beh(fn).get("self_sets") or {}):
-        for name, other in sorted(siblings.items()):
+    for field in sorted(fn.behaviour.self_sets):
+        for name, other in sorted(siblings.items(), key=lambda item: item[0]):
             if name == method:
                 continue
-            beh = _beh(other)
-            if _lines(beh.get("self_reads"), field) and _lines(beh.get("self_resets"), field):
+            beh = other.behaviour
+            if _lines(beh.self_reads, field) and _lines(beh.self_resets, field):
                 pairs.append((field, name))
     return pairs
 
 
 def compare_behaviour(
-    old_fn: dict,
-    new_fn: dict,
+    old_fn: FunctionFacts,
+    new_fn: FunctionFacts,
     *,
     site: Site,
     method: str | None = None,
-    old_siblings: dict[str, dict] | None = None,
-    new_siblings: dict[str, dict] | None = None,
+    old_siblings: Table[FunctionFacts] | None = None,
+    new_siblings: Table[FunctionFacts] | None = None,
 ) -> Iterator[Change]:
-    old_beh, new_beh = _beh(old_fn), _beh(new_fn)
-    yield from _returns_none(old_fn, new_fn, site=site, method=method, siblings=new_siblings or {})
+    old_beh, new_beh = old_fn.behaviour, new_fn.behaviour
+    yield from _returns_none(old_fn, new_fn, old_beh, new_beh, site=site, method=method,
+                             siblings=new_siblings or _NO_METHODS)
     yield from _return_shapes(old_beh, new_beh, site=site)
-    if new_beh.get("raises"):
-        yield from _state_raises(old_fn, new_fn, site=site, method=method,
-                                 old_siblings=old_siblings or {}, new_siblings=new_siblings or {})
-    if new_beh.get("asserts"):
+    raises = new_beh.raises
+    if raises:
+        yield from _state_raises(old_fn, new_fn, raises, site=site, method=method,
+                                 old_siblings=old_siblings or _NO_METHODS, new_siblings=new_siblings or _NO_METHODS)
+    if new_beh.asserts:
         yield from _asserts(old_fn, new_fn, site=site)
-    if new_beh.get("param_derefs"):
+    if new_beh.param_derefs:
         yield from none_rejected(old_fn, new_fn, site=site)
 
 
-def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]:
-    new_tail = _beh(new_fn).get("tail_return_none")
-    if not new_tail or _beh(old_fn).get("tail_return_none"):
+def _returns_none(old_fn: FunctionFacts, new_fn: FunctionFacts, old_beh: Behaviour, new_beh: Behaviour, *,
+                  site: Site, method: str | None, siblings: Table[FunctionFacts]) -> Iterator[Change]:
+    new_tail = new_beh.tail_return_none
+    if not new_tail or old_beh.tail_return_none:
         return
-    if old_fn.get("returns") == "None" or normalise(old_fn.get("returns")) == "None":
+    if old_fn.returns == "None" or normalise(old_fn.returns) == "None":
         return  # it was declared to return None already
-    old_ev = site.old(old_fn.get("line"), f"returned {old_fn.get('returns') or 'a value'}")
+    old_ev = site.old(old_fn.line, f"returned {old_fn.returns or 'a value'}")
     pairs = find_handoff(method, new_fn, siblings) if method else []
     if not pairs:
-        if not _none_on_every_path(old_fn, new_fn):
+        if not _none_on_every_path(old_beh, new_beh):
             return
         yield site.change(
             ChangeKind.RETURNS_NONE,
@@ -73,18 +75,18 @@ def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]
             new=site.new(new_tail, "return None"),
         )
         return
-    new_sets = _beh(new_fn).get("self_sets") or {}
+    new_sets = new_beh.self_sets
     for field, sibling in pairs:
-        sib = _beh(siblings[sibling])
+        sib = siblings[sibling].behaviour
         evidence: list[Evidence] = list(site.new(new_tail, "return None"))
         evidence += [Evidence(site.new_path, ln, f"sets self.{field}") for ln in _lines(new_sets, field)]
         evidence += [
             Evidence(site.new_path, ln, f"{sibling} reads self.{field}")
-            for ln in _lines(sib.get("self_reads"), field)
+            for ln in _lines(sib.self_reads, field)
         ]
         evidence += [
             Evidence(site.new_path, ln, f"{sibling} resets self.{field}")
-            for ln in _lines(sib.get("self_resets"), field)
+            for ln in _lines(sib.self_resets, field)
         ]
         yield site.change(
             ChangeKind.TWO_PHASE_PROTOCOL,
@@ -95,9 +97,13 @@ def _returns_none(old_fn, new_fn, *, site, method, siblings) -> Iterator[Change]
         )
 
 
-def _return_shapes(old_beh: dict, new_beh: dict, *, site: Site) -> Iterator[Change]:
-    old_deps = {frozenset(s.get("depends_on") or ()) for s in old_beh.get("return_shapes") or ()}
-    for shape in new_beh.get("return_shapes") or ():
+def _return_shapes(old_beh: Behaviour, new_beh: Behaviour, *, site: Site) -> Iterator[Change]:
+    # a return shape is a small mapping the model hands out as it is (SCHEMA.md "return_shapes")
+    new_shapes = new_beh.return_shapes
+    if not new_shapes:
+        return
+    old_deps = {frozenset(s.get("depends_on") or ()) for s in old_beh.return_shapes}
+    for shape in new_shapes:
         deps = frozenset(shape.get("depends_on") or ())
         if not deps or deps in old_deps:
             continue  # no parameter decides it, or the same ones already did
@@ -109,15 +115,13 @@ def _return_shapes(old_beh: dict, new_beh: dict, *, site: Site) -> Iterator[Chan
         )
 
 
-def _none_on_every_path(old_fn: dict, new_fn: dict) -> bool:
+def _none_on_every_path(old_beh: Behaviour, new_beh: Behaviour) -> bool:
     """The new body returns no value anywhere (facts 1.5 `value_returns`) and the old one did.
 
     Facts without `value_returns` (an older probe) prove nothing, so nothing is said."""
-    new_values = _beh(new_fn).get("value_returns")
-    old_values = _beh(old_fn).get("value_returns")
-    if new_values is None or old_values is None:
+    if not (new_beh.knows_value_returns and old_beh.knows_value_returns):
         return False
-    return not new_values and bool(old_values)
+    return not new_beh.value_returns and bool(old_beh.value_returns)
 
 
 _CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__", "__attrs_post_init__", "model_post_init"})
@@ -131,24 +135,24 @@ def _message_key(message: str | None) -> str:
     return " ".join(_FIELD.sub("{}", message or "").split()).lower()
 
 
-def _messages(functions: Iterable[dict]) -> set[str]:
-    return {_message_key(r.get("message")) for fn in functions for r in _beh(fn).get("raises") or ()}
+def _messages(functions: Iterable[FunctionFacts]) -> set[str]:
+    return {_message_key(r.message) for fn in functions for r in fn.behaviour.raises}
 
 
-def _state_attrs(siblings: dict[str, dict]) -> set[str]:
+def _state_attrs(siblings: Mapping[str, FunctionFacts]) -> set[str]:
     """Attributes that carry state between calls: cleared (`= None`) by a method outside
     construction, the way `sample_tokens()` clears what `execute_model()` left. Configuration
     that a setter may overwrite is not that."""
     out: set[str] = set()
     for name, fn in siblings.items():
         if name not in _CONSTRUCTORS:
-            out.update(_beh(fn).get("self_resets") or ())
+            out.update(fn.behaviour.self_resets)
     return out
 
 
 def _state_raises(
-    old_fn: dict, new_fn: dict, *, site: Site, method: str | None,
-    old_siblings: dict[str, dict], new_siblings: dict[str, dict],
+    old_fn: FunctionFacts, new_fn: FunctionFacts, raises: list[RaiseFacts], *, site: Site, method: str | None,
+    old_siblings: Table[FunctionFacts], new_siblings: Table[FunctionFacts],
 ) -> Iterator[Change]:
     """A new raise guarded by the object's run-time state (a protocol between its methods).
 
@@ -157,9 +161,9 @@ def _state_raises(
     only what construction sets (configuration validated in `__post_init__`)."""
     old_msgs = None
     state = None
-    for item in _beh(new_fn).get("raises") or ():
-        guard = item.get("guard") or ""
-        message = item.get("message")
+    for item in raises:
+        guard = item.guard or ""
+        message = item.message
         if not message or "self." not in guard:
             continue
         if old_msgs is None:
@@ -171,8 +175,8 @@ def _state_raises(
             continue
         yield site.change(
             ChangeKind.STATE_RAISE_ADDED,
-            f"{item.get('type') or 'error'}({message!r}) when `{guard}`",
-            new=site.new(item.get("line"), "raise"),
+            f"{item.type or 'error'}({message!r}) when `{guard}`",
+            new=site.new(item.line, "raise"),
         )
 
 
@@ -188,31 +192,31 @@ def _assert_key(src: str, subject: str | None, attr: str | None) -> str:
     return text
 
 
-def _asserts(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change]:
+def _asserts(old_fn: FunctionFacts, new_fn: FunctionFacts, *, site: Site) -> Iterator[Change]:
     """A new assert on an attribute of an argument old callers already pass.
 
     Not new: the same check in the old body under another spelling (the value came from a
     parameter that is now read off an argument, a renamed parameter at the same position).
     Not a requirement: an assert on a parameter the old signature did not have, on `self`/`cls`,
     or one that only narrows a type (`x.a is not None`, `isinstance(...)`)."""
-    old_beh, new_beh = _beh(old_fn), _beh(new_fn)
-    old_params = [p["name"] for p in old_fn.get("params") or ()]
-    new_params = [p["name"] for p in new_fn.get("params") or ()]
+    old_asserts, new_asserts = old_fn.behaviour.asserts, new_fn.behaviour.asserts
+    old_params = [p.name for p in old_fn.param_facts]
+    new_params = [p.name for p in new_fn.param_facts]
     renamed = {n: o for o, n in zip(old_params, new_params) if o != n and n not in old_params}
     receiver = new_params[0] if new_params and _is_method_like(new_fn) else None
-    old_pairs = {(a.get("subject"), a.get("attr")) for a in old_beh.get("asserts") or ()}
-    old_keys = {_assert_key(a.get("src"), a.get("subject"), a.get("attr")) for a in old_beh.get("asserts") or ()}
-    old_keys |= {" ".join((a.get("src") or "").split()) for a in old_beh.get("asserts") or ()}
-    by_line: dict[int, list[dict]] = {}
-    for item in new_beh.get("asserts") or ():
-        by_line.setdefault(item.get("line") or 0, []).append(item)
-    for line, items in sorted(by_line.items()):
-        src = items[0].get("src") or ""
+    old_pairs = {(a.subject, a.attr) for a in old_asserts}
+    old_keys = {_assert_key(a.src, a.subject, a.attr) for a in old_asserts}
+    old_keys |= {" ".join(a.src.split()) for a in old_asserts}
+    by_line: dict[int, list[AssertFacts]] = {}
+    for item in new_asserts:
+        by_line.setdefault(item.line, []).append(item)
+    for line, items in sorted(by_line.items(), key=lambda item: item[0]):
+        src = items[0].src
         if _NARROWING.match(src):
             continue
         fresh = []
         for item in items:
-            subject, attr = item.get("subject"), item.get("attr")
+            subject, attr = item.subject, item.attr
             if subject == receiver or subject in ("self", "cls"):
                 continue
             was = renamed.get(subject, subject)
@@ -226,7 +230,7 @@ def _asserts(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change]:
             fresh.append(item)
         if not fresh:
             continue
-        names = ", ".join(f"{i['subject']}.{i['attr']}" for i in fresh)
+        names = ", ".join(f"{i.subject}.{i.attr}" for i in fresh)
         yield site.change(
             ChangeKind.ARG_ASSERT_ADDED,
             f"{names}: `assert {src}`",
@@ -234,9 +238,8 @@ def _asserts(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change]:
         )
 
 
-def _is_method_like(fn: dict) -> bool:
+def _is_method_like(fn: FunctionFacts) -> bool:
     """Whether the first parameter is the receiver (self or cls), not an argument."""
-    decorators = fn.get("decorators") or ()
-    if any(d.rsplit(".", 1)[-1] == "staticmethod" for d in decorators):
+    if any(d.rsplit(".", 1)[-1] == "staticmethod" for d in fn.decorators):
         return False
-    return "." in (fn.get("qualname") or "")
+    return "." in fn.qualname

@@ -14,23 +14,24 @@ from drift.diff.model import Change
 from drift.diff.signatures import compare_params, compare_returns, positional_shift
 from drift.diff.site import Site
 from drift.diff.surface import strip_subscript
+from drift.facts import ClassFacts, FieldFacts, FunctionFacts, Table
 from drift.index import PackageIndex, Symbol
 
 FIELD_KINDS = frozenset({"dataclass", "pydantic", "namedtuple", "typeddict"})
 
 
 def compare_function(
-    old_fn: dict,
-    new_fn: dict,
+    old_fn: FunctionFacts,
+    new_fn: FunctionFacts,
     *,
     site: Site,
     method: str | None = None,
-    old_siblings: dict[str, dict] | None = None,
-    new_siblings: dict[str, dict] | None = None,
+    old_siblings: Table[FunctionFacts] | None = None,
+    new_siblings: Table[FunctionFacts] | None = None,
 ) -> Iterator[Change]:
-    if old_fn.get("params") != new_fn.get("params"):  # C-speed equality: most are unchanged
+    if not old_fn.same_params(new_fn):  # most are unchanged
         yield from compare_params(old_fn, new_fn, site=site)
-    if old_fn.get("returns") != new_fn.get("returns"):
+    if old_fn.returns != new_fn.returns:
         yield from compare_returns(old_fn, new_fn, site=site)
     yield from compare_behaviour(
         old_fn, new_fn, site=site, method=method, old_siblings=old_siblings, new_siblings=new_siblings
@@ -44,90 +45,94 @@ def _base_key(text: str) -> str:
 def compare_class(
     old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
 ) -> Iterator[Change]:
-    old_node, new_node = old.facts, new.facts
-    old_line, new_line = old_node.get("line"), new_node.get("line")
-    if old_node.get("kind") != new_node.get("kind"):
+    old_node, new_node = old.as_class, new.as_class
+    old_line, new_line = old_node.line, new_node.line
+    old_kind, new_kind = old_node.kind, new_node.kind
+    if old_kind != new_kind:
         yield site.change(
             ChangeKind.CLASS_KIND_CHANGED,
-            f"{old_node.get('kind')} -> {new_node.get('kind')}",
+            f"{old_kind} -> {new_kind}",
             old=site.old(old_line), new=site.new(new_line),
         )
-    old_bases = [_base_key(b) for b in old_node.get("bases") or ()]
-    new_bases = [_base_key(b) for b in new_node.get("bases") or ()]
-    if old_bases != new_bases:
+    old_written, new_written = old_node.bases, new_node.bases
+    if [_base_key(b) for b in old_written] != [_base_key(b) for b in new_written]:
         yield site.change(
             ChangeKind.BASE_CHANGED,
-            f"({', '.join(old_node.get('bases') or ())}) -> ({', '.join(new_node.get('bases') or ())})",
+            f"({', '.join(old_written)}) -> ({', '.join(new_written)})",
             old=site.old(old_line), new=site.new(new_line),
         )
-    if old_node.get("kind") in FIELD_KINDS or new_node.get("kind") in FIELD_KINDS:
+    if old_kind in FIELD_KINDS or new_kind in FIELD_KINDS:
         yield from _compare_fields(old_node, new_node, site=site)
-    yield from _compare_methods(old, new, site=site, new_index=new_index)
-    yield from _compare_nested(old, new, site=site, old_index=old_index, new_index=new_index)
+    yield from _compare_methods(old, new, old_node, new_node, site=site, new_index=new_index)
+    yield from _compare_nested(old, new, old_node, new_node, site=site, old_index=old_index, new_index=new_index)
     yield from compare_class_attrs(old, new, site=site, old_index=old_index, new_index=new_index)
     yield from compare_instance_attrs(old, new, site=site, old_index=old_index, new_index=new_index)
 
 
-def _fields(node: dict) -> dict[str, dict]:
-    return {f["name"]: f for f in node.get("fields") or () if not f.get("classvar")}
+def _fields(node: ClassFacts) -> dict[str, FieldFacts]:
+    return {f.name: f for f in node.fields if not f.classvar}
 
 
-def _init_fields(node: dict) -> list[dict]:
-    """The class's own fields as the generated `__init__`'s parameters, in order."""
-    if node.get("kind") == "typeddict":
+def _init_fields(node: ClassFacts) -> list[FieldFacts]:
+    """The class's own fields that the generated `__init__` takes as parameters, in order."""
+    if node.kind == "typeddict":
         return []  # keyword-only by construction
-    return [{"name": f["name"], "default": f.get("default"),
-             "kind": "KEYWORD_ONLY" if f.get("kw_only") else "POSITIONAL_OR_KEYWORD"}
-            for f in node.get("fields") or () if not f.get("classvar") and f.get("init") is not False]
+    return [f for f in node.fields if not f.classvar and f.init]
 
 
-def _compare_fields(old_node: dict, new_node: dict, *, site: Site) -> Iterator[Change]:
+def _constructor_shift(old_node: ClassFacts, new_node: ClassFacts) -> str | None:
+    """`positional_shift` of the generated `__init__`s (a kw_only field is keyword-only)."""
+    old_init, new_init = _init_fields(old_node), _init_fields(new_node)
+    old_pos = [f.name for f in old_init if not f.kw_only]
+    new_pos = [f.name for f in new_init if not f.kw_only]
+    return positional_shift(old_pos, new_pos, {f.name for f in old_init}, new_init)
+
+
+def _compare_fields(old_node: ClassFacts, new_node: ClassFacts, *, site: Site) -> Iterator[Change]:
     old_fields, new_fields = _fields(old_node), _fields(new_node)
     for name, field in old_fields.items():
         other = new_fields.get(name)
         if other is None:
             yield site.change(
                 ChangeKind.FIELD_REMOVED, name,
-                old=site.old(field.get("line")), new=site.new(new_node.get("line")),
+                old=site.old(field.line), new=site.new(new_node.line),
             )
             continue
-        if field.get("has_default") and not other.get("has_default"):
+        if field.has_default and not other.has_default:
             yield site.change(
                 ChangeKind.FIELD_DEFAULT_CHANGED,
-                f"{name}: {field.get('default')} -> (no default: now required)",
-                old=site.old(field.get("line")), new=site.new(other.get("line")),
+                f"{name}: {field.default} -> (no default: now required)",
+                old=site.old(field.line), new=site.new(other.line),
             )
-        elif field.get("has_default") and field_default(field.get("default")) != field_default(
-            other.get("default")
-        ):
+        elif field.has_default and field_default(field.default) != field_default(other.default):
             yield site.change(
                 ChangeKind.FIELD_DEFAULT_CHANGED,
-                f"{name}: {field.get('default')} -> {other.get('default')}",
-                old=site.old(field.get("line")), new=site.new(other.get("line")),
+                f"{name}: {field.default} -> {other.default}",
+                old=site.old(field.line), new=site.new(other.line),
             )
-    shift = positional_shift(_init_fields(old_node), _init_fields(new_node))
+    shift = _constructor_shift(old_node, new_node)
     if shift is not None:
         init = site.child("__init__")
         yield init.change(
             ChangeKind.PARAM_MOVED, f"constructor fields: {shift}",
-            old=init.old(old_node.get("line")), new=init.new(new_node.get("line")),
+            old=init.old(old_node.line), new=init.new(new_node.line),
         )
     for name, field in new_fields.items():
-        if name in old_fields or field.get("has_default"):
+        if name in old_fields or field.has_default:
             continue
-        what = "InitVar " if field.get("initvar") else ""
-        kw = ", keyword-only" if field.get("kw_only") else ""
-        ann = field.get("annotation")
+        what = "InitVar " if field.initvar else ""
+        kw = ", keyword-only" if field.kw_only else ""
+        ann = field.annotation
         yield site.change(
             ChangeKind.FIELD_REQUIRED_ADDED,
             f"{what}{name}" + (f": {ann}" if ann else "") + kw,
-            old=site.old(old_node.get("line")), new=site.new(field.get("line")),
+            old=site.old(old_node.line), new=site.new(field.line),
         )
 
 
-def _compare_methods(old: Symbol, new: Symbol, *, site: Site, new_index: PackageIndex) -> Iterator[Change]:
-    new_methods = new.facts.get("methods") or {}
-    old_methods = old.facts.get("methods") or {}
+def _compare_methods(old: Symbol, new: Symbol, old_node: ClassFacts, new_node: ClassFacts, *, site: Site,
+                     new_index: PackageIndex) -> Iterator[Change]:
+    new_methods, old_methods = new_node.methods, old_node.methods
     for name, old_fn in old_methods.items():
         child = site.child(name)
         new_fn = new_methods.get(name)
@@ -138,24 +143,25 @@ def _compare_methods(old: Symbol, new: Symbol, *, site: Site, new_index: Package
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
                     "method is gone (not inherited from a base either)",
-                    old=child.old(old_fn.get("line")), new=child.new(new.facts.get("line")),
+                    old=child.old(old_fn.line), new=child.new(new_node.line),
                 )
                 continue
             if hit.kind != "method":
                 continue
-            new_fn = hit.facts
+            new_fn = hit.as_function
             child = site.child(name, new_path=hit.path)
-            siblings = (hit.owner.facts.get("methods") or {}) if hit.owner is not None else {}
+            siblings = hit.owner.as_class.methods if hit.owner is not None else Table({}, FunctionFacts)
         yield from compare_function(
             old_fn, new_fn, site=child, method=name, old_siblings=old_methods, new_siblings=siblings
         )
 
 
 def _compare_nested(
-    old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
+    old: Symbol, new: Symbol, old_node: ClassFacts, new_node: ClassFacts, *, site: Site, old_index: PackageIndex,
+    new_index: PackageIndex,
 ) -> Iterator[Change]:
-    new_nested = new.facts.get("nested") or {}
-    for name, node in (old.facts.get("nested") or {}).items():
+    new_nested = new_node.nested
+    for name, node in old_node.nested.items():
         child = site.child(name)
         other = new_nested.get(name)
         if other is None:
@@ -163,11 +169,11 @@ def _compare_nested(
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
                     "nested class is gone",
-                    old=child.old(node.get("line")), new=child.new(new.facts.get("line")),
+                    old=child.old(node.line), new=child.new(new_node.line),
                 )
             continue
-        yield from compare_class(
-            Symbol(f"{old.dotted}.{name}", "class", old.module, old.path, node.get("line", 0), node),
-            Symbol(f"{new.dotted}.{name}", "class", new.module, new.path, other.get("line", 0), other),
+        yield from compare_class(  # a Symbol holds its record (`raw`), as the resolver's do
+            Symbol(f"{old.dotted}.{name}", "class", old.module, old.path, node.line, node.raw),
+            Symbol(f"{new.dotted}.{name}", "class", new.module, new.path, other.line, other.raw),
             site=child, old_index=old_index, new_index=new_index,
         )

@@ -15,6 +15,7 @@ from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, DiffResult, Side
 from drift.diff.site import Site, is_private_name
 from drift.diff.surface import module_surface
+from drift.facts import ModuleFacts
 from drift.index import PackageIndex, Symbol
 
 
@@ -31,30 +32,31 @@ def diff_modules(
     old_index = PackageIndex.of_package(top, {"modules": old_modules, "digest": old_digest}, store=store)
     new_index = PackageIndex.of_package(top, {"modules": new_modules, "digest": new_digest}, store=store)
     for modname in sorted(old_modules):
-        old_mod = old_modules[modname]
-        new_mod = new_modules.get(modname)
-        site = Site(modname, "", old_mod.get("path", ""), (new_mod or {}).get("path", ""))
+        old_mod = ModuleFacts(old_modules[modname])
+        new_raw = new_modules.get(modname)
+        new_mod = ModuleFacts(new_raw) if new_raw is not None else None
+        site = Site(modname, "", old_mod.path, new_mod.path if new_mod is not None else "")
         if new_mod is None:
             yield from _module_removed(modname, old_mod, site=site, new_index=new_index)
             continue
-        if old_mod.get("error") or new_mod.get("error"):
+        if old_mod.error or new_mod.error:
             continue
         yield from _diff_module(
             modname, old_mod, site=site, old_index=old_index, new_index=new_index, top=top
         )
     for modname in sorted(set(new_modules) - set(old_modules)):
-        mod = new_modules[modname]
-        site = Site(modname, "", "", mod.get("path", ""))
-        yield site.change(ChangeKind.MODULE_ADDED, mod.get("path", ""), new=site.new(1))
+        path = ModuleFacts(new_modules[modname]).path
+        site = Site(modname, "", "", path)
+        yield site.change(ChangeKind.MODULE_ADDED, path, new=site.new(1))
 
 
-def _module_removed(modname: str, old_mod: dict, *, site: Site, new_index: PackageIndex) -> Iterator[Change]:
-    yield site.change(ChangeKind.MODULE_REMOVED, old_mod.get("path", ""), old=site.old(1))
-    for key, kind in (("classes", "class"), ("functions", "function")):
-        for name, node in (old_mod.get(key) or {}).items():
+def _module_removed(modname: str, old_mod: ModuleFacts, *, site: Site, new_index: PackageIndex) -> Iterator[Change]:
+    yield site.change(ChangeKind.MODULE_REMOVED, old_mod.path, old=site.old(1))
+    for table, kind in ((old_mod.classes, "class"), (old_mod.functions, "function")):
+        for name, node in table.items():
             target = _moved_to(modname, name, kind, new_index)
             if target is not None:
-                yield _moved(site.child(name, new_path=target.path), node, kind, target)
+                yield _moved(site.child(name, new_path=target.path), node.line, kind, target)
 
 
 def _moved_to(modname: str, name: str, kind: str, new_index: PackageIndex) -> Symbol | None:
@@ -76,20 +78,20 @@ def _moved_to(modname: str, name: str, kind: str, new_index: PackageIndex) -> Sy
     return min(candidates, key=rank)
 
 
-def _moved(site: Site, node: dict, kind: str, target: Symbol, *, reexport: bool = False) -> Change:
+def _moved(site: Site, line: int, kind: str, target: Symbol, *, reexport: bool = False) -> Change:
     where = "is no longer re-exported here; it is defined in" if reexport else "is now defined in"
     return site.change(
         ChangeKind.SYMBOL_MOVED,
         f"{kind} {site.symbol} {where} {target.module}"
         + ("" if target.kind == kind else f" (as a {target.kind})"),
-        old=site.old(node.get("line")),
+        old=site.old(line),
         new=(site.new(target.line, target.dotted)),
     )
 
 
 def _diff_module(
     modname: str,
-    old_mod: dict,
+    old_mod: ModuleFacts,
     *,
     site: Site,
     old_index: PackageIndex,
@@ -97,8 +99,7 @@ def _diff_module(
     top: str,
 ) -> Iterator[Change]:
     surface = module_surface(modname, old_mod, top)
-    old_classes = old_mod.get("classes") or {}
-    old_functions = old_mod.get("functions") or {}
+    old_classes, old_functions = old_mod.classes, old_mod.functions
     for name, (kind, line) in sorted(surface.items()):
         child = site.child(name)
         new_def = new_index.defined_in(modname, name)
@@ -107,7 +108,7 @@ def _diff_module(
             if new_def is None:
                 continue  # still importable from here (external re-export): nothing to compare
         if new_def is None:
-            node = old_classes.get(name) or old_functions.get(name)
+            node = old_classes.get(name) or old_functions.get(name)  # None for a name or an import
             target = None
             reexport = kind == "import"
             if reexport:  # a re-export: what did it name, is it still defined there?
@@ -119,7 +120,8 @@ def _diff_module(
                 target = _moved_to(modname, name, kind, new_index)
             if target is not None:
                 yield _moved(
-                    site.child(name, new_path=target.path), node or {"line": line}, kind, target, reexport=reexport
+                    site.child(name, new_path=target.path), node.line if node is not None else line, kind, target,
+                    reexport=reexport,
                 )
             else:
                 yield child.change(
@@ -133,10 +135,10 @@ def _diff_module(
             continue  # compared where it is defined
         child = site.child(name, new_path=new_def.path)
         if kind == "class" and new_def.kind == "class":
-            old_def = Symbol(f"{modname}.{name}", "class", modname, site.old_path, line, old_classes[name])
+            old_def = Symbol(f"{modname}.{name}", "class", modname, site.old_path, line, old_classes.raw[name])
             yield from compare_class(old_def, new_def, site=child, old_index=old_index, new_index=new_index)
         elif kind == "function" and new_def.kind == "function":
-            yield from compare_function(old_functions[name], new_def.facts, site=child)
+            yield from compare_function(old_functions[name], new_def.as_function, site=child)
         elif kind == "class" and new_def.kind == "function":  # a class turned into a factory
             yield child.change(
                 ChangeKind.CLASS_BECAME_FUNCTION,

@@ -11,12 +11,14 @@ the function's entry, with its line and column.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change
 from drift.diff.site import Site
+from drift.facts import Behaviour, FunctionFacts
 
 _GUARD_WORDS = {"none": "tested against None", "truth": "tested for truth",
                 "isinstance": "tested with isinstance"}
@@ -66,19 +68,26 @@ class DroppedGuard:
         }.get(self.how, f"TypeError: a {t} reaches `{self.use}`")
 
 
-def _beh(fn: dict | None) -> dict:
-    return (fn or {}).get("behaviour") or {}
+_NO_BEHAVIOUR = Behaviour({})
 
 
-def dropped_guards(old_fn: dict | None, new_fn: dict | None) -> list[DroppedGuard]:
+def _beh(fn: FunctionFacts | Mapping[str, Any] | None) -> Behaviour:
+    if fn is None:
+        return _NO_BEHAVIOUR
+    # a rule may hand over a Symbol's record (`sym.facts`) rather than its view
+    return (fn if isinstance(fn, FunctionFacts) else FunctionFacts(fn)).behaviour
+
+
+def dropped_guards(old_fn: FunctionFacts | Mapping[str, Any] | None,
+                   new_fn: FunctionFacts | Mapping[str, Any] | None) -> list[DroppedGuard]:
     """Parameters of both bodies that the old one guarded (and did not dereference first) and the
     new one dereferences on every path. Facts from a probe without these fields say nothing."""
     old, new = _beh(old_fn), _beh(new_fn)
-    derefs = new.get("param_derefs")
-    guards = old.get("param_guards")
+    derefs = new.param_derefs
+    guards = old.param_guards
     if not derefs or not guards:
         return []
-    old_derefs = old.get("param_derefs") or {}
+    old_derefs = old.param_derefs
     out = []
     for name, d in sorted(derefs.items()):
         g = guards.get(name)
@@ -88,7 +97,7 @@ def dropped_guards(old_fn: dict | None, new_fn: dict | None) -> list[DroppedGuar
     return out
 
 
-def none_rejected(old_fn: dict, new_fn: dict, *, site: Site) -> Iterator[Change]:
+def none_rejected(old_fn: FunctionFacts, new_fn: FunctionFacts, *, site: Site) -> Iterator[Change]:
     """`drift diff`: one change per parameter whose None guard is gone."""
     for g in dropped_guards(old_fn, new_fn):
         yield site.change(

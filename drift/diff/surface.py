@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from drift.facts import ModuleFacts
 
 
 def strip_subscript(text: str) -> str:
@@ -11,20 +11,19 @@ def strip_subscript(text: str) -> str:
     return (text[:cut] if cut >= 0 else text).strip()
 
 
-def module_surface(modname: str, mod: dict[str, Any], top: str) -> dict[str, tuple[str, int]]:
+def module_surface(modname: str, mod: ModuleFacts, top: str) -> dict[str, tuple[str, int]]:
     """Names a consumer can import from a module: kind and line of each.
 
     Definitions always count; imports only when listed in `__all__` or when a package's
     `__init__` re-exports something from its own package (the usual facade)."""
     surface: dict[str, tuple[str, int]] = {}
-    for kind, key in (("class", "classes"), ("function", "functions"), ("name", "names")):
-        for name, node in (mod.get(key) or {}).items():
-            surface[name] = (kind, node.get("line", 0))
-    exported = set(mod.get("all") or ())
-    for name, binding in (mod.get("imports") or {}).items():
-        if name == "*" or not isinstance(binding, dict) or binding.get("type_checking"):
+    for kind, table in (("class", mod.classes), ("function", mod.functions), ("name", mod.names)):
+        for name, node in table.items():
+            surface[name] = (kind, node.line)
+    exported = set(mod.all or ())
+    for name, binding in mod.imports.items():  # a star import is no binding: not in `imports`
+        if binding.type_checking:
             continue
-        target = binding.get("target", "")
-        if name in exported or (mod.get("is_package") and target.startswith(top + ".")):
-            surface.setdefault(name, ("import", binding.get("line", 0)))
+        if name in exported or (mod.is_package and binding.target.startswith(top + ".")):
+            surface.setdefault(name, ("import", binding.line))
     return surface
