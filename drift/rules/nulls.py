@@ -110,7 +110,7 @@ def value_rejected(ctx: CheckContext) -> Iterator[Finding]:
             continue
         key = (bat.path, bat.line, tat.path, tat.line)
         if key not in memo:
-            memo[key] = dropped_guards(bat.facts, tat.facts)
+            memo[key] = dropped_guards(bat.as_function, tat.as_function)
         dropped = memo[key]
         if not dropped:
             continue
