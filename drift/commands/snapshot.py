@@ -38,6 +38,7 @@ def argparse_suppress():
 
 
 def run(args) -> int:
+    from drift.facts import ModuleFacts
     from drift.snapshot_file import dumps, plain
 
     target = args.target or args.target_pos
@@ -54,11 +55,12 @@ def run(args) -> int:
     facts = res.facts
     if fmt == "summary":
         out = {}
-        for name, pkg in (facts.get("packages") or {}).items():
+        for name, pkg in (facts.get("packages") or {}).items():  # the package envelope: not a facts record
             mods = pkg.get("modules") or {}
+            views = [ModuleFacts(m) for m in mods.values()]
             out[name] = {"version": pkg.get("version"), "modules": len(mods),
-                         "classes": sum(len(m.get("classes") or {}) for m in mods.values()),
-                         "functions": sum(len(m.get("functions") or {}) for m in mods.values()),
+                         "classes": sum(len(m.classes) for m in views),
+                         "functions": sum(len(m.functions) for m in views),
                          "errors": len(pkg.get("errors") or []), "digest": pkg.get("digest")}
         text = json.dumps({"schema": facts.get("schema"), "probe": facts.get("probe"), "packages": out}, indent=2,
                           default=plain)
