@@ -107,6 +107,8 @@ def _strings(value: Any, where: str) -> None:
         _type(item, str, f"{where}[{i}]")
 
 
+# The wire shape is checked on the raw records, not through drift.facts views: a view reads an
+# absent or null key as its empty value, which is just what this check must not paper over.
 def _function(fn: Any, where: str) -> None:
     _type(fn, dict, where)
     _type(fn.get("name"), str, f"{where}.name")
