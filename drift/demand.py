@@ -216,7 +216,7 @@ class TreeModules(Mapping):
                 else:
                     facts["overloads"] = []  # `_place` of the only def of its name
                     self.alone += 1
-        if got is None:
+        if got is None:  # records, not drift.facts views: this layer builds and keeps what the views read
             facts = self[name]["classes"][cls]["methods"][meth]
         self._methods[key] = facts
         return facts
