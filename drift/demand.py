@@ -16,17 +16,23 @@ release, holding the same file at the same place reuses it. Each tree also keeps
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import marshal
 import os
+import select
+import signal
 import sys
 import tempfile
+import time
 import tokenize
 import unicodedata
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, last_segment
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
@@ -479,3 +485,209 @@ def _atomic_write(path: Path, data: bytes, *, mkdir: bool = True) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# -- questions answered ahead, in a forked worker ------------------------------------------------
+JOIN_TIMEOUT = 60.0  # seconds a rule waits for the worker's answer before answering by itself
+
+
+@dataclass(frozen=True)
+class AheadJob:
+    """One question a rule will ask later, answered ahead: `run(target, baseline)` computes it
+    through the indexes' memos (`PackageIndex.memo`/`query`); `topic` names it for the rule
+    that waits for it; `answered(target, baseline)` says the store holds it already."""
+
+    topic: tuple
+    run: Callable[[Any, Any], None]
+    answered: Callable[[Any, Any], bool]
+
+
+class AheadWorker:
+    """A forked process answering `AheadJob`s in order while the check runs the rules before
+    them; each job's new memo entries come back as one marshal blob (a few KB).
+
+    Why: a cold check's CPU is ~1.2 s on one core, and the second core is idle. The questions
+    that read most (DRIFT040's class family: ~300 class outlines of two releases; DRIFT020's
+    two-phase methods: the GPU model runners' outlines and methods) are known from the
+    consumer's usage alone and asked after the import and signature rules, whose lookups
+    parse modules one by one: the worker answers them meanwhile. The worker inherits the
+    facts through the fork; a question it did not get to is answered by the rule itself."""
+
+    def __init__(self, pid: int, fd: int, topics: set):
+        self.pid, self.fd = pid, fd
+        self.topics = topics  # what it will answer
+        self.done: set = set()
+        self.received: dict[tuple, Any] = {}
+        self._buf = bytearray()
+
+    def wait_for(self, topic: tuple, timeout: float = JOIN_TIMEOUT) -> None:
+        """Read answers until `topic` is done, or the worker has ended (or failed, or is late)."""
+        if topic not in self.topics:
+            return
+        deadline = time.monotonic() + timeout
+        while topic not in self.done and self.fd >= 0:
+            left = deadline - time.monotonic()
+            try:
+                ready = left > 0 and select.select([self.fd], [], [], left)[0]
+                part = os.read(self.fd, 1 << 20) if ready else b""
+            except OSError:
+                part, ready = b"", False
+            if not part:
+                self.close(kill=not ready)
+                return
+            self._buf += part
+            self._decode()
+
+    def _decode(self) -> None:
+        buf = self._buf
+        while len(buf) >= 8:
+            end = 8 + int.from_bytes(buf[:8], "little")
+            if len(buf) < end:
+                return
+            try:
+                topic, answers = marshal.loads(bytes(buf[8:end]))
+            except (EOFError, ValueError, TypeError):
+                topic, answers = None, {}
+            del buf[:end]
+            if type(answers) is dict:
+                self.received.update(answers)
+            self.done.add(topic)
+
+    def adopt(self, side: str, index: Any) -> None:
+        """Every answer received for `side` into `index`'s memo (and so the store, as if computed here)."""
+        for (s, name, key), value in list(self.received.items()):
+            if s == side:
+                del self.received[(s, name, key)]
+                index.memo(name, key, lambda v=value: v)
+
+    def close(self, *, kill: bool) -> None:
+        if self.fd < 0:
+            return
+        os.close(self.fd)
+        self.fd = -1
+        if kill:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+
+
+_AHEAD: dict[tuple[int, int], AheadWorker] = {}
+
+
+def _ahead_key(target: Any, baseline: Any) -> tuple[int, int]:
+    return id(target.modules), id(baseline.modules) if baseline is not None else 0
+
+
+def take_ahead(target: Any, baseline: Any, topic: tuple) -> None:
+    """Before a rule asks `topic`'s questions: wait for the worker answering them ahead, if
+    there is one for these two indexes, and take its answers into their memos."""
+    worker = _AHEAD.get(_ahead_key(target, baseline)) if _AHEAD else None
+    if worker is None:
+        return
+    worker.wait_for(topic)
+    worker.adopt("target", target)
+    if baseline is not None:
+        worker.adopt("baseline", baseline)
+
+
+def _ahead_main(wfd: int, jobs: list[AheadJob], target: Any, baseline: Any) -> None:
+    gc.disable()
+    sent: set = set()
+    sides = (("target", target), ("baseline", baseline))
+    for job in jobs:
+        try:
+            job.run(target, baseline)
+        except Exception:  # noqa: BLE001 - that rule answers it itself
+            pass
+        delta = {}
+        for side, index in sides:
+            for (name, key), value in (index.__dict__.get("_memo") or {}).items() if index is not None else ():
+                if (side, name, key) not in sent:
+                    sent.add((side, name, key))
+                    delta[(side, name, key)] = value
+        try:
+            blob = marshal.dumps((job.topic, delta))
+        except ValueError:
+            blob = marshal.dumps((job.topic, {}))
+        view = memoryview(len(blob).to_bytes(8, "little") + blob)
+        while view:
+            view = view[os.write(wfd, view):]
+
+
+@contextmanager
+def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[AheadJob], *, store: Any = None):
+    """Run `jobs` in a forked `AheadWorker` while the block runs (a check), when both releases
+    are read from sources on disk (`TreeModules`: never a host's modules, which a read may
+    fetch over the scan's connection), there are two cores and some job's answer is not in
+    the store yet (a warm check forks nothing). Rules take the answers with `take_ahead`;
+    leaving the block reaps the worker, whatever it had left to do."""
+    from drift.index import PackageIndex
+
+    worker, key = None, None
+    try:
+        if jobs and hasattr(os, "fork") and _cpus() > 1:
+            target = PackageIndex(target_facts, store=store)
+            baseline = PackageIndex(baseline_facts, store=store) if baseline_facts is not None else None
+            local = type(target.modules) is TreeModules and (baseline is None or type(baseline.modules) is TreeModules)
+            if local and not all(job.answered(target, baseline) for job in jobs):  # never a host's modules
+                worker = _fork_ahead(jobs, target, baseline)
+                if worker is not None:
+                    key = _ahead_key(target, baseline)
+                    _AHEAD[key] = worker
+        yield
+    finally:
+        if key is not None:
+            _AHEAD.pop(key, None)
+        if worker is not None:
+            worker.close(kill=True)
+
+
+def _fork_ahead(jobs: list[AheadJob], target: Any, baseline: Any) -> AheadWorker | None:
+    rfd, wfd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(rfd)
+        os.close(wfd)
+        return None
+    if pid == 0:  # the worker: never returns
+        code = 1
+        try:
+            os.close(rfd)
+            _ahead_main(wfd, jobs, target, baseline)
+            code = 0
+        except BaseException:  # noqa: BLE001 - the rules then answer by themselves
+            pass
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    return AheadWorker(pid, rfd, {job.topic for job in jobs})
+
+
+class _NotStored(Exception):
+    pass
+
+
+def _not_stored() -> Any:
+    raise _NotStored
+
+
+def answered(index: Any, name: str, key: str) -> bool:
+    """Whether `index.memo(name, key, ...)` has its answer already (memo or store), computing nothing."""
+    try:
+        index.memo(name, key, _not_stored)
+    except _NotStored:
+        return False
+    return True
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -79,10 +79,13 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
     labels = {"target": target_label, "baseline": baseline.spec, "baseline_source": baseline.source}
     if host is not None:
         labels["host"] = host
-    from drift.rules.family import family_ahead
+    from drift.demand import answered_ahead
+    from drift.rules.family import family_jobs
+    from drift.rules.protocol import two_phase_jobs
     from drift.store import default_store
 
-    with family_ahead(consumer.usage, target_facts, baseline.facts, store=default_store()):  # DRIFT040's reads, on the other core
+    ahead = two_phase_jobs(consumer.usage) + family_jobs(consumer.usage)  # in the order the rules ask them
+    with answered_ahead(target_facts, baseline.facts, ahead, store=default_store()):  # on the other core
         outcome = check(consumer=consumer, target_facts=target_facts, baseline_facts=baseline.facts,
                         target_package=target_package, rule_paths=rule_paths, labels=labels, notes=notes)
     return Outcome(outcome.report, outcome.error, outcome.exit_code,

@@ -267,7 +267,14 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     b["version"] = whole_b.facts["packages"]["vllm"]["version"]
     tdoc = dict(whole_t.facts, packages={"vllm": t})
     bdoc = dict(whole_b.facts, packages={"vllm": b})
-    demand = check(consumer=cons, target_facts=tdoc, baseline_facts=bdoc)
+    # as drift.pipeline.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
+    from drift.demand import answered_ahead
+    from drift.rules.family import family_jobs
+    from drift.rules.protocol import two_phase_jobs
+    from drift.store import default_store
+
+    with answered_ahead(tdoc, bdoc, two_phase_jobs(cons.usage) + family_jobs(cons.usage), store=default_store()):
+        demand = check(consumer=cons, target_facts=tdoc, baseline_facts=bdoc)
     assert _findings(demand) == _findings(whole)
     if name == "speculators":  # a consumer that patches much of vLLM (vllm_ascend) reads most of it
         read = t["modules"].parsed + t["modules"].from_cache + b["modules"].parsed + b["modules"].from_cache

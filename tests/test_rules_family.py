@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only
@@ -75,3 +77,81 @@ def test_no_common_replacement_is_manual(tmp_path):
     f = only(findings_of(tmp_path, CASES[3]), "DRIFT040")
     assert "renamed" not in f.title
     assert f.fix.codemod is None and f.fix.manual_reason
+
+
+def _demand(root, package="gizmo"):
+    from drift.demand import package_facts
+
+    return {"packages": {package: package_facts(str(root), package, cache=None)}}
+
+
+def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch):
+    """`drift.pipeline.analyse` forks a worker that answers DRIFT040's family questions from the
+    trees on disk while the other rules run; the rule takes its answers. The report is the one
+    the check gives alone, the family's text search ran in the worker, not here, and the
+    worker is reaped."""
+    from drift import demand
+    from drift.index import PackageIndex
+    from drift.pipeline import Baseline, analyse
+    from drift.rules.family import family_jobs
+    from tests.rule_cases import consumer_of, write_tree
+
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+    case = CASES[0]
+    before, after = write_tree(tmp_path / "before", case.before), write_tree(tmp_path / "after", case.after)
+    cons = consumer_of(write_tree(tmp_path / "consumer", case.consumer))
+
+    alone = findings_of(tmp_path / "alone", case)
+    forked = []
+    real_fork = demand._fork_ahead
+    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(real_fork(*a)) or forked[-1])
+    bfacts, tfacts = _demand(before), _demand(after)
+    outcome = analyse(cons, tfacts, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==2",
+                      target_package="gizmo")
+    assert [w is not None for w in forked] == [True]
+    assert [(f.rule_id, f.title) for f in outcome.report.findings] == [(f.rule_id, f.title) for f in alone]
+    assert bfacts["packages"]["gizmo"]["modules"]._text is None  # the `def get_embeds` search ran in the worker
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0].pid, os.WNOHANG)
+
+    # the worker's answers are the ones computed here
+    jobs = family_jobs(cons.usage)
+    assert [j.topic for j in jobs] == [("family", "get_embeds")]
+    t, b = PackageIndex(_demand(after)), PackageIndex(_demand(before))
+    jobs[0].run(t, b)
+    worker = real_fork(jobs, PackageIndex(_demand(after)), PackageIndex(_demand(before)))
+    worker.wait_for(("family", "get_embeds"))
+    here = {("target",) + k: v for k, v in t.__dict__["_memo"].items()}
+    here.update({("baseline",) + k: v for k, v in b.__dict__["_memo"].items()})
+    assert worker.received == here and here[("baseline", "definers", "get_embeds")]
+    worker.close(kill=False)
+
+
+def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
+    from drift import demand
+    from drift.pipeline import Baseline, analyse
+    from drift.rules.family import family_jobs
+    from drift.store import default_store
+    from tests.rule_cases import consumer_of, write_tree
+
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+    case = CASES[0]
+    bfacts = _demand(write_tree(tmp_path / "before", case.before))
+    tfacts = _demand(write_tree(tmp_path / "after", case.after))
+    cons = consumer_of(write_tree(tmp_path / "consumer", case.consumer))
+    forked = []
+    real_fork = demand._fork_ahead
+    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(real_fork(*a)) or forked[-1])
+    with demand.answered_ahead(tfacts, bfacts, family_jobs(cons.usage), store=default_store()):
+        pass  # no rule ran: nobody takes the answers
+    assert len(forked) == 1 and not demand._AHEAD
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked[0].pid, os.WNOHANG)
+
+    # a check asks a worker once: its answers are in the store for the next check
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache2"))
+    analyse(cons, tfacts, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==2", target_package="gizmo")
+    assert len(forked) == 2
+    analyse(cons, _demand(tmp_path / "after"), Baseline("gizmo==1", "given", _demand(tmp_path / "before")),
+            target_label="gizmo==2", target_package="gizmo")
+    assert len(forked) == 2

@@ -6,6 +6,8 @@ from collections import Counter
 from typing import Iterable, Iterator
 
 from drift.check.context import CheckContext
+from drift.demand import AheadJob, answered, take_ahead
+from drift.facts import ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Symbol, def_of
 from drift.rules.base import rule
@@ -17,7 +19,7 @@ VANISHED_SHARE = 0.5
 def _build_definers(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for cls in index.iter_classes(modules):
-        for name in cls.facts.get("methods") or {}:
+        for name in cls.as_class.methods:
             out.setdefault(name, []).append(cls.dotted)
     return out
 
@@ -30,13 +32,14 @@ def _build_shapes(index: PackageIndex) -> dict[str, list]:
     return out
 
 
-def _shape(index: PackageIndex, cls) -> list:
+def _shape(index: PackageIndex, cls: Symbol) -> list:
+    node = cls.as_class
     bases = []
-    for base in cls.facts.get("bases") or []:
+    for base in node.bases:
         b = index.resolve_in(cls.module, base)
         if b is not None and b.kind == "class":
             bases.append(b.dotted)
-    return [sorted(cls.facts.get("methods") or {}), bases]
+    return [sorted(node.methods), bases]
 
 
 def _shapes_of(index: PackageIndex, family: list[str]) -> dict[str, list]:
@@ -56,11 +59,11 @@ def _shapes_of(index: PackageIndex, family: list[str]) -> dict[str, list]:
             if dotted in out:
                 continue
             module, _, name = dotted.rpartition(".")
-            mod = index.modules.get(module) if module in index.modules else None
-            node = ((mod or {}).get("classes") or {}).get(name)
+            mod = ModuleFacts(index.modules[module]) if module in index.modules else None
+            node = mod.classes.get(name) if mod is not None else None
             if node is None:
                 continue  # not a top-level class here: absent from the whole-package index too
-            out[dotted] = _shape(index, Symbol(dotted, "class", module, mod.get("path", ""), node["line"], node))
+            out[dotted] = _shape(index, Symbol(dotted, "class", module, mod.path, node.line, node.raw))
             stack.extend(out[dotted][1])
         return out
 
@@ -87,6 +90,30 @@ def _definers(index: PackageIndex, method: str) -> list[str]:
     return index.outline.query("definers", method, needle=def_of(method), build=_build_definers, default=[])
 
 
+def _bound_calls(usage: Iterable[dict]) -> list[str]:
+    """The methods bound functions call on `self` (each one DRIFT040's family question)."""
+    return sorted({m for mod in usage for bind in mod.get("binds") or [] for m in bind.get("self_calls") or {}})
+
+
+def _family_of(m: str):
+    def run(target: PackageIndex, baseline: PackageIndex) -> None:
+        family = _definers(baseline, m)
+        if len(family) >= MIN_FAMILY:
+            _shapes_of(target, family)
+            _shapes_of(baseline, family)
+
+    return run
+
+
+def family_jobs(usage: list[dict]) -> list[AheadJob]:
+    """DRIFT040's family questions of this consumer (one per method a bound function calls on
+    `self`), for a worker to answer ahead (`drift.demand.answered_ahead`): the family is ~300
+    class outlines of two releases, a third of a cold check's CPU, known from the usage alone."""
+    return [AheadJob(("family", m), _family_of(m),
+                     lambda t, b, m=m: b is None or answered(b.outline, "definers", m))
+            for m in _bound_calls(usage)]
+
+
 @rule("DRIFT040", RuleKind.METHOD_VANISHED)
 def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
     """A function bound onto target objects (`types.MethodType(fn, model)`) calls `self.m()`;
@@ -98,6 +125,7 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
     for mod in ctx.usage:
         for bind in mod.get("binds") or []:
             for m, lines in sorted((bind.get("self_calls") or {}).items()):
+                take_ahead(ctx.target, ctx.baseline, ("family", m))
                 family = _definers(ctx.baseline, m)
                 if len(family) < MIN_FAMILY:
                     continue
@@ -118,15 +146,15 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
                     continue
                 new, count = (gained.most_common(1) or [(None, 0)])[0]
                 renamed = new if new and count >= VANISHED_SHARE * len(lost) else None
-                sample = ctx.target.lookup(lost[0])
+                sample = ctx.target.outline.lookup(lost[0])  # where it is: an outline says, no parse
                 if sample is None:
                     continue
                 evidence = [Location(sample.path, sample.line, symbol=sample.dotted, snippet=f"no `{m}` in its MRO")]
                 if renamed:
-                    rsym = ctx.target.lookup(f"{sample.dotted}.{renamed}")
+                    rsym = ctx.target.outline.lookup(f"{sample.dotted}.{renamed}")
                     if rsym is not None:
                         evidence.append(Location(rsym.path, rsym.line, symbol=rsym.dotted))
-                bsym = ctx.baseline.lookup(f"{sample.dotted}.{m}")
+                bsym = ctx.baseline.outline.lookup(f"{sample.dotted}.{m}")
                 yield Finding(
                     rule_id="DRIFT040", kind=RuleKind.METHOD_VANISHED,
                     severity=Severity.BREAKING,

@@ -7,6 +7,8 @@ from types import SimpleNamespace
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
+from drift.demand import AheadJob, answered, take_ahead
+from drift.facts import FunctionFacts, RaiseFacts, Table
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.index import PackageIndex, Symbol, def_of
 from drift.rules.base import rule
@@ -30,10 +32,20 @@ def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
     return index.query("two_phase", method, needle=def_of(method), build=_build_two_phase, default=[])
 
 
+def two_phase_jobs(usage: list[dict]) -> list[AheadJob]:
+    """DRIFT020's question for every method the consumer calls on a receiver (its usage names
+    them), for a worker to answer ahead (`drift.demand.answered_ahead`): the classes defining
+    `execute_model` are the GPU model runners' outlines, the biggest modules a check reads."""
+    methods = sorted({rec["callee"]["method"] for mod in usage for rec in mod.get("calls") or []
+                      if rec.get("callee", {}).get("method") and "receiver" in rec["callee"]})
+    return [AheadJob(("two_phase", m), lambda t, b, m=m: two_phase_pairs(t, m),
+                     lambda t, b, m=m: answered(t, "two_phase", m)) for m in methods]
+
+
 def _build_two_phase(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list] = {}
     for cls in index.iter_classes(modules):
-        methods = cls.facts.get("methods") or {}
+        methods = cls.as_class.methods
         for name, m in methods.items():
             found = _protocols(cls, methods, name, m)
             if found:
@@ -48,7 +60,7 @@ def _two_phase_of(index: PackageIndex, modules: Iterable[str], method: str) -> l
     it qualifies."""
     out: list = []
     for cls in index.iter_classes(modules):
-        methods = cls.facts.get("methods") or {}
+        methods = cls.as_class.methods
         m = methods.get(method)
         if m is not None:
             out.extend(_protocols(cls, methods, method, m))
@@ -60,20 +72,22 @@ def _order(protos: list) -> list:
     return protos
 
 
-def _protocols(cls: Symbol, methods: dict, name: str, m: dict) -> list[dict[str, Any]]:
-    b = m.get("behaviour") or {}
-    if not b.get("tail_return_none") or not b.get("self_sets"):
+def _protocols(cls: Symbol, methods: Table[FunctionFacts], name: str, m: FunctionFacts) -> list[dict[str, Any]]:
+    """A protocol answer is a plain record (stored with marshal): the class, the two methods'
+    records, the field, where it is set and the raise guarding it (`RaiseFacts` records)."""
+    b = m.behaviour
+    if not b.tail_return_none or not b.self_sets:
         return []
     out = []
-    for field, set_lines in b["self_sets"].items():
+    for field, set_lines in b.self_sets.items():
         for sname, s in methods.items():
             if sname == name:
                 continue
-            if hasattr(s, "mentions") and s.mentions(field.encode()) is False:
+            if hasattr(s.raw, "mentions") and s.raw.mentions(field.encode()) is False:
                 continue  # an outline method whose text cannot read the field
-            sb = s.get("behaviour") or {}
-            if field in (sb.get("self_reads") or {}) and field in (sb.get("self_resets") or {}):
-                guard = next((r for r in b.get("raises") or [] if field in (r.get("guard") or "")), None)
+            sb = s.behaviour
+            if field in sb.self_reads and field in sb.self_resets:
+                guard = next((r.raw for r in b.raises if field in (r.guard or "")), None)
                 out.append({
                     "cls": {"dotted": cls.dotted, "path": cls.path}, "method": _plain(m), "sibling": _plain(s),
                     "field": field, "set_line": set_lines[-1], "guard": guard,
@@ -81,9 +95,10 @@ def _protocols(cls: Symbol, methods: dict, name: str, m: dict) -> list[dict[str,
     return out
 
 
-def _plain(node: dict) -> dict:
-    """The parse's own dict for an outline node (answers are stored with marshal)."""
-    return node.whole() if hasattr(node, "whole") else node
+def _plain(node: FunctionFacts) -> dict:
+    """The parse's own record for a method, also of an outline node (answers are stored with marshal)."""
+    raw = node.raw
+    return raw.whole() if hasattr(raw, "whole") else raw
 
 
 def _has_method(index: PackageIndex | None, cls_dotted: str, name: str) -> Symbol | None:
@@ -107,20 +122,21 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
         method = callee.get("method")
         if not method or rc.target is None:
             continue
+        take_ahead(ctx.target, ctx.baseline, ("two_phase", method))
         protos = two_phase_pairs(ctx.target, method)
         if not protos:
             continue
         receiver = callee["receiver"]
         for proto in protos:
-            sibling = proto["sibling"]["name"]
+            sibling = FunctionFacts(proto["sibling"]).name
             recv_sibling = _has_method(ctx.target.outline, receiver, sibling)
             if recv_sibling is None:
                 continue
             base = ctx.baseline.outline if ctx.baseline is not None else None  # methods parsed alone
             base_sibling = _has_method(base, receiver, sibling)
             base_proto_cls = base.lookup(proto["cls"]["dotted"]) if base is not None else None
-            base_m = (base_proto_cls.facts.get("methods") or {}).get(method) if base_proto_cls else None
-            was_two_phase = bool(base_m and (base_m.get("behaviour") or {}).get("tail_return_none")) and base_sibling
+            base_m = base_proto_cls.as_class.methods.get(method) if base_proto_cls else None
+            was_two_phase = bool(base_m is not None and base_m.behaviour.tail_return_none) and base_sibling
             if ctx.baseline is not None and was_two_phase:
                 continue
             if ctx.consumer_calls_method(receiver, sibling):
@@ -130,14 +146,14 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             reported.add(key)
             cls = SimpleNamespace(**proto["cls"])
-            m = proto["method"]
-            guard = proto["guard"]
+            m, sib = FunctionFacts(proto["method"]), FunctionFacts(proto["sibling"])
+            guard = RaiseFacts(proto["guard"]) if proto["guard"] is not None else None
             target_ev = [
-                Location(cls.path, m["behaviour"]["tail_return_none"], symbol=f"{cls.dotted}.{method}",
+                Location(cls.path, m.behaviour.tail_return_none, symbol=f"{cls.dotted}.{method}",
                          snippet="return None"),
                 Location(cls.path, proto["set_line"], symbol=f"{cls.dotted}.{method}",
                          snippet=f"self.{proto['field']} = ..."),
-                Location(cls.path, proto["sibling"]["line"], symbol=f"{cls.dotted}.{sibling}",
+                Location(cls.path, sib.line, symbol=f"{cls.dotted}.{sibling}",
                          snippet=f"reads and clears self.{proto['field']}"),
                 Location(recv_sibling.path, recv_sibling.line, symbol=recv_sibling.dotted),
             ]
@@ -147,12 +163,11 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 base_ev.append(Location(base_recv_m.path, base_recv_m.line, symbol=base_recv_m.dotted,
                                         snippet=f"returns the model output; {receiver.rsplit('.', 1)[-1]} has no {sibling}()"))
             if base_m is not None:
-                base_ev.append(Location(base_proto_cls.path, base_m["line"], symbol=f"{base_proto_cls.dotted}.{method}",
+                base_ev.append(Location(base_proto_cls.path, base_m.line, symbol=f"{base_proto_cls.dotted}.{method}",
                                         snippet="returns its output; no tail `return None`"))
-            failure = (f"RuntimeError: {guard['message']}" if guard else
+            failure = (f"RuntimeError: {guard.message}" if guard is not None else
                        f"the result of `{method}()` is None; the state waits in `{proto['field']}` for `{sibling}()`")
-            sib_params = [p for p in (proto["sibling"].get("params") or [])[1:] if p.get("default") is None
-                          and p["kind"] not in ("VAR_POSITIONAL", "VAR_KEYWORD")]
+            sib_params = [p for p in sib.param_facts[1:] if p.required]
             yield Finding(
                 rule_id="DRIFT020", kind=RuleKind.TWO_PHASE_PROTOCOL, severity=Severity.BREAKING,
                 title=f"`{rc.label}()` now returns None; `{sibling}()` must follow it",
