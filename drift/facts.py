@@ -8,11 +8,12 @@ never `cls.get("methods") or {}`.
 
 Why views and not decoded objects: the probe is stdlib-only and runs on hosts, so facts travel
 and are stored as plain records (JSON on the wire, marshal in the store, decoded per module on
-first access). A warm check of the largest corpus consumer touches 668 modules but reads a few
-thousand of their records; a view costs one small object when a record is read and decodes
-nothing else, where building objects for every record of a loaded module costs more than the
-check's own analysis (`benchmarks/bench_facts_model.py`). Demand-driven outlines (drift/outline.py)
-are records too, so a view over one reads the outline's keys and parses the module for others.
+first access). A warm check of the largest corpus consumer loads 392 modules; a view costs one
+small object when a record is read and decodes nothing else, where building objects for every
+record of those modules (50k of them) costs more than all the views and reads that check makes
+(`benchmarks/bench_facts_model.py`; docs/architecture.md has the figures). Demand-driven
+outlines (drift/outline.py) are records too, so a view over one reads the outline's keys and
+parses the module for others.
 
 `raw` is the record itself, for the storage and transport layers (drift/store.py,
 drift/reply.py) and for identity (two views of one record are equal).
