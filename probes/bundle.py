@@ -1,11 +1,16 @@
 """One self-contained script that runs the probe on a host: `python3 - < script`.
 
-The probe's own sources are embedded as strings and served by a tiny meta-path importer under a
-private package name, so nothing is installed or written on the host and any Python 3.9+ runs
-it. The request is embedded as a JSON literal. Output is a marker line plus zlib-compressed JSON,
+The probe's own sources are embedded (one zlib-compressed JSON blob, base64) and served by a tiny
+meta-path importer under a private package name, so nothing is installed or written on the host
+and any Python 3.9+ runs it. The request is embedded as a JSON literal. Why compressed: CPython
+reads a `python -` script from stdin one byte per read(2) (measured: 100,025 reads for a 100 KB
+script), ~1-2 us a byte here and far more on a loaded host, so the 283 KB of plain sources cost
+0.3-0.5 s before the probe ran; compressed the script is ~105 KB. Output is a marker line plus zlib-compressed JSON,
 so shell noise before it (motd, profile echoes) is skipped and a truncated stream is detected.
 """
 
+import base64
+import functools
 import json
 import os
 import zlib
@@ -19,11 +24,12 @@ _TEMPLATE = r'''# drift probe bundle: stdlib only, reads sources, imports nothin
 import sys
 import json
 import zlib
+import base64
 import importlib.abc
 import importlib.machinery
 
 _PACKAGE = %(package)r
-_SOURCES = %(sources)s
+_SOURCES = json.loads(zlib.decompress(base64.b64decode(%(sources)r)).decode("utf-8"))
 _REQUEST = json.loads(%(request)r)
 
 
@@ -82,11 +88,17 @@ def probe_sources() -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=1)
+def _sources_blob() -> str:
+    """The probe's sources as one compressed literal, built once per process (a fleet sends it
+    to every host: compressing 283 KB at level 9 is ~20 ms, not to be paid per host)."""
+    data = json.dumps(probe_sources(), sort_keys=True).encode("utf-8")
+    return base64.b64encode(zlib.compress(data, 9)).decode("ascii")
+
+
 def build_script(request: dict) -> bytes:
     """The script to feed to a remote `python3 -`; stdout is `decode_output`'s input."""
-    sources = probe_sources()
-    body = "{\n" + "".join("    %r: %r,\n" % (k, v) for k, v in sorted(sources.items())) + "}"
-    text = _TEMPLATE % {"package": _PACKAGE, "sources": body,
+    text = _TEMPLATE % {"package": _PACKAGE, "sources": _sources_blob(),
                         "request": json.dumps(request, sort_keys=True), "magic": MAGIC}
     return text.encode("utf-8")
 
