@@ -100,8 +100,9 @@ def _child(cfg: dict) -> dict:
         if hasattr(scan_mod, name):  # the stages scan.py has today
             setattr(scan_mod, name, timed(name, getattr(scan_mod, name)))
     # the baseline speculators pins, given: drift reads it while the host probes (issue 12)
+    extra = {"ahead": cfg["ahead"]} if "ahead" in cfg else {}  # ScanSettings.ahead: on unless told
     settings = scan_mod.ScanSettings(python=cfg["python"], host_cache_dir=cfg["host_cache_dir"],
-                                     baseline="vllm==0.11.0", demand=cfg.get("demand", True))
+                                     baseline="vllm==0.11.0", demand=cfg.get("demand", True), **extra)
     ssh = cfg["ssh"]
 
     async def one(spec: str):

@@ -18,10 +18,18 @@ so no answer built on a placeholder is memoised; a run that recorded nothing rea
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import Any, Callable, Iterable
 
 Fetch = Callable[[list[str], list[tuple[str, str]], list[str]], tuple[dict[str, dict], dict[str, list[str]]]]
+
+
+class ForkedRead(RuntimeError):
+    """A forked child (drift.demand's worker answering questions ahead) read what the host left
+    out: it can neither ask the host (the event loop and the connection live in the parent) nor
+    record the read for the parent's collecting run, and a placeholder would be a wrong answer
+    handed back to the parent. So it fails that question, and the parent asks it itself."""
 
 
 class HostModules(Mapping):
@@ -41,8 +49,11 @@ class HostModules(Mapping):
         self.collecting = False
         self.exact = False  # drift/scan.py: nothing to collect, the stored package served these reads
         self.runs = 0  # runs of the rules over this package (drift/scan.py counts them)
+        self.ahead_modules = 0  # modules a `more` asked ahead brought (drift/scan.py)
+        self.follow_ups: list[str] = []  # wire digest of each follow-up reply (drift/scan.py keys the merge by them)
         self._want_modules: set[str] = set()
         self._want_needles: dict[str, str] = {}  # pattern -> literal, in the order first read
+        self._pid = os.getpid()
 
     def __getitem__(self, name: str) -> dict:
         hit = self._extra.get(name)
@@ -52,6 +63,7 @@ class HostModules(Mapping):
             return self._parsed[name]
         if name not in self.shape:
             raise KeyError(name)
+        self._not_forked(name)
         if self.collecting:
             self._want_modules.add(name)
             return _placeholder(self.shape[name])
@@ -73,6 +85,8 @@ class HostModules(Mapping):
     def load(self, names: Iterable[str]) -> None:
         """Make `names` available: one exchange for all those not parsed yet."""
         missing = self._missing(names)
+        if missing:
+            self._not_forked(missing[0])
         if missing and self.collecting:
             self._want_modules.update(missing)
         elif missing:
@@ -84,11 +98,16 @@ class HostModules(Mapping):
         key = needle.pattern.pattern.decode("utf-8", "surrogateescape")
         if key not in self.answers:
             literal = needle.literal.decode("utf-8", "surrogateescape")
+            self._not_forked(literal)
             if self.collecting:
                 self._want_needles.setdefault(key, literal)
                 return []
             self._ask([], [(literal, key)])
         return list(self.answers[key])
+
+    def _not_forked(self, what: str) -> None:
+        if os.getpid() != self._pid:
+            raise ForkedRead(f"{what}: not sent by the host, and this forked process cannot ask it")
 
     def wanted(self) -> int:
         """How many reads the collecting runs recorded and nobody has fetched yet."""
@@ -103,6 +122,15 @@ class HostModules(Mapping):
         self._want_needles.clear()
         if modules or needles:
             self._ask(modules, needles)
+
+    def adopt(self, modules: dict[str, dict], wire_digest: str) -> None:
+        """Modules a `more` asked ahead brought (drift/scan.py), checked against the first
+        reply's shape (`reply.ahead_modules`): read as if a follow-up had fetched them."""
+        fresh = {n: m for n, m in modules.items() if n in self.shape and n not in self._parsed}
+        if fresh:
+            self._extra.update(fresh)
+            self.ahead_modules += len(fresh)
+            self.follow_ups.append(wire_digest)
 
     def fail(self, reason: str, code: int = 2):
         """Record why the host could not be asked, and stop the reader. Rules turn exceptions

@@ -10,12 +10,13 @@ auth, host key) stay ConnectorError, because the fleet runner classifies them pe
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from drift.connectors.base import Connector
 from drift.connectors.script import not_found, run_script, validate_python
-from drift.reply import ReplyError, clean_display, content_key, printable, validate_reply
+from drift.reply import ReplyError, clean_display, printable, validate_reply, wire_key
 from drift.probes import bundle
 
 __all__ = ["MAX_WIRE_BYTES", "ProbeResult", "probe", "validate_python"]
@@ -29,6 +30,7 @@ class ProbeResult:
     facts: dict[str, Any] | None = None
     reason: str | None = None
     stderr: str = ""
+    wire_digest: str | None = None  # sha256 of the reply from the probe's marker on, as received
 
     @property
     def ok(self) -> bool:
@@ -105,9 +107,11 @@ async def probe(
         return ProbeResult(status="failed", reason=f"probe on {where}: {printable(facts['error'])}", stderr=stderr)
     if result.exit_status != 0:
         return ProbeResult(status="failed", reason=f"probe exited {result.exit_status}: {stderr}", stderr=stderr)
-    for pkg in (facts.get("packages") or {}).values():
+    at = result.stdout.find(bundle.MAGIC)
+    wire = hashlib.sha256(memoryview(result.stdout)[at:]).hexdigest()
+    for name, pkg in (facts.get("packages") or {}).items():
         if not pkg.get("unchanged"):
             pkg["host_digest"] = pkg["digest"]
-            pkg["digest"] = content_key(pkg)  # over the bytes as received, before any cleaning
+            pkg["digest"] = wire_key(name, wire)  # over the bytes as received, before any cleaning
     clean_display(facts)
-    return ProbeResult(status="ok", facts=facts, stderr=stderr)
+    return ProbeResult(status="ok", facts=facts, stderr=stderr, wire_digest=wire)

@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ReplyError", "clean_display", "content_key", "is_digest", "printable", "safe_relpath", "validate_more",
-           "validate_reply"]
+__all__ = ["ReplyError", "ahead_modules", "clean_display", "content_key", "is_digest", "merged_key", "printable",
+           "safe_relpath", "validate_ahead", "validate_more", "validate_reply", "wire_key"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
@@ -78,6 +78,22 @@ def content_key(pkg: dict[str, Any]) -> str:
     body = {k: v for k, v in pkg.items() if k != "digest"}
     data = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=_no_json)
     return hashlib.sha256(_KEY_SALT + data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def wire_key(package: str, wire_digest: str) -> str:
+    """drift's key of one package of a reply, from the sha256 of the reply's bytes as received
+    (from the probe's marker on): different facts can never share it, and the host cannot pick
+    it. Why not `content_key`: re-encoding a 9 MB package as JSON to hash it cost ~0.35 s of
+    every cold scan; hashing the 1.4 MB that came over the wire costs ~3 ms. (Equal facts in
+    two different replies get two keys: only the store's disk pays.)"""
+    return hashlib.sha256(_KEY_SALT + b"wire\0" + package.encode("utf-8", "surrogateescape") + b"\0"
+                          + wire_digest.encode("ascii")).hexdigest()
+
+
+def merged_key(key: str, follow_ups: list[str]) -> str:
+    """drift's key of a package after follow-up exchanges added to it: its first key and the
+    wire digests of every follow-up reply, in order (each is what the host sent)."""
+    return hashlib.sha256(_KEY_SALT + b"merged\0" + "\0".join([key, *follow_ups]).encode("ascii")).hexdigest()
 
 
 def _no_json(value: Any) -> Any:
@@ -263,6 +279,35 @@ def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, 
     if set(answers) != asked:
         _fail(f"reply.more.{package}.answers", "does not answer exactly the patterns asked")
     _answer_block(answers, lambda n: n in shape or n in have, f"reply.more.{package}.answers")
+
+
+def validate_ahead(doc: Any, request: dict[str, Any], package: str) -> None:
+    """Raise ReplyError unless `doc` is shaped like the answer to a `more` asked ahead, before
+    the first reply came (drift/scan.py): modules shaped as facts, answers of the patterns
+    asked. What the modules must match (the first reply's shape and digest) is checked when
+    that reply is in (`ahead_modules`)."""
+    if _is_error(doc):
+        return
+    block = _type(doc.get("more"), dict, "reply.more")
+    if set(block) != {package}:
+        _fail("reply.more", f"expected an answer for {package} only")
+    ans = _type(block[package], dict, f"reply.more.{package}")
+    if not is_digest(ans.get("digest")):
+        _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    for name, mod in _type(ans.get("modules"), dict, f"reply.more.{package}.modules").items():
+        _module(mod, f"reply.more.{package}.modules.{str(name)[:80]}")
+    if _type(ans.get("answers"), dict, f"reply.more.{package}.answers"):
+        _fail(f"reply.more.{package}.answers", "answers searches nobody asked")
+
+
+def ahead_modules(ans: dict[str, Any], shape: dict, digest: str | None) -> dict[str, dict]:
+    """The modules of an answer asked ahead (`validate_ahead`) that the first reply left
+    unparsed, with that reply's path and content hash; {} when its package digest differs.
+    What does not match is dropped, not trusted: the check asks for it again if it reads it."""
+    if digest is None or ans.get("digest") != digest:
+        return {}
+    return {name: mod for name, mod in ans["modules"].items()
+            if name in shape and mod.get("path") == shape[name][0] and mod.get("sha256") == shape[name][1]}
 
 
 def _usage_module(mod: Any, where: str) -> None:

@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import threading
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
 from drift.host_modules import HostModules
 from drift.remote_probe import probe
-from drift.reply import content_key, is_digest, validate_more
+from drift.reply import ahead_modules, is_digest, merged_key, validate_ahead, validate_more
 from drift.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
 from drift.store import default_store
@@ -56,6 +57,7 @@ class ScanSettings:
     host_cache: bool = True
     host_cache_dir: str | None = None  # where the probe caches on the host; None = HOST_CACHE_DIR
     demand: bool = True  # the host parses only what the consumer reaches (False: the whole package)
+    ahead: bool = True  # cold demand scan with --baseline: read the usage first, warm the baseline, ask ahead
     rule_paths: tuple[str, ...] = ()
     timeout: float = 300
 
@@ -168,6 +170,22 @@ async def scan_connector(
     else:
         say(Step(f"{host}: probing {settings.python}; meanwhile the baseline {settings.baseline} "
                  "is fetched and opened here"))
+    ahead = None
+    if early is not None and settings.demand and settings.ahead and not known:
+        ahead = asyncio.ensure_future(_ahead(connector, settings, request, early, host))
+    try:
+        return await _scan_probed(connector, host, settings, request, record, known, complete_for, early, ahead,
+                                  store, notice_say=say)
+    finally:
+        if ahead is not None and not ahead.done():
+            ahead.cancel()
+            await asyncio.gather(ahead, return_exceptions=True)
+
+
+async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, request: dict, record: dict,
+                       known: dict, complete_for: Any, early, ahead, store, *, notice_say) -> HostScan:
+    """scan_connector from the first exchange on (`ahead`, when running, is ended by the caller)."""
+    target, consumer, say = settings.target, settings.consumer, notice_say
     result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
     if not result.ok:
         return _failed(host, result.reason or "probe failed")
@@ -202,6 +220,10 @@ async def scan_connector(
         pkg["modules"] = modules
         reads = _reads_key(facts["usage"][consumer], request["demand"]["words"], settings.rule_paths)
         modules.exact = unchanged and complete_for == reads  # nothing to collect: read with the store
+    if ahead is not None:  # the baseline warm-up runs in a thread: done before the check reads it
+        got = await ahead
+        if modules is not None and got and "answer" in got:
+            modules.adopt(ahead_modules(got["answer"], modules.shape, pkg.get("host_digest")), got["wire"])
     try:
         if modules is None:
             scan = _check(host, facts, settings, say, where, baseline)
@@ -216,16 +238,81 @@ async def scan_connector(
         if modules.failed:
             return _failed(host, modules.failed, modules.failed_code)
         stats = dict(scan.probe_stats or {}, exchanges=1 + modules.exchanges, fetched=modules.fetched_modules,
+                     ahead_modules=modules.ahead_modules,
                      asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape),
                      check_runs=modules.runs, check_exact=modules.exact)
-        if modules.exchanges:
+        added = modules.exchanges or modules.ahead_modules  # follow-ups, or modules that came ahead
+        if added:
             key = _keep_merged(store, target, pkg, modules)
-        if modules.exchanges or scan.status in ("ok", "drift"):
+        if added or scan.status in ("ok", "drift"):
             _write_record(host, target, {"host_digest": pkg.get("host_digest") or record.get("host_digest"),
                                          "key": key, "host_cache_dir": where or record.get("host_cache_dir"),
                                          **({"complete_for": reads} if scan.status in ("ok", "drift") else {})})
         scan = dataclasses.replace(scan, probe_stats=stats)
     return dataclasses.replace(scan, notice=notice)
+
+
+_WARMING = threading.Lock()  # one baseline warm-up at a time: hosts of a fleet share the baseline's modules
+
+
+async def _ahead(connector: Connector, settings: ScanSettings, request: dict, early: "asyncio.Future",
+                 host: str) -> dict | None:
+    """While the host's first probe runs: its consumer's usage read by a second, small probe
+    (~0.2 s on the host); with it, the baseline's side of the check warmed in a thread (its
+    modules parsed, its questions answered into the store: the check then reads them) and
+    the target modules of DRIFT040's family, which the host cannot know (they are the
+    *baseline's* classes defining a method), asked in a `more` on a third channel; they are
+    adopted when the first reply says the same modules exist with the same hashes
+    (`reply.ahead_modules`). Everything here is only a head start: a failure of any part is
+    dropped, and the scan reads and asks as it would have without it."""
+    try:
+        ask_usage = {"packages": [], "env_packages": [], "cache_dir": None, "known": {}, "usage": request["usage"]}
+        got = await probe(connector, ask_usage, python=settings.python, timeout=settings.timeout)
+        use = ((got.facts or {}).get("usage") or {}).get(settings.consumer) if got.ok else None
+        baseline = await asyncio.shield(early)
+        if not isinstance(use, dict) or not isinstance(baseline, Baseline) or baseline.facts is None:
+            return None
+        wanted = await asyncio.get_running_loop().run_in_executor(None, _warm_baseline, host, settings, use, baseline)
+        if not wanted:
+            return {}
+        more = {"packages": [settings.target], "env_packages": [],
+                "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
+                "known": {}, "more": {"modules": wanted, "needles": [], "have": []}}
+        res = await probe(connector, more, python=settings.python, timeout=settings.timeout,
+                          validate=lambda doc, req: validate_ahead(doc, req, settings.target))
+        if not res.ok:
+            return {}
+        return {"answer": res.facts["more"][settings.target], "wire": res.wire_digest or ""}
+    except Exception:  # noqa: BLE001 - a head start only: the scan goes on without it
+        return None
+
+
+def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Baseline) -> list[str]:
+    """The check run once with the baseline as its target too (its reads of the baseline are
+    the real check's; the modules it parses and the answers it stores are found there), then
+    the module of every class of DRIFT040's family and the bases above them, as the baseline
+    has them: the target holds the same classes in the same modules, or the check asks."""
+    with _WARMING:
+        cons = Consumer.from_usage(f"{settings.consumer} on {host}", settings.consumer, use)
+        try:
+            analyse(cons, baseline.facts, baseline, target_label=f"{settings.target} (warm-up)",
+                    target_package=settings.target, rule_paths=list(settings.rule_paths))
+        except Exception:  # noqa: BLE001 - the real check meets (and reports) the same problem
+            pass
+        return _family_modules(baseline, cons.usage)
+
+
+def _family_modules(baseline: Baseline, usage: list) -> list[str]:
+    from drift.index import PackageIndex
+    from drift.rules import family
+
+    index = PackageIndex(baseline.facts, store=default_store())
+    out: set[str] = set()
+    for m in family._bound_calls(usage):
+        members = family._definers(index, m)
+        if len(members) >= family.MIN_FAMILY:
+            out.update(d.rpartition(".")[0] for d in list(members) + list(family._shapes_of(index, members)))
+    return sorted(n for n in out if n)
 
 
 def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, Any], *,
@@ -252,6 +339,7 @@ def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, A
         if not result.ok:
             return holder[0].fail(result.reason or "the second exchange failed")
         ans = result.facts["more"][settings.target]
+        holder[0].follow_ups.append(result.wire_digest or "")
         if record_digest is not None and ans["digest"] != record_digest:
             return holder[0].fail(f"the {settings.target} on the host changed during the scan "
                                   f"({ans['digest'][:12]} after {record_digest[:12]}); scan it again")
@@ -269,7 +357,7 @@ def _keep_merged(store, target: str, pkg: dict[str, Any], modules: HostModules) 
     merged = {k: v for k, v in pkg.items() if k not in ("modules", "digest", "host_digest")}
     merged["demand"] = dict(pkg["demand"], shape=shape, answers=answers)
     merged["modules"] = parsed
-    merged["digest"] = content_key(merged)
+    merged["digest"] = merged_key(pkg["digest"], modules.follow_ups)  # not a re-encoding of 9 MB to hash it
     store.put(target, merged)
     return merged["digest"]
 

@@ -144,7 +144,8 @@ def test_a_consumer_the_closure_misses_gets_a_second_exchange_and_the_same_findi
     python, base = synthetic_host
     common = dict(python=python, consumer="app", target="tgt", baseline=str(base))
     whole = _scan(sshd, monkeypatch, tmp_path / "cw", host_cache_dir=str(tmp_path / "hw"), demand=False, **common)
-    demand = _scan(sshd, monkeypatch, tmp_path / "cd", host_cache_dir=str(tmp_path / "hd"), **common)
+    # ahead=False: nothing asked while the first probe runs (tests/test_scan_ahead.py asks ahead)
+    demand = _scan(sshd, monkeypatch, tmp_path / "cd", host_cache_dir=str(tmp_path / "hd"), ahead=False, **common)
     assert _findings(demand) == _findings(whole)
     assert _findings(whole), "the case must have findings to compare"
     assert demand.probe_stats["exchanges"] >= 2, demand.probe_stats

@@ -1,0 +1,103 @@
+"""A cold demand scan with --baseline asks ahead (drift/scan.py `_ahead`): while the host's first
+probe runs, a small probe reads the consumer's usage, the baseline's side of the check is warmed
+here, and the target modules of DRIFT040's family (which the host cannot know: they are the
+baseline's classes) are asked in a `more` on a third channel. Over a real sshd: the findings
+are the whole-package scan's and the scan without it, in one exchange instead of two; what
+came ahead is adopted only where the first reply shows the same module with the same hash; a
+forked reader of a host package fails instead of answering from placeholders.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from drift.host_modules import ForkedRead, HostModules
+from drift.reply import ReplyError, ahead_modules, validate_ahead
+from tests.test_scan_demand import _findings, _scan, synthetic_host  # noqa: F401 - the fixture is used
+
+pytestmark = [pytest.mark.ssh]
+
+
+def test_the_family_asked_ahead_saves_the_second_exchange_with_the_same_findings(
+        sshd, synthetic_host, tmp_path, monkeypatch):  # noqa: F811
+    python, base = synthetic_host
+    common = dict(python=python, consumer="app", target="tgt", baseline=str(base))
+    whole = _scan(sshd, monkeypatch, tmp_path / "cw", host_cache_dir=str(tmp_path / "hw"), demand=False, **common)
+    after = _scan(sshd, monkeypatch, tmp_path / "cs", host_cache_dir=str(tmp_path / "hs"), ahead=False, **common)
+    ahead = _scan(sshd, monkeypatch, tmp_path / "ca", host_cache_dir=str(tmp_path / "ha"), **common)
+    assert _findings(whole), "the case must have findings to compare"
+    assert any(f[0] == "DRIFT040" for f in _findings(whole)), _findings(whole)
+    assert _findings(ahead) == _findings(after) == _findings(whole)
+    assert after.probe_stats["exchanges"] >= 2 and after.probe_stats["ahead_modules"] == 0, after.probe_stats
+    # the 30 model modules came ahead: the collecting run read them all, nothing was left to ask
+    assert ahead.probe_stats["ahead_modules"] >= 30, ahead.probe_stats
+    assert ahead.probe_stats["exchanges"] == 1 and ahead.probe_stats["check_runs"] == 1, ahead.probe_stats
+    # warm: the host answers "unchanged", the stored package holds what came ahead; nothing is asked
+    warm = _scan(sshd, monkeypatch, tmp_path / "ca", host_cache_dir=str(tmp_path / "ha"), **common)
+    assert _findings(warm) == _findings(whole)
+    assert warm.probe_stats["exchanges"] == 1 and warm.probe_stats["ahead_modules"] == 0, warm.probe_stats
+
+
+SHA = "a" * 64
+
+
+def _module(path: str, sha: str) -> dict:
+    return {"path": path, "sha256": sha, "is_package": False, "error": None, "all": None, "imports": {},
+            "names": {}, "functions": {}, "classes": {}}
+
+
+def test_what_came_ahead_is_kept_only_where_the_first_reply_agrees():
+    shape = {"t.a": ["t/a.py", SHA, None], "t.b": ["t/b.py", SHA, None]}
+    ans = {"digest": "d" * 64, "modules": {
+        "t.a": _module("t/a.py", SHA),            # kept
+        "t.b": _module("t/b.py", "b" * 64),       # another hash than the first reply said: dropped
+        "t.c": _module("t/c.py", SHA),            # not a module the first reply left unparsed: dropped
+    }, "answers": {}}
+    assert list(ahead_modules(ans, shape, "d" * 64)) == ["t.a"]
+    assert ahead_modules(ans, shape, "e" * 64) == {}  # the package changed in between: nothing kept
+    assert ahead_modules(ans, shape, None) == {}
+
+
+@pytest.mark.parametrize("doc, says", [
+    ({"more": {"other": {}}}, "expected an answer for t only"),
+    ({"more": {"t": {"digest": "../x", "modules": {}, "answers": {}}}}, "not a sha256 hex digest"),
+    ({"more": {"t": {"digest": SHA, "modules": {"t.a": {"path": 5}}, "answers": {}}}}, "t.a"),
+    ({"more": {"t": {"digest": SHA, "modules": {}, "answers": {"x": ["t.a"]}}}}, "nobody asked"),
+])
+def test_a_malformed_answer_asked_ahead_is_refused(doc, says):
+    with pytest.raises(ReplyError, match=says):
+        validate_ahead({"schema": 1, **doc}, {}, "t")
+
+
+def test_a_forked_reader_of_a_host_package_fails_instead_of_reading_placeholders():
+    parsed = {"t.a": _module("t/a.py", SHA)}
+    modules = HostModules(parsed, {"t.b": ["t/b.py", SHA, None]}, {}, fetch=None)
+    modules.collecting = True
+    assert modules["t.b"]["classes"] == {}  # here, a collecting read: a placeholder, recorded
+    assert modules.wanted() == 1
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: what drift.demand's worker answering ahead would read
+        code = 1
+        try:
+            os.close(rfd)
+            said = []
+            for read in (lambda: modules["t.b"], lambda: modules.load(["t.b"])):
+                try:
+                    read()
+                    said.append("read")
+                except ForkedRead:
+                    said.append("ForkedRead")
+            said.append("parsed" if modules["t.a"]["path"] == "t/a.py" else "?")
+            os.write(wfd, " ".join(said).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(wfd)
+    got = os.read(rfd, 200).decode()
+    os.close(rfd)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert got == "ForkedRead ForkedRead parsed"  # what the host sent is still read
+    assert modules.wanted() == 1  # the child's reads were not recorded here either
