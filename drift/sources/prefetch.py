@@ -18,7 +18,6 @@ at their next step (an early error must not wait for a 500 MB baseline's directo
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from drift import fetch as _fetch
@@ -39,8 +38,9 @@ class Prefetch:
         self.base = (cache or _fetch.cache_root()) / "sources"
         self.cache = cache
         self.say = say or quiet
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="drift-fetch")
-        self._futures: dict[str, Future] = {}
+        self._workers = workers
+        self._pool = None  # made on the first fetch: a warm run (everything cached) starts no thread
+        self._futures: dict = {}  # spec -> concurrent.futures.Future
         self._index = None
         self._index_lock = threading.Lock()
         self._closed = threading.Event()
@@ -65,6 +65,10 @@ class Prefetch:
         if version is not None and _fetch.is_complete(self.base, req.name, version):
             return False  # nothing to overlap
         key = _fetch.inflight_key(self.base, spec)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="drift-fetch")
         fut = self._pool.submit(self._run, spec, tree)
         if not _fetch.register_inflight(key, fut):
             fut.cancel()
@@ -97,7 +101,8 @@ class Prefetch:
 
     def close(self) -> None:
         self._closed.set()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
         for spec, fut in self._futures.items():
             _fetch.unregister_inflight(_fetch.inflight_key(self.base, spec), fut)
         for fut in self._futures.values():
