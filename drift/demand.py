@@ -38,10 +38,17 @@ from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, 
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
-from drift import outline as _outline
 from drift.sources.pack import Pack, pack_path
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+def _outline():
+    """drift.outline, imported when a module is first outlined: its patterns cost ~4 ms to
+    compile, and a warm check reads every module from the cache and never outlines one."""
+    from drift import outline
+
+    return outline
 
 
 class ModuleCache:
@@ -185,9 +192,9 @@ class TreeModules(Mapping):
         source = self._source(rel, path) if error is None else None
         if type(source) is not bytes:
             return self[name]
-        text = _outline.masked(source)
+        text = _outline().masked(source)
         spans: dict = {}
-        found = _outline.outline(source, module=name, path=rel, text=text, spans=spans) if text is not None else None
+        found = _outline().outline(source, module=name, path=rel, text=text, spans=spans) if text is not None else None
         if found is None:
             return self[name]
         self.outlined += 1
@@ -210,7 +217,7 @@ class TreeModules(Mapping):
         if hit is not None:
             return hit
         done = self._done.get(name)
-        got = _outline.method_alone(source, span) if done is None and span is not None else None
+        got = _outline().method_alone(source, span) if done is None and span is not None else None
         if got is not None:
             node, text = got
             if node.name != meth:
@@ -357,7 +364,7 @@ class _Names(Mapping):
         self._text, self._full = text, full
 
     def __contains__(self, name: object) -> bool:
-        return type(name) is str and _outline.may_bind(self._text, name) and name in self._full()
+        return type(name) is str and _outline().may_bind(self._text, name) and name in self._full()
 
     def __getitem__(self, name: str):
         return self._full()[name]
