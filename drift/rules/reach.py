@@ -111,12 +111,14 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
         if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
             continue  # inside `if <test>:` whose test already raised: this line never runs
         tv = ctx.target_paths.steps(path)
-        bv = ctx.baseline_paths.steps(path)
+        bv = None  # the baseline is walked only where the target misses a name
         for k in range(1, len(path)):
-            if not path[k].startswith("."):
+            if not path[k].startswith(".") or tv[k].kind != "missing":
                 continue
+            if bv is None:
+                bv = ctx.baseline_paths.steps(path)
             t, b = tv[k], bv[k]
-            if t.kind != "missing" or not b.known or b.kind == "consumer":
+            if not b.known or b.kind == "consumer":
                 continue
             on_self = tv[k - 1].kind == "consumer" and tv[k - 1].ckind in ("instance", "super") and t.cls is not None
             if not on_self and (bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module")):
@@ -220,10 +222,13 @@ def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
         return
     seen: set[tuple] = set()
     for mod, rec, path, _what in _typed_paths(ctx):
-        tv, bv = ctx.target_paths.steps(path), ctx.baseline_paths.steps(path)
+        tv = ctx.target_paths.steps(path)
         for k in range(1, len(path)):
-            t, b = tv[k], bv[k]
-            if t.kind != "initvar" or not b.known or b.via != "field":
+            t = tv[k]
+            if t.kind != "initvar":
+                continue
+            b = ctx.baseline_paths.steps(path)[k]  # the baseline only where the target has an InitVar
+            if not b.known or b.via != "field":
                 continue
             key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
             if key in seen:
@@ -272,11 +277,15 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     for mod, rec, path, what in _typed_paths(ctx):
         tv = ctx.target_paths.steps(path)
-        bv = ctx.baseline_paths.steps(path)
         for k in range(2, len(path)):
             if not path[k].startswith("."):
                 continue
-            tprev, bprev, b = tv[k - 1], bv[k - 1], bv[k]
+            tprev = tv[k - 1]
+            if not ((tprev.kind in ("external", "literal") and tprev.name) or
+                    (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
+                continue  # the target's side already rules a retyping out: the baseline is not walked
+            bv = ctx.baseline_paths.steps(path)
+            bprev, b = bv[k - 1], bv[k]
             if bprev.kind != "instance" or not b.known or b.kind == "consumer" or b.owner is None:
                 continue
             retyped = (tprev.kind in ("external", "literal") and bool(tprev.name)) or \
