@@ -212,12 +212,14 @@ def test_a_malformed_demand_reply_is_a_clear_error(name, says, sshd, honest_dema
 
 
 def _two_replies(folder: Path, first: bytes, second: bytes) -> str:
-    """A stand-in python answering `first` to the first script it is sent, `second` after."""
+    """A stand-in python answering `second` to a script that asks `more` (a follow-up, or one
+    asked ahead while the first probe runs), `first` to any other (the probe, the usage read
+    ahead: which of those two execs comes first is not fixed)."""
     (folder / "r1.bin").write_bytes(first)
     (folder / "r2.bin").write_bytes(second)
     path = folder / "two-replies"
-    path.write_text(f"#!/bin/sh\ncat >/dev/null\nif [ -e '{folder}/seen' ]; then exec cat '{folder}/r2.bin'; fi\n"
-                    f"touch '{folder}/seen'\nexec cat '{folder}/r1.bin'\n")
+    path.write_text(f"#!/bin/sh\nif grep -q '\"more\": {{' ; then exec cat '{folder}/r2.bin'; fi\n"
+                    f"exec cat '{folder}/r1.bin'\n")
     path.chmod(0o755)
     return str(path)
 
