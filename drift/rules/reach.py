@@ -483,17 +483,19 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
             return
+        failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s)) is not None]
+        if not failing:
+            return  # most overrides fit every call: nothing to sort, no baseline to ask
         old_decl = _as_sig(bm.as_function.params) if ctx.baseline is not None and bm is not None else None
         # failures the override already had against the baseline's own calls: not drift
         before = {_category(_site_failure(label, sig, s)) for s in _sites_of(ctx.baseline, name, bm) or []} \
             if old_decl is not None else set()
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
-        sites = sorted(sites, key=lambda s: (-len(s[3]), -_shared(s[0].split("/"), home), s[0], s[1]))
+        failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
-        for site in sites:
-            failure = _site_failure(label, sig, site)
-            if failure is None or failure in seen or _category(failure) in before:
+        for site, failure in failing:
+            if failure in seen or _category(failure) in before:
                 continue
             if old_decl is not None and _site_failure(label, old_decl, site) is None:
                 continue  # the old declaration took this call too: not a call the change brought
