@@ -674,8 +674,17 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
             worker.close(kill=True)
 
 
+_F_SETPIPE_SZ = 1031  # Linux fcntl: a pipe holding a whole family answer (~100 KB), so the worker never waits
+
+
 def _fork_ahead(jobs: list[AheadJob], target: Any, baseline: Any) -> AheadWorker | None:
     rfd, wfd = os.pipe()
+    try:
+        import fcntl
+
+        fcntl.fcntl(wfd, _F_SETPIPE_SZ, 1 << 20)
+    except (ImportError, OSError):
+        pass  # the default buffer: the worker then waits for the rule to read, which is only slower
     try:
         pid = os.fork()
     except OSError:
