@@ -174,7 +174,8 @@ def test_members_cut_by_request_boundaries_come_out_whole(dist, tmp_path, monkey
     """Members inflated as their request arrives, and those split across two requests (left to
     zipfile), give the tree the whole wheel extracts to."""
     wheel = build_wheel(dist, version="1.0")
-    monkeypatch.setattr(rangezip, "PIECE", 700)  # every module's bytes cut somewhere
+    monkeypatch.setattr(rangezip, "PIECE", 100)  # members cut by request boundaries
+    monkeypatch.setattr(rangezip, "TAIL", 1024)  # and none of them in the directory's read
     with running(IndexServer()) as srv:
         srv.add(wheel)
         isolated_pip(monkeypatch, index_url=srv.simple)
@@ -183,7 +184,27 @@ def test_members_cut_by_request_boundaries_come_out_whole(dist, tmp_path, monkey
     files = sorted(str(p.relative_to(whole)) for p in whole.rglob("*") if p.is_file())
     assert files == sorted(str(p.relative_to(src.root)) for p in src.root.rglob("*") if p.is_file())
     assert filecmp.cmpfiles(src.root, whole, files, shallow=False)[1:] == ([], [])
-    assert len(srv.sent_for(wheel.name)) > 4
+    # and some member really was cut: its bytes came in two requests
+    asked = [tuple(int(x) for x in s.range[len("bytes="):].split("-")) for s in srv.sent_for(wheel.name)
+             if not s.range.startswith("bytes=-")]
+    archive = zipfile.ZipFile(wheel)
+    spans = rangezip._spans_by_member(archive, fetch.wanted_members(archive))
+    assert any(start < a < end for start, end in spans for a, _b in asked)  # a request began inside it
+
+
+def test_a_small_wheel_is_read_in_one_request(tmp_path, monkeypatch) -> None:
+    """A wheel no larger than the first tail read: its members come from that read, not again."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    wheel = _consumer_wheel(dist, "demo-pkg==1.0")
+    assert wheel.stat().st_size < rangezip.TAIL
+    with running(IndexServer()) as srv:
+        srv.add(wheel)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        src = fetch_sources("democons==0.1", cache=tmp_path / "cache")
+    assert src.how == RANGE and "in 1 requests" in src.detail
+    assert len(srv.sent_for(wheel.name)) == 1 and src.transferred == wheel.stat().st_size
+    assert (src.root / "democons" / "use.py").read_text().startswith("from demo_pkg.core import greet")
 
 
 def test_a_damaged_member_is_an_error_not_a_wrong_file(dist, tmp_path, monkeypatch) -> None:

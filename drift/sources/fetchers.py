@@ -80,7 +80,7 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     _check(stop, res)
     wanted = wanted_members(archive)
     label = f"{res.name} {res.version}"
-    total = rangezip.planned_bytes(archive, wanted)
+    total = rangezip.planned_bytes(archive, wanted, sparse)
     say(Step(f"{label}: reading {len(wanted)} of {len(archive.infolist())} members "
              f"({human_bytes(total)} of {human_bytes(sparse.size)}) by HTTP range from {res.host}"))
     reader.on_bytes = ByteCounter(say, label, total)

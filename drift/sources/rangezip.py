@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-TAIL = 64 * 1024  # the end-of-central-directory record plus, for small wheels, the whole directory
+TAIL = 256 * 1024  # the end record and, up to ~2,500 members (vLLM's 1,905: 207 kB), the whole directory in one request
 GAP = 64 * 1024  # fetch across gaps up to this size rather than pay another round trip
 PIECE = 1024 * 1024  # largest single request, so a few connections share the work evenly
 WORKERS = 6
@@ -102,6 +102,32 @@ class SparseFile(io.RawIOBase):
         data = self.read(len(buf))
         buf[: len(data)] = data
         return len(data)
+
+    def missing(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of [start, end) not fetched yet (a small wheel's tail read may hold them)."""
+        out, pos = [], start
+        with self._lock:
+            while pos < end:
+                piece = self._covered(pos, end)
+                if piece:
+                    pos += len(piece)
+                    continue
+                stop = self._next_start(pos, end)
+                out.append((pos, stop))
+                pos = stop
+        return out
+
+    def slice(self, start: int, end: int) -> bytes:
+        """Bytes [start, end), all fetched, without moving the read position (any thread)."""
+        out, pos = [], start
+        with self._lock:
+            while pos < end:
+                piece = self._covered(pos, end)
+                if not piece:
+                    raise ValueError(f"bytes {pos}-{end} were not fetched")
+                out.append(piece)
+                pos += len(piece)
+        return b"".join(out)
 
     def _covered(self, pos: int, end: int) -> bytes:
         i = bisect.bisect_right(self._starts, pos) - 1
@@ -217,8 +243,14 @@ def fetch_members(
     inside = _members_by_request(archive, wanted, requests) if decoded is not None else {}
 
     def load(span: tuple[int, int]) -> None:
-        blob = reader.span(*span)
-        sparse.add(span[0], blob)
+        gaps = sparse.missing(*span)
+        if gaps == [span]:
+            blob = reader.span(*span)
+            sparse.add(span[0], blob)
+        else:  # partly or wholly in a read already made (the tail of a small wheel): only the rest
+            for gap in gaps:
+                sparse.add(gap[0], reader.span(*gap))
+            blob = sparse.slice(*span)
         for info in inside.get(span, ()):
             got = _decode(info, blob, info.header_offset - span[0])
             if got is not None:
@@ -282,6 +314,10 @@ def _decode(info: zipfile.ZipInfo, blob: bytes, at: int) -> tuple[bytes, str] | 
     return data, hashlib.sha256(data).hexdigest()
 
 
-def planned_bytes(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo]) -> int:
-    """How many bytes `fetch_members` will request, for a progress total."""
-    return sum(end - start for start, end in coalesce(_spans(archive, wanted), gap=GAP, piece=PIECE))
+def planned_bytes(archive: zipfile.ZipFile, wanted: list[zipfile.ZipInfo], sparse: SparseFile | None = None) -> int:
+    """How many bytes `fetch_members` will request, for a progress total (less what `sparse`
+    already holds)."""
+    spans = coalesce(_spans(archive, wanted), gap=GAP, piece=PIECE)
+    if sparse is not None:
+        return sum(b - a for span in spans for a, b in sparse.missing(*span))
+    return sum(end - start for start, end in spans)
