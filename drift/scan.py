@@ -163,16 +163,19 @@ async def scan_connector(
         request["demand"] = {"words": rule_words(settings.rule_paths)}
     complete_for = record.get("complete_for")  # what the stored package last served in full
     early = _early_baseline(settings, say) if settings.baseline is not None else None
-    if early is None:
+    ahead = None
+    if settings.demand and settings.ahead and not known:
+        ahead = asyncio.ensure_future(_ahead(connector, settings, request, early, host, say))
+    if early is None and ahead is not None:
+        say(Step(f"{host}: probing {settings.python}; the baseline comes from the consumer's metadata there, "
+                 "read by a first small probe and fetched here meanwhile"))
+    elif early is None:
         say(Step(f"{host}: the baseline comes from the consumer's metadata there: read after the reply, "
                  "not while the host probes (--baseline overlaps it)"))
         say(f"{host}: probing {settings.python}")
     else:
         say(Step(f"{host}: probing {settings.python}; meanwhile the baseline {settings.baseline} "
                  "is fetched and opened here"))
-    ahead = None
-    if early is not None and settings.demand and settings.ahead and not known:
-        ahead = asyncio.ensure_future(_ahead(connector, settings, request, early, host))
     try:
         return await _scan_probed(connector, host, settings, request, record, known, complete_for, early, ahead,
                                   store, notice_say=say)
@@ -226,6 +229,9 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
         got = await ahead
         if modules is not None and got and "answer" in got:
             modules.adopt(ahead_modules(got["answer"], modules.shape, pkg.get("host_digest")), got["wire"])
+        if baseline is None and got and "baseline" in got:  # read from the metadata the small probe saw:
+            if _metadata_spec(host, facts["usage"][consumer], settings) == got["spec"]:  # the same pin now
+                baseline = got["baseline"]
     try:
         if modules is None:
             scan = _check(host, facts, settings, say, where, baseline)
@@ -259,34 +265,44 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
 _WARMING = threading.Lock()  # one baseline warm-up at a time: hosts of a fleet share the baseline's modules
 
 
-async def _ahead(connector: Connector, settings: ScanSettings, request: dict, early: "asyncio.Future",
-                 host: str) -> dict | None:
+async def _ahead(connector: Connector, settings: ScanSettings, request: dict, early: "asyncio.Future | None",
+                 host: str, say: Callable[[str], None]) -> dict | None:
     """While the host's first probe runs: its consumer's usage read by a second, small probe
     (~0.2 s on the host); with it, the baseline's side of the check warmed in a thread (its
     modules parsed, its questions answered into the store: the check then reads them) and
     the target modules of DRIFT040's family, which the host cannot know (they are the
     *baseline's* classes defining a method), asked in a `more` on a third channel; they are
     adopted when the first reply says the same modules exist with the same hashes
-    (`reply.ahead_modules`). Everything here is only a head start: a failure of any part is
-    dropped, and the scan reads and asks as it would have without it."""
+    (`reply.ahead_modules`). Without --baseline, the pin in the consumer's metadata that probe
+    returns is fetched and opened here meanwhile (used when the first reply's metadata names
+    the same). Everything here is only a head start: a failure of any part is dropped, and the
+    scan reads and asks as it would have without it."""
     try:
         ask_usage = {"packages": [], "env_packages": [], "cache_dir": None, "known": {}, "usage": request["usage"]}
         got = await probe(connector, ask_usage, python=settings.python, timeout=settings.timeout)
         use = ((got.facts or {}).get("usage") or {}).get(settings.consumer) if got.ok else None
-        baseline = await asyncio.shield(early)
-        if not isinstance(use, dict) or not isinstance(baseline, Baseline) or baseline.facts is None:
+        if not isinstance(use, dict):
             return None
-        wanted = await asyncio.get_running_loop().run_in_executor(None, _warm_baseline, host, settings, use, baseline)
+        loop, out = asyncio.get_running_loop(), {}
+        if early is not None:
+            baseline = await asyncio.shield(early)
+        else:  # the pin in the consumer's metadata: fetched and opened now, not after the reply
+            out["spec"] = _metadata_spec(host, use, settings)
+            baseline = out["baseline"] = await loop.run_in_executor(
+                None, _baseline_on_host, host, {"usage": {settings.consumer: use}}, settings, say)
+        if not isinstance(baseline, Baseline) or baseline.facts is None:
+            return out
+        wanted = await loop.run_in_executor(None, _warm_baseline, host, settings, use, baseline)
         if not wanted:
-            return {}
+            return out
         more = {"packages": [settings.target], "env_packages": [],
                 "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
                 "known": {}, "more": {"modules": wanted, "needles": [], "have": []}}
         res = await probe(connector, more, python=settings.python, timeout=settings.timeout,
                           validate=lambda doc, req: validate_ahead(doc, req, settings.target))
         if not res.ok:
-            return {}
-        return {"answer": res.facts["more"][settings.target], "wire": res.wire_digest or ""}
+            return out
+        return dict(out, answer=res.facts["more"][settings.target], wire=res.wire_digest or "")
     except Exception:  # noqa: BLE001 - a head start only: the scan goes on without it
         return None
 
@@ -412,6 +428,14 @@ def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, s
             return _failed(host, modules.failed or "asking the host again failed", modules.failed_code)
     modules.runs += 1
     return _check(host, facts, settings, say, where, baseline)
+
+
+def _metadata_spec(host: str, use: dict, settings: ScanSettings) -> tuple:
+    """(spec, where from) of the baseline this usage block's metadata names (or the given one)."""
+    from drift.pipeline import _baseline_spec
+
+    meta = Consumer.from_usage(settings.consumer, settings.consumer, use).meta
+    return _baseline_spec(meta, given=settings.baseline, target_package=settings.target, origin=f" on {host}")
 
 
 def _baseline_on_host(host: str, facts: dict[str, Any], settings: ScanSettings,

@@ -9,6 +9,8 @@ vllm 0.11.0), and the metadata path says why it cannot overlap anything.
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 import pytest
 
@@ -39,11 +41,21 @@ def _local_scan(host_python, baseline):
     return scan, said
 
 
-def test_given_baseline_overlaps_the_probe_and_gives_the_same_report(host_python, corpus_src):
+def test_given_baseline_overlaps_the_probe_and_gives_the_same_report(host_python, corpus_src, tmp_path, monkeypatch):
+    from drift.store import _store_at
+
     corpus_src("vllm==0.11.0")
+    root = tmp_path / "drift-cache"  # a first scan of this host: drift has no record of it
+    root.mkdir()
+    (root / "sources").symlink_to(Path(os.path.expanduser("~/.cache/drift")) / "sources")
+    monkeypatch.setenv("DRIFT_CACHE", str(root))
+    _store_at.cache_clear()
     meta, said_meta = _local_scan(host_python, None)
     assert meta.outcome is not None and meta.outcome.report is not None, meta.reason
-    assert any("read after the reply, not while the host probes" in m for m in said_meta), said_meta
+    # the pin in the consumer's metadata, read by a first small probe: fetched while the host probes
+    assert any("read by a first small probe and fetched here meanwhile" in m for m in said_meta), said_meta
+    assert meta.probe_stats["ahead_modules"] > 0, meta.probe_stats  # the family came ahead there too
+    assert meta.outcome.report.baseline["source"] != "given with --baseline"
 
     given, said = _local_scan(host_python, "vllm==0.11.0")
     assert given.outcome is not None and given.outcome.report is not None, given.reason
