@@ -662,6 +662,10 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
             baseline = PackageIndex(baseline_facts, store=store) if baseline_facts is not None else None
             local = type(target.modules) is TreeModules and (baseline is None or type(baseline.modules) is TreeModules)
             if local and not all(job.answered(target, baseline) for job in jobs):  # never a host's modules
+                _outline()  # what the worker imports lazily, imported before the fork: a fetch
+                for index in (target, baseline):  # thread importing at that moment would hold the lock
+                    if index is not None:
+                        index.outline  # noqa: B018
                 worker = _fork_ahead(jobs, target, baseline)
                 if worker is not None:
                     key = _ahead_key(target, baseline)
