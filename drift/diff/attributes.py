@@ -67,6 +67,48 @@ def compare_class_attrs(
         )
 
 
+def compare_inherited(
+    old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
+) -> Iterator[Change]:
+    """Methods, nested classes and class attributes the old class had only through a base that
+    is no longer in its MRO (`LinearBase(CustomOp)` -> `LinearBase(PluggableLayer)` drops
+    `forward_cuda`, `enabled`, ... for every linear layer). Asked only of a class whose own
+    bases changed, and reported there once, with how many classes inherit it: a subclass
+    that lost the member through that class is the same change. What the class sets on self
+    is compare_instance_attrs' business; a member another class of the new MRO still
+    provides is not lost. A base counts as kept when the new MRO holds a class of its name
+    (a base that moved modules is still that base)."""
+    old_mro = old_index.mro_of(old)
+    if len(old_mro) < 2 or _dynamic(new_index, new):
+        return
+    kept = {s.dotted.rsplit(".", 1)[-1] for s in new_index.mro_of(new)}
+    own = old.as_class
+    seen = set(own.methods) | set(own.nested) | set(_class_level(own)) | {f.name for f in own.fields}
+    for base in old_mro[1:]:
+        node = base.as_class
+        members = [(n, "method", m.line) for n, m in node.methods.items()]
+        members += [(n, "nested class", c.line) for n, c in node.nested.items()]
+        members += [(n, what, line) for n, (what, line) in _class_level(node).items()]
+        if old_index.is_dataclass_like(base):
+            members += [(f.name, "field", f.line) for f in node.fields if not f.classvar]
+        lost = base.dotted.rsplit(".", 1)[-1] not in kept
+        for name, what, line in members:
+            if name in seen or (name.startswith("__") and name.endswith("__")):
+                continue
+            seen.add(name)  # the nearest class of the old MRO is the one that provided it
+            if not lost or new_index.provides(new, name):
+                continue
+            child = site.child(name)
+            why = f"no longer inherited: it came from {base.dotted}, no longer a base{_inherited(old_index, old)}"
+            evidence = dict(old=(Evidence(base.path, line, f"{what} {name}"),), new=site.new(new.as_class.line))
+            if what == "field":  # reported at the class, as a removed field is (detail: the name first)
+                yield site.change(ChangeKind.FIELD_REMOVED, f"{name}: {why}", **evidence)
+                continue
+            kind = ChangeKind.SYMBOL_REMOVED if what in ("method", "nested class") else \
+                ChangeKind.CLASS_ATTRIBUTE_REMOVED
+            yield child.change(kind, f"{what} {name} is {why}", **evidence)
+
+
 def compare_instance_attrs(
     old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex, new_index: PackageIndex
 ) -> Iterator[Change]:

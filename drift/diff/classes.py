@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.diff.annotations import field_default
-from drift.diff.attributes import compare_class_attrs, compare_instance_attrs
+from drift.diff.attributes import compare_class_attrs, compare_inherited, compare_instance_attrs
 from drift.diff.behaviour import compare_behaviour
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change
@@ -62,11 +62,17 @@ def compare_class(
             old=site.old(old_line), new=site.new(new_line),
         )
     if old_kind in FIELD_KINDS or new_kind in FIELD_KINDS:
-        yield from _compare_fields(old_node, new_node, site=site)
+        if _field_bases(old_index, old) == _field_bases(new_index, new):  # the bases' own shifts are theirs
+            shift = _constructor_shift(_init_fields(old_node), _init_fields(new_node))
+        else:
+            shift = _constructor_shift(_chain_init_fields(old_index, old), _chain_init_fields(new_index, new))
+        yield from _compare_fields(old_node, new_node, site=site, shift=shift)
     yield from _compare_methods(old, new, old_node, new_node, site=site, new_index=new_index)
     yield from _compare_nested(old, new, old_node, new_node, site=site, old_index=old_index, new_index=new_index)
     yield from compare_class_attrs(old, new, site=site, old_index=old_index, new_index=new_index)
     yield from compare_instance_attrs(old, new, site=site, old_index=old_index, new_index=new_index)
+    if [_base_key(b) for b in old_written] != [_base_key(b) for b in new_written]:
+        yield from compare_inherited(old, new, site=site, old_index=old_index, new_index=new_index)
 
 
 def _fields(node: ClassFacts) -> dict[str, FieldFacts]:
@@ -80,15 +86,33 @@ def _init_fields(node: ClassFacts) -> list[FieldFacts]:
     return [f for f in node.fields if not f.classvar and f.init]
 
 
-def _constructor_shift(old_node: ClassFacts, new_node: ClassFacts) -> str | None:
+def _field_bases(index: PackageIndex, cls: Symbol) -> list[str]:
+    """The names of the dataclass-like bases whose fields the generated `__init__` takes."""
+    return [o.dotted.rsplit(".", 1)[-1] for o in index.mro_of(cls)[1:] if index.is_dataclass_like(o)]
+
+
+def _chain_init_fields(index: PackageIndex, cls: Symbol) -> list[FieldFacts]:
+    """The generated `__init__`'s parameters in order: the fields of every dataclass-like class
+    of the MRO, bases first, as `dataclasses` collects them (a field a subclass redefines keeps
+    its base's place). A base that leaves the MRO takes its fields' places with it, which moves
+    the subclass's own fields for positional callers."""
+    ordered: dict[str, FieldFacts] = {}
+    for owner in reversed(index.mro_of(cls)):
+        if owner.dotted != cls.dotted and not index.is_dataclass_like(owner):
+            continue
+        for f in _init_fields(owner.as_class):
+            ordered[f.name] = f
+    return list(ordered.values())
+
+
+def _constructor_shift(old_init: list[FieldFacts], new_init: list[FieldFacts]) -> str | None:
     """`positional_shift` of the generated `__init__`s (a kw_only field is keyword-only)."""
-    old_init, new_init = _init_fields(old_node), _init_fields(new_node)
     old_pos = [f.name for f in old_init if not f.kw_only]
     new_pos = [f.name for f in new_init if not f.kw_only]
     return positional_shift(old_pos, new_pos, {f.name for f in old_init}, new_init)
 
 
-def _compare_fields(old_node: ClassFacts, new_node: ClassFacts, *, site: Site) -> Iterator[Change]:
+def _compare_fields(old_node: ClassFacts, new_node: ClassFacts, *, site: Site, shift: str | None) -> Iterator[Change]:
     old_fields, new_fields = _fields(old_node), _fields(new_node)
     for name, field in old_fields.items():
         other = new_fields.get(name)
@@ -110,7 +134,6 @@ def _compare_fields(old_node: ClassFacts, new_node: ClassFacts, *, site: Site) -
                 f"{name}: {field.default} -> {other.default}",
                 old=site.old(field.line), new=site.new(other.line),
             )
-    shift = _constructor_shift(old_node, new_node)
     if shift is not None:
         init = site.child("__init__")
         yield init.change(

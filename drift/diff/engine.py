@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
+from drift.check.moves import compatible
 from drift.diff.classes import compare_class, compare_function
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, DiffResult, Side
@@ -37,7 +38,7 @@ def diff_modules(
         new_mod = ModuleFacts(new_raw) if new_raw is not None else None
         site = Site(modname, "", old_mod.path, new_mod.path if new_mod is not None else "")
         if new_mod is None:
-            yield from _module_removed(modname, old_mod, site=site, new_index=new_index)
+            yield from _module_removed(modname, old_mod, site=site, old_index=old_index, new_index=new_index)
             continue
         if old_mod.error or new_mod.error:
             continue
@@ -50,13 +51,36 @@ def diff_modules(
         yield site.change(ChangeKind.MODULE_ADDED, path, new=site.new(1))
 
 
-def _module_removed(modname: str, old_mod: ModuleFacts, *, site: Site, new_index: PackageIndex) -> Iterator[Change]:
+def _module_removed(modname: str, old_mod: ModuleFacts, *, site: Site, old_index: PackageIndex,
+                    new_index: PackageIndex) -> Iterator[Change]:
     yield site.change(ChangeKind.MODULE_REMOVED, old_mod.path, old=site.old(1))
     for table, kind in ((old_mod.classes, "class"), (old_mod.functions, "function")):
         for name, node in table.items():
             target = _moved_to(modname, name, kind, new_index)
             if target is not None:
-                yield _moved(site.child(name, new_path=target.path), node.line, kind, target)
+                child = site.child(name, new_path=target.path)
+                yield _moved(child, node.line, kind, target)
+                old_def = Symbol(f"{modname}.{name}", kind, modname, site.old_path, node.line, node.raw)
+                yield from _compare_moved(old_def, target, site=child, old_index=old_index, new_index=new_index)
+
+
+def _compare_moved(old: Symbol, new: Symbol, *, site: Site, old_index: PackageIndex,
+                   new_index: PackageIndex) -> Iterator[Change]:
+    """A class or function that moved is compared with its new definition, so what changed
+    with the move (a dropped method, a renamed ClassVar, a new required parameter) is reported
+    at the name users imported, with the new file as evidence. Only for the same object: a
+    class that kept most of its public members (drift.check.moves.compatible), a function that
+    kept at least half of its parameters. A same-named object with another API is a different
+    thing, not a changed one."""
+    if old.kind != new.kind:
+        return
+    if old.kind == "class" and compatible(None, old, new):
+        yield from compare_class(old, new, site=site, old_index=old_index, new_index=new_index)
+    elif old.kind == "function":
+        before = {p.name for p in old.as_function.param_facts}
+        kept = before & {p.name for p in new.as_function.param_facts}
+        if not before or len(kept) * 2 >= len(before):
+            yield from compare_function(old.as_function, new.as_function, site=site)
 
 
 def _moved_to(modname: str, name: str, kind: str, new_index: PackageIndex) -> Symbol | None:
@@ -98,7 +122,7 @@ def _diff_module(
     new_index: PackageIndex,
     top: str,
 ) -> Iterator[Change]:
-    surface = module_surface(modname, old_mod, top)
+    surface = module_surface(modname, old_mod, top, index=old_index)
     old_classes, old_functions = old_mod.classes, old_mod.functions
     for name, (kind, line) in sorted(surface.items()):
         child = site.child(name)
@@ -119,10 +143,12 @@ def _diff_module(
             if target is None and kind in ("class", "function"):
                 target = _moved_to(modname, name, kind, new_index)
             if target is not None:
-                yield _moved(
-                    site.child(name, new_path=target.path), node.line if node is not None else line, kind, target,
-                    reexport=reexport,
-                )
+                moved = site.child(name, new_path=target.path)
+                yield _moved(moved, node.line if node is not None else line, kind, target, reexport=reexport)
+                if not reexport and node is not None:  # a re-export is compared where it is defined
+                    old_def = Symbol(f"{modname}.{name}", kind, modname, site.old_path, node.line, node.raw)
+                    yield from _compare_moved(old_def, target, site=moved, old_index=old_index,
+                                              new_index=new_index)
             else:
                 yield child.change(
                     ChangeKind.SYMBOL_REMOVED,
