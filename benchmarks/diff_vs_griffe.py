@@ -119,15 +119,21 @@ def compare(drift_doc: dict, griffe: list[dict], mros: dict[str, list[str]]) -> 
     public = [c for c in drift_doc["changes"] if not c["private"]]
     counts_d: dict[str, int] = collections.Counter()
     paths_d: dict[str, set[str]] = collections.defaultdict(set)
+    moves = _moves(drift_doc)
     for c in public:
         cat = drift_category(c, classes)
         if cat is None:
             continue
         counts_d[cat] += 1
-        path = c["dotted"]
-        if c["kind"] in ("PARAM_MOVED", "PARAM_REORDERED") and path in classes:
-            path += ".__init__"
-        paths_d[cat].add(path)
+        paths_d[cat].update(_paths(c, classes, moves))
+        if c["kind"] == "FIELD_REMOVED":  # a dataclass's generated __init__ lost that parameter
+            paths_d["parameter removed"].add(c["dotted"] + ".__init__")
+        elif c["kind"] == "FIELD_REQUIRED_ADDED":
+            paths_d["new required parameter / field"].add(c["dotted"] + ".__init__")
+        elif c["kind"] == "PARAM_RENAMED":  # griffe: the old name removed, the new one added
+            paths_d["parameter removed"].update(_paths(c, classes, moves))
+            paths_d["new required parameter / field"].update(_paths(c, classes, moves))
+    members = paths_d["method / nested class removed"]  # a property is an attribute to griffe
     counts_g: dict[str, int] = collections.Counter()
     paths_g: dict[str, set[str]] = collections.defaultdict(set)
     for b in griffe:
@@ -144,13 +150,68 @@ def compare(drift_doc: dict, griffe: list[dict], mros: dict[str, list[str]]) -> 
             mine = paths_d[name]
             if name in ("instance attribute removed", "class attribute / ClassVar removed"):
                 mine = paths_d["instance attribute removed"] | paths_d["class attribute / ClassVar removed"] \
-                    | paths_d["dataclass field removed"]
+                    | paths_d["dataclass field removed"] | members
             if name == "class/function removed or moved (module level)":
                 mine = mine | paths_d["module removed"]
             covered = sum(1 for p in paths_g[name] if _covered(p, mine, mros))
         rows.append({"category": name, "drift": counts_d[name], "griffe": counts_g[name] if g else None,
                      "griffe_paths": len(paths_g[name]) if g else None, "griffe_covered_by_drift": covered})
     return rows
+
+
+def _drift_path(c: dict, classes: set[str]) -> str:
+    """The dotted path griffe would name for a drift change: a field's own path (drift reports a
+    removed field at its class, with the field's name as the detail), a class's `__init__` for
+    moved constructor parameters."""
+    path = c["dotted"]
+    if c["kind"] == "FIELD_REMOVED":
+        return f"{path}.{c['detail'].split(':', 1)[0].strip()}"
+    if c["kind"] in ("PARAM_MOVED", "PARAM_REORDERED") and path in classes:
+        return path + ".__init__"
+    return path
+
+
+def _moves(drift_doc: dict) -> dict[str, str]:
+    """old dotted -> new dotted of every symbol drift reports as moved (the new dotted is the
+    note of its new evidence)."""
+    return {c["dotted"]: c["new"][0]["note"] for c in drift_doc["changes"]
+            if c["kind"] == "SYMBOL_MOVED" and c["new"] and c["new"][0].get("note")}
+
+
+def _paths(c: dict, classes: set[str], moves: dict[str, str]) -> set[str]:
+    """The change's path, and the same path under the new home of a moved class: griffe names
+    a changed member of a moved class by where the class lives now."""
+    path = _drift_path(c, classes)
+    out = {path}
+    for ev in c["new"][:1]:  # compared where it is defined now (a re-exported class): griffe's name
+        module = ev["path"][:-3].replace("/", ".").removesuffix(".__init__") if ev["path"].endswith(".py") else ""
+        if module and module != c["module"] and c["symbol"]:
+            out.add(f"{module}.{path[len(c['module']) + 1:]}")
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 1, -1):
+        new = moves.get(".".join(parts[:i]))
+        if new:
+            out.add(".".join([new] + parts[i:]))
+            break
+    return out
+
+
+def uncovered(drift_doc: dict, griffe: list[dict], mros: dict[str, list[str]]) -> dict[str, list[str]]:
+    """griffe's public items that drift does not report, by category (for reading in the source)."""
+    classes = set(mros)
+    moves = _moves(drift_doc)
+    mine: set[str] = set()
+    for c in drift_doc["changes"]:
+        if not c["private"] and drift_category(c, classes) is not None:
+            mine |= _paths(c, classes, moves)
+            if c["kind"] in ("FIELD_REMOVED", "FIELD_REQUIRED_ADDED"):
+                mine.add(c["dotted"] + ".__init__")
+    out: dict[str, list[str]] = collections.defaultdict(list)
+    for b in griffe:
+        cat = griffe_category(b)
+        if cat is not None and not _covered(b["path"], mine, mros):
+            out[cat].append(b["path"])
+    return out
 
 
 def _covered(path: str, mine: set[str], mros: dict[str, list[str]]) -> bool:
@@ -177,10 +238,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--samples", type=int, default=0)
+    parser.add_argument("--uncovered", type=int, default=0, metavar="N",
+                        help="list N random griffe items per category that drift does not report")
     args = parser.parse_args()
     old, new = trees()
     drift_doc, griffe = run_tools(old, new)
-    rows = compare(drift_doc, griffe, old_mros(old))
+    mros = old_mros(old)
+    rows = compare(drift_doc, griffe, mros)
     print("public API only (griffe skips private names; drift's private changes are left out)\n")
     print(table(rows))
     by_kind = drift_doc["summary"]["by_kind"]
@@ -195,6 +259,12 @@ def main() -> int:
             for c in rng.sample(pool, min(args.samples, len(pool))):
                 ev = " ".join(f"{e['path']}:{e['line']}" for e in c["old"] + c["new"])
                 print(f"- {c['dotted']}: {c['detail']}  [{ev}]")
+    if args.uncovered:
+        rng = random.Random(10)
+        for cat, paths in sorted(uncovered(drift_doc, griffe, mros).items()):
+            print(f"\n## griffe only, {cat}: {len(paths)}")
+            for p in rng.sample(sorted(paths), min(args.uncovered, len(paths))):
+                print(f"- {p}")
     if args.json:
         Path(args.json).write_text(json.dumps({"rows": rows, "drift_by_kind": by_kind}, indent=2) + "\n")
     return 0
