@@ -216,3 +216,18 @@ def test_a_same_named_definition_with_another_api_is_not_compared():
         """
     changes = diff(MOVED_OLD, new)
     assert not [c for c in changes if c.dotted.startswith("pkg.backends.utils.MetadataBuilder.")]
+
+
+def test_fields_that_became_keyword_only_change_the_generated_init():
+    old = {"pkg.spec": """
+        from dataclasses import dataclass
+        @dataclass(frozen=True)
+        class AttentionSpec:
+            num_kv_heads: int
+            head_size: int
+        """}
+    new = {"pkg.spec": old["pkg.spec"].replace("@dataclass(frozen=True)", "@dataclass(frozen=True, kw_only=True)")}
+    changes = [c for c in diff(old, new) if c.kind is K.PARAM_KIND_CHANGED]
+    assert [(c.dotted, c.detail) for c in changes] == [
+        ("pkg.spec.AttentionSpec.__init__", "num_kv_heads: positional-or-keyword -> keyword-only (field)"),
+        ("pkg.spec.AttentionSpec.__init__", "head_size: positional-or-keyword -> keyword-only (field)")]

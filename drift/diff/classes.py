@@ -122,6 +122,12 @@ def _compare_fields(old_node: ClassFacts, new_node: ClassFacts, *, site: Site, s
                 old=site.old(field.line), new=site.new(new_node.line),
             )
             continue
+        if not field.kw_only and other.kw_only and field.init and other.init and old_node.kind != "typeddict":
+            init = site.child("__init__")  # `Spec(16, 8, ...)` now raises: the field is keyword-only
+            yield init.change(
+                ChangeKind.PARAM_KIND_CHANGED, f"{name}: positional-or-keyword -> keyword-only (field)",
+                old=init.old(field.line), new=init.new(other.line),
+            )
         if field.has_default and not other.has_default:
             yield site.change(
                 ChangeKind.FIELD_DEFAULT_CHANGED,

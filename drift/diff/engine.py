@@ -70,7 +70,7 @@ def _compare_moved(old: Symbol, new: Symbol, *, site: Site, old_index: PackageIn
     with the move (a dropped method, a renamed ClassVar, a new required parameter) is reported
     at the name users imported, with the new file as evidence. Only for the same object: a
     class that kept most of its public members (drift.check.moves.compatible), a function that
-    kept at least half of its parameters. A same-named object with another API is a different
+    kept at least half of its parameters (or takes **kwargs). A same-named object with another API is a different
     thing, not a changed one."""
     if old.kind != new.kind:
         return
@@ -78,8 +78,9 @@ def _compare_moved(old: Symbol, new: Symbol, *, site: Site, old_index: PackageIn
         yield from compare_class(old, new, site=site, old_index=old_index, new_index=new_index)
     elif old.kind == "function":
         before = {p.name for p in old.as_function.param_facts}
-        kept = before & {p.name for p in new.as_function.param_facts}
-        if not before or len(kept) * 2 >= len(before):
+        after = new.as_function.param_facts
+        kept = before & {p.name for p in after}
+        if not before or len(kept) * 2 >= len(before) or any(p.kind == "VAR_KEYWORD" for p in after):
             yield from compare_function(old.as_function, new.as_function, site=site)
 
 
