@@ -231,3 +231,19 @@ def test_fields_that_became_keyword_only_change_the_generated_init():
     assert [(c.dotted, c.detail) for c in changes] == [
         ("pkg.spec.AttentionSpec.__init__", "num_kv_heads: positional-or-keyword -> keyword-only (field)"),
         ("pkg.spec.AttentionSpec.__init__", "head_size: positional-or-keyword -> keyword-only (field)")]
+
+
+def test_a_move_target_that_already_existed_is_another_object():
+    old = {"pkg.models.qwen": "def rotate(x, cos, sin, neox): ...\n",
+           "pkg.vendor.rotary": "def rotate(x, cos, sin, interleaved=False): ...\n"}
+    new = {"pkg.models.qwen": "X = 1\n", "pkg.vendor.rotary": old["pkg.vendor.rotary"]}
+    changes = diff(old, new)
+    assert not [c for c in changes if c.dotted == "pkg.models.qwen.rotate" and c.kind.name.startswith("PARAM_")]
+
+
+def test_a_dropped_base_of_the_same_name_is_lost_too():
+    old = {"pkg.worker.base": "class WorkerBase:\n    def start_loop(self): ...\n",
+           "pkg.v1.base": "from pkg.worker.base import WorkerBase as V0\nclass WorkerBase(V0):\n    def load(self): ...\n"}
+    new = {"pkg.worker.base": "X = 1\n", "pkg.v1.base": "class WorkerBase:\n    def load(self): ...\n"}
+    removed = by(diff(old, new), K.SYMBOL_REMOVED)
+    assert "came from pkg.worker.base.WorkerBase" in removed["pkg.v1.base.WorkerBase.start_loop"].detail

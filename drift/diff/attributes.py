@@ -81,7 +81,7 @@ def compare_inherited(
     old_mro = old_index.mro_of(old)
     if len(old_mro) < 2 or _dynamic(new_index, new):
         return
-    kept = {s.dotted.rsplit(".", 1)[-1] for s in new_index.mro_of(new)}
+    kept = {s.dotted.rsplit(".", 1)[-1] for s in new_index.mro_of(new)[1:]}  # v1 `WorkerBase(WorkerBase)`
     own = old.as_class
     seen = set(own.methods) | set(own.nested) | set(_class_level(own)) | {f.name for f in own.fields}
     for base in old_mro[1:]:

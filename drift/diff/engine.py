@@ -70,10 +70,12 @@ def _compare_moved(old: Symbol, new: Symbol, *, site: Site, old_index: PackageIn
     with the move (a dropped method, a renamed ClassVar, a new required parameter) is reported
     at the name users imported, with the new file as evidence. Only for the same object: a
     class that kept most of its public members (drift.check.moves.compatible), a function that
-    kept at least half of its parameters (or takes **kwargs). A same-named object with another API is a different
-    thing, not a changed one."""
-    if old.kind != new.kind:
-        return
+    kept at least half of its parameters (or takes **kwargs), and not one that was already
+    defined there in the old snapshot (vLLM 0.16 dropped its copies of
+    `apply_rotary_emb_torch`; the vendored flash-attn one it keeps is another function). A
+    same-named object with another API is a different thing, not a changed one."""
+    if old.kind != new.kind or old_index.defined_in(new.module, qualname(new)) is not None:
+        return  # the same-named definition there is another object: it existed beside this one
     if old.kind == "class" and compatible(None, old, new):
         yield from compare_class(old, new, site=site, old_index=old_index, new_index=new_index)
     elif old.kind == "function":
