@@ -132,13 +132,13 @@ class CheckContext:
     def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
         path = tuple(rec["callee"]["path"])
         t = self.target_paths.value(path)
-        b = self.baseline_paths.value(path) if self.baseline_paths else None
         tsym, tparams, tat, ctor = _callable(self.target, t)
+        if tsym is None and t.kind != "missing":
+            return None  # the target side is not known well enough to judge this call (the baseline is not asked)
+        b = self.baseline_paths.value(path) if self.baseline_paths else None
         bsym, bparams, bat, bctor = _callable(self.baseline, b) if b is not None else (None, None, None, False)
         if tsym is None and bsym is None:
             return None
-        if tsym is None and t.kind != "missing":
-            return None  # the target side is not known well enough to judge this call
         any_sym = tsym or bsym
         if any_sym.kind == "class":
             label = any_sym.dotted.rsplit(".", 1)[-1]
