@@ -99,9 +99,10 @@ class CheckContext:
             return False
         cache = self.memo.setdefault("dead_modules", {})
         key = mod.get("path")
-        if key not in cache:
-            cache[key] = any(not imp.get("guarded") and self.baseline.lookup(imp["target"]) is None
-                             and self.target.lookup(imp["target"]) is None for imp in mod.get("imports") or [])
+        if key not in cache:  # the target first: the import rule resolved each import there already, and
+            # only one the target lacks can make the module dead (the baseline's modules are read for no other)
+            cache[key] = any(not imp.get("guarded") and self.target.lookup(imp["target"]) is None
+                             and self.baseline.lookup(imp["target"]) is None for imp in mod.get("imports") or [])
         return cache[key]
 
     def relocated(self, dotted: str) -> Symbol | None:
