@@ -155,3 +155,7 @@ def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, 
     analyse(cons, _demand(tmp_path / "after"), Baseline("gizmo==1", "given", _demand(tmp_path / "before")),
             target_label="gizmo==2", target_package="gizmo")
     assert len(forked) == 2
+    # a gate's next target: the baseline's family is stored, that target's class shapes are not
+    other = _demand(write_tree(tmp_path / "other", CASES[1].after))
+    analyse(cons, other, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==3", target_package="gizmo")
+    assert len(forked) == 3

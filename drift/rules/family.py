@@ -109,9 +109,21 @@ def family_jobs(usage: list[dict]) -> list[AheadJob]:
     """DRIFT040's family questions of this consumer (one per method a bound function calls on
     `self`), for a worker to answer ahead (`drift.demand.answered_ahead`): the family is ~300
     class outlines of two releases, a third of a cold check's CPU, known from the usage alone."""
-    return [AheadJob(("family", m), _family_of(m),
-                     lambda t, b, m=m: b is None or answered(b.outline, "definers", m))
+    return [AheadJob(("family", m), _family_of(m), lambda t, b, m=m: _family_answered(t, b, m))
             for m in _bound_calls(usage)]
+
+
+def _family_answered(target: PackageIndex, baseline: PackageIndex | None, m: str) -> bool:
+    """Whether the store answers `m`'s family questions already (a gate's next target still
+    asks its own class shapes)."""
+    if baseline is None:
+        return True
+    if not answered(baseline.outline, "definers", m):
+        return False
+    family = _definers(baseline, m)  # the stored answer
+    key = "\n".join(sorted(family))
+    return len(family) < MIN_FAMILY or (answered(target.outline, "class_shapes", key)
+                                        and answered(baseline.outline, "class_shapes", key))
 
 
 @rule("DRIFT040", RuleKind.METHOD_VANISHED)
