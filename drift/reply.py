@@ -81,11 +81,11 @@ def content_key(pkg: dict[str, Any]) -> str:
 
 
 def wire_key(package: str, wire_digest: str) -> str:
-    """drift's key of one package of a reply, from the sha256 of the reply's bytes as received
-    (from the probe's marker on): different facts can never share it, and the host cannot pick
-    it. Why not `content_key`: re-encoding a 9 MB package as JSON to hash it cost ~0.35 s of
-    every cold scan; hashing the 1.4 MB that came over the wire costs ~3 ms. (Equal facts in
-    two different replies get two keys: only the store's disk pays.)"""
+    """drift's key of one package of a reply, from the sha256 of the reply's facts line as
+    received (`bundle.decode_reply`): different facts can never share it, equal facts (two
+    hosts with the same vLLM) always do, and the host cannot pick it. Why not `content_key`:
+    re-encoding a 9 MB package as JSON to hash it cost ~0.35 s of every cold scan; hashing
+    the text that came costs ~15 ms."""
     return hashlib.sha256(_KEY_SALT + b"wire\0" + package.encode("utf-8", "surrogateescape") + b"\0"
                           + wire_digest.encode("ascii")).hexdigest()
 

@@ -11,6 +11,7 @@ so shell noise before it (motd, profile echoes) is skipped and a truncated strea
 
 import base64
 import functools
+import hashlib
 import json
 import os
 import zlib
@@ -63,7 +64,12 @@ def _main():
         import traceback
         doc = {"schema": 1, "error": "probe crashed: %%s: %%s" %% (type(exc).__name__, exc),
                "traceback": traceback.format_exc()[-4000:]}
+    # the facts (packages, a follow-up's "more") as a second line: drift keys them by a hash of
+    # that text alone, so two hosts with the same facts share one stored copy (decode_reply)
+    body = dict((k, doc.pop(k)) for k in ("packages", "more") if k in doc)
     data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
+    if body:
+        data += b"\n" + json.dumps(body, separators=(",", ":")).encode("utf-8")
     out = sys.stdout.buffer
     out.write(%(magic)r + zlib.compress(data, 3))
     out.flush()
@@ -107,7 +113,18 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024  # decompressed; vLLM 0.16's facts are ~20 MB
 
 
 def decode_output(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES) -> dict:
-    """The facts document from the bundle's stdout; ValueError says what is wrong with it.
+    """The facts document from the bundle's stdout; ValueError says what is wrong with it."""
+    return decode_reply(stdout, max_bytes=max_bytes)[0]
+
+
+def decode_reply(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES):
+    """(facts document, sha256 hex of its facts line or None) from the bundle's stdout.
+
+    The bundle writes the document's head, then, on a second line, the facts (`packages`,
+    `more`); the digest is of that line's text as received, which drift keys the facts by
+    (drift/reply.py `wire_key`): different facts can never share it, equal facts always do,
+    and it costs a hash of bytes at hand, not a JSON re-encoding of 9 MB. A reply of one line
+    (any other writer) has no digest: drift keys it by re-encoding.
 
     The stream comes from a host, so it is inflated at most `max_bytes` far (a small zlib
     bomb must not take gigabytes of memory) and a nesting too deep for the JSON decoder is an
@@ -129,12 +146,19 @@ def decode_output(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES) -> dict:
                          % (max_bytes // (1024 * 1024)))
     if not inflate.eof:
         raise ValueError("probe output is truncated or corrupt: the compressed stream does not end")
+    head, sep, rest = data.partition(b"\n")
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = json.loads(head.decode("utf-8"))
+        body = json.loads(rest.decode("utf-8")) if sep else None
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError("probe output is not JSON: %s" % exc) from None
     except RecursionError:
         raise ValueError("probe output is JSON nested too deeply to read") from None
     if not isinstance(doc, dict):
         raise ValueError("probe output is JSON but not an object")
-    return doc
+    if not sep:
+        return doc, None
+    if not isinstance(body, dict) or not body or any(k not in ("packages", "more") or k in doc for k in body):
+        raise ValueError("probe output's facts line is not an object of packages/more")
+    doc.update(body)
+    return doc, hashlib.sha256(rest).hexdigest()
