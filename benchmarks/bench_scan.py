@@ -95,6 +95,14 @@ def _child(cfg: dict) -> dict:
         return real_decode(data, **kw)
 
     bundle.decode_output = decode_spy
+    if hasattr(bundle, "decode_reply"):  # what drift.remote_probe reads replies with
+        real_reply = bundle.decode_reply
+
+        def reply_spy(data, **kw):
+            seen["wire_bytes"].append(len(data))
+            return real_reply(data, **kw)
+
+        bundle.decode_reply = reply_spy
     scan_mod.probe = timed("probe", probe_spy, is_async=True)
     for name in ("load_facts", "check", "_load_cached", "_store", "_check", "_keep_merged"):
         if hasattr(scan_mod, name):  # the stages scan.py has today

@@ -262,6 +262,7 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
     return dataclasses.replace(scan, notice=notice)
 
 
+AHEAD_NICE = 10  # the `more` asked ahead runs niced on the host: the first probe, the critical path, goes first
 _WARMING = threading.Lock()  # one baseline warm-up at a time: hosts of a fleet share the baseline's modules
 
 
@@ -297,7 +298,7 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
             return out
         more = {"packages": [settings.target], "env_packages": [],
                 "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
-                "known": {}, "more": {"modules": wanted, "needles": [], "have": []}}
+                "known": {}, "more": {"modules": wanted, "needles": [], "have": []}, "nice": AHEAD_NICE}
         res = await probe(connector, more, python=settings.python, timeout=settings.timeout,
                           validate=lambda doc, req: validate_ahead(doc, req, settings.target))
         if not res.ok:

@@ -46,6 +46,9 @@ def validate_request(request) -> str:
     demand = request.get("demand")
     if demand is not None and (not isinstance(demand, dict) or not _names(demand.get("words", []))):
         return "'demand' must be {\"words\": [names]}"
+    nice = request.get("nice", 0)
+    if isinstance(nice, bool) or not isinstance(nice, int) or not 0 <= nice <= 19:
+        return "'nice' must be an integer 0-19"
     ask = request.get("more")
     if ask is not None:
         if not isinstance(ask, dict) or not _names(ask.get("modules", [])) or not _names(ask.get("have", [])):
@@ -91,6 +94,11 @@ def run(request: dict, *, workers=None) -> dict:
     problem = validate_request(request)
     if problem:
         return _bad(problem)
+    if request.get("nice"):  # work asked ahead yields the host's CPU to the probe it runs beside
+        try:
+            os.nice(request["nice"])
+        except (AttributeError, OSError):
+            pass
     cache_dir = _cache.resolve_dir(request.get("cache_dir", _cache.DEFAULT_DIR))
     known = request.get("known", {})
     limit = request.get("max_file_bytes", MAX_FILE_BYTES)

@@ -101,3 +101,13 @@ def test_a_forked_reader_of_a_host_package_fails_instead_of_reading_placeholders
     assert os.waitpid(pid, 0)[1] == 0
     assert got == "ForkedRead ForkedRead parsed"  # what the host sent is still read
     assert modules.wanted() == 1  # the child's reads were not recorded here either
+
+
+def test_a_request_asked_ahead_may_only_lower_the_probe_priority():
+    from drift.probes.main import run, validate_request
+
+    base = {"packages": [], "env_packages": [], "cache_dir": None, "known": {}}
+    assert validate_request(dict(base, nice=10)) == ""
+    for bad in (-5, 20, True, "10", 2.5):
+        assert "'nice' must be an integer 0-19" in validate_request(dict(base, nice=bad)), bad
+    assert run(dict(base, nice=-1))["error"].startswith("bad request")
