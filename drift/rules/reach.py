@@ -195,9 +195,12 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
             if rec.get("kind") != "attr_set" or len(rec["path"]) < 2:
                 continue
             path = rec["path"]
-            t, b = ctx.target_paths.value(tuple(path)), ctx.baseline_paths.value(tuple(path))
+            t = ctx.target_paths.value(tuple(path))
+            if t.kind != "missing":
+                continue  # the baseline is walked only where the target's side fails
+            b = ctx.baseline_paths.value(tuple(path))
             prev = ctx.target_paths.value(tuple(path[:-1]))
-            if t.kind != "missing" or not b.known or b.kind == "consumer" or prev.kind != "instance":
+            if not b.known or b.kind == "consumer" or prev.kind != "instance":
                 continue
             name = path[-1][1:]
             yield Finding(
@@ -704,7 +707,7 @@ def _constructed_by_consumer(ctx: CheckContext, ref: str) -> bool:
 def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) -> dict[str, Symbol]:
     """Names whose first definition along the bases' MRO is abstract (or, with `stubs`, only
     raises NotImplementedError)."""
-    first: dict[str, tuple[Symbol, bool]] = {}
+    first: dict[str, Symbol | None] = {}
     for base in bases:
         for owner in index.mro(base):
             methods = owner.as_class.methods
@@ -714,8 +717,8 @@ def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) 
                 m = methods[name]  # a view only for the names first seen here
                 abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.decorators) \
                     or (stubs and _stub(m))
-                first[name] = (_method(owner, name, m), abstract)
-    return {n: s for n, (s, a) in first.items() if a}
+                first[name] = _method(owner, name, m) if abstract else None  # a symbol only when kept
+    return {n: s for n, s in first.items() if s is not None}
 
 
 def _consumer_defines(ctx: CheckContext, ref: str, seen: set | None = None) -> set[str]:
