@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Sequence, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, overload
 
 R = TypeVar("R", bound="Record")
 T = TypeVar("T")
@@ -51,27 +51,29 @@ class Record:
         return f"{type(self).__name__}({name!r}, line={self.raw.get('line')})"
 
 
-class _Key(Generic[T]):
+class _Key(property, Generic[T]):
     """One key of a record read as an attribute: `empty` when absent or null, `wrap`ped when it
-    holds records."""
-
-    __slots__ = ("key", "empty", "wrap", "doc")
+    holds records. A property (its getter a closure over the key), not a plain descriptor: the
+    C-level property dispatch makes a read ~25 % cheaper, and `drift diff` reads ~570k of them."""
 
     def __init__(self, key: str, empty: Any = None, wrap: Callable[[Any], Any] | None = None, doc: str = ""):
+        if wrap is None:
+            def read(obj: Record, _key: str = key, _empty: Any = empty) -> Any:
+                v = obj.raw.get(_key)
+                return _empty if v is None else v
+        else:
+            def read(obj: Record, _key: str = key, _empty: Any = empty, _wrap: Callable[[Any], Any] = wrap) -> Any:
+                v = obj.raw.get(_key)
+                return _empty if v is None else _wrap(v)
+        super().__init__(read, doc=doc or None)
         self.key, self.empty, self.wrap, self.doc = key, empty, wrap, doc
 
-    @overload
-    def __get__(self, obj: None, owner: type) -> "_Key[T]": ...
-    @overload
-    def __get__(self, obj: Record, owner: type) -> T: ...
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        v = obj.raw.get(self.key)
-        if v is None:
-            return self.empty
-        return v if self.wrap is None else self.wrap(v)
+    if TYPE_CHECKING:  # what a read gives, for type checkers; at run time property.__get__ serves
+        @overload
+        def __get__(self, obj: None, owner: type | None = None) -> "_Key[T]": ...
+        @overload
+        def __get__(self, obj: Record, owner: type | None = None) -> T: ...
+        def __get__(self, obj, owner=None): ...
 
 
 def _keys(cls: type) -> frozenset[str]:
