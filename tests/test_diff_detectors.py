@@ -244,6 +244,9 @@ def test_raise_guarded_by_state_another_method_changes_is_reported():
     # a genuinely new requirement on an argument old callers pass
     ("def alloc(request, n):\n    return n",
      "def alloc(request, n):\n    assert len(request.block_hashes) >= n\n    return n", True),
+    # compared with a parameter the old signature did not have
+    ("def hit(spec, blocks):\n    return blocks",
+     "def hit(spec, blocks, alignment_tokens):\n    assert spec.block_size == alignment_tokens\n    return blocks", False),
     # on a parameter the old signature did not have
     ("def conv(req_id):\n    return req_id",
      "def conv(req_id, ws=None):\n    if ws:\n        assert ws.dtype == int32\n    return req_id", False),

@@ -197,8 +197,9 @@ def _asserts(old_fn: FunctionFacts, new_fn: FunctionFacts, *, site: Site) -> Ite
 
     Not new: the same check in the old body under another spelling (the value came from a
     parameter that is now read off an argument, a renamed parameter at the same position).
-    Not a requirement: an assert on a parameter the old signature did not have, on `self`/`cls`,
-    or one that only narrows a type (`x.a is not None`, `isinstance(...)`)."""
+    Not a requirement: an assert on a parameter the old signature did not have or that compares
+    with one (vLLM 0.16's `assert kv_cache_spec.block_size == alignment_tokens`, a parameter
+    new there), on `self`/`cls`, or one that only narrows a type (`x.a is not None`, `isinstance(...)`)."""
     old_asserts, new_asserts = old_fn.behaviour.asserts, new_fn.behaviour.asserts
     old_params = [p.name for p in old_fn.param_facts]
     new_params = [p.name for p in new_fn.param_facts]
@@ -210,10 +211,13 @@ def _asserts(old_fn: FunctionFacts, new_fn: FunctionFacts, *, site: Site) -> Ite
     by_line: dict[int, list[AssertFacts]] = {}
     for item in new_asserts:
         by_line.setdefault(item.line, []).append(item)
+    added = [n for n in new_params if n not in old_params and n not in renamed]
     for line, items in sorted(by_line.items(), key=lambda item: item[0]):
         src = items[0].src
         if _NARROWING.match(src):
             continue
+        if any(re.search(rf"(?<![\w.]){re.escape(n)}\b", src) for n in added):  # the name, not `.attr`
+            continue  # compared with a new parameter (`spec.block_size == alignment_tokens`): the new caller's contract
         fresh = []
         for item in items:
             subject, attr = item.subject, item.attr
