@@ -251,6 +251,17 @@ def _is_error(doc: Any) -> bool:
     return False
 
 
+def _more_answer(doc: dict, package: str) -> dict:
+    """The `more` block's answer for `package`, shaped as one (a dict with a digest), else ReplyError."""
+    block = _type(doc.get("more"), dict, "reply.more")
+    if set(block) != {package}:
+        _fail("reply.more", f"expected an answer for {package} only")
+    ans = _type(block[package], dict, f"reply.more.{package}")
+    if not is_digest(ans.get("digest")):
+        _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    return ans
+
+
 def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, have,
                   digest: str | None = None) -> None:
     """Raise ReplyError unless `doc` answers a second exchange (`request["more"]`) for
@@ -258,12 +269,7 @@ def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, 
     only of the patterns asked, the same package digest as before."""
     if _is_error(doc):
         return
-    block = _type(doc.get("more"), dict, "reply.more")
-    if set(block) != {package}:
-        _fail("reply.more", f"expected an answer for {package} only")
-    ans = _type(block[package], dict, f"reply.more.{package}")
-    if not is_digest(ans.get("digest")):
-        _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    ans = _more_answer(doc, package)
     if digest is not None and ans["digest"] != digest:
         raise ReplyError(f"the {package} on the host changed during the scan ({ans['digest'][:12]} after "
                          f"{digest[:12]}); scan it again")
@@ -288,12 +294,7 @@ def validate_ahead(doc: Any, request: dict[str, Any], package: str) -> None:
     that reply is in (`ahead_modules`)."""
     if _is_error(doc):
         return
-    block = _type(doc.get("more"), dict, "reply.more")
-    if set(block) != {package}:
-        _fail("reply.more", f"expected an answer for {package} only")
-    ans = _type(block[package], dict, f"reply.more.{package}")
-    if not is_digest(ans.get("digest")):
-        _fail(f"reply.more.{package}.digest", "not a sha256 hex digest")
+    ans = _more_answer(doc, package)
     for name, mod in _type(ans.get("modules"), dict, f"reply.more.{package}.modules").items():
         _module(mod, f"reply.more.{package}.modules.{str(name)[:80]}")
     if _type(ans.get("answers"), dict, f"reply.more.{package}.answers"):
