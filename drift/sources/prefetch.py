@@ -57,13 +57,9 @@ class Prefetch:
         is already cached. `tree`: written as files (a consumer), not as a pack."""
         if self._closed.is_set() or spec in self._futures:
             return spec in self._futures
-        try:
-            req = _fetch.parse_requirement(spec)
-        except FetchError:
-            return False
-        version = _fetch.pinned_version(req)
-        if version is not None and _fetch.is_complete(self.base, req.name, version):
-            return False  # nothing to overlap
+        cached = self._cached(spec)
+        if cached is None or cached:
+            return False  # not a PyPI requirement, or nothing to overlap
         key = _fetch.inflight_key(self.base, spec)
         if self._pool is None:
             from concurrent.futures import ThreadPoolExecutor
@@ -82,18 +78,23 @@ class Prefetch:
         always did)."""
         fut = self._futures.get(spec)
         if fut is None:
-            try:
-                req = _fetch.parse_requirement(spec)
-            except FetchError:
-                return None
-            version = _fetch.pinned_version(req)
-            if version is None or not _fetch.is_complete(self.base, req.name, version):
+            if not self._cached(spec):
                 return None
             return _fetch.fetch_sources(spec, cache=self.cache, tree=False)  # in the cache already
         try:
             return fut.result()
         except Exception:  # noqa: BLE001 - reported by the caller's own fetch of the spec
             return None
+
+    def _cached(self, spec: str) -> bool | None:
+        """Whether `spec` pins a release already complete in the cache; None when it is not a
+        requirement this fetches."""
+        try:
+            req = _fetch.parse_requirement(spec)
+        except FetchError:
+            return None
+        version = _fetch.pinned_version(req)
+        return version is not None and _fetch.is_complete(self.base, req.name, version)
 
     def versions(self, name: str) -> list[str]:
         """Every release of `name`, newest first, asked on the shared client."""
