@@ -133,10 +133,15 @@ def synthetic_host(tmp_path):
         "app-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: tgt==1.0\n",
         "app-0.1.dist-info/top_level.txt": "app\n",
     })
+    return _host_python(tmp_path, site), base
+
+
+def _host_python(tmp_path, site) -> str:
+    """A "host interpreter": this Python with the synthetic site-packages on its path."""
     python = tmp_path / "hostpython"
     python.write_text(f"#!/bin/sh\nPYTHONPATH='{site}' exec '{sys.executable}' \"$@\"\n")
     python.chmod(0o755)
-    return str(python), base
+    return str(python)
 
 
 def test_a_consumer_the_closure_misses_gets_a_second_exchange_and_the_same_findings(
@@ -303,10 +308,7 @@ def late_search_host(tmp_path):
         "app-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: tgt==1.0\n",
         "app-0.1.dist-info/top_level.txt": "app\n",
     })
-    python = tmp_path / "hostpython"
-    python.write_text(f"#!/bin/sh\nPYTHONPATH='{site}' exec '{sys.executable}' \"$@\"\n")
-    python.chmod(0o755)
-    return str(python), base
+    return _host_python(tmp_path, site), base
 
 
 def test_late_searches_are_fetched_in_one_exchange_with_the_same_findings(
