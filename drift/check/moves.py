@@ -38,13 +38,14 @@ def moved_to(ctx: Any, target: str, base: Symbol | None) -> tuple[str | None, tu
         sym = ctx.target.lookup(d)
         if sym is None:
             continue
-        if compatible(ctx, base, sym):
+        if compatible(base, sym):
             return d, None
     sym = ctx.target.lookup(candidates[0])
     return None, (candidates[0], sym.kind if sym else "definition")
 
 
-def compatible(ctx: Any, old: Symbol, new: Symbol) -> bool:
+def compatible(old: Symbol, new: Symbol) -> bool:
+    """Whether a consumer of `old` can use `new` unchanged enough to be told "it moved there"."""
     if old.kind != new.kind:
         return False
     if old.kind == "class":
@@ -58,6 +59,22 @@ def compatible(ctx: Any, old: Symbol, new: Symbol) -> bool:
     if old.kind == "name":  # a constant or alias: only a move within the same subpackage is believable
         return old.module.rsplit(".", 1)[0] == new.module.rsplit(".", 1)[0] or new.module.startswith(old.module)
     return True
+
+
+def same_object(old: Symbol, new: Symbol) -> bool:
+    """Whether `new` is `old` changed rather than another object of that name, for comparing a
+    moved definition with its new home (`drift diff`): a class that kept most public members,
+    a function that kept half its parameters or takes **kwargs. Looser than `compatible` for
+    functions: a moved function that dropped a parameter is the change to report, not a
+    reason to stop."""
+    if old.kind != new.kind:
+        return False
+    if old.kind == "function":
+        before = {p.name for p in old.as_function.param_facts}
+        after = new.as_function.param_facts
+        kept = before & {p.name for p in after}
+        return not before or len(kept) * 2 >= len(before) or any(p.kind == "VAR_KEYWORD" for p in after)
+    return compatible(old, new)
 
 
 def _public_members(cls: ClassFacts) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator
 
-from drift.check.moves import compatible
+from drift.check.moves import same_object
 from drift.diff.classes import compare_class, compare_function
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, DiffResult, Side
@@ -68,22 +68,17 @@ def _compare_moved(old: Symbol, new: Symbol, *, site: Site, old_index: PackageIn
                    new_index: PackageIndex) -> Iterator[Change]:
     """A class or function that moved is compared with its new definition, so what changed
     with the move (a dropped method, a renamed ClassVar, a new required parameter) is reported
-    at the name users imported, with the new file as evidence. Only for the same object: a
-    class that kept most of its public members (drift.check.moves.compatible), a function that
-    kept at least half of its parameters (or takes **kwargs), and not one that was already
+    at the name users imported, with the new file as evidence. Only for the same object
+    (drift.check.moves.same_object), and not one that was already
     defined there in the old snapshot (vLLM 0.16 dropped its copies of
     `apply_rotary_emb_torch`; the vendored flash-attn one it keeps is another function). A
     same-named object with another API is a different thing, not a changed one."""
-    if old.kind != new.kind or old_index.defined_in(new.module, qualname(new)) is not None:
-        return  # the same-named definition there is another object: it existed beside this one
-    if old.kind == "class" and compatible(None, old, new):
+    if not same_object(old, new) or old_index.defined_in(new.module, qualname(new)) is not None:
+        return  # another object: a different API, or it existed beside this one
+    if old.kind == "class":
         yield from compare_class(old, new, site=site, old_index=old_index, new_index=new_index)
     elif old.kind == "function":
-        before = {p.name for p in old.as_function.param_facts}
-        after = new.as_function.param_facts
-        kept = before & {p.name for p in after}
-        if not before or len(kept) * 2 >= len(before) or any(p.kind == "VAR_KEYWORD" for p in after):
-            yield from compare_function(old.as_function, new.as_function, site=site)
+        yield from compare_function(old.as_function, new.as_function, site=site)
 
 
 def _moved_to(modname: str, name: str, kind: str, new_index: PackageIndex) -> Symbol | None:
