@@ -393,7 +393,8 @@ class PackageIndex:
             init = owner.as_class.methods.get("__init__")
             if init is not None:
                 sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init.line, init.raw, owner)
-                return init.params[1:] if init.takes_self else init.params, sym
+                params = init.params  # resolved on each read: once here
+                return params[1:] if init.takes_self else params, sym
             if self.is_dataclass_like(owner):
                 return self._fields_as_params(chain), owner
         return [], None
