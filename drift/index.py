@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Pattern
 
-from drift.facts import ClassFacts, FunctionFacts, InstanceAttr, ModuleFacts, Param, Record, node_of, params_of as _params_of
+from drift.facts import ClassFacts, FunctionFacts, InstanceAttr, ModuleFacts, Param, Record, node_of
 from drift.probes import closure as _patterns
 
 # Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
@@ -413,11 +413,6 @@ class PackageIndex:
                     line=f.raw.get("line", owner.line), source="initvar" if f.initvar else "field",
                 )
         return list(ordered.values())
-
-    @staticmethod
-    def params_of(fn: "Mapping[str, Any] | FunctionFacts") -> list[Param]:
-        """A function's resolved parameters (`FunctionFacts.params`), from its view or record."""
-        return _params_of(fn.raw if isinstance(fn, FunctionFacts) else fn)
 
     # -- search -------------------------------------------------------------------------------
     def definitions_named(self, name: str) -> list[str]:
