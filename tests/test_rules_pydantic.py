@@ -6,11 +6,11 @@ and BaseModels ignore extras by default; vLLM's `@config` forbids them.
 
 from __future__ import annotations
 
+import pydantic  # noqa: F401 - in the test extra: without it this module fails, it never skips
 import pytest
 
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
 
-pydantic = pytest.importorskip("pydantic")
 
 PYD_DATACLASS = """
     from pydantic import ConfigDict
