@@ -10,7 +10,7 @@ from drift.rules.base import Rule
 def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
     findings: dict[str, Finding] = {}
     notes = []
-    for r in rules:
+    for r in sorted(rules, key=lambda r: r.answered_ahead):  # stable: the rest keep their order
         try:
             for f in r.check(ctx):
                 findings.setdefault(f.key, f)

@@ -25,6 +25,10 @@ class Rule:
     # Names the rule looks up or text-searches in the target whatever the consumer uses. A
     # demand-driven host probe answers them in its first reply, so no second exchange is needed.
     searches: tuple[str, ...] = ()
+    # Its whole-package questions are answered meanwhile by a forked worker (drift.demand
+    # `answered_ahead`): it runs after the other rules, so the answers are there when it asks
+    # and this core never waits for the other.
+    answered_ahead: bool = False
 
     @property
     def doc(self) -> str:
@@ -32,9 +36,9 @@ class Rule:
 
 
 def rule(rule_id: str, kind: RuleKind, severity: Severity = Severity.BREAKING, *, pack: str = "generic",
-         searches: tuple[str, ...] = ()):
+         searches: tuple[str, ...] = (), answered_ahead: bool = False):
     def wrap(func: RuleFunc) -> Rule:
-        return Rule(rule_id, kind, severity, func, pack, tuple(searches))
+        return Rule(rule_id, kind, severity, func, pack, tuple(searches), answered_ahead)
 
     return wrap
 

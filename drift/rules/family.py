@@ -126,7 +126,7 @@ def _family_answered(target: PackageIndex, baseline: PackageIndex | None, m: str
                                         and answered(baseline.outline, "class_shapes", key))
 
 
-@rule("DRIFT040", RuleKind.METHOD_VANISHED)
+@rule("DRIFT040", RuleKind.METHOD_VANISHED, answered_ahead=True)
 def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
     """A function bound onto target objects (`types.MethodType(fn, model)`) calls `self.m()`;
     `m` was defined by a family of target classes in the baseline and is gone from most of

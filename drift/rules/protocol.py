@@ -108,7 +108,7 @@ def _has_method(index: PackageIndex | None, cls_dotted: str, name: str) -> Symbo
     return sym if sym is not None and sym.kind == "method" else None
 
 
-@rule("DRIFT020", RuleKind.TWO_PHASE_PROTOCOL)
+@rule("DRIFT020", RuleKind.TWO_PHASE_PROTOCOL, answered_ahead=True)
 def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer calls `m()` and never the sibling `s()` that now must follow it.
 
