@@ -16,7 +16,7 @@ import hashlib
 
 from . import cache as _cache
 from .ast_facts import empty_module
-from .closure import TOKEN_INDEX_AT, answer, plan, search_text, token_index
+from .closure import TOKEN_INDEX_AT, answer, bounded_literals, plan, search_text, token_index
 from .collect import _parse_all, _promote_young, _read, digest_of
 from .distinfo import dist_for
 from .locate import module_name, walk_tree
@@ -150,7 +150,8 @@ def more(root_dir, package, ask, *, cache_dir, max_file_bytes):
     have = set(ask.get("have") or [])
     answers, wanted = {}, [n for n in ask.get("modules") or [] if n in tree.rows]
     needles, order = ask.get("needles") or [], list(tree.rows)
-    tokens = token_index(tree.texts(), order) if len(needles) >= TOKEN_INDEX_AT else None
+    tokens = (token_index(tree.texts(), order, bounded_literals(tuple(n) for n in needles))
+              if len(needles) >= TOKEN_INDEX_AT else None)
     holding = {}
     for literal, pattern in needles:
         found = answer((literal, pattern), tree.texts(), order, holding, tokens)

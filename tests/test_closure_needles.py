@@ -80,6 +80,10 @@ def test_the_identifier_index_gives_the_scans_answers_on_tricky_text():
     tokens = closure.token_index(texts, order)
     with_index = _answers(texts, order, needles, tokens)
     assert with_index == _answers(texts, order, needles, None)
+    # the index the probe builds: only the literals of its bounded needles
+    asked = closure.token_index(texts, order, closure.bounded_literals(needles.values()))
+    assert sorted(asked.only) == sorted({lit.encode() for lit, pat in needles.values() if pat != rx and lit != "ab"})
+    assert _answers(texts, order, needles, asked) == with_index
     assert with_index[closure.word("abc")[1]] == ["m.b", "m.c", "m.d", "m.e", "m.f", "m.g"]
     assert with_index[closure.def_of("abc")[1]] == ["m.b", "m.e"]
     assert with_index[rx] == ["m.g"] and with_index["ab"] == order
@@ -100,4 +104,8 @@ def test_the_identifier_index_gives_the_scans_answers_over_a_release(corpus_src)
             lit, pat = kind(name)
             needles[pat] = (lit, pat)
     assert len(needles) > 1000
-    assert _answers(texts, order, needles, tokens) == _answers(texts, order, needles, None)
+    scanned = _answers(texts, order, needles, None)
+    assert _answers(texts, order, needles, tokens) == scanned
+    some = dict(list(needles.items())[::7])  # an index of some literals: the others are scanned
+    asked = closure.token_index(texts, order, closure.bounded_literals(some.values()))
+    assert _answers(texts, order, needles, asked) == scanned
