@@ -21,6 +21,7 @@ import ast
 import json
 import re
 
+from .astwalk import walk
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .shapes import list_shape, plain_value
@@ -103,7 +104,7 @@ def _version_literal(node):
 
 def _mentions_version(node):
     return any((isinstance(n, ast.Name) and "version" in n.id.lower())
-               or (isinstance(n, ast.Attribute) and "version" in n.attr.lower()) for n in ast.walk(node))
+               or (isinstance(n, ast.Attribute) and "version" in n.attr.lower()) for n in walk(node))
 
 
 def version_guard(test, names):
@@ -187,7 +188,7 @@ def version_compares(tree, prefixes):
     """Comparisons of a target's `__version__` string with a version literal, as written:
     `vllm.__version__ >= "0.9.0"` compares text, so "0.10.0" sorts before "0.9.0"."""
     out = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _OPS):
             continue
         left, right, op = node.left, node.comparators[0], _OPS[type(node.ops[0])]
@@ -206,16 +207,16 @@ def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}."""
     out = {}
-    for fn in ast.walk(tree):
+    for fn in walk(tree):
         if not isinstance(fn, _FUNCS) or len(fn.args.args) != 1 or "version" not in fn.name.lower():
             continue
         param = fn.args.args[0].arg
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Compare) \
                     and len(node.value.ops) == 1 and type(node.value.ops[0]) in _OPS:
                 op = _OPS[type(node.value.ops[0])]
                 left, right = node.value.left, node.value.comparators[0]
-                uses = lambda n: any(isinstance(x, ast.Name) and x.id == param for x in ast.walk(n))  # noqa: E731
+                uses = lambda n: any(isinstance(x, ast.Name) and x.id == param for x in walk(n))  # noqa: E731
                 if uses(right) and not uses(left):
                     out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
                 elif uses(left) and not uses(right):
@@ -253,7 +254,7 @@ class _Module:
 
     # -- names ---------------------------------------------------------------------------------
     def _imports(self, tree):
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -454,7 +455,7 @@ def _name_getter(fn, chain):
         return None
     names = [a.arg for a in args]
     found = None
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if not isinstance(node, ast.Return) or node.value is None \
                 or (isinstance(node.value, ast.Constant) and node.value.value is None):
             continue
@@ -497,7 +498,7 @@ def _calls_base_init(fn, cls_name, saved=frozenset()):
     `self._orig_init(...)`, `_orig(self, ...)` after `_orig_init = Target.__init__`); any
     `super()` call, `__dict__` or `vars()` counts too, so nothing is claimed where the state may
     be copied in another way."""
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Call) and saved:
             f = node.func
             if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
@@ -911,7 +912,7 @@ class _Function:
             self.alternatives.pop(key, None)
 
     def _unbind(self, target, env):
-        for n in ast.walk(target):
+        for n in walk(target):
             if isinstance(n, ast.Name):
                 env.pop(n.id, None)
                 self.dicts.pop(n.id, None)
@@ -1266,7 +1267,7 @@ class _Function:
     def _def_named(self, node):
         """The def a name refers to here: a helper nested in this function, else a module-level one."""
         if isinstance(self.node, _FUNCS):
-            for n in ast.walk(self.node):
+            for n in walk(self.node):
                 if isinstance(n, _FUNCS) and n.name == node.id and n is not self.node:
                     return n
         return self.mod.defs.get(node.id)
@@ -1352,7 +1353,7 @@ def _binding_targets(tree, mod):
     """Consumer functions copied onto target classes: `setattr(C, "m", fn)`, `C.m = fn`,
     `types.MethodType(fn, obj)`. Inside such a function its first parameter is a C."""
     out = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         fn, owner = None, None
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
                 and isinstance(node.value, ast.Name):
@@ -1374,11 +1375,11 @@ def _patchers(tree, quals=None):
     helpers are keyed by their qualified name."""
     out = {}
     quals = quals or {}
-    for fn in ast.walk(tree):
+    for fn in walk(tree):
         if not isinstance(fn, _FUNCS):
             continue
         names = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-        for node in ast.walk(fn):
+        for node in walk(fn):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                     and len(node.args) == 3 and all(isinstance(a, ast.Name) and a.id in names for a in node.args):
                 out[quals.get(id(fn), fn.name)] = [names.index(a.id) for a in node.args]

@@ -11,6 +11,7 @@ functions bound onto foreign objects (`types.MethodType(fn, obj)`) with what the
 import ast
 import re
 
+from .astwalk import memoised, walk
 from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
 from .splits import axis_splits
@@ -211,7 +212,7 @@ def _self_attr_refs(class_methods, bindings):
     scope = _Scope(bindings, attrs)
     for _ in range(2):  # a second pass lets self.b = self.a.make() see self.a
         for node in class_methods:
-            for sub in ast.walk(node):
+            for sub in walk(node):
                 if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
                     tgt = sub.targets[0]
                     if (isinstance(tgt, ast.Attribute) and isinstance(tgt.value, ast.Name)
@@ -244,7 +245,7 @@ def _result_uses(func_node, var, after_line, source_lines):
     """How a local holding a call result is used later in the same function."""
     uses = {"indexed": [], "iterated": [], "truth_tested": []}
     derived = {}  # name assigned from var[...] -> index record
-    for node in ast.walk(func_node):
+    for node in walk(func_node):
         line = getattr(node, "lineno", 0)
         if line < after_line:
             continue
@@ -286,7 +287,7 @@ def _truth_tests(func_node, after_line):
         elif isinstance(expr, ast.Name) and expr.lineno >= after_line:
             out.append((expr.id, expr.lineno))
 
-    for node in ast.walk(func_node):
+    for node in walk(func_node):
         if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
             cond(node.test)
         elif isinstance(node, ast.comprehension):
@@ -299,7 +300,7 @@ def _bound_functions(tree, source_lines):
     """Functions bound onto objects with types.MethodType: what they use on `self`."""
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     binds = []
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not isinstance(node, ast.Call):
             continue
         name = _dotted(node.func) or ""
@@ -311,7 +312,7 @@ def _bound_functions(tree, source_lines):
         fdef = defs[fn.id]
         self_name = fdef.args.args[0].arg if fdef.args.args else "self"
         calls, attrs = {}, {}
-        for sub in ast.walk(fdef):
+        for sub in walk(fdef):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
                     and isinstance(sub.func.value, ast.Name) and sub.func.value.id == self_name:
                 calls.setdefault(sub.func.attr, []).append(sub.lineno)
@@ -332,6 +333,11 @@ def _bound_functions(tree, source_lines):
 
 def usage_facts(source, *, module, path, prefixes, is_package=False):
     """The usage record of one consumer module (see SCHEMA.md, "Usage")."""
+    with memoised():  # the extractors below walk the same trees again and again
+        return _usage_facts(source, module=module, path=path, prefixes=prefixes, is_package=is_package)
+
+
+def _usage_facts(source, *, module, path, prefixes, is_package):
     try:
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         tree = ast.parse(text)
@@ -366,7 +372,7 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
             class_methods.setdefault(cls, []).append(node)
     self_attrs = {cls: _self_attr_refs(nodes, bindings) for cls, nodes in class_methods.items()}
 
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.ClassDef):
             for base in node.bases:
                 d = _dotted(base)
@@ -383,7 +389,7 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
         scope = _Scope(bindings, self_attrs.get(cls, {}) if cls else {})
         base_of_cls = target_bases.get(cls.rsplit(".", 1)[-1]) if cls else None
         # local bindings, in source order (good enough for straight-line code)
-        assigns = sorted((n for n in ast.walk(fnode) if isinstance(n, (ast.Assign, ast.NamedExpr))),
+        assigns = sorted((n for n in walk(fnode) if isinstance(n, (ast.Assign, ast.NamedExpr))),
                          key=lambda n: (n.lineno, n.col_offset))
         result_vars = {}
         for a in assigns:
@@ -394,7 +400,7 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                     scope.locals[target.id] = ref
                 if isinstance(a.value, ast.Call):
                     result_vars[id(a.value)] = (target.id, a.lineno)
-        for call in (n for n in ast.walk(fnode) if isinstance(n, ast.Call)):
+        for call in (n for n in walk(fnode) if isinstance(n, ast.Call)):
             if id(call) in claimed:
                 continue
             claimed.add(id(call))
@@ -416,7 +422,7 @@ def usage_facts(source, *, module, path, prefixes, is_package=False):
                 rec["result"] = dict(_result_uses(fnode, var, line, lines), var=var)
             out["calls"].append(rec)
         # direct uses of a call result: f()[0], for x in f(), if f()
-        for node in ast.walk(fnode):
+        for node in walk(fnode):
             if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
                 _mark_direct(out["calls"], node.value, "indexed",
                              {"line": node.lineno, "index": _src(lines, node.slice), "into": None,
@@ -438,7 +444,7 @@ def _named_modules(tree, prefixes):
     """Target modules this module names only as strings (a patch registry's `target_module =
     "vllm.x"`, `importlib.import_module("vllm.x")`): up to 20, sorted."""
     out = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200 \
                 and any(node.value.startswith(p + ".") for p in prefixes) \
                 and all(part.isidentifier() for part in node.value.split(".")):

@@ -1,0 +1,56 @@
+"""`ast.walk`, computed once per node while an extraction runs.
+
+Why: the usage and reach extractors walk the same module and the same function bodies about
+fifteen times each (speculators' modules: 89k `iter_child_nodes` calls, most of a module's
+usage extraction). Inside `memoised()`, `walk(node)` returns the list `ast.walk(node)` would
+yield, in the same order, computed the first time it is asked; outside it is `ast.walk`.
+The memo holds the nodes it lists, so an id is never reused while it lives, and no node
+refers to it, so it leaves no reference cycle behind (the collector is paused during parses).
+The trees must not be changed while it is active; no extractor changes them. Stdlib only,
+Python 3.9.
+"""
+
+import ast
+from contextlib import contextmanager
+
+_AST = ast.AST
+_memo = None
+
+
+@contextmanager
+def memoised():
+    """Walks inside this block are computed once per node; nested blocks share the outer memo."""
+    global _memo
+    if _memo is not None:
+        yield
+        return
+    _memo = {}
+    try:
+        yield
+    finally:
+        _memo = None
+
+
+def walk(node):
+    """What `ast.walk(node)` yields (breadth first, fields in order), as a list when memoised."""
+    memo = _memo
+    if memo is None:
+        return ast.walk(node)
+    nodes = memo.get(id(node))
+    if nodes is None:
+        nodes = [node]
+        append = nodes.append
+        for n in nodes:  # the list grows as it is read: breadth first, as ast.walk's deque
+            for field in n._fields:
+                try:
+                    v = getattr(n, field)
+                except AttributeError:
+                    continue
+                if isinstance(v, _AST):
+                    append(v)
+                elif isinstance(v, list):
+                    for item in v:
+                        if isinstance(item, _AST):
+                            append(item)
+        memo[id(node)] = nodes
+    return nodes

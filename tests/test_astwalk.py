@@ -1,0 +1,62 @@
+"""probes/astwalk.py: the memoised walk lists exactly what ast.walk yields, once per node."""
+
+import ast
+import types
+
+from probes import usage
+from probes.astwalk import memoised, walk
+
+SOURCE = '''
+import vllm.config as cfg
+class Runner(cfg.Base):
+    x: int = 1
+    def run(self, a, *b, k=2, **kw):
+        def inner():
+            return [i for i in range(3) if i]
+        return inner() or cfg.make(a, k=k)
+async def go():
+    async with x as y:
+        await y
+    match y:
+        case [1, *rest]:
+            pass
+'''
+
+
+def test_memoised_walk_is_ast_walk_in_order():
+    tree = ast.parse(SOURCE)
+    every = list(ast.walk(tree))
+    with memoised():
+        for node in every:
+            assert walk(node) == list(ast.walk(node))
+
+
+def test_computed_once_inside_the_block_and_lazy_outside():
+    tree = ast.parse(SOURCE)
+    with memoised():
+        first = walk(tree)
+        assert walk(tree) is first
+        with memoised():  # nested blocks share the outer memo
+            assert walk(tree) is first
+    assert isinstance(walk(tree), types.GeneratorType)  # plain ast.walk again: nothing held
+
+
+def test_usage_facts_unchanged_by_the_memo():
+    """The consumer extractor gives the same record memoised (as it runs) and with ast.walk."""
+    memoed = usage.usage_facts(SOURCE, module="pkg.m", path="pkg/m.py", prefixes=["vllm"])
+    real = usage.memoised
+    try:
+        usage.memoised = _no_memo
+        plain = usage.usage_facts(SOURCE, module="pkg.m", path="pkg/m.py", prefixes=["vllm"])
+    finally:
+        usage.memoised = real
+    assert memoed == plain
+    assert memoed["subclasses"] and memoed["calls"]
+
+
+class _no_memo:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
