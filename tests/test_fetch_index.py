@@ -228,10 +228,10 @@ def test_index_client_loads_without_trio_or_requests_and_leaves_them_importable(
     import subprocess
     import sys
 
-    code = ("import sys, drift.sources.index as i; i.make_client(i.PipSettings());"
+    code = ("import sys, drift.sources.index as i; i.Index(i.PipSettings()).close();"
             "print(sorted(n for n in ('trio', 'requests') if n in sys.modules));"
             "import importlib.util as u; have = [n for n in ('trio', 'requests') if u.find_spec(n)];"
             "print(have == [__import__(n).__name__ for n in have])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert out[0] == "[]"  # neither loaded by the index client
+    assert out[0] == "[]"  # neither loaded by the index client nor by unearth's finder
     assert out[1] == "True"  # and each one installed still imports afterwards
