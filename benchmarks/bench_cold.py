@@ -13,7 +13,7 @@ Rows (medians over --runs, each a fresh interpreter; peak RSS of that interprete
   beside `pip download --no-deps` of the same three wheels (empty pip cache);
 - gate over five vLLM releases, sources on disk, no facts cache, demand-driven vs whole.
 
-    python benchmarks/bench_cold.py [--runs 3] [--nothing-runs 1] [--no-download] [--json out.json]
+    python benchmarks/bench_cold.py [--runs 3] [--nothing-runs 1] [--no-download] [--only nothing] [--json out.json]
 
 Targets: cold check <= 0.12x mypy; check from nothing <= 0.2x the plain download; cold gate
 over five releases <= 10 s; warm no worse than whole-package facts warm.
@@ -133,18 +133,19 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--nothing-runs", type=int, default=1)
     ap.add_argument("--no-download", action="store_true", help="skip the from-nothing rows (no network)")
+    ap.add_argument("--only", choices=["nothing"], help="only the from-nothing row beside pip download (while iterating)")
     ap.add_argument("--json")
     args = ap.parse_args()
     from drift.fetch import cache_root, fetch_sources
 
-    for spec in [CONSUMER, TARGET, BASELINE, *GATE]:
+    for spec in [CONSUMER, TARGET, BASELINE, *GATE] if not args.only else []:
         fetch_sources(spec)
     real = cache_root()
     compile_drift()
     rows: dict[str, list] = {k: [] for k in ("cli_cold", "demand_cold", "demand_warm", "whole_cold", "whole_warm", "mypy",
                                              "gate_demand", "gate_whole", "nothing", "pip")}
     same = True
-    for _ in range(args.runs):  # alternate, so load on the shared machine hits every column alike
+    for _ in range(args.runs if not args.only else 0):  # alternate, so load on the shared machine hits every column alike
         with tempfile.TemporaryDirectory() as tmp:
             c = linked_cache(tmp, real)
             rows["demand_cold"].append(child(c, [TARGET]))
@@ -174,6 +175,11 @@ def main() -> int:
     print(f"{'row':<34}{'wall s':>9}{'analysis s':>12}{'peak RSS MB':>13}")
     for k, v in med.items():
         print(f"{k:<34}{v['wall']:>9.2f}{v.get('run', float('nan')):>12.2f}{v.get('rss_mb', float('nan')):>13.0f}")
+    if args.only == "nothing":
+        n, p = med["nothing"]["wall"], med["pip"]["wall"]
+        print(f"check from nothing {n:.2f} s vs pip download of the three wheels {p:.2f} s = {n / p:.2f}x "
+              f"(target <= 0.2x): {'met' if n <= 0.2 * p else 'MISSED'}")
+        return 0
     print(f"same findings demand vs whole (check and gate): {same}")
     mypy = med["mypy"]["wall"]
     cold = med["cli_cold"]["wall"]
