@@ -174,9 +174,9 @@ def drift_env(drift_cache: Path) -> dict:
     return env
 
 
-def run_child(cfg: dict, *, drift_cache: Path) -> dict:
+def run_child(cfg: dict, *, drift_cache: Path, script: str = __file__) -> dict:
     env = drift_env(drift_cache)
-    proc = subprocess.run([sys.executable, __file__, "--child", json.dumps(cfg)], env=env,
+    proc = subprocess.run([sys.executable, script, "--child", json.dumps(cfg)], env=env,
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"child failed ({proc.returncode}): {proc.stderr[-3000:]}{proc.stdout[-1000:]}")
@@ -305,10 +305,16 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
     res: dict = {"python": python, "hosts": len(servers), "runs": args.runs, "cpus": os.cpu_count(),
                  "loadavg_before": os.getloadavg()[0]}
 
-    cold, whole = [], []
+    cold, whole, against = [], [], []
     for i in range(args.runs):  # demand-driven host probe and the whole-package one, alternating
+        if args.against:  # the same cold scan by another drift tree (its own probe on the host), first
+            adc, ahc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-against-{i}")
+            against.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": ahc},
+                                     drift_cache=adc, script=str(Path(args.against) / "benchmarks" / "bench_scan.py")))
         dc, hc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-cold-{i}")
         cold.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": hc}, drift_cache=dc))
+        if args.cold_only:
+            continue
         wdc, whc = fresh_drift_cache(work, real_cache), str(work / f"hostcache-whole-{i}")
         whole.append(run_child({**base, "mode": "single", "hosts": specs[:1], "host_cache_dir": whc, "demand": False,
                                 "scans": 2}, drift_cache=wdc))
@@ -319,6 +325,16 @@ def measure(args, *, python: str, servers: list, ssh: dict, work: Path, real_cac
                    "exchanges": cold[-1]["exchanges"], "parsed_on_host": cold[-1]["parsed_on_host"],
                    "check_runs": cold[-1].get("check_runs"),
                    "rss_peak_mb": med([c["rss_peak_mb"] for c in cold])}
+    if against:
+        res["against"] = {"tree": args.against, "median_s": med([a["times"][0] for a in against]),
+                          "samples": [a["times"][0] for a in against],
+                          "host_probe_s": med([a["host_probe_s"][0] for a in against]),
+                          "exchanges": against[-1]["exchanges"], "parsed_on_host": against[-1]["parsed_on_host"],
+                          "wire_bytes": against[-1]["wire_bytes"],
+                          "same_findings": all(a["findings"] == cold[0]["findings"] for a in against + cold)}
+    if args.cold_only:
+        res["loadavg_after"] = os.getloadavg()[0]
+        return res
     res["whole_cold"] = {"median_s": med([w["times"][0] for w in whole]), "samples": [w["times"][0] for w in whole],
                          "stages": whole[-1]["stages"], "wire_bytes": whole[-1]["wire_bytes"],
                          "host_probe_s": med([w["host_probe_s"][0] for w in whole]),
@@ -387,6 +403,21 @@ def verdicts(res: dict) -> list[tuple[str, str, bool]]:
     ]
 
 
+def print_cold(res: dict) -> None:
+    """The one-host cold rows (`--cold-only`) and, with `--against`, the other tree's beside them."""
+    c = res["cold"]
+    print(f"{res['cpus']} CPUs, load average {res['loadavg_before']:.1f} before, {res['loadavg_after']:.1f} after")
+    rows = [("one host cold (this tree)", c)] + ([(f"one host cold ({res['against']['tree']})", res["against"])]
+                                                  if "against" in res else [])
+    for name, r in rows:
+        print(f"{name:<48} {r['median_s']:>6.2f}s  {' '.join(f'{s:.2f}' for s in r['samples'])}; host probe "
+              f"{r['host_probe_s']:.2f} s, {r['parsed_on_host']} modules parsed there, {r['exchanges']} exchanges, "
+              f"wire {r['wire_bytes']} B")
+    print(f"cold stages (s): {_fmt(c['stages'])}; {c['breaking']} breaking findings; {c['check_runs']} runs of the rules")
+    if "against" in res:
+        print(f"findings identical, this tree vs the other: {res['against']['same_findings']}")
+
+
 def print_table(res: dict) -> None:
     rows = [
         ("one host cold (scan_connector)", res["cold"]["median_s"], res["cold"]["samples"]),
@@ -448,6 +479,10 @@ def main() -> int:
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--login-shell", choices=("clean", "as-is"), default="clean",
                         help="clean: root's ~/.bashrc is empty for the bench sshds (default); as-is: sourced")
+    parser.add_argument("--cold-only", action="store_true", help="only the one-host cold rows (demand-driven)")
+    parser.add_argument("--against", metavar="TREE",
+                        help="another drift checkout (say, the tree before a change): its cold scan alternates with "
+                             "this one's in the same window")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -490,7 +525,12 @@ def main() -> int:
             if s is not None:
                 s.stop()
         shutil.rmtree(work, ignore_errors=True)
-    print_table(res)
+    if args.cold_only:
+        print_cold(res)
+    else:
+        print_table(res)
+        if "against" in res:
+            print_cold(res)
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=2) + "\n")
     return 0

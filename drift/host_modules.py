@@ -34,8 +34,10 @@ class ForkedRead(RuntimeError):
 
 class HostModules(Mapping):
     def __init__(self, parsed: Mapping[str, dict], shape: dict[str, list], answers: dict[str, list[str]],
-                 fetch: Fetch | None):
+                 fetch: Fetch | None, outlines: dict[str, dict] | None = None):
         self._parsed = parsed  # from the reply (or the store: lazily decoded)
+        self.outlines = dict(outlines or {})  # name -> class outline the host sent (`outline`), for modules of `shape`
+        self._outline_views: dict[str, dict] = {}
         self._extra: dict[str, dict] = {}  # fetched in a second exchange
         self.shape = dict(shape)
         self.answers = dict(answers)
@@ -49,7 +51,8 @@ class HostModules(Mapping):
         self.collecting = False
         self.exact = False  # drift/scan.py: nothing to collect, the stored package served these reads
         self.runs = 0  # runs of the rules over this package (drift/scan.py counts them)
-        self.ahead_modules = 0  # modules a `more` asked ahead brought (drift/scan.py)
+        self.ahead_modules = 0  # modules a `more` asked ahead brought, as facts or outlines (drift/scan.py)
+        self.ahead_outlines = 0  # of them, outlines
         self.follow_ups: list[str] = []  # wire digest of each follow-up reply (drift/scan.py keys the merge by them)
         self._want_modules: set[str] = set()
         self._want_needles: dict[str, str] = {}  # pattern -> literal, in the order first read
@@ -72,6 +75,26 @@ class HostModules(Mapping):
 
     def __contains__(self, name: object) -> bool:
         return name in self._parsed or name in self.shape
+
+    def outline(self, name: str) -> dict:
+        """The module as `PackageIndex.outline` reads it (drift/demand.py `OutlineModules`): its
+        facts when the host sent them, else the class outline the host sent (classes with
+        bases and direct methods, functions, imports: probes/outline.py), whose every other
+        key reads the module's facts (`self[name]`: fetched, or recorded when collecting),
+        else the facts. Why: DRIFT040's family, asked ahead, is ~115 model modules of which
+        the rule reads only outlines; the host outlines them for a tenth of a parse."""
+        hit = self._extra.get(name)
+        if hit is not None:
+            return hit
+        if name in self._parsed:
+            return self._parsed[name]
+        view = self._outline_views.get(name)
+        if view is None:
+            rec = self.outlines.get(name)
+            if rec is None:
+                return self[name]
+            view = self._outline_views[name] = _outline_view(rec, lambda: self[name])
+        return view
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
@@ -123,13 +146,18 @@ class HostModules(Mapping):
         if modules or needles:
             self._ask(modules, needles)
 
-    def adopt(self, modules: dict[str, dict], wire_digest: str) -> None:
+    def adopt(self, modules: dict[str, dict], wire_digest: str, outlines: dict[str, dict] | None = None) -> None:
         """Modules a `more` asked ahead brought (drift/scan.py), checked against the first
-        reply's shape (`reply.ahead_modules`): read as if a follow-up had fetched them."""
+        reply's shape (`reply.ahead_modules`, `reply.ahead_outlines`): read as if a follow-up
+        had fetched them; outlines serve `outline` reads."""
         fresh = {n: m for n, m in modules.items() if n in self.shape and n not in self._parsed}
-        if fresh:
+        sketched = {n: o for n, o in (outlines or {}).items()
+                    if n in self.shape and n not in self._parsed and n not in fresh and n not in self.outlines}
+        if fresh or sketched:
             self._extra.update(fresh)
-            self.ahead_modules += len(fresh)
+            self.outlines.update(sketched)
+            self.ahead_modules += len(fresh) + len(sketched)
+            self.ahead_outlines += len(sketched)
             self.follow_ups.append(wire_digest)
 
     def fail(self, reason: str, code: int = 2):
@@ -158,12 +186,50 @@ class HostModules(Mapping):
             if pattern not in self.answers:
                 self.fail("the host did not answer a search it was asked")
 
-    def snapshot(self) -> tuple[dict[str, dict], dict[str, list], dict[str, list[str]]]:
-        """(parsed modules, shape of the rest, answers) with what the exchanges added: the
-        package drift stores so a warm scan reads it without asking again."""
+    def snapshot(self) -> tuple[dict[str, dict], dict[str, list], dict[str, list[str]], dict[str, dict]]:
+        """(parsed modules, shape of the rest, answers, outlines of modules of that shape) with
+        what the exchanges added: the package drift stores so a warm scan reads it without
+        asking again."""
         parsed = {n: self[n] for n in self._order if n in self._parsed or n in self._extra}
         shape = {n: row for n, row in self.shape.items() if n not in parsed}
-        return parsed, shape, dict(self.answers)
+        outlines = {n: self.outlines[n] for n in sorted(self.outlines) if n in shape}
+        return parsed, shape, dict(self.answers), outlines
+
+
+def _outline_view(rec: dict, full: Callable[[], dict]) -> dict:
+    """drift.demand's outline node over a host's outline record (`reply` checked its shape):
+    only the keys an outline holds are taken from it, every other key reads `full()`."""
+    from drift.demand import _Partial, _partial_class
+
+    return _Partial({"path": rec["path"], "sha256": rec["sha256"], "is_package": rec.get("is_package", False),
+                     "error": None,
+                     "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k]) for k, v in rec["classes"].items()},
+                     "functions": {k: _Partial({"name": v["name"], "line": v["line"]}, lambda k=k: full()["functions"][k])
+                                   for k, v in rec["functions"].items()},
+                     "imports": rec["imports"], "names": _Names(full)}, full)
+
+
+class _Names(Mapping):
+    """An outlined module's assigned names, which the outline does not read: any question
+    reads the module's facts (a `not in` is no cheaper: a host's outline brings no text)."""
+
+    def __init__(self, full: Callable[[], dict]):
+        self._full = full
+
+    def __getitem__(self, name: str):
+        return self._full()["names"][name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._full()["names"]
+
+    def __iter__(self):
+        return iter(self._full()["names"])
+
+    def __len__(self) -> int:
+        return len(self._full()["names"])
+
+    def __bool__(self) -> bool:  # `mod.get("names") or {}` must not read the facts
+        return True
 
 
 def _placeholder(row: list) -> dict:

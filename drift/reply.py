@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["ReplyError", "ahead_modules", "clean_display", "content_key", "is_digest", "merged_key", "printable",
+__all__ = ["ReplyError", "ahead_modules", "ahead_outlines", "clean_display", "content_key", "is_digest", "merged_key", "printable",
            "safe_relpath", "validate_ahead", "validate_more", "validate_reply", "wire_key"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -171,6 +171,58 @@ def _module(mod: Any, where: str) -> None:
         _class(cls, f"{where}.classes.{name}")
 
 
+_OUTLINE_DEF = {"name", "line"}
+_OUTLINE_CLASS = {"name", "line", "bases", "methods", "nested"}
+
+
+def _outline_def(fn: Any, where: str) -> None:
+    _type(fn, dict, where)
+    if set(fn) != _OUTLINE_DEF:
+        _fail(where, "an outline's def holds its name and line only")
+    _type(fn["name"], str, f"{where}.name")
+    _type(fn["line"], int, f"{where}.line")
+
+
+def _outline_class(cls: Any, where: str, depth: int = 0) -> None:
+    _type(cls, dict, where)
+    if set(cls) != _OUTLINE_CLASS:
+        _fail(where, "an outline's class holds its name, line, bases, methods and nested classes only")
+    _type(cls["name"], str, f"{where}.name")
+    _type(cls["line"], int, f"{where}.line")
+    _strings(cls["bases"], f"{where}.bases")
+    for name, fn in _type(cls["methods"], dict, f"{where}.methods").items():
+        _outline_def(fn, f"{where}.methods.{name}")
+    if depth > 20:
+        _fail(where, "classes nested more than 20 deep")
+    for name, sub in _type(cls["nested"], dict, f"{where}.nested").items():
+        _outline_class(sub, f"{where}.nested.{name}", depth + 1)
+
+
+def _outline(rec: Any, where: str) -> None:
+    """A module's class outline (probes/outline.py, sent for a family asked ahead): the module's
+    path, hash and package flag, and classes, functions and imports shaped as an outline has
+    them, nothing else (drift's view of it takes only those keys: drift/host_modules.py)."""
+    _type(rec, dict, where)
+    if not safe_relpath(rec.get("path")):
+        _fail(f"{where}.path", f"not a plain relative path: {str(rec.get('path'))[:80]!r}")
+    _type(rec.get("sha256"), str, f"{where}.sha256", none=True)
+    _type(rec.get("is_package", False), bool, f"{where}.is_package")
+    for name, entry in _type(rec.get("imports"), dict, f"{where}.imports").items():
+        _type(entry, (dict, list), f"{where}.imports.{name}")
+    for name, fn in _type(rec.get("functions"), dict, f"{where}.functions").items():
+        _outline_def(fn, f"{where}.functions.{name}")
+    for name, cls in _type(rec.get("classes"), dict, f"{where}.classes").items():
+        _outline_class(cls, f"{where}.classes.{name}")
+
+
+def _outlines(block: Any, where: str, known, why: str) -> None:
+    for name, rec in _type(block, dict, where).items():
+        at = f"{where}.{str(name)[:80]}"
+        if not known(name):
+            _fail(at, why)
+        _outline(rec, at)
+
+
 def _answers(block, asked, missing, where, check) -> None:
     """A block keyed by name holds an answer for each name asked (or said missing), and nothing else."""
     block = _type(block, dict, where)
@@ -229,6 +281,8 @@ def _demand(block: Any, modules: dict, where: str) -> None:
         _type(row[2], str, f"{at}[2]", none=True)
     _answer_block(block.get("answers"), lambda n: n in modules or n in shape, f"{where}.answers")
     _type(block.get("stats", {}), dict, f"{where}.stats")
+    if "outlines" in block:  # outlines of unparsed modules (a stored package keeps those that came ahead)
+        _outlines(block["outlines"], f"{where}.outlines", known=lambda n: n in shape, why="is not a module left unparsed")
 
 
 def _answer_block(answers: Any, known, where: str) -> None:
@@ -299,6 +353,9 @@ def validate_ahead(doc: Any, request: dict[str, Any], package: str) -> None:
         _module(mod, f"reply.more.{package}.modules.{str(name)[:80]}")
     if _type(ans.get("answers"), dict, f"reply.more.{package}.answers"):
         _fail(f"reply.more.{package}.answers", "answers searches nobody asked")
+    if "outlines" in ans:
+        asked = set((request.get("more") or {}).get("outlines") or [])
+        _outlines(ans["outlines"], f"reply.more.{package}.outlines", known=lambda n: n in asked, why="was not asked for")
 
 
 def ahead_modules(ans: dict[str, Any], shape: dict, digest: str | None) -> dict[str, dict]:
@@ -309,6 +366,15 @@ def ahead_modules(ans: dict[str, Any], shape: dict, digest: str | None) -> dict[
         return {}
     return {name: mod for name, mod in ans["modules"].items()
             if name in shape and mod.get("path") == shape[name][0] and mod.get("sha256") == shape[name][1]}
+
+
+def ahead_outlines(ans: dict[str, Any], shape: dict, digest: str | None) -> dict[str, dict]:
+    """The outlines of an answer asked ahead (`validate_ahead`), kept as `ahead_modules` keeps
+    modules: only of modules the first reply left unparsed, with its path and content hash."""
+    if digest is None or ans.get("digest") != digest:
+        return {}
+    return {name: rec for name, rec in (ans.get("outlines") or {}).items()
+            if name in shape and rec.get("path") == shape[name][0] and rec.get("sha256") == shape[name][1]}
 
 
 def _usage_module(mod: Any, where: str) -> None:

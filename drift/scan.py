@@ -30,7 +30,7 @@ from drift.connectors.base import Connector
 from drift.fetch import cache_name, cache_root
 from drift.host_modules import HostModules
 from drift.remote_probe import probe
-from drift.reply import ahead_modules, is_digest, merged_key, validate_ahead, validate_more
+from drift.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
 from drift.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
 from drift.store import default_store
@@ -228,7 +228,8 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
     if ahead is not None:  # the baseline warm-up runs in a thread: done before the check reads it
         got = await ahead
         if modules is not None and got and "answer" in got:
-            modules.adopt(ahead_modules(got["answer"], modules.shape, pkg.get("host_digest")), got["wire"])
+            modules.adopt(ahead_modules(got["answer"], modules.shape, pkg.get("host_digest")), got["wire"],
+                          ahead_outlines(got["answer"], modules.shape, pkg.get("host_digest")))
         if baseline is None and got and "baseline" in got:  # read from the metadata the small probe saw:
             if _metadata_spec(host, facts["usage"][consumer], settings) == got["spec"]:  # the same pin now
                 baseline = got["baseline"]
@@ -246,7 +247,7 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
         if modules.failed:
             return _failed(host, modules.failed, modules.failed_code)
         stats = dict(scan.probe_stats or {}, exchanges=1 + modules.exchanges, fetched=modules.fetched_modules,
-                     ahead_modules=modules.ahead_modules,
+                     ahead_modules=modules.ahead_modules, ahead_outlines=modules.ahead_outlines,
                      asked_needles=modules.asked_needles, parsed_on_host=len(modules) - len(modules.shape),
                      check_runs=modules.runs, check_exact=modules.exact)
         added = modules.exchanges or modules.ahead_modules  # follow-ups, or modules that came ahead
@@ -298,7 +299,7 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
             return out
         more = {"packages": [settings.target], "env_packages": [],
                 "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
-                "known": {}, "more": {"modules": wanted, "needles": [], "have": []}, "nice": AHEAD_NICE}
+                "known": {}, "more": {"modules": [], "needles": [], "have": [], "outlines": wanted}, "nice": AHEAD_NICE}
         res = await probe(connector, more, python=settings.python, timeout=settings.timeout,
                           validate=lambda doc, req: validate_ahead(doc, req, settings.target))
         if not res.ok:
@@ -366,7 +367,7 @@ def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, A
                                   f"({ans['digest'][:12]} after {record_digest[:12]}); scan it again")
         return ans["modules"], ans["answers"]
 
-    modules = HostModules(pkg["modules"], shape, demand.get("answers") or {}, fetch)
+    modules = HostModules(pkg["modules"], shape, demand.get("answers") or {}, fetch, outlines=demand.get("outlines"))
     holder.append(modules)
     return modules
 
@@ -374,9 +375,9 @@ def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, A
 def _keep_merged(store, target: str, pkg: dict[str, Any], modules: HostModules) -> str:
     """Store the package with what the second exchanges added, under drift's key of it, so a
     warm scan of this host reads it all without asking again."""
-    parsed, shape, answers = modules.snapshot()
+    parsed, shape, answers, outlines = modules.snapshot()
     merged = {k: v for k, v in pkg.items() if k not in ("modules", "digest", "host_digest")}
-    merged["demand"] = dict(pkg["demand"], shape=shape, answers=answers)
+    merged["demand"] = dict(pkg["demand"], shape=shape, answers=answers, outlines=outlines)
     merged["modules"] = parsed
     merged["digest"] = merged_key(pkg["digest"], modules.follow_ups)  # not a re-encoding of 9 MB to hash it
     store.put(target, merged)

@@ -18,7 +18,7 @@ import zlib
 
 MAGIC = b"DRIFT1\n"
 _PACKAGE = "_drift_probes"
-_MODULES = ("srctext", "derefs", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect", "shapes",
+_MODULES = ("srctext", "outline", "derefs", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect", "shapes",
             "environment", "reach", "usage", "consumer_scan", "closure", "hostdemand", "main")
 
 _TEMPLATE = r'''# drift probe bundle: stdlib only, reads sources, imports nothing it inspects.

@@ -51,8 +51,9 @@ def validate_request(request) -> str:
         return "'nice' must be an integer 0-19"
     ask = request.get("more")
     if ask is not None:
-        if not isinstance(ask, dict) or not _names(ask.get("modules", [])) or not _names(ask.get("have", [])):
-            return "'more' must be {\"modules\": [names], \"needles\": [[name, pattern]], \"have\": [names]}"
+        if not isinstance(ask, dict) or not all(_names(ask.get(k, [])) for k in ("modules", "have", "outlines")):
+            return ("'more' must be {\"modules\": [names], \"needles\": [[name, pattern]], \"have\": [names], "
+                    "\"outlines\": [names]}")
         needles = ask.get("needles", [])
         if not isinstance(needles, list) or not all(
                 isinstance(n, list) and len(n) == 2 and all(isinstance(x, str) and x for x in n) for n in needles):

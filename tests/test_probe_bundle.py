@@ -157,3 +157,34 @@ def test_probes_import_only_the_stdlib():
                 continue
             for top in tops:
                 assert top in sys.stdlib_module_names, f"{path.name} imports non-stdlib {top!r}"
+
+
+@pytest.mark.parametrize("exe", [sys.executable] + _interpreters())
+def test_a_family_asked_as_outlines_gets_the_outlines_drift_reads_on_every_python(exe, site, tmp_path, monkeypatch):
+    """A `more` asking outlines (drift/scan.py asks DRIFT040's family so): the probe under each
+    Python (3.9 up) sends what drift.outline reads from the same files, and parses only what
+    an outline cannot say."""
+    from drift import outline as drift_outline
+
+    monkeypatch.syspath_prepend(str(site))
+    whole = run({"packages": ["widgetlib"], "cache_dir": None})["packages"]["widgetlib"]["modules"]
+    ask = {"packages": ["widgetlib"], "env_packages": [], "cache_dir": None, "known": {},
+           "more": {"modules": [], "needles": [], "have": [], "outlines": sorted(whole)}}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(site)
+    res = subprocess.run([exe, "-"], input=build_script(ask), capture_output=True, env=env, cwd=tmp_path,
+                         timeout=120, check=False)
+    assert res.returncode == 0, res.stderr.decode()
+    ans = decode_output(res.stdout)["more"]["widgetlib"]
+    assert ans["outlines"], ans
+    assert sorted([*ans["outlines"], *ans["modules"]]) == sorted(whole)
+    for name, rec in ans["outlines"].items():
+        path = site / whole[name]["path"]
+        want = drift_outline.outline(path.read_bytes(), module=name, path=whole[name]["path"])
+        assert {k: rec[k] for k in ("classes", "functions", "imports")} == want, name
+        assert (rec["path"], rec["sha256"]) == (whole[name]["path"], whole[name]["sha256"])
+        for cname, cls in rec["classes"].items():  # the outline's classes are the parse's, on those keys
+            assert sorted(cls["methods"]) == sorted(whole[name]["classes"][cname]["methods"])
+            assert cls["bases"] == whole[name]["classes"][cname]["bases"]
+    for name, mod in ans["modules"].items():
+        assert mod == whole[name]

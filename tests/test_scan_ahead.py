@@ -33,6 +33,8 @@ def test_the_family_asked_ahead_saves_the_second_exchange_with_the_same_findings
     assert after.probe_stats["exchanges"] >= 2 and after.probe_stats["ahead_modules"] == 0, after.probe_stats
     # the 30 model modules came ahead: the collecting run read them all, nothing was left to ask
     assert ahead.probe_stats["ahead_modules"] >= 30, ahead.probe_stats
+    # as outlines: the host outlined them instead of parsing them, and DRIFT040 read no more
+    assert ahead.probe_stats["ahead_outlines"] >= 30, ahead.probe_stats
     assert ahead.probe_stats["exchanges"] == 1 and ahead.probe_stats["check_runs"] == 1, ahead.probe_stats
     # warm: the host answers "unchanged", the stored package holds what came ahead; nothing is asked
     warm = _scan(sshd, monkeypatch, tmp_path / "ca", host_cache_dir=str(tmp_path / "ha"), **common)
@@ -111,3 +113,81 @@ def test_a_request_asked_ahead_may_only_lower_the_probe_priority():
     for bad in (-5, 20, True, "10", 2.5):
         assert "'nice' must be an integer 0-19" in validate_request(dict(base, nice=bad)), bad
     assert run(dict(base, nice=-1))["error"].startswith("bad request")
+
+
+def _outline_rec(path: str, sha: str) -> dict:
+    return {"path": path, "sha256": sha, "is_package": False, "error": None, "imports": {"nn": {"target": "torch.nn", "line": 1}},
+            "functions": {"helper": {"name": "helper", "line": 3}},
+            "classes": {"M": {"name": "M", "line": 5, "bases": ["nn.Module"], "methods": {"forward": {"name": "forward", "line": 6}},
+                              "nested": {}}}}
+
+
+@pytest.mark.parametrize("outlines, says", [
+    ({"t.z": "OUT"}, "t.z: was not asked for"),
+    ({"t.a": "OUT", "t.a2": "x"}, "t.a2: was not asked for"),
+    ({"t.a": {"path": "../a.py"}}, "not a plain relative path"),
+    ({"t.a": "CLS+fields"}, "holds its name, line, bases, methods and nested classes only"),
+    ({"t.a": "DEF+params"}, "holds its name and line only"),
+    ({"t.a": "LINE"}, "expected int"),
+])
+def test_a_malformed_outline_asked_ahead_is_refused(outlines, says):
+    def rec(kind):
+        r = _outline_rec("t/a.py", SHA)
+        if kind == "CLS+fields":
+            r["classes"]["M"]["fields"] = [{"name": "x"}]
+        elif kind == "DEF+params":
+            r["classes"]["M"]["methods"]["forward"]["params"] = 5
+        elif kind == "LINE":
+            r["functions"]["helper"]["line"] = "3"
+        return r
+
+    outlines = {k: rec(v) if isinstance(v, str) and v.isupper() or "+" in str(v) else v for k, v in outlines.items()}
+    doc = {"schema": 1, "more": {"t": {"digest": SHA, "modules": {}, "answers": {}, "outlines": outlines}}}
+    with pytest.raises(ReplyError, match=says.replace("+", r"\+")):
+        validate_ahead(doc, {"more": {"outlines": ["t.a"]}}, "t")
+
+
+def test_outlines_that_came_ahead_are_kept_only_where_the_first_reply_agrees():
+    from drift.reply import ahead_outlines
+
+    shape = {"t.a": ["t/a.py", SHA, None], "t.b": ["t/b.py", SHA, None]}
+    ans = {"digest": "d" * 64, "modules": {}, "answers": {}, "outlines": {
+        "t.a": _outline_rec("t/a.py", SHA), "t.b": _outline_rec("t/b.py", "b" * 64), "t.c": _outline_rec("t/c.py", SHA)}}
+    validate_ahead({"schema": 1, "more": {"t": ans}}, {"more": {"outlines": ["t.a", "t.b", "t.c"]}}, "t")
+    assert list(ahead_outlines(ans, shape, "d" * 64)) == ["t.a"]
+    assert ahead_outlines(ans, shape, "e" * 64) == {} and ahead_outlines(ans, shape, None) == {}
+
+
+def test_an_outline_answers_its_keys_and_reads_the_facts_for_any_other():
+    """What the host outlined is read without asking; a key beyond the outline is the module's
+    facts: recorded by a collecting run, fetched (once) by an exact one."""
+    full = _module("t/a.py", SHA)
+    full["classes"] = {"M": {"name": "M", "line": 5, "bases": ["nn.Module"], "decorators": ["dataclass"],
+                             "methods": {"forward": {"name": "forward", "line": 6, "params": []}}, "nested": {}}}
+    full["names"] = {"X": {"line": 9}}
+    asked = []
+
+    def fetch(modules, needles, have):
+        asked.append(list(modules))
+        return {m: full for m in modules}, {}
+
+    shape = {"t.a": ["t/a.py", SHA, None]}
+    modules = HostModules({}, shape, {}, fetch)
+    modules.adopt({}, "w" * 64, {"t.a": _outline_rec("t/a.py", SHA)})
+    assert modules.ahead_modules == modules.ahead_outlines == 1
+    modules.collecting = True
+    view = modules.outline("t.a")
+    cls = view["classes"]["M"]
+    assert (cls["bases"], list(cls["methods"]), cls["line"]) == (["nn.Module"], ["forward"], 5)
+    assert view["imports"]["nn"]["target"] == "torch.nn" and list(view["functions"]) == ["helper"]
+    assert modules.wanted() == 0 and asked == []  # the outline's own keys ask nothing
+    with pytest.raises(KeyError):
+        cls["decorators"]  # noqa: B018 - beyond the outline: the placeholder has no such class
+    assert modules.wanted() == 1 and asked == []  # recorded, not asked
+    modules.collecting = False
+    modules.fetch_wanted()
+    assert asked == [["t.a"]]
+    assert modules.outline("t.a") is full  # facts now: the outline is no longer what serves it
+    assert cls["decorators"] == ["dataclass"] and "X" in view["names"] and asked == [["t.a"]]
+    parsed, rest, _answers, outlines = modules.snapshot()
+    assert list(parsed) == ["t.a"] and rest == {} and outlines == {}
