@@ -121,3 +121,31 @@ def test_pack_of_a_real_release_reads_as_its_tree(tmp_path, corpus_src) -> None:
     assert len(a["modules"]) == len(b["modules"]) > 1000 and list(a["modules"]) == list(b["modules"])
     for name in ("vllm", "vllm.config.model", "vllm.v1.worker.gpu_model_runner"):
         assert a["modules"][name] == b["modules"][name]
+
+
+def test_a_pack_written_here_reads_the_same_and_never_stale(tmp_path) -> None:
+    """The pack this process just wrote is read from the bytes it wrote (no 18 MB read back on
+    a check from nothing), giving what the file gives; once another writer replaces the file,
+    the file is what is read."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "rel.pack"
+    members = [("pkg/__init__.py", b"x = 1\n"), ("pkg/mod.py", b"def f():\n    return 2\n"),
+               ("pkg-1.0.dist-info/METADATA", b"Name: pkg\n")]
+    write_pack(path, members)
+    here = Pack.open(path)
+    dump = ("import sys, json; from pathlib import Path; from drift.sources.pack import Pack;"
+            "p = Pack.open(Path(sys.argv[1])); print(json.dumps({r: [p.read(r).decode(), list(p.index[r])] for r in p.index}))")
+    fresh = __import__("json").loads(subprocess.run([sys.executable, "-c", dump, str(path)], capture_output=True,
+                                                     text=True, check=True).stdout)
+    assert {r: [here.read(r).decode(), list(here.index[r])] for r in here.index} == fresh
+    assert here.entries("pkg") == [("pkg/__init__.py", 6, fresh["pkg/__init__.py"][1][2]),
+                                   ("pkg/mod.py", 22, fresh["pkg/mod.py"][1][2])]
+    rewrite = ("import sys; from pathlib import Path; from drift.sources.pack import write_pack;"
+               "write_pack(Path(sys.argv[1]), [('pkg/__init__.py', b'y = 2\\n')])")
+    subprocess.run([sys.executable, "-c", rewrite, str(path)], check=True)
+    again = Pack.open(path)
+    assert list(again.index) == ["pkg/__init__.py"] and again.read("pkg/__init__.py") == b"y = 2\n"
+    path.unlink()
+    assert Pack.open(path) is None
