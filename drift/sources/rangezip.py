@@ -23,6 +23,11 @@ import struct
 import threading
 import zipfile
 import zlib
+
+try:  # zlib-ng inflates deflate streams ~2x faster than zlib and its crc32 is ~8x faster;
+    from zlib_ng import zlib_ng as _deflate  # the same API and output, the GIL released alike
+except ImportError:  # pragma: no cover - a platform without its wheel: the stdlib does the same work
+    _deflate = zlib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -236,7 +241,7 @@ def fetch_members(
 
     With `decoded`, each member that lies wholly inside one request is also inflated, checked
     against its CRC-32 and hashed (sha256) by the thread that received it, as it arrives
-    (`filename -> (bytes, sha256 hex)`): zlib and hashlib release the GIL, so this overlaps the
+    (`filename -> (bytes, sha256 hex)`): zlib(-ng) and hashlib release the GIL, so this overlaps the
     other requests' waiting instead of following the last one. A member cut by a request
     boundary, or one this cannot decode, is left to `zipfile` afterwards."""
     requests = coalesce(_spans(archive, wanted), gap=GAP, piece=PIECE)
@@ -306,10 +311,10 @@ def _decode(info: zipfile.ZipInfo, blob: bytes, at: int) -> tuple[bytes, str] | 
     if len(raw) != info.compress_size:
         return None
     try:
-        data = bytes(raw) if info.compress_type == zipfile.ZIP_STORED else zlib.decompress(raw, -15, max(info.file_size, 1))
-    except zlib.error:
+        data = bytes(raw) if info.compress_type == zipfile.ZIP_STORED else _deflate.decompress(raw, -15, max(info.file_size, 1))
+    except (zlib.error, _deflate.error):
         return None
-    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+    if len(data) != info.file_size or _deflate.crc32(data) != info.CRC:
         return None
     return data, hashlib.sha256(data).hexdigest()
 
