@@ -46,6 +46,7 @@ class IndexServer:
     log: list[Served] = field(default_factory=list)
     port: int = 0
     before_file: Callable[[str, str | None], None] | None = None  # called with (file name, Range) before serving it
+    yanked: set[str] = field(default_factory=set)  # file names the index marks yanked (PEP 592)
 
     @property
     def url(self) -> str:
@@ -123,12 +124,14 @@ def _handler(state: IndexServer):
             if state.api == "json":
                 body = json.dumps({
                     "meta": {"api-version": "1.0"}, "name": canonicalize_name(project),
-                    "files": [{"filename": n, "url": f"/files/{n}",
+                    "files": [{"filename": n, "url": f"/files/{n}", "yanked": n in state.yanked,
                                "hashes": {"sha256": hashlib.sha256(state.files[n]).hexdigest()}} for n in sorted(names)],
                 }).encode()
                 self._reply(200, body, {"Content-Type": "application/vnd.pypi.simple.v1+json"})
             else:
-                anchors = "".join(f'<a href="{html.escape(h)}">{html.escape(n)}</a><br>' for n, h in links)
+                yank = ' data-yanked=""'  # PEP 592: present (empty: no reason given) means yanked
+                anchors = "".join(f'<a href="{html.escape(h)}"{yank if n in state.yanked else ""}>'
+                                  f'{html.escape(n)}</a><br>' for n, h in links)
                 self._reply(200, f"<!DOCTYPE html><html><body>{anchors}</body></html>".encode(),
                             {"Content-Type": "text/html"})
 

@@ -49,6 +49,29 @@ def test_resolve_and_list_versions(api, wheels, monkeypatch) -> None:
         assert pages and all(s.status == 200 for s in pages)
 
 
+@pytest.mark.parametrize("api", ["html", "json"])
+def test_lookups_on_one_client_keep_each_requirements_rules(api, wheels, monkeypatch) -> None:
+    """One index client serves a check's lookups of one project (its files evaluated once):
+    each lookup still gets its own answer. A pin may name a yanked release (PEP 592), a range
+    never does, nor does the list of versions; pre-releases only when asked."""
+    with running(IndexServer(api=api, yanked={wheels[1].name})) as srv:
+        for w in wheels:
+            srv.add(w)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        with open_index() as index:
+            assert index.resolve(Requirement("demo-pkg==1.1")).version == "1.1"  # yanked, but pinned
+            assert index.resolve(Requirement("demo-pkg")).version == "1.0"
+            assert index.resolve(Requirement("demo-pkg>=1.0")).version == "1.0"
+            assert index.resolve(Requirement("demo-pkg==1.0")).version == "1.0"
+            assert index.versions("demo-pkg") == ["2.0rc1", "1.0"]
+            assert index.resolve(Requirement("demo-pkg>=2.0rc1")).version == "2.0rc1"
+            assert index.resolve(Requirement("demo-pkg==1.1")).version == "1.1"
+            with pytest.raises(NoMatchingRelease):
+                index.resolve(Requirement("demo-pkg==3.0"))
+        pages = [s for s in srv.log if s.path.startswith("/simple/")]
+        assert len(pages) == 1  # the page asked once for all of them
+
+
 def test_extra_index_url_is_searched(wheels, monkeypatch) -> None:
     with running(IndexServer()) as empty, running(IndexServer(api="json")) as extra:
         extra.add(wheels[1])

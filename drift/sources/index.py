@@ -101,6 +101,29 @@ class RecordingClient(PyPIClient):
         return resp
 
 
+class SharedFinder(PackageFinder):
+    """unearth's finder, evaluating a project's files once per client.
+
+    A check's target and baseline are two releases of one project: unearth evaluated every
+    file on vLLM's page (313 of them: wheel tags, versions, yanked) for each lookup, ~0.02 s
+    of CPU each, on the baseline's path to its first byte. The evaluated list depends only on
+    the pages, which `RecordingClient` asks once per client anyway; specifiers and pre-release
+    rules are still applied per requirement by unearth."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._evaluated: dict[tuple[str, bool], list] = {}
+
+    def _find_packages(self, package_name: str, allow_yanked: bool = False):
+        key = (canonicalize_name(package_name), bool(allow_yanked))
+        hit = self._evaluated.get(key)
+        if hit is None:
+            hit = list(super()._find_packages(package_name, allow_yanked))
+            if hit:  # nothing found (an index down, say) is asked again next time, as before
+                self._evaluated[key] = hit
+        return iter(hit)
+
+
 def make_client(settings: PipSettings) -> RecordingClient:
     """One HTTP client for index pages and range reads: pip's certificate, client cert and proxy."""
     verify: ssl.SSLContext | bool = True
@@ -123,7 +146,7 @@ class Index:
         # pip warns about and skips a find-links path that does not exist; unearth would raise
         find_links = [f for f in self.settings.find_links if "://" in f or os.path.exists(f)]
         with without_optional("requests"):  # its legacy-session check imports requests (~0.08 s) to test our client
-            self.finder = PackageFinder(session=self.client, index_urls=self.settings.index_urls,
+            self.finder = SharedFinder(session=self.client, index_urls=self.settings.index_urls,
                                         find_links=find_links, trusted_hosts=self.settings.trusted_hosts)
         if not self.settings.index_urls and not find_links:
             self.finder.sources.clear()  # --no-index and no find-links: nothing to ask, as pip
