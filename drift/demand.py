@@ -134,6 +134,7 @@ class TreeModules(Mapping):
         self.outlined = 0  # modules read by drift.outline instead of parsed
         self.alone = 0  # methods parsed by themselves (drift.outline.method_alone)
         self._methods: dict[tuple, dict] = {}
+        self._placed: dict[str, tuple[bytes, dict]] = {}  # outlined module -> (source, method spans)
 
     def __getitem__(self, name: str) -> dict:
         hit = self._done.get(name)
@@ -226,7 +227,43 @@ class TreeModules(Mapping):
                                       for k, v in found["functions"].items()},
                         "imports": found["imports"], "names": _Names(text, lambda: full()["names"])}, full)
         self._outlines[name] = mod
+        self._placed[name] = (source, spans)
         return mod
+
+    def scoped(self, name: str, literal: bytes) -> dict:
+        """The module with only the functions and methods whose own text can hold `literal`,
+        for a question answered function by function (`PackageIndex.query(scoped=True)`).
+
+        Every occurrence of `literal` in the source is placed in the method span holding it
+        (`drift.outline`'s spans of top-level classes' methods). When each lies in some span,
+        the view holds those methods alone: no other function's text holds the literal, so no
+        other function's facts can name it, and the methods are parsed by themselves. When
+        one lies outside every span (module level, a top-level function, a nested class, a
+        name defined twice), the view also keeps every function the spans cannot place, read
+        from the parsed module as before. Parsed facts are returned as they are."""
+        mod = self.outline(name)
+        placed = self._placed.get(name)
+        if type(mod) is not _Partial or placed is None:
+            return mod
+        source, spans = placed
+        inside, loose = set(), False
+        at = source.find(literal)
+        while at >= 0:
+            owner = next((k for k, span in spans.items() if span is not None and span[0] <= at < span[1]), None)
+            if owner is None:
+                loose = True
+            else:
+                inside.add(owner)
+            at = source.find(literal, at + len(literal))
+        classes = {}
+        for cname, cls in dict.__getitem__(mod, "classes").items():
+            methods = {k: m for k, m in dict.__getitem__(cls, "methods").items()
+                       if (cname, k) in inside or loose and spans.get((cname, k)) is None}
+            nested = dict.__getitem__(cls, "nested") if loose else {}
+            if methods or nested:
+                classes[cname] = _Partial({**dict(cls), "methods": methods, "nested": nested}, cls._full)
+        functions = dict.__getitem__(mod, "functions") if loose else {}
+        return _Partial({**dict(mod), "classes": classes, "functions": functions}, mod._full)
 
     def _method(self, name: str, cls: str, meth: str, source: bytes, span) -> dict:
         """Facts of `cls.meth` in module `name`: those of the parsed module when it is loaded,

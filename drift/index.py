@@ -203,19 +203,28 @@ class PackageIndex:
         return value
 
     def query(self, name: str, key: str, *, needle: "Needle",
-              build: "Callable[[PackageIndex, Iterable[str]], Any]", default: Any = None) -> Any:
+              build: "Callable[[PackageIndex, Iterable[str]], Any]", default: Any = None,
+              scoped: bool = False) -> Any:
         """`build(index, modules)[key]` of a whole-package index, parsing only what can hold it.
 
         `build` scans the modules it is given and returns a mapping (answer: the key's value)
         or a collection (answer: whether the key is in it). `needle` must match the source of
         every module that contributes to the key's answer, so the answer over the modules
         that mention it equals the answer over all. Facts that came whole answer from the
-        whole-package index, exactly as `derived` does."""
+        whole-package index, exactly as `derived` does.
+
+        `scoped`: `build` reads only the facts of functions and methods, and a function
+        contributes to the key only where its own text holds `needle.literal` (an assert on
+        `x.attr`, a call `C(...)`). Over sources on disk `build` then gets each module with
+        only those functions (`TreeModules.scoped`), which are parsed by themselves rather than
+        with their module."""
         if not self.demand:
             return _answer(self.derived(name, lambda ix: build(ix, ix.modules), by_key=True), key, default)
 
         def compute() -> Any:
             names = self.modules_mentioning(needle)
+            if scoped and hasattr(self.modules, "scoped"):
+                return _answer(build(_Scoped(self, needle.literal), names), key, default)
             self.prefetch(names)
             return _answer(build(self, names), key, default)
 
@@ -512,6 +521,37 @@ class PackageIndex:
     def subclass_count(self, dotted: str) -> int:
         """How many classes of the package have `dotted` in their MRO (itself excluded)."""
         return self.derived("subclass_counts", _subclass_counts).get(dotted, 0)
+
+
+class _Scoped:
+    """An index whose `modules` are `TreeModules.scoped` views for one literal; anything else
+    is the index's own (a scoped builder reads functions' facts and may resolve names)."""
+
+    def __init__(self, index: PackageIndex, literal: bytes):
+        self._index = index
+        self.modules = _ScopedModules(index.modules, literal)
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._index, attr)
+
+
+class _ScopedModules(Mapping):
+    def __init__(self, tree: Any, literal: bytes):
+        self._tree, self._literal = tree, literal
+
+    def __getitem__(self, name: str) -> dict:
+        if name not in self._tree:
+            raise KeyError(name)
+        return self._tree.scoped(name, self._literal)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tree
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tree)
+
+    def __len__(self) -> int:
+        return len(self._tree)
 
 
 def _answer(value: Any, key: str, default: Any) -> Any:

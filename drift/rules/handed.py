@@ -130,7 +130,7 @@ def fallback_name_dropped(ctx: CheckContext) -> Iterator[Finding]:
             continue
         for old in sorted(n for n in _consumer_defines(ctx, ref) if not n.startswith("__")):
             for module, qual, subject, new, path, line in ctx.baseline.query(
-                    "fallback_probes", old, needle=word(old), build=_fallback_probes, default=[]):
+                    "fallback_probes", old, needle=word(old), build=_fallback_probes, default=[], scoped=True):
                 if new in have:
                     continue
                 tfn = _function_at(ctx.target, module, qual)

@@ -55,7 +55,8 @@ def ctor_calls(index: PackageIndex, callee: str) -> list[dict]:
     calls of a capitalised name with keywords, so any other name has none, unparsed."""
     if not callee[:1].isupper():
         return []
-    return index.query("ctor_calls", callee, needle=call_of(callee), build=_build_ctor_calls, default=[])
+    return index.query("ctor_calls", callee, needle=call_of(callee), build=_build_ctor_calls, default=[],
+                       scoped=True)
 
 
 def determinable_value(ctx, rc, name: str) -> Value | None:

@@ -45,7 +45,7 @@ def _build_asserts(index: PackageIndex, modules=None) -> dict[str, list]:
 
 
 def _asserts_on(index: PackageIndex, attr: str) -> list[tuple[dict, str, AssertFacts]]:
-    found = index.query("asserts_by_attr", attr, needle=word(attr), build=_build_asserts, default=[])
+    found = index.query("asserts_by_attr", attr, needle=word(attr), build=_build_asserts, default=[], scoped=True)
     return [(where, dotted, AssertFacts(a)) for where, dotted, a in found]
 
 
