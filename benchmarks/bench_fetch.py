@@ -8,6 +8,7 @@ the wheel from its HTTP cache of a previous run). Both use the machine's pip con
 Prints medians, the ratio and the bytes each moved.
 
     python benchmarks/bench_fetch.py [--runs 3] [--spec vllm==0.16.0] [--no-keep-wheel] [--tree] [--json out.json]
+    python benchmarks/bench_fetch.py --timeline [--runs 3]   # a check from nothing, phase by phase
 
 drift's run is what a check pays: the members land in the release's pack
 (`drift.sources.pack`, `fetch_sources(..., tree=False)`); `--tree` adds the same fetch written
@@ -63,6 +64,85 @@ print(json.dumps({"import": t1 - t0, "fetch": t2 - t1, "how": src.how, "bytes": 
 """
 
 
+# `--timeline`: a whole check from nothing (speculators 0.3.0 against vLLM 0.16.0, the baseline
+# from its metadata), each step of each fetch thread stamped as it begins and ends, with the CPU
+# each step spent summed over threads; "analysis" is the rules' run after every release is open.
+_TIMELINE = r"""
+import collections, json, os, sys, threading, time
+T0 = time.perf_counter()
+sys.path.insert(0, %(repo)r)
+import drift.pipeline as P
+import drift.check.run as CR
+import drift.sources.index as I
+import drift.sources.rangezip as R
+import drift.targets as TG
+from drift.sources import fetchers as F
+events, cpu, here = [], collections.Counter(), threading.local()
+def stamp(mod, name, label, arg=None):
+    f = getattr(mod, name)
+    def timed(*a, **k):
+        if getattr(here, "busy", False):
+            return f(*a, **k)
+        what = label + ("" if arg is None else " " + str(arg(a))[:40])
+        here.busy, c = True, time.thread_time()
+        events.append((time.perf_counter() - T0, threading.current_thread().name, "> " + what))
+        try:
+            return f(*a, **k)
+        finally:
+            events.append((time.perf_counter() - T0, threading.current_thread().name, "< " + what))
+            cpu[label] += time.thread_time() - c
+            here.busy = False
+    setattr(mod, name, timed)
+stamp(I, "open_index", "pip settings + index client")
+stamp(I.Index, "resolve", "index lookup", lambda a: a[1])
+stamp(R, "open_remote_zip", "zip directory", lambda a: a[0].url.rsplit("/", 1)[-1].split("-cp")[0])
+stamp(R, "fetch_members", "member ranges", lambda a: len(a[3]))
+stamp(F, "extract_archive", "pack / files written", lambda a: a[1].name)
+stamp(CR, "collect_usage", "consumer usage")
+stamp(TG, "_on_demand", "release opened", lambda a: a[0].name)
+stamp(P, "analyse", "analysis")
+def cpu_of(f, label):  # what the range threads spend, inside the steps above
+    def timed(*a, **k):
+        c = time.thread_time()
+        try:
+            return f(*a, **k)
+        finally:
+            cpu[label] += time.thread_time() - c
+    return timed
+R._decode = cpu_of(R._decode, "  inflate + crc + sha256 (range threads)")
+R.RangeReader._get = cpu_of(R.RangeReader._get, "  TLS + HTTP of range requests (all threads)")
+t1 = time.perf_counter()
+consumer, outcomes = P.run(consumer_spec="speculators==0.3.0", target_specs=["vllm==0.16.0"])
+assert outcomes[-1].report is not None, outcomes[-1].error
+print(json.dumps({"imports": t1 - T0, "events": events, "cpu": cpu, "process_cpu": time.process_time(),
+                  "total": time.perf_counter() - T0}))
+"""
+
+
+def timeline_run() -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-fetch-tl-") as cache:
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _TIMELINE % {"repo": str(REPO)}], capture_output=True, text=True,
+                             check=True, env=dict(os.environ, DRIFT_CACHE=cache))
+        wall = time.perf_counter() - start
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got["wall"] = wall
+    return got
+
+
+def print_timeline(runs: list[dict]) -> None:
+    runs = sorted(runs, key=lambda r: r["wall"])
+    mid = runs[len(runs) // 2]
+    print(f"\ncheck from nothing, phase timeline of the median of {len(runs)} runs "
+          f"(wall {mid['wall']:.2f} s; imports {mid['imports']:.2f} s; load {os.getloadavg()[0]:.1f})")
+    for at, thread, what in mid["events"]:
+        print(f"  {at:7.3f}  {thread[:14]:<14} {what}")
+    print("\n  CPU per step, summed over threads (median run)")
+    for name, secs in sorted(mid["cpu"].items()):
+        print(f"    {name:<46} {secs:6.3f} s")
+    print(f"    {'process CPU in all':<46} {mid['process_cpu']:6.3f} s")
+
+
 def drift_run(spec: str, near: Path, *, tree: bool = False) -> dict:
     near.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="bench-fetch-", dir=near) as cache:  # the user cache's filesystem
@@ -103,8 +183,14 @@ def main() -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--tree", action="store_true", help="also time the fetch written out as files (the layout "
                                                          "before the pack, and what a whole-package probe asks for)")
+    ap.add_argument("--timeline", action="store_true", help="only a check from nothing, its phases stamped "
+                                                             "(speculators 0.3.0 against vLLM 0.16.0)")
     args = ap.parse_args()
     from drift.fetch import cache_root
+
+    if args.timeline:
+        print_timeline([timeline_run() for _ in range(args.runs)])
+        return 0
 
     keep = None if args.no_keep_wheel else cache_root() / "bench"
     drift_runs, pip_runs, tree_runs = [], [], []
