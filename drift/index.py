@@ -425,7 +425,14 @@ class PackageIndex:
 
     # -- search -------------------------------------------------------------------------------
     def definitions_named(self, name: str) -> list[str]:
-        """Dotted names of every class/function/constant defined with this name (for 'moved to')."""
+        """Dotted names of every class/function/constant defined with this name (for 'moved to').
+
+        Over sources on disk the modules that mention the name are read as outlines: a class
+        or function is there, and an assigned name is looked for only where the text can bind
+        it (`drift.outline.may_bind`), so a module is parsed only when it may assign the name.
+        The answer (and its stored key) is `_names_index`'s for that name."""
+        if self.demand and hasattr(self.modules, "outline"):
+            return self.memo("names", name, lambda: _defined_as(self, name))
         return self.query("names", name, needle=word(name), build=_names_index, default=[])
 
     def iter_classes(self, modules: Iterable[str] | None = None) -> Iterator[Symbol]:
@@ -669,6 +676,18 @@ def _names_index(index: PackageIndex, modules: Iterable[str] | None = None) -> d
             for n in mod.get(kind) or {}:
                 idx.setdefault(n, []).append(f"{mod_name}.{n}")
     return idx
+
+
+def _defined_as(index: PackageIndex, name: str) -> list[str]:
+    """`_names_index(index, modules mentioning name)[name]`, read from outlines."""
+    outlines = index.outline.modules
+    out = []
+    for mod_name in index.modules_mentioning(word(name)):
+        mod = outlines[mod_name]
+        for kind in ("classes", "functions", "names"):
+            if name in (mod.get(kind) or {}):
+                out.append(f"{mod_name}.{name}")
+    return out
 
 
 def _subclass_counts(index: PackageIndex) -> dict[str, int]:

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from drift.demand import package_facts
-from drift.index import PackageIndex, call_of, word
+from drift.index import PackageIndex, _names_index, call_of, word
 from drift.rules.handed import _fallback_probes
 from drift.rules.values import _build_ctor_calls
 from drift.rules.vllm.block_hasher import _build_asserts
@@ -125,3 +125,33 @@ def test_scoped_answers_equal_the_parsed_ones_on_a_real_release(corpus_src):
             assert scoped.query("t", key, needle=needle, build=build, default=[], scoped=True) == \
                 _unscoped(whole, build, needle, key), (build.__name__, key)
         assert scoped.modules.alone > 100
+
+
+def test_definitions_named_reads_outlines(tmp_path):
+    """A def or class is found from the outline; an assigned name parses its module only where
+    the text can bind it."""
+    root = _tree(tmp_path)
+    ix = _index(root)
+    assert ix.definitions_named("helper") == ["pkg.placed.helper"]
+    assert ix.modules.parsed == 0  # `def helper(` cannot bind a name: no parse
+    assert ix.definitions_named("NAME") == ["pkg.loose.NAME"]
+    assert ix.modules.parsed == 1  # `NAME = ...` may: loose.py parsed, placed.py never
+    whole = _index(root)
+    for name in ("helper", "Manager", "NAME", "block_hashes", "missing"):
+        assert ix.definitions_named(name) == _names_index(whole, whole.modules_mentioning(word(name))).get(name, [])
+
+
+@pytest.mark.corpus
+def test_definitions_named_equal_the_parsed_index_on_a_real_release(corpus_src):
+    root = corpus_src("vllm==0.16.0")
+
+    def index():
+        return PackageIndex({"packages": {"vllm": package_facts(str(root), "vllm", cache=None)}})
+
+    whole = index()
+    every = _names_index(whole, list(whole.modules))
+    demand = index()
+    for name in random.Random(3).sample(sorted(every), 300) + ["logger", "Request", "__all__"]:
+        assert demand.definitions_named(name) == \
+            _names_index(whole, whole.modules_mentioning(word(name))).get(name, []), name
+    assert demand.modules.outlined > 100
