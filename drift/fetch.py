@@ -82,7 +82,7 @@ def parse_requirement(spec: str) -> Requirement:
 
 
 def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, progress: Say | None = None,
-                  tree: bool = True, index=None, cancelled=None, join: bool = True) -> Sources:
+                  tree: bool = True, index=None, cancelled=None, join: bool = True, metadata=None) -> Sources:
     """Return the extracted sources of a PyPI requirement such as `vllm==0.16.0`.
 
     `progress` gets plain strings (what is happening), `Step`s (one per stage of a transfer),
@@ -94,8 +94,9 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
 
     A fetch of the same spec already running for a `drift.sources.prefetch.Prefetch` is joined
     (`join`), not repeated: its Sources, or its error, are this call's. `index` (a callable
-    giving a shared `Index`) and `cancelled` (a callable, true once the result is no longer
-    wanted) are the prefetch's.
+    giving a shared `Index`), `cancelled` (a callable, true once the result is no longer
+    wanted) and `metadata` (given the wheel's METADATA bytes as soon as a range read has them)
+    are the prefetch's.
     """
     req = parse_requirement(spec)
     name = canonicalize_name(req.name)
@@ -112,7 +113,7 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
         say(f"resolving {req}")
         from drift.sources.fetchers import fetch_release  # the index client loads only when a fetch is needed
 
-        got = fetch_release(req, base=base, say=say, index=index, cancelled=cancelled, tree=tree)
+        got = fetch_release(req, base=base, say=say, index=index, cancelled=cancelled, tree=tree, metadata=metadata)
         if got.how != CACHED:
             say(Note(f"{name} {got.version}: {got.detail}"))
     if tree:

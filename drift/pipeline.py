@@ -127,6 +127,23 @@ def _early_baseline(meta: dict[str, Any], target_package: str, pre) -> str | Non
         return None
 
 
+def _baseline_from_metadata(pre, target_package: str):
+    """A callback for the consumer's METADATA bytes (in its fetch thread, before its files are
+    written): the baseline they name starts at once. Only a head start: the run still resolves
+    the baseline from the consumer it reads, and starts that one if it differs."""
+    def start(data: bytes) -> None:
+        from email.parser import BytesHeaderParser
+
+        requires = BytesHeaderParser().parsebytes(data).get_all("Requires-Dist") or []
+        spec = _early_baseline({"requires": [str(r) for r in requires]}, target_package, pre)
+        if spec:
+            from drift.targets import classify
+
+            if classify(spec) == "pypi":
+                pre.start(spec)
+    return start
+
+
 def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], baseline_spec: str | None,
                        target_package: str, consumer_packages: list[str] | None) -> None:
     """Start every PyPI release the run will read: consumer and targets now, the baseline as
@@ -136,7 +153,8 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
     from drift.targets import classify
 
     if consumer_spec is not None and classify(consumer_spec) == "pypi":
-        pre.start(consumer_spec, tree=True)  # the consumer is read as files
+        early = None if baseline_spec is not None else _baseline_from_metadata(pre, target_package)
+        pre.start(consumer_spec, tree=True, metadata=early)  # the consumer is read as files
     for spec in dict.fromkeys(target_specs):
         if classify(spec) == "pypi":
             pre.start(spec)

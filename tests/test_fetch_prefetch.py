@@ -220,3 +220,46 @@ def test_a_damaged_member_is_an_error_not_a_wrong_file(dist, tmp_path, monkeypat
         with pytest.raises(FetchError, match="damaged member"):
             fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache")
     assert not (tmp_path / "cache" / "sources" / "demo-pkg-1.0").exists()
+
+
+def test_the_consumers_metadata_comes_before_its_files(dist, tmp_path, monkeypatch) -> None:
+    """The baseline a consumer names starts from its METADATA as soon as the range read holds
+    it, in the fetch's thread, before the consumer's files are written (~0.06 s sooner here)."""
+    consumer = _consumer_wheel(dist, "demo-pkg==1.0")
+    cache, seen = tmp_path / "cache", []
+
+    def early(data: bytes) -> None:
+        seen.append((data, (cache / "sources" / "democons-0.1").exists()))
+
+    with running(IndexServer()) as srv:
+        _serve(srv, consumer)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        with Prefetch(cache=cache) as pre:
+            assert pre.start("democons==0.1", tree=True, metadata=early)
+            src = pre.result("democons==0.1")
+    assert src is not None and src.how == RANGE and (src.root / "democons" / "use.py").is_file()
+    assert seen == [(zipfile.ZipFile(consumer).read("democons-0.1.dist-info/METADATA"), False)]
+
+
+def test_a_baseline_guessed_from_metadata_is_the_one_the_run_uses(dist, tmp_path, monkeypatch) -> None:
+    """The head start fetches the release the run then resolves (once), and a consumer whose
+    metadata names no baseline starts none."""
+    baseline, target = build_wheel(dist, version="1.0"), build_wheel(dist, version="1.1")
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+    with running(IndexServer()) as srv:
+        _serve(srv, baseline, target, _consumer_wheel(dist, "demo-pkg==1.0"))
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        cons, outcomes = pipeline.run(consumer_spec="democons==0.1", target_specs=["demo-pkg==1.1"],
+                                      target_package="demo_pkg")
+        assert outcomes[-1].report is not None and outcomes[-1].report.baseline["spec"] == "demo-pkg==1.0"
+        assert _tails(srv, baseline) == 1 and _tails(srv, target) == 1
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache2"))
+    with running(IndexServer()) as srv:
+        _serve(srv, baseline, target, _consumer_wheel(other, "requests>=2"))
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        cons, outcomes = pipeline.run(consumer_spec="democons==0.1", target_specs=["demo-pkg==1.1"],
+                                      target_package="demo_pkg")
+        assert outcomes[-1].report is not None and not (outcomes[-1].report.baseline or {}).get("spec")
+        assert _tails(srv, baseline) == 0

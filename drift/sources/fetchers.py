@@ -28,14 +28,17 @@ from drift.sources.progress import ByteCounter, Say, Step, human_bytes
 from drift.sources.sdist import extract_sdist
 
 
-def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None, tree: bool = False) -> Sources:
+def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None, tree: bool = False,
+                  metadata=None) -> Sources:
     """Resolve `req` with the user's pip settings and extract its sources under `base`.
 
     `index`: an `Index` (or a callable giving one) shared with other fetches, left open;
     without one, this fetch opens and closes its own. `cancelled`: checked between steps, so a
     background fetch nobody needs any more stops at the next one (drift.sources.prefetch).
     `tree`: a range fetch writes the members as files (a consumer, read as a tree at once),
-    not into the release's pack."""
+    not into the release's pack. `metadata`: called with the wheel's METADATA bytes as soon as
+    a range fetch holds them, before anything is written (a prefetch starts the baseline the
+    consumer names from it)."""
     own = index is None
     if callable(index) and not isinstance(index, Index):
         index = index()
@@ -52,7 +55,7 @@ def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancell
         if not res.is_wheel:
             return _sdist(index, res, dest, say)
         try:
-            return _range(index, res, dest, say, stop, pack=not tree)
+            return _range(index, res, dest, say, stop, pack=not tree, metadata=metadata)
         except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
             _check(stop, res)
             return _pip(res, dest, say, reason=_reason(exc))
@@ -74,7 +77,8 @@ def _reason(exc: Exception) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False, *, pack: bool = True) -> Sources:
+def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False, *, pack: bool = True,
+           metadata=None) -> Sources:
     reader = rangezip.RangeReader(index.client, res.url)
     archive, sparse = rangezip.open_remote_zip(reader)
     _check(stop, res)
@@ -86,6 +90,8 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     reader.on_bytes = ByteCounter(say, label, total)
     decoded: dict[str, tuple[bytes, str]] = {}  # inflated and hashed as each request arrives
     stats = rangezip.fetch_members(archive, sparse, reader, wanted, decoded=decoded)
+    if metadata is not None:
+        _hand_metadata(metadata, wanted, decoded)
     _check(stop, res)
     extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=pack,
                     decoded=decoded)
@@ -93,6 +99,17 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
               f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
     return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail,
                    transferred=stats.transferred)
+
+
+def _hand_metadata(metadata, wanted, decoded) -> None:
+    """The wheel's own METADATA (the one `.dist-info` at its root) to `metadata`; a wheel with
+    another layout, or a callback that fails, only loses the head start."""
+    infos = [i for i in wanted if i.filename.count("/") == 1 and i.filename.endswith(".dist-info/METADATA")]
+    if len(infos) == 1 and infos[0].filename in decoded:
+        try:
+            metadata(decoded[infos[0].filename][0])
+        except Exception:  # noqa: BLE001 - a head start, never the fetch's failure
+            pass
 
 
 def _pip(res: Resolved, dest: Path, say: Say, *, reason: str) -> Sources:

@@ -44,6 +44,7 @@ class Prefetch:
         self._index = None
         self._index_lock = threading.Lock()
         self._closed = threading.Event()
+        self._lock = threading.Lock()  # start() is called from fetch threads too (a metadata callback)
 
     def __enter__(self) -> "Prefetch":
         return self
@@ -51,10 +52,15 @@ class Prefetch:
     def __exit__(self, *_exc) -> None:
         self.close()
 
-    def start(self, spec: str, *, tree: bool = False) -> bool:
+    def start(self, spec: str, *, tree: bool = False, metadata=None) -> bool:
         """Begin fetching `spec` in the background; False when it is not a PyPI requirement this
         can fetch (a path, a wheel, a bad spec: the caller's own fetch reports it as before) or
-        is already cached. `tree`: written as files (a consumer), not as a pack."""
+        is already cached. `tree`: written as files (a consumer), not as a pack. `metadata`:
+        given the wheel's METADATA bytes, in the fetch's thread, as soon as a range read has them."""
+        with self._lock:
+            return self._start(spec, tree, metadata)
+
+    def _start(self, spec: str, tree: bool, metadata) -> bool:
         if self._closed.is_set() or spec in self._futures:
             return spec in self._futures
         cached = self._cached(spec)
@@ -65,7 +71,7 @@ class Prefetch:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="drift-fetch")
-        fut = self._pool.submit(self._run, spec, tree)
+        fut = self._pool.submit(self._run, spec, tree, metadata)
         if not _fetch.register_inflight(key, fut):
             fut.cancel()
             return False
@@ -127,8 +133,9 @@ class Prefetch:
                 self._index = open_index()
             return self._index
 
-    def _run(self, spec: str, tree: bool) -> "_fetch.Sources":
+    def _run(self, spec: str, tree: bool, metadata=None) -> "_fetch.Sources":
         if self._closed.is_set():
             raise Cancelled(f"{spec}: the fetch was no longer needed")
         return _fetch.fetch_sources(spec, cache=self.cache, progress=self.say, tree=tree,
-                                    index=self._shared_index, cancelled=self._closed.is_set, join=False)
+                                    index=self._shared_index, cancelled=self._closed.is_set, join=False,
+                                    metadata=metadata)
