@@ -314,17 +314,32 @@ def needles_for(names, words=()):
 
 class Reach:
     """Modules a set of dotted names needs, found in rounds: each round parses its modules
-    together (`parse(names) -> {name: facts}`), then follows what they say."""
+    together (`parse(names) -> {name: facts}`), then follows what they say.
+
+    `unresolved` (after `run`) is what drift may find missing and search the target for
+    (`check/moves.py`: `definitions_named` of each part): a name none of whose routes leads
+    to a definition. A star import is a route among others: `from .utils import *` beside
+    `from .parallel_state import *` makes `pkg.get_pp_group` a candidate in both, and the
+    one that does not define it is no miss when the other does (drift's lookup tries each
+    star import in turn and stops at the one that defines it). Before, every failed star
+    route counted: for speculators over vLLM 0.16.0, `divide`, `get_pp_group` and
+    `get_tp_group` from `vllm.distributed`'s three star imports, whose word searches
+    picked ~80 modules (2.8 MB, 40 % of what the host parsed) that the check never read."""
 
     def __init__(self, package, modules, parse):
         self.package = package
         self.modules = modules  # every module name of the package
         self.parse = parse
         self.facts = {}
+        self._failed = set()  # names with no definition on any route of their own
+        self._ok = set()  # names that are a definition (a module, class, function or assigned name)
+        self._parents = {}  # name -> [(the name it is a route of, "import" | "sub" | "star" | "mention")]
+        self._seeds = set()
         self.unresolved = set()
 
     def run(self, seeds):
         todo = [(d, TYPE_HOPS) for d in sorted(seeds)]
+        self._seeds.update(seeds)
         seen = {}
         rounds = 0
         while todo and rounds < 40:
@@ -341,15 +356,43 @@ class Reach:
                 if seen.get(dotted, -1) >= hops:
                     continue
                 seen[dotted] = hops
-                nxt.extend(self._step(dotted, hops))
+                for child, child_hops, kind in self._step(dotted, hops):
+                    self._parents.setdefault(child, []).append((dotted, kind))
+                    nxt.append((child, child_hops))
             todo = nxt
+        self.unresolved = self._misses()
         return self.facts
+
+    def _misses(self):
+        """The failed names drift can meet as misses: reached from a seed through routes that
+        failed as a whole (a star route of a name another route defines is not one)."""
+        ok, stack = set(self._ok), list(self._ok)
+        while stack:  # a name whose route leads to a definition is one
+            child = stack.pop()
+            for parent, kind in self._parents.get(child, ()):
+                if kind != "mention" and parent not in ok:
+                    ok.add(parent)
+                    stack.append(parent)
+        children = {}
+        for child, parents in self._parents.items():
+            for parent, kind in parents:
+                children.setdefault(parent, []).append((child, kind))
+        relevant, stack = set(self._seeds), list(self._seeds)
+        while stack:
+            parent = stack.pop()
+            for child, kind in children.get(parent, ()):
+                if child in relevant or (kind == "star" and parent in ok):
+                    continue
+                relevant.add(child)
+                stack.append(child)
+        return self._failed & relevant
 
     def _prefixes(self, dotted):
         parts = dotted.split(".")
         return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in self.modules]
 
     def _step(self, dotted, hops):
+        """[(name, hops, how it is reached from `dotted`)] to follow next."""
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             mod_name = ".".join(parts[:cut])
@@ -358,42 +401,48 @@ class Reach:
             mod = self.facts.get(mod_name) or {}
             rest = parts[cut:]
             if not rest:
+                self._ok.add(dotted)
                 return []
-            return self._in_module(mod_name, mod, rest, hops)
-        self.unresolved.add(dotted)
+            return self._in_module(dotted, mod_name, mod, rest, hops)
+        self._failed.add(dotted)
         return []
 
-    def _in_module(self, mod_name, mod, rest, hops):
+    def _in_module(self, dotted, mod_name, mod, rest, hops):
         head, tail = rest[0], rest[1:]
         out = []
         classes = mod.get("classes") or {}
         functions = mod.get("functions") or {}
         imports = mod.get("imports") or {}
         if head in classes:
+            self._ok.add(dotted)
             cls = classes[head]
             for base in cls.get("bases") or []:
-                out.extend((d, TYPE_HOPS) for d in self._mentions(mod_name, mod, [base]))
+                out.extend((d, TYPE_HOPS, "mention") for d in self._mentions(mod_name, mod, [base]))
             if hops > 0:
-                out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _class_types(cls)))
+                out.extend((d, hops - 1, "mention") for d in self._mentions(mod_name, mod, _class_types(cls)))
             return out
         if head in functions:
+            self._ok.add(dotted)
             if hops > 0:
-                out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _function_types(functions[head])))
+                out.extend((d, hops - 1, "mention")
+                           for d in self._mentions(mod_name, mod, _function_types(functions[head])))
             return out
         imp = imports.get(head)
         if isinstance(imp, dict) and isinstance(imp.get("target"), str):
-            out.append((".".join([imp["target"]] + tail), hops))
+            out.append((".".join([imp["target"]] + tail), hops, "import"))
         sub = mod_name + "." + head
         if sub in self.modules:
-            out.append((".".join([sub] + tail), hops))
+            out.append((".".join([sub] + tail), hops, "sub"))
         for star in imports.get("*") or []:
             if isinstance(star, dict) and isinstance(star.get("target"), str):
-                out.append((".".join([star["target"]] + rest), hops))
+                out.append((".".join([star["target"]] + rest), hops, "star"))
         names = mod.get("names") or {}
-        if head in names and hops > 0:
-            out.extend((d, hops - 1) for d in self._mentions(mod_name, mod, _node_types(names[head])))
+        if head in names:
+            self._ok.add(dotted)
+            if hops > 0:
+                out.extend((d, hops - 1, "mention") for d in self._mentions(mod_name, mod, _node_types(names[head])))
         if not out and head not in names:
-            self.unresolved.add(".".join([mod_name] + rest))
+            self._failed.add(".".join([mod_name] + rest))
         return out
 
     def _mentions(self, mod_name, mod, strings):

@@ -109,3 +109,28 @@ def test_the_identifier_index_gives_the_scans_answers_over_a_release(corpus_src)
     some = dict(list(needles.items())[::7])  # an index of some literals: the others are scanned
     asked = closure.token_index(texts, order, closure.bounded_literals(some.values()))
     assert _answers(texts, order, needles, asked) == scanned
+
+
+def _reach(sources: dict[str, str]) -> closure.Reach:
+    from drift.probes.ast_facts import module_facts
+
+    def parse(names):
+        return {n: module_facts(sources[n].encode(), module=n, sha256=None,
+                                path=n.replace(".", "/") + ("/__init__.py" if n == "pkg" else ".py"))
+                for n in names if n in sources}
+
+    return closure.Reach("pkg", set(sources), parse)
+
+
+def test_a_star_route_that_misses_is_no_miss_when_another_route_defines_the_name():
+    """`pkg` star-imports `a` and `b`; `f` is defined in `a` only, `g` nowhere. drift's lookup
+    finds `pkg.f` through `a` (so never searches for a move of `f`), and misses `pkg.g` on
+    every route (so it may search for `g` and the parts of the routes it tried)."""
+    reach = _reach({"pkg": "from .a import *\nfrom .b import *\n", "pkg.a": "def f():\n    pass\n",
+                    "pkg.b": "def h():\n    pass\n"})
+    reach.run({"pkg.f", "pkg.g"})
+    assert reach.unresolved == {"pkg.a.g", "pkg.b.g"}
+    # a name missing behind a plain import is a miss whatever else the module has
+    reach = _reach({"pkg": "from .a import f\nfrom .b import *\n", "pkg.a": "x = 1\n", "pkg.b": "def f():\n    pass\n"})
+    reach.run({"pkg.f"})
+    assert reach.unresolved == {"pkg.a.f"}
