@@ -136,7 +136,7 @@ def test_query_parses_only_modules_mentioning_the_name(tmp_path, isolated_cache)
     index = PackageIndex(_doc(pkg))
     assert index.demand
     assert index.definitions_named("Model7") == ["tgt.models.m007.Model7"]
-    assert pkg["modules"].parsed == 1
+    assert pkg["modules"].parsed == 0 and pkg["modules"].outlined == 1  # the one mentioning it, as an outline
     assert index.modules_mentioning(call_of("forward_12")) == ["tgt.models.m012"]
     # every model calls self.step(...); `def step(` matches too: a prefilter may only over-match
     assert len(index.modules_mentioning(call_of("step"))) == 61
