@@ -151,6 +151,28 @@ def _bounded(needle):
     return needle[1] in (call_of(lit)[1], def_of(lit)[1])
 
 
+_DEF_GAP = frozenset(b" \t\n\r\f\v\\")  # what `def_of`'s `(?:[\s\\])+` takes (bytes `\s` is ASCII)
+
+
+def _defines(literal, text):
+    """Whether `text` matches `def_of(literal)`: the literal as a whole word right after `def`
+    (itself a whole word) and one or more blanks or backslashes. Found from the literal, then
+    looked back: the pattern begins with `def`, so the engine tries every `def` of the module
+    (thousands in a model runner) where the literal occurs a few times."""
+    find, n, end_all = text.find, len(literal), len(text)
+    at = find(literal)
+    while at >= 0:
+        end = at + n
+        if end == end_all or text[end] not in _WORDCHAR:
+            q = at
+            while q > 0 and text[q - 1] in _DEF_GAP:
+                q -= 1
+            if q < at and q >= 3 and text[q - 3:q] == b"def" and (q == 3 or text[q - 4] not in _WORDCHAR):
+                return True
+        at = find(literal, at + 1)
+    return False
+
+
 def bounded_literals(needles):
     """The literals of the needles the token index answers (`token_index`'s `wanted`)."""
     return {n[0].encode("utf-8", "surrogateescape") for n in needles if _bounded(n)}
@@ -162,7 +184,8 @@ def answer(needle, texts, order, holding=None, tokens=None):
     `holding` (optional dict) keeps, per literal, the modules whose text contains it: the
     needles of one name share it. `tokens` (`token_index` of the same texts and order) gives
     the candidates of a bounded needle without scanning; the pattern still decides, except
-    for `word`, whose candidates are its answer."""
+    for `word`, whose candidates are its answer, and `def_of`, decided from the literal
+    (`_defines`)."""
     literal = needle[0].encode("utf-8", "surrogateescape")
     names = None
     if tokens is not None and (tokens.only is None or literal in tokens.only):
@@ -171,6 +194,8 @@ def answer(needle, texts, order, holding=None, tokens=None):
             names = tokens.get(literal, [])
             if kind == "word":
                 return list(names)
+            if needle[1] == def_of(needle[0])[1]:
+                return [name for name in names if _defines(literal, texts[name])]
     if names is None:
         names = holding.get(literal) if holding is not None else None
     if names is None:

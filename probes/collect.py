@@ -21,9 +21,8 @@ from . import cache as _cache
 from .ast_facts import empty_module, module_facts
 from .distinfo import dist_for
 from .guard import guarded
-from .locate import module_name, walk_tree
+from .locate import MAX_FILE_BYTES, module_name, walk_tree
 
-MAX_FILE_BYTES = 5_000_000
 _PARALLEL_MIN_FILES = 24
 _CHUNK_BYTES = 64_000  # source bytes per work unit: small enough that workers finish together
 _MAX_CHUNKS = 1000  # 4-byte ids in one pipe write must stay <= PIPE_BUF (4096)

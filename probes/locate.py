@@ -10,6 +10,8 @@ import importlib.util
 import os
 import stat as _stat
 
+MAX_FILE_BYTES = 5_000_000  # a larger file is not read (here, beside the walk: main imports no parser for it)
+
 
 def find_package(top: str):
     """(root_dir, package_dir) of an importable top-level package/module, or None."""

@@ -9,11 +9,13 @@ import os
 import time
 
 from . import cache as _cache
-from .collect import MAX_FILE_BYTES, collect_package, scan_index
-from .consumer_scan import consumer_usage
 from .environment import environment, tree_environment
-from .hostdemand import demand_package, more
-from .locate import find_package
+from .locate import MAX_FILE_BYTES, find_package
+
+# The parser (collect, ast_facts, behaviour), the usage reader (consumer_scan, usage, reach) and
+# the demand closure are imported where a request needs them: on a host every embedded module
+# is compiled from source when imported (~0.12 s for all), and the probes a cold scan runs
+# beside the main one need one part each (the usage alone; outlines of a family asked ahead).
 
 SCHEMA_VERSION = 1
 
@@ -76,6 +78,8 @@ def _probe_block(start, stats, cache_dir):
 
 def _package_or_unchanged(root, name, *, known, cache_dir, max_file_bytes, workers, stats, use_importlib,
                           scan_only=False):
+    from .collect import collect_package, scan_index
+
     digest = known.get(name)
     if digest is not None and scan_index(root, name, cache_dir=cache_dir,
                                          max_file_bytes=max_file_bytes) == digest:
@@ -109,6 +113,8 @@ def run(request: dict, *, workers=None) -> dict:
     wanted = request.get("usage") or {}
     prefixes = wanted.get("prefixes") or request.get("packages", [])
     for name in wanted.get("packages", []):  # first: a demand-driven package follows its uses
+        from .consumer_scan import consumer_usage
+
         found = find_package(name)
         if found is None:
             missing.append(name)
@@ -123,6 +129,8 @@ def run(request: dict, *, workers=None) -> dict:
             missing.insert(0, name)
             continue
         if ask is not None:
+            from .hostdemand import more
+
             packages[name] = more(found[0], name, ask, cache_dir=cache_dir, max_file_bytes=limit)
             continue
         if demand is not None and usage:
@@ -130,6 +138,8 @@ def run(request: dict, *, workers=None) -> dict:
             pkg = _package_or_unchanged(found[0], name, known=known, cache_dir=cache_dir, max_file_bytes=limit,
                                         workers=workers, stats=stats, use_importlib=True, scan_only=True)
             if pkg is None:
+                from .hostdemand import demand_package
+
                 pkg = demand_package(found[0], name, blocks, prefixes, cache_dir=cache_dir, max_file_bytes=limit,
                                      words=demand.get("words") or [], stats=stats, use_importlib=True)
                 if known.get(name) is not None and pkg["digest"] == known[name]:

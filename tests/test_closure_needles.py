@@ -65,6 +65,7 @@ def test_the_identifier_index_gives_the_scans_answers_on_tricky_text():
         "m.e": b"async def\\\n abc(): ...\n",
         "m.f": b"s = 'abc'\n",
         "m.g": b"block_pool.abc\nfoo.abc = 1\n",
+        "m.h": b"undef abc\nxdef  abc\ndef\n\nabcd = 0\n",  # `def` inside a word, or before another name
     }
     order = sorted(texts)
     texts = {n: closure.search_text(t) for n, t in texts.items()}
@@ -84,7 +85,7 @@ def test_the_identifier_index_gives_the_scans_answers_on_tricky_text():
     asked = closure.token_index(texts, order, closure.bounded_literals(needles.values()))
     assert sorted(asked.only) == sorted({lit.encode() for lit, pat in needles.values() if pat != rx and lit != "ab"})
     assert _answers(texts, order, needles, asked) == with_index
-    assert with_index[closure.word("abc")[1]] == ["m.b", "m.c", "m.d", "m.e", "m.f", "m.g"]
+    assert with_index[closure.word("abc")[1]] == ["m.b", "m.c", "m.d", "m.e", "m.f", "m.g", "m.h"]
     assert with_index[closure.def_of("abc")[1]] == ["m.b", "m.e"]
     assert with_index[rx] == ["m.g"] and with_index["ab"] == order
 
