@@ -34,3 +34,21 @@ def test_a_purelib_consumer_is_read(tmp_path):
     assert consumer.packages == ["rlpkg"]
     engine = [m for m in consumer.usage if m["path"] == "rlpkg/engine.py"]
     assert engine and engine[0]["version_compares"][0]["version"] == "0.8.2"
+
+
+def test_members_naming_a_place_outside_the_release_are_never_written(tmp_path):
+    """A wheel is untrusted input: a member named with `..` or from the root is skipped, the
+    rest extracted."""
+    wheel = tmp_path / "evil-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        zf.writestr("evil/__init__.py", "")
+        zf.writestr("../escaped.py", "x = 1\n")
+        zf.writestr("evil/../../escaped2.py", "x = 2\n")
+        zf.writestr("evil//..//..//escaped3.py", "x = 3\n")
+        zf.writestr("/abs_escaped.py", "x = 4\n")
+        zf.writestr("evil/ok..py", "x = 5\n")  # dots in a name are a name
+        zf.writestr("evil-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n")
+    out = tmp_path / "deep" / "out"
+    root = extract_wheel(wheel, out)
+    assert sorted(str(p.relative_to(root)) for p in root.rglob("*.py")) == ["evil/__init__.py", "evil/ok..py"]
+    assert not any(tmp_path.rglob("escaped*.py")) and not any(tmp_path.rglob("abs_escaped.py"))
