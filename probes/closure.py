@@ -104,7 +104,7 @@ TOKEN_INDEX_AT = 16  # needles from which one identifier index beats a scan of t
 class Tokens(dict):
     """identifier -> names holding it as a whole word; `only`: the identifiers asked (None: all)."""
 
-    __slots__ = ("only",)
+    __slots__ = ("only", "defs")
 
 
 def token_index(texts, order, wanted=None):
@@ -120,6 +120,7 @@ def token_index(texts, order, wanted=None):
     for every distinct one."""
     out = Tokens()
     out.only = None if wanted is None else frozenset(wanted)
+    out.defs = {}
     if wanted is not None:
         for tok in out.only:
             out[tok] = []
@@ -151,26 +152,19 @@ def _bounded(needle):
     return needle[1] in (call_of(lit)[1], def_of(lit)[1])
 
 
-_DEF_GAP = frozenset(b" \t\n\r\f\v\\")  # what `def_of`'s `(?:[\s\\])+` takes (bytes `\s` is ASCII)
+_DEF_NAMES = re.compile(rb"def[\s\\]+(?=([A-Za-z_][A-Za-z0-9_]*))")  # the word after every `def`
 
 
-def _defines(literal, text):
-    """Whether `text` matches `def_of(literal)`: the literal as a whole word right after `def`
-    (itself a whole word) and one or more blanks or backslashes. Found from the literal, then
-    looked back: the pattern begins with `def`, so the engine tries every `def` of the module
-    (thousands in a model runner) where the literal occurs a few times."""
-    find, n, end_all = text.find, len(literal), len(text)
-    at = find(literal)
-    while at >= 0:
-        end = at + n
-        if end == end_all or text[end] not in _WORDCHAR:
-            q = at
-            while q > 0 and text[q - 1] in _DEF_GAP:
-                q -= 1
-            if q < at and q >= 3 and text[q - 3:q] == b"def" and (q == 3 or text[q - 4] not in _WORDCHAR):
-                return True
-        at = find(literal, at + 1)
-    return False
+def _def_names(tokens, name, text):
+    """The words right after a `def` and blanks or backslashes in `text`, bounded or not (a
+    superset of what `def_of` can match: a `def_of(x)` match is always one of them), kept per
+    module on `tokens`. Why: a `def_of` needle's candidates (modules holding the word) are
+    hundreds for a name like `tokenizer`, and its pattern begins with `def`, so each scan
+    tries every `def` of the module; one `findall` per module then rules most of them out."""
+    got = tokens.defs.get(name)
+    if got is None:
+        got = tokens.defs[name] = frozenset(_DEF_NAMES.findall(text))
+    return got
 
 
 def bounded_literals(needles):
@@ -184,8 +178,8 @@ def answer(needle, texts, order, holding=None, tokens=None):
     `holding` (optional dict) keeps, per literal, the modules whose text contains it: the
     needles of one name share it. `tokens` (`token_index` of the same texts and order) gives
     the candidates of a bounded needle without scanning; the pattern still decides, except
-    for `word`, whose candidates are its answer, and `def_of`, decided from the literal
-    (`_defines`)."""
+    for `word`, whose candidates are its answer (a `def_of` needle's are first narrowed to
+    the modules that define the word somewhere: `_def_names`)."""
     literal = needle[0].encode("utf-8", "surrogateescape")
     names = None
     if tokens is not None and (tokens.only is None or literal in tokens.only):
@@ -195,7 +189,7 @@ def answer(needle, texts, order, holding=None, tokens=None):
             if kind == "word":
                 return list(names)
             if needle[1] == def_of(needle[0])[1]:
-                return [name for name in names if _defines(literal, texts[name])]
+                names = [name for name in names if literal in _def_names(tokens, name, texts[name])]
     if names is None:
         names = holding.get(literal) if holding is not None else None
     if names is None:
