@@ -47,6 +47,7 @@ class IndexServer:
     port: int = 0
     before_file: Callable[[str, str | None], None] | None = None  # called with (file name, Range) before serving it
     yanked: set[str] = field(default_factory=set)  # file names the index marks yanked (PEP 592)
+    before_page: Callable[[str], None] | None = None  # called with the project before its page is served
 
     @property
     def url(self) -> str:
@@ -116,6 +117,8 @@ def _handler(state: IndexServer):
                 self._reply(404, b"not found", {"Content-Type": "text/plain"})
 
         def _index(self, project: str) -> None:
+            if state.before_page is not None:
+                state.before_page(project)
             names = state.projects().get(canonicalize_name(project)) if project else None
             if names is None:
                 self._reply(404, b"no such project", {"Content-Type": "text/plain"})

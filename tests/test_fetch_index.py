@@ -72,6 +72,43 @@ def test_lookups_on_one_client_keep_each_requirements_rules(api, wheels, monkeyp
         assert len(pages) == 1  # the page asked once for all of them
 
 
+def test_two_lookups_at_once_ask_the_page_once(wheels, monkeypatch) -> None:
+    """A check's target and baseline are looked up by two threads at once on one client: the
+    second waits for the first's answer instead of asking vLLM's large page again. The server
+    holds the first page request until a second request comes (it never does, so the hold ends
+    after a bound) and counts what it was asked."""
+    import threading
+
+    first, second = threading.Event(), threading.Event()
+
+    def hold(_project: str) -> None:
+        if first.is_set():
+            second.set()
+            return
+        first.set()
+        second.wait(1.5)  # without the shared answer, the other lookup's request arrives meanwhile
+
+    with running(IndexServer(api="json", before_page=hold)) as srv:
+        for w in wheels:
+            srv.add(w)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        with open_index() as index:
+            got: dict[str, str] = {}
+
+            def look(spec: str) -> None:
+                got[spec] = index.resolve(Requirement(spec)).version
+
+            threads = [threading.Thread(target=look, args=(s,)) for s in ("demo-pkg==1.0", "demo-pkg==1.1")]
+            threads[0].start()
+            assert first.wait(30)
+            threads[1].start()
+            for t in threads:
+                t.join(30)
+        assert got == {"demo-pkg==1.0": "1.0", "demo-pkg==1.1": "1.1"}
+        assert [s.path for s in srv.log if s.path.startswith("/simple/")] == ["/simple/demo-pkg/"]
+        assert not second.is_set()
+
+
 def test_extra_index_url_is_searched(wheels, monkeypatch) -> None:
     with running(IndexServer()) as empty, running(IndexServer(api="json")) as extra:
         extra.add(wheels[1])

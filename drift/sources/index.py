@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import ssl
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -75,13 +76,20 @@ class RecordingClient(PyPIClient):
         super().__init__(**kwargs)
         self.pages: dict[str, str] = {}  # url -> "ok" | "missing" | reason it failed
         self._answered: dict[str, httpx2.Response] = {}  # url -> its 200, for this client's life
+        self._asking = _KeyedLocks()
 
     def get(self, url, **kwargs):
         """A page asked once per client: a check's target and baseline are two releases of one
-        project, so its index page (~300 kB for vLLM) is fetched for the first lookup only."""
-        hit = self._answered.get(str(url))
-        if hit is not None and not kwargs.get("stream"):
-            return hit
+        project, so its index page (~300 kB for vLLM) is fetched for the first lookup only, and
+        a lookup asking it while another thread's request for it is under way waits for that
+        answer instead of asking again (a page that failed is asked again, as before)."""
+        if kwargs.get("stream"):
+            return self._get(url, **kwargs)
+        with self._asking(str(url)):
+            hit = self._answered.get(str(url))
+            return hit if hit is not None else self._get(url, **kwargs)
+
+    def _get(self, url, **kwargs):
         try:
             resp = super().get(url, **kwargs)
         except httpx2.TransportError as exc:
@@ -101,6 +109,18 @@ class RecordingClient(PyPIClient):
         return resp
 
 
+class _KeyedLocks:
+    """One lock per key, made on first use: `with locks(key):` runs one thread per key at a time."""
+
+    def __init__(self) -> None:
+        self._locks: dict = {}
+        self._guard = threading.Lock()
+
+    def __call__(self, key) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+
 class SharedFinder(PackageFinder):
     """unearth's finder, evaluating a project's files once per client.
 
@@ -108,19 +128,22 @@ class SharedFinder(PackageFinder):
     file on vLLM's page (313 of them: wheel tags, versions, yanked) for each lookup, ~0.02 s
     of CPU each, on the baseline's path to its first byte. The evaluated list depends only on
     the pages, which `RecordingClient` asks once per client anyway; specifiers and pre-release
-    rules are still applied per requirement by unearth."""
+    rules are still applied per requirement by unearth. Two lookups at once (the target's and
+    the baseline's threads) evaluate once: the second waits for the first's list."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._evaluated: dict[tuple[str, bool], list] = {}
+        self._evaluating = _KeyedLocks()
 
     def _find_packages(self, package_name: str, allow_yanked: bool = False):
         key = (canonicalize_name(package_name), bool(allow_yanked))
-        hit = self._evaluated.get(key)
-        if hit is None:
-            hit = list(super()._find_packages(package_name, allow_yanked))
-            if hit:  # nothing found (an index down, say) is asked again next time, as before
-                self._evaluated[key] = hit
+        with self._evaluating(key):
+            hit = self._evaluated.get(key)
+            if hit is None:
+                hit = list(super()._find_packages(package_name, allow_yanked))
+                if hit:  # nothing found (an index down, say) is asked again next time, as before
+                    self._evaluated[key] = hit
         return iter(hit)
 
 
