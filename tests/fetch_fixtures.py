@@ -48,10 +48,11 @@ class IndexServer:
     before_file: Callable[[str, str | None], None] | None = None  # called with (file name, Range) before serving it
     yanked: set[str] = field(default_factory=set)  # file names the index marks yanked (PEP 592)
     before_page: Callable[[str], None] | None = None  # called with the project before its page is served
+    scheme: str = "http"  # "https" when `running(..., tls=...)` serves it
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     @property
     def simple(self) -> str:
@@ -161,11 +162,15 @@ def _handler(state: IndexServer):
 
 
 class running:
-    """`with running(IndexServer(...)) as srv:` serves until the block ends."""
+    """`with running(IndexServer(...)) as srv:` serves until the block ends; `tls`: a server
+    `ssl.SSLContext`, the index then served over HTTPS."""
 
-    def __init__(self, state: IndexServer) -> None:
+    def __init__(self, state: IndexServer, *, tls=None) -> None:
         self.state = state
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+            state.scheme = "https"
         self.server.daemon_threads = True
         state.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -178,6 +183,52 @@ class running:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(5)
+
+
+def local_ca(dest: Path) -> tuple[Path, "object"]:
+    """A certificate authority of its own (`ca.pem`) and a server context for 127.0.0.1 signed
+    by it, made with `cryptography` (asyncssh's dependency): HTTPS on loopback that verifies
+    only with pip's `cert` pointed at the CA."""
+    import datetime
+    import ipaddress
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    span = (now - datetime.timedelta(days=1), now + datetime.timedelta(days=2))
+
+    def cert(subject: str, key, issuer: str, signer, *, ca: bool):
+        builder = (x509.CertificateBuilder()
+                   .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(span[0]).not_valid_after(span[1])
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if ca:
+            builder = builder.add_extension(x509.KeyUsage(True, False, False, False, False, True, True, False, False),
+                                            critical=True)
+            builder = builder.add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        else:
+            builder = builder.add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                            critical=False)
+            builder = builder.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()),
+                                            critical=False)
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, srv_key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_cert = cert("drift test CA", ca_key, "drift test CA", ca_key, ca=True)
+    srv_cert = cert("127.0.0.1", srv_key, "drift test CA", ca_key, ca=False)
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / "ca.pem").write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
+    (dest / "server.pem").write_bytes(srv_cert.public_bytes(serialization.Encoding.PEM) + srv_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(dest / "server.pem")
+    return dest / "ca.pem", server
 
 
 def build_wheel(dest: Path, name: str = "demo_pkg", version: str = "1.0", *, native_mb: int = 3) -> Path:

@@ -204,3 +204,27 @@ def test_real_vllm_wheel_served_locally_with_and_without_ranges(tmp_path, monkey
             _same_tree(src.root, whole)
             if ranges:
                 assert sum(s.sent for s in srv.sent_for(wheel.name)) < wheel.stat().st_size / 20
+
+
+def test_an_https_index_is_read_with_pips_certificate(tmp_path, monkeypatch) -> None:
+    """pip's `cert` (PIP_CERT here) is the trust drift's client uses, for the page and for the
+    range reads: with the index's CA the release is read by range; without it, the index is
+    unreachable (the certificate is refused), never read unverified."""
+    from tests.fetch_fixtures import local_ca
+
+    from drift.sources.errors import IndexUnreachable
+
+    ca, server_tls = local_ca(tmp_path / "tls")
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    wheel = build_wheel(dist)
+    with running(IndexServer(), tls=server_tls) as srv:
+        srv.add(wheel)
+        assert srv.simple.startswith("https://127.0.0.1:")
+        isolated_pip(monkeypatch, index_url=srv.simple, cert=str(ca))
+        src = fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache")
+        assert src.how == "range" and (src.root / "demo_pkg" / "core.py").is_file()
+        assert any(s.range for s in srv.sent_for(wheel.name))
+        isolated_pip(monkeypatch, index_url=srv.simple)  # the system's roots only
+        with pytest.raises(IndexUnreachable):
+            fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache2")

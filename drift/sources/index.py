@@ -33,7 +33,7 @@ with without_optional("requests", "trio"):
     from unearth.fetchers.sync import PyPIClient
 
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
-from drift.sources.pipconfig import PipSettings, pip_settings
+from drift.sources.pipconfig import PipSettings, pip_settings, tls_context
 
 logging.getLogger("unearth").addHandler(logging.NullHandler())  # its warnings become our errors
 
@@ -151,9 +151,7 @@ def make_client(settings: PipSettings) -> RecordingClient:
     """One HTTP client for index pages and range reads: pip's certificate, client cert and proxy."""
     verify: ssl.SSLContext | bool = True
     if settings.cert or settings.client_cert:
-        verify = ssl.create_default_context(cafile=settings.cert) if settings.cert else ssl.create_default_context()
-        if settings.client_cert:
-            verify.load_cert_chain(settings.client_cert)
+        verify = tls_context(settings)  # built once per process, often already by pipconfig.warm_tls
     client = RecordingClient(trusted_hosts=settings.trusted_hosts, verify=verify, proxy=settings.proxy,
                              timeout=httpx2.Timeout(settings.timeout), follow_redirects=True)
     client.auth = MultiDomainBasicAuth(prompting=False, index_urls=settings.index_urls)

@@ -71,6 +71,9 @@ class Prefetch:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="drift-fetch")
+            from drift.sources.pipconfig import warm_tls
+
+            warm_tls()  # the CA bundle loads while the first fetch imports the HTTP client
         fut = self._pool.submit(self._run, spec, tree, metadata)
         if not _fetch.register_inflight(key, fut):
             fut.cancel()
