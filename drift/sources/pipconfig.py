@@ -100,12 +100,13 @@ def settings_from(options: dict[str, str]) -> PipSettings:
     )
 
 
-_TLS: dict[tuple[str | None, str | None], object] = {}
+_TLS: dict[tuple, object] = {}
 _TLS_LOCK = threading.Lock()
 
 
 def tls_context(settings: PipSettings):
-    """The `ssl` context for pip's certificate and client certificate, built once per process.
+    """The `ssl` context for pip's certificate and client certificate, built once per process
+    (per version of those files).
 
     Loading a CA bundle is ~0.04 s of a cold fetch (the system's 140 roots parsed), so
     `warm_tls` builds it in a thread while the fetch's first thread imports the HTTP client;
@@ -113,8 +114,8 @@ def tls_context(settings: PipSettings):
     own build raises the error."""
     import ssl
 
-    key = (settings.cert, settings.client_cert)
-    with _TLS_LOCK:
+    key = tuple((path, tuple(_stamp(path) or ())) if path else None for path in (settings.cert, settings.client_cert))
+    with _TLS_LOCK:  # a file changed since is read again
         hit = _TLS.get(key)
         if hit is None:
             hit = ssl.create_default_context(cafile=settings.cert) if settings.cert else ssl.create_default_context()

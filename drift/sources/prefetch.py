@@ -110,12 +110,14 @@ class Prefetch:
         return self._shared_index().versions(name)
 
     def close(self) -> None:
-        self._closed.set()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-        for spec, fut in self._futures.items():
+        with self._lock:  # no fetch starts after this (a metadata callback may be starting one now)
+            self._closed.set()
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+            futures = dict(self._futures)
+        for spec, fut in futures.items():
             _fetch.unregister_inflight(_fetch.inflight_key(self.base, spec), fut)
-        for fut in self._futures.values():
+        for fut in futures.values():
             if not fut.cancelled():
                 try:
                     fut.result()
