@@ -3,8 +3,8 @@
 import ast
 import types
 
-from probes import usage
-from probes.astwalk import memoised, walk
+from drift.probes import usage
+from drift.probes.astwalk import memoised, walk
 
 SOURCE = '''
 import vllm.config as cfg
