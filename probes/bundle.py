@@ -2,10 +2,12 @@
 
 The probe's own sources are embedded (one zlib-compressed JSON blob, base64) and served by a tiny
 meta-path importer under a private package name, so nothing is installed or written on the host
-and any Python 3.9+ runs it. The request is embedded as a JSON literal. Why compressed: CPython
-reads a `python -` script from stdin one byte per read(2) (measured: 100,025 reads for a 100 KB
-script), ~1-2 us a byte here and far more on a loaded host, so the 283 KB of plain sources cost
-0.3-0.5 s before the probe ran; compressed the script is ~105 KB. Output is a marker line plus zlib-compressed JSON,
+and any Python 3.9+ runs it. The request is embedded as a JSON literal. Why compressed: a Python
+with unbuffered stdio (PYTHONUNBUFFERED in the host's environment, as ML images' profiles often
+set) reads a `python -` script from stdin one byte per read(2) (measured: 100,025 reads for a
+100 KB script), ~1-2 us a byte and far more on a loaded host, so the 283 KB of plain sources cost
+0.3-0.5 s before the probe ran; compressed the script is ~105 KB (buffered stdin reads it in 4 KB
+blocks either way). Output is a marker line plus zlib-compressed JSON,
 so shell noise before it (motd, profile echoes) is skipped and a truncated stream is detected.
 """
 

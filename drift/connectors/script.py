@@ -181,8 +181,9 @@ def build_payload(code: str | bytes, *, args: list[str] | tuple[str, ...] = (), 
 def _code_literal(code: str) -> str:
     """The script as a literal of the bootstrap: printable ASCII code (the probe bundle, whose
     sources are one base64 blob) as its own `repr`, which adds nothing; anything else base64.
-    Why it matters: CPython reads a `python -` script from stdin one byte per read(2), ~1-2 us
-    a byte on an idle host, so base64's third more of a 100 KB bundle is ~0.05 s per exchange."""
+    Why it matters: where the host's Python has unbuffered stdio (PYTHONUNBUFFERED), it reads a
+    `python -` script one byte per read(2), ~1-2 us a byte on an idle host, so base64's third
+    more of a 100 KB bundle is ~0.05 s per exchange there."""
     if _PLAIN.fullmatch(code):
         return repr(code)
     return "base64.b64decode(%r).decode(\"utf-8\")" % base64.b64encode(code.encode("utf-8")).decode("ascii")
