@@ -317,14 +317,17 @@ class TreeModules(Mapping):
 
 class OutlineModules(Mapping):
     """The same package as class outlines (`TreeModules.outline`), for questions about which
-    classes exist, their bases and which methods they define directly."""
+    classes exist, their bases and which methods they define directly; with `literal`, as
+    `TreeModules.scoped` views (only the functions whose text can hold it)."""
 
-    def __init__(self, tree: TreeModules):
-        self.tree = tree
+    def __init__(self, tree: TreeModules, literal: bytes | None = None):
+        self.tree, self.literal = tree, literal
 
     def __getitem__(self, name: str) -> dict:
         if name not in self.tree:
             raise KeyError(name)
+        if self.literal is not None:
+            return self.tree.scoped(name, self.literal)
         return self.tree.outline(name)
 
     def __contains__(self, name: object) -> bool:

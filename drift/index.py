@@ -431,7 +431,7 @@ class PackageIndex:
         or function is there, and an assigned name is looked for only where the text can bind
         it (`drift.outline.may_bind`), so a module is parsed only when it may assign the name.
         The answer (and its stored key) is `_names_index`'s for that name."""
-        if self.demand and hasattr(self.modules, "outline"):
+        if hasattr(self.modules, "scoped"):  # sources here (TreeModules), not a host's modules
             return self.memo("names", name, lambda: _defined_as(self, name))
         return self.query("names", name, needle=word(name), build=_names_index, default=[])
 
@@ -535,30 +535,13 @@ class _Scoped:
     is the index's own (a scoped builder reads functions' facts and may resolve names)."""
 
     def __init__(self, index: PackageIndex, literal: bytes):
+        from drift.demand import OutlineModules
+
         self._index = index
-        self.modules = _ScopedModules(index.modules, literal)
+        self.modules = OutlineModules(index.modules, literal)
 
     def __getattr__(self, attr: str) -> Any:
         return getattr(self._index, attr)
-
-
-class _ScopedModules(Mapping):
-    def __init__(self, tree: Any, literal: bytes):
-        self._tree, self._literal = tree, literal
-
-    def __getitem__(self, name: str) -> dict:
-        if name not in self._tree:
-            raise KeyError(name)
-        return self._tree.scoped(name, self._literal)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._tree
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._tree)
-
-    def __len__(self) -> int:
-        return len(self._tree)
 
 
 def _answer(value: Any, key: str, default: Any) -> Any:

@@ -47,8 +47,8 @@ class Other:
 '''
 
 
-def _index(root) -> PackageIndex:
-    return PackageIndex({"packages": {"pkg": package_facts(str(root), "pkg", cache=None)}})
+def _index(root, package: str = "pkg") -> PackageIndex:
+    return PackageIndex({"packages": {package: package_facts(str(root), package, cache=None)}})
 
 
 def _tree(tmp_path):
@@ -108,17 +108,13 @@ def test_facts_that_came_whole_ignore_scoped(tmp_path):
 def test_scoped_answers_equal_the_parsed_ones_on_a_real_release(corpus_src):
     """Every assert attribute and fallback name of vLLM 0.16.0, and 300 constructed callees."""
     root = corpus_src("vllm==0.16.0")
-
-    def index():
-        return PackageIndex({"packages": {"vllm": package_facts(str(root), "vllm", cache=None)}})
-
-    whole = index()
+    whole = _index(root, "vllm")
     every = list(whole.modules)
     cases = [(_build_asserts, word, sorted(_build_asserts(whole, every))),
              (_fallback_probes, word, sorted(_fallback_probes(whole, every))),
              (_build_ctor_calls, call_of, random.Random(12).sample(sorted(_build_ctor_calls(whole, every)), 300))]
     for build, make, keys in cases:
-        scoped = index()
+        scoped = _index(root, "vllm")
         assert len(keys) > 25
         for key in keys + ["block_hashes", "Request"]:
             needle = make(key)
@@ -144,13 +140,9 @@ def test_definitions_named_reads_outlines(tmp_path):
 @pytest.mark.corpus
 def test_definitions_named_equal_the_parsed_index_on_a_real_release(corpus_src):
     root = corpus_src("vllm==0.16.0")
-
-    def index():
-        return PackageIndex({"packages": {"vllm": package_facts(str(root), "vllm", cache=None)}})
-
-    whole = index()
+    whole = _index(root, "vllm")
     every = _names_index(whole, list(whole.modules))
-    demand = index()
+    demand = _index(root, "vllm")
     for name in random.Random(3).sample(sorted(every), 300) + ["logger", "Request", "__all__"]:
         assert demand.definitions_named(name) == \
             _names_index(whole, whole.modules_mentioning(word(name))).get(name, []), name
