@@ -241,25 +241,28 @@ def test_the_consumers_metadata_comes_before_its_files(dist, tmp_path, monkeypat
     assert seen == [(zipfile.ZipFile(consumer).read("democons-0.1.dist-info/METADATA"), False)]
 
 
+def _run_named(monkeypatch, cache, wheels, consumer):
+    """One check of democons against demo-pkg 1.1 over a fresh index: (the report, tails asked per wheel)."""
+    monkeypatch.setenv("DRIFT_CACHE", str(cache))
+    with running(IndexServer()) as srv:
+        _serve(srv, *wheels, consumer)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        _cons, outcomes = pipeline.run(consumer_spec="democons==0.1", target_specs=["demo-pkg==1.1"],
+                                       target_package="demo_pkg")
+        return outcomes[-1].report, [_tails(srv, w) for w in wheels]
+
+
 def test_a_baseline_guessed_from_metadata_is_the_one_the_run_uses(dist, tmp_path, monkeypatch) -> None:
     """The head start fetches the release the run then resolves (once), and a consumer whose
     metadata names no baseline starts none."""
     baseline, target = build_wheel(dist, version="1.0"), build_wheel(dist, version="1.1")
-    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
-    with running(IndexServer()) as srv:
-        _serve(srv, baseline, target, _consumer_wheel(dist, "demo-pkg==1.0"))
-        isolated_pip(monkeypatch, index_url=srv.simple)
-        cons, outcomes = pipeline.run(consumer_spec="democons==0.1", target_specs=["demo-pkg==1.1"],
-                                      target_package="demo_pkg")
-        assert outcomes[-1].report is not None and outcomes[-1].report.baseline["spec"] == "demo-pkg==1.0"
-        assert _tails(srv, baseline) == 1 and _tails(srv, target) == 1
+    report, (b_tails, t_tails) = _run_named(monkeypatch, tmp_path / "cache", (baseline, target),
+                                            _consumer_wheel(dist, "demo-pkg==1.0"))
+    assert report is not None and report.baseline["spec"] == "demo-pkg==1.0"
+    assert b_tails == 1 and t_tails == 1
     other = tmp_path / "other"
     other.mkdir()
-    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache2"))
-    with running(IndexServer()) as srv:
-        _serve(srv, baseline, target, _consumer_wheel(other, "requests>=2"))
-        isolated_pip(monkeypatch, index_url=srv.simple)
-        cons, outcomes = pipeline.run(consumer_spec="democons==0.1", target_specs=["demo-pkg==1.1"],
-                                      target_package="demo_pkg")
-        assert outcomes[-1].report is not None and not (outcomes[-1].report.baseline or {}).get("spec")
-        assert _tails(srv, baseline) == 0
+    report, (b_tails, _t) = _run_named(monkeypatch, tmp_path / "cache2", (baseline, target),
+                                       _consumer_wheel(other, "requests>=2"))
+    assert report is not None and not (report.baseline or {}).get("spec")
+    assert b_tails == 0
