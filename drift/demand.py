@@ -220,12 +220,8 @@ class TreeModules(Mapping):
             return self[name]
         self.outlined += 1
         full = lambda: self[name]  # noqa: E731
-        mod = _Partial({"path": rel, "sha256": sha, "is_package": rel.endswith("__init__.py"), "error": None,
-                        "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k], (self, name, source, spans))
-                                    for k, v in found["classes"].items()},
-                        "functions": {k: _Partial(v, lambda k=k: full()["functions"][k])
-                                      for k, v in found["functions"].items()},
-                        "imports": found["imports"], "names": _Names(text, lambda: full()["names"])}, full)
+        mod = outline_node({**found, "path": rel, "sha256": sha, "is_package": rel.endswith("__init__.py")}, full,
+                           _Names(text, lambda: full()["names"]), (self, name, source, spans))
         self._outlines[name] = mod
         self._placed[name] = (source, spans)
         return mod
@@ -397,6 +393,20 @@ class _MethodNode(_Partial):
     def mentions(self, literal: bytes) -> bool | None:
         span, source = self._where[5], self._where[4]
         return None if span is None else source.find(literal, span[0], span[1]) >= 0
+
+
+def outline_node(rec: dict, full, names: Mapping, top: tuple | None = None) -> _Partial:
+    """The outline node of a module: `rec`'s path, hash, classes, functions and imports (an
+    outline, read here or sent by a host), `names` for its assigned names, every other key
+    from `full()`. `top` = (tree, module, source, spans) when the source is here, so top-level
+    classes' methods are read alone (`_partial_class`)."""
+    return _Partial({"path": rec["path"], "sha256": rec["sha256"], "is_package": rec.get("is_package", False),
+                     "error": None,
+                     "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k], top)
+                                 for k, v in rec["classes"].items()},
+                     "functions": {k: _Partial({"name": v["name"], "line": v["line"]}, lambda k=k: full()["functions"][k])
+                                   for k, v in rec["functions"].items()},
+                     "imports": rec["imports"], "names": names}, full)
 
 
 def _partial_class(node: dict, full, top: tuple | None = None) -> _Partial:

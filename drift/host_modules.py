@@ -199,14 +199,9 @@ class HostModules(Mapping):
 def _outline_view(rec: dict, full: Callable[[], dict]) -> dict:
     """drift.demand's outline node over a host's outline record (`reply` checked its shape):
     only the keys an outline holds are taken from it, every other key reads `full()`."""
-    from drift.demand import _Partial, _partial_class
+    from drift.demand import outline_node
 
-    return _Partial({"path": rec["path"], "sha256": rec["sha256"], "is_package": rec.get("is_package", False),
-                     "error": None,
-                     "classes": {k: _partial_class(v, lambda k=k: full()["classes"][k]) for k, v in rec["classes"].items()},
-                     "functions": {k: _Partial({"name": v["name"], "line": v["line"]}, lambda k=k: full()["functions"][k])
-                                   for k, v in rec["functions"].items()},
-                     "imports": rec["imports"], "names": _Names(full)}, full)
+    return outline_node(rec, full, _Names(full))
 
 
 class _Names(Mapping):
