@@ -326,15 +326,9 @@ def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Basel
 
 def _family_modules(baseline: Baseline, usage: list) -> list[str]:
     from drift.index import PackageIndex
-    from drift.rules import family
+    from drift.rules.family import family_modules
 
-    index = PackageIndex(baseline.facts, store=default_store())
-    out: set[str] = set()
-    for m in family._bound_calls(usage):
-        members = family._definers(index, m)
-        if len(members) >= family.MIN_FAMILY:
-            out.update(d.rpartition(".")[0] for d in list(members) + list(family._shapes_of(index, members)))
-    return sorted(n for n in out if n)
+    return family_modules(PackageIndex(baseline.facts, store=default_store()), usage)
 
 
 def _host_modules(connector: Connector, settings: ScanSettings, pkg: dict[str, Any], *,

@@ -113,6 +113,18 @@ def family_jobs(usage: list[dict]) -> list[AheadJob]:
             for m in _bound_calls(usage)]
 
 
+def family_modules(baseline: PackageIndex, usage: list[dict]) -> list[str]:
+    """The modules holding DRIFT040's families of this consumer as `baseline` has them: each
+    family's classes and the bases above them (a scan asks the host for these ahead: the
+    target holds the same classes in the same modules, or the check asks)."""
+    out: set[str] = set()
+    for m in _bound_calls(usage):
+        members = _definers(baseline, m)
+        if len(members) >= MIN_FAMILY:
+            out.update(d.rpartition(".")[0] for d in list(members) + list(_shapes_of(baseline, members)))
+    return sorted(n for n in out if n)
+
+
 def _family_answered(target: PackageIndex, baseline: PackageIndex | None, m: str) -> bool:
     """Whether the store answers `m`'s family questions already (a gate's next target still
     asks its own class shapes)."""
