@@ -710,7 +710,7 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
         if jobs and hasattr(os, "fork") and _cpus() > 1:
             target = PackageIndex(target_facts, store=store)
             baseline = PackageIndex(baseline_facts, store=store) if baseline_facts is not None else None
-            local = type(target.modules) is TreeModules and (baseline is None or type(baseline.modules) is TreeModules)
+            local = target.from_sources and (baseline is None or baseline.from_sources)
             if local and not all(job.answered(target, baseline) for job in jobs):  # never a host's modules
                 _outline()  # what the worker imports lazily, imported before the fork: a fetch
                 for index in (target, baseline):  # thread importing at that moment would hold the lock

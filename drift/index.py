@@ -115,6 +115,12 @@ class PackageIndex:
         """Whether modules are parsed on first access (a tree on disk) rather than all present."""
         return hasattr(self.modules, "mentioning")
 
+    @property
+    def from_sources(self) -> bool:
+        """Whether the modules are read from their sources here (drift.demand.TreeModules): only
+        then can a question read outlines, method spans or scoped views without asking a host."""
+        return hasattr(self.modules, "scoped")
+
     def modules_mentioning(self, needle: "Needle") -> list[str]:
         """Modules whose source can match `needle` (`word`, `call_of`, `def_of`), in module order: a text search of the
         sources when facts are demand-driven; every module when facts came whole (a host's
@@ -223,7 +229,7 @@ class PackageIndex:
 
         def compute() -> Any:
             names = self.modules_mentioning(needle)
-            if scoped and hasattr(self.modules, "scoped"):
+            if scoped and self.from_sources:
                 return _answer(build(_Scoped(self, needle.literal), names), key, default)
             self.prefetch(names)
             return _answer(build(self, names), key, default)
@@ -431,7 +437,7 @@ class PackageIndex:
         or function is there, and an assigned name is looked for only where the text can bind
         it (`drift.outline.may_bind`), so a module is parsed only when it may assign the name.
         The answer (and its stored key) is `_names_index`'s for that name."""
-        if hasattr(self.modules, "scoped"):  # sources here (TreeModules), not a host's modules
+        if self.from_sources:  # never a host's modules, one exchange a module
             return self.memo("names", name, lambda: _defined_as(self, name))
         return self.query("names", name, needle=word(name), build=_names_index, default=[])
 
