@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, last_segment
-from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _promote_young, _read, digest_of
+from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of, gc_paused
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
 from drift.sources.pack import Pack, pack_path
@@ -49,24 +49,6 @@ def _outline():
     from drift import outline
 
     return outline
-
-
-@contextmanager
-def _gc_paused():
-    """The cyclic collector paused while modules are parsed here, as the whole-package probe
-    pauses it (`probes.collect.collect_package`): a parse allocates ~10^5 acyclic AST nodes and
-    facts, and each collection it triggers re-walks everything the check holds (the other
-    release's facts, the sources) to free nothing; measured over a cold check's ~40 one-by-one
-    parses, 10-50 % of their time. Objects made meanwhile are promoted in O(1) on the way out."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        _promote_young()
-        gc.enable()
 
 
 class ModuleCache:
@@ -179,7 +161,7 @@ class TreeModules(Mapping):
         if not jobs:
             return
         by_rel = {job[1]: job for job in jobs.values()}
-        with _gc_paused():
+        with gc_paused():
             parsed = _parse_all(list(jobs.values()), workers=None)
         for chunk, _blob in parsed:
             for rel, facts in chunk.items():

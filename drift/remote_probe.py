@@ -19,6 +19,7 @@ from drift.connectors.base import Connector
 from drift.connectors.script import not_found, run_script, validate_python
 from drift.reply import ReplyError, clean_display, printable, validate_reply, wire_key
 from drift.probes import bundle
+from drift.probes.collect import gc_paused
 
 __all__ = ["MAX_WIRE_BYTES", "ProbeResult", "probe", "validate_python"]
 
@@ -90,7 +91,8 @@ async def probe(
         return ProbeResult(status="failed", reason=f"probe was killed on {where} ({python})", stderr=stderr)
 
     try:
-        facts, body = bundle.decode_reply(result.stdout, max_bytes=max_reply_bytes)
+        with gc_paused():  # ~10^5 acyclic containers: a collection mid-decode frees nothing
+            facts, body = bundle.decode_reply(result.stdout, max_bytes=max_reply_bytes)
     except ValueError as exc:  # decode_output says what is wrong with the stream
         detail = f"; stderr: {stderr}" if stderr else ""
         return ProbeResult(

@@ -10,6 +10,7 @@ is parsed in-process.
 The cyclic GC is paused while millions of AST nodes come and go: none of them form cycles.
 """
 
+import contextlib
 import gc
 import hashlib
 import marshal
@@ -101,6 +102,24 @@ def _promote_young():
     if hasattr(gc, "get_freeze_count") and gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """The cyclic collector paused while a burst of acyclic objects is made (module facts
+    parsed here, a host's reply decoded): each collection such a burst triggers re-walks
+    everything already held (the other release's facts, the sources) to free nothing;
+    measured over a cold check's ~40 one-by-one parses, 10-50 % of their time, and 0.09 ->
+    0.18 s for a 6 MB reply. Objects made meanwhile are promoted in O(1) on the way out."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        _promote_young()
+        gc.enable()
 
 
 def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):

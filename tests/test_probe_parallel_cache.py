@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from drift.probes.collect import collect_package
+from drift.probes.collect import collect_package, gc_paused
 from drift.probes.main import collect_tree
 
 SYNTH = Path(__file__).parent / "synth"
@@ -94,3 +94,50 @@ def test_gc_state_and_callers_frozen_objects_are_left_alone(many):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_gc_paused_restores_the_collector_and_promotes_what_was_made():
+    """drift decodes a host's reply and parses modules inside `gc_paused`: no collection runs
+    within, the collector is on again after (off stays off), and what was made is in the
+    oldest generation, so the first allocation after does not traverse it."""
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        made = [{"k": [i]} for i in range(1000)]
+    assert gc.isenabled()
+    young = {id(o) for o in gc.get_objects(generation=0)}
+    assert not any(id(x) in young for x in made)
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_hosts_reply_is_decoded_with_the_collector_paused(monkeypatch):
+    import asyncio
+
+    from drift import remote_probe
+    from drift.connectors.base import RunResult
+
+    seen = []
+    real = remote_probe.bundle.decode_reply
+
+    def spy(data, **kw):
+        seen.append(gc.isenabled())
+        return real(data, **kw)
+
+    async def fake_run(connector, python, script, **kw):
+        import json
+        import zlib
+        doc = {"schema": 1, "probe": {}, "env": {}, "missing": []}
+        return RunResult(0, remote_probe.bundle.MAGIC + zlib.compress(
+            json.dumps(doc).encode() + b"\n" + json.dumps({"packages": {}}).encode()), b"")
+
+    monkeypatch.setattr(remote_probe.bundle, "decode_reply", spy)
+    monkeypatch.setattr(remote_probe, "run_script", fake_run)
+    res = asyncio.run(remote_probe.probe(object(), {"packages": [], "env_packages": []}))
+    assert res.ok, res.reason
+    assert seen == [False] and gc.isenabled()
