@@ -15,6 +15,9 @@ _MAX_PER_FUNCTION = 40
 _NOT_BUFFERS = frozenset({"shape"})  # `x.shape[0]` is a size, never a buffer
 
 
+_NOT_OWN = _FUNCS + (ast.ClassDef, ast.expr_context)  # own functions; Load/Store hold nothing
+
+
 def _own_nodes(fnode):
     """The function's own nodes: nested defs and classes are recorded as functions of their own."""
     stack = list(fnode.body)
@@ -22,7 +25,7 @@ def _own_nodes(fnode):
         n = stack.pop()
         yield n
         for child in ast.iter_child_nodes(n):
-            if not isinstance(child, _FUNCS + (ast.ClassDef,)):
+            if not isinstance(child, _NOT_OWN):
                 stack.append(child)
 
 
@@ -128,20 +131,32 @@ def _split(node, parent):
     return None
 
 
+_SPLITTING = (ast.Call, ast.Subscript, ast.Assign)  # the only nodes `_split` can answer for
+
+
 def axis_splits(functions):
     """{qualname: [[line, col, subject, form, axis, extra], ...]} for `functions`, the
     (qualname, class, node) triples of usage._functions. `extra` is the index picked (`index`),
-    the names unpacked into (`unbind`, `chunk`, `unpack`) or None."""
+    the names unpacked into (`unbind`, `chunk`, `unpack`) or None.
+
+    One walk of each function's own nodes, in `_own_nodes`' order, each with its parent (a
+    body statement has none): a parent map built first was a second walk of every function,
+    ~40 % of a big consumer's usage read (vllm-omni: 3.9 s)."""
     out = {}
+    skip = _NOT_OWN
+    iter_children = ast.iter_child_nodes
     for qual, _cls, fnode in functions:
         subjects = None
         recs = []
-        parents = {}
-        for n in _own_nodes(fnode):
-            for child in ast.iter_child_nodes(n):
-                parents[id(child)] = n
-        for n in _own_nodes(fnode):
-            found = _split(n, parents.get(id(n)))
+        stack = [(n, None) for n in fnode.body]
+        while stack:
+            n, parent = stack.pop()
+            for child in iter_children(n):
+                if not isinstance(child, skip):
+                    stack.append((child, n))
+            if not isinstance(n, _SPLITTING):
+                continue
+            found = _split(n, parent)
             if found is None or found[2] is None or found[2] < 0:
                 continue
             if subjects is None:
