@@ -42,6 +42,12 @@ PARSE_HITS = 60  # a needle matching more modules is answered, its modules parse
 # check still needs no follow-up there, and every corpus consumer has the same exchanges and
 # findings (benchmarks/corpus_demand.py); with none, lmcache and kvcached need one more each.
 TYPE_HOPS = 1
+# When the modules reached and searched are this share of the package, the rest is parsed too
+# and the package goes back whole (probes/hostdemand.py): vllm-omni, vllm-ascend and
+# arctic-inference reach 60-70 % of vLLM 0.16.0, and parsing that in rounds, then what the
+# check still lacked in a follow-up, with the collecting run it needs, made their cold scans
+# 1.2-2x slower than the whole-package probe's.
+WHOLE_SHARE = 0.5
 MAX_NEEDLES = 12000  # needles answered at most (a huge consumer: the rest is asked later)
 
 
@@ -526,11 +532,13 @@ def _class_types(cls):
     return out
 
 
-def plan(package, usage, prefixes, modules, texts, parse, words=()):
+def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=WHOLE_SHARE):
     """(facts of the modules reached, needle answers {pattern: [names]}, stats).
 
     `modules`: every module name of the package in order; `texts`: name -> search text;
-    `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for."""
+    `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for. When
+    what is reached and searched is `whole_share` of `modules` or more, every module is
+    parsed (in the same batch as the search hits) and `stats["whole"]` is set."""
     dotted, names = usage_names(usage, prefixes)
     reach = Reach(package, set(modules), parse)
     reach.run(dotted)
@@ -549,6 +557,12 @@ def plan(package, usage, prefixes, modules, texts, parse, words=()):
         if len(found) <= PARSE_HITS:
             hits.update(found)
     hits -= set(reach.facts)
+    whole = whole_share is not None and len(reach.facts) + len(hits) >= whole_share * len(modules)
+    if whole:
+        hits = set(modules) - set(reach.facts)
     if hits:
         reach.facts.update(parse(sorted(hits)))
-    return reach.facts, answers, {"reached": reached, "searched": len(hits), "needles": len(answers)}
+    stats = {"reached": reached, "searched": len(hits), "needles": len(answers)}
+    if whole:
+        stats["whole"] = True
+    return reach.facts, answers, stats

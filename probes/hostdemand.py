@@ -137,10 +137,13 @@ def demand_package(root_dir, package, usage, prefixes, *, cache_dir, max_file_by
     errors = sorted(tree.errors + [{"path": r[0], "error": r[2]} for r in tree.rows.values() if r[2]],
                     key=lambda e: e["path"])
     plan_stats.update(modules=len(tree.rows), sent=len(modules))
-    return {"name": package, "dist": info["dist"], "version": info["version"], "root": root_dir,
-            "digest": tree.digest, "requires": info["requires"], "errors": errors,
-            "modules": {n: modules[n] for n in sorted(modules)},
-            "demand": {"shape": tree.shape(modules), "answers": answers, "stats": plan_stats}}
+    whole = {"name": package, "dist": info["dist"], "version": info["version"], "root": root_dir,
+             "digest": tree.digest, "requires": info["requires"], "errors": errors,
+             "modules": {n: modules[n] for n in sorted(modules)}}
+    if plan_stats.get("whole"):  # most of it was reached (closure.WHOLE_SHARE): the whole-package
+        # probe's package, which drift checks as one, in one run and with no follow-up
+        return whole
+    return dict(whole, demand={"shape": tree.shape(modules), "answers": answers, "stats": plan_stats})
 
 
 def more(root_dir, package, ask, *, cache_dir, max_file_bytes):

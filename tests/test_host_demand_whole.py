@@ -1,0 +1,58 @@
+"""The demand-driven host probe goes back whole when the consumer reaches most of the target
+(probes.closure.WHOLE_SHARE): parsing that much in rounds, then what the check still lacks in
+a follow-up, is slower than parsing it all at once, so the host parses the rest in the same
+batch and sends the whole-package probe's package, which drift checks in one run."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from drift.probes import closure
+from drift.probes.main import run
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+@pytest.fixture()
+def site(tmp_path, monkeypatch):
+    """tgt: a package of ten modules; app: a consumer of some of them (`app.uses`)."""
+    files = {"tgt/__init__.py": "", "tgt-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tgt\nVersion: 1.0\n"}
+    for i in range(9):
+        files[f"tgt/m{i}.py"] = f"class C{i}:\n    def run(self, x):\n        return x\n"
+    files["app/__init__.py"] = ""
+    _write(tmp_path, files)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path
+
+
+def _probe(site: Path, modules: list[int]) -> dict:
+    _write(site, {"app/uses.py": "".join(f"from tgt.m{i} import C{i}\n" for i in modules)})
+    doc = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {},
+               "usage": {"packages": ["app"], "prefixes": ["tgt"]}, "demand": {"words": []}})
+    assert "error" not in doc, doc
+    return doc["packages"]["tgt"]
+
+
+def test_a_consumer_of_a_few_modules_gets_the_demand_package(site):
+    pkg = _probe(site, [0, 1])
+    assert "demand" in pkg
+    assert set(pkg["modules"]) == {"tgt", "tgt.m0", "tgt.m1"}
+    assert len(pkg["demand"]["shape"]) == 7
+
+
+def test_a_consumer_of_most_modules_gets_the_whole_package(site):
+    reached = list(range(int(closure.WHOLE_SHARE * 10) + 1))  # with tgt/__init__: past the share
+    pkg = _probe(site, reached)
+    assert "demand" not in pkg
+    assert set(pkg["modules"]) == {"tgt"} | {f"tgt.m{i}" for i in range(9)}
+    whole = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {}})["packages"]["tgt"]
+    assert pkg["digest"] == whole["digest"]
+    assert pkg["modules"] == whole["modules"] and pkg["errors"] == whole["errors"]
