@@ -436,10 +436,11 @@ class PackageIndex:
         Over sources on disk the modules that mention the name are read as outlines: a class
         or function is there, and an assigned name is looked for only where the text can bind
         it (`drift.outline.may_bind`), so a module is parsed only when it may assign the name.
-        The answer (and its stored key) is `_names_index`'s for that name."""
+        Over a host's package the host answers `defines(name)` the same way, there, and sends
+        the modules it names. The answer (and its stored key) is `_names_index`'s for that name."""
         if self.from_sources:  # never a host's modules, one exchange a module
             return self.memo("names", name, lambda: _defined_as(self, name))
-        return self.query("names", name, needle=word(name), build=_names_index, default=[])
+        return self.query("names", name, needle=defines(name), build=_names_index, default=[])
 
     def iter_classes(self, modules: Iterable[str] | None = None) -> Iterator[Symbol]:
         """Top-level classes of every module, or of `modules` (names, in the order given)."""
@@ -655,6 +656,13 @@ def call_of(name: str) -> Needle:
 def def_of(name: str) -> Needle:
     """`def name` (or `async def name`), however it is spaced."""
     return _needle(name, before=_patterns.DEF_BEFORE.encode(), behind=_patterns.DEF_BEFORE.encode())
+
+
+def defines(name: str) -> Needle:
+    """The modules that define `name` at their top: as a text search, the word (a superset);
+    a host probe answers it exactly (probes/closure.py `defines`), so `definitions_named` over
+    a host's package reads those modules only."""
+    return _needle(name, after=_patterns.DEFINES_MARK.encode())
 
 
 def _names_index(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[str]]:

@@ -66,6 +66,22 @@ def def_of(name):
     return (name, DEF_BEFORE + ID % re.escape(name))
 
 
+DEFINES_MARK = "(?#defines)"  # a regex no-op: tells this needle from `word` by its pattern text
+
+
+def defines(name):
+    """drift.index.defines: the modules that define `name` at their top (a class, a function
+    or an assigned name: what `PackageIndex.definitions_named` reads). As a pattern it is the
+    word (a superset); a host answers it exactly (probes/hostdemand.py `_Tree.defining`), so
+    a name as common as `layers` (word in 508 of vLLM 0.16.0's modules) names the few modules
+    that define it, and drift reads those instead of asking for all 508."""
+    return (name, ID % re.escape(name) + DEFINES_MARK)
+
+
+def is_defines(needle):
+    return needle[1] == defines(needle[0])[1]
+
+
 def search_text(src):
     """The text a needle is run on: a non-ASCII module NFKC-normalised, as the parser reads
     identifiers (drift.demand does the same)."""
@@ -157,7 +173,7 @@ def _bounded(needle):
     lit = needle[0]
     if not _IDENT.match(lit):
         return False
-    if needle[1] == word(lit)[1]:
+    if needle[1] in (word(lit)[1], defines(lit)[1]):
         return "word"
     return needle[1] in (call_of(lit)[1], def_of(lit)[1])
 
@@ -334,8 +350,9 @@ def needles_for(names, words=()):
         add(word(name))
     for name in names.get("classes", ()) | names.get("packages", ()):  # DRIFT076's and DRIFT074's words
         add(word(name))
-    for name in words:
-        add(word(name))
+    for name in words:  # rule packs' words and the parts of names that did not resolve, which
+        add(word(name))  # `definitions_named` is asked of (check/moves.py)
+        add(defines(name))
     return {k: v for k, v in out.items() if _IDENT.match(v[0]) and len(v[0]) > 1}
 
 
@@ -532,11 +549,13 @@ def _class_types(cls):
     return out
 
 
-def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=WHOLE_SHARE):
+def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=WHOLE_SHARE, defining=None):
     """(facts of the modules reached, needle answers {pattern: [names]}, stats).
 
     `modules`: every module name of the package in order; `texts`: name -> search text;
-    `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for. When
+    `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for;
+    `defining(name, candidates)`: the candidates that define `name` (a `defines` needle's exact
+    answer; without it the needle is answered as the word it is a superset of). When
     what is reached and searched is `whole_share` of `modules` or more, every module is
     parsed (in the same batch as the search hits) and `stats["whole"]` is set."""
     dotted, names = usage_names(usage, prefixes)
@@ -553,6 +572,8 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
               if len(asked) >= TOKEN_INDEX_AT else None)
     for key in asked:
         found = answer(needles[key], texts, modules, holding, tokens)
+        if defining is not None and is_defines(needles[key]):
+            found = defining(needles[key][0], found)
         answers[key] = found
         if len(found) <= PARSE_HITS:
             hits.update(found)

@@ -16,10 +16,14 @@ import hashlib
 
 from . import cache as _cache
 from .ast_facts import empty_module
-from .closure import TOKEN_INDEX_AT, answer, bounded_literals, plan, search_text, token_index
+from .closure import TOKEN_INDEX_AT, answer, bounded_literals, is_defines, plan, search_text, token_index
 from .collect import _parse_all, _promote_young, _read, digest_of
 from .distinfo import dist_for
 from .locate import module_name, walk_tree
+
+
+def _defines(facts, name):
+    return any(name in (facts.get(kind) or {}) for kind in ("classes", "functions", "names"))
 
 
 class _Tree:
@@ -103,6 +107,29 @@ class _Tree:
         self.parsed.update(out)
         return out
 
+    def defining(self, name, candidates):
+        """The candidates (modules holding the word `name`) that define it at their top, in
+        order: the modules `_names_index` finds it in (drift/index.py), which is what a
+        `defines` needle asks. The outline says whether a class or function of that name is
+        there; an assigned name only a parse can say, and only where the text may bind it
+        (`outline.may_bind`). The modules that define it are parsed (drift reads what it finds
+        there, check/moves.py); those parsed to rule one out stay in the host's cache."""
+        from .outline import masked, may_bind, outline
+
+        parse = []
+        for name_ in candidates:
+            row = self.rows.get(name_)
+            if name_ in self.parsed or row is None or row[2] is not None:
+                continue
+            src = self.sources[name_]
+            text = masked(src)
+            found = outline(src, module=name_, path=row[0], text=text) if text is not None else None
+            if found is None or name in found["classes"] or name in found["functions"] or may_bind(text, name):
+                parse.append(name_)
+        if parse:
+            self.parse(parse)
+        return [n for n in candidates if n in self.parsed and _defines(self.parsed[n], name)]
+
     def save(self):
         """The cache index for every file and the facts of every module ever parsed here."""
         if self.cache_dir is None:
@@ -129,7 +156,7 @@ def demand_package(root_dir, package, usage, prefixes, *, cache_dir, max_file_by
     """The per-package object with only the reached modules parsed (see the module doc)."""
     tree = _Tree(root_dir, package, cache_dir, max_file_bytes)
     modules, answers, plan_stats = plan(package, usage, prefixes, list(tree.rows), tree.texts(), tree.parse,
-                                        words=words)
+                                        words=words, defining=tree.defining)
     tree.save()
     stats["parsed"] = stats.get("parsed", 0) + len(tree.fresh)
     stats["cached"] = stats.get("cached", 0) + tree.from_cache
@@ -158,6 +185,8 @@ def more(root_dir, package, ask, *, cache_dir, max_file_bytes):
     holding = {}
     for literal, pattern in needles:
         found = answer((literal, pattern), tree.texts(), order, holding, tokens)
+        if is_defines((literal, pattern)):
+            found = tree.defining(literal, found)
         answers[pattern] = found
         wanted.extend(n for n in found if n not in have)
     outlines = {}

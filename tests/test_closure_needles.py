@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.index import call_of, def_of, word
+from drift.index import call_of, def_of, defines, word
 from drift.probes import closure
 
 NAMES = ["forward", "__init__", "__post_init__", "get_kv_cache_shape", "x1", "ModelConfig", "_sample"]
@@ -19,7 +19,8 @@ NAMES = ["forward", "__init__", "__post_init__", "get_kv_cache_shape", "x1", "Mo
 
 @pytest.mark.parametrize("name", NAMES)
 def test_closure_patterns_are_drift_index_patterns(name):
-    for ours, theirs in ((closure.word, word), (closure.call_of, call_of), (closure.def_of, def_of)):
+    for ours, theirs in ((closure.word, word), (closure.call_of, call_of), (closure.def_of, def_of),
+                         (closure.defines, defines)):
         literal, pattern = ours(name)
         needle = theirs(name)
         assert literal.encode() == needle.literal

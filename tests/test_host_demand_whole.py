@@ -56,3 +56,34 @@ def test_a_consumer_of_most_modules_gets_the_whole_package(site):
     whole = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {}})["packages"]["tgt"]
     assert pkg["digest"] == whole["digest"]
     assert pkg["modules"] == whole["modules"] and pkg["errors"] == whole["errors"]
+
+
+def test_definitions_are_answered_on_the_host_as_the_whole_package_finds_them(tmp_path, monkeypatch):
+    """`definitions_named` over a host's package reads the modules the host's `defines` answer
+    names: only those that define the name (a class, a function, an assigned name; not an
+    attribute, a parameter or a call of the same word), and the answer is the whole package's."""
+    from drift.index import PackageIndex, defines
+
+    files = {"tgt/__init__.py": "", "tgt/core.py": "def helper():\n    return 1\n",
+             "tgt-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tgt\nVersion: 1.0\n",
+             "app/__init__.py": "", "app/uses.py": "from tgt.core import gone\n"}
+    for i in range(closure.PARSE_HITS + 5):  # the word everywhere, defined nowhere (attributes, parameters):
+        files[f"tgt/w{i}.py"] = f"class K{i}:\n    def __init__(self, layers):\n        self.layers = layers\n"
+    for i in range(40):  # the rest of the package, which the consumer never reaches
+        files[f"tgt/other{i}.py"] = "X = 1\n"
+    files["tgt/new.py"] = "class gone:\n    pass\n"
+    files["tgt/alias.py"] = "from tgt.new import gone as _g\ngone = _g\n"
+    files["tgt/both.py"] = "if True:\n    def gone():\n        pass\nelse:\n    gone = None\n"
+    _write(tmp_path, files)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    doc = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {},
+               "usage": {"packages": ["app"], "prefixes": ["tgt"]}, "demand": {"words": ["layers"]}})
+    pkg = doc["packages"]["tgt"]
+    answers = pkg["demand"]["answers"]
+    assert answers[defines("gone").pattern.pattern.decode()] == ["tgt.alias", "tgt.both", "tgt.new"]
+    assert answers[defines("layers").pattern.pattern.decode()] == []
+    assert {"tgt.alias", "tgt.both", "tgt.new"} <= set(pkg["modules"])  # what drift reads next
+    assert not {f"tgt.w{i}" for i in range(closure.PARSE_HITS + 5)} & set(pkg["modules"])  # never sent
+    whole = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {}})["packages"]["tgt"]
+    assert PackageIndex.of_package("tgt", whole).definitions_named("gone") == [
+        "tgt.alias.gone", "tgt.both.gone", "tgt.both.gone", "tgt.new.gone"]
