@@ -336,3 +336,31 @@ def test_late_searches_are_fetched_in_one_exchange_with_the_same_findings(
     # answers the store keeps), no collecting run
     assert warm.probe_stats["check_exact"] is True and warm.probe_stats["check_runs"] == 1, warm.probe_stats
     assert batched.probe_stats["check_exact"] is False
+
+
+def test_a_consumer_reaching_most_of_the_target_is_checked_whole_in_one_run(sshd, tmp_path, monkeypatch):
+    """Past probes.closure.WHOLE_SHARE the host sends the whole package for a demand request:
+    drift checks it as the whole-package scan does (same findings, no follow-up, no collecting
+    run), and a second scan finds it unchanged."""
+    base, site = tmp_path / "base", tmp_path / "site"
+    for root, version, sig in ((base, "1.0", "x, mode=None"), (site, "2.0", "x")):
+        _write(root, {
+            "tgt/__init__.py": "",
+            "tgt/api.py": f"def run({sig}):\n    return x\n",
+            "tgt/util.py": "def helper():\n    return 1\n",
+            f"tgt-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: tgt\nVersion: {version}\n",
+            f"tgt-{version}.dist-info/top_level.txt": "tgt\n",
+        })
+    _write(site, {
+        "app/__init__.py": "",
+        "app/use.py": "from tgt.api import run\nfrom tgt.util import helper\n\nrun(helper(), mode='fast')\n",
+        "app-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: tgt==1.0\n",
+        "app-0.1.dist-info/top_level.txt": "app\n",
+    })
+    common = dict(python=_host_python(tmp_path, site), consumer="app", target="tgt", baseline=str(base))
+    whole = _scan(sshd, monkeypatch, tmp_path / "cw", host_cache_dir=str(tmp_path / "hw"), demand=False, **common)
+    demand = _scan(sshd, monkeypatch, tmp_path / "cd", host_cache_dir=str(tmp_path / "hd"), **common)
+    assert _findings(whole) and _findings(demand) == _findings(whole)
+    assert "check_runs" not in (demand.probe_stats or {})  # checked as a whole package: one run, no rounds
+    again = _scan(sshd, monkeypatch, tmp_path / "cd", host_cache_dir=str(tmp_path / "hd"), **common)
+    assert _findings(again) == _findings(whole)
