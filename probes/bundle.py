@@ -30,10 +30,12 @@ import zlib
 import base64
 import importlib.abc
 import importlib.machinery
+import importlib.util
 
 _PACKAGE = %(package)r
 _SOURCES = json.loads(zlib.decompress(base64.b64decode(%(sources)r)).decode("utf-8"))
 _REQUEST = json.loads(%(request)r)
+_MAGIC = importlib.util.MAGIC_NUMBER
 
 
 class _Embedded(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -52,9 +54,60 @@ class _Embedded(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         name = module.__name__
         if name == _PACKAGE:
             module.__path__ = []
+            module.code_stats = _CODE_STATS  # probes.main reports them
             return
         tail = name.rpartition(".")[2]
-        exec(compile(_SOURCES[tail], "<drift-probe>/%%s.py" %% tail, "exec"), module.__dict__)
+        exec(_code(tail), module.__dict__)
+
+
+_CODE_STATS = {"compiled": 0, "cached": 0}
+
+
+def _code_dir():
+    """Where compiled probe modules are kept: `code/` of the probe's cache dir (the request's,
+    as probes.cache resolves it), or None when the request caches nothing on this host."""
+    import os
+    where = _REQUEST.get("cache_dir", "~/.cache/drift/probe") if isinstance(_REQUEST, dict) else None
+    if not isinstance(where, str) or not where:
+        return None
+    return os.path.join(os.path.abspath(os.path.expanduser(where)), "code")
+
+
+def _code(tail):
+    """The module's code object: compiling the embedded sources is ~0.1 s per probe process
+    (a scan runs three, a follow-up one more), so it is kept per source hash and interpreter
+    in the probe's cache dir and read back with marshal; a file that does not read is compiled
+    over. Nothing is written when the request caches nothing (--no-host-cache)."""
+    import hashlib
+    import marshal
+    import os
+    source = _SOURCES[tail]
+    where = _code_dir()
+    path = None
+    if where is not None:
+        key = hashlib.sha256(source.encode("utf-8")).hexdigest()[:32]
+        path = os.path.join(where, "%%s-%%s.%%s.%%s" %% (tail, key, sys.implementation.cache_tag,
+                                                      _MAGIC.hex()))
+        try:
+            with open(path, "rb") as f:
+                code = marshal.loads(f.read())
+            if type(code) is type(_code.__code__):
+                _CODE_STATS["cached"] += 1
+                return code
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    code = compile(source, "<drift-probe>/%%s.py" %% tail, "exec")
+    _CODE_STATS["compiled"] += 1
+    if path is not None:
+        try:
+            os.makedirs(where, mode=0o700, exist_ok=True)
+            tmp = "%%s.%%d.tmp" %% (path, os.getpid())
+            with open(tmp, "wb") as f:
+                f.write(marshal.dumps(code))
+            os.replace(tmp, path)
+        except OSError:
+            pass
+    return code
 
 
 def _main():

@@ -6,6 +6,7 @@ A malformed request yields a document with an "error" instead of a traceback.
 """
 
 import os
+import sys
 import time
 
 from . import cache as _cache
@@ -72,8 +73,12 @@ def _bad(message: str) -> dict:
 
 
 def _probe_block(start, stats, cache_dir):
-    return {"elapsed_s": round(time.perf_counter() - start, 3), "parsed": stats.get("parsed", 0),
-            "cached": stats.get("cached", 0), "cache_dir": cache_dir}
+    block = {"elapsed_s": round(time.perf_counter() - start, 3), "parsed": stats.get("parsed", 0),
+             "cached": stats.get("cached", 0), "cache_dir": cache_dir}
+    code = getattr(sys.modules.get(__package__ or ""), "code_stats", None)  # the bundle's (probes/bundle.py)
+    if isinstance(code, dict):
+        block["code"] = dict(code)
+    return block
 
 
 def _package_or_unchanged(root, name, *, known, cache_dir, max_file_bytes, workers, stats, use_importlib,

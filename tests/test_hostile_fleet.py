@@ -86,7 +86,7 @@ def test_first_scan_says_where_it_wrote_on_the_host(sshd, host_venv, corpus_src,
     argv = ["scan", sshd.spec, "--python", python, *ssh_args(sshd), "--json"]
     assert main(argv) == 1
     first = capsys.readouterr().err
-    assert f"the probe caches parsed facts on {sshd.spec} in {Path('~/.cache/drift/probe').expanduser()}" in first
+    assert f"the probe caches parsed facts and its compiled code on {sshd.spec} in {Path('~/.cache/drift/probe').expanduser()}" in first
     assert "--no-host-cache" in first
     assert main(argv) == 1
     assert "caches parsed facts" not in capsys.readouterr().err  # said once

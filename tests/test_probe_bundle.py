@@ -57,6 +57,32 @@ def test_bundle_output_equals_in_process_run(site, tmp_path, monkeypatch):
     assert again["probe"]["parsed"] == 0 and again["packages"] == remote["packages"]
 
 
+def test_the_probes_compiled_code_is_kept_in_its_cache_dir_and_read_back(site, tmp_path):
+    """A probe process compiles the embedded modules it imports (~0.1 s); the next one on the
+    host (a follow-up, a warm scan, a scan after an upgrade) reads them back from `code/` of
+    the cache dir, keyed by source hash and interpreter, with the same facts. A file that does
+    not read is compiled over; without a cache dir nothing is written."""
+    cache = tmp_path / "remote-cache"
+    script = build_script({"packages": ["widgetlib"], "env_packages": [], "cache_dir": str(cache)})
+    first = decode_output(_run_bundle(script, site, cwd=tmp_path).stdout)
+    assert first["probe"]["code"]["cached"] == 0 and first["probe"]["code"]["compiled"] >= 5
+    files = sorted((cache / "code").iterdir())
+    assert len(files) == first["probe"]["code"]["compiled"]
+    assert all(sys.implementation.cache_tag in f.name for f in files)
+    again = decode_output(_run_bundle(script, site, cwd=tmp_path).stdout)
+    assert again["probe"]["code"] == {"compiled": 0, "cached": first["probe"]["code"]["compiled"]}
+    assert again["packages"] == first["packages"]
+    files[0].write_bytes(b"not marshal")
+    third = decode_output(_run_bundle(script, site, cwd=tmp_path).stdout)
+    assert third["probe"]["code"]["compiled"] == 1 and third["packages"] == first["packages"]
+    none = tmp_path / "none"
+    none.mkdir()
+    off = decode_output(_run_bundle(build_script({"packages": ["widgetlib"], "cache_dir": None}), site,
+                                    cwd=none).stdout)
+    assert off["probe"]["code"]["cached"] == 0 and off["packages"]["widgetlib"]["digest"] == first["packages"]["widgetlib"]["digest"]
+    assert not list(none.iterdir())
+
+
 def test_bundle_parallel_parse_from_stdin_uses_fork(tmp_path):
     """Enough files to take the worker pool path while __main__ is `<stdin>`."""
     site = tmp_path / "site"

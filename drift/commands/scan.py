@@ -29,8 +29,8 @@ def add_parser(sub) -> None:
              "(~/.cache/drift/probe) unless --no-host-cache",
         description="Probe each host's Python (stdlib only, nothing imported, no installed file changed) for "
                     "the installed vLLM and the consumer's uses of it, then report what breaks. By default "
-                    "the probe caches parsed facts on each host in ~/.cache/drift/probe, so the next scan "
-                    "reads nothing it has read before; drift says where the first time. --no-host-cache "
+                    "the probe caches parsed facts on each host in ~/.cache/drift/probe (and its own compiled "
+                    "code, in code/ there), so the next scan reads nothing it has read before; drift says where the first time. --no-host-cache "
                     "writes nothing on the host.",
     )
     p.add_argument("hosts", nargs="*", metavar="HOST",
