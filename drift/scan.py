@@ -280,7 +280,10 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
     the same). Everything here is only a head start: a failure of any part is dropped, and the
     scan reads and asks as it would have without it."""
     try:
-        ask_usage = {"packages": [], "env_packages": [], "cache_dir": None, "known": {}, "usage": request["usage"]}
+        # the host's probe cache as the first probe has it: the consumer's usage and the probe's
+        # compiled code are read back there on a known host (vllm-omni's usage is ~2-3 s to read)
+        ask_usage = {"packages": [], "env_packages": [], "cache_dir": request["cache_dir"], "known": {},
+                     "usage": request["usage"]}
         got = await probe(connector, ask_usage, python=settings.python, timeout=settings.timeout)
         use = ((got.facts or {}).get("usage") or {}).get(settings.consumer) if got.ok else None
         if not isinstance(use, dict):

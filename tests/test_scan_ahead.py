@@ -42,6 +42,37 @@ def test_the_family_asked_ahead_saves_the_second_exchange_with_the_same_findings
     assert warm.probe_stats["exchanges"] == 1 and warm.probe_stats["ahead_modules"] == 0, warm.probe_stats
 
 
+def test_the_usage_asked_ahead_reads_the_hosts_probe_cache(sshd, synthetic_host, tmp_path, monkeypatch):  # noqa: F811
+    """The small probe that reads the consumer's usage ahead uses the host's probe cache as the
+    first probe does: on a host drift has scanned before (here: drift's own cache is new, so
+    the scan is cold on drift's side), its code and the consumer's usage are read back, not
+    compiled and parsed again (vllm-omni's usage is ~2-3 s); with --no-host-cache it writes none."""
+    import drift.scan as scan_mod
+
+    python, base = synthetic_host
+    common = dict(python=python, consumer="app", target="tgt", baseline=str(base), host_cache_dir=str(tmp_path / "h"))
+    seen = []
+    real = scan_mod.probe
+
+    async def spy(connector, request, **kw):
+        res = await real(connector, request, **kw)
+        if not request["packages"]:  # the usage asked ahead
+            seen.append((request["cache_dir"], (res.facts or {}).get("probe", {})))
+        return res
+
+    monkeypatch.setattr(scan_mod, "probe", spy)
+    first = _scan(sshd, monkeypatch, tmp_path / "c1", **common)
+    second = _scan(sshd, monkeypatch, tmp_path / "c2", **common)
+    assert _findings(first) == _findings(second)
+    (dir1, p1), (dir2, p2) = seen
+    assert dir1 == dir2 == str(tmp_path / "h")
+    assert p2["code"]["compiled"] == 0 and p2["code"]["cached"] > 0, p2
+    assert any(f.name.startswith("usage-") for f in (tmp_path / "h").iterdir())
+    seen.clear()
+    off = _scan(sshd, monkeypatch, tmp_path / "c3", **dict(common, host_cache=False))
+    assert _findings(off) == _findings(first) and seen[0][0] is None
+
+
 SHA = "a" * 64
 
 
