@@ -28,6 +28,8 @@ import re
 import tokenize
 import unicodedata
 
+from . import background
+
 # The text patterns of drift's searches, defined once here (the host runs them) and used by
 # drift.index to build its Needles: an identifier, what may stand between a callee and its `(`,
 # and what stands before a defined name.
@@ -549,6 +551,20 @@ def _class_types(cls):
     return out
 
 
+def _plain_tokens(texts, order, wanted):
+    """`token_index` as marshal writes it (a forked child sends it back)."""
+    tokens = token_index(texts, order, wanted)
+    return dict(tokens), sorted(tokens.only)
+
+
+def _tokens_from(got):
+    """The `Tokens` a child built (`_plain_tokens`)."""
+    table, only = got
+    out = Tokens(table)
+    out.only, out.defs = frozenset(only), {}
+    return out
+
+
 def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=WHOLE_SHARE, defining=None):
     """(facts of the modules reached, needle answers {pattern: [names]}, stats).
 
@@ -559,17 +575,30 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
     what is reached and searched is `whole_share` of `modules` or more, every module is
     parsed (in the same batch as the search hits) and `stats["whole"]` is set."""
     dotted, names = usage_names(usage, prefixes)
-    reach = Reach(package, set(modules), parse)
-    reach.run(dotted)
-    reached = len(reach.facts)
-    # "moved to": for a name gone from the target drift searches its definitions
-    # (check/moves.py asks `definitions_named` of each name a missing dotted name is made of)
-    extra_words = set(words) | {part for d in reach.unresolved for part in d.split(".")[1:]}
-    needles = needles_for(names, sorted(extra_words))
+    # the identifier index of what is known to be searched for, built beside the closure
+    # (probes/background.py); the names of what the closure leaves unresolved are scanned for
+    early = needles_for(names, sorted(set(words)))
+    early_asked = sorted(early)[:MAX_NEEDLES]
+    pending = (background.start(_plain_tokens, texts, modules, bounded_literals(early[k] for k in early_asked))
+               if len(early_asked) >= TOKEN_INDEX_AT else None)
+    try:
+        reach = Reach(package, set(modules), parse)
+        reach.run(dotted)
+        reached = len(reach.facts)
+        # "moved to": for a name gone from the target drift searches its definitions
+        # (check/moves.py asks `definitions_named` of each name a missing dotted name is made of)
+        extra_words = set(words) | {part for d in reach.unresolved for part in d.split(".")[1:]}
+        needles = needles_for(names, sorted(extra_words))
+        asked = sorted(needles)[:MAX_NEEDLES]
+        tokens = None
+        if len(asked) >= TOKEN_INDEX_AT:
+            got = pending.result() if pending is not None else None
+            tokens = (_tokens_from(got) if got is not None
+                      else token_index(texts, modules, bounded_literals(needles[k] for k in asked)))
+    finally:
+        if pending is not None:
+            pending.close()
     answers, hits, holding = {}, set(), {}
-    asked = sorted(needles)[:MAX_NEEDLES]
-    tokens = (token_index(texts, modules, bounded_literals(needles[k] for k in asked))
-              if len(asked) >= TOKEN_INDEX_AT else None)
     for key in asked:
         found = answer(needles[key], texts, modules, holding, tokens)
         if defining is not None and is_defines(needles[key]):
