@@ -570,8 +570,10 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
 
     `modules`: every module name of the package in order; `texts`: name -> search text;
     `parse(names)`: {name: facts}; `words`: extra names drift's rule packs search for;
-    `defining(name, candidates)`: the candidates that define `name` (a `defines` needle's exact
-    answer; without it the needle is answered as the word it is a superset of). When
+    `defining`: `needs(name, candidates)` (the candidates a parse must rule in or out) and
+    `defined(name, candidates)` (those that define it, once parsed): a `defines` needle's
+    exact answer (probes/hostdemand.py); without it the needle is the word it is a superset of.
+    The needles' hits and what the `defines` needles need are parsed in one batch. When
     what is reached and searched is `whole_share` of `modules` or more, every module is
     parsed (in the same batch as the search hits) and `stats["whole"]` is set."""
     dotted, names = usage_names(usage, prefixes)
@@ -598,20 +600,30 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
     finally:
         if pending is not None:
             pending.close()
-    answers, hits, holding = {}, set(), {}
+    answers, hits, holding, defs = {}, set(), {}, {}
     for key in asked:
         found = answer(needles[key], texts, modules, holding, tokens)
         if defining is not None and is_defines(needles[key]):
-            found = defining(needles[key][0], found)
+            defs[key] = found  # answered once what it needs is parsed, with the hits
+            continue
         answers[key] = found
         if len(found) <= PARSE_HITS:
             hits.update(found)
-    hits -= set(reach.facts)
-    whole = whole_share is not None and len(reach.facts) + len(hits) >= whole_share * len(modules)
+    batch = set(hits)
+    for key, found in defs.items():
+        batch.update(defining.needs(needles[key][0], found))
+    batch -= set(reach.facts)
+    whole = whole_share is not None and len(reach.facts) + len(batch) >= whole_share * len(modules)
     if whole:
-        hits = set(modules) - set(reach.facts)
-    if hits:
-        reach.facts.update(parse(sorted(hits)))
+        batch = set(modules) - set(reach.facts)
+    parsed = parse(sorted(batch)) if batch else {}
+    for key, found in defs.items():
+        found = answers[key] = defining.defined(needles[key][0], found)
+        if len(found) <= PARSE_HITS:
+            hits.update(found)
+    answers = {k: answers[k] for k in asked}  # in the order asked
+    hits = set(parsed) if whole else hits - set(reach.facts)  # sent: not what only ruled a module out
+    reach.facts.update((n, parsed[n]) for n in sorted(hits) if n in parsed)
     stats = {"reached": reached, "searched": len(hits), "needles": len(answers)}
     if whole:
         stats["whole"] = True

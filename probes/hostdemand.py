@@ -110,13 +110,20 @@ class _Tree:
     def defining(self, name, candidates):
         """The candidates (modules holding the word `name`) that define it at their top, in
         order: the modules `_names_index` finds it in (drift/index.py), which is what a
-        `defines` needle asks. The outline says whether a class or function of that name is
-        there; an assigned name only a parse can say, and only where the text may bind it
-        (`outline.may_bind`). The modules that define it are parsed (drift reads what it finds
-        there, check/moves.py); those parsed to rule one out stay in the host's cache."""
+        `defines` needle asks (`needs`, then a parse of those, then `defined`)."""
+        needed = self.needs(name, candidates)
+        if needed:
+            self.parse(needed)
+        return self.defined(name, candidates)
+
+    def needs(self, name, candidates):
+        """The candidates only a parse can rule in or out: the outline says whether a class
+        or function of that name is there (then its facts are what drift reads next,
+        check/moves.py); an assigned name only a parse can say, and only where the text may
+        bind it (`outline.may_bind`)."""
         from .outline import masked, may_bind, outline
 
-        parse = []
+        out = []
         for name_ in candidates:
             row = self.rows.get(name_)
             if name_ in self.parsed or row is None or row[2] is not None:
@@ -125,9 +132,11 @@ class _Tree:
             text = masked(src)
             found = outline(src, module=name_, path=row[0], text=text) if text is not None else None
             if found is None or name in found["classes"] or name in found["functions"] or may_bind(text, name):
-                parse.append(name_)
-        if parse:
-            self.parse(parse)
+                out.append(name_)
+        return out
+
+    def defined(self, name, candidates):
+        """The candidates that define `name`, from the facts parsed (`needs` were parsed)."""
         return [n for n in candidates if n in self.parsed and _defines(self.parsed[n], name)]
 
     def save(self):
@@ -156,7 +165,7 @@ def demand_package(root_dir, package, usage, prefixes, *, cache_dir, max_file_by
     """The per-package object with only the reached modules parsed (see the module doc)."""
     tree = _Tree(root_dir, package, cache_dir, max_file_bytes)
     modules, answers, plan_stats = plan(package, usage, prefixes, list(tree.rows), tree.texts(), tree.parse,
-                                        words=words, defining=tree.defining)
+                                        words=words, defining=tree)
     tree.save()
     stats["parsed"] = stats.get("parsed", 0) + len(tree.fresh)
     stats["cached"] = stats.get("cached", 0) + tree.from_cache

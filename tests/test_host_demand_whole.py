@@ -69,7 +69,7 @@ def test_definitions_are_answered_on_the_host_as_the_whole_package_finds_them(tm
              "app/__init__.py": "", "app/uses.py": "from tgt.core import gone\n"}
     for i in range(closure.PARSE_HITS + 5):  # the word everywhere, defined nowhere (attributes, parameters):
         files[f"tgt/w{i}.py"] = f"class K{i}:\n    def __init__(self, layers):\n        self.layers = layers\n"
-    for i in range(40):  # the rest of the package, which the consumer never reaches
+    for i in range(150):  # the rest of the package, which the consumer never reaches
         files[f"tgt/other{i}.py"] = "X = 1\n"
     files["tgt/new.py"] = "class gone:\n    pass\n"
     files["tgt/alias.py"] = "from tgt.new import gone as _g\ngone = _g\n"
