@@ -108,7 +108,8 @@ def _cache_notice(host: str, record: dict[str, Any], where: str | None) -> str |
     """Said once per host and location: a scan writes on the host unless told not to."""
     if not where or record.get("host_cache_dir") == where:
         return None
-    return f"drift: the probe caches parsed facts and its compiled code on {host} in {where} (opt out: --no-host-cache)"
+    return (f"drift: the probe caches parsed facts and its compiled code on {host} in {where} "
+            "(opt out: --no-host-cache)")
 
 
 def _failed(host: str, reason: str, code: int = exitcodes.USAGE) -> HostScan:
@@ -469,8 +470,8 @@ def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callab
         baseline = _baseline_on_host(host, facts, settings, say)
     if isinstance(baseline, Outcome):
         return HostScan(host, "failed", None, baseline.error, baseline.exit_code)
-    note = (f"the probe caches parsed facts and its compiled code on {host} in {where} (opt out: --no-host-cache)" if where
-            else f"the probe wrote nothing on {host}")
+    note = (f"the probe caches parsed facts and its compiled code on {host} in {where} (opt out: --no-host-cache)"
+            if where else f"the probe wrote nothing on {host}")
     outcome = analyse(cons, facts, baseline, target_label=f"{target} on {host}", target_package=target,
                       rule_paths=list(settings.rule_paths), host=host, notes=(note,))
     outcome = Outcome(outcome.report, outcome.error, outcome.exit_code, {"consumer_root": use.get("root")})

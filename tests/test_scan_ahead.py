@@ -42,7 +42,8 @@ def test_the_family_asked_ahead_saves_the_second_exchange_with_the_same_findings
     assert warm.probe_stats["exchanges"] == 1 and warm.probe_stats["ahead_modules"] == 0, warm.probe_stats
 
 
-def test_the_usage_asked_ahead_reads_the_hosts_probe_cache(sshd, synthetic_host, tmp_path, monkeypatch):  # noqa: F811
+def test_the_usage_asked_ahead_reads_the_hosts_probe_cache(
+        sshd, synthetic_host, tmp_path, monkeypatch):  # noqa: F811
     """The small probe that reads the consumer's usage ahead uses the host's probe cache as the
     first probe does: on a host drift has scanned before (here: drift's own cache is new, so
     the scan is cold on drift's side), its code and the consumer's usage are read back, not
@@ -50,7 +51,8 @@ def test_the_usage_asked_ahead_reads_the_hosts_probe_cache(sshd, synthetic_host,
     import drift.scan as scan_mod
 
     python, base = synthetic_host
-    common = dict(python=python, consumer="app", target="tgt", baseline=str(base), host_cache_dir=str(tmp_path / "h"))
+    common = dict(python=python, consumer="app", target="tgt", baseline=str(base),
+                  host_cache_dir=str(tmp_path / "h"))
     seen = []
     real = scan_mod.probe
 
