@@ -15,7 +15,12 @@ reply, so the host approximates what it will read, from the consumer's usage alo
   ones the rules search for: overridden methods of every class linked to the target through
   bases, generic parameters or decorators, also via the consumer's own classes (DRIFT070's call
   sites), the consumer's packages (DRIFT074), the classes it patches or parameterises
-  (DRIFT076), each part of a dotted name that did not resolve (`definitions_named`), dunders too.
+  (DRIFT076), each part of a dotted name that did not resolve (`definitions_named`), dunders too;
+- for those parts and the rule packs' words, the modules that *define* the name (`defines`),
+  answered exactly here from outlines (probes/hostdemand.py), not the hundreds holding the word.
+
+The identifier index the searches read is built in a forked child beside the closure
+(probes/background.py); a package reached for the most part is sent whole (`WHOLE_SHARE`).
 
 What this misses (searches built from the target's own facts, such as DRIFT075's receiver
 reads), drift collects over one run of its rules and asks for in one more exchange
