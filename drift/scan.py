@@ -298,11 +298,7 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
                 None, _baseline_on_host, host, {"usage": {settings.consumer: use}}, settings, say)
         if not isinstance(baseline, Baseline) or baseline.facts is None:
             return out
-        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="drift-warm")
-        try:  # a thread of its own: it is niced (`_niced`) and ends after
-            wanted = await loop.run_in_executor(pool, _niced, _warm_baseline, host, settings, use, baseline)
-        finally:
-            pool.shutdown(wait=False)  # never block the loop on a cancelled head start
+        wanted = await loop.run_in_executor(None, _warm_baseline, host, settings, use, baseline)
         if not wanted:
             return out
         more = {"packages": [settings.target], "env_packages": [],
@@ -315,18 +311,6 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
         return dict(out, answer=res.facts["more"][settings.target], wire=res.wire_digest or "")
     except Exception:  # noqa: BLE001 - a head start only: the scan goes on without it
         return None
-
-
-def _niced(fn: Callable, *args: Any) -> Any:
-    """`fn(*args)` in this thread at AHEAD_NICE (Linux schedules threads one by one), so a
-    head start takes only the CPU the host's first probe leaves idle where both share cores
-    (a local host, a bench); its forked workers inherit it. The thread is the caller's own and
-    ends with it: a thread's niceness cannot be lowered again without privileges."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), AHEAD_NICE)
-    except (AttributeError, OSError):  # not Linux, or refused: run at the usual priority
-        pass
-    return fn(*args)
 
 
 def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Baseline) -> list[str]:
