@@ -60,6 +60,7 @@ class _Tree:
         self._cached = None
         self.parsed, self.from_cache = {}, 0
         self.fresh = {}  # rel -> facts parsed in this run (written to the cache)
+        self._outline_cache = {}  # name -> (names it may bind, outline or None), for `needs`
 
     def texts(self):
         if self._texts is None:
@@ -120,20 +121,30 @@ class _Tree:
         """The candidates only a parse can rule in or out: the outline says whether a class
         or function of that name is there (then its facts are what drift reads next,
         check/moves.py); an assigned name only a parse can say, and only where the text may
-        bind it (`outline.may_bind`)."""
-        from .outline import masked, may_bind, outline
-
+        bind it (`outline.may_bind`). Each module is outlined once for every name asked."""
         out = []
         for name_ in candidates:
             row = self.rows.get(name_)
             if name_ in self.parsed or row is None or row[2] is not None:
                 continue
-            src = self.sources[name_]
-            text = masked(src)
-            found = outline(src, module=name_, path=row[0], text=text) if text is not None else None
-            if found is None or name in found["classes"] or name in found["functions"] or may_bind(text, name):
+            binds, found = self._outlined(name_)
+            if found is None or name in found["classes"] or name in found["functions"] or name in binds:
                 out.append(name_)
         return out
+
+    def _outlined(self, name):
+        """(names the text may bind, outline or None) of a module, kept: a big consumer asks
+        `needs` of hundreds of names whose words share modules (vllm-ascend: ~8 s outlining
+        them again, ~3 s of `may_bind` one name at a time)."""
+        hit = self._outline_cache.get(name)
+        if hit is None:
+            from .outline import bindable, masked, outline
+
+            src = self.sources[name]
+            text = masked(src)
+            found = outline(src, module=name, path=self.rows[name][0], text=text) if text is not None else None
+            hit = self._outline_cache[name] = (bindable(text) if found is not None else frozenset(), found)
+        return hit
 
     def defined(self, name, candidates):
         """The candidates that define `name`, from the facts parsed (`needs` were parsed)."""

@@ -538,6 +538,16 @@ class _Pos:
 _TARGET_AFTER = rb"\s*[=:,)\]\\]"
 
 
+_BINDABLE = re.compile(rb"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)(?=" + _TARGET_AFTER + rb")")
+
+
+def bindable(text: bytes) -> frozenset:
+    """Every name `may_bind(text, name)` is true of, in one pass: a host asked which modules
+    define each of hundreds of names (probes/hostdemand.py) ran `may_bind` once per name and
+    module, ~3 s for vllm-ascend."""
+    return frozenset(m.decode("ascii") for m in _BINDABLE.findall(text))
+
+
 def may_bind(text: bytes, name: str) -> bool:
     """Whether the masked text can assign `name` at all (a superset: a False is certain)."""
     return re.search(rb"(?<![A-Za-z0-9_])" + re.escape(name.encode()) + rb"(?![A-Za-z0-9_])" + _TARGET_AFTER,

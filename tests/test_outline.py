@@ -4,13 +4,14 @@ say exactly what `module_facts` says, or nothing (then the module is parsed)."""
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 
 import pytest
 
 from drift.demand import package_facts
 from drift.index import PackageIndex, call_of, def_of, word
-from drift.outline import masked, may_bind, method_alone, outline
+from drift.outline import bindable, masked, may_bind, method_alone, outline
 from drift.probes.ast_facts import function_facts, module_facts
 from drift.probes.locate import module_name, walk_tree
 
@@ -256,6 +257,11 @@ def test_outline_equals_the_parse_on_real_releases(spec, corpus_src):
             facts = module_facts(data, module=name, path=rel)
             assert not facts.get("error"), (rel, facts["error"])
             assert got == _reduced(facts), rel
+            text = masked(data)
+            binds = bindable(text)  # `may_bind` of every name at once: the assigned names, and as may_bind says
+            assert set(facts["names"]) <= binds, rel
+            words = sorted(set(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", text)))[::7][:40]
+            assert all((w.decode() in binds) == may_bind(text, w.decode()) for w in words), rel
             checked += 1
             for (cls, meth), span in spans.items():
                 if span is not None:
