@@ -74,32 +74,43 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
     cache_path = _cache_file(cache_dir, root_dir, package, prefixes) if cache_dir else None
     old = _load(cache_path) if cache_path else {}
     new = {}
-    modules = []
+    rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract
+    jobs = {}  # rel -> source bytes whose usage is read (in forked workers when there are many)
     for rel, path, size, mtime, error in entries:
         if error or size > max_file_bytes:
             # the file exists but its uses are unknowable: say so rather than pass it as clean
             why = error or "too large: %d bytes" % size
-            modules.append({"module": module_name(rel), "path": rel, "error": why,
-                            "imports": [], "calls": [], "binds": [], "subclasses": []})
+            rows.append(("record", {"module": module_name(rel), "path": rel, "error": why,
+                                    "imports": [], "calls": [], "binds": [], "subclasses": []}))
             continue
         hit = old.get(rel)
         if hit is not None and hit[0] == size and hit[1] == mtime:
-            facts = hit[2]
-        else:
-            try:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            except OSError as exc:
-                modules.append({"module": module_name(rel), "path": rel, "error": "unreadable: %s" % exc,
-                                "imports": [], "calls": [], "binds": [], "subclasses": []})
-                continue
+            new[rel] = hit
+            rows.append(("record", hit[2]))
+            continue
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            rows.append(("record", {"module": module_name(rel), "path": rel, "error": "unreadable: %s" % exc,
+                                    "imports": [], "calls": [], "binds": [], "subclasses": []}))
+            continue
+        if any(n in data for n in needles) or b"setattr(" in data \
+                or (b"getattr(" in data and _GETTER.search(data)):  # helpers that patch, name getters (reach.py)
+            jobs[rel] = data
+        rows.append(("read", rel, size, mtime))
+    read = _read_all(jobs, prefixes)
+    modules = []
+    for row in rows:
+        if row[0] == "record":
+            if row[1] is not None:
+                modules.append(row[1])
+            continue
+        _, rel, size, mtime = row
+        facts = read.get(rel)
+        if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers")
+                                      or facts.get("named_modules") or facts.get("classes")):
             facts = None
-            if any(n in data for n in needles) or b"setattr(" in data \
-                    or (b"getattr(" in data and _GETTER.search(data)):  # helpers that patch, name getters (reach.py)
-                facts = _usage_of(data, rel, prefixes)  # decoded by its cookie, guarded (probes.guard)
-                if not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("named_modules")
-                        or facts.get("classes")):
-                    facts = None
         new[rel] = (size, mtime, facts)
         if facts is not None:
             modules.append(facts)
@@ -109,3 +120,47 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,
             "errors": errors}
+
+
+PARALLEL_AT = 24  # files to read from which forked workers share them (vllm-omni: 208, ~2-3 s on one core)
+
+
+def _read_all(jobs, prefixes, workers=None):
+    """{rel: usage facts} of `jobs` (rel -> source), decoded by its cookie and guarded
+    (`_usage_of`); many files are shared among forked workers (probes/background.py), largest
+    first, and a worker that fails leaves its files to this process."""
+    from . import background
+
+    n = workers if workers is not None else _cpus()
+    n = max(1, min(n, 16, len(jobs) // 8)) if len(jobs) >= PARALLEL_AT else 1
+    if n <= 1:
+        return {rel: _usage_of(data, rel, prefixes) for rel, data in jobs.items()}
+    shares = [[] for _ in range(n)]
+    loads = [0] * n
+    for rel in sorted(jobs, key=lambda r: -len(jobs[r])):
+        i = loads.index(min(loads))
+        shares[i].append(rel)
+        loads[i] += len(jobs[rel])
+    pending = [background.start(_read_share, share, jobs, prefixes) for share in shares[1:]]
+    out = {}
+    try:
+        out.update(_read_share(shares[0], jobs, prefixes))
+        for share, job in zip(shares[1:], pending):
+            got = job.result() if job is not None else None
+            out.update(got if isinstance(got, dict) else _read_share(share, jobs, prefixes))
+    finally:
+        for job in pending:
+            if job is not None:
+                job.close()
+    return out
+
+
+def _read_share(share, jobs, prefixes):
+    return {rel: _usage_of(jobs[rel], rel, prefixes) for rel in share}
+
+
+def _cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

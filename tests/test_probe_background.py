@@ -71,3 +71,49 @@ def test_the_index_built_beside_the_closure_gives_the_same_answers(monkeypatch):
     assert len(beside[1]) >= closure.TOKEN_INDEX_AT
     assert beside[1] == after[1] and set(beside[0]) == set(after[0])
     assert beside[1][closure.word("helper_3")[1]] == [n for n in order if int(n[-2:]) % 7 == 3]
+
+
+def _consumer(root, n=40):
+    pkg = root / "app"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    for i in range(n):
+        (pkg / f"m{i:02d}.py").write_text(
+            "from vllm.config import VllmConfig\n\n"
+            f"class W{i}(VllmConfig):\n    def run(self, x):\n        return self.model_config.get(x, {i})\n")
+    (pkg / "plain.py").write_text("X = 1\n")
+    return root
+
+
+def test_a_big_consumers_usage_is_read_by_forked_workers_with_the_same_records(tmp_path, monkeypatch):
+    from drift.probes import consumer_scan
+
+    root = _consumer(tmp_path)
+    shared = consumer_scan.consumer_usage(str(root), "app", ["vllm"], use_importlib=False)
+    monkeypatch.setattr(consumer_scan, "PARALLEL_AT", 10**9)  # one process
+    alone = consumer_scan.consumer_usage(str(root), "app", ["vllm"], use_importlib=False)
+    assert len(shared["modules"]) == 40
+    assert shared == alone
+
+    jobs = {f"app/m{i:02d}.py": (root / f"app/m{i:02d}.py").read_bytes() for i in range(40)}
+    monkeypatch.setattr(consumer_scan, "PARALLEL_AT", 24)
+    started = []
+    real = background.start
+
+    def start(fn, *args):
+        started.append(len(args[0]))
+        return real(fn, *args)
+
+    monkeypatch.setattr(background, "start", start)
+    assert consumer_scan._read_all(jobs, ["vllm"], workers=3) == consumer_scan._read_all(jobs, ["vllm"], workers=1)
+    assert len(started) == 2 and sum(started) > 0  # two shares went to workers, one stayed here
+
+    class Failed:  # a worker that died: its share is read here
+        def result(self):
+            return None
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(background, "start", lambda *a: Failed())
+    assert consumer_scan._read_all(jobs, ["vllm"], workers=3) == consumer_scan._read_all(jobs, ["vllm"], workers=1)
