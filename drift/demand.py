@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, last_segment
+from drift.probes import background
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of, gc_paused
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
@@ -689,7 +690,7 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
 
     worker, key = None, None
     try:
-        if jobs and hasattr(os, "fork") and _cpus() > 1:
+        if jobs and hasattr(os, "fork") and background.cpus() > 1:
             target = PackageIndex(target_facts, store=store)
             baseline = PackageIndex(baseline_facts, store=store) if baseline_facts is not None else None
             local = target.from_sources and (baseline is None or baseline.from_sources)
@@ -710,34 +711,15 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
             worker.close(kill=True)
 
 
-_F_SETPIPE_SZ = 1031  # Linux fcntl: a pipe holding a whole family answer (~100 KB), so the worker never waits
 
 
 def _fork_ahead(jobs: list[AheadJob], target: Any, baseline: Any) -> AheadWorker | None:
-    rfd, wfd = os.pipe()
-    try:
-        import fcntl
-
-        fcntl.fcntl(wfd, _F_SETPIPE_SZ, 1 << 20)
-    except (ImportError, OSError):
-        pass  # the default buffer: the worker then waits for the rule to read, which is only slower
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(rfd)
-        os.close(wfd)
+    """The worker answering `jobs` ahead; its pipe holds a whole family answer (~100 KB), so
+    it never waits for the rule to read (the rules then answer by themselves if it fails)."""
+    child = background.fork(lambda wfd: _ahead_main(wfd, jobs, target, baseline), pipe_size=1 << 20)
+    if child is None:
         return None
-    if pid == 0:  # the worker: never returns
-        code = 1
-        try:
-            os.close(rfd)
-            _ahead_main(wfd, jobs, target, baseline)
-            code = 0
-        except BaseException:  # noqa: BLE001 - the rules then answer by themselves
-            pass
-        finally:
-            os._exit(code)
-    os.close(wfd)
+    pid, rfd = child
     return AheadWorker(pid, rfd, {job.topic for job in jobs})
 
 
@@ -758,8 +740,3 @@ def answered(index: Any, name: str, key: str) -> bool:
     return True
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1

@@ -63,15 +63,24 @@ class Pending:
         return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def start(fn, *args):
-    """`fn(*args)` in a forked child, its value (which marshal must write) read back by
-    `Pending.result()`; None where there is no fork (the caller computes it itself)."""
+def fork(work, *, pipe_size=None):
+    """(pid, read end) of a forked child running `work(write end)`, which exits 0 when `work`
+    returns and 1 when it raises (never a traceback, never back into the caller); None where
+    there is no fork or no pipe. `pipe_size`: the pipe's buffer asked of Linux (F_SETPIPE_SZ),
+    so a child writing that much never waits for its reader."""
     if not hasattr(os, "fork"):
         return None
     try:
         r, w = os.pipe()
     except OSError:
         return None
+    if pipe_size:
+        try:
+            import fcntl
+
+            fcntl.fcntl(w, _F_SETPIPE_SZ, pipe_size)
+        except (ImportError, OSError):
+            pass  # the default buffer: the child then waits for its reader, which is only slower
     try:
         pid = os.fork()
     except OSError:
@@ -82,14 +91,35 @@ def start(fn, *args):
         code = 1
         try:
             os.close(r)
-            gc.disable()
-            view = memoryview(marshal.dumps(fn(*args)))
-            while view:
-                view = view[os.write(w, view):]
+            work(w)
             code = 0
-        except BaseException:  # noqa: BLE001 - a failed child is a None result, never a traceback
+        except BaseException:  # noqa: BLE001 - a failed child says so by its exit code alone
             pass
         finally:
             os._exit(code)
     os.close(w)
-    return Pending(pid, r)
+    return pid, r
+
+
+_F_SETPIPE_SZ = 1031  # Linux fcntl
+
+
+def start(fn, *args):
+    """`fn(*args)` in a forked child, its value (which marshal must write) read back by
+    `Pending.result()`; None where there is no fork (the caller computes it itself)."""
+    def work(w):
+        gc.disable()
+        view = memoryview(marshal.dumps(fn(*args)))
+        while view:
+            view = view[os.write(w, view):]
+
+    child = fork(work)
+    return None if child is None else Pending(*child)
+
+
+def cpus():
+    """The CPUs this process may run on: how many forked workers are worth starting."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

@@ -18,6 +18,7 @@ import os
 import selectors
 import signal
 
+from . import background
 from . import cache as _cache
 from .ast_facts import empty_module, module_facts
 from .distinfo import dist_for
@@ -250,11 +251,7 @@ def _worker_count(n_jobs, workers):
         return max(1, min(int(workers), n_jobs))
     if n_jobs < _PARALLEL_MIN_FILES:
         return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, 16, n_jobs // 8))
+    return max(1, min(background.cpus(), 16, n_jobs // 8))
 
 
 def _chunks(jobs):

@@ -13,6 +13,7 @@ import re
 import sys
 import tempfile
 
+from . import background
 from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
@@ -129,9 +130,7 @@ def _read_all(jobs, prefixes, workers=None):
     """{rel: usage facts} of `jobs` (rel -> source), decoded by its cookie and guarded
     (`_usage_of`); many files are shared among forked workers (probes/background.py), largest
     first, and a worker that fails leaves its files to this process."""
-    from . import background
-
-    n = workers if workers is not None else _cpus()
+    n = workers if workers is not None else background.cpus()
     n = max(1, min(n, 16, len(jobs) // 8)) if len(jobs) >= PARALLEL_AT else 1
     if n <= 1:
         return {rel: _usage_of(data, rel, prefixes) for rel, data in jobs.items()}
@@ -157,10 +156,3 @@ def _read_all(jobs, prefixes, workers=None):
 
 def _read_share(share, jobs, prefixes):
     return {rel: _usage_of(jobs[rel], rel, prefixes) for rel in share}
-
-
-def _cpus():
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
