@@ -72,15 +72,9 @@ def collect_package(root_dir, package: str, *, cache_dir, max_file_bytes: int = 
     """
     root_dir = os.fspath(root_dir)
     cache_dir = _cache.resolve_dir(cache_dir)
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         modules, errors, parsed, cached = _modules(root_dir, package, cache_dir=cache_dir,
                                                    max_file_bytes=max_file_bytes, workers=workers)
-    finally:
-        if was_enabled:
-            _promote_young()
-            gc.enable()
     if stats is not None:
         stats["parsed"] = stats.get("parsed", 0) + parsed
         stats["cached"] = stats.get("cached", 0) + cached

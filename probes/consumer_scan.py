@@ -81,8 +81,7 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
         if error or size > max_file_bytes:
             # the file exists but its uses are unknowable: say so rather than pass it as clean
             why = error or "too large: %d bytes" % size
-            rows.append(("record", {"module": module_name(rel), "path": rel, "error": why,
-                                    "imports": [], "calls": [], "binds": [], "subclasses": []}))
+            rows.append(("record", _skipped(rel, why)))
             continue
         hit = old.get(rel)
         if hit is not None and hit[0] == size and hit[1] == mtime:
@@ -93,8 +92,7 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
             with open(path, "rb") as fh:
                 data = fh.read()
         except OSError as exc:
-            rows.append(("record", {"module": module_name(rel), "path": rel, "error": "unreadable: %s" % exc,
-                                    "imports": [], "calls": [], "binds": [], "subclasses": []}))
+            rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
             continue
         if any(n in data for n in needles) or b"setattr(" in data \
                 or (b"getattr(" in data and _GETTER.search(data)):  # helpers that patch, name getters (reach.py)

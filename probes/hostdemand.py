@@ -11,13 +11,12 @@ The host cache is the whole-package probe's (probes/cache.py): its index lists e
 facts hold only the modules ever parsed here. Stdlib only, Python 3.9.
 """
 
-import gc
 import hashlib
 
 from . import cache as _cache
 from .ast_facts import empty_module
 from .closure import TOKEN_INDEX_AT, answer, bounded_literals, is_defines, plan, search_text, token_index
-from .collect import _parse_all, _promote_young, _read, digest_of
+from .collect import _parse_all, _read, digest_of, gc_paused
 from .distinfo import dist_for
 from .locate import module_name, walk_tree
 
@@ -94,17 +93,11 @@ class _Tree:
                 continue
             jobs.append((name, rel, sha, self.sources[name]))
         by_rel = {j[1]: j[0] for j in jobs}
-        was = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             for chunk, _blob in _parse_all(jobs, workers=None):
                 for rel, facts in chunk.items():
                     out[by_rel[rel]] = facts
                     self.fresh[rel] = facts
-        finally:
-            if was:
-                _promote_young()
-                gc.enable()
         self.parsed.update(out)
         return out
 
