@@ -18,6 +18,8 @@ import json
 import os
 import zlib
 
+from .cache import DEFAULT_DIR as _DEFAULT_CACHE
+
 MAGIC = b"DRIFT1\n"
 _PACKAGE = "_drift_probes"
 _MODULES = ("srctext", "outline", "derefs", "behaviour", "ast_facts", "locate", "distinfo", "cache", "guard", "collect", "shapes",
@@ -67,7 +69,7 @@ def _code_dir():
     """Where compiled probe modules are kept: `code/` of the probe's cache dir (the request's,
     as probes.cache resolves it), or None when the request caches nothing on this host."""
     import os
-    where = _REQUEST.get("cache_dir", "~/.cache/drift/probe") if isinstance(_REQUEST, dict) else None
+    where = _REQUEST.get("cache_dir", %(default_cache)r) if isinstance(_REQUEST, dict) else None
     if not isinstance(where, str) or not where:
         return None
     return os.path.join(os.path.abspath(os.path.expanduser(where)), "code")
@@ -160,7 +162,8 @@ def _sources_blob() -> str:
 def build_script(request: dict) -> bytes:
     """The script to feed to a remote `python3 -`; stdout is `decode_output`'s input."""
     text = _TEMPLATE % {"package": _PACKAGE, "sources": _sources_blob(),
-                        "request": json.dumps(request, sort_keys=True), "magic": MAGIC}
+                        "request": json.dumps(request, sort_keys=True), "magic": MAGIC,
+                        "default_cache": _DEFAULT_CACHE}
     return text.encode("utf-8")
 
 
