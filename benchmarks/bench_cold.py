@@ -116,10 +116,16 @@ def mypy_once(spec_src: Path, vllm_src: Path) -> float:
              str(spec_src / "speculators/data_generation/custom_worker.py")]
     with tempfile.TemporaryDirectory() as cache_dir:
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
-                        "--no-error-summary", "--cache-dir", cache_dir, "--python-version", "3.11", *files],
-                       env=dict(os.environ, MYPYPATH=f"{vllm_src}:{spec_src}"), capture_output=True, text=True)
-        return time.perf_counter() - t
+        run = subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
+                              "--no-error-summary", "--cache-dir", cache_dir, "--python-version", "3.11", *files],
+                             env=dict(os.environ, MYPYPATH=f"{vllm_src}:{spec_src}"), capture_output=True, text=True)
+        took = time.perf_counter() - t
+    # mypy exits 1 for type errors (a real run); anything else means it did not check the files, and a
+    # 0.03 s "No module named mypy" must not pass as the peer.
+    if run.returncode not in (0, 1):
+        raise SystemExit(f"bench_cold: mypy did not run (exit {run.returncode}): "
+                         f"{(run.stderr or run.stdout).strip()[:300]}; pip install -e '.[bench]'")
+    return took
 
 
 def pip_download_once() -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -104,7 +105,8 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
     alone = findings_of(tmp_path / "alone", case)
     forked = []
     real_fork = demand._fork_ahead
-    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(real_fork(*a)) or forked[-1])
+    # the worker has taken its one job before the rules run (else the rule may claim it first)
+    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(_started(real_fork(*a))) or forked[-1])
     bfacts, tfacts = _demand(before), _demand(after)
     outcome = analyse(cons, tfacts, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==2",
                       target_package="gizmo")
@@ -119,12 +121,64 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
     assert [j.topic for j in jobs] == [("family", "get_embeds")]
     t, b = PackageIndex(_demand(after)), PackageIndex(_demand(before))
     jobs[0].run(t, b)
-    worker = real_fork(jobs, PackageIndex(_demand(after)), PackageIndex(_demand(before)))
+    worker = _started(real_fork(jobs, PackageIndex(_demand(after)), PackageIndex(_demand(before))))
     worker.wait_for(("family", "get_embeds"))
     here = {("target",) + k: v for k, v in t.__dict__["_memo"].items()}
     here.update({("baseline",) + k: v for k, v in b.__dict__["_memo"].items()})
     assert worker.received == here and here[("baseline", "definers", "get_embeds")]
     worker.close(kill=False)
+
+
+def _started(worker):
+    """`worker` once it has claimed every job (it runs them last-asked first)."""
+    from drift import demand
+
+    deadline = time.monotonic() + 30
+    while any(worker.claims[i] == demand.FREE for i in range(len(worker.topics))):
+        assert time.monotonic() < deadline, "the worker never started"
+        time.sleep(0.001)
+    return worker
+
+
+def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
+    """The worker takes the job asked last first; a job it has not started when a rule asks is
+    claimed by the rule (answered here, no wait) and skipped by the worker."""
+    from drift import demand
+    from drift.index import PackageIndex
+    from tests.rule_cases import write_tree
+
+    root = write_tree(tmp_path / "t", CASES[0].after)
+    target = PackageIndex(_demand(root))
+    gate_r, gate_w = os.pipe()
+    def first(t, b):  # asked first by the rules: the worker comes to it last
+        t.memo("probe", "first", lambda: "worker")
+
+    def last(t, b):  # the worker's first job: holds it until the test lets go
+        os.read(gate_r, 1)
+        t.memo("probe", "last", lambda: "worker")
+
+    jobs = [demand.AheadJob(("probe", "first"), first, lambda t, b: False),
+            demand.AheadJob(("probe", "last"), last, lambda t, b: False)]
+    worker = demand._fork_ahead(jobs, target, None)
+    deadline = time.monotonic() + 30
+    while worker.claims[1] != demand.WORKER:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    t0 = time.monotonic()
+    worker.wait_for(("probe", "first"))  # not started: claimed here at once
+    assert time.monotonic() - t0 < 5 and worker.claims[0] == demand.HERE
+    assert ("probe", "first") not in worker.done
+    os.write(gate_w, b"x")
+    worker.wait_for(("probe", "last"))  # in the worker's hands: waited for
+    assert ("probe", "last") in worker.done
+    assert worker.received == {("target", "probe", "last"): "worker"}
+    worker.wait_for(("probe", "never asked"))  # not a job: returns
+    while worker.fd >= 0:  # read to the end: the worker skips the job claimed here and exits
+        assert time.monotonic() < deadline
+        worker._drain()
+        time.sleep(0.001)
+    assert ("probe", "first") not in worker.done and ("target", "probe", "first") not in worker.received
+    os.close(gate_r), os.close(gate_w)
 
 
 def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
