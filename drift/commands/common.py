@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
-from typing import Callable, Iterator
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from drift import reports
 from drift.findings import Report
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def stderr_console() -> Console:
+
+def stderr_console() -> "Console":
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
+
+
+def _may_be_terminal() -> bool:
+    """Whether rich could call stderr a terminal: a tty, or the variables it honours
+    (TTY_COMPATIBLE, FORCE_COLOR). Why: rich's import is ~15 ms of every piped command (a CI
+    job, a script), which never draws a status line."""
+    if "TTY_COMPATIBLE" in os.environ or "FORCE_COLOR" in os.environ:
+        return True
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 @contextlib.contextmanager
@@ -24,13 +40,13 @@ def progress(enabled: bool = True, *, verbose: bool = False) -> Iterator[Callabl
     print, one line each; byte counts show only on a terminal. With `verbose`, the note of which
     way a release was fetched (`Note`) stays on screen, terminal or not.
     """
-    console = stderr_console()
     if not enabled:
         yield lambda _msg: None
         return
     from drift.sources.progress import Note, Step
 
-    if not console.is_terminal:
+    console = stderr_console() if _may_be_terminal() else None
+    if console is None or not console.is_terminal:
         def say_piped(msg: str) -> None:
             if isinstance(msg, Step) or (verbose and isinstance(msg, Note)):
                 print(f"drift: {msg}", file=sys.stderr, flush=True)
