@@ -16,6 +16,7 @@ release, holding the same file at the same place reuses it. Each tree also keeps
 
 from __future__ import annotations
 
+import contextvars
 import gc
 import hashlib
 import io
@@ -101,6 +102,35 @@ class ModuleCache:
         return self.root / "trees" / f"{package}-{key}.{_TAG}"
 
 
+class Stopped(BaseException):
+    """A head start told to stop (`stoppable`): raised at its next read of a module. A
+    BaseException, so the rule engine's per-rule `except Exception` lets it through."""
+
+
+_STOP: contextvars.ContextVar = contextvars.ContextVar("drift_demand_stop", default=None)
+
+
+@contextmanager
+def stoppable(event: Any):
+    """Reads of `TreeModules` in this thread (parses, outlines, methods, text searches) raise
+    `Stopped` once `event` is set. Why: a scan's baseline warm-up is a head start while the
+    host probes; for a consumer that reaches most of vLLM it is a whole check (~6 s for
+    vllm-omni), and the scan waited for it after the host had replied. Stopped at a read, it
+    leaves what it parsed and stored for the real check, and no half-built answer (a memo
+    whose compute raised stores nothing)."""
+    token = _STOP.set(event)
+    try:
+        yield
+    finally:
+        _STOP.reset(token)
+
+
+def _check_stop() -> None:
+    event = _STOP.get()
+    if event is not None and event.is_set():
+        raise Stopped()
+
+
 class TreeModules(Mapping):
     """module name -> facts for one package directory, each parsed (or read from the module
     cache) the first time it is asked for. Iteration order is the whole-package probe's
@@ -141,6 +171,7 @@ class TreeModules(Mapping):
     def load(self, names: Iterable[str]) -> None:
         """Make `names` available: from the module cache, else parsed by the probe's forked
         workers when there are enough of them to be worth a fork."""
+        _check_stop()
         jobs = {}
         for name in names:
             if name in self._done or name in jobs or name not in self._rows:
@@ -184,6 +215,7 @@ class TreeModules(Mapping):
         already, in the module cache, or the outline cannot be trusted. Every key the outline
         does not hold reads the parsed module (parsed then): it is never a wrong answer, only
         a later parse."""
+        _check_stop()
         hit = self._done.get(name) or self._outlines.get(name)
         if hit is not None:
             return hit
@@ -246,6 +278,7 @@ class TreeModules(Mapping):
         return _Partial({**dict(mod), "classes": classes, "functions": functions}, mod._full)
 
     def _method(self, name: str, cls: str, meth: str, source: bytes, span) -> dict:
+        _check_stop()
         """Facts of `cls.meth` in module `name`: those of the parsed module when it is loaded,
         else the method's span parsed by itself (`drift.outline.method_alone`), else the module
         parsed. Kept, so every key read of the outline node costs one parse at most."""
@@ -278,6 +311,7 @@ class TreeModules(Mapping):
         Identifiers are NFKC-normalised by the parser, so a module with non-ASCII text is
         searched in its normalised form; an unreadable one is never a match (it has no facts).
         """
+        _check_stop()
         text = self._search_text()
         return [name for name in self._rows if (t := text.get(name)) is not None and needle.search(t)]
 
@@ -550,6 +584,7 @@ def _atomic_write(path: Path, data: bytes, *, mkdir: bool = True) -> None:
 
 # -- questions answered ahead, in a forked worker ------------------------------------------------
 JOIN_TIMEOUT = 60.0  # seconds a rule waits for the worker's answer before answering by itself
+_WAIT_SLICE = 0.05  # seconds between looks at a stop (`stoppable`) while waiting for the worker
 
 
 @dataclass(frozen=True)
@@ -604,9 +639,12 @@ class AheadWorker:
             return
         deadline = time.monotonic() + timeout
         while topic not in self.done and self.fd >= 0:
+            _check_stop()  # a warm-up told to stop does not wait for its worker
             left = deadline - time.monotonic()
             try:
-                ready = left > 0 and select.select([self.fd], [], [], left)[0]
+                ready = left > 0 and select.select([self.fd], [], [], min(left, _WAIT_SLICE))[0]
+                if not ready and left > _WAIT_SLICE:
+                    continue
                 part = os.read(self.fd, 1 << 20) if ready else b""
             except OSError:
                 part, ready = b"", False

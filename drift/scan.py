@@ -27,8 +27,10 @@ from drift import exitcodes
 from drift.check.run import Consumer, Outcome
 from drift.pipeline import Baseline, analyse, resolve_baseline
 from drift.connectors.base import Connector
+from drift.demand import Stopped, stoppable
 from drift.fetch import cache_name, cache_root
 from drift.host_modules import HostModules
+from drift.lowprio import run_in_child
 from drift.remote_probe import probe
 from drift.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
 from drift.rules.loader import RuleLoadError, load_rules
@@ -164,9 +166,9 @@ async def scan_connector(
         request["demand"] = {"words": rule_words(settings.rule_paths)}
     complete_for = record.get("complete_for")  # what the stored package last served in full
     early = _early_baseline(settings, say) if settings.baseline is not None else None
-    ahead = None
+    ahead, stop = None, threading.Event()  # `stop`: the head start is no longer wanted
     if settings.demand and settings.ahead and not known:
-        ahead = asyncio.ensure_future(_ahead(connector, settings, request, early, host, say))
+        ahead = asyncio.ensure_future(_ahead(connector, settings, request, early, host, say, stop))
     if early is None and ahead is not None:
         say(Step(f"{host}: probing {settings.python}; the baseline comes from the consumer's metadata there, "
                  "read by a first small probe and fetched here meanwhile"))
@@ -179,15 +181,17 @@ async def scan_connector(
                  "is fetched and opened here"))
     try:
         return await _scan_probed(connector, host, settings, request, record, known, complete_for, early, ahead,
-                                  store, notice_say=say)
+                                  store, notice_say=say, stop=stop)
     finally:
+        stop.set()  # a warm-up thread still reading the baseline ends at its next read
         if ahead is not None and not ahead.done():
             ahead.cancel()
             await asyncio.gather(ahead, return_exceptions=True)
 
 
 async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, request: dict, record: dict,
-                       known: dict, complete_for: Any, early, ahead, store, *, notice_say) -> HostScan:
+                       known: dict, complete_for: Any, early, ahead, store, *, notice_say,
+                       stop: threading.Event) -> HostScan:
     """scan_connector from the first exchange on (`ahead`, when running, is ended by the caller)."""
     target, consumer, say = settings.target, settings.consumer, notice_say
     result = await probe(connector, request, python=settings.python, timeout=settings.timeout)
@@ -226,8 +230,13 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
         pkg["modules"] = modules
         reads = _reads_key(facts["usage"][consumer], request["demand"]["words"], settings.rule_paths)
         modules.exact = unchanged and complete_for == reads  # nothing to collect: read with the store
-    if ahead is not None:  # the baseline warm-up runs in a thread: done before the check reads it
-        got = await ahead
+    if ahead is not None:
+        if modules is None:  # a whole package came: nothing asked ahead is adopted
+            stop.set()
+        got = await ahead  # a demand reply waits for the family asked ahead: it saves an exchange and a run
+        stop.set()  # the warm-up, if still running, ends at its next read: a head start never holds the
+        if got and got.get("warm") is not None:  # check back (vllm-omni's is a whole check, ~6 s), and
+            await asyncio.gather(got["warm"], return_exceptions=True)  # what it cached the check reads
         if modules is not None and got and "answer" in got:
             modules.adopt(ahead_modules(got["answer"], modules.shape, pkg.get("host_digest")), got["wire"],
                           ahead_outlines(got["answer"], modules.shape, pkg.get("host_digest")))
@@ -265,11 +274,12 @@ async def _scan_probed(connector: Connector, host: str, settings: ScanSettings, 
 
 
 AHEAD_NICE = 10  # the `more` asked ahead runs niced on the host: the first probe, the critical path, goes first
+WARM_NICE = 10  # the baseline warm-up's child here, for the same reason where drift shares the host's cores
 _WARMING = threading.Lock()  # one baseline warm-up at a time: hosts of a fleet share the baseline's modules
 
 
 async def _ahead(connector: Connector, settings: ScanSettings, request: dict, early: "asyncio.Future | None",
-                 host: str, say: Callable[[str], None]) -> dict | None:
+                 host: str, say: Callable[[str], None], stop: threading.Event) -> dict | None:
     """While the host's first probe runs: its consumer's usage read by a second, small probe
     (~0.2 s on the host); with it, the baseline's side of the check warmed in a thread (its
     modules parsed, its questions answered into the store: the check then reads them) and
@@ -298,14 +308,23 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
                 None, _baseline_on_host, host, {"usage": {settings.consumer: use}}, settings, say)
         if not isinstance(baseline, Baseline) or baseline.facts is None:
             return out
-        wanted = await loop.run_in_executor(None, _warm_baseline, host, settings, use, baseline)
-        if not wanted:
+        # the family first (~0.15 s of outlines: all the `more` needs), then the warm-up beside it
+        wanted = await loop.run_in_executor(None, _family_first, host, settings, use, baseline)
+        out["warm"] = loop.run_in_executor(None, _warm_baseline_low, host, settings, use, baseline, stop)
+        if not wanted or stop.is_set():
             return out
         more = {"packages": [settings.target], "env_packages": [],
                 "cache_dir": (settings.host_cache_dir or HOST_CACHE_DIR) if settings.host_cache else None,
                 "known": {}, "more": {"modules": [], "needles": [], "have": [], "outlines": wanted}, "nice": AHEAD_NICE}
-        res = await probe(connector, more, python=settings.python, timeout=settings.timeout,
-                          validate=lambda doc, req: validate_ahead(doc, req, settings.target))
+        asked = asyncio.ensure_future(probe(connector, more, python=settings.python, timeout=settings.timeout,
+                                            validate=lambda doc, req: validate_ahead(doc, req, settings.target)))
+        while not asked.done():  # a whole reply (stop) makes the answer moot: not waited for
+            if stop.is_set():
+                asked.cancel()
+                await asyncio.gather(asked, return_exceptions=True)
+                return out
+            await asyncio.wait({asked}, timeout=0.05)
+        res = asked.result()
         if not res.ok:
             return out
         return dict(out, answer=res.facts["more"][settings.target], wire=res.wire_digest or "")
@@ -313,19 +332,52 @@ async def _ahead(connector: Connector, settings: ScanSettings, request: dict, ea
         return None
 
 
-def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Baseline) -> list[str]:
-    """The check run once with the baseline as its target too (its reads of the baseline are
-    the real check's; the modules it parses and the answers it stores are found there), then
-    the module of every class of DRIFT040's family and the bases above them, as the baseline
-    has them: the target holds the same classes in the same modules, or the check asks."""
+def _family_first(host: str, settings: ScanSettings, use: dict, baseline: Baseline) -> list[str]:
+    """The modules of DRIFT040's families as the baseline has them (`_family_modules`), before
+    the warm-up: they are all the `more` asked ahead needs, and the answers go to the store."""
+    try:
+        return _family_modules(baseline, Consumer.from_usage(f"{settings.consumer} on {host}", settings.consumer,
+                                                             use).usage)
+    except Exception:  # noqa: BLE001 - a head start only
+        return []
+
+
+def _warm_baseline_low(host: str, settings: ScanSettings, use: dict, baseline: Baseline,
+                       stop: threading.Event) -> None:
+    """`_warm_baseline` in a forked child of low priority (`drift.lowprio`: on cores the host's
+    probe shares, the probe goes first, and drift's GIL stays with the loop reading the reply),
+    one at a time: hosts of a fleet share the baseline, the next warm-up reads what the first
+    cached. What it parses and answers reaches the check through the module cache and the
+    store. In this thread where there is no fork."""
     with _WARMING:
+        if stop.is_set():
+            return
+        if not hasattr(os, "fork"):
+            _warm_baseline(host, settings, use, baseline, stop)
+            return
+        run_in_child(lambda child_stop: _warm_baseline(host, settings, use, baseline, child_stop),
+                     stop=stop, nice=WARM_NICE)
+
+
+def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Baseline, stop: Any = None) -> bool:
+    """The check run once with the baseline as its target too: its reads of the baseline are
+    the real check's, and the modules it parses and the answers it stores are found there.
+
+    `stop` set (the host has replied, or the scan ended) ends it at its next read of the
+    baseline (`drift.demand.stoppable`): what it parsed and stored so far stays for the check."""
+    stop = stop or threading.Event()
+    with stoppable(stop):
+        if stop.is_set():
+            return False
         cons = Consumer.from_usage(f"{settings.consumer} on {host}", settings.consumer, use)
         try:
             analyse(cons, baseline.facts, baseline, target_label=f"{settings.target} (warm-up)",
                     target_package=settings.target, rule_paths=list(settings.rule_paths))
         except Exception:  # noqa: BLE001 - the real check meets (and reports) the same problem
             pass
-        return _family_modules(baseline, cons.usage)
+        except Stopped:
+            return False
+        return True
 
 
 def _family_modules(baseline: Baseline, usage: list) -> list[str]:

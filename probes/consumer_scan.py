@@ -69,10 +69,44 @@ def _usage_of(data, rel, prefixes):
 
 
 def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000, cache_dir=None):
-    """{"name", "dist", "version", "requires", "root", "modules": [usage facts]}"""
+    """{"name", "dist", "version", "requires", "root", "modules": [usage facts]}
+
+    With a cache, the read happens under an exclusive lock on the cache file's lock: a cold
+    scan starts two probes at once (the usage asked ahead and the first probe), and the
+    second to come waits and reads what the first saved instead of reading the consumer too
+    (vllm-omni: ~0.9 s of CPU each, on cores the two probes share)."""
+    cache_path = _cache_file(cache_dir, root_dir, package, prefixes) if cache_dir else None
+    lock = _lock(cache_path) if cache_path else None
+    try:
+        return _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path)
+    finally:
+        if lock is not None:
+            os.close(lock)  # closing the descriptor releases the lock
+
+
+def _lock(cache_path):
+    """An exclusive flock on `<cache file>.lock`, held until the descriptor is closed; None
+    where there is no flock or the cache dir cannot be written (the read then goes unlocked)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+        fd = os.open(cache_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path):
     entries, errors = walk_tree(root_dir, package)
     needles = [p.encode() for p in prefixes]
-    cache_path = _cache_file(cache_dir, root_dir, package, prefixes) if cache_dir else None
     old = _load(cache_path) if cache_path else {}
     new = {}
     rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract

@@ -87,3 +87,31 @@ def test_definitions_are_answered_on_the_host_as_the_whole_package_finds_them(tm
     whole = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {}})["packages"]["tgt"]
     assert PackageIndex.of_package("tgt", whole).definitions_named("gone") == [
         "tgt.alias.gone", "tgt.both.gone", "tgt.both.gone", "tgt.new.gone"]
+
+
+def test_the_whole_decision_comes_before_the_searches_it_makes_moot(tmp_path, monkeypatch):
+    """Search hits past the share decide the whole package at once: the remaining needles are
+    not answered, the `defines` needles' outlines not read, and no answers go with it (a whole
+    package carries none). vllm-omni: ~1.2 s of the host's probe went to answers then dropped."""
+    files = {"tgt/__init__.py": "", "tgt-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tgt\nVersion: 1.0\n",
+             "app/__init__.py": "",
+             # the consumer reaches one module and overrides `run`, which every other module defines
+             "app/uses.py": "from tgt.m0 import C0\nfrom tgt.m1 import gone\n\nclass Mine(C0):\n    def run(self, x):\n        return x\n"}
+    for i in range(12):
+        files[f"tgt/m{i}.py"] = f"class C{i}:\n    def run(self, x):\n        return x\n"
+    _write(tmp_path, files)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    answered, needs = [], []
+    real_answer = closure.answer
+    monkeypatch.setattr(closure, "answer", lambda needle, *a, **k: answered.append(needle) or real_answer(needle, *a, **k))
+    from drift.probes import hostdemand
+
+    real_needs = hostdemand._Tree.needs
+    monkeypatch.setattr(hostdemand._Tree, "needs", lambda self, *a: needs.append(a) or real_needs(self, *a))
+    doc = run({"packages": ["tgt"], "env_packages": [], "cache_dir": None, "known": {},
+               "usage": {"packages": ["app"], "prefixes": ["tgt"]}, "demand": {"words": ["gone", "other"]}})
+    pkg = doc["packages"]["tgt"]
+    assert "demand" not in pkg and len(pkg["modules"]) == 13  # whole
+    _dotted, names = closure.usage_names(doc["usage"]["app"]["modules"], ["tgt"])
+    asked = closure.needles_for(names, ["gone", "other", "m1"])  # with the parts of `tgt.m1.gone`, unresolved
+    assert 0 < len(answered) < len(asked) and needs == []
