@@ -349,7 +349,10 @@ def _warm_baseline_low(host: str, settings: ScanSettings, use: dict, baseline: B
     one at a time: hosts of a fleet share the baseline, the next warm-up reads what the first
     cached. What it parses and answers reaches the check through the module cache and the
     store. In this thread where there is no fork."""
-    with _WARMING:
+    while not _WARMING.acquire(timeout=0.05):  # another host's warm-up: until it ends, or this one is stopped
+        if stop.is_set():
+            return
+    try:
         if stop.is_set():
             return
         if not hasattr(os, "fork"):
@@ -357,6 +360,8 @@ def _warm_baseline_low(host: str, settings: ScanSettings, use: dict, baseline: B
             return
         run_in_child(lambda child_stop: _warm_baseline(host, settings, use, baseline, child_stop),
                      stop=stop, nice=WARM_NICE)
+    finally:
+        _WARMING.release()
 
 
 def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Baseline, stop: Any = None) -> bool:

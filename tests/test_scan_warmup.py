@@ -149,3 +149,28 @@ def test_a_whole_reply_stops_the_warm_up_and_gives_the_whole_findings(sshd, tmp_
     assert "exchanges" not in (demand.probe_stats or {})  # the whole package: no demand block
     assert (marks / "started").exists() and (marks / "ended").exists()
     assert took < 60, took  # not the warm-up's two minutes
+
+
+def test_a_stopped_warm_up_waiting_for_another_hosts_does_not_wait_on(monkeypatch):
+    """Hosts of a fleet warm the shared baseline one at a time; a host whose reply came while
+    it waited for another's warm-up gives up waiting at once."""
+    import drift.scan as scan_mod
+
+    ran = []
+    monkeypatch.setattr(scan_mod, "run_in_child", lambda *a, **k: ran.append(1))
+    stop = threading.Event()
+    scan_mod._WARMING.acquire()  # another host's warm-up, running
+    try:
+        waiter = threading.Thread(target=scan_mod._warm_baseline_low, args=("h", None, {}, None, stop))
+        waiter.start()
+        time.sleep(0.2)
+        assert waiter.is_alive()
+        stop.set()
+        waiter.join(5)
+        assert not waiter.is_alive() and ran == []
+    finally:
+        scan_mod._WARMING.release()
+    free = threading.Event()
+    scan_mod._warm_baseline_low("h", None, {}, None, free)  # the lock free: the warm-up runs
+    assert ran == [1] and scan_mod._WARMING.acquire(blocking=False)
+    scan_mod._WARMING.release()
