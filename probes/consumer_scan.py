@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 
 from . import background
 from .distinfo import dist_for
@@ -84,9 +85,13 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
             os.close(lock)  # closing the descriptor releases the lock
 
 
-def _lock(cache_path):
+LOCK_WAIT = 120.0  # seconds the second probe waits for the first's read before reading itself
+
+
+def _lock(cache_path, wait=LOCK_WAIT):
     """An exclusive flock on `<cache file>.lock`, held until the descriptor is closed; None
-    where there is no flock or the cache dir cannot be written (the read then goes unlocked)."""
+    where there is no flock, the cache dir cannot be written, or the lock is not had within
+    `wait` (a cache on a network filesystem whose locks hang): the read then goes unlocked."""
     try:
         import fcntl
     except ImportError:
@@ -96,12 +101,19 @@ def _lock(cache_path):
         fd = os.open(cache_path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     except OSError:
         return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(0.02)
+        except OSError:
+            break
+    os.close(fd)
+    return None
 
 
 def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path):

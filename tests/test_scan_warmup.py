@@ -6,6 +6,7 @@ the consumer's usage once between them (a lock on the host's usage cache)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -142,6 +143,17 @@ def test_a_whole_reply_stops_the_warm_up_and_gives_the_whole_findings(sshd, tmp_
     common = dict(python=python, consumer="app", target="tgt", baseline=str(base))
     whole = _scan(sshd, monkeypatch, tmp_path / "cw", host_cache_dir=str(tmp_path / "hw"), demand=False, **common)
     monkeypatch.setattr(scan_mod, "_warm_baseline", slow_warm_up)
+    real_probe = scan_mod.probe
+
+    async def first_probe_after_the_warm_up_starts(connector, request, **kw):  # no race with a tiny host
+        if request.get("packages") and "demand" in request:
+            for _ in range(3000):
+                if (marks / "started").exists():
+                    break
+                await asyncio.sleep(0.01)
+        return await real_probe(connector, request, **kw)
+
+    monkeypatch.setattr(scan_mod, "probe", first_probe_after_the_warm_up_starts)
     t0 = time.monotonic()
     demand = _scan(sshd, monkeypatch, tmp_path / "cd", host_cache_dir=str(tmp_path / "hd"), **common)
     took = time.monotonic() - t0
@@ -174,3 +186,19 @@ def test_a_stopped_warm_up_waiting_for_another_hosts_does_not_wait_on(monkeypatc
     scan_mod._warm_baseline_low("h", None, {}, None, free)  # the lock free: the warm-up runs
     assert ran == [1] and scan_mod._WARMING.acquire(blocking=False)
     scan_mod._WARMING.release()
+
+
+def test_a_lock_never_had_reads_unlocked(tmp_path):
+    """A lock another reader holds past the wait (a network filesystem's hung lock) is given
+    up: the read goes on unlocked rather than waiting for ever."""
+    from drift.probes import consumer_scan
+
+    path = str(tmp_path / "usage-x.marshal")
+    held = consumer_scan._lock(path)
+    t0 = time.monotonic()
+    assert consumer_scan._lock(path, wait=0.2) is None
+    assert 0.2 <= time.monotonic() - t0 < 5
+    os.close(held)
+    again = consumer_scan._lock(path, wait=0.2)
+    assert again is not None
+    os.close(again)
