@@ -85,8 +85,10 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     wanted = wanted_members(archive)
     label = f"{res.name} {res.version}"
     total = rangezip.planned_bytes(archive, wanted, sparse)
+    held = ("all of it came with the directory" if total == 0  # a small wheel: the first read held it whole
+            else f"{human_bytes(total)} of {human_bytes(sparse.size)}")
     say(Step(f"{label}: reading {len(wanted)} of {len(archive.infolist())} members "
-             f"({human_bytes(total)} of {human_bytes(sparse.size)}) by HTTP range from {res.host}"))
+             f"({held}) by HTTP range from {res.host}"))
     reader.on_bytes = ByteCounter(say, label, total)
     decoded: dict[str, tuple[bytes, str]] = {}  # inflated and hashed as each request arrives
     stats = rangezip.fetch_members(archive, sparse, reader, wanted, decoded=decoded)
