@@ -231,7 +231,8 @@ def local_ca(dest: Path) -> tuple[Path, "object"]:
     return dest / "ca.pem", server
 
 
-def build_wheel(dest: Path, name: str = "demo_pkg", version: str = "1.0", *, native_mb: int = 3) -> Path:
+def build_wheel(dest: Path, name: str = "demo_pkg", version: str = "1.0", *, native_mb: int = 3,
+                blob_kb: int = 1024) -> Path:
     """A real wheel: two modules around a large native blob (what range reads should skip),
     metadata, and a RECORD with each file's sha256 (so extraction can be checked against it)."""
     dist = f"{name}-{version}.dist-info"
@@ -239,7 +240,7 @@ def build_wheel(dest: Path, name: str = "demo_pkg", version: str = "1.0", *, nat
         f"{name}/__init__.py": f'"""{name} {version}."""\nfrom {name}.core import greet\n__version__ = "{version}"\n',
         f"{name}/_native.so": os.urandom(native_mb << 20),
         f"{name}/core.py": "def greet(who, *, loud=False):\n    return ('HELLO ' if loud else 'hello ') + who\n" * 40,
-        f"{name}/data/blob.bin": os.urandom(1 << 20),
+        f"{name}/data/blob.bin": os.urandom(blob_kb << 10),
         f"{name}/sub/__init__.py": "",
         f"{name}/sub/deep.py": "VALUE = 42\n",
         f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n",

@@ -112,10 +112,25 @@ def test_fetch_path_is_said_on_the_command_line(wheel, tmp_path, monkeypatch) ->
         for proc in (quiet, loud):
             assert "Traceback" not in proc.stderr, proc.stderr
             assert [ln for ln in proc.stderr.splitlines() if step in ln] != [], proc.stderr
-            if ranges:  # a wheel smaller than the first read: never "reading 5 members (0 B of 2 kB)"
-                assert "(all of it came with the directory)" in proc.stderr and "(0 B of" not in proc.stderr
         assert note not in quiet.stderr
         assert [ln for ln in loud.stderr.splitlines() if ln.startswith("drift: demo-pkg 1.0: " + note)], loud.stderr
+
+
+def test_a_wheel_the_first_read_holds_whole_says_so(tmp_path, monkeypatch) -> None:
+    """speculators' 97 kB wheel fits in the first read (the directory's): its step said
+    "reading 50 of 50 members (0 B of 97.3 kB)"; it says where the bytes came from."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    small = build_wheel(dist, native_mb=0, blob_kb=1)
+    said = []
+    with running(IndexServer()) as srv:
+        srv.add(small)
+        isolated_pip(monkeypatch, index_url=srv.simple)
+        src = fetch_sources("demo-pkg==1.0", cache=tmp_path / "cache", progress=said.append)
+    assert src.how == RANGE
+    steps = [m for m in said if isinstance(m, Step) and "members" in m]
+    assert steps and all("(all of it came with the directory)" in m for m in steps), steps
+    assert not any("(0 B of" in m for m in said)
 
 
 def test_find_links_wheel_is_read_in_place(wheel, tmp_path, monkeypatch) -> None:
