@@ -289,7 +289,9 @@ def usage_names(usage, prefixes):
         joined = ".".join(s for s in steps if s)
         if joined.split(".")[0] in heads:
             dotted.add(joined)
-    for s in strings:
+    for s in set(strings):  # each distinct string once (vllm-omni: 258,735 strings, 11,566 distinct)
+        if not any(h in s for h in heads):
+            continue  # no dotted name of the target can be in it
         for m in _DOTTED.finditer(s):
             if m.group().split(".")[0] in heads:
                 dotted.add(m.group())
