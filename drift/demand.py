@@ -278,10 +278,10 @@ class TreeModules(Mapping):
         return _Partial({**dict(mod), "classes": classes, "functions": functions}, mod._full)
 
     def _method(self, name: str, cls: str, meth: str, source: bytes, span) -> dict:
-        _check_stop()
         """Facts of `cls.meth` in module `name`: those of the parsed module when it is loaded,
         else the method's span parsed by itself (`drift.outline.method_alone`), else the module
         parsed. Kept, so every key read of the outline node costs one parse at most."""
+        _check_stop()
         key = (name, cls, meth)
         hit = self._methods.get(key)
         if hit is not None:

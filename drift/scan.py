@@ -183,7 +183,7 @@ async def scan_connector(
         return await _scan_probed(connector, host, settings, request, record, known, complete_for, early, ahead,
                                   store, notice_say=say, stop=stop)
     finally:
-        stop.set()  # a warm-up thread still reading the baseline ends at its next read
+        stop.set()  # a warm-up still reading the baseline (in its child) ends at its next read
         if ahead is not None and not ahead.done():
             ahead.cancel()
             await asyncio.gather(ahead, return_exceptions=True)

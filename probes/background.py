@@ -10,7 +10,9 @@ words), so it is built beside the closure and read back when the searches begin.
 import gc
 import marshal
 import os
+import select
 import signal
+import time
 
 
 class Pending:
@@ -19,13 +21,25 @@ class Pending:
     def __init__(self, pid, fd):
         self.pid, self.fd = pid, fd
 
-    def result(self):
-        """The child's value, or None when it failed (the caller then computes it itself)."""
+    def result(self, stop=None, grace=2.0):
+        """The child's value, or None when it failed (the caller then computes it itself).
+
+        `stop` (anything with `is_set()`): once set while the child runs, the child gets
+        SIGTERM, and SIGKILL `grace` seconds later if it has not ended; the result is None."""
         if self.fd is None:
             return None
-        parts = []
+        parts, stopped_at = [], None
         try:
             while True:
+                if stop is not None:
+                    if stopped_at is None and stop.is_set():
+                        stopped_at = time.monotonic()
+                        self._signal(signal.SIGTERM)
+                    if stopped_at is not None and time.monotonic() - stopped_at > grace:
+                        self._signal(signal.SIGKILL)
+                        break
+                    if not select.select([self.fd], [], [], 0.05)[0]:
+                        continue
                 part = os.read(self.fd, 1 << 20)
                 if not part:
                     break
@@ -33,7 +47,7 @@ class Pending:
         except OSError:
             parts = []
         ok = self._reap()
-        if not ok or not parts:
+        if stopped_at is not None or not ok or not parts:
             return None
         try:
             return marshal.loads(b"".join(parts))
@@ -44,11 +58,14 @@ class Pending:
         """End the child if its value was never read (the caller met an error meanwhile)."""
         if self.fd is None:
             return
+        self._signal(signal.SIGKILL)
+        self._reap()
+
+    def _signal(self, sig):
         try:
-            os.kill(self.pid, signal.SIGKILL)
+            os.kill(self.pid, sig)
         except OSError:
             pass
-        self._reap()
 
     def _reap(self):
         fd, self.fd = self.fd, None
@@ -123,3 +140,25 @@ def cpus():
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def lower_priority(nice, session=False):
+    """This process niced by `nice`, and its session's scheduling group weighted the same
+    (`/proc/self/autogroup`): Linux shares the CPU evenly between sessions before nice values
+    count, so a niced process beside work in another session (an SSH channel, a local probe)
+    yields nothing by nice alone. `session`: first start a session of its own, so the weight
+    is this process's alone (a forked child; a probe is already alone in its channel's)."""
+    if session:
+        try:
+            os.setsid()
+        except OSError:
+            pass
+    try:
+        os.nice(nice)
+    except (AttributeError, OSError):
+        pass
+    try:
+        with open("/proc/self/autogroup", "w") as fh:
+            fh.write(str(nice))
+    except OSError:
+        pass  # no autogroup (another OS, a kernel without it): the nice value still applies

@@ -611,9 +611,8 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
     # count says so (vllm-omni: after a third of its 3,257 needles, and before the `defines`
     # needles' ~850 outlines), not after every answer is computed and then dropped.
     enough = whole_share * len(modules) if whole_share is not None else None
-    reached_set = reach.facts
     answers, hits, holding, defs = {}, set(), {}, {}
-    whole = enough is not None and len(reached_set) >= enough
+    whole = enough is not None and len(reach.facts) >= enough
     for key in asked if not whole else ():
         found = answer(needles[key], texts, modules, holding, tokens)
         if defining is not None and is_defines(needles[key]):
@@ -621,19 +620,19 @@ def plan(package, usage, prefixes, modules, texts, parse, words=(), whole_share=
             continue
         answers[key] = found
         if len(found) <= PARSE_HITS:
-            hits.update(m for m in found if m not in reached_set)
-            if enough is not None and len(reached_set) + len(hits) >= enough:
+            hits.update(m for m in found if m not in reach.facts)
+            if enough is not None and len(reach.facts) + len(hits) >= enough:
                 whole = True
                 break
     batch = set(hits)
     if not whole:
         for key, found in defs.items():  # each needs outlines of its candidates: stop once it is whole
-            batch.update(m for m in defining.needs(needles[key][0], found) if m not in reached_set)
-            if enough is not None and len(reached_set) + len(batch) >= enough:
+            batch.update(m for m in defining.needs(needles[key][0], found) if m not in reach.facts)
+            if enough is not None and len(reach.facts) + len(batch) >= enough:
                 whole = True
                 break
     if whole:
-        batch = set(modules) - set(reached_set)
+        batch = set(modules).difference(reach.facts)
     parsed = parse(sorted(batch)) if batch else {}
     if whole:
         stats = {"reached": reached, "searched": len(parsed), "needles": len(answers), "whole": True}

@@ -105,18 +105,9 @@ def run(request: dict, *, workers=None) -> dict:
     if problem:
         return _bad(problem)
     if request.get("nice"):  # work asked ahead yields the host's CPU to the probe it runs beside
-        try:
-            os.nice(request["nice"])
-        except (AttributeError, OSError):
-            pass
-        # Linux shares the CPU evenly between sessions (autogroup) before nice values count, and
-        # every SSH channel is a session: the group's own weight is what yields to the first probe.
-        # This channel's session holds this probe alone (sshd starts one per channel).
-        try:
-            with open("/proc/self/autogroup", "w") as fh:
-                fh.write(str(request["nice"]))
-        except OSError:
-            pass
+        from .background import lower_priority
+
+        lower_priority(request["nice"])  # this channel's session holds this probe alone (sshd: one per channel)
     cache_dir = _cache.resolve_dir(request.get("cache_dir", _cache.DEFAULT_DIR))
     known = request.get("known", {})
     limit = request.get("max_file_bytes", MAX_FILE_BYTES)
