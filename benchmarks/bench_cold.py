@@ -146,7 +146,7 @@ def main() -> int:
     ap.add_argument("--only", choices=["nothing"], help="only the from-nothing row beside pip download (while iterating)")
     ap.add_argument("--json")
     args = ap.parse_args()
-    from drift.fetch import cache_root, fetch_sources
+    from drift.sources.fetch import cache_root, fetch_sources
 
     for spec in [CONSUMER, TARGET, BASELINE, *GATE] if not args.only else []:
         fetch_sources(spec)

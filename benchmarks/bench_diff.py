@@ -49,7 +49,7 @@ def trees() -> tuple[Path, Path]:
     if all((DEV_SRC / f"vllm-{v}" / "vllm").is_dir() for v in ("0.11.0", "0.16.0")):
         return DEV_SRC / "vllm-0.11.0", DEV_SRC / "vllm-0.16.0"
     sys.path.insert(0, str(REPO))
-    from drift.fetch import fetch_sources
+    from drift.sources.fetch import fetch_sources
 
     return fetch_sources("vllm==0.11.0").root, fetch_sources("vllm==0.16.0").root
 

@@ -1,7 +1,7 @@
 """Fetching vllm==0.16.0 from an empty cache: drift's range fetch of the .py files vs plain pip.
 
 One script, one run, side by side, alternating which goes first: each drift run is a fresh
-interpreter calling `drift.fetch.fetch_sources` into an empty cache (imports, pip settings,
+interpreter calling `drift.sources.fetch.fetch_sources` into an empty cache (imports, pip settings,
 index lookup, range reads, extraction all counted); each pip run is
 `pip download --no-deps vllm==0.16.0` with a fresh pip cache directory (so pip cannot serve
 the wheel from its HTTP cache of a previous run). Both use the machine's pip configuration.
@@ -41,7 +41,7 @@ import json, sys, time
 t0 = time.perf_counter()
 sys.path.insert(0, %(repo)r)
 from pathlib import Path
-from drift.fetch import fetch_sources
+from drift.sources.fetch import fetch_sources
 from drift.sources.progress import Step, Transfer
 marks = {}
 def say(msg):
@@ -186,7 +186,7 @@ def main() -> int:
     ap.add_argument("--timeline", action="store_true", help="only a check from nothing, its phases stamped "
                                                              "(speculators 0.3.0 against vLLM 0.16.0)")
     args = ap.parse_args()
-    from drift.fetch import cache_root
+    from drift.sources.fetch import cache_root
 
     if args.timeline:
         print_timeline([timeline_run() for _ in range(args.runs)])

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_gate.py [--repeat 3] [--json out.json]
 
-Releases missing from drift's source cache are fetched once with `drift.fetch.fetch_sources`
+Releases missing from drift's source cache are fetched once with `drift.sources.fetch.fetch_sources`
 before anything is timed (a vLLM wheel is ~450 MB to download; only its .py files are kept).
 Each measurement is a fresh process timed wall-clock from outside, so interpreter start and
 imports count:
@@ -46,7 +46,7 @@ TARGET_WARM_S = 2.0
 def ensure_sources() -> Path:
     """Fetch what is missing (untimed); return drift's real source cache directory."""
     sys.path.insert(0, str(REPO))
-    from drift.fetch import cache_root, fetch_sources
+    from drift.sources.fetch import cache_root, fetch_sources
 
     for spec in (CONSUMER, *(f"vllm=={v}" for v in RELEASES)):
         start = time.perf_counter()

@@ -68,7 +68,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if not (args.src / "vllm").is_dir():
-        print(f"no vllm/ under {args.src}; fetch it first (drift.fetch.fetch_sources('vllm==0.16.0'))",
+        print(f"no vllm/ under {args.src}; fetch it first (drift.sources.fetch.fetch_sources('vllm==0.16.0'))",
               file=sys.stderr)
         return 2
     rows: dict[str, list[float]] = {"cold_no_cache": [], "cold_write_cache": [], "warm": [], "serial_cold": [],

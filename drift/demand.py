@@ -564,7 +564,7 @@ def _packed_facts(root: str, package: str, pack, cache: ModuleCache | None, max_
 
 
 def default_module_cache() -> ModuleCache:
-    from drift.fetch import cache_root
+    from drift.sources.fetch import cache_root
 
     return ModuleCache(cache_root() / "modules")
 

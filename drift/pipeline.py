@@ -17,7 +17,7 @@ from packaging.version import InvalidVersion, Version
 from drift import exitcodes
 from drift.check.baseline import baseline_from_requires
 from drift.check.run import Consumer, Outcome, check, load_consumer
-from drift.fetch import FetchError
+from drift.sources.fetch import FetchError
 from drift.targets import load_facts
 
 Say = Callable[[str], None]
@@ -149,7 +149,7 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
     """Start every PyPI release the run will read: consumer and targets now, the baseline as
     soon as the consumer's metadata names it (before its usage is read). Only fetches start
     here; each is still asked for, and any failure reported, where the run always did."""
-    from drift.fetch import top_level_packages
+    from drift.sources.fetch import top_level_packages
     from drift.targets import classify
 
     if consumer_spec is not None and classify(consumer_spec) == "pypi":

@@ -28,7 +28,7 @@ from drift.check.run import Consumer, Outcome
 from drift.pipeline import Baseline, analyse, resolve_baseline
 from drift.connectors.base import Connector
 from drift.demand import Stopped, stoppable
-from drift.fetch import cache_name, cache_root
+from drift.sources.fetch import cache_name, cache_root
 from drift.host_modules import HostModules
 from drift.lowprio import run_in_child
 from drift.remote_probe import probe

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from drift import exitcodes
-from drift.fetch import FetchError, Sources, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+from drift.sources.fetch import FetchError, Sources, fetch_sources, parse_requirement, top_level_packages, wheel_sources
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def load_facts(
             return _from_interpreter(spec, packages or [], cache_dir, say)
         if kind == "missing-path":
             return TargetResult.failed(spec, f"no such path: {spec}", kind=kind)
-        from drift.snapshot_file import SnapshotError, load_snapshot, looks_like_snapshot
+        from drift.sources.snapshot import SnapshotError, load_snapshot, looks_like_snapshot
 
         if looks_like_snapshot(Path(os.path.expanduser(spec))):
             try:
@@ -200,7 +200,7 @@ def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
 
 
 def default_probe_cache() -> str:
-    from drift.fetch import cache_root
+    from drift.sources.fetch import cache_root
 
     return str(cache_root() / "probe")
 

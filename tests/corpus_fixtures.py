@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from drift.fetch import fetch_sources
+from drift.sources.fetch import fetch_sources
 
 
 @pytest.fixture(scope="session")

@@ -90,7 +90,7 @@ def _error(capsys) -> str:
 
 
 def test_newest_release_is_the_newest_final_one(index) -> None:
-    from drift.fetch import index_versions, newest_release
+    from drift.sources.fetch import index_versions, newest_release
 
     assert index_versions("demo")[:3] == ["11.0rc1", "10.0", "2.0"]
     assert newest_release("demo") == "10.0"

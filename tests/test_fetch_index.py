@@ -17,7 +17,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from drift import exitcodes
-from drift.fetch import fetch_sources, index_versions, newest_release
+from drift.sources.fetch import fetch_sources, index_versions, newest_release
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
 from drift.sources.index import open_index
 from drift.sources.pipconfig import _items_from_cli, _items_from_pip, layered, pip_settings

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from drift.demand import has_package, package_facts
-from drift.fetch import COMPLETE_MARKER, RANGE, extract_wheel, fetch_sources, top_level_packages
+from drift.sources.fetch import COMPLETE_MARKER, RANGE, extract_wheel, fetch_sources, top_level_packages
 from drift.probes.locate import walk_tree
 from drift.sources.pack import Pack, materialize, pack_path, write_pack
 from drift.targets import load_facts

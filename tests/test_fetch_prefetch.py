@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from drift import exitcodes, fetch, pipeline
-from drift.fetch import COMPLETE_MARKER, RANGE, FetchError, extract_wheel, fetch_sources
+from drift import exitcodes, pipeline
+from drift.sources import fetch
+from drift.sources.fetch import COMPLETE_MARKER, RANGE, FetchError, extract_wheel, fetch_sources
 from drift.sources import rangezip
 from drift.sources.prefetch import Prefetch
 from drift.sources.progress import Note

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 
 from drift.check.run import load_consumer
-from drift.fetch import extract_wheel
+from drift.sources.fetch import extract_wheel
 
 
 def _wheel(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 
 from drift import exitcodes
 from drift.cli import main
-from drift.fetch import FetchError
+from drift.sources.fetch import FetchError
 
 pytestmark = pytest.mark.corpus
 

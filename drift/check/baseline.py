@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 
 def _index_versions(name: str) -> list[str]:
-    from drift.fetch import index_versions
+    from drift.sources.fetch import index_versions
 
     return index_versions(name)
 

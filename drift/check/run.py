@@ -12,7 +12,7 @@ from drift.check.context import CheckContext
 from drift.check.engine import run_rules, uses_checked
 from drift.check.guards import live_on
 from drift.consumer import collect_usage, read_metadata
-from drift.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+from drift.sources.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
 from drift.findings import Report
 from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.rules.loader import RuleLoadError, load_rules

@@ -202,7 +202,7 @@ def default_target(config, package: str = "vllm", say: Callable[[str], None] = l
     the index cannot say); never a version frozen into drift."""
     if config.target:
         return config.target
-    from drift.fetch import newest_release
+    from drift.sources.fetch import newest_release
 
     say(f"asking the index for the newest {package}")
     return f"{package}=={newest_release(package)}"

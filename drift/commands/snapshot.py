@@ -39,7 +39,7 @@ def argparse_suppress():
 
 def run(args) -> int:
     from drift.facts import ModuleFacts
-    from drift.snapshot_file import dumps, plain
+    from drift.sources.snapshot import dumps, plain
 
     target = args.target or args.target_pos
     if not target:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from drift.fetch import cache_name, cache_root
+from drift.sources.fetch import cache_name, cache_root
 from drift.patch.plan import FileChange, PatchPlan
 
 

@@ -20,7 +20,7 @@ from urllib.request import url2pathname
 import httpx2
 from packaging.requirements import Requirement
 
-from drift.fetch import (COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, FetchError, Sources, _pip_download,
+from drift.sources.fetch import (COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, FetchError, Sources, _pip_download,
                          extract_archive, extract_wheel, wanted_members)
 from drift.sources import rangezip
 from drift.sources.index import Index, Resolved, open_index

@@ -4,7 +4,7 @@ A check from nothing needs three releases (the consumer, the target, the baselin
 another, each paid its own pip settings, HTTP client, TLS handshakes, index page and zip
 directory round trips while nothing else happened. Most of a range fetch is waiting for the
 network, and inflating and hashing the members release the GIL, so the three overlap well even
-on a busy machine: `Prefetch.start` hands a spec to a small pool, and `drift.fetch.fetch_sources`
+on a busy machine: `Prefetch.start` hands a spec to a small pool, and `drift.sources.fetch.fetch_sources`
 for that spec (same cache) joins the fetch in flight instead of starting a second one, getting
 its result or its error exactly as if it had fetched the release itself. Nothing downstream
 changes: the caller still asks `fetch_sources` (through `load_facts`, `load_consumer`) in its
@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from drift import fetch as _fetch
+from drift.sources import fetch as _fetch
 from drift.sources.errors import FetchError
 from drift.sources.progress import Say, quiet
 
@@ -32,7 +32,7 @@ class Cancelled(FetchError):
 
 
 class Prefetch:
-    """Start fetches of PyPI specs now; `drift.fetch.fetch_sources` collects them later."""
+    """Start fetches of PyPI specs now; `drift.sources.fetch.fetch_sources` collects them later."""
 
     def __init__(self, *, cache: Path | None = None, say: Say | None = None, workers: int = WORKERS) -> None:
         self.base = (cache or _fetch.cache_root()) / "sources"
