@@ -1,8 +1,8 @@
-"""Why drift/facts.py gives views over the probe's records instead of decoding them into objects.
+"""Why drift/model/facts.py gives views over the probe's records instead of decoding them into objects.
 
 A warm `drift check` of the largest corpus consumer (vllm_ascend: vllm-ascend 0.11.0 against vLLM
 0.13.0, baseline 0.11.0) decodes a few hundred modules' records from the facts store, and its
-rules and the resolver read some of them through drift.facts views. This times, on exactly what
+rules and the resolver read some of them through drift.model.facts views. This times, on exactly what
 that check loads and reads:
 
 - eager: every record of every module the check loaded, decoded into slotted dataclasses (one
@@ -36,7 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from drift import facts as F  # noqa: E402
+from drift.model import facts as F  # noqa: E402
 
 _PRIME = r"""
 import sys
@@ -115,8 +115,8 @@ class Recorder:
                        and issubclass(view, F.Record) for name, k in _keys_of(view)}
 
     def install(self):
-        import drift.demand as D
-        import drift.store as S
+        import drift.model.demand as D
+        import drift.model.store as S
 
         rec = self
         for cls in (S.LazyModules, D.TreeModules, D.OutlineModules):

@@ -75,7 +75,7 @@ import drift.pipeline as P
 import drift.check.run as CR
 import drift.sources.index as I
 import drift.sources.rangezip as R
-import drift.targets as TG
+import drift.model.targets as TG
 from drift.sources import fetchers as F
 events, cpu, here = [], collections.Counter(), threading.local()
 def stamp(mod, name, label, arg=None):

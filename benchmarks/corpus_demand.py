@@ -30,7 +30,7 @@ _CHILD = r"""
 import sys, asyncio, json, traceback; sys.path.insert(0, %(repo)r)
 from drift.connectors.local import LocalConnector
 from drift.scan import ScanSettings, scan_connector
-import drift.host_modules as hm
+import drift.model.host_modules as hm
 late, asked = [], {}
 def _rule():
     for fr in traceback.extract_stack()[::-1]:

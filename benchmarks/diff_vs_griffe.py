@@ -106,8 +106,8 @@ def run_tools(old: Path, new: Path) -> tuple[dict, list[dict]]:
 
 def old_mros(old: Path) -> dict[str, list[str]]:
     """dotted class -> dotted classes of its old MRO, from drift's own resolver."""
-    from drift.index import PackageIndex
-    from drift.targets import load_facts
+    from drift.model.index import PackageIndex
+    from drift.model.targets import load_facts
 
     facts = load_facts(str(old), packages=["vllm"]).facts
     index = PackageIndex(facts)

@@ -23,7 +23,7 @@ STOP_GRACE = 2.0  # seconds a stopped child has to end by itself before it is ki
 
 
 class _ChildStop:
-    """What `drift.demand.stoppable` looks at in the child: SIGTERM from the parent, or the
+    """What `drift.model.demand.stoppable` looks at in the child: SIGTERM from the parent, or the
     parent gone (a killed drift leaves no warm-up running on)."""
 
     def __init__(self, parent: int):

@@ -15,10 +15,10 @@ from typing import Any, Callable
 from packaging.version import InvalidVersion, Version
 
 from drift import exitcodes
-from drift.check.baseline import baseline_from_requires
+from drift.consumer.baseline import baseline_from_requires
 from drift.check.run import Consumer, Outcome, check, load_consumer
 from drift.sources.fetch import FetchError
-from drift.targets import load_facts
+from drift.model.targets import load_facts
 
 Say = Callable[[str], None]
 
@@ -79,10 +79,10 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
     labels = {"target": target_label, "baseline": baseline.spec, "baseline_source": baseline.source}
     if host is not None:
         labels["host"] = host
-    from drift.demand import answered_ahead
+    from drift.model.demand import answered_ahead
     from drift.rules.family import family_jobs
     from drift.rules.protocol import two_phase_jobs
-    from drift.store import default_store
+    from drift.model.store import default_store
 
     ahead = two_phase_jobs(consumer.usage) + family_jobs(consumer.usage)  # in the order the rules ask them
     with answered_ahead(target_facts, baseline.facts, ahead, store=default_store()):  # on the other core
@@ -137,7 +137,7 @@ def _baseline_from_metadata(pre, target_package: str):
         requires = BytesHeaderParser().parsebytes(data).get_all("Requires-Dist") or []
         spec = _early_baseline({"requires": [str(r) for r in requires]}, target_package, pre)
         if spec:
-            from drift.targets import classify
+            from drift.model.targets import classify
 
             if classify(spec) == "pypi":
                 pre.start(spec)
@@ -150,7 +150,7 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
     soon as the consumer's metadata names it (before its usage is read). Only fetches start
     here; each is still asked for, and any failure reported, where the run always did."""
     from drift.sources.fetch import top_level_packages
-    from drift.targets import classify
+    from drift.model.targets import classify
 
     if consumer_spec is not None and classify(consumer_spec) == "pypi":
         early = None if baseline_spec is not None else _baseline_from_metadata(pre, target_package)
@@ -162,7 +162,7 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
         src = pre.result(consumer_spec)
         if src is None:
             return  # not fetched here (a tree, a wheel, an error): the baseline starts when it is resolved
-        from drift.consumer import read_metadata
+        from drift.consumer.usage import read_metadata
 
         packages = consumer_packages or top_level_packages(src.root, src.name)
         if not packages:

@@ -123,7 +123,7 @@ def _strings(value: Any, where: str) -> None:
         _type(item, str, f"{where}[{i}]")
 
 
-# The wire shape is checked on the raw records, not through drift.facts views: a view reads an
+# The wire shape is checked on the raw records, not through drift.model.facts views: a view reads an
 # absent or null key as its empty value, which is just what this check must not paper over.
 def _function(fn: Any, where: str) -> None:
     _type(fn, dict, where)
@@ -201,7 +201,7 @@ def _outline_class(cls: Any, where: str, depth: int = 0) -> None:
 def _outline(rec: Any, where: str) -> None:
     """A module's class outline (probes/outline.py, sent for a family asked ahead): the module's
     path, hash and package flag, and classes, functions and imports shaped as an outline has
-    them, nothing else (drift's view of it takes only those keys: drift/host_modules.py)."""
+    them, nothing else (drift's view of it takes only those keys: drift/model/host_modules.py)."""
     _type(rec, dict, where)
     if not safe_relpath(rec.get("path")):
         _fail(f"{where}.path", f"not a plain relative path: {str(rec.get('path'))[:80]!r}")

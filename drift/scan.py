@@ -27,15 +27,15 @@ from drift import exitcodes
 from drift.check.run import Consumer, Outcome
 from drift.pipeline import Baseline, analyse, resolve_baseline
 from drift.connectors.base import Connector
-from drift.demand import Stopped, stoppable
+from drift.model.demand import Stopped, stoppable
 from drift.sources.fetch import cache_name, cache_root
-from drift.host_modules import HostModules
+from drift.model.host_modules import HostModules
 from drift.lowprio import run_in_child
 from drift.remote_probe import probe
 from drift.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
 from drift.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
-from drift.store import default_store
+from drift.model.store import default_store
 
 HOST_CACHE_DIR = "~/.cache/drift/probe"
 
@@ -369,7 +369,7 @@ def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Basel
     the real check's, and the modules it parses and the answers it stores are found there.
 
     `stop` set (the host has replied, or the scan ended) ends it at its next read of the
-    baseline (`drift.demand.stoppable`): what it parsed and stored so far stays for the check."""
+    baseline (`drift.model.demand.stoppable`): what it parsed and stored so far stays for the check."""
     stop = stop or threading.Event()
     with stoppable(stop):
         if stop.is_set():
@@ -386,7 +386,7 @@ def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Basel
 
 
 def _family_modules(baseline: Baseline, usage: list) -> list[str]:
-    from drift.index import PackageIndex
+    from drift.model.index import PackageIndex
     from drift.rules.family import family_modules
 
     return family_modules(PackageIndex(baseline.facts, store=default_store()), usage)

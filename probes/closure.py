@@ -1,7 +1,7 @@
 """Which target modules a consumer reaches, found on the host before anything is parsed there.
 
 A cold `drift scan` used to parse all of vLLM on the host (1,359 modules, ~1.6 s) although a
-check reads a few hundred. drift's own resolver (drift/index.py) runs on drift's side, after the
+check reads a few hundred. drift's own resolver (drift/model/index.py) runs on drift's side, after the
 reply, so the host approximates what it will read, from the consumer's usage alone:
 
 - every target name the usage mentions, resolved the way `PackageIndex.lookup` does: module
@@ -10,7 +10,7 @@ reply, so the host approximates what it will read, from the consumer's usage alo
   since the path resolver types instances from them (`TYPE_HOPS`);
 - the modules the text search of drift's needles finds for the names the consumer uses
   (methods it overrides, patches or calls, attributes it reads or sets): `def name`,
-  `name(` and the bare word, the same patterns `drift.index` builds (the tests compare them),
+  `name(` and the bare word, the same patterns `drift.model.index` builds (the tests compare them),
   answered here and sent with the reply so drift's queries need no sources. The names are the
   ones the rules search for: overridden methods of every class linked to the target through
   bases, generic parameters or decorators, also via the consumer's own classes (DRIFT070's call
@@ -36,7 +36,7 @@ import unicodedata
 from . import background
 
 # The text patterns of drift's searches, defined once here (the host runs them) and used by
-# drift.index to build its Needles: an identifier, what may stand between a callee and its `(`,
+# drift.model.index to build its Needles: an identifier, what may stand between a callee and its `(`,
 # and what stands before a defined name.
 ID = r"(?<![A-Za-z0-9_])%s(?![A-Za-z0-9_])"
 CALL_AFTER = r"(?:[\s)\\]|#[^\n]*\n)*\("
@@ -59,17 +59,17 @@ MAX_NEEDLES = 12000  # needles answered at most (a huge consumer: the rest is as
 
 
 def word(name):
-    """drift.index.word: `name` as an identifier."""
+    """drift.model.index.word: `name` as an identifier."""
     return (name, ID % re.escape(name))
 
 
 def call_of(name):
-    """drift.index.call_of: a call of `name` or `x.name`."""
+    """drift.model.index.call_of: a call of `name` or `x.name`."""
     return (name, ID % re.escape(name) + CALL_AFTER)
 
 
 def def_of(name):
-    """drift.index.def_of: `def name`, however spaced."""
+    """drift.model.index.def_of: `def name`, however spaced."""
     return (name, DEF_BEFORE + ID % re.escape(name))
 
 
@@ -77,7 +77,7 @@ DEFINES_MARK = "(?#defines)"  # a regex no-op: tells this needle from `word` by 
 
 
 def defines(name):
-    """drift.index.defines: the modules that define `name` at their top (a class, a function
+    """drift.model.index.defines: the modules that define `name` at their top (a class, a function
     or an assigned name: what `PackageIndex.definitions_named` reads). As a pattern it is the
     word (a superset); a host answers it exactly (probes/hostdemand.py `_Tree.defining`), so
     a name as common as `layers` (word in 508 of vLLM 0.16.0's modules) names the few modules
@@ -91,7 +91,7 @@ def is_defines(needle):
 
 def search_text(src):
     """The text a needle is run on: a non-ASCII module NFKC-normalised, as the parser reads
-    identifiers (drift.demand does the same)."""
+    identifiers (drift.model.demand does the same)."""
     if src.isascii():
         return src
     try:

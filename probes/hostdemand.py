@@ -103,7 +103,7 @@ class _Tree:
 
     def defining(self, name, candidates):
         """The candidates (modules holding the word `name`) that define it at their top, in
-        order: the modules `_names_index` finds it in (drift/index.py), which is what a
+        order: the modules `_names_index` finds it in (drift/model/index.py), which is what a
         `defines` needle asks (`needs`, then a parse of those, then `defined`)."""
         needed = self.needs(name, candidates)
         if needed:

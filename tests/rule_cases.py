@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from drift.check.run import Consumer, Outcome, check
-from drift.consumer import collect_usage
+from drift.consumer.usage import collect_usage
 from drift.findings import Finding
 from drift.probes.main import collect_tree
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from drift.check.context import CheckContext, _callable
 from drift.check.paths import ConsumerModel, PathEvaluator, Value
-from drift.consumer import collect_usage
-from drift.index import PackageIndex
+from drift.consumer.usage import collect_usage
+from drift.model.index import PackageIndex
 from tests.rule_cases import facts_of, write_tree
 
 TARGET = {

@@ -1,7 +1,7 @@
-"""The host's closure asks drift's searches by the same patterns as drift.index.
+"""The host's closure asks drift's searches by the same patterns as drift.model.index.
 
-drift looks a host's answer up by the needle's pattern text (drift/host_modules.py), so a
-pattern the probe writes differently from drift.index is a prediction wasted: the search is
+drift looks a host's answer up by the needle's pattern text (drift/model/host_modules.py), so a
+pattern the probe writes differently from drift.model.index is a prediction wasted: the search is
 asked again in a later exchange. And the names it predicts are the ones the rules search for:
 the consumer's package (DRIFT074), the classes it patches (DRIFT076), the methods of classes
 linked to the target through its own classes (DRIFT070), dunders and missing-name parts too.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.index import call_of, def_of, defines, word
+from drift.model.index import call_of, def_of, defines, word
 from drift.probes import closure
 
 NAMES = ["forward", "__init__", "__post_init__", "get_kv_cache_shape", "x1", "ModelConfig", "_sample"]

@@ -1,4 +1,4 @@
-"""Demand-driven facts (drift/demand.py): a check parses only the target modules it reads, and
+"""Demand-driven facts (drift/model/demand.py): a check parses only the target modules it reads, and
 its report is the report of whole-package facts.
 
 The synthetic cases count parses on a real tree written here; the needle cases check that the
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from drift.check.run import check, load_consumer
-from drift.demand import ModuleCache, package_facts
-from drift.index import PackageIndex, call_of, def_of, word
+from drift.model.demand import ModuleCache, package_facts
+from drift.model.index import PackageIndex, call_of, def_of, word
 from drift.probes.ast_facts import module_facts
 from drift.probes.main import collect_tree
 
@@ -249,7 +249,7 @@ def demand_cache(tmp_path_factory):
 @pytest.mark.parametrize("name,consumer,target,baseline,packages", _corpus_cases(), ids=lambda v: str(v))
 def test_demand_report_is_the_whole_package_report(name, consumer, target, baseline, packages, corpus_src,
                                                     demand_cache, tmp_path, monkeypatch):
-    from drift.targets import load_facts
+    from drift.model.targets import load_facts
 
     cons = load_consumer(consumer, target_package="vllm", packages=packages)
     whole_t = load_facts(target, packages=["vllm"])
@@ -268,10 +268,10 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     tdoc = dict(whole_t.facts, packages={"vllm": t})
     bdoc = dict(whole_b.facts, packages={"vllm": b})
     # as drift.pipeline.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
-    from drift.demand import answered_ahead
+    from drift.model.demand import answered_ahead
     from drift.rules.family import family_jobs
     from drift.rules.protocol import two_phase_jobs
-    from drift.store import default_store
+    from drift.model.store import default_store
 
     with answered_ahead(tdoc, bdoc, two_phase_jobs(cons.usage) + family_jobs(cons.usage), store=default_store()):
         demand = check(consumer=cons, target_facts=tdoc, baseline_facts=bdoc)

@@ -1,4 +1,4 @@
-"""drift/facts.py is the one facts model: every key the probe writes is a typed attribute of its
+"""drift/model/facts.py is the one facts model: every key the probe writes is a typed attribute of its
 view, views read what the record holds (and the empty value when it holds nothing), and the
 resolver hands out symbols whose `node` is the right view."""
 
@@ -8,10 +8,10 @@ import textwrap
 
 import pytest
 
-from drift.demand import ModuleCache, package_facts
-from drift.facts import (Behaviour, Choice, ClassFacts, EnvDefault, FieldFacts, FunctionFacts, ImportFacts,
+from drift.model.demand import ModuleCache, package_facts
+from drift.model.facts import (Behaviour, Choice, ClassFacts, EnvDefault, FieldFacts, FunctionFacts, ImportFacts,
                          InstanceAttr, KwargsForward, ModuleFacts, NameFacts, Overload, ParamFacts, Record)
-from drift.index import PackageIndex
+from drift.model.index import PackageIndex
 from drift.probes.ast_facts import module_facts
 
 SRC = textwrap.dedent('''

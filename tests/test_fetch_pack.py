@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from drift.demand import has_package, package_facts
+from drift.model.demand import has_package, package_facts
 from drift.sources.fetch import COMPLETE_MARKER, RANGE, extract_wheel, fetch_sources, top_level_packages
 from drift.probes.locate import walk_tree
 from drift.sources.pack import Pack, materialize, pack_path, write_pack
-from drift.targets import load_facts
+from drift.model.targets import load_facts
 from tests.fetch_fixtures import IndexServer, build_wheel, isolated_pip, running
 
 

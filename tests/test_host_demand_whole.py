@@ -62,7 +62,7 @@ def test_definitions_are_answered_on_the_host_as_the_whole_package_finds_them(tm
     """`definitions_named` over a host's package reads the modules the host's `defines` answer
     names: only those that define the name (a class, a function, an assigned name; not an
     attribute, a parameter or a call of the same word), and the answer is the whole package's."""
-    from drift.index import PackageIndex, defines
+    from drift.model.index import PackageIndex, defines
 
     files = {"tgt/__init__.py": "", "tgt/core.py": "def helper():\n    return 1\n",
              "tgt-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tgt\nVersion: 1.0\n",

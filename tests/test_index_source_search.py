@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from drift.index import Needle, PackageIndex
+from drift.model.index import Needle, PackageIndex
 from drift.sources.pack import pack_path, write_pack
 
 SOURCES = {

@@ -1,4 +1,4 @@
-"""drift.outline reads classes, bases, direct methods, functions and imports from text; it must
+"""drift.model.outline reads classes, bases, direct methods, functions and imports from text; it must
 say exactly what `module_facts` says, or nothing (then the module is parsed)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from drift.demand import package_facts
-from drift.index import PackageIndex, call_of, def_of, word
-from drift.outline import bindable, masked, may_bind, method_alone, outline
+from drift.model.demand import package_facts
+from drift.model.index import PackageIndex, call_of, def_of, word
+from drift.model.outline import bindable, masked, may_bind, method_alone, outline
 from drift.probes.ast_facts import function_facts, module_facts
 from drift.probes.locate import module_name, walk_tree
 

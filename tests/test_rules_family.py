@@ -81,7 +81,7 @@ def test_no_common_replacement_is_manual(tmp_path):
 
 
 def _demand(root, package="gizmo"):
-    from drift.demand import package_facts
+    from drift.model.demand import package_facts
 
     return {"packages": {package: package_facts(str(root), package, cache=None)}}
 
@@ -91,8 +91,8 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
     trees on disk while the other rules run; the rule takes its answers. The report is the one
     the check gives alone, the family's text search ran in the worker, not here, and the
     worker is reaped."""
-    from drift import demand
-    from drift.index import PackageIndex
+    from drift.model import demand
+    from drift.model.index import PackageIndex
     from drift.pipeline import Baseline, analyse
     from drift.rules.family import family_jobs
     from tests.rule_cases import consumer_of, write_tree
@@ -131,7 +131,7 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
 
 def _started(worker):
     """`worker` once it has claimed every job (it runs them last-asked first)."""
-    from drift import demand
+    from drift.model import demand
 
     deadline = time.monotonic() + 30
     while any(worker.claims[i] == demand.FREE for i in range(len(worker.topics))):
@@ -143,8 +143,8 @@ def _started(worker):
 def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
     """The worker takes the job asked last first; a job it has not started when a rule asks is
     claimed by the rule (answered here, no wait) and skipped by the worker."""
-    from drift import demand
-    from drift.index import PackageIndex
+    from drift.model import demand
+    from drift.model.index import PackageIndex
     from tests.rule_cases import write_tree
 
     root = write_tree(tmp_path / "t", CASES[0].after)
@@ -182,10 +182,10 @@ def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
 
 
 def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
-    from drift import demand
+    from drift.model import demand
     from drift.pipeline import Baseline, analyse
     from drift.rules.family import family_jobs
-    from drift.store import default_store
+    from drift.model.store import default_store
     from tests.rule_cases import consumer_of, write_tree
 
     monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))

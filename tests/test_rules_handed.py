@@ -380,7 +380,7 @@ def test_a_class_the_baseline_never_built_is_risky(tmp_path):
 def test_probe_records_type_built_classes_and_handed_classes(tmp_path):
     """The probe's own record: the class, its methods at their namespace keys, and the call that
     hands it to the target."""
-    from drift.consumer import collect_usage
+    from drift.consumer.usage import collect_usage
 
     write_tree(tmp_path, {"app/loader.py": TYPE_BUILT, "gizmo/registry.py": REGISTRY_AFTER})
     mod = next(m for m in collect_usage(tmp_path, ["app"], ["gizmo"]) if m["module"] == "app.loader")

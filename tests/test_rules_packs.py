@@ -7,7 +7,7 @@ import json
 import pytest
 
 from drift import exitcodes
-from drift.check.baseline import baseline_from_requires
+from drift.consumer.baseline import baseline_from_requires
 from drift.cli import main
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, run_case, src, write_tree
 

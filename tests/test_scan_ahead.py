@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from drift.host_modules import ForkedRead, HostModules
+from drift.model.host_modules import ForkedRead, HostModules
 from drift.reply import ReplyError, ahead_modules, validate_ahead
 from tests.test_scan_demand import _findings, _scan, synthetic_host  # noqa: F401 - the fixture is used
 
@@ -114,7 +114,7 @@ def test_a_forked_reader_of_a_host_package_fails_instead_of_reading_placeholders
     assert modules.wanted() == 1
     rfd, wfd = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: what drift.demand's worker answering ahead would read
+    if pid == 0:  # the child: what drift.model.demand's worker answering ahead would read
         code = 1
         try:
             os.close(rfd)

@@ -31,7 +31,7 @@ def _scan(sshd, monkeypatch, cache: Path, **settings):
     """One scan_connector over a fresh SSH connection, with drift's cache at `cache`."""
     from drift.connectors.ssh import connect
     from drift.scan import ScanSettings, scan_connector
-    from drift.store import _store_at
+    from drift.model.store import _store_at
 
     monkeypatch.setenv("DRIFT_CACHE", str(cache))
     _store_at.cache_clear()

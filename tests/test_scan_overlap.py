@@ -42,7 +42,7 @@ def _local_scan(host_python, baseline):
 
 
 def test_given_baseline_overlaps_the_probe_and_gives_the_same_report(host_python, corpus_src, tmp_path, monkeypatch):
-    from drift.store import _store_at
+    from drift.model.store import _store_at
 
     corpus_src("vllm==0.11.0")
     root = tmp_path / "drift-cache"  # a first scan of this host: drift has no record of it

@@ -1,7 +1,7 @@
 """The head start of a cold demand scan never holds it back (drift/scan.py `_ahead`, drift/lowprio.py):
 the family asked ahead is computed before the baseline warm-up, the warm-up runs in a forked child
 of low priority, and a reply (a whole package at once; a demand one once the family is in) stops
-it at its next read (`drift.demand.stoppable`). The two probes a cold scan starts at once read
+it at its next read (`drift.model.demand.stoppable`). The two probes a cold scan starts at once read
 the consumer's usage once between them (a lock on the host's usage cache)."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import time
 import pytest
 
 from drift import lowprio
-from drift.demand import Stopped, package_facts, stoppable
-from drift.index import word
+from drift.model.demand import Stopped, package_facts, stoppable
+from drift.model.index import word
 from tests.test_scan_demand import _findings, _host_python, _scan, _target, _write
 
 

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from drift.demand import package_facts
-from drift.index import PackageIndex, _names_index, call_of, word
+from drift.model.demand import package_facts
+from drift.model.index import PackageIndex, _names_index, call_of, word
 from drift.rules.handed import _fallback_probes
 from drift.rules.values import _build_ctor_calls
 from drift.rules.vllm.block_hasher import _build_asserts

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 from drift.check.moves import moved_to
 from drift.check.paths import ConsumerModel, PathEvaluator, Value
 from drift.findings import Location
-from drift.index import Param, PackageIndex, Symbol
+from drift.model.index import Param, PackageIndex, Symbol
 
 
 @dataclass(frozen=True)

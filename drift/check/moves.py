@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drift.facts import ClassFacts
-from drift.index import Symbol
+from drift.model.facts import ClassFacts
+from drift.model.index import Symbol
 
 
 def moved_to(ctx: Any, target: str, base: Symbol | None) -> tuple[str | None, tuple[str, str] | None]:

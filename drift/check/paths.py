@@ -2,7 +2,7 @@
 
 `self.input_batch.req_ids` inside a subclass of `GPUModelRunner`, `get_forward_context().x`,
 `_orig(self, ...)` after `_orig = Target.method`: the probe records each as a root and steps;
-here each step is resolved with the one resolver (drift.index.PackageIndex) into a `Value`
+here each step is resolved with the one resolver (drift.model.index.PackageIndex) into a `Value`
 (a module, a class, an instance of a class, a function, a bound method, ...). Evaluating the same
 path in the baseline and in the target says where the consumer's code stops working.
 """
@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from drift.facts import FunctionFacts, InstanceAttr, NameFacts
-from drift.index import PackageIndex, Symbol
+from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
+from drift.model.index import PackageIndex, Symbol
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
 # then fully known, so a missing attribute really is missing.

@@ -10,13 +10,13 @@ from typing import Any, Callable
 from drift import exitcodes
 from drift.check.context import CheckContext
 from drift.check.engine import run_rules, uses_checked
-from drift.check.guards import live_on
-from drift.consumer import collect_usage, read_metadata
+from drift.consumer.guards import live_on
+from drift.consumer.usage import collect_usage, read_metadata
 from drift.sources.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
 from drift.findings import Report
-from drift.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
+from drift.model.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.rules.loader import RuleLoadError, load_rules
-from drift.targets import _tree_root, classify, default_probe_cache, probe_interpreter
+from drift.model.targets import _tree_root, classify, default_probe_cache, probe_interpreter
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def check(
     decos = DEFAULT_DATACLASS_DECORATORS | decorators
     tversion = ((target_facts.get("packages") or {}).get(target_package) or {}).get("version")
     usage, off_branch = live_on(consumer.usage, tversion)
-    from drift.store import default_store
+    from drift.model.store import default_store
 
     store = default_store()
     target = PackageIndex(target_facts, dataclass_decorators=decos, store=store)

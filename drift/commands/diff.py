@@ -75,7 +75,7 @@ def run_diff(
 ) -> DiffRun:
     """Snapshot both targets and diff them; every failure becomes a DiffRun with a message."""
     try:
-        from drift.targets import load_facts
+        from drift.model.targets import load_facts
     except ImportError as exc:  # a broken install, not the user's input
         return DiffRun(None, f"cannot load targets: {exc}", exitcodes.USAGE)
     from drift.diff import diff_facts
@@ -118,7 +118,7 @@ def run_diff(
 def _store():
     """The facts store the targets were read from: whole-package indexes are cached beside them."""
     try:
-        from drift.store import default_store
+        from drift.model.store import default_store
     except ImportError:
         return None
     return default_store()

@@ -11,7 +11,7 @@ import sys
 
 from drift import exitcodes
 from drift.commands.common import fail, progress
-from drift.targets import load_facts
+from drift.model.targets import load_facts
 
 
 def add_parser(sub) -> None:
@@ -38,7 +38,7 @@ def argparse_suppress():
 
 
 def run(args) -> int:
-    from drift.facts import ModuleFacts
+    from drift.model.facts import ModuleFacts
     from drift.sources.snapshot import dumps, plain
 
     target = args.target or args.target_pos

@@ -16,8 +16,8 @@ from drift.diff.annotations import normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
 from drift.diff.site import Site
-from drift.facts import ClassFacts, InstanceAttr
-from drift.index import PackageIndex, Symbol
+from drift.model.facts import ClassFacts, InstanceAttr
+from drift.model.index import PackageIndex, Symbol
 
 DYNAMIC = ("__getattr__", "__getattribute__")
 FIELD_KINDS = frozenset({"dataclass", "pydantic", "namedtuple", "typeddict"})

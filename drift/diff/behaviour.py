@@ -11,7 +11,7 @@ from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, Evidence
 from drift.diff.nulls import none_rejected
 from drift.diff.site import Site
-from drift.facts import AssertFacts, Behaviour, FunctionFacts, RaiseFacts, Table
+from drift.model.facts import AssertFacts, Behaviour, FunctionFacts, RaiseFacts, Table
 
 _NO_METHODS: Table[FunctionFacts] = Table({}, FunctionFacts)
 

@@ -14,8 +14,8 @@ from drift.diff.model import Change
 from drift.diff.signatures import compare_params, compare_returns, positional_shift
 from drift.diff.site import Site
 from drift.diff.surface import strip_subscript
-from drift.facts import ClassFacts, FieldFacts, FunctionFacts, Table
-from drift.index import PackageIndex, Symbol
+from drift.model.facts import ClassFacts, FieldFacts, FunctionFacts, Table
+from drift.model.index import PackageIndex, Symbol
 
 FIELD_KINDS = frozenset({"dataclass", "pydantic", "namedtuple", "typeddict"})
 

@@ -1,6 +1,6 @@
 """Walk two snapshots of one package once and yield every change, old module by old module.
 
-Names are resolved by drift/index.py's PackageIndex, the resolver `drift check` uses, so both
+Names are resolved by drift/model/index.py's PackageIndex, the resolver `drift check` uses, so both
 commands agree on re-exports, star imports, submodules and inheritance. Cost is linear in the
 number of modules/symbols: every old definition is looked up by dict in the new snapshot, and
 the whole-package indexes (definitions by name for moved symbols, subclass counts) are built
@@ -16,8 +16,8 @@ from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change, DiffResult, Side
 from drift.diff.site import Site, is_private_name
 from drift.diff.surface import module_surface
-from drift.facts import ModuleFacts
-from drift.index import PackageIndex, Symbol
+from drift.model.facts import ModuleFacts
+from drift.model.index import PackageIndex, Symbol
 
 
 def qualname(sym: Symbol) -> str:
@@ -219,7 +219,7 @@ def diff_facts(
     store: Any = None,
 ) -> tuple[DiffResult | None, str | None]:
     """Diff two facts documents for one package. Returns (result, error) — never raises on
-    input the probe can produce. `store` (drift.store.FactsStore) caches the whole-package
+    input the probe can produce. `store` (drift.model.store.FactsStore) caches the whole-package
     indexes per digest, as `drift check` does."""
     name, error = select_package(old, package)
     if error:

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change
 from drift.diff.site import Site
-from drift.facts import Behaviour, FunctionFacts
+from drift.model.facts import Behaviour, FunctionFacts
 
 _GUARD_WORDS = {"none": "tested against None", "truth": "tested for truth",
                 "isinstance": "tested with isinstance"}

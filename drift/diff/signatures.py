@@ -8,7 +8,7 @@ from drift.diff.annotations import field_default, normalise
 from drift.diff.kinds import ChangeKind
 from drift.diff.model import Change
 from drift.diff.site import Site
-from drift.facts import FieldFacts, FunctionFacts, ParamFacts
+from drift.model.facts import FieldFacts, FunctionFacts, ParamFacts
 
 POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 VARIADIC = ("VAR_POSITIONAL", "VAR_KEYWORD")

@@ -1,10 +1,10 @@
-"""What a module offers importers: the names a diff compares (resolution is drift/index.py's)."""
+"""What a module offers importers: the names a diff compares (resolution is drift/model/index.py's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from drift.facts import ModuleFacts
+from drift.model.facts import ModuleFacts
 
 
 def strip_subscript(text: str) -> str:

@@ -18,7 +18,7 @@ from typing import Iterator
 from drift.check.context import CheckContext, ResolvedCall, _callable, site_of
 from drift.check.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Param, Symbol
+from drift.model.index import PackageIndex, Param, Symbol
 from drift.probes.reach import _strip_optional  # annotations read as the probe reads them
 from drift.probes.srctext import dotted as _dotted
 from drift.rules.base import rule

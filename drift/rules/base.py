@@ -25,7 +25,7 @@ class Rule:
     # Names the rule looks up or text-searches in the target whatever the consumer uses. A
     # demand-driven host probe answers them in its first reply, so no second exchange is needed.
     searches: tuple[str, ...] = ()
-    # Its whole-package questions are answered meanwhile by a forked worker (drift.demand
+    # Its whole-package questions are answered meanwhile by a forked worker (drift.model.demand
     # `answered_ahead`): it runs after the other rules, so the answers are there when it asks
     # and this core never waits for the other.
     answered_ahead: bool = False

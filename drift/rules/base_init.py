@@ -20,9 +20,9 @@ import re
 from typing import Iterator
 
 from drift.check.context import CheckContext
-from drift.facts import FunctionFacts, ModuleFacts
+from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import Needle, PackageIndex, Symbol
+from drift.model.index import Needle, PackageIndex, Symbol
 from drift.rules.base import rule
 from drift.rules.reach import _consumer_classes, _consumer_defines, _module_of
 

@@ -22,9 +22,9 @@ from typing import Any, Iterator
 
 from drift.check.context import CheckContext, ResolvedCall, site_of
 from drift.check.paths import strip_annotation
-from drift.facts import KwargsForward
+from drift.model.facts import KwargsForward
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import Param, Symbol
+from drift.model.index import Param, Symbol
 from drift.rules.base import error_call_name, rule
 
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")

@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
-from drift.facts import FunctionFacts, ModuleFacts
+from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, word
+from drift.model.index import PackageIndex, word
 from drift.rules.base import plural, rule
 from drift.rules.reach import _consumer_defines, _members
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.check.context import CheckContext
-from drift.facts import FunctionFacts, ModuleFacts
+from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.check.moves import moved_to as _moved_to
 from drift.rules.base import rule

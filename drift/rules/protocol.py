@@ -7,10 +7,10 @@ from types import SimpleNamespace
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
-from drift.demand import AheadJob, answered, take_ahead
-from drift.facts import FunctionFacts, RaiseFacts, Table
+from drift.model.demand import AheadJob, answered, take_ahead
+from drift.model.facts import FunctionFacts, RaiseFacts, Table
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol, def_of
+from drift.model.index import PackageIndex, Symbol, def_of
 from drift.rules.base import rule
 
 
@@ -22,7 +22,7 @@ def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
     `self.F`, and a sibling `s` of C reads F and resets it to None.
 
     Over demand-driven facts the classes are read as outlines and only `m` itself is parsed,
-    alone (`drift.outline.method_alone`); a sibling is parsed only when `m` qualifies and its
+    alone (`drift.model.outline.method_alone`); a sibling is parsed only when `m` qualifies and its
     text holds the field's name. Why: the classes defining `execute_model` live in the GPU
     model runners (450 KB each); parsing them was ~45 % of a cold check, for an answer that
     reads one method of each class."""
@@ -34,7 +34,7 @@ def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
 
 def two_phase_jobs(usage: list[dict]) -> list[AheadJob]:
     """DRIFT020's question for every method the consumer calls on a receiver (its usage names
-    them), for a worker to answer ahead (`drift.demand.answered_ahead`): the classes defining
+    them), for a worker to answer ahead (`drift.model.demand.answered_ahead`): the classes defining
     `execute_model` are the GPU model runners' outlines, the biggest modules a check reads."""
     methods = sorted({rec["callee"]["method"] for mod in usage for rec in mod.get("calls") or []
                       if rec.get("callee", {}).get("method") and "receiver" in rec["callee"]})

@@ -15,9 +15,9 @@ from typing import Any, Iterator
 
 from drift.check.context import CheckContext, site_of
 from drift.check.paths import Value
-from drift.facts import FunctionFacts, ModuleFacts
+from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol, call_of, def_of, word
+from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.rules.base import plural, rule
 from drift.rules.family import _build_definers
 

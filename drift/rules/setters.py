@@ -14,7 +14,7 @@ from typing import Iterator
 from drift.check.context import CheckContext, site_of
 from drift.check.paths import UNKNOWN, Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex
+from drift.model.index import PackageIndex
 from drift.rules.base import rule
 from drift.rules.reach import _consumer_classes, _consumer_defines, _module_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping, Sequence
 
 from drift.check.context import CheckContext
-from drift.index import Symbol
+from drift.model.index import Symbol
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.rules.base import rule
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from drift.check.context import CheckContext
-from drift.facts import FunctionFacts, ModuleFacts
+from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol, word
+from drift.model.index import PackageIndex, Symbol, word
 from drift.rules.base import rule
 from drift.rules.handed import _functions, _handed
 from drift.rules.reach import _patches

@@ -12,9 +12,9 @@ import ast
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Mapping
 
-from drift.facts import CtorCall, FunctionFacts, ModuleFacts
+from drift.model.facts import CtorCall, FunctionFacts, ModuleFacts
 from drift.findings import Location
-from drift.index import PackageIndex, call_of
+from drift.model.index import PackageIndex, call_of
 
 
 @dataclass(frozen=True)

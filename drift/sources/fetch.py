@@ -89,7 +89,7 @@ def fetch_sources(spec: str, *, cache: Path | None = None, quiet: bool = True, p
     `Transfer`s (byte counts) and one closing `Note` saying which path was taken.
 
     `tree=False`: the packages may stay in the release's pack (`drift.sources.pack`; a range
-    fetch writes one) rather than as files under `root`; only `drift.demand` reads packs.
+    fetch writes one) rather than as files under `root`; only `drift.model.demand` reads packs.
     Anything else asks for the tree, which is then written from the pack once.
 
     A fetch of the same spec already running for a `drift.sources.prefetch.Prefetch` is joined

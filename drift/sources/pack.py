@@ -5,7 +5,7 @@ A range fetch of vLLM brings 1,365 members (18 MB inflated). Writing them as 1,3
 up to 1.3 s under load, against ~0.01 s for one file; a demand-driven check then reads every
 one of them back to search the text. So a range fetch writes the `.dist-info` directory as
 files (pip's metadata readers, `dist_for` and `top_level_packages`, read it where they always
-have) and every member into one pack beside the release's directory; `drift.demand` reads
+have) and every member into one pack beside the release's directory; `drift.model.demand` reads
 modules from the pack, and the tree is written from it only when something asks for a tree
 (`materialize`: the whole-package probe of `drift diff` and `drift snapshot`, a consumer,
 tests). Once the tree is there the pack is removed, so "a pack beside it" always means "the

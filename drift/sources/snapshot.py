@@ -22,7 +22,7 @@ class SnapshotError(ValueError):
 
 
 def plain(value: Any) -> Any:
-    """json.dumps default=: lazily loaded module tables (drift.store.LazyModules) as dicts."""
+    """json.dumps default=: lazily loaded module tables (drift.model.store.LazyModules) as dicts."""
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, (set, frozenset, tuple)):

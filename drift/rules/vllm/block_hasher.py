@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.check.context import CheckContext
-from drift.facts import AssertFacts, FieldFacts, ModuleFacts
+from drift.model.facts import AssertFacts, FieldFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol, word
+from drift.model.index import PackageIndex, Symbol, word
 from drift.rules.base import rule
 
 HELPER_NAME = "_drift_block_hasher"

@@ -9,7 +9,7 @@ from typing import Iterator
 
 from drift.check.context import CheckContext
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.index import PackageIndex, Symbol
+from drift.model.index import PackageIndex, Symbol
 from drift.rules.base import rule
 
 SHAPE_FN = "get_kv_cache_shape"  # every backend's static method; the runner allocates from it

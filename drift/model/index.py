@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Pattern
 
-from drift.facts import ClassFacts, FunctionFacts, InstanceAttr, ModuleFacts, Param, Record, node_of
+from drift.model.facts import ClassFacts, FunctionFacts, InstanceAttr, ModuleFacts, Param, Record, node_of
 from drift.probes import closure as _patterns
 
 # Decorators that turn a class into a dataclass-like constructor. Rule packs add their own
@@ -109,7 +109,7 @@ class PackageIndex:
         self._derived[name] = value
         return value
 
-    # -- demand-driven facts (drift/demand.py) ----------------------------------------------------
+    # -- demand-driven facts (drift/model/demand.py) ----------------------------------------------------
     @property
     def demand(self) -> bool:
         """Whether modules are parsed on first access (a tree on disk) rather than all present."""
@@ -117,7 +117,7 @@ class PackageIndex:
 
     @property
     def from_sources(self) -> bool:
-        """Whether the modules are read from their sources here (drift.demand.TreeModules): only
+        """Whether the modules are read from their sources here (drift.model.demand.TreeModules): only
         then can a question read outlines, method spans or scoped views without asking a host."""
         return hasattr(self.modules, "scoped")
 
@@ -139,7 +139,7 @@ class PackageIndex:
     def source_search(self, needle: "Needle") -> list[str]:
         """Modules whose source text matches `needle`, for a question facts cannot answer (a
         pattern over the text itself); [] without sources (`has_sources`). Facts that came
-        whole read the release's files through drift.demand, as a check reads them, once."""
+        whole read the release's files through drift.model.demand, as a check reads them, once."""
         if self.demand:
             return self.modules_mentioning(needle)
         if "_sources" not in self.__dict__:
@@ -147,7 +147,7 @@ class PackageIndex:
             if root is None:
                 self.__dict__["_sources"] = None
             else:
-                from drift.demand import package_facts
+                from drift.model.demand import package_facts
 
                 self.__dict__["_sources"] = package_facts(root, self._pkg_name, cache=None)["modules"]
         sources = self.__dict__["_sources"]
@@ -157,7 +157,7 @@ class PackageIndex:
         if "_root_dir" not in self.__dict__:
             root = ((self.facts.get("target") or {}).get("root")) if isinstance(self.facts, dict) else None
             if root and self._pkg_name:
-                from drift.demand import has_package
+                from drift.model.demand import has_package
 
                 root = root if has_package(root, self._pkg_name) else None
             self.__dict__["_root_dir"] = root if root and self._pkg_name else None
@@ -165,7 +165,7 @@ class PackageIndex:
 
     @property
     def outline(self) -> "PackageIndex":
-        """This package read as class outlines (drift/outline.py: classes, bases, the methods
+        """This package read as class outlines (drift/model/outline.py: classes, bases, the methods
         they define, functions, imports), for questions that need no more: which classes
         define `m`, what a class's bases and direct methods are. Lookups and `mro` work as
         here and give the same answers; a read of anything an outline does not hold parses
@@ -177,7 +177,7 @@ class PackageIndex:
             return self
         ix = self.__dict__.get("_outline")
         if ix is None:
-            from drift.demand import OutlineModules
+            from drift.model.demand import OutlineModules
 
             (name, pkg), = self.facts["packages"].items()
             ix = PackageIndex({"packages": {name: {**pkg, "modules": OutlineModules(self.modules)}}},
@@ -435,7 +435,7 @@ class PackageIndex:
 
         Over sources on disk the modules that mention the name are read as outlines: a class
         or function is there, and an assigned name is looked for only where the text can bind
-        it (`drift.outline.may_bind`), so a module is parsed only when it may assign the name.
+        it (`drift.model.outline.may_bind`), so a module is parsed only when it may assign the name.
         Over a host's package the host answers `defines(name)` the same way, there, and sends
         the modules it names. The answer (and its stored key) is `_names_index`'s for that name."""
         if self.from_sources:  # never a host's modules, one exchange a module
@@ -542,7 +542,7 @@ class _Scoped:
     is the index's own (a scoped builder reads functions' facts and may resolve names)."""
 
     def __init__(self, index: PackageIndex, literal: bytes):
-        from drift.demand import OutlineModules
+        from drift.model.demand import OutlineModules
 
         self._index = index
         self.modules = OutlineModules(index.modules, literal)

@@ -1,7 +1,7 @@
 """The facts model: typed, lazily read views over the probe's records (probes/SCHEMA.md).
 
 One model for everything that reads a package's facts: `drift check`'s rules, `drift diff`'s
-detectors, the resolver (drift/index.py) and the reports. A `Symbol` gives its record as
+detectors, the resolver (drift/model/index.py) and the reports. A `Symbol` gives its record as
 `sym.node` (`ModuleFacts`, `ClassFacts`, `FunctionFacts`, ...); every key the probe writes is an
 attribute here with its type and its empty value, so a rule reads `cls.methods["forward"].params`,
 never `cls.get("methods") or {}`.
@@ -12,10 +12,10 @@ first access). A warm check of the largest corpus consumer loads 392 modules; a 
 small object when a record is read and decodes nothing else, where building objects for every
 record of those modules (50k of them) costs more than all the views and reads that check makes
 (`benchmarks/bench_facts_model.py`; docs/architecture.md has the figures). Demand-driven
-outlines (drift/outline.py) are records too, so a view over one reads the outline's keys and
+outlines (drift/model/outline.py) are records too, so a view over one reads the outline's keys and
 parses the module for others.
 
-`raw` is the record itself, for the storage and transport layers (drift/store.py,
+`raw` is the record itself, for the storage and transport layers (drift/model/store.py,
 drift/reply.py) and for identity (two views of one record are equal).
 """
 

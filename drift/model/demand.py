@@ -47,9 +47,9 @@ _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
 
 def _outline():
-    """drift.outline, imported when a module is first outlined: its patterns cost ~4 ms to
+    """drift.model.outline, imported when a module is first outlined: its patterns cost ~4 ms to
     compile, and a warm check reads every module from the cache and never outlines one."""
-    from drift import outline
+    from drift.model import outline
 
     return outline
 
@@ -145,8 +145,8 @@ class TreeModules(Mapping):
         self._outlines: dict[str, dict] = {}
         self.parsed = 0  # modules parsed in this process (tests count them)
         self.from_cache = 0
-        self.outlined = 0  # modules read by drift.outline instead of parsed
-        self.alone = 0  # methods parsed by themselves (drift.outline.method_alone)
+        self.outlined = 0  # modules read by drift.model.outline instead of parsed
+        self.alone = 0  # methods parsed by themselves (drift.model.outline.method_alone)
         self._methods: dict[tuple, dict] = {}
         self._placed: dict[str, tuple[bytes, dict]] = {}  # outlined module -> (source, method spans)
 
@@ -211,7 +211,7 @@ class TreeModules(Mapping):
         return src
 
     def outline(self, name: str) -> dict:
-        """The module's class outline (drift/outline.py), or its facts when they are loaded
+        """The module's class outline (drift/model/outline.py), or its facts when they are loaded
         already, in the module cache, or the outline cannot be trusted. Every key the outline
         does not hold reads the parsed module (parsed then): it is never a wrong answer, only
         a later parse."""
@@ -247,7 +247,7 @@ class TreeModules(Mapping):
         for a question answered function by function (`PackageIndex.query(scoped=True)`).
 
         Every occurrence of `literal` in the source is placed in the method span holding it
-        (`drift.outline`'s spans of top-level classes' methods). When each lies in some span,
+        (`drift.model.outline`'s spans of top-level classes' methods). When each lies in some span,
         the view holds those methods alone: no other function's text holds the literal, so no
         other function's facts can name it, and the methods are parsed by themselves. When
         one lies outside every span (module level, a top-level function, a nested class, a
@@ -279,7 +279,7 @@ class TreeModules(Mapping):
 
     def _method(self, name: str, cls: str, meth: str, source: bytes, span) -> dict:
         """Facts of `cls.meth` in module `name`: those of the parsed module when it is loaded,
-        else the method's span parsed by itself (`drift.outline.method_alone`), else the module
+        else the method's span parsed by itself (`drift.model.outline.method_alone`), else the module
         parsed. Kept, so every key read of the outline node costs one parse at most."""
         _check_stop()
         key = (name, cls, meth)
@@ -299,13 +299,13 @@ class TreeModules(Mapping):
                 else:
                     facts["overloads"] = []  # `_place` of the only def of its name
                     self.alone += 1
-        if got is None:  # records, not drift.facts views: this layer builds and keeps what the views read
+        if got is None:  # records, not drift.model.facts views: this layer builds and keeps what the views read
             facts = self[name]["classes"][cls]["methods"][meth]
         self._methods[key] = facts
         return facts
 
     def mentioning(self, needle) -> list[str]:
-        """Names of the modules whose source `needle.search`es true (drift.index.Needle), in
+        """Names of the modules whose source `needle.search`es true (drift.model.index.Needle), in
         iteration order.
 
         Identifiers are NFKC-normalised by the parser, so a module with non-ASCII text is
@@ -445,7 +445,7 @@ def _partial_class(node: dict, full, top: tuple | None = None) -> _Partial:
 
 class _Names(Mapping):
     """A module's assigned names, which the outline does not read: whether one name is bound
-    is answered from the masked text when the text cannot bind it (drift.outline.may_bind);
+    is answered from the masked text when the text cannot bind it (drift.model.outline.may_bind);
     anything else parses the module."""
 
     def __init__(self, text: bytes, full):
@@ -766,7 +766,7 @@ def answered_ahead(target_facts: dict, baseline_facts: dict | None, jobs: list[A
     fetch over the scan's connection), there are two cores and some job's answer is not in
     the store yet (a warm check forks nothing). Rules take the answers with `take_ahead`;
     leaving the block reaps the worker, whatever it had left to do."""
-    from drift.index import PackageIndex
+    from drift.model.index import PackageIndex
 
     worker, key = None, None
     try:

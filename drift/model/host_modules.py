@@ -26,7 +26,7 @@ Fetch = Callable[[list[str], list[tuple[str, str]], list[str]], tuple[dict[str, 
 
 
 class ForkedRead(RuntimeError):
-    """A forked child (drift.demand's worker answering questions ahead) read what the host left
+    """A forked child (drift.model.demand's worker answering questions ahead) read what the host left
     out: it can neither ask the host (the event loop and the connection live in the parent) nor
     record the read for the parent's collecting run, and a placeholder would be a wrong answer
     handed back to the parent. So it fails that question, and the parent asks it itself."""
@@ -77,7 +77,7 @@ class HostModules(Mapping):
         return name in self._parsed or name in self.shape
 
     def outline(self, name: str) -> dict:
-        """The module as `PackageIndex.outline` reads it (drift/demand.py `OutlineModules`): its
+        """The module as `PackageIndex.outline` reads it (drift/model/demand.py `OutlineModules`): its
         facts when the host sent them, else the class outline the host sent (classes with
         bases and direct methods, functions, imports: probes/outline.py), whose every other
         key reads the module's facts (`self[name]`: fetched, or recorded when collecting),
@@ -116,7 +116,7 @@ class HostModules(Mapping):
             self._ask(missing, [])
 
     def mentioning(self, needle: Any) -> list[str]:
-        """The host's answer for this search (drift.index.Needle), asked now if it was not
+        """The host's answer for this search (drift.model.index.Needle), asked now if it was not
         sent with the reply; its hits come back parsed in the same exchange."""
         key = needle.pattern.pattern.decode("utf-8", "surrogateescape")
         if key not in self.answers:
@@ -197,9 +197,9 @@ class HostModules(Mapping):
 
 
 def _outline_view(rec: dict, full: Callable[[], dict]) -> dict:
-    """drift.demand's outline node over a host's outline record (`reply` checked its shape):
+    """drift.model.demand's outline node over a host's outline record (`reply` checked its shape):
     only the keys an outline holds are taken from it, every other key reads `full()`."""
-    from drift.demand import outline_node
+    from drift.model.demand import outline_node
 
     return outline_node(rec, full, _Names(full))
 

@@ -62,7 +62,7 @@ def load_facts(
     """Facts for `packages` (top-level import names) in the code `spec` names.
 
     `demand`: for code on this machine (a release, a wheel, a tree), modules are parsed when
-    the analysis first reads them (drift/demand.py) instead of all up front; check, gate and
+    the analysis first reads them (drift/model/demand.py) instead of all up front; check, gate and
     scan ask for that, `drift diff` and `drift snapshot` read every module anyway."""
     say = progress or (lambda _msg: None)
     kind = classify(spec)
@@ -147,7 +147,7 @@ def _stored(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]
     from drift.probes.collect import scan_index
     from drift.probes.environment import tree_environment
 
-    from drift.store import default_store
+    from drift.model.store import default_store
 
     store = default_store()
     pkgs = {}
@@ -163,13 +163,13 @@ def _stored(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]
 
 def _on_demand(root: Path, packages: list[str], probe_cache: str) -> dict[str, Any]:
     """Each package hashed, not parsed: its facts from the store when a whole parse already
-    stored that digest, else modules parsed on first access (drift/demand.py)."""
+    stored that digest, else modules parsed on first access (drift/model/demand.py)."""
     import time
 
     from drift.probes.environment import tree_environment
 
-    from drift.demand import default_module_cache, has_package, package_facts
-    from drift.store import default_store
+    from drift.model.demand import default_module_cache, has_package, package_facts
+    from drift.model.store import default_store
 
     start = time.perf_counter()
     store, cache = default_store(), default_module_cache()
@@ -189,7 +189,7 @@ def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
     """Run the probe on the tree and keep each package in the lazy store for next time."""
     from drift.probes import main as probe_main
 
-    from drift.store import default_store
+    from drift.model.store import default_store
 
     facts = probe_main.collect_tree(str(root), packages, cache_dir=probe_cache)
     store = default_store()
