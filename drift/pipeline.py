@@ -80,8 +80,8 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
     if host is not None:
         labels["host"] = host
     from drift.model.demand import answered_ahead
-    from drift.rules.family import family_jobs
-    from drift.rules.protocol import two_phase_jobs
+    from drift.analysis.rules.family import family_jobs
+    from drift.analysis.rules.protocol import two_phase_jobs
     from drift.model.store import default_store
 
     ahead = two_phase_jobs(consumer.usage) + family_jobs(consumer.usage)  # in the order the rules ask them

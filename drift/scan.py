@@ -33,7 +33,7 @@ from drift.model.host_modules import HostModules
 from drift.lowprio import run_in_child
 from drift.remote_probe import probe
 from drift.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
-from drift.rules.loader import RuleLoadError, load_rules
+from drift.analysis.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
 from drift.model.store import default_store
 
@@ -387,7 +387,7 @@ def _warm_baseline(host: str, settings: ScanSettings, use: dict, baseline: Basel
 
 def _family_modules(baseline: Baseline, usage: list) -> list[str]:
     from drift.model.index import PackageIndex
-    from drift.rules.family import family_modules
+    from drift.analysis.rules.family import family_modules
 
     return family_modules(PackageIndex(baseline.facts, store=default_store()), usage)
 

@@ -27,7 +27,7 @@ class Options:
     repo_root: str | None = None
     title: str | None = None
     width: int = 120
-    rule_docs: Any = None  # drift.ruledocs.registry() for SARIF; None = drift's own rules
+    rule_docs: Any = None  # drift.analysis.ruledocs.registry() for SARIF; None = drift's own rules
     consumer_root: str | None = None  # the consumer's files on this machine: line formats print openable paths
 
 

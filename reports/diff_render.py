@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from drift.diff import Change, ChangeKind, DiffResult
+from drift.analysis.diff import Change, ChangeKind, DiffResult
 
 KIND_ORDER = {kind: i for i, kind in enumerate(ChangeKind)}
 

@@ -5,7 +5,7 @@ and baseline evidence become relatedLocations, since those files live in an inst
 and not in the repository. All targets go in one run so one upload covers a matrix.
 
 A rule's description and help come from the rule registry (its docstring, via
-drift.ruledocs), never from one of its findings: a finding's fix names *its* call's values,
+drift.analysis.ruledocs), never from one of its findings: a finding's fix names *its* call's values,
 and code scanning shows a rule's help on every alert of that rule. Fingerprints hold no line
 numbers, so moving code does not close one alert and open another.
 """
@@ -63,7 +63,7 @@ def _rule_entry(rule_id: str, doc, finding: Finding, base_uri: str | None) -> di
     entry: dict[str, Any] = {"id": rule_id}
     if doc is not None:
         full = doc.summary + (f"\n\n{doc.body}" if doc.body else "")
-        from drift.ruledocs import page
+        from drift.analysis.ruledocs import page
 
         entry.update({
             "name": doc.name,
@@ -91,7 +91,7 @@ def _rule_entry(rule_id: str, doc, finding: Finding, base_uri: str | None) -> di
 
 def _rules(findings: Sequence[Finding], docs: Mapping[str, Any] | None, base_uri: str | None) -> list[dict[str, Any]]:
     if docs is None:
-        from drift.ruledocs import builtin_registry
+        from drift.analysis.ruledocs import builtin_registry
 
         docs = builtin_registry()
     seen: dict[str, dict[str, Any]] = {}
@@ -147,11 +147,11 @@ def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_do
              docs_uri: str | None | bool = True) -> dict[str, Any]:
     """One SARIF log, one run, every target's findings as results on the consumer's lines.
 
-    `rule_docs` (drift.ruledocs.registry()) describes the rules; `docs_uri` is where the rule
-    pages live (True: drift.ruledocs.docs_base_uri(), None/False: no helpUri).
+    `rule_docs` (drift.analysis.ruledocs.registry()) describes the rules; `docs_uri` is where the rule
+    pages live (True: drift.analysis.ruledocs.docs_base_uri(), None/False: no helpUri).
     """
     if docs_uri is True:
-        from drift.ruledocs import docs_base_uri
+        from drift.analysis.ruledocs import docs_base_uri
 
         docs_uri = docs_base_uri()
     all_findings = [f for r in reports for f in r.findings]

@@ -1,11 +1,11 @@
-"""The path evaluator (drift/check/paths.py) memoises members, annotations and target bases, and
+"""The path evaluator (drift/analysis/paths.py) memoises members, annotations and target bases, and
 the context memoises call bindings: a memoised answer must be the one a fresh evaluator gives,
 whatever was asked before, and a cycle of `self.a = other.b` assignments must still end."""
 
 from __future__ import annotations
 
-from drift.check.context import CheckContext, _callable
-from drift.check.paths import ConsumerModel, PathEvaluator, Value
+from drift.analysis.context import CheckContext, _callable
+from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
 from drift.consumer.usage import collect_usage
 from drift.model.index import PackageIndex
 from tests.rule_cases import facts_of, write_tree

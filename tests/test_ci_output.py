@@ -20,7 +20,7 @@ import pytest
 
 from drift import reports
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
-from drift.ruledocs import CHECKOUT_PAGES, builtin_registry
+from drift.analysis.ruledocs import CHECKOUT_PAGES, builtin_registry
 from drift.reports.sarif import to_sarif
 from tests import report_samples as S
 from tests.test_reports_sarif import sarif_validator  # noqa: F401 - the pinned OASIS schema fixture

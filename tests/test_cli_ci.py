@@ -20,7 +20,7 @@ import pytest
 
 from drift import exitcodes
 from drift.cli import build_parser, main
-from drift.ruledocs import CHECKOUT_PAGES, REGENERATE, builtin_registry, page, stale
+from drift.analysis.ruledocs import CHECKOUT_PAGES, REGENERATE, builtin_registry, page, stale
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -269,8 +269,8 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     bdoc = dict(whole_b.facts, packages={"vllm": b})
     # as drift.pipeline.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
     from drift.model.demand import answered_ahead
-    from drift.rules.family import family_jobs
-    from drift.rules.protocol import two_phase_jobs
+    from drift.analysis.rules.family import family_jobs
+    from drift.analysis.rules.protocol import two_phase_jobs
     from drift.model.store import default_store
 
     with answered_ahead(tdoc, bdoc, two_phase_jobs(cons.usage) + family_jobs(cons.usage), store=default_store()):

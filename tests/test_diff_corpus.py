@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from drift.commands.diff import run_diff
-from drift.diff import ChangeKind
+from drift.analysis.diff import ChangeKind
 
 pytestmark = pytest.mark.corpus
 

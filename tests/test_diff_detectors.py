@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.diff import ChangeKind
+from drift.analysis.diff import ChangeKind
 from drift.model.index import PackageIndex
 from tests.test_diff_engine import diff, facts_of, one
 

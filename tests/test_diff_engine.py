@@ -1,4 +1,4 @@
-"""drift.diff on synthetic before/after packages, parsed by the real probe (probes.ast_facts)."""
+"""drift.analysis.diff on synthetic before/after packages, parsed by the real probe (probes.ast_facts)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from drift.diff import ChangeKind, diff_facts, parse_kind
-from drift.diff.annotations import field_default, normalise
+from drift.analysis.diff import ChangeKind, diff_facts, parse_kind
+from drift.analysis.diff.annotations import field_default, normalise
 
 ast_facts = pytest.importorskip("drift.probes.ast_facts")
 

@@ -6,7 +6,7 @@ class or function that moved (it is compared with its new definition)."""
 
 from __future__ import annotations
 
-from drift.diff import ChangeKind
+from drift.analysis.diff import ChangeKind
 from tests.test_diff_engine import diff
 
 K = ChangeKind

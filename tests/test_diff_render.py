@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from drift import cli, exitcodes
-from drift.diff import ChangeKind, diff_facts
+from drift.analysis.diff import ChangeKind, diff_facts
 from drift.reports.diff_render import render, render_terminal, summary_line, to_json, to_markdown
 
 from tests.test_diff_engine import TWO_PHASE_NEW, TWO_PHASE_OLD, facts_of
@@ -158,7 +158,7 @@ def test_command_bad_input_exits_2_with_a_message(argv, message, tmp_path, capsy
 
 
 def test_kind_names_cover_every_kind():
-    from drift.diff import CHANGE_KINDS, parse_kind
+    from drift.analysis.diff import CHANGE_KINDS, parse_kind
 
     for kind in CHANGE_KINDS:
         assert parse_kind(kind.name.lower()) is kind

@@ -18,7 +18,7 @@ def test_user_rules_file_adds_its_searches(tmp_path):
     rules = tmp_path / "my_rules.py"
     rules.write_text(textwrap.dedent('''
         from drift.findings import RuleKind
-        from drift.rules.base import rule
+        from drift.analysis.rules.base import rule
 
         @rule("USER001", RuleKind.SEMANTIC, pack="mine", searches=("my_special_hook",))
         def my_rule(ctx):

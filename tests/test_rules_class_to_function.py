@@ -4,7 +4,7 @@ inside module-level functions copied onto a target class, typed through what the
 
 from __future__ import annotations
 
-from drift.diff.engine import diff_facts
+from drift.analysis.diff.engine import diff_facts
 from drift.kinds import ChangeKind
 from tests.rule_cases import Case, assert_findings, facts_of, findings_of, line_of, raised_by, src, write_tree
 

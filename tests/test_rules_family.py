@@ -94,7 +94,7 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
     from drift.model import demand
     from drift.model.index import PackageIndex
     from drift.pipeline import Baseline, analyse
-    from drift.rules.family import family_jobs
+    from drift.analysis.rules.family import family_jobs
     from tests.rule_cases import consumer_of, write_tree
 
     monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
@@ -184,7 +184,7 @@ def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
 def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
     from drift.model import demand
     from drift.pipeline import Baseline, analyse
-    from drift.rules.family import family_jobs
+    from drift.analysis.rules.family import family_jobs
     from drift.model.store import default_store
     from tests.rule_cases import consumer_of, write_tree
 

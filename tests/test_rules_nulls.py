@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.diff import ChangeKind, diff_facts
+from drift.analysis.diff import ChangeKind, diff_facts
 from drift.probes.ast_facts import module_facts
 from tests.rule_cases import (assert_findings, facts_of, findings_of, line_of, only, raised_by, src,
                               write_tree, Case)

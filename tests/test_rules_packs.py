@@ -22,7 +22,7 @@ MAKE_LINE = line_of(CALLS_MAKE, "make(1)")
 
 USER_RULES = '''
     from drift.findings import Finding, RuleKind, Severity
-    from drift.rules.base import rule
+    from drift.analysis.rules.base import rule
 
 
     def no_make(ctx):

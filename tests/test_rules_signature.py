@@ -454,7 +454,7 @@ def _one(before: str, after: str, consumer: str) -> tuple[dict, dict, dict]:
     return {"gizmo/core.py": before}, {"gizmo/core.py": after}, {"app/main.py": consumer}
 
 
-QUALNAME = ("drift/rules/base.py error_call_name names methods by their bare name (`start()`); "
+QUALNAME = ("drift/analysis/rules/base.py error_call_name names methods by their bare name (`start()`); "
             "Python 3.10+ uses the qualname (`E.start()`)")
 SHAPES = [
     ("local-instance", *_one("class E:\n    def start(self, fast=False):\n        pass\n",

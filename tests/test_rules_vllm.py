@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from drift.rules.vllm.block_hasher import HELPER_NAME
+from drift.analysis.rules.vllm.block_hasher import HELPER_NAME
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only
 
 CACHE = """

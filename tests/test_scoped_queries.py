@@ -11,9 +11,9 @@ import pytest
 
 from drift.model.demand import package_facts
 from drift.model.index import PackageIndex, _names_index, call_of, word
-from drift.rules.handed import _fallback_probes
-from drift.rules.values import _build_ctor_calls
-from drift.rules.vllm.block_hasher import _build_asserts
+from drift.analysis.rules.handed import _fallback_probes
+from drift.analysis.rules.values import _build_ctor_calls
+from drift.analysis.rules.vllm.block_hasher import _build_asserts
 
 PLACED = '''
 class Manager:

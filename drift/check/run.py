@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from drift import exitcodes
-from drift.check.context import CheckContext
-from drift.check.engine import run_rules, uses_checked
+from drift.analysis.context import CheckContext
+from drift.analysis.engine import run_rules, uses_checked
 from drift.consumer.guards import live_on
 from drift.consumer.usage import collect_usage, read_metadata
 from drift.sources.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
 from drift.findings import Report
 from drift.model.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
-from drift.rules.loader import RuleLoadError, load_rules
+from drift.analysis.rules.loader import RuleLoadError, load_rules
 from drift.model.targets import _tree_root, classify, default_probe_cache, probe_interpreter
 
 

@@ -19,13 +19,13 @@ from drift import exitcodes
 class DiffRun:
     """Outcome of snapshotting both sides and diffing them: a result or a user message."""
 
-    result: object | None  # drift.diff.DiffResult
+    result: object | None  # drift.analysis.diff.DiffResult
     error: str | None
     exit_code: int
 
 
 def add_parser(subparsers) -> None:
-    from drift.diff import CHANGE_KINDS
+    from drift.analysis.diff import CHANGE_KINDS
 
     kinds = "\n".join(f"  {k.name:<22} {k.value}" for k in CHANGE_KINDS)
     p = subparsers.add_parser(
@@ -78,7 +78,7 @@ def run_diff(
         from drift.model.targets import load_facts
     except ImportError as exc:  # a broken install, not the user's input
         return DiffRun(None, f"cannot load targets: {exc}", exitcodes.USAGE)
-    from drift.diff import diff_facts
+    from drift.analysis.diff import diff_facts
 
     packages = [package] if package else None
     sides = []
@@ -127,7 +127,7 @@ def _store():
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from drift.diff import parse_kind
+    from drift.analysis.diff import parse_kind
 
     from drift.commands.common import fail
 

@@ -18,8 +18,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from drift.ruledocs import index_page, page, registry
-    from drift.rules.loader import RuleLoadError
+    from drift.analysis.ruledocs import index_page, page, registry
+    from drift.analysis.rules.loader import RuleLoadError
 
     try:
         docs = registry(args.rules)

@@ -1,0 +1,260 @@
+"""What rules see: the consumer's uses resolved in the target and in the baseline.
+
+Resolution happens once here, so each rule is a short generator over resolved uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Iterator
+
+from drift.analysis.moves import moved_to
+from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
+from drift.findings import Location
+from drift.model.index import Param, PackageIndex, Symbol
+
+
+@dataclass(frozen=True)
+class ResolvedCall:
+    """One consumer call into the target, with the callable it reaches on both sides."""
+
+    rec: dict[str, Any]  # the usage record (probes/usage.py)
+    module: dict[str, Any]  # the consumer module's usage facts
+    label: str  # "Request" / "MultiprocExecutor.execute_model"
+    dotted: str  # the name the consumer reaches, e.g. "vllm.v1.request.Request"
+    target: Symbol | None  # the callable (class, function or method) in the target
+    baseline: Symbol | None
+    is_constructor: bool
+    target_params: list[Param] | None
+    baseline_params: list[Param] | None
+    target_params_at: Symbol | None  # where the parameters are defined (__init__ or dataclass)
+    baseline_params_at: Symbol | None
+
+    @property
+    def site(self) -> Location:
+        return site_of(self.module, self.rec)
+
+    def keyword_site(self, kw: str) -> Location:
+        """Where the keyword itself is written (a dict key when it flowed in through `**d`)."""
+        pos = (self.rec.get("kw_cols") or {}).get(kw)
+        if not pos:
+            return self.site
+        return Location(self.module["path"], pos[0], snippet=self.rec.get("callee_src"), col=pos[1] + 1)
+
+
+def site_of(module: dict[str, Any], rec: dict[str, Any]) -> Location:
+    col = rec.get("col")
+    return Location(module["path"], rec["line"], snippet=rec.get("callee_src"),
+                    col=col + 1 if isinstance(col, int) else None)
+
+
+@dataclass
+class CheckContext:
+    target: PackageIndex
+    baseline: PackageIndex | None
+    usage: list[dict[str, Any]]  # consumer module usage facts
+    target_package: str = "vllm"
+    consumer_name: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)  # per-check answers rules share
+
+    def site(self, module: dict[str, Any], line: int, snippet: str | None = None) -> Location:
+        return Location(module["path"], line, snippet=snippet)
+
+    def evidence(self, sym: Symbol | None, line: int | None = None, snippet: str | None = None) -> Location | None:
+        if sym is None:
+            return None
+        return Location(sym.path, line or sym.line, symbol=sym.dotted, snippet=snippet)
+
+    def iter_imports(self) -> Iterator[tuple[dict, dict]]:
+        for mod in self.usage:
+            for imp in mod.get("imports") or []:
+                yield mod, imp
+
+    @cached_property
+    def calls(self) -> list[ResolvedCall]:
+        out = []
+        for mod in self.usage:
+            for rec in mod.get("calls") or []:
+                rc = self._resolve(mod, rec)
+                if rc is not None:
+                    out.append(rc)
+        return out
+
+    # -- typed paths (probes/reach.py) -------------------------------------------------------
+    @cached_property
+    def consumer(self) -> ConsumerModel:
+        return ConsumerModel(self.usage)
+
+    @cached_property
+    def target_paths(self) -> PathEvaluator:
+        return PathEvaluator(self.target, self.consumer, target_prefixes=(self.target_package,),
+                             relocate=self.relocated)
+
+    def dead_on_baseline(self, mod: dict[str, Any]) -> bool:
+        """A consumer module whose unguarded imports already fail on the baseline never loads
+        there: what else it does is not drift (its findings are risky, not breaking)."""
+        if self.baseline is None:
+            return False
+        cache = self.memo.setdefault("dead_modules", {})
+        key = mod.get("path")
+        if key not in cache:  # the target first: the import rule resolved each import there already, and
+            # only one the target lacks can make the module dead (the baseline's modules are read for no other)
+            cache[key] = any(not imp.get("guarded") and self.target.lookup(imp["target"]) is None
+                             and self.baseline.lookup(imp["target"]) is None for imp in mod.get("imports") or [])
+        return cache[key]
+
+    def relocated(self, dotted: str) -> Symbol | None:
+        """The target's definition of a name that moved (compatible with the baseline's), or None."""
+        cache = self.memo.setdefault("relocated", {})
+        if dotted not in cache:
+            base = self.baseline.lookup(dotted) if self.baseline is not None else None
+            where = moved_to(self, dotted, base)[0] if base is not None else None
+            cache[dotted] = self.target.lookup(where) if where else None
+        return cache[dotted]
+
+    @cached_property
+    def baseline_paths(self) -> PathEvaluator | None:
+        if self.baseline is None:
+            return None
+        return PathEvaluator(self.baseline, self.consumer, target_prefixes=(self.target_package,))
+
+    def _relocated_member(self, dotted: str) -> Symbol | None:
+        """`pkg.mod.Cls.method` where `Cls` (or the function itself) moved: its new definition."""
+        parts = dotted.split(".")
+        for cut in range(len(parts), 1, -1):
+            moved = self.relocated(".".join(parts[:cut]))
+            if moved is not None:
+                rest = parts[cut:]
+                return self.target.lookup(".".join([moved.dotted] + rest)) if rest else moved
+        return None
+
+    def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
+        path = tuple(rec["callee"]["path"])
+        t = self.target_paths.value(path)
+        tsym, tparams, tat, ctor = _callable(self.target, t)
+        if tsym is None and t.kind != "missing":
+            return None  # the target side is not known well enough to judge this call (the baseline is not asked)
+        b = self.baseline_paths.value(path) if self.baseline_paths else None
+        bsym, bparams, bat, bctor = _callable(self.baseline, b) if b is not None else (None, None, None, False)
+        if tsym is None and bsym is None:
+            return None
+        any_sym = tsym or bsym
+        if any_sym.kind == "class":
+            label = any_sym.dotted.rsplit(".", 1)[-1]
+        else:
+            label = ".".join(any_sym.dotted.rsplit(".", 2)[-2:]) if any_sym.kind == "method" else \
+                any_sym.dotted.rsplit(".", 1)[-1]
+        return ResolvedCall(rec, mod, label, any_sym.dotted, tsym, bsym, ctor or (tsym is None and bctor),
+                            tparams, bparams, tat, bat)
+
+    def _resolve(self, mod: dict, rec: dict) -> ResolvedCall | None:
+        callee = rec["callee"]
+        if "path" in callee:
+            return self._resolve_path(mod, rec)
+        if "symbol" in callee:
+            dotted = callee["symbol"]
+            label = dotted.rsplit(".", 1)[-1]
+            t, b = self.target.lookup(dotted), self.baseline.lookup(dotted) if self.baseline else None
+            if t is None and b is not None:
+                t = self._relocated_member(dotted)
+        elif "receiver" in callee:
+            recv_t = self.target.lookup(callee["receiver"])
+            recv_b = self.baseline.lookup(callee["receiver"]) if self.baseline else None
+            if (recv_t and recv_t.kind != "class") and (recv_b is None or recv_b.kind != "class"):
+                return None  # the receiver was a function's result: type unknown
+            dotted = f"{callee['receiver']}.{callee['method']}"
+            label = f"{callee['receiver'].rsplit('.', 1)[-1]}.{callee['method']}"
+            t = self.target.lookup(dotted) if recv_t and recv_t.kind == "class" else None
+            b = self.baseline.lookup(dotted) if (recv_b and recv_b.kind == "class") else None
+        else:
+            return None
+        is_ctor = (t is not None and t.kind == "class") or (t is None and b is not None and b.kind == "class")
+        tp, tat = self._params(self.target, t)
+        bp, bat = self._params(self.baseline, b) if self.baseline else (None, None)
+        return ResolvedCall(rec, mod, label, dotted, t, b, is_ctor, tp, bp, tat, bat)
+
+    @staticmethod
+    def _params(index: PackageIndex | None, sym: Symbol | None) -> tuple[list[Param] | None, Symbol | None]:
+        """Parameters of a resolved symbol as a call binds them (a method here is bound)."""
+        if sym is None:
+            return None, None
+        decs = sym.as_function.decorators if sym.kind == "method" else ()
+        kind = "function" if "staticmethod" in decs or "classmethod" in decs else sym.kind
+        _sym, params, at, _ctor = _callable(index, Value(kind, sym=sym))
+        return params, at
+
+    # -- whole-consumer questions -----------------------------------------------------------
+    def consumer_calls_method(self, receiver_class: str, method: str) -> bool:
+        """Whether the consumer calls `receiver_class.method` (`*`: on any receiver)."""
+        by_method = self._called_methods
+        return method in by_method and (receiver_class == "*" or receiver_class in by_method[method])
+
+    @cached_property
+    def _called_methods(self) -> dict[str, set[Any]]:
+        """method -> receivers the consumer calls it on: one scan of the calls per check, not
+        one per question (DRIFT050 and DRIFT073 ask hundreds)."""
+        out: dict[str, set[Any]] = {}
+        for mod in self.usage:
+            for rec in mod.get("calls") or []:
+                c = rec["callee"]
+                if "method" in c:
+                    out.setdefault(c["method"], set()).add(c.get("receiver"))
+        return out
+
+    def self_calls(self, ref: str) -> set[str]:
+        """Methods the consumer's class `ref` calls on itself (`self.m(...)`, `super().m(...)`)."""
+        table = self.memo.get("self_calls")
+        if table is None:
+            table = self.memo["self_calls"] = {}
+            for mod in self.usage:
+                for rec in mod.get("calls") or []:
+                    path = (rec.get("callee") or {}).get("path") or rec.get("path") or []
+                    if len(path) == 2 and path[1].startswith("."):
+                        kind, _, cref = path[0].partition(":")
+                        if kind in ("self", "super"):
+                            table.setdefault(cref, set()).add(path[1][1:])
+        return set(table.get(ref, ()))
+
+    def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
+        return (rc.rec.get("kw_values") or {}).get(name)
+
+
+def _callable(index: PackageIndex | None, v: Value | None):
+    """(symbol, parameters as the call binds them, where they are defined, is_constructor).
+
+    Memoised per index, kind and symbol: the consumer calls the same few hundred callables
+    thousands of times (vllm_ascend: 746 of 2,221), and a constructor walks the MRO."""
+    if index is None or v is None or v.sym is None or v.kind not in _CALLABLE_KINDS:
+        return None, None, None, False
+    sym = v.sym
+    memo = index.__dict__.setdefault("_callable_memo", {})
+    key = (v.kind, sym.dotted)
+    hit = memo.get(key)
+    if hit is None or hit[0] is not sym.facts:
+        hit = memo[key] = (sym.facts, _binding(index, v.kind, sym))
+    params, at, ctor = hit[1]
+    if params is None:
+        return None, None, None, False
+    return sym, list(params), sym if at is _SELF else at, ctor
+
+
+_CALLABLE_KINDS = frozenset({"class", "method", "function", "unbound"})
+_SELF = object()  # the parameters are the symbol's own (memoised apart from the symbol object)
+
+
+def _binding(index: PackageIndex, kind: str, sym: Symbol) -> tuple[list[Param] | None, Any, bool]:
+    if kind == "class":
+        if index.is_typeddict(sym):
+            return None, None, False  # a TypedDict call builds a dict: nothing is checked at run time
+        params, at = index.constructor(sym)
+        return params, at, True
+    fn = sym.as_function
+    params = fn.params
+    if kind == "method":  # bound: self is supplied by Python
+        return (params[1:] if params else params), _SELF, False
+    # a static/class method or a plain function: as written
+    if kind == "function" and sym.kind == "method" and "classmethod" in fn.decorators:
+        params = params[1:]
+    return params, _SELF, False

@@ -1,0 +1,42 @@
+"""Rule packs. Generic rules need no knowledge of the target; packs add what only it knows."""
+
+from drift.analysis.rules.arg_types import argument_retyped
+from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
+from drift.analysis.rules.defaults import default_changed
+from drift.analysis.rules.family import method_vanished
+from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
+from drift.analysis.rules.handed import RULES as HANDED_RULES
+from drift.analysis.rules.imports import import_removed
+from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
+from drift.analysis.rules.setters import RULES as SETTER_RULES
+from drift.analysis.rules.nulls import RULES as NULL_RULES
+from drift.analysis.rules.protocol import two_phase_protocol
+from drift.analysis.rules.reach import RULES as REACH_RULES
+from drift.analysis.rules.shape import return_shape
+from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
+from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
+from drift.analysis.rules.versions import version_text_compare
+from drift.analysis.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
+
+GENERIC_RULES = [
+    import_removed,
+    keyword_removed,
+    required_added,
+    positional_arity,
+    positional_shift,
+    *FORWARDED_RULES,
+    *NULL_RULES,
+    two_phase_protocol,
+    return_shape,
+    method_vanished,
+    default_changed,
+    *REACH_RULES,
+    *KIND_CHANGE_RULES,
+    *SETTER_RULES,
+    *HANDED_RULES,
+    *SOFT_READ_RULES,
+    *BASE_INIT_RULES,
+    *SWAPPED_RULES,
+    argument_retyped,
+    version_text_compare,
+]

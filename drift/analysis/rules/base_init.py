@@ -1,0 +1,201 @@
+"""A consumer subclass that never runs its target base's `__init__`, meeting new reads of that state.
+
+A plugin that replaces a vLLM object (`class ElasticBlockPool(BlockPool)`) often writes its own
+`__init__` and sets only what it needs, never calling `super().__init__`. That holds while vLLM
+reads nothing else from the object. When the target's code starts reading an attribute the base
+`__init__` sets (`block_pool.hash_block_size` in the cache managers) that the baseline's code did
+not read from outside, the replacement object fails there with AttributeError.
+
+Which reads are "on this class" is answered from the target's sources by name: `<receiver>.x`
+where the receiver is named after the class (`block_pool` for `BlockPool`, `model_runner` for
+`GPUModelRunner`), vLLM's own convention. The search is demand-driven (only modules whose text
+holds the attribute are looked at; `PackageIndex.source_search`): facts that came whole from the
+store are searched in the release's files (tree or pack) when they are on this machine; a host's
+reply has no sources, so the rule says nothing there rather than guess.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.model.facts import FunctionFacts, ModuleFacts
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import Needle, PackageIndex, Symbol
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.reach import _consumer_classes, _consumer_defines, _module_of
+
+
+def receiver_names(cls_name: str) -> list[str]:
+    """`BlockPool` -> ["block_pool"]; `GPUModelRunner` -> ["gpu_model_runner", "model_runner"]
+    (a leading qualifier may be dropped, never down to one word)."""
+    snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", cls_name).lower()
+    parts = snake.split("_")
+    return ["_".join(parts[i:]) for i in range(len(parts) - 1)] or [snake]
+
+
+def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -> list[str] | None:
+    """Modules of `index` that read `<receiver named after cls>.attr` (not an assignment), or
+    call `<receiver>.attr(...)` (`call`), or None when the sources are not at hand."""
+    names = receiver_names(cls.dotted.rsplit(".", 1)[-1])
+    if call and "_" in names[-1]:  # a call names the method too: the class's last word is receiver enough
+        names.append(names[-1].rsplit("_", 1)[-1])
+    tail = rb"\s*\(" if call else rb"(?![A-Za-z0-9_])(?!\s*=[^=])"
+    pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s%s" % (
+        b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()), tail)
+    needle = Needle(attr.encode(), re.compile(pattern))
+    if not index.has_sources:
+        return None  # a host's reply: no sources here, and no answer to remember
+    return index.memo("receiver-calls.2" if call else "receiver-reads.2",  # .2: a pack-only release is searched too
+                      f"{'|'.join(names)}.{attr}",
+                      lambda: index.source_search(needle))
+
+
+def _init_state(index: PackageIndex, cls: Symbol) -> dict[str, tuple[Symbol, int]]:
+    """Attributes the class's `__init__` chain sets on `self` -> (class, line), minus those
+    that also exist at class level (an instance without them still finds those)."""
+    nodes = [(owner, owner.as_class) for owner in index.mro(cls)]
+    class_level: set[str] = set()
+    for _owner, node in nodes:
+        class_level |= set(node.methods) | set(node.attrs) | set(node.nested)
+        class_level |= {fl.name for fl in node.fields}
+    out: dict[str, tuple[Symbol, int]] = {}
+    for owner, node in nodes:
+        for name, ia in node.instance_attrs.items():
+            if ia.method == "__init__" and name not in class_level and name not in out:
+                out[name] = (owner, ia.line or owner.line)
+    return out
+
+
+@rule("DRIFT075", RuleKind.ATTRIBUTE_MISSING)
+def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer subclass whose `__init__` never calls its target base's `__init__`, where the
+    target's code now reads (on objects named after that base) an attribute the base `__init__`
+    sets and the consumer does not, and the baseline's code read no such attribute from outside.
+    A call of a saved original (`_orig_init = Base.__init__`, then `self._orig_init(...)` or
+    `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`).
+    The base's own methods count too: one the subclass inherits (does not override) and that
+    runs on its objects (the consumer calls it on `self`, the target calls it on an object
+    named after the base, or such a method calls it on `self`) and now reads `self.x` that only the
+    skipped `__init__` sets, where the baseline's inherited methods did not read it.
+    """
+    if ctx.baseline is None or ctx.baseline_paths is None:
+        return
+    for ref, cls, tb, _bb in _consumer_classes(ctx):
+        if cls.get("init_calls_base") is not False:
+            continue
+        skip = _consumer_defines(ctx, ref)
+        own = skip | set(cls.get("self_attrs") or {})
+        site = _Site(ctx, ref, cls)
+        for base in tb:
+            bbase = ctx.baseline.lookup(base.dotted)
+            if bbase is None or bbase.kind != "class":
+                continue
+            state = {n: v for n, v in _init_state(ctx.target, base).items() if n not in own and not n.startswith("__")}
+            for name, (owner, line) in sorted(state.items()):  # read from outside, on objects named after the base
+                now = _reads(ctx.target, base, name)
+                before = _reads(ctx.baseline, bbase, name)
+                if not now or before is None or before:
+                    continue
+                del state[name]
+                yield site.finding(
+                    base, name, "the target now reads `{name}` on these objects".format(name=name),
+                    (Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
+                    + tuple(Location(ModuleFacts(ctx.target.modules[m]).path or m, 1, symbol=m) for m in now[:3]),
+                    symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}")
+            if not state:
+                continue
+            now = _live_reads(ctx.target, base, skip, site.calls, set(state))  # read by inherited methods
+            before = _live_reads(ctx.baseline, bbase, skip, site.calls, set(now)) if now else {}
+            for name in sorted(set(now) - set(before)):  # the baseline's inherited code did not read it
+                owner, line = state[name]
+                method, mowner, mline = now[name]
+                yield site.finding(
+                    base, name, f"the inherited `{mowner.dotted.rsplit('.', 1)[-1]}.{method}` now reads it",
+                    (Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
+                     Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
+                    symbol=f"{owner.dotted}.{name}",
+                    details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
+
+
+class _Site:
+    """One consumer class whose `__init__` skips the base's: where its findings point and what
+    they say in common."""
+
+    def __init__(self, ctx: CheckContext, ref: str, cls: dict):
+        self.ctx, self.cls = ctx, cls
+        self.mod = _module_of(ctx, cls)
+        self.init = (cls.get("methods") or {}).get("__init__") or {}
+        self.short = ref.rsplit(".", 1)[-1]
+        self.calls = ctx.self_calls(ref)
+
+    def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
+                details: str) -> Finding:
+        short = self.short
+        return Finding(
+            rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
+            severity=Severity.RISKY if self.ctx.dead_on_baseline(self.mod) else Severity.BREAKING,
+            title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
+                  f"`{name}`; {how}",
+            consumer_site=Location(self.mod.get("path") or "?", self.init.get("line") or self.cls.get("line") or 1,
+                                   col=(self.init.get("col") or 0) + 1),
+            target_evidence=evidence,
+            baseline_evidence=(),
+            predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
+            fix=Fix(f"set `self.{name}` in `{short}.__init__` (or call the base `__init__`)",
+                    manual_reason="the value must match what the target's base computes"),
+            symbol=symbol,
+            details=details,
+        )
+
+
+def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
+                wanted: set[str]) -> dict[str, tuple[str, Symbol, int]]:
+    """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
+    consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
+    consumer calls on itself, one the target calls on an object named after `base`
+    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), or one such a method calls on
+    `self`. Only the readers and
+    their callers are looked up, so a base with hundreds of methods costs a few searches."""
+    methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
+    for owner in index.mro(base):
+        for name, fn in owner.as_class.methods.items():
+            if name not in skip and name != "__init__" and name not in methods:
+                methods[name] = (owner, fn)
+    callers: dict[str, set[str]] = {}
+    for name, (_owner, fn) in methods.items():
+        for callee in fn.behaviour.self_calls:
+            callers.setdefault(callee, set()).add(name)
+    memo: dict[str, bool] = {}
+
+    def called(name: str) -> bool:
+        if name not in memo:
+            memo[name] = name in own_calls or (not name.startswith("__") and bool(_reads(index, base, name, call=True)))
+        return memo[name]
+
+    def live(name: str) -> bool:
+        seen, todo = set(), [name]
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            if called(m):
+                return True
+            todo.extend(callers.get(m, ()))
+        return False
+
+    out: dict[str, tuple[str, Symbol, int]] = {}
+    for name in sorted(methods):
+        owner, fn = methods[name]
+        reads = fn.behaviour.self_reads
+        hits = [a for a in reads if a in wanted and a not in out]
+        if hits and live(name):
+            for attr in hits:
+                lines = reads[attr]
+                out[attr] = (name, owner, lines[0] if lines else fn.line or owner.line)
+    return out
+
+
+RULES = [base_init_skipped]

@@ -1,0 +1,196 @@
+"""Imports the consumer makes that no longer resolve in the target."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.model.facts import FunctionFacts, ModuleFacts
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.analysis.moves import moved_to as _moved_to
+from drift.analysis.rules.base import rule
+
+
+@rule("DRIFT001", RuleKind.IMPORT_REMOVED)
+def import_removed(ctx: CheckContext) -> Iterator[Finding]:
+    """An imported name (private ones too) that the target no longer defines or re-exports.
+
+    Fails at import time, before anything else runs; if the name is defined elsewhere in the
+    target, the finding says where it lives now.
+    """
+    statements: set[tuple] = set()
+    for mod, imp in ctx.iter_imports():
+        if imp.get("guarded"):
+            continue  # inside try/except ImportError or `if TYPE_CHECKING:`: never fails at run time
+        if imp.get("fallback_for") and all(ctx.target.lookup(t) is not None for t in imp["fallback_for"]):
+            continue  # an `except ImportError:` fallback that never runs: the imports it backs up resolve
+        target = imp["target"]
+        if ctx.target.lookup(target) is not None:
+            continue
+        base = ctx.baseline.lookup(target) if ctx.baseline else None
+        if ctx.baseline and base is None:
+            continue  # never resolved in the baseline either: not drift (maybe a C extension)
+        name = target.rsplit(".", 1)[-1]
+        module = target.rsplit(".", 1)[0]
+        dead = ctx.dead_on_baseline(mod)
+        broken = _unreadable(ctx, target)
+        if broken is not None:
+            key = (mod.get("path"), imp.get("stmt_line") or imp["line"], broken[0])
+            if key not in statements:
+                statements.add(key)
+                yield _unreadable_finding(mod, imp, broken, dead)
+            continue
+        if imp.get("statement") == "from" and imp.get("stmt_line") and _module_gone(ctx, imp.get("module") or module):
+            key = (mod.get("path"), imp["stmt_line"])
+            if key not in statements:  # `from gone import a, b`: one ModuleNotFoundError for the statement
+                statements.add(key)
+                yield _module_gone_finding(ctx, mod, imp, dead)
+            continue
+        shim = _getattr_shim(ctx, module, name)
+        moved, different = _moved_to(ctx, target, base)
+        kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
+        if shim:
+            yield _shim_finding(ctx, mod, imp, target, shim, moved)
+            continue
+        evidence = ()
+        if moved:
+            sym = ctx.target.lookup(moved)
+            evidence = (Location(sym.path, sym.line, symbol=moved),) if sym else ()
+        yield Finding(
+            rule_id="DRIFT002" if moved else "DRIFT001",
+            kind=kind,
+            severity=Severity.RISKY if dead else Severity.BREAKING,
+            title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
+            consumer_site=_import_site(mod, imp),
+            details=(f"a {different[1]} named `{name}` exists at `{different[0]}` with a different API: not a move"
+                     if different else None),
+            target_evidence=evidence,
+            baseline_evidence=(ctx.evidence(base),) if base else (),
+            predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'"
+                               if ctx.target.lookup(module) is not None and imp.get("statement") != "import"
+                               else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
+            fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
+                    manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
+            symbol=target,
+        )
+
+
+def _unreadable(ctx: CheckContext, target: str) -> tuple[str, ModuleFacts] | None:
+    """The target module on the import's way that exists but could not be read (a syntax error,
+    a bad encoding): the import fails for that reason, not because a name moved."""
+    parts = target.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        mod = ctx.target.modules.get(name)
+        if mod is not None:
+            facts = ModuleFacts(mod)
+            return (name, facts) if facts.error else None
+    return None
+
+
+def _unreadable_finding(mod: dict, imp: dict, broken: tuple[str, ModuleFacts], dead: bool) -> Finding:
+    name, facts = broken
+    error = facts.error or "unreadable"
+    return Finding(
+        rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY if dead else Severity.BREAKING,
+        title=f"module `{name}` does not parse in the target ({error})",
+        consumer_site=Location(mod["path"], imp.get("stmt_line") or imp["line"]),
+        target_evidence=(Location(facts.path, 1, symbol=name),),
+        predicted_failure=error if error.startswith(("SyntaxError", "UnicodeDecodeError", "ValueError")) else None,
+        details="the target's file could not be read, so nothing in it can be checked",
+        fix=Fix("use a target build whose file parses", manual_reason="the target itself is broken"),
+        symbol=name,
+    )
+
+
+def _module_gone(ctx: CheckContext, module: str) -> bool:
+    return module not in ctx.target.modules and ctx.target.lookup(module) is None and \
+        (ctx.baseline is None or module in ctx.baseline.modules)
+
+
+def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) -> Finding:
+    module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
+    names = [i["target"].rsplit(".", 1)[-1] for i in mod.get("imports") or []
+             if i.get("stmt_line") == imp["stmt_line"] and (i.get("module") or "") == module]
+    homes = []
+    for n in names:
+        moved, _ = _moved_to(ctx, f"{module}.{n}", ctx.baseline.lookup(f"{module}.{n}") if ctx.baseline else None)
+        if moved:
+            homes.append(f"`{n}` from `{moved.rsplit('.', 1)[0]}`")
+    base = ctx.baseline.lookup(module) if ctx.baseline else None
+    return Finding(
+        rule_id="DRIFT002" if homes else "DRIFT001",
+        kind=RuleKind.IMPORT_MOVED if homes else RuleKind.IMPORT_REMOVED,
+        severity=Severity.RISKY if dead else Severity.BREAKING,
+        title=f"module `{module}` no longer exists (imports {', '.join(f'`{n}`' for n in names)})",
+        consumer_site=Location(mod["path"], imp["stmt_line"]),
+        baseline_evidence=(ctx.evidence(base),) if base else (),
+        predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, module)}'",
+        fix=Fix("import " + "; ".join(homes) if homes else f"stop using `{module}`",
+                manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
+        symbol=module,
+    )
+
+
+# The ids this rule reports besides its own, each with its page (drift/analysis/ruledocs.py renders them).
+VARIANTS = {
+    "DRIFT002": (RuleKind.IMPORT_MOVED, Severity.BREAKING,
+                 """An imported name (or module) that is gone from where the consumer imports it, and that the
+    target defines elsewhere now, with a compatible API (same kind, most methods, the same parameters).
+
+    The finding says where the name lives now. A same-named definition with a different API is not
+    a move: it is reported as DRIFT001 with that definition named in the details."""),
+    "DRIFT003": (RuleKind.IMPORT_MOVED, Severity.RISKY,
+                 """An imported name the target module no longer defines, that only its PEP 562 `__getattr__`
+    still provides (a deprecation shim): the import works with a warning until the shim goes."""),
+}
+import_removed.check.variants = VARIANTS
+
+
+def _import_site(mod: dict, imp: dict) -> Location:
+    col = imp.get("col")
+    return Location(mod["path"], imp["line"], col=col + 1 if isinstance(col, int) else None)
+
+
+def _getattr_shim(ctx: CheckContext, module: str, name: str) -> FunctionFacts | None:
+    """A PEP 562 `__getattr__` in the target module that still names `name` (a deprecation
+    shim): importing works, with a warning, until the shim goes."""
+    raw = ctx.target.modules.get(module)
+    if not raw:
+        return None
+    mod = ModuleFacts(raw)
+    fn = mod.functions.get("__getattr__")
+    if fn is None:
+        return None
+    names = set(mod.getattr_names or [])
+    if name in names:
+        return fn
+    return None
+
+
+def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: FunctionFacts,
+                  moved: str | None) -> Finding:
+    name, module = target.rsplit(".", 1)[-1], target.rsplit(".", 1)[0]
+    path = ModuleFacts(ctx.target.modules[module]).path
+    return Finding(
+        rule_id="DRIFT003", kind=RuleKind.IMPORT_MOVED, severity=Severity.RISKY,
+        title=f"`{name}` is only provided by `{module}`'s deprecation `__getattr__`"
+              + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
+        consumer_site=_import_site(mod, imp),
+        target_evidence=(Location(path, shim.line, symbol=f"{module}.__getattr__"),),
+        predicted_failure=None,
+        details="works today with a DeprecationWarning; a later release removes the shim",
+        fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
+                manual_reason="imports are rewritten by hand"),
+        symbol=target,
+    )
+
+
+def _missing_module(ctx: CheckContext, dotted: str) -> str:
+    """The first prefix of `dotted` that is not a module in the target (what Python names)."""
+    parts = dotted.split(".")
+    for cut in range(1, len(parts) + 1):
+        name = ".".join(parts[:cut])
+        if name not in ctx.target.modules:
+            return name
+    return dotted

@@ -1,0 +1,947 @@
+"""Rules over the consumer's typed reach: attributes, overrides, abstract methods, patches.
+
+A plugin meets most of a vLLM release's breaks through objects, not imports: `self.<attr>` that
+vLLM's `__init__` set, a method it overrides that vLLM now calls differently, an abstract method
+added to the base it implements, a method it patches that no longer exists. Each rule evaluates
+the consumer's paths (drift/analysis/paths.py) in the baseline and in the target and reports where
+the baseline worked and the target does not.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any, Iterator
+
+from drift.analysis.context import CheckContext, site_of
+from drift.analysis.paths import Value
+from drift.model.facts import FunctionFacts, ModuleFacts
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
+from drift.analysis.rules.base import plural, rule
+from drift.analysis.rules.family import _build_definers
+
+
+def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
+    """(module, record, path, what) for every attribute read and every called path (listed
+    once per check: four rules walk them)."""
+    out = ctx.memo.get("reach.typed_paths")
+    if out is None:
+        out = ctx.memo["reach.typed_paths"] = []
+        for mod in ctx.usage:
+            for rec in mod.get("uses") or []:
+                if rec.get("kind") == "attr":
+                    out.append((mod, rec, rec["path"], "attr"))
+            for rec in mod.get("calls") or []:
+                path = (rec.get("callee") or {}).get("path") or rec.get("path")
+                if path and len(path) > 1:
+                    out.append((mod, rec, path, "call"))
+    return out
+
+
+def _members(index: PackageIndex, cls: Symbol) -> set[str]:
+    out: set[str] = set()
+    for owner in index.mro(cls):
+        node = owner.as_class
+        out.update(node.methods)
+        out.update(node.nested)
+        out.update(fl.name for fl in node.fields)
+        out.update(node.attrs)
+        out.update(node.instance_attrs)
+    return out
+
+
+def _renamed_to(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> str | None:
+    """A member the target class gained, close to the lost name (the likely rename)."""
+    if tprev.kind not in ("instance", "class") or ctx.baseline is None:
+        return None
+    tcls = tprev.cls if tprev.kind == "instance" else tprev.sym
+    bcls = bprev.cls if bprev.kind == "instance" else bprev.sym
+    if tcls is None or bcls is None:
+        return None
+    new = _members(ctx.target, tcls) - _members(ctx.baseline, bcls)
+    close = difflib.get_close_matches(name, sorted(new), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _failure(prev: Value, name: str) -> str:
+    if prev.kind == "module":
+        return f"AttributeError: module '{prev.sym.dotted}' has no attribute '{name}'"
+    if prev.kind == "class":
+        return f"AttributeError: type object '{prev.sym.dotted.rsplit('.', 1)[-1]}' has no attribute '{name}'"
+    if prev.kind == "instance":
+        return f"AttributeError: '{prev.cls.dotted.rsplit('.', 1)[-1]}' object has no attribute '{name}'"
+    return f"AttributeError: no attribute '{name}'"
+
+
+def _evidence(v: Value) -> Location | None:
+    if v.evidence and v.evidence[0]:
+        sym = v.sym.dotted if v.sym is not None else (f"{v.owner.dotted}" if v.owner is not None else None)
+        return Location(v.evidence[0], v.evidence[1] or 1, symbol=sym)
+    return None
+
+
+def _site(mod: dict, rec: dict, last: bool) -> Location:
+    site = site_of(mod, rec)
+    if not last:  # the record's column is the outermost name's; the missing one is earlier
+        return Location(site.path, site.line, snippet=site.snippet)
+    return site
+
+
+@rule("DRIFT060", RuleKind.ATTRIBUTE_MISSING)
+def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer reads or calls on a target object that the target no longer has.
+
+    The object is typed from the consumer's own code: `self` in a subclass of a target class,
+    a parameter or variable annotated with a target type, what a target call returns, an
+    attribute a target `__init__` set on `self`. The baseline must have had the attribute (set on
+    `self`, declared, inherited or defined), and the target's class must be fully known (no
+    `__getattr__`, no base drift cannot see), so a missing name really is missing.
+    """
+    if ctx.baseline_paths is None:
+        return
+    for f, _function in _attribute_missing(ctx):  # every site: branches fail separately
+        yield f
+
+
+def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
+    seen: set[tuple] = set()
+    failing: set[tuple] = set()  # (path, line) where a missing attribute already raises
+    for mod, rec, path, what in _typed_paths(ctx):
+        if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
+            continue  # inside `if <test>:` whose test already raised: this line never runs
+        tv = ctx.target_paths.steps(path)
+        bv = None  # the baseline is walked only where the target misses a name
+        for k in range(1, len(path)):
+            if not path[k].startswith(".") or tv[k].kind != "missing":
+                continue
+            if bv is None:
+                bv = ctx.baseline_paths.steps(path)
+            t, b = tv[k], bv[k]
+            if not b.known or b.kind == "consumer":
+                continue
+            on_self = tv[k - 1].kind == "consumer" and tv[k - 1].ckind in ("instance", "super") and t.cls is not None
+            if not on_self and (bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module")):
+                break
+            name = path[k][1:]
+            if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
+                break  # `import a.b` then `a.b.f()`: the import's own finding says it
+            held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
+            if held is not None and (held.dotted, name) in _consumer_sets(ctx):
+                break  # the consumer itself attaches `name` to such objects: it is there when read
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            failing.add((mod.get("path"), rec["line"]))
+            prev = tv[k - 1]
+            if on_self:  # self in the consumer's subclass: the name was the target base's
+                self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
+                prev = Value("instance", cls=t.cls)
+                bprev = Value("instance", cls=b.owner) if b.owner is not None else bv[k - 1]
+            else:
+                self_cls, bprev = None, bv[k - 1]
+            renamed = _renamed_to(ctx, prev, bprev, name)
+            owner = prev.describe()
+            last = k == len(path) - 1
+            yield Finding(
+                rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
+                consumer_site=_site(mod, rec, last),
+                target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
+                                                 evidence=((prev.cls or prev.sym).path, (prev.cls or prev.sym).line)))
+                                 if (prev.cls or prev.sym) is not None else None,),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=(f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
+                                   else _failure(prev, name)),
+                fix=(Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
+                         args={"old": name, "new": renamed} if what == "call" else {},
+                         manual_reason=None if what == "call" else "check the new attribute means the same")
+                     if renamed else
+                     Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
+                symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
+                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
+            ), rec.get("function") or ""
+            break
+
+
+def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
+    """(target class, attribute) pairs the consumer assigns on instances of that class
+    (`out.extra = v` where `out` is typed a target class's instance)."""
+    memo = ctx.memo.get("reach.consumer_sets")
+    if memo is None:
+        memo = set()
+        for mod in ctx.usage:
+            for rec in mod.get("uses") or []:
+                path = rec.get("path") or []
+                if rec.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
+                    owner = ctx.target_paths.value(tuple(path[:-1]))
+                    if owner.kind == "instance" and owner.cls is not None:
+                        memo.add((owner.cls.dotted, path[-1][1:]))
+        ctx.memo["reach.consumer_sets"] = memo
+    return memo
+
+
+@rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
+def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer sets on a target object (`obj.x = v`, `setattr(obj, "x", v)`, or
+    the keys of a dict applied with setattr) that the target no longer has: Python creates a new
+    attribute that nothing reads, so the setting is silently lost."""
+    if ctx.baseline_paths is None:
+        return
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            if rec.get("kind") != "attr_set" or len(rec["path"]) < 2:
+                continue
+            path = rec["path"]
+            t = ctx.target_paths.value(tuple(path))
+            if t.kind != "missing":
+                continue  # the baseline is walked only where the target's side fails
+            b = ctx.baseline_paths.value(tuple(path))
+            prev = ctx.target_paths.value(tuple(path[:-1]))
+            if not b.known or b.kind == "consumer" or prev.kind != "instance":
+                continue
+            name = path[-1][1:]
+            yield Finding(
+                rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+                title=f"sets `{prev.describe()}.{name}`, which the target no longer has: the value is ignored",
+                consumer_site=site_of(mod, rec),
+                target_evidence=(Location(prev.cls.path, prev.cls.line, symbol=prev.cls.dotted),),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=None,
+                details="no error is raised: the attribute is created and never read",
+                fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
+                symbol=f"{prev.cls.dotted}.{name}",
+            )
+
+
+@rule("DRIFT063", RuleKind.ATTRIBUTE_RETYPED, Severity.RISKY)
+def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
+    """A dataclass field the consumer reads on an instance that the target turned into an
+    `InitVar`: it is only an `__init__` argument now, not kept on the instance, so the read gives
+    the class-level default (whatever value was configured) or, without a default, fails."""
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod, rec, path, _what in _typed_paths(ctx):
+        tv = ctx.target_paths.steps(path)
+        for k in range(1, len(path)):
+            t = tv[k]
+            if t.kind != "initvar":
+                continue
+            b = ctx.baseline_paths.steps(path)[k]  # the baseline only where the target has an InitVar
+            if not b.known or b.via != "field":
+                continue
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            owner = t.owner.dotted.rsplit(".", 1)[-1]
+            yield Finding(
+                rule_id="DRIFT063", kind=RuleKind.ATTRIBUTE_RETYPED, severity=Severity.RISKY,
+                title=f"`{owner}.{t.name}` is now an InitVar: reading it gives the class default, not the "
+                      f"configured value",
+                consumer_site=_site(mod, rec, k == len(path) - 1),
+                target_evidence=(Location(t.evidence[0], t.evidence[1], symbol=f"{t.owner.dotted}.{t.name}"),),
+                baseline_evidence=(_evidence(b),),
+                predicted_failure=None,
+                details="no error when the InitVar has a default: the value read is silently the default",
+                fix=Fix(f"read where `{owner}` keeps the value now", manual_reason="the field's new home needs reading"),
+                symbol=f"{t.owner.dotted}.{t.name}",
+            )
+            break
+
+
+def _imported(mod: dict, dotted: str) -> bool:
+    return any(i["target"] == dotted or i["target"].startswith(dotted + ".") for i in mod.get("imports") or [])
+
+
+def _show(step: str) -> str:
+    if step.startswith("named:"):  # a name getter's call (probes/reach.py): `self._get_target_class(...)`
+        try:
+            spec = json.loads(step[len("named:"):])
+            return f"{_show(spec['recv'])}.{spec['m']}(...)"
+        except (ValueError, KeyError, TypeError):
+            return "named"
+    if step.startswith(("sym:", "self:", "super:", "arg:")):
+        kind, _, ref = step.partition(":")
+        return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")
+    return step
+
+
+@rule("DRIFT061", RuleKind.ATTRIBUTE_RETYPED)
+def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
+    """An attribute the consumer reads through now holds another kind of value, one without the
+    member the consumer uses: e.g. a `CpuGpuBuffer` (with `.np` and `.gpu`) became a plain tensor.
+    """
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod, rec, path, what in _typed_paths(ctx):
+        tv = ctx.target_paths.steps(path)
+        for k in range(2, len(path)):
+            if not path[k].startswith("."):
+                continue
+            tprev = tv[k - 1]
+            if not ((tprev.kind in ("external", "literal") and tprev.name) or
+                    (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
+                continue  # the target's side already rules a retyping out: the baseline is not walked
+            bv = ctx.baseline_paths.steps(path)
+            bprev, b = bv[k - 1], bv[k]
+            if bprev.kind != "instance" or not b.known or b.kind == "consumer" or b.owner is None:
+                continue
+            retyped = (tprev.kind in ("external", "literal") and bool(tprev.name)) or \
+                      (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing"
+                       and tprev.cls.dotted.rsplit(".", 1)[-1] != bprev.cls.dotted.rsplit(".", 1)[-1])
+            # (the same class moved to another module is not a new type: DRIFT060 says what it lost)
+            if not retyped or not path[k - 1].startswith("."):
+                continue
+            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+            if key in seen:
+                break
+            seen.add(key)
+            holder, name = path[k - 1][1:], path[k][1:]
+            now = tprev.describe() if tprev.kind == "instance" else tprev.name
+            was = bprev.describe()
+            ev = tv[k - 1]
+            yield Finding(
+                rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                title=f"`{holder}` is now {now}, not a `{was}`: `.{name}` is `{was}`'s",
+                consumer_site=_site(mod, rec, k == len(path) - 1),
+                target_evidence=(_evidence(ev),),
+                baseline_evidence=(_evidence(bprev) or _evidence(b),),
+                predicted_failure=(f"AttributeError: '{tprev.describe()}' object has no attribute '{name}'"
+                                   if tprev.kind == "instance" else
+                                   f"AttributeError: '{now}' has no attribute '{name}' (it is no longer a {was})"),
+                fix=Fix(f"use `{holder}` as {now}", manual_reason="the new type's API needs reading"),
+                symbol=f"{was}.{name}",
+            )
+            break
+
+
+def _sig(method: dict) -> list[list[Any]]:
+    return method.get("params") or []
+
+
+def _accepts(params: list[list[Any]], name: str) -> bool:
+    return any(p[0] == name and p[1] != "POSITIONAL_ONLY" for p in params) or any(p[1] == "VAR_KEYWORD" for p in params)
+
+
+def _positional_capacity(params: list[list[Any]]) -> int | None:
+    if any(p[1] == "VAR_POSITIONAL" for p in params):
+        return None
+    return sum(1 for p in params if p[1] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+
+
+def _consumer_classes(ctx: CheckContext) -> Iterator[tuple[str, dict, list[Symbol], list[Symbol]]]:
+    for ref, cls in ctx.consumer.classes.items():
+        tb = ctx.target_paths.target_bases(ref)
+        bb = ctx.baseline_paths.target_bases(ref) if ctx.baseline_paths else []
+        if tb or bb:
+            yield ref, cls, tb, bb
+
+
+def _lookup_method(index: PackageIndex, bases: list[Symbol], name: str) -> Symbol | None:
+    for base in bases:
+        for owner in index.mro(base):
+            m = owner.as_class.methods.get(name)
+            if m is not None:
+                return _method(owner, name, m)
+    return None
+
+
+def _method(owner: Symbol, name: str, m: FunctionFacts) -> Symbol:
+    """The method `name` of the class `owner` as a symbol (its record is the view's)."""
+    return Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
+
+
+def _module_of(ctx: CheckContext, cls: dict) -> dict:
+    return ctx.consumer.modules.get(cls["module"]) or {"path": cls.get("path") or "?"}
+
+
+def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]:
+    """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
+    out: dict[str, list[list[Any]]] = {}
+
+    def add(fn: FunctionFacts, path: str, owner: str | None) -> None:
+        for name, sites in fn.behaviour.call_sites.items():
+            bucket = out.setdefault(name, [])
+            for site in sites:  # ..., the class and method the call is in (None outside classes)
+                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.name])
+
+    for mod_name in index.modules if modules is None else modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        path = mod.path
+        for fn in mod.functions.values():
+            add(fn, path, None)
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
+        while stack:
+            dotted, c = stack.pop()
+            for m in c.methods.values():
+                add(m, path, dotted)
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+    return out
+
+
+def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
+    """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
+    None when the facts predate call sites."""
+    sites = index.query("call_sites.v3", name, needle=word(name), build=_call_sites) or []  # a mention: calls go through aliases and functools.partial too
+    if decl is None:
+        return sites
+    # memoised per index: each override of a method asks again (vllm_ascend: 478 asks, 12k site tests)
+    memo = index.__dict__.setdefault("_fitting_sites", {})
+    hit = memo.get((name, decl.dotted))
+    if hit is not None and hit[0] is decl.facts:
+        return hit[1]
+    decl_sig = _as_sig(decl.as_function.params)
+    if decl_sig and decl_sig[0][0] not in ("self", "cls"):
+        decl_sig = [["self", "POSITIONAL_OR_KEYWORD", False]] + decl_sig  # a staticmethod: nothing bound
+    fitting = [s for s in sites if not s[4] and _site_failure("", decl_sig, s) is None]
+    memo[(name, decl.dotted)] = (decl.facts, fitting)
+    return fitting
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _category(failure: str | None) -> tuple | None:
+    """What kind of mismatch a failure is, whatever the counts: the same kind at the baseline's
+    calls means the override was already broken there."""
+    if failure is None:
+        return None
+    if "unexpected keyword argument" in failure:
+        return ("keyword", failure.rsplit("'", 2)[-2])
+    if "positional argument" in failure and " but " in failure:
+        return ("too many positional",)
+    if "missing" in failure:
+        return ("missing", failure.rsplit(":", 1)[-1].strip())
+    return (failure,)
+
+
+def _as_sig(params) -> list[list[Any]]:
+    return [[p.name, p.kind, not p.required] for p in params]
+
+
+def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | None:
+    """What Python raises when the target's call `site` reaches the consumer's `sig` (self bound)."""
+    if site[4]:
+        return None  # *args / **kwargs at the call: cannot tell
+    params = sig[1:] if sig and sig[0][0] in ("self", "cls") else sig
+    if any(k == "VAR_KEYWORD" for _n, k, _d in params):
+        kw_ok = None
+    else:
+        kw_ok = {n for n, k, _d in params if k != "POSITIONAL_ONLY"}
+    for kw in site[3]:
+        if kw_ok is not None and kw not in kw_ok:
+            return f"TypeError: {label}() got an unexpected keyword argument '{kw}'"
+    slots = [n for n, k, _d in params if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    if not any(k == "VAR_POSITIONAL" for _n, k, _d in params) and site[2] > len(slots):
+        return (f"TypeError: {label}() takes {plural(len(slots) + 1, 'positional argument')} but "
+                f"{site[2] + 1} were given")
+    covered = set(slots[: site[2]]) | set(site[3])
+    for kinds, what in ((("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"), "positional"), (("KEYWORD_ONLY",), "keyword-only")):
+        missing = [n for n, k, d in params if not d and k in kinds and n not in covered]
+        if missing:
+            return f"TypeError: {label}() missing {len(missing)} required {what} argument" \
+                   f"{'s' if len(missing) > 1 else ''}: {_pylist(missing)}"
+    return None
+
+
+def _pylist(names: list[str]) -> str:
+    """How Python lists missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
+    quoted = [repr(n) for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> set[tuple[str, str]]:
+    """(target class, method) pairs whose code never runs for the consumer's class `ref`: methods
+    of its target bases that the consumer overrides too (its own caller replaces theirs)."""
+    if ref is None:
+        return set()
+    own = _consumer_defines(ctx, ref)
+    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in o.as_class.methods if m in own}
+
+
+def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
+                       tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
+                       tb: list[Symbol] = (), stub: bool = False) -> Iterator[Finding]:
+    """The consumer's replacement of `tm` against how the target now calls that name (its own
+    call sites, when the facts have them), else against how the target's base declares it.
+    A replacement that only raises (`stub`) already failed wherever the baseline called it: a
+    call it no longer fits raises a TypeError there instead, which is no new failure."""
+    name = tm.dotted.rsplit(".", 1)[-1]
+    if name != "__init__":
+        replaced = _replaced_callers(ctx, ref, list(tb))
+        sites = [s for s in _sites_of(ctx.target, name, tm) or [] if (s[5], s[6]) not in replaced]
+        if not sites:
+            return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
+        if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
+            return
+        failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s)) is not None]
+        if not failing:
+            return  # most overrides fit every call: nothing to sort, no baseline to ask
+        old_decl = _as_sig(bm.as_function.params) if ctx.baseline is not None and bm is not None else None
+        # failures the override already had against the baseline's own calls: not drift
+        before = {_category(_site_failure(label, sig, s)) for s in _sites_of(ctx.baseline, name, bm) or []} \
+            if old_decl is not None else set()
+        home = tm.path.split("/")
+        # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
+        failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
+        seen: set[str] = set()
+        for site, failure in failing:
+            if failure in seen or _category(failure) in before:
+                continue
+            if old_decl is not None and _site_failure(label, old_decl, site) is None:
+                continue  # the old declaration took this call too: not a call the change brought
+            seen.add(failure)
+            yield Finding(
+                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
+                      f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})",
+                consumer_site=where,
+                target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
+                                 Location(tm.path, tm.line, symbol=tm.dotted)),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+                predicted_failure=failure,
+                fix=Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{name}`'s parameters in `{label}`",
+                        manual_reason="the override must decide what to do with the new arguments"),
+                symbol=tm.dotted,
+            )
+        return
+    yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
+                       tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
+    """The consumer's replacement of `tm` against how the target's base now declares it."""
+    tparams = tm.as_function.params
+    bparams = bm.as_function.params if (ctx.baseline is not None and bm is not None) else []
+    bnames = {p.name for p in bparams}
+    has_self = bool(sig) and sig[0][0] in ("self", "cls")
+    own = tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams
+    if bm is None:  # the base newly declares a method the consumer already had: now the target calls it
+        yield from _newly_declared(where=where, label=label, sig=sig[1:] if has_self else sig, tm=tm,
+                                   tparams=own, how=how)
+        return
+    for p in own:
+        if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in bnames or _accepts(sig, p.name):
+            continue
+        cap = _positional_capacity(sig)
+        positional = p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+        if p.required:
+            severity, why = Severity.BREAKING, "required, so the target's callers pass it"
+        else:
+            severity, why = Severity.RISKY, "optional: breaks where the target's callers pass it"
+        if positional and cap is not None:
+            failure = (f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
+                       f"{cap + 1} were given")
+        else:
+            failure = f"TypeError: {label}() got an unexpected keyword argument '{p.name}'"
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=severity,
+            title=f"`{label}` ({how}) does not accept `{p.name}`, new in `{tm.dotted.rsplit('.', 2)[-2]}.{tm.name if hasattr(tm, 'name') else tm.dotted.rsplit('.', 1)[-1]}` ({why})",
+            consumer_site=where,
+            target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+            predicted_failure=failure,
+            fix=Fix(f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters",
+                    manual_reason="the override must decide what to do with the new argument"),
+            symbol=tm.dotted,
+        )
+    tn = {p.name for p in tparams}
+    for name, kind, has_default in sig[1:] if has_self else sig:
+        if kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or has_default or name in tn:
+            continue
+        if bm is None or name not in bnames:
+            continue
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{label}` ({how}) requires `{name}`, which `{tm.dotted.rsplit('.', 1)[-1]}` no longer takes",
+            consumer_site=where,
+            target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+            predicted_failure=f"TypeError: {label}() missing 1 required positional argument: '{name}'",
+            fix=Fix(f"give `{name}` a default in `{label}`", manual_reason="the value the target no longer passes"),
+            symbol=tm.dotted,
+        )
+
+
+def _newly_declared(*, where: Location, label: str, sig: list[list[Any]], tm: Symbol, tparams: list,
+                    how: str) -> Iterator[Finding]:
+    """The consumer's method against a declaration the base did not have before. Where the
+    parameter names mostly agree the target passes them by name; otherwise by position."""
+    if any(k in ("VAR_POSITIONAL", "VAR_KEYWORD") for _n, k, _d in sig):
+        return
+    names = {n for n, _k, _d in sig}
+    shared = sum(1 for p in tparams if p.name in names)
+    base = f"{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}"
+    ev = (Location(tm.path, tm.line, symbol=tm.dotted),)
+    if tparams and shared * 2 >= len(tparams):
+        for p in tparams:
+            if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in names or not p.required:
+                continue
+            yield Finding(
+                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                title=f"`{label}` ({how}) does not accept `{p.name}`, which `{base}` now declares as required",
+                consumer_site=where, target_evidence=ev,
+                predicted_failure=f"TypeError: {label}() got an unexpected keyword argument '{p.name}'",
+                fix=Fix(f"add `{p.name}` to `{label}`'s parameters", manual_reason="the new argument's meaning is the target's"),
+                symbol=tm.dotted,
+            )
+        return
+    given = sum(1 for p in tparams if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD") and p.required)
+    required = [n for n, k, d in sig if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD") and not d]
+    capacity = sum(1 for _n, k, _d in sig if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+    if len(required) > given:
+        missing = required[given:]
+        failure = (f"TypeError: {label}() missing {len(missing)} required positional argument"
+                   f"{'s' if len(missing) > 1 else ''}: {', '.join(repr(m) for m in missing)}")
+    elif capacity < given:
+        failure = f"TypeError: {label}() takes {capacity + 1} positional arguments but {given + 1} were given"
+    else:
+        return
+    yield Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+        title=f"`{label}` ({how}) takes ({', '.join(n for n, _k, _d in sig)}); `{base}` is now declared as "
+              f"({', '.join(p.name for p in tparams)})",
+        consumer_site=where, target_evidence=ev, predicted_failure=failure,
+        fix=Fix(f"match `{base}`'s parameters", manual_reason="the target's new contract needs reading"),
+        symbol=tm.dotted,
+    )
+
+
+@rule("DRIFT070", RuleKind.OVERRIDE_INCOMPATIBLE)
+def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override (subclass method, or a function patched over a target method) whose
+    parameters no longer match the target's declaration of that method: the target's callers
+    pass a new argument the override does not accept, or no longer pass one it requires."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        mod = _module_of(ctx, cls)
+        for name, m in (cls.get("methods") or {}).items():
+            if name.startswith("__") and name not in ("__call__", "__init__"):
+                if name == "__post_init__":
+                    yield from _post_init(ctx, ref, cls, m, tb, bb, mod)
+                continue
+            if name == "__init__" and _constructed_by_consumer(ctx, ref):
+                continue  # the consumer passes its own arguments; vLLM does not build it
+            tm = _lookup_method(ctx.target, tb, name)
+            bm = _lookup_method(ctx.baseline, bb, name)
+            if tm is None or (bm is None and not bb):
+                continue
+            where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
+            yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
+                                          tm=tm, bm=bm, how="override", ref=ref, tb=tb,
+                                          stub=bool(m.get("raises_only")))
+    for mod, patch in _patches(ctx):
+        sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
+        if not sig:
+            continue
+        tv, bv = _patch_values(ctx, patch)
+        if tv is None or bv is None or tv.kind not in ("method", "unbound") or bv.kind not in ("method", "unbound"):
+            continue
+        where = Location(mod["path"], patch["value"].get("line") or patch["line"],
+                         symbol=patch["value"].get("function"))
+        yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
+                                      tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`",
+                                      stub=bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only")))
+
+
+def _initvars(index: PackageIndex, bases: list[Symbol]) -> list[tuple[str, Symbol]]:
+    out: list[tuple[str, Symbol]] = []
+    for base in bases:
+        for owner in reversed(index.mro(base)):
+            for f in owner.as_class.fields:
+                if f.initvar and all(n != f.name for n, _ in out):
+                    out.append((f.name, owner))
+    return out
+
+
+def _post_init(ctx: CheckContext, ref: str, cls: dict, m: dict, tb: list[Symbol], bb: list[Symbol],
+               mod: dict) -> Iterator[Finding]:
+    """A dataclass's `__post_init__` receives every InitVar of the class positionally: a new
+    InitVar in the target's base makes the consumer's override take too few arguments."""
+    new = _initvars(ctx.target, tb)
+    old = {n for n, _ in _initvars(ctx.baseline, bb)} if ctx.baseline is not None else set()
+    added = [(n, o) for n, o in new if n not in old]
+    cap = _positional_capacity(_sig(m))
+    if not added or cap is None or cap - 1 >= len(new):
+        return
+    label = f"{cls['qual']}.__post_init__"
+    yield Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+        title=f"`{label}` takes {plural(cap - 1, 'InitVar')}, the target's dataclass now passes {len(new)} "
+              f"(new: {', '.join(n for n, _ in added)})",
+        consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.__post_init__", col=(m.get("col") or 0) + 1),
+        target_evidence=tuple(Location(o.path, o.line, symbol=f"{o.dotted}.{n}") for n, o in added),
+        predicted_failure=f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
+                          f"{len(new) + 1} were given",
+        fix=Fix(f"accept {', '.join(n for n, _ in added)} in `{label}`",
+                manual_reason="the override must pass the new InitVar on to its base"),
+        symbol=f"{tb[0].dotted}.__post_init__" if tb else None,
+    )
+
+
+def _stub(m: FunctionFacts) -> bool:
+    """A method that only raises NotImplementedError: subclasses are expected to provide it."""
+    beh = m.behaviour
+    return any((r.type or "").rsplit(".", 1)[-1] == "NotImplementedError" and not r.guard for r in beh.raises) \
+        and not beh.value_returns
+
+
+def _constructed_by_consumer(ctx: CheckContext, ref: str) -> bool:
+    """The consumer builds this class itself somewhere (`Cls(...)` in its own code)."""
+    return ref in ctx.consumer.helper_calls
+
+
+def _abstract(index: PackageIndex, bases: list[Symbol], *, stubs: bool = False) -> dict[str, Symbol]:
+    """Names whose first definition along the bases' MRO is abstract (or, with `stubs`, only
+    raises NotImplementedError)."""
+    first: dict[str, Symbol | None] = {}
+    for base in bases:
+        for owner in index.mro(base):
+            methods = owner.as_class.methods
+            for name in methods:
+                if name in first:
+                    continue
+                m = methods[name]  # a view only for the names first seen here
+                abstract = any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.decorators) \
+                    or (stubs and _stub(m))
+                first[name] = _method(owner, name, m) if abstract else None  # a symbol only when kept
+    return {n: s for n, s in first.items() if s is not None}
+
+
+def _consumer_defines(ctx: CheckContext, ref: str, seen: set | None = None) -> set[str]:
+    """Every method the consumer class or its consumer bases define."""
+    seen = seen if seen is not None else set()
+    if ref in seen:
+        return set()
+    seen.add(ref)
+    cls = ctx.consumer.classes.get(ref) or {}
+    out = set(cls.get("methods") or {}) | set(cls.get("class_attrs") or {})
+    for b in cls.get("bases") or []:
+        if b and len(b) == 1 and b[0].startswith("sym:") and b[0][4:] in ctx.consumer.classes:
+            out |= _consumer_defines(ctx, b[0][4:], seen)
+    return out
+
+
+@rule("DRIFT071", RuleKind.ABSTRACT_ADDED)
+def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
+    """A target base class the consumer implements gained an abstract method the consumer's class
+    does not define: instantiating it raises before any of its code runs. A new method that only
+    raises NotImplementedError is reported too: breaking when the base's own code calls it from
+    a method the class inherits, risky when only other target objects call it."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        if not tb:
+            continue
+        own = _consumer_defines(ctx, ref)
+        if any(any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
+               for m in (cls.get("methods") or {}).values()):
+            continue  # the consumer's class is abstract itself
+        new = _abstract(ctx.target, tb)
+        old = _abstract(ctx.baseline, bb) if bb else {}
+        missing = sorted(n for n in new if n not in own and n not in old)
+        yield from _new_stubs(ctx, ref, cls, tb, bb, own, skip=set(missing))
+        if not missing:
+            continue
+        mod = _module_of(ctx, cls)
+        names = ", ".join(f"'{n}'" for n in missing)
+        first = new[missing[0]]
+        yield Finding(
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.BREAKING,
+            title=f"`{cls['qual']}` does not implement {plural(len(missing), 'new abstract method')} of "
+                  f"`{first.dotted.rsplit('.', 2)[-2]}`: {', '.join(missing)}",
+            consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
+            target_evidence=tuple(Location(new[n].path, new[n].line, symbol=new[n].dotted) for n in missing),
+            predicted_failure=(f"TypeError: Can't instantiate abstract class {cls['qual'].rsplit('.', 1)[-1]} with "
+                               f"abstract method{'s' if len(missing) > 1 else ''} {names}"),
+            fix=Fix(f"implement {', '.join(missing)} in `{cls['qual']}`",
+                    manual_reason="what the new method must do is the target's contract"),
+            symbol=first.dotted,
+        )
+
+
+def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: list[Symbol], own: set[str],
+               *, skip: set[str]) -> Iterator[Finding]:
+    """Methods new in the target base that only raise NotImplementedError: the target calls them
+    on its subclasses (e.g. a worker's `sample_tokens`), so a subclass without one fails there.
+
+    Unlike an abstract method, a stub fails only when something calls it. When the base's own
+    code calls it on `self` from a method the consumer's class inherits, that method fails
+    (breaking). When only other objects call it (an engine or executor, through its own
+    conditions, modes and configuration), whether that path ever reaches this class is not
+    decided by the class: risky, with the calling code as evidence."""
+    stubs = _abstract(ctx.target, tb, stubs=True)
+    before = {n for b in bb for o in ctx.baseline.mro(b) for n in o.as_class.methods} if ctx.baseline else set()
+    mod = _module_of(ctx, cls)
+    for name in sorted(stubs):
+        if name in skip or name in own or name in before:
+            continue
+        m = stubs[name]
+        owner = m.dotted.rsplit(".", 2)[-2]
+        inherited = _inherited_self_callers(ctx.target, tb, name, own)
+        evidence = (Location(m.path, m.line, symbol=m.dotted),) + tuple(
+            Location(c.path, line, symbol=c.dotted, snippet=f"self.{name}(...)") for c, line in inherited[:3])
+        yield Finding(
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED,
+            severity=Severity.BREAKING if inherited else Severity.RISKY,
+            title=f"`{cls['qual']}` does not implement `{name}`, new in `{owner}` (which only raises "
+                  f"NotImplementedError)",
+            consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
+            target_evidence=evidence,
+            predicted_failure=(f"NotImplementedError (raised by {owner}.{name} when "
+                               + (f"`{inherited[0][0].dotted.rsplit('.', 1)[-1]}` calls it)" if inherited
+                                  else "the target calls it)")),
+            details=None if inherited else
+            f"only code outside `{owner}` calls `{name}`: the class fails on the paths that call it",
+            fix=Fix(f"implement `{name}` in `{cls['qual']}`", manual_reason="the new method's contract is the target's"),
+            symbol=m.dotted,
+        )
+
+
+def _inherited_self_callers(index: PackageIndex, bases: list[Symbol], name: str, own: set[str]
+                            ) -> list[tuple[Symbol, int]]:
+    """Methods of the target bases that call `self.<name>(...)` and that the consumer's class
+    inherits (does not define itself): (method, line of the call)."""
+    out: list[tuple[Symbol, int]] = []
+    seen: set[str] = set()
+    for base in bases:
+        for owner in index.mro(base):
+            methods = owner.as_class.methods
+            for mname in methods:
+                if mname == name or mname in own or mname in seen:
+                    continue
+                seen.add(mname)
+                meth = methods[mname]
+                lines = meth.behaviour.self_calls.get(name)
+                if lines:
+                    out.append((_method(owner, mname, meth), lines[0]))
+    return out
+
+
+def _still_called(ctx: CheckContext, name: str) -> bool:
+    """Whether any target function calls `.name(` on self (the derived index of self-calls)."""
+    return ctx.target.query("self_call_names", name, needle=call_of(name), build=_self_call_names)
+
+
+def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
+    out: set[str] = set()
+    for mod in (ModuleFacts(index.modules[m]) for m in (index.modules if modules is None else modules)):
+        for fn in mod.functions.values():
+            out.update(fn.behaviour.self_calls)
+        for c in mod.classes.values():
+            for m in c.methods.values():
+                out.update(m.behaviour.self_calls)
+    return sorted(out)
+
+
+@rule("DRIFT072", RuleKind.HOOK_NOT_CALLED, Severity.RISKY)
+def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override of a target method that no longer exists in the target's base: nothing
+    calls it any more, so the behaviour it adds is silently gone."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        if not tb:
+            continue
+        mod = _module_of(ctx, cls)
+        for name, m in (cls.get("methods") or {}).items():
+            if name.startswith("__"):
+                continue
+            bm = _lookup_method(ctx.baseline, bb, name)
+            if bm is None or _lookup_method(ctx.target, tb, name) is not None:
+                continue
+            if ctx.consumer_calls_method("*", name) or _still_called(ctx, name):
+                continue
+            close = difflib.get_close_matches(name, sorted(set().union(*(_members(ctx.target, b) for b in tb))),
+                                              n=1, cutoff=0.75)
+            yield Finding(
+                rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+                title=f"`{cls['qual']}.{name}` overrides `{bm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target "
+                      f"no longer has" + (f" (`{close[0]}` is new)" if close else ""),
+                consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+                predicted_failure=None,
+                details="no error is raised: the override is simply never called",
+                fix=Fix(f"move the behaviour to {'`' + close[0] + '`' if close else 'the hook that replaced it'}",
+                        manual_reason="which hook replaced it needs reading the target"),
+                symbol=bm.dotted,
+            )
+
+
+def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
+    """Every monkeypatch: written directly, or made through a consumer helper that patches."""
+    for mod in ctx.usage:
+        for p in mod.get("patches") or []:
+            yield mod, p
+    yield from ctx.consumer.helper_patches
+
+
+def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value | None]:
+    path = tuple(patch["path"]) + ("." + patch["name"],)
+    t = ctx.target_paths.value(path)
+    b = ctx.baseline_paths.value(path) if ctx.baseline_paths else None
+    return t, b
+
+
+@rule("DRIFT080", RuleKind.PATCH_TARGET_GONE, Severity.RISKY)
+def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
+    """A monkeypatch (`Target.name = fn`, `setattr(module, "name", fn)`, or a helper that does it)
+    of a name the target no longer has there: the assignment succeeds, adds a new attribute,
+    and the target never calls it. If the name lives elsewhere now, the finding says where."""
+    if ctx.baseline_paths is None:
+        return
+    for mod, patch in _patches(ctx):
+        t, b = _patch_values(ctx, patch)
+        if t is None or b is None or t.kind != "missing" or not b.known or b.kind == "consumer":
+            continue
+        owner = ctx.target_paths.value(tuple(patch["path"]))
+        if owner.kind not in ("class", "module"):
+            continue
+        name = patch["name"]
+        moved = [d for d in ctx.target.definitions_named(name)] if owner.kind == "module" else []
+        elsewhere = _classes_defining(ctx, name, owner) if owner.kind == "class" else []
+        where = moved[0] if moved else (elsewhere[0] if elsewhere else None)
+        yield Finding(
+            rule_id="DRIFT080", kind=RuleKind.PATCH_TARGET_GONE, severity=Severity.RISKY,
+            title=f"patch of `{owner.describe().rsplit('.', 1)[-1]}.{name}` replaces nothing: the target no longer "
+                  f"has it" + (f"; `{name}` is now in `{where.rsplit('.', 1)[0]}`" if where else ""),
+            consumer_site=Location(mod["path"], patch["line"], col=(patch.get("col") or 0) + 1,
+                                   symbol=f"{owner.describe()}.{name}"),
+            target_evidence=(Location(owner.sym.path, owner.sym.line, symbol=owner.sym.dotted),),
+            baseline_evidence=(_evidence(b),),
+            predicted_failure=None,
+            details="no error is raised: the patched behaviour silently does not apply",
+            fix=Fix(f"patch `{where}` instead" if where else f"find what replaced `{name}`",
+                    manual_reason="a patch must be re-targeted by hand"),
+            symbol=f"{owner.sym.dotted}.{name}",
+        )
+
+
+def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
+    """Target classes that now define `name` and share a base with the patched class."""
+    out = []
+    related = {s.dotted for s in ctx.target.mro(owner.sym)}
+    definers = ctx.target.query("definers", name, needle=def_of(name), build=_build_definers, default=[])
+    for cls in (ctx.target.defined_in(*d.rsplit(".", 1)) for d in definers):  # in module order
+        if name in cls.as_class.methods:
+            mro = {s.dotted for s in ctx.target.mro(cls)}
+            if mro & related:
+                out.append(f"{cls.dotted}.{name}")
+    return out[:3]
+
+
+RULES = [attribute_missing, attribute_retyped, attribute_set_missing, field_became_initvar, override_incompatible,
+         abstract_added, hook_not_called, patch_target_gone]

@@ -1,0 +1,236 @@
+"""Calls whose arguments the target's signature no longer accepts."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext, ResolvedCall
+from drift.findings import Finding, Fix, RuleKind, Severity
+from drift.analysis.rules.base import error_call_name, plural, rule
+from drift.analysis.rules.values import determinable_value
+
+
+def _accepts_var_kw(params) -> bool:
+    return any(p.kind == "VAR_KEYWORD" for p in params)
+
+
+def _checkable(rc: ResolvedCall) -> bool:
+    return rc.target_params is not None and rc.target is not None
+
+
+def _pydantic(ctx: CheckContext, rc: ResolvedCall) -> bool:
+    at = rc.target_params_at
+    return bool(at and at.kind == "class" and ctx.target.is_pydantic(at))
+
+
+@rule("DRIFT010", RuleKind.KEYWORD_REMOVED)
+def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
+    """A keyword the consumer passes that the target's callable no longer accepts.
+
+    Covers functions, methods and constructors, including dataclass and pydantic fields.
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or _accepts_var_kw(rc.target_params):
+            continue
+        names = {p.name for p in rc.target_params if p.kind != "POSITIONAL_ONLY"}
+        positional_only = {p.name for p in rc.target_params if p.kind == "POSITIONAL_ONLY"}
+        base_names = {p.name for p in rc.baseline_params or []}
+        for kw in rc.rec["keywords"]:
+            if kw in names:
+                continue
+            if rc.baseline_params is not None and kw not in base_names and not _accepts_var_kw(rc.baseline_params):
+                continue  # was already wrong against the baseline: not drift
+            if kw in positional_only:
+                failure = (f"TypeError: {error_call_name(rc)} got some positional-only arguments passed as "
+                           f"keyword arguments: '{kw}'")
+            elif _pydantic(ctx, rc) and not ctx.target.forbids_extra(rc.target_params_at):
+                failure = None  # pydantic's default extra="ignore": no error, the value is dropped
+            elif _pydantic(ctx, rc):
+                failure = f"pydantic_core.ValidationError: {kw}: Unexpected keyword argument"
+            elif rc.is_constructor and not rc.target_params and rc.target_params_at is None:
+                failure = f"TypeError: {rc.label}() takes no arguments"
+            else:
+                failure = f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'"
+            base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
+            silent = failure is None
+            yield Finding(
+                rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED,
+                severity=Severity.RISKY if silent else Severity.BREAKING,
+                title=f"`{rc.label}` no longer accepts `{kw}=`" + (" (pydantic drops it silently)" if silent else ""),
+                consumer_site=rc.keyword_site(kw),
+                target_evidence=(ctx.evidence(rc.target_params_at),),
+                baseline_evidence=(ctx.evidence(rc.baseline_params_at, base_param.line if base_param else None),)
+                if rc.baseline_params_at else (),
+                predicted_failure=failure,
+                details=("the model does not forbid extra fields, so the value is ignored without an error"
+                         if silent else None),
+                fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
+                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": kw}),
+                symbol=rc.dotted,
+            )
+
+
+@rule("DRIFT011", RuleKind.REQUIRED_ADDED)
+def required_added(ctx: CheckContext) -> Iterator[Finding]:
+    """A parameter (or dataclass/pydantic field, InitVar included) the target now requires and
+    the call does not pass.
+
+    The fix passes the value the target's own code uses when the target shows it (a factory's
+    `kwargs[...] = value`, or its own construction of the same class rewritten in terms of the
+    arguments the consumer already passes); otherwise the finding stays manual.
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or rc.rec["star_kwargs"] or rc.rec["star_args"]:
+            continue
+        positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"])
+        base_required = {p.name for p in rc.baseline_params or [] if p.required}
+        for p in rc.target_params:
+            if not p.required or p.name in covered:
+                continue
+            if rc.baseline_params is not None and p.name in base_required:
+                continue  # required before too: the consumer was wrong already, not drift
+            value = determinable_value(ctx, rc, p.name)
+            where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
+            failure = (f"pydantic_core.ValidationError: {p.name}: Field required" if _pydantic(ctx, rc) and p.source != "param"
+                       else f"TypeError: {error_call_name(rc)} missing 1 required {where}argument: '{p.name}'")
+            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
+                       args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
+                   if value else
+                   Fix(f"pass `{p.name}=`", manual_reason="the target's code shows no value drift can reuse"))
+            src = p.source if p.source != "param" else "parameter"
+            yield Finding(
+                rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
+                title=f"`{rc.label}` now requires `{p.name}` ({src}{': ' + p.annotation if p.annotation else ''})",
+                consumer_site=rc.site,
+                target_evidence=tuple(e for e in (ctx.evidence(rc.target_params_at, p.line if p.source != 'param' else None),
+                                                  value.evidence if value else None) if e),
+                baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+                predicted_failure=failure,
+                fix=fix,
+                symbol=rc.dotted,
+            )
+
+
+@rule("DRIFT012", RuleKind.POSITIONAL_ARITY)
+def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
+    """More positional arguments than the target's callable now takes."""
+    for rc in ctx.calls:
+        if not _checkable(rc) or any(p.kind == "VAR_POSITIONAL" for p in rc.target_params):
+            continue
+        slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        n = rc.rec["positional"]
+        if n <= len(slots):
+            continue
+        base_slots = [p for p in rc.baseline_params or [] if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        if rc.baseline_params is not None and n > len(base_slots) and not any(p.kind == "VAR_POSITIONAL" for p in rc.baseline_params):
+            continue
+        yield Finding(
+            rule_id="DRIFT012", kind=RuleKind.POSITIONAL_ARITY, severity=Severity.BREAKING,
+            title=f"`{rc.label}` takes {len(slots)} positional argument(s), the call passes {n}",
+            consumer_site=rc.site,
+            target_evidence=(ctx.evidence(rc.target_params_at),),
+            baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+            predicted_failure=f"TypeError: {error_call_name(rc)} takes "
+                              f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
+                              f"but {n + (0 if rc.target.kind == 'function' else 1)} "
+                              f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
+            fix=Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
+            symbol=rc.dotted,
+        )
+
+
+def _positional_slots(params) -> list:
+    return [p for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+
+
+def _quoted_list(names: list[str]) -> str:
+    """Python's own list in a `missing N required ... arguments` message."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+def _type_names(annotation: str | None) -> set[str] | None:
+    """The type names an annotation admits (None when it admits anything or is absent)."""
+    if not annotation:
+        return None
+    from drift.analysis.diff.annotations import normalise
+
+    text = normalise(annotation) or annotation
+    names = {n for n in text.replace("[", " ").replace("]", " ").replace("|", " ").replace(",", " ").split()}
+    names.discard("None")
+    if not names or names & {"Any", "object", "typing.Any"} or any(len(n) == 1 and n.isupper() for n in names):
+        return None  # Any, object or a TypeVar: every value fits
+    return {n.rsplit(".", 1)[-1] for n in names}
+
+
+@rule("DRIFT013", RuleKind.POSITIONAL_SHIFT)
+def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
+    """A positional argument that now lands on a different parameter: the target inserted a
+    parameter (even an optional one) at or before its position, so `f(a, b, c)` written for
+    `f(a, b, c)` passes `c`'s value as the new parameter of `f(a, new=None, b, c)`.
+
+    Breaking when Python rejects the call (a displaced required parameter is now missing, or a
+    parameter is given positionally and by keyword) or when the annotations of the parameter the
+    value was written for and the one it now binds share no type; risky otherwise (the call runs,
+    with the values in the wrong parameters).
+    """
+    for rc in ctx.calls:
+        if not _checkable(rc) or rc.baseline_params is None or rc.rec["star_args"]:
+            continue
+        n = rc.rec["positional"]
+        slots, base_slots = _positional_slots(rc.target_params), _positional_slots(rc.baseline_params)
+        base_names = {p.name for p in rc.baseline_params}
+        base_slot_names = {p.name for p in base_slots}
+        target_names = {p.name for p in rc.target_params}
+        shifted = []
+        for i in range(min(n, len(slots), len(base_slots))):
+            was, now = base_slots[i], slots[i]
+            if was.name == now.name or (was.name not in target_names and now.name not in base_names):
+                continue  # same parameter, or renamed in place: the value still lands where it did
+            if any(p.name not in base_slot_names for p in slots[: i + 1]):
+                shifted.append((i, was, now))  # a parameter new to the positional slots before it
+        if not shifted:
+            continue
+        i, was, now = shifted[0]
+        bound = {p.name for p in slots[:n]}
+        keywords = set(rc.rec["keywords"])
+        twice = sorted(bound & keywords)
+        covered = bound | keywords
+        displaced = {b.name for b in base_slots[:n] if b.required}
+        missing = [p for p in rc.target_params if p.required and p.name not in covered and p.name in displaced]
+        # Python reports missing positional parameters first, keyword-only ones only when none is
+        missing_pos = [p.name for p in missing if p.kind != "KEYWORD_ONLY"]
+        missing_names = missing_pos or [p.name for p in missing]
+        failure = details = None
+        if twice:
+            failure = f"TypeError: {error_call_name(rc)} got multiple values for argument '{twice[0]}'"
+        elif missing_names and not rc.rec["star_kwargs"]:
+            where = "positional" if missing_pos else "keyword-only"
+            failure = (f"TypeError: {error_call_name(rc)} missing {len(missing_names)} required {where} "
+                       f"argument{'s' if len(missing_names) > 1 else ''}: {_quoted_list(missing_names)}")
+        else:
+            wrote, lands = _type_names(was.annotation), _type_names(now.annotation)
+            if wrote is not None and lands is not None and not wrote & lands:
+                details = (f"the value written for `{was.name}: {was.annotation}` is passed as "
+                           f"`{now.name}: {now.annotation}`; Python does not check it at the call")
+        moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
+        inserted = [p.name for p in slots[: shifted[-1][0] + 1] if p.name not in base_slot_names]
+        yield Finding(
+            rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
+            severity=Severity.BREAKING if failure or details else Severity.RISKY,
+            title=f"`{rc.label}`: positional argument {i + 1} was `{was.name}`, now binds `{now.name}` "
+                  f"({', '.join(inserted)} inserted before it)",
+            consumer_site=rc.site,
+            target_evidence=(ctx.evidence(rc.target_params_at),),
+            baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+            predicted_failure=failure,
+            details=details or moves,
+            fix=Fix(f"pass `{was.name}` and the arguments after it by keyword",
+                    manual_reason="the values must be matched to parameter names by a human"),
+            symbol=rc.dotted,
+        )

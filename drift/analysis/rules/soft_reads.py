@@ -1,0 +1,84 @@
+"""Attributes read with a fallback that the target no longer has: the fallback silently wins.
+
+`getattr(self, "enable_caching", False)` or `if hasattr(runner, "_allocate_kv_cache_tensors"):`
+never raise. When the baseline's object had the attribute and the target's does not, the code
+keeps running on the default: a feature turns off, a patch is skipped. No traceback points at
+it, which is why it is worth a line in the report. It is risky, not breaking: the consumer
+chose a default, so drift cannot say the default is wrong, only that it now always applies.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext, site_of
+from drift.analysis.paths import Value
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.reach import _show
+
+
+def _receiver(prev: Value, missing: Value) -> str:
+    """How the report names the object: the consumer's class for `self`, else the target's."""
+    if prev.kind == "consumer":
+        return (missing.cls.dotted if missing.cls is not None else prev.cref or "self").rsplit(".", 1)[-1]
+    return prev.describe().rsplit(".", 1)[-1]
+
+
+def _where(v: Value) -> Location | None:
+    if v.evidence and v.evidence[0]:
+        owner = v.owner or v.sym
+        return Location(v.evidence[0], v.evidence[1] or 1, symbol=owner.dotted if owner is not None else None)
+    return None
+
+
+@rule("DRIFT065", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
+def soft_read_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """`getattr(obj, "x", default)` or `hasattr(obj, "x")` on a target object (or `self` in code
+    the consumer copies onto a target class) where the baseline had `x` and the target has not:
+    the default (or False) now always applies.
+
+    The object is typed as every other reach path is; the target's class must be fully known
+    (no `__getattr__`, no base drift cannot see), so "no longer has" really means it."""
+    if ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            if rec.get("kind") != "attr_soft" or len(rec.get("path") or ()) < 2:
+                continue
+            path = rec["path"]
+            k = len(path) - 1
+            t, b = ctx.target_paths.steps(path)[k], ctx.baseline_paths.steps(path)[k]
+            tprev = ctx.target_paths.steps(path)[k - 1]
+            if t.kind != "missing" or not b.known or b.kind == "consumer":
+                continue
+            on_self = tprev.kind == "consumer" and tprev.ckind in ("instance", "super") and t.cls is not None
+            if not on_self and tprev.kind not in ("instance", "class", "module"):
+                continue
+            key = (mod.get("path"), rec["line"], tuple(path))
+            if key in seen:
+                continue
+            seen.add(key)
+            name = path[k][1:]
+            owner = _receiver(tprev, t)
+            how = rec.get("how")
+            outcome = (f"`hasattr(..., {name!r})` is now always False" if how == "hasattr"
+                       else f"`getattr(..., {name!r}, default)` now always returns the default")
+            cls = t.cls or (tprev.sym if tprev.kind in ("class", "module") else tprev.cls)
+            yield Finding(
+                rule_id="DRIFT065", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+                title=f"`{owner}.{name}` is no longer there: {outcome}",
+                consumer_site=site_of(mod, rec),
+                target_evidence=(Location(cls.path, cls.line or 1, symbol=cls.dotted),) if cls is not None else (),
+                baseline_evidence=(_where(b),),
+                predicted_failure=f"no exception: {outcome}, so the code on that path behaves as if the "
+                                  f"feature were absent",
+                fix=Fix(f"find what replaced `{name}` in the target and read that",
+                        manual_reason="the default hides the change; the replacement needs reading the target"),
+                symbol=f"{cls.dotted}.{name}" if cls is not None else name,
+                details=f"read with a fallback ({how}) as {' '.join(_show(p) for p in path)}",
+            )
+
+
+RULES = [soft_read_missing]

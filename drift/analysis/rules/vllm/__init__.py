@@ -1,0 +1,9 @@
+"""The vLLM rule pack: what only knowledge of vLLM's behaviour can say."""
+
+from drift.analysis.rules.vllm.block_hasher import request_needs_block_hasher
+from drift.analysis.rules.vllm.kv_layout import kv_cache_layout_moved
+
+VLLM_RULES = [request_needs_block_hasher, kv_cache_layout_moved]
+
+# vLLM's `@config` wraps pydantic.dataclasses.dataclass: its fields are constructor parameters.
+DATACLASS_DECORATORS = frozenset({"vllm.config.utils.config"})
