@@ -55,8 +55,8 @@ def _child(cfg: dict) -> dict:
 
     t0 = time.perf_counter()
     import drift.scan as scan_mod
-    from drift.connectors.ssh import connect
-    from drift.fleet import run_fleet
+    from drift.remote.connectors.ssh import connect
+    from drift.remote.fleet import run_fleet
     from drift.probes import bundle
 
     import_s = time.perf_counter() - t0
@@ -95,7 +95,7 @@ def _child(cfg: dict) -> dict:
         return real_decode(data, **kw)
 
     bundle.decode_output = decode_spy
-    if hasattr(bundle, "decode_reply"):  # what drift.remote_probe reads replies with
+    if hasattr(bundle, "decode_reply"):  # what drift.remote.probe reads replies with
         real_reply = bundle.decode_reply
 
         def reply_spy(data, **kw):
@@ -210,7 +210,7 @@ def clean_shell_sshd(work: Path, sshd: str) -> Path:
 
 
 async def _exec_overhead(server, *, runs: int) -> float:
-    from drift.connectors.ssh import connect
+    from drift.remote.connectors.ssh import connect
 
     conn = await connect(server.spec, **server.connect_kwargs())
     try:
@@ -232,9 +232,9 @@ def exec_overhead(server, *, runs: int) -> float:
 
 
 async def _exchange_cost(server, *, python: str, host_cache: str, runs: int) -> dict:
-    from drift.connectors.script import run_script
+    from drift.remote.connectors.script import run_script
     from drift.probes.bundle import build_script
-    from drift.remote_probe import probe
+    from drift.remote.probe import probe
 
     def more(needles):
         return {"packages": ["vllm"], "env_packages": [], "cache_dir": host_cache, "known": {},
@@ -267,7 +267,7 @@ async def _exchange_cost(server, *, python: str, host_cache: str, runs: int) -> 
 
 
 async def connect_server(server):
-    from drift.connectors.ssh import connect
+    from drift.remote.connectors.ssh import connect
 
     return await connect(server.spec, **server.connect_kwargs())
 

@@ -28,7 +28,7 @@ SOURCES = Path(os.environ.get("DRIFT_SOURCES", Path.home() / ".cache/drift/sourc
 
 _CHILD = r"""
 import sys, asyncio, json, traceback; sys.path.insert(0, %(repo)r)
-from drift.connectors.local import LocalConnector
+from drift.remote.connectors.local import LocalConnector
 from drift.scan import ScanSettings, scan_connector
 import drift.model.host_modules as hm
 late, asked = [], {}

@@ -47,7 +47,7 @@ class Fix:
     """What repairs a finding: a named codemod with its arguments, or manual advice."""
 
     description: str
-    codemod: str | None = None  # registry name in drift.codemods, None = manual
+    codemod: str | None = None  # registry name in drift.fixes.kinds, None = manual
     args: dict[str, Any] = field(default_factory=dict)
     manual_reason: str | None = None  # why no codemod applies, when codemod is None
 

@@ -26,13 +26,13 @@ from typing import Any, Callable
 from drift import exitcodes
 from drift.check.run import Consumer, Outcome
 from drift.pipeline import Baseline, analyse, resolve_baseline
-from drift.connectors.base import Connector
+from drift.remote.connectors.base import Connector
 from drift.model.demand import Stopped, stoppable
 from drift.sources.fetch import cache_name, cache_root
 from drift.model.host_modules import HostModules
 from drift.lowprio import run_in_child
-from drift.remote_probe import probe
-from drift.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
+from drift.remote.probe import probe
+from drift.remote.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
 from drift.analysis.rules.loader import RuleLoadError, load_rules
 from drift.sources.progress import Step
 from drift.model.store import default_store
@@ -524,7 +524,7 @@ def _check(host: str, facts: dict[str, Any], settings: ScanSettings, say: Callab
 
 
 def fleet_entries(outcomes) -> list[dict[str, Any]]:
-    """One entry per host of a fleet scan (drift.fleet.HostOutcome of HostScan), in input order,
+    """One entry per host of a fleet scan (drift.remote.fleet.HostOutcome of HostScan), in input order,
     for reports.fleet: every host appears, whether or not it produced a report."""
     out = []
     for o in outcomes:

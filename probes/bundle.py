@@ -180,7 +180,7 @@ def decode_reply(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES):
 
     The bundle writes the document's head, then, on a second line, the facts (`packages`,
     `more`); the digest is of that line's text as received, which drift keys the facts by
-    (drift/reply.py `wire_key`): different facts can never share it, equal facts always do,
+    (drift/remote/reply.py `wire_key`): different facts can never share it, equal facts always do,
     and it costs a hash of bytes at hand, not a JSON re-encoding of 9 MB. A reply of one line
     (any other writer) has no digest: drift keys it by re-encoding.
 

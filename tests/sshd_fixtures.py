@@ -264,7 +264,7 @@ def crafted_reply(doc) -> bytes:
 
 def real_reply(python: str, request: dict) -> dict:
     """The genuine probe document `python` gives for `request` (run here, as a host would)."""
-    from drift.connectors.script import build_payload
+    from drift.remote.connectors.script import build_payload
     from drift.probes.bundle import build_script, decode_output
 
     res = subprocess.run([python, "-"], input=build_payload(build_script(request)), capture_output=True,

@@ -7,7 +7,7 @@ import tokenize
 
 import pytest
 
-from drift.codemods import REGISTRY, apply_fixes
+from drift.fixes.kinds import REGISTRY, apply_fixes
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 PATH = "pkg/gen.py"

@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from drift.codemods import run_codemod
+from drift.fixes.kinds import run_codemod
 
 
 def run(src: str, name: str, line: int, **args):

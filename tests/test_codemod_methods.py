@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drift.codemods import run_codemod
+from drift.fixes.kinds import run_codemod
 
 LOOP = """\
 def step(self, out):

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 import pytest
 from rich.console import Console
 
-from drift.connectors.base import ConnectorError
-from drift.connectors.ssh import connect
-from drift.fleet import iter_fleet, render_summary, run_fleet, summary_counts
-from drift.inventory import parse_inventory
+from drift.remote.connectors.base import ConnectorError
+from drift.remote.connectors.ssh import connect
+from drift.remote.fleet import iter_fleet, render_summary, run_fleet, summary_counts
+from drift.remote.inventory import parse_inventory
 from tests.sshd_fixtures import free_port
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from drift.cli import main
-from drift.connectors.ssh import connect
+from drift.remote.connectors.ssh import connect
 from drift.jobs.remote import call_runner
-from drift.patch.remote import run_applier
+from drift.fixes.remote import run_applier
 from tests.sshd_fixtures import LOGIN_SHELLS, login_user
 
 pytestmark = [pytest.mark.ssh]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from drift.hostspec import HostSpec, HostSpecError, parse_hostspec
+from drift.remote.hostspec import HostSpec, HostSpecError, parse_hostspec
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from drift.inventory import InventoryError, load_inventory, parse_inventory, select_hosts
+from drift.remote.inventory import InventoryError, load_inventory, parse_inventory, select_hosts
 
 INI = """\
 # a fleet of GPU hosts

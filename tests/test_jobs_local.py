@@ -21,7 +21,7 @@ from rich.console import Console
 
 import drift.jobs
 from drift.cli import main
-from drift.connectors.local import LocalConnector
+from drift.remote.connectors.local import LocalConnector
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
 from drift.jobs import PreflightUnavailable, launch, list_runs, watch
 from drift.jobs import runner as runner_mod

@@ -19,8 +19,8 @@ import pytest
 from rich.console import Console
 
 from drift.cli import main
-from drift.connectors.local import LocalConnector
-from drift.connectors.ssh import connect
+from drift.remote.connectors.local import LocalConnector
+from drift.remote.connectors.ssh import connect
 from drift.findings import Report
 from drift.jobs import launch, list_runs, watch
 from drift.jobs.watch import OffsetStore

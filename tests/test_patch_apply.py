@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from drift.applier import PAUSE_ENV
-from drift.connectors.local import LocalConnector
+from drift.fixes.applier import PAUSE_ENV
+from drift.remote.connectors.local import LocalConnector
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.patch import FileChange, PatchPlan, apply, plan, read_manifest, revert, verify_compile
+from drift.fixes import FileChange, PatchPlan, apply, plan, read_manifest, revert, verify_compile
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[1]
@@ -147,8 +147,8 @@ def test_revert_restores_originals_and_refuses_later_edits(site):
 
 DRIVER = """
 import asyncio, base64, json, sys
-from drift.connectors.local import LocalConnector
-from drift.patch import FileChange, PatchPlan, apply
+from drift.remote.connectors.local import LocalConnector
+from drift.fixes import FileChange, PatchPlan, apply
 spec = json.load(open(sys.argv[1]))
 changes = tuple(FileChange(c["path"], c["b"], c["a"], base64.b64decode(c["before"]),
                            base64.b64decode(c["after"]), tuple(c["keys"])) for c in spec["changes"])
@@ -226,6 +226,6 @@ def test_verify_compile(site):
 def test_applier_is_python39_syntax():
     import ast
 
-    src = (REPO / "drift" / "applier.py").read_text()
+    src = (REPO / "drift" / "fixes" / "applier.py").read_text()
     ast.parse(src, feature_version=(3, 9))
     assert "import drift" not in src and "from drift" not in src

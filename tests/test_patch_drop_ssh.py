@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from drift.applier import PAUSE_ENV
-from drift.connectors.base import ConnectorError
-from drift.connectors.ssh import connect
+from drift.fixes.applier import PAUSE_ENV
+from drift.remote.connectors.base import ConnectorError
+from drift.remote.connectors.ssh import connect
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.patch import apply, plan, revert
+from drift.fixes import apply, plan, revert
 
 pytestmark = pytest.mark.ssh
 

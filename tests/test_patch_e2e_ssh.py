@@ -98,8 +98,8 @@ def test_apply_refuses_a_file_edited_after_the_diff(sshd, patched_host, tmp_path
     """The plan is computed, then the file changes under it: the applier refuses, nothing lost."""
     import asyncio
 
-    from drift.connectors.ssh import connect
-    from drift.patch import apply, plan
+    from drift.remote.connectors.ssh import connect
+    from drift.fixes import apply, plan
     from drift.scan import ScanSettings, scan_connector
 
     python, site = patched_host

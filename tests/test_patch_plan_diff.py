@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.patch import plan, unified_diff
+from drift.fixes import plan, unified_diff
 
 
 def finding(path: str, line: int, codemod: str | None, **args) -> Finding:

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.patch import apply, plan, revert, verify_compile
+from drift.fixes import apply, plan, revert, verify_compile
 
 pytestmark = pytest.mark.ssh
 
@@ -24,7 +24,7 @@ FINDING = Finding(
 
 
 def test_apply_verify_revert_over_ssh(sshd, tmp_path):
-    from drift.connectors.ssh import connect
+    from drift.remote.connectors.ssh import connect
 
     root, state = tmp_path / "site", tmp_path / "state"
     (root / "pkg").mkdir(parents=True)

@@ -119,8 +119,8 @@ def test_gc_paused_restores_the_collector_and_promotes_what_was_made():
 def test_a_hosts_reply_is_decoded_with_the_collector_paused(monkeypatch):
     import asyncio
 
-    from drift import remote_probe
-    from drift.connectors.base import RunResult
+    from drift.remote import probe as remote_probe
+    from drift.remote.connectors.base import RunResult
 
     seen = []
     real = remote_probe.bundle.decode_reply

@@ -1,4 +1,4 @@
-"""drift's key of a host package (drift/remote_probe.py, drift/reply.py `wire_key`): a hash of
+"""drift's key of a host package (drift/remote/probe.py, drift/remote/reply.py `wire_key`): a hash of
 the reply's facts line as received. Two hosts with the same facts share it whatever the rest of
 their replies says (a fleet of one vLLM keeps one stored copy); different facts never do; a
 one-line reply (not the bundle's) is keyed by re-encoding its facts. Through the local
@@ -10,9 +10,9 @@ import asyncio
 import json
 import zlib
 
-from drift.connectors.local import LocalConnector
+from drift.remote.connectors.local import LocalConnector
 from drift.probes.bundle import MAGIC
-from drift.remote_probe import probe
+from drift.remote.probe import probe
 
 PKG = {"name": "t", "dist": "t", "version": "1", "root": "/x", "digest": "d" * 64, "requires": [], "errors": [],
        "modules": {"t": {"path": "t/__init__.py", "sha256": "a" * 64, "is_package": True, "error": None,

@@ -14,7 +14,7 @@ import os
 import pytest
 
 from drift.model.host_modules import ForkedRead, HostModules
-from drift.reply import ReplyError, ahead_modules, validate_ahead
+from drift.remote.reply import ReplyError, ahead_modules, validate_ahead
 from tests.test_scan_demand import _findings, _scan, synthetic_host  # noqa: F401 - the fixture is used
 
 pytestmark = [pytest.mark.ssh]
@@ -181,7 +181,7 @@ def test_a_malformed_outline_asked_ahead_is_refused(outlines, says):
 
 
 def test_outlines_that_came_ahead_are_kept_only_where_the_first_reply_agrees():
-    from drift.reply import ahead_outlines
+    from drift.remote.reply import ahead_outlines
 
     shape = {"t.a": ["t/a.py", SHA, None], "t.b": ["t/b.py", SHA, None]}
     ans = {"digest": "d" * 64, "modules": {}, "answers": {}, "outlines": {

@@ -29,7 +29,7 @@ def _findings(scan) -> list:
 
 def _scan(sshd, monkeypatch, cache: Path, **settings):
     """One scan_connector over a fresh SSH connection, with drift's cache at `cache`."""
-    from drift.connectors.ssh import connect
+    from drift.remote.connectors.ssh import connect
     from drift.scan import ScanSettings, scan_connector
     from drift.model.store import _store_at
 

@@ -32,7 +32,7 @@ def _scan(capsys, sshd, *argv):
 
 
 def _local_scan(host_python, baseline):
-    from drift.connectors.local import LocalConnector
+    from drift.remote.connectors.local import LocalConnector
     from drift.scan import ScanSettings, scan_connector
 
     said: list[str] = []

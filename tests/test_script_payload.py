@@ -1,4 +1,4 @@
-"""The `python -` payload (drift/connectors/script.py) with the script as its own literal or as
+"""The `python -` payload (drift/remote/connectors/script.py) with the script as its own literal or as
 base64, run by a real interpreter through the local connector: same output either way; the
 probe bundle travels compressed (CPython reads a stdin script one byte per read(2))."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from drift.connectors.local import LocalConnector
-from drift.connectors.script import build_payload, run_script
+from drift.remote.connectors.local import LocalConnector
+from drift.remote.connectors.script import build_payload, run_script
 from drift.probes import bundle
 
 

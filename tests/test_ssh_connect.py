@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from drift.connectors.base import ConnectorError
-from drift.connectors.ssh import _classify, _HostKeyPolicy, connect
+from drift.remote.connectors.base import ConnectorError
+from drift.remote.connectors.ssh import _classify, _HostKeyPolicy, connect
 from tests.sshd_fixtures import keygen
 
 pytestmark = pytest.mark.ssh

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from drift.connectors.base import ConnectorError
-from drift.connectors.ssh import connect
-from drift.fleet import run_fleet
+from drift.remote.connectors.base import ConnectorError
+from drift.remote.connectors.ssh import connect
+from drift.remote.fleet import run_fleet
 
 pytestmark = [pytest.mark.ssh, pytest.mark.netns]
 

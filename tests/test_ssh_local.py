@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-from drift.connectors.base import ConnectorError
-from drift.connectors.local import LocalConnector
+from drift.remote.connectors.base import ConnectorError
+from drift.remote.connectors.local import LocalConnector
 
 
 def run(coro):

@@ -5,9 +5,9 @@ import asyncio
 
 import pytest
 
-from drift.connectors.local import LocalConnector
-from drift.connectors.ssh import connect
-from drift.remote_probe import ProbeResult, probe, validate_python
+from drift.remote.connectors.local import LocalConnector
+from drift.remote.connectors.ssh import connect
+from drift.remote.probe import ProbeResult, probe, validate_python
 
 pytestmark = pytest.mark.ssh
 

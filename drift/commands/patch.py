@@ -17,7 +17,7 @@ from rich.console import Console
 from drift import __version__, exitcodes
 from drift.commands.common import add_consumer_options, fail, fail_connector, progress
 from drift.config import ConfigError
-from drift.connectors.base import ConnectorError
+from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
 from drift.scan import ScanSettings, scan_connector
 
@@ -44,7 +44,7 @@ def add_parser(sub) -> None:
 
 
 async def _home(connector, python: str) -> str:
-    from drift.connectors.script import run_script
+    from drift.remote.connectors.script import run_script
 
     res = await run_script(connector, python, "import os; print(os.path.expanduser('~'))", timeout=30, limit=65536)
     if not res.ok:
@@ -54,7 +54,7 @@ async def _home(connector, python: str) -> str:
 
 
 async def _run(args, say) -> tuple[int, dict]:
-    from drift.patch import LATEST, apply, plan, revert, unified_diff, verify_compile
+    from drift.fixes import LATEST, apply, plan, revert, unified_diff, verify_compile
 
     host = None if args.host in (None, "local") else args.host
     js = settings_from_args(args, host=host)
@@ -75,7 +75,7 @@ async def _run(args, say) -> tuple[int, dict]:
                 "action": "revert", "status": res.status, "reason": res.reason, "host": label,
                 "patch_id": res.patch_id,
                 "files": [{"path": f.path, "action": f.action} for f in res.files]}
-        from drift.patch import saved
+        from drift.fixes import saved
 
         say(f"{label}: scanning")
         scan = await scan_connector(connector, host=label, settings=settings, say=say)

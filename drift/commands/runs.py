@@ -12,7 +12,7 @@ from rich.table import Table
 
 from drift import exitcodes
 from drift.config import ConfigError
-from drift.connectors.base import ConnectorError
+from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import (
     JobSettings, add_host_arguments, open_connector, settings_from_args,
 )

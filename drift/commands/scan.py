@@ -16,7 +16,7 @@ from drift.commands.common import (
     silencing,
 )
 from drift.config import ConfigError
-from drift.connectors.base import ConnectorError
+from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
 from drift.scan import HostScan, ScanSettings, scan_connector
 from drift.suppress import SuppressError
@@ -142,7 +142,7 @@ def run(args) -> int:
         return fail(f"--timeout must be a positive number of seconds, not {args.timeout:g}", exitcodes.USAGE)
     hosts = list(args.hosts)
     if args.inventory:
-        from drift.inventory import InventoryError, load_inventory, select_hosts
+        from drift.remote.inventory import InventoryError, load_inventory, select_hosts
 
         try:
             inv_hosts = select_hosts(load_inventory(args.inventory), args.limit)
@@ -167,7 +167,7 @@ def run(args) -> int:
 
 
 def _fleet(args, hosts) -> int:
-    from drift.fleet import fleet_exit_code, run_fleet
+    from drift.remote.fleet import fleet_exit_code, run_fleet
 
     if args.write_accepted:
         return fail("--write-accepted records one host's findings", exitcodes.USAGE,
@@ -211,7 +211,7 @@ def _fleet(args, hosts) -> int:
 
 
 def _write_fleet(fmt: str, outcomes, args) -> None:
-    from drift.fleet import fleet_exit_code
+    from drift.remote.fleet import fleet_exit_code
     from drift.scan import fleet_entries
     from drift.reports.fleet import to_json_fleet, to_sarif_fleet
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from drift import exitcodes
 from drift.config import ConfigError
-from drift.connectors.base import ConnectorError
+from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import (
     JobSettings, add_host_arguments, open_connector, settings_from_args,
 )

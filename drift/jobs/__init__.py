@@ -14,7 +14,7 @@ from drift.jobs.runs import RunInfo, RunsResult, list_runs
 from drift.jobs.watch import WatchResult, watch
 
 if TYPE_CHECKING:
-    from drift.connectors.base import Connector
+    from drift.remote.connectors.base import Connector
     from drift.findings import Report
     from drift.jobs.connect import JobSettings
 

@@ -12,8 +12,8 @@ import sys
 from dataclasses import dataclass
 
 from drift.config import Config, ConfigError, load_config
-from drift.connectors.base import Connector, ConnectorError
-from drift.connectors.local import LocalConnector
+from drift.remote.connectors.base import Connector, ConnectorError
+from drift.remote.connectors.local import LocalConnector
 
 __all__ = ["JobSettings", "add_host_arguments", "open_connector", "settings_from_args"]
 
@@ -76,7 +76,7 @@ async def open_connector(settings: JobSettings) -> Connector:
     """LocalConnector or an SSH connection; ConnectorError says why a host is unusable."""
     if settings.host is None:
         return LocalConnector()
-    from drift.connectors.ssh import connect
+    from drift.remote.connectors.ssh import connect
 
     cfg = settings.config
     return await connect(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from drift import exitcodes
-from drift.connectors.base import Connector
+from drift.remote.connectors.base import Connector
 from drift.findings import Finding, Report
 from drift.jobs.remote import call_runner, runner_source
 from drift.jobs.runs import RunInfo

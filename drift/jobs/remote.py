@@ -2,7 +2,7 @@
 
 Why stdin: nothing needs to be installed on the GPU host, a path with `~` in it is expanded by
 the host's Python, and every call is a single round trip. The mode and its arguments (run dirs
-from flags or drift.toml) travel inside the stdin payload too (drift.connectors.script): the
+from flags or drift.toml) travel inside the stdin payload too (drift.remote.connectors.script): the
 command line is `<python> -`, so no login shell (fish, tcsh, a forced command) ever parses them.
 """
 
@@ -14,8 +14,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from drift.connectors.base import Connector
-from drift.connectors.script import not_found, run_script
+from drift.remote.connectors.base import Connector
+from drift.remote.connectors.script import not_found, run_script
 
 REPLY_LIMIT = 16 * 1024 * 1024  # one JSON line; `poll` carries at most its MAX log bytes, base64
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from drift.connectors.base import Connector
+from drift.remote.connectors.base import Connector
 from drift.jobs.remote import call_runner
 
 __all__ = ["RunInfo", "RunsResult", "list_runs"]

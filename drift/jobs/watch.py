@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from drift import exitcodes
-from drift.connectors.base import Connector, ConnectorError
+from drift.remote.connectors.base import Connector, ConnectorError
 from drift.findings import Finding
 from drift.jobs.failures import Diagnosis, diagnose
 from drift.jobs.progress import Counter, LineSplitter, ProgressTracker

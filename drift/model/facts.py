@@ -16,7 +16,7 @@ outlines (drift/model/outline.py) are records too, so a view over one reads the 
 parses the module for others.
 
 `raw` is the record itself, for the storage and transport layers (drift/model/store.py,
-drift/reply.py) and for identity (two views of one record are equal).
+drift/remote/reply.py) and for identity (two views of one record are equal).
 """
 
 from __future__ import annotations

@@ -207,12 +207,12 @@ def default_probe_cache() -> str:
 
 def probe_interpreter(python: str, request: dict[str, Any], *, timeout: float = 600) -> dict[str, Any]:
     """The probe document from another interpreter on this machine, by the very path a host
-    takes (drift.remote_probe over the local connector). Raises FetchError with the reason."""
+    takes (drift.remote.probe over the local connector). Raises FetchError with the reason."""
     import asyncio
 
-    from drift.connectors.base import ConnectorError
-    from drift.connectors.local import LocalConnector
-    from drift.remote_probe import probe
+    from drift.remote.connectors.base import ConnectorError
+    from drift.remote.connectors.local import LocalConnector
+    from drift.remote.probe import probe
 
     python = os.path.abspath(os.path.expanduser(python)) if os.sep in python else python
     try:

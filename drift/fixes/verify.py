@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drift.connectors.base import Connector, ConnectorError
-from drift.connectors.script import run_script
-from drift.patch.paths import join_under
+from drift.remote.connectors.base import Connector, ConnectorError
+from drift.remote.connectors.script import run_script
+from drift.fixes.paths import join_under
 
 # `python -m py_compile PATH`, sent on stdin with PATH as its argv (no shell ever parses it)
 _PY_COMPILE = """import py_compile, sys

@@ -1,6 +1,6 @@
-"""Run drift/applier.py next to the files, through any Connector, in one round trip.
+"""Run drift/fixes/applier.py next to the files, through any Connector, in one round trip.
 
-The applier and its JSON payload travel on stdin (drift.connectors.script), so the command line
+The applier and its JSON payload travel on stdin (drift.remote.connectors.script), so the command line
 is `<python> -` whatever the login shell is: a multi-line `python -c` does not survive fish or
 tcsh, and nothing from the payload ever meets a shell.
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from drift.connectors.base import Connector, ConnectorError
-from drift.connectors.script import run_script
+from drift.remote.connectors.base import Connector, ConnectorError
+from drift.remote.connectors.script import run_script
 
 REPLY_LIMIT = 4 * 1024 * 1024  # the applier answers with one short JSON line
 
 
 def applier_source() -> str:
-    return resources.files("drift").joinpath("applier.py").read_text(encoding="utf-8")
+    return resources.files("drift.fixes").joinpath("applier.py").read_text(encoding="utf-8")
 
 
 async def run_applier(connector: Connector, *, python: str, action: str, payload: dict) -> dict:

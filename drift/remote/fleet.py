@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from drift.connectors.base import ConnectorError
+from drift.remote.connectors.base import ConnectorError
 
 __all__ = ["HostOutcome", "STATUSES", "fleet_exit_code", "iter_fleet", "render_summary", "run_fleet",
            "summary_counts"]

@@ -28,9 +28,9 @@ from typing import Callable
 
 import asyncssh
 
-from drift.connectors.base import ConnectorError, RunResult
-from drift.connectors.base import read_capped as _capped, read_tail as _tail
-from drift.hostspec import HostSpecError, parse_hostspec
+from drift.remote.connectors.base import ConnectorError, RunResult
+from drift.remote.connectors.base import read_capped as _capped, read_tail as _tail
+from drift.remote.hostspec import HostSpecError, parse_hostspec
 
 __all__ = ["SSHConnector", "connect"]
 

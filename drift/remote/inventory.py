@@ -44,7 +44,7 @@ class InventoryHost:
 
     @property
     def spec(self) -> str:
-        """A host spec drift.hostspec and the SSH connector understand."""
+        """A host spec drift.remote.hostspec and the SSH connector understand."""
         host = f"[{self.address}]" if ":" in self.address else self.address
         user = f"{self.user}@" if self.user else ""
         return f"{user}{host}:{self.port}" if self.port else f"{user}{host}"

@@ -11,7 +11,7 @@ from typing import Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.codemods._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, iter_calls, parse_expr
+from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, iter_calls, parse_expr
 
 
 def _method_call(expr: cst.BaseExpression | None, method: str) -> cst.Call | None:

@@ -6,11 +6,11 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from drift.connectors.base import Connector
-from drift.patch.manifest import manifest_header
-from drift.patch.paths import check_relpath
-from drift.patch.plan import PatchPlan
-from drift.patch.remote import run_applier
+from drift.remote.connectors.base import Connector
+from drift.fixes.manifest import manifest_header
+from drift.fixes.paths import check_relpath
+from drift.fixes.plan import PatchPlan
+from drift.fixes.remote import run_applier
 
 
 @dataclass(frozen=True)

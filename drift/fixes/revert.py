@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from drift.connectors.base import Connector
-from drift.patch.apply import FileOutcome, _result
-from drift.patch.remote import run_applier
+from drift.remote.connectors.base import Connector
+from drift.fixes.apply import FileOutcome, _result
+from drift.fixes.remote import run_applier
 
 LATEST = "latest"
 

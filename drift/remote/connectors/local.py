@@ -12,8 +12,8 @@ import os
 import signal
 import tempfile
 
-from drift.connectors.base import ConnectorError, RunResult
-from drift.connectors.base import read_capped as _capped, read_tail as _tail
+from drift.remote.connectors.base import ConnectorError, RunResult
+from drift.remote.connectors.base import read_capped as _capped, read_tail as _tail
 
 STDERR_LIMIT = 256_000  # bytes of stderr kept
 

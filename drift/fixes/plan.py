@@ -10,9 +10,9 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from drift.codemods import apply_fixes
+from drift.fixes.kinds import apply_fixes
 from drift.findings import Finding
-from drift.patch.paths import check_relpath
+from drift.fixes.paths import check_relpath
 
 
 def sha256(data: bytes) -> str:

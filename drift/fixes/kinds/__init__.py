@@ -15,12 +15,12 @@ from typing import Iterable
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.codemods._site import ALREADY, APPLIED, Outcome, SiteCodemod
-from drift.codemods.add_keyword import AddKeyword
-from drift.codemods.add_second_phase import AddSecondPhase
-from drift.codemods.drop_keyword import DropKeyword
-from drift.codemods.rename_method import RenameMethod
-from drift.codemods.unwrap_index import UnwrapIndex
+from drift.fixes.kinds._site import ALREADY, APPLIED, Outcome, SiteCodemod
+from drift.fixes.kinds.add_keyword import AddKeyword
+from drift.fixes.kinds.add_second_phase import AddSecondPhase
+from drift.fixes.kinds.drop_keyword import DropKeyword
+from drift.fixes.kinds.rename_method import RenameMethod
+from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
 
 __all__ = ["REGISTRY", "FileFixResult", "apply_fixes", "run_codemod"]

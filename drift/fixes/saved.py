@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from drift.sources.fetch import cache_name, cache_root
-from drift.patch.plan import FileChange, PatchPlan
+from drift.fixes.plan import FileChange, PatchPlan
 
 
 def _path(host: str, consumer: str) -> Path:

@@ -12,7 +12,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from drift.codemods._site import (
+from drift.fixes.kinds._site import (
     ALREADY,
     APPLIED,
     NOT_FOUND,

@@ -16,7 +16,7 @@ import base64
 import json
 import re
 
-from drift.connectors.base import Connector, ConnectorError, RunResult
+from drift.remote.connectors.base import Connector, ConnectorError, RunResult
 
 __all__ = ["SAFE_WORD", "build_payload", "command_line", "run_script", "validate_python"]
 

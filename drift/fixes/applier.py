@@ -1,6 +1,6 @@
 """Apply or revert a drift patch on the machine that holds the files (stdlib only, Python 3.9+).
 
-Shipped on stdin to `python -` (drift.connectors.script embeds this file, the action as argv and
+Shipped on stdin to `python -` (drift.remote.connectors.script embeds this file, the action as argv and
 the JSON payload as stdin, so no login shell parses any of it), so every file
 operation happens next to the files in one round trip: hash checks, backup, manifest, then per
 file temp-write + fsync + rename and a manifest update. Killed at any moment, each file is

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.codemods._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod
+from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod
 
 
 class RenameMethod(SiteCodemod):

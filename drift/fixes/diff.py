@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from drift.patch.plan import FileChange, PatchPlan
+from drift.fixes.plan import FileChange, PatchPlan
 
 NO_EOL = "\\ No newline at end of file\n"
 

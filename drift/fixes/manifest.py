@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 import drift
-from drift.connectors.base import Connector, ConnectorError
-from drift.patch.plan import PatchPlan
+from drift.remote.connectors.base import Connector, ConnectorError
+from drift.fixes.plan import PatchPlan
 
 SCHEMA = "drift.patch-manifest/1"
 FILE_STATES = ("pending", "applied", "reverted")  # per file

@@ -1,9 +1,9 @@
 """Run the stdlib probe inside a host's Python in one round trip and bring the facts back.
 
-The probe bundle is sent on stdin to ``<python> -`` (drift.connectors.script: no shell quoting,
+The probe bundle is sent on stdin to ``<python> -`` (drift.remote.connectors.script: no shell quoting,
 the remote process group ended on timeout), so nothing is written on the host and the host's own
 interpreter (the one that has vLLM installed) does the reading. The reply is bounded and checked
-(drift.reply) before anything reads it. Failures of the
+(drift.remote.reply) before anything reads it. Failures of the
 probe itself come back as a ProbeResult with a reason; only transport failures (unreachable,
 auth, host key) stay ConnectorError, because the fleet runner classifies them per host.
 """
@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from drift.connectors.base import Connector
-from drift.connectors.script import not_found, run_script, validate_python
-from drift.reply import ReplyError, clean_display, printable, validate_reply, wire_key
+from drift.remote.connectors.base import Connector
+from drift.remote.connectors.script import not_found, run_script, validate_python
+from drift.remote.reply import ReplyError, clean_display, printable, validate_reply, wire_key
 from drift.probes import bundle
 from drift.probes.collect import gc_paused
 
