@@ -44,7 +44,7 @@ _CHILD = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, %(repo)r)
 t0 = time.perf_counter()
-import drift.pipeline as P
+import drift.pipeline.run as P
 if os.environ.get("BENCH_WHOLE"):  # every module parsed up front: the path before issue 12
     _load = P.load_facts
     P.load_facts = lambda *a, **k: _load(*a, **dict(k, demand=False))

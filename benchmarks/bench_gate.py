@@ -91,7 +91,7 @@ def fresh_cache(work: Path, sources: Path, name: str) -> Path:
 def stage_breakdown(cache: Path) -> list[tuple[str, float]]:
     """One warm gate in-process; seconds between progress messages, named by the message."""
     os.environ["DRIFT_CACHE"] = str(cache)
-    from drift.gate import run_gate
+    from drift.pipeline.gate import run_gate
 
     marks: list[tuple[str, float]] = []
     start = time.perf_counter()
@@ -111,7 +111,7 @@ def gc_effect(cache: Path) -> dict:
     import gc
 
     os.environ["DRIFT_CACHE"] = str(cache)
-    from drift.gate import run_gate
+    from drift.pipeline.gate import run_gate
 
     targets = [f"vllm=={v}" for v in RELEASES]
     out = {}

@@ -1,7 +1,7 @@
 """The whole `drift scan` path, one host and a fleet, over real sshds on 127.0.0.1.
 
 Each measured scan runs in a fresh interpreter (so nothing decoded in memory carries over) and
-times `drift.scan.scan_connector` with its SSH connect: probe of the host's vLLM 0.16.0, the
+times `drift.pipeline.scan.scan_connector` with its SSH connect: probe of the host's vLLM 0.16.0, the
 speculators 0.3.0 usage, the baseline vLLM 0.11.0 facts and the check. Host = the cached test
 venv of tests/sshd_fixtures.py; sources come from drift's cache (linked, never re-downloaded).
 
@@ -15,7 +15,7 @@ open connection (a new channel, a new `python -`, the re-sent bundle, the probe'
 `drift scan` CLI warm in a
 subprocess, 32 hosts first seen by drift (same vLLM), 32 hosts warm with forks 8 and 32, and
 peak memory (RSS, tracemalloc) for 1, 8 and 32 hosts. Stage times come from timers wrapped
-around drift.scan's collaborators in the child. The bench sshds run with root's ~/.bashrc
+around drift.pipeline.scan's collaborators in the child. The bench sshds run with root's ~/.bashrc
 masked (a private mount namespace) because sshd runs each command through the login shell and
 this machine's pyenv init costs ~0.2 s per command; the as-is cost is measured and printed.
 The 32 "hosts" share this machine's CPUs with drift, so the drift process's own CPU time is
@@ -54,7 +54,7 @@ def _child(cfg: dict) -> dict:
     import tracemalloc
 
     t0 = time.perf_counter()
-    import drift.scan as scan_mod
+    import drift.pipeline.scan as scan_mod
     from drift.remote.connectors.ssh import connect
     from drift.remote.fleet import run_fleet
     from drift.probes import bundle
@@ -65,7 +65,7 @@ def _child(cfg: dict) -> dict:
     stages: dict[str, float] = {}
     seen: dict[str, object] = {"unchanged": [], "wire_bytes": []}
 
-    def timed(name, fn, is_async=False):  # stage timers around drift.scan's collaborators
+    def timed(name, fn, is_async=False):  # stage timers around drift.pipeline.scan's collaborators
         if is_async:
             async def wrapper(*a, **kw):
                 t = time.perf_counter()

@@ -29,7 +29,7 @@ SOURCES = Path(os.environ.get("DRIFT_SOURCES", Path.home() / ".cache/drift/sourc
 _CHILD = r"""
 import sys, asyncio, json, traceback; sys.path.insert(0, %(repo)r)
 from drift.remote.connectors.local import LocalConnector
-from drift.scan import ScanSettings, scan_connector
+from drift.pipeline.scan import ScanSettings, scan_connector
 import drift.model.host_modules as hm
 late, asked = [], {}
 def _rule():

@@ -24,7 +24,7 @@ The identifier index the searches read is built in a forked child beside the clo
 
 What this misses (searches built from the target's own facts, such as DRIFT075's receiver
 reads), drift collects over one run of its rules and asks for in one more exchange
-(drift/scan.py); it only costs time.
+(drift/pipeline/scan.py); it only costs time.
 Stdlib only, Python 3.9.
 """
 

@@ -223,7 +223,7 @@ def _outline_of(tree, name):
     methods, functions, imports) as drift's `TreeModules.outline` reads it, or None when only
     a parse can say (the caller parses it).
 
-    Why: DRIFT040's family, asked ahead (drift/scan.py), is ~115 model modules whose outlines
+    Why: DRIFT040's family, asked ahead (drift/pipeline/scan.py), is ~115 model modules whose outlines
     are all the rule reads; `ast.parse` and facts of them were ~1.2 s of the host's CPU, their
     outlines ~0.05 s (and a tenth of the bytes)."""
     from .outline import masked, outline

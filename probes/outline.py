@@ -20,7 +20,7 @@ Python 2 `print` statement) is the one case it cannot see; `tests/test_outline.p
 outline with the parse on every module of two vLLM releases and the corpus.
 
 Stdlib only and Python 3.9 (vermin checks): the probe on a host answers a family asked ahead
-with outlines (drift/scan.py), and drift/model/outline.py is this module, so both read one
+with outlines (drift/pipeline/scan.py), and drift/model/outline.py is this module, so both read one
 implementation.
 
 Module-level assignments (`names`) are not read here: a lookup asks only whether one name is

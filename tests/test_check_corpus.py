@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.check.run import run_check
+from drift.pipeline.check import run_check
 
 pytestmark = pytest.mark.corpus
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from drift.check.run import check, load_consumer
+from drift.pipeline.check import check, load_consumer
 from drift.model.demand import ModuleCache, package_facts
 from drift.model.index import PackageIndex, call_of, def_of, word
 from drift.probes.ast_facts import module_facts
@@ -267,7 +267,7 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     b["version"] = whole_b.facts["packages"]["vllm"]["version"]
     tdoc = dict(whole_t.facts, packages={"vllm": t})
     bdoc = dict(whole_b.facts, packages={"vllm": b})
-    # as drift.pipeline.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
+    # as drift.pipeline.run.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
     from drift.model.demand import answered_ahead
     from drift.analysis.rules.family import family_jobs
     from drift.analysis.rules.protocol import two_phase_jobs

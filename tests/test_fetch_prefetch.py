@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from drift import exitcodes, pipeline
+from drift import exitcodes
+from drift.pipeline import run as pipeline
 from drift.sources import fetch
 from drift.sources.fetch import COMPLETE_MARKER, RANGE, FetchError, extract_wheel, fetch_sources
 from drift.sources import rangezip

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zipfile
 
-from drift.check.run import load_consumer
+from drift.pipeline.check import load_consumer
 from drift.sources.fetch import extract_wheel
 
 

@@ -100,7 +100,7 @@ def test_apply_refuses_a_file_edited_after_the_diff(sshd, patched_host, tmp_path
 
     from drift.remote.connectors.ssh import connect
     from drift.fixes import apply, plan
-    from drift.scan import ScanSettings, scan_connector
+    from drift.pipeline.scan import ScanSettings, scan_connector
 
     python, site = patched_host
 

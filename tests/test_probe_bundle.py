@@ -187,7 +187,7 @@ def test_probes_import_only_the_stdlib():
 
 @pytest.mark.parametrize("exe", [sys.executable] + _interpreters())
 def test_a_family_asked_as_outlines_gets_the_outlines_drift_reads_on_every_python(exe, site, tmp_path, monkeypatch):
-    """A `more` asking outlines (drift/scan.py asks DRIFT040's family so): the probe under each
+    """A `more` asking outlines (drift/pipeline/scan.py asks DRIFT040's family so): the probe under each
     Python (3.9 up) sends what drift.model.outline reads from the same files, and parses only what
     an outline cannot say."""
     from drift.model import outline as drift_outline

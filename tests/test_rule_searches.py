@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from drift.scan import rule_words
+from drift.pipeline.scan import rule_words
 
 
 def test_built_in_pack_words_reach_the_request():

@@ -87,13 +87,13 @@ def _demand(root, package="gizmo"):
 
 
 def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch):
-    """`drift.pipeline.analyse` forks a worker that answers DRIFT040's family questions from the
+    """`drift.pipeline.run.analyse` forks a worker that answers DRIFT040's family questions from the
     trees on disk while the other rules run; the rule takes its answers. The report is the one
     the check gives alone, the family's text search ran in the worker, not here, and the
     worker is reaped."""
     from drift.model import demand
     from drift.model.index import PackageIndex
-    from drift.pipeline import Baseline, analyse
+    from drift.pipeline.run import Baseline, analyse
     from drift.analysis.rules.family import family_jobs
     from tests.rule_cases import consumer_of, write_tree
 
@@ -183,7 +183,7 @@ def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
 
 def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
     from drift.model import demand
-    from drift.pipeline import Baseline, analyse
+    from drift.pipeline.run import Baseline, analyse
     from drift.analysis.rules.family import family_jobs
     from drift.model.store import default_store
     from tests.rule_cases import consumer_of, write_tree

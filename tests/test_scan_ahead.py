@@ -1,4 +1,4 @@
-"""A cold demand scan with --baseline asks ahead (drift/scan.py `_ahead`): while the host's first
+"""A cold demand scan with --baseline asks ahead (drift/pipeline/scan.py `_ahead`): while the host's first
 probe runs, a small probe reads the consumer's usage, the baseline's side of the check is warmed
 here, and the target modules of DRIFT040's family (which the host cannot know: they are the
 baseline's classes) are asked in a `more` on a third channel. Over a real sshd: the findings
@@ -48,7 +48,7 @@ def test_the_usage_asked_ahead_reads_the_hosts_probe_cache(
     first probe does: on a host drift has scanned before (here: drift's own cache is new, so
     the scan is cold on drift's side), its code and the consumer's usage are read back, not
     compiled and parsed again (vllm-omni's usage is ~2-3 s); with --no-host-cache it writes none."""
-    import drift.scan as scan_mod
+    import drift.pipeline.scan as scan_mod
 
     python, base = synthetic_host
     common = dict(python=python, consumer="app", target="tgt", baseline=str(base),

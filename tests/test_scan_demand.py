@@ -30,7 +30,7 @@ def _findings(scan) -> list:
 def _scan(sshd, monkeypatch, cache: Path, **settings):
     """One scan_connector over a fresh SSH connection, with drift's cache at `cache`."""
     from drift.remote.connectors.ssh import connect
-    from drift.scan import ScanSettings, scan_connector
+    from drift.pipeline.scan import ScanSettings, scan_connector
     from drift.model.store import _store_at
 
     monkeypatch.setenv("DRIFT_CACHE", str(cache))
@@ -313,7 +313,7 @@ def late_search_host(tmp_path):
 
 def test_late_searches_are_fetched_in_one_exchange_with_the_same_findings(
         sshd, late_search_host, tmp_path, monkeypatch):
-    import drift.scan as scan_mod
+    import drift.pipeline.scan as scan_mod
 
     python, base = late_search_host
     common = dict(python=python, consumer="app", target="tgt", baseline=str(base))

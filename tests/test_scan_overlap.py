@@ -1,4 +1,4 @@
-"""drift scan loads a --baseline release while the host probes (drift/scan.py), over a real sshd.
+"""drift scan loads a --baseline release while the host probes (drift/pipeline/scan.py), over a real sshd.
 
 The baseline is opened in a thread as soon as the scan starts (tested through the local
 connector, the very probe path a host takes), so its fetch and hashing overlap
@@ -33,7 +33,7 @@ def _scan(capsys, sshd, *argv):
 
 def _local_scan(host_python, baseline):
     from drift.remote.connectors.local import LocalConnector
-    from drift.scan import ScanSettings, scan_connector
+    from drift.pipeline.scan import ScanSettings, scan_connector
 
     said: list[str] = []
     settings = ScanSettings(python=host_python, baseline=baseline, host_cache=False)

@@ -1,4 +1,4 @@
-"""The head start of a cold demand scan never holds it back (drift/scan.py `_ahead`, drift/lowprio.py):
+"""The head start of a cold demand scan never holds it back (drift/pipeline/scan.py `_ahead`, drift/pipeline/lowprio.py):
 the family asked ahead is computed before the baseline warm-up, the warm-up runs in a forked child
 of low priority, and a reply (a whole package at once; a demand one once the family is in) stops
 it at its next read (`drift.model.demand.stoppable`). The two probes a cold scan starts at once read
@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from drift import lowprio
+from drift.pipeline import lowprio
 from drift.model.demand import Stopped, package_facts, stoppable
 from drift.model.index import word
 from tests.test_scan_demand import _findings, _host_python, _scan, _target, _write
@@ -112,7 +112,7 @@ def test_a_probe_asked_to_be_nice_lowers_its_sessions_weight(tmp_path):
 def test_a_whole_reply_stops_the_warm_up_and_gives_the_whole_findings(sshd, tmp_path, monkeypatch):  # noqa: F811
     """A consumer reaching most of the target gets it whole; a warm-up still running then (a
     whole check's worth for vllm-omni) is stopped, and the scan does not wait for it."""
-    import drift.scan as scan_mod
+    import drift.pipeline.scan as scan_mod
 
     base, site = tmp_path / "base", tmp_path / "site"
     models = "class M%(i)d(Model):\n    def embed_tokens(self, ids):\n        return ids\n"
@@ -166,7 +166,7 @@ def test_a_whole_reply_stops_the_warm_up_and_gives_the_whole_findings(sshd, tmp_
 def test_a_stopped_warm_up_waiting_for_another_hosts_does_not_wait_on(monkeypatch):
     """Hosts of a fleet warm the shared baseline one at a time; a host whose reply came while
     it waited for another's warm-up gives up waiting at once."""
-    import drift.scan as scan_mod
+    import drift.pipeline.scan as scan_mod
 
     ran = []
     monkeypatch.setattr(scan_mod, "run_in_child", lambda *a, **k: ran.append(1))

@@ -11,7 +11,7 @@ from drift.commands.common import (
     add_consumer_options, add_silencing_options, default_target, fail, progress, settings_checked, silence, silencing,
 )
 from drift.findings import Report
-from drift.gate import run_gate
+from drift.pipeline.gate import run_gate
 
 
 def add_parser(sub) -> None:

@@ -19,7 +19,7 @@ from drift.commands.common import add_consumer_options, fail, fail_connector, pr
 from drift.config import ConfigError
 from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
-from drift.scan import ScanSettings, scan_connector
+from drift.pipeline.scan import ScanSettings, scan_connector
 
 
 def add_parser(sub) -> None:

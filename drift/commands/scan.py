@@ -18,7 +18,7 @@ from drift.commands.common import (
 from drift.config import ConfigError
 from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import add_host_arguments, open_connector, settings_from_args
-from drift.scan import HostScan, ScanSettings, scan_connector
+from drift.pipeline.scan import HostScan, ScanSettings, scan_connector
 from drift.suppress import SuppressError
 
 
@@ -212,7 +212,7 @@ def _fleet(args, hosts) -> int:
 
 def _write_fleet(fmt: str, outcomes, args) -> None:
     from drift.remote.fleet import fleet_exit_code
-    from drift.scan import fleet_entries
+    from drift.pipeline.scan import fleet_entries
     from drift.reports.fleet import to_json_fleet, to_sarif_fleet
 
     entries = fleet_entries(outcomes)

@@ -32,7 +32,7 @@ async def preflight_hook(connector: "Connector", settings: "JobSettings") -> "Re
     installed for that interpreter, baseline not fetchable) is PreflightUnavailable: launch
     refuses unless --force. An unreachable host raises ConnectorError (exit 3).
     """
-    from drift.scan import ScanSettings, scan_connector
+    from drift.pipeline.scan import ScanSettings, scan_connector
 
     cfg = settings.config
     target = cfg.target if cfg.target and cfg.target.isidentifier() else "vllm"

@@ -5,14 +5,14 @@ The probe on a host parses only what the consumer reaches (probes/hostdemand.py)
 text searches drift's rules will ask. `HostModules` is the `modules` mapping of that package:
 iteration and membership cover every module (so "absent" and "not parsed" differ), a read of an
 unparsed module or a search nobody answered goes to `fetch`, which asks the same host over the
-same connection (drift/scan.py) and is counted. PackageIndex treats it like a tree on disk
+same connection (drift/pipeline/scan.py) and is counted. PackageIndex treats it like a tree on disk
 (`mentioning`, `load`), so queries read the answers instead of every module.
 
 Collecting (`collecting = True`): a read of what the host left out is recorded instead of asked,
 and answered with a placeholder (an empty module, no search hits), so one run of the rules names
 everything it lacks and `fetch_wanted` asks for all of it in one exchange. Why: asked as read,
 a big consumer's rules needed 30-60 exchanges, each a round trip and a new remote process. A run
-that read a placeholder is discarded by its caller (drift/scan.py), and runs with no store key,
+that read a placeholder is discarded by its caller (drift/pipeline/scan.py), and runs with no store key,
 so no answer built on a placeholder is memoised; a run that recorded nothing read only real facts.
 """
 
@@ -49,11 +49,11 @@ class HostModules(Mapping):
         self.failed: str | None = None  # why a second exchange failed: the scan of this host fails
         self.failed_code = 2
         self.collecting = False
-        self.exact = False  # drift/scan.py: nothing to collect, the stored package served these reads
-        self.runs = 0  # runs of the rules over this package (drift/scan.py counts them)
-        self.ahead_modules = 0  # modules a `more` asked ahead brought, as facts or outlines (drift/scan.py)
+        self.exact = False  # drift/pipeline/scan.py: nothing to collect, the stored package served these reads
+        self.runs = 0  # runs of the rules over this package (drift/pipeline/scan.py counts them)
+        self.ahead_modules = 0  # modules a `more` asked ahead brought, as facts or outlines (drift/pipeline/scan.py)
         self.ahead_outlines = 0  # of them, outlines
-        self.follow_ups: list[str] = []  # wire digest of each follow-up reply (drift/scan.py keys the merge by them)
+        self.follow_ups: list[str] = []  # wire digest of each follow-up reply (drift/pipeline/scan.py keys the merge by them)
         self._want_modules: set[str] = set()
         self._want_needles: dict[str, str] = {}  # pattern -> literal, in the order first read
         self._pid = os.getpid()
@@ -147,7 +147,7 @@ class HostModules(Mapping):
             self._ask(modules, needles)
 
     def adopt(self, modules: dict[str, dict], wire_digest: str, outlines: dict[str, dict] | None = None) -> None:
-        """Modules a `more` asked ahead brought (drift/scan.py), checked against the first
+        """Modules a `more` asked ahead brought (drift/pipeline/scan.py), checked against the first
         reply's shape (`reply.ahead_modules`, `reply.ahead_outlines`): read as if a follow-up
         had fetched them; outlines serve `outline` reads."""
         fresh = {n: m for n, m in modules.items() if n in self.shape and n not in self._parsed}

@@ -1,7 +1,7 @@
 """Where code lives, turned into a facts document: PyPI spec, wheel, source tree, interpreter.
 
 Every kind ends in the same probe code, so the same code gives the same snapshot whichever way
-it was reached. Hosts over SSH are handled by drift.scan, which ships the same probe.
+it was reached. Hosts over SSH are handled by drift.pipeline.scan, which ships the same probe.
 """
 
 from __future__ import annotations

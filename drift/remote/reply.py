@@ -343,7 +343,7 @@ def validate_more(doc: Any, request: dict[str, Any], package: str, shape: dict, 
 
 def validate_ahead(doc: Any, request: dict[str, Any], package: str) -> None:
     """Raise ReplyError unless `doc` is shaped like the answer to a `more` asked ahead, before
-    the first reply came (drift/scan.py): modules shaped as facts, answers of the patterns
+    the first reply came (drift/pipeline/scan.py): modules shaped as facts, answers of the patterns
     asked. What the modules must match (the first reply's shape and digest) is checked when
     that reply is in (`ahead_modules`)."""
     if _is_error(doc):

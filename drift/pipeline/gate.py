@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Callable
 
 from drift import exitcodes
-from drift.check.run import Outcome
-from drift.pipeline import consumer_from_spec, run_consumer
+from drift.pipeline.check import Outcome
+from drift.pipeline.run import consumer_from_spec, run_consumer
 from drift.findings import Report
 
 

@@ -24,13 +24,13 @@ from typing import Any, Callable
 
 
 from drift import exitcodes
-from drift.check.run import Consumer, Outcome
-from drift.pipeline import Baseline, analyse, resolve_baseline
+from drift.pipeline.check import Consumer, Outcome
+from drift.pipeline.run import Baseline, analyse, resolve_baseline
 from drift.remote.connectors.base import Connector
 from drift.model.demand import Stopped, stoppable
 from drift.sources.fetch import cache_name, cache_root
 from drift.model.host_modules import HostModules
-from drift.lowprio import run_in_child
+from drift.pipeline.lowprio import run_in_child
 from drift.remote.probe import probe
 from drift.remote.reply import ahead_modules, ahead_outlines, is_digest, merged_key, validate_ahead, validate_more
 from drift.analysis.rules.loader import RuleLoadError, load_rules
@@ -344,7 +344,7 @@ def _family_first(host: str, settings: ScanSettings, use: dict, baseline: Baseli
 
 def _warm_baseline_low(host: str, settings: ScanSettings, use: dict, baseline: Baseline,
                        stop: threading.Event) -> None:
-    """`_warm_baseline` in a forked child of low priority (`drift.lowprio`: on cores the host's
+    """`_warm_baseline` in a forked child of low priority (`drift.pipeline.lowprio`: on cores the host's
     probe shares, the probe goes first, and drift's GIL stays with the loop reading the reply),
     one at a time: hosts of a fleet share the baseline, the next warm-up reads what the first
     cached. What it parses and answers reaches the check through the module cache and the
@@ -489,7 +489,7 @@ def _check_in_rounds(host: str, facts: dict[str, Any], settings: ScanSettings, s
 
 def _metadata_spec(host: str, use: dict, settings: ScanSettings) -> tuple:
     """(spec, where from) of the baseline this usage block's metadata names (or the given one)."""
-    from drift.pipeline import _baseline_spec
+    from drift.pipeline.run import _baseline_spec
 
     meta = Consumer.from_usage(settings.consumer, settings.consumer, use).meta
     return _baseline_spec(meta, given=settings.baseline, target_package=settings.target, origin=f" on {host}")

@@ -140,8 +140,8 @@ def run_check(
     progress: Callable[[str], None] | None = None,
     consumer_packages: list[str] | None = None,
 ) -> Outcome:
-    """check of one consumer against one target: the one pipeline (drift.pipeline) with one target."""
-    from drift.pipeline import run
+    """check of one consumer against one target: the one pipeline (drift.pipeline.run) with one target."""
+    from drift.pipeline.run import run
 
     _consumer, outcomes = run(consumer_spec=consumer_spec, target_specs=[target_spec], baseline_spec=baseline_spec,
                               target_package=target_package, rule_paths=rule_paths, say=progress,

@@ -1,6 +1,6 @@
 """A head start computed in a forked child of low priority, stopped when no longer wanted.
 
-Why: a cold scan warms the baseline (`drift.scan._warm_baseline`) while the host probes. In a
+Why: a cold scan warms the baseline (`drift.pipeline.scan._warm_baseline`) while the host probes. In a
 thread, that is Python work holding drift's GIL against the event loop that reads the host's
 reply, and a thread's nice value means nothing against a host whose probe runs in another
 session: Linux puts each session in its own scheduling group (autogroup) and shares the CPU

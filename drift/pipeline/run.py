@@ -16,7 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from drift import exitcodes
 from drift.consumer.baseline import baseline_from_requires
-from drift.check.run import Consumer, Outcome, check, load_consumer
+from drift.pipeline.check import Consumer, Outcome, check, load_consumer
 from drift.sources.fetch import FetchError
 from drift.model.targets import load_facts
 
