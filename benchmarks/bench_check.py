@@ -29,7 +29,7 @@ _CHILD = r"""
 import json, os, sys, time
 sys.path.insert(0, %(repo)r)
 t0 = time.perf_counter()
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 t1 = time.perf_counter()
 o = run_check(consumer_spec="speculators==0.3.0", target_spec="vllm==0.16.0")
 t2 = time.perf_counter()

@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 _CHILD = r"""
 import json, sys, time, gc
 sys.path.insert(0, %(repo)r)
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 gc.disable()
 t = time.perf_counter()
 o = run_check(consumer_spec=%(consumer)r, target_spec=%(target)r, baseline_spec=%(baseline)r)

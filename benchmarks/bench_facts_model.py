@@ -41,7 +41,7 @@ from drift.model import facts as F  # noqa: E402
 _PRIME = r"""
 import sys
 sys.path.insert(0, %(repo)r)
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 run_check(consumer_spec=%(consumer)r, target_spec=%(target)r, baseline_spec=%(baseline)r)
 """
 
@@ -181,7 +181,7 @@ def main() -> int:
     case = {"consumer": gt.get("consumer_source", gt["consumer"]), "target": gt["target"], "baseline": gt["baseline"]}
     subprocess.run([sys.executable, "-c", _PRIME % dict(case, repo=str(REPO))], check=True, capture_output=True)
 
-    from drift.pipeline.check import run_check
+    from drift.pipeline.run import run_check
 
     rec = Recorder()
     rec.install()

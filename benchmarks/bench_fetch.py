@@ -72,7 +72,6 @@ import collections, json, os, sys, threading, time
 T0 = time.perf_counter()
 sys.path.insert(0, %(repo)r)
 import drift.pipeline.run as P
-import drift.pipeline.check as CR
 import drift.sources.index as I
 import drift.sources.rangezip as R
 import drift.model.targets as TG

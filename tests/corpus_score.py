@@ -17,7 +17,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 
 CORPUS = Path(__file__).parent / "corpus"
 

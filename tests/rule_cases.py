@@ -3,7 +3,7 @@
 Griffe style: each case is `(before_files, after_files, consumer_files, expected)`. The trees are
 written to a temporary directory, read with the same code `drift check` uses (the probe's
 `collect_tree` for the target, `collect_usage` for the consumer), and the findings of
-`drift.pipeline.check.check` are compared exactly with `expected` (no extra findings).
+`drift.pipeline.run.check` are compared exactly with `expected` (no extra findings).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from drift.pipeline.check import Consumer, Outcome, check
+from drift.consumer.load import Consumer
+from drift.pipeline.run import Outcome, check
 from drift.consumer.usage import collect_usage
 from drift.findings import Finding
 from drift.probes.main import collect_tree

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 
 pytestmark = pytest.mark.corpus
 

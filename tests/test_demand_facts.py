@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from drift.pipeline.check import check, load_consumer
+from drift.pipeline.run import check
+from drift.consumer.load import load_consumer
 from drift.model.demand import ModuleCache, package_facts
 from drift.model.index import PackageIndex, call_of, def_of, word
 from drift.probes.ast_facts import module_facts

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import zipfile
 
-from drift.pipeline.check import load_consumer
+from drift.consumer.load import load_consumer
 from drift.sources.fetch import extract_wheel
 
 

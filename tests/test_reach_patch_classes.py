@@ -10,7 +10,7 @@ and a call of the saved `__init__` counts as running the base `__init__` (no DRI
 
 from __future__ import annotations
 
-from drift.pipeline.check import check
+from drift.pipeline.run import check
 from drift.model.targets import load_facts
 from tests.rule_cases import assert_findings, consumer_of, line_of, raised_by, write_tree
 

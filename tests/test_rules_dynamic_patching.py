@@ -4,7 +4,7 @@ and subclasses whose `__init__` skips the base's."""
 
 from __future__ import annotations
 
-from drift.pipeline.check import check
+from drift.pipeline.run import check
 from drift.model.targets import load_facts
 from tests.rule_cases import Case, assert_findings, consumer_of, findings_of, line_of, only, raised_by, write_tree
 

@@ -243,7 +243,7 @@ def test_probe_records_shape_like_tuple_returns_only():
 def test_malformed_split_records_from_a_host_are_skipped(tmp_path):
     """Usage can come from an untrusted host: a record of the wrong shape is dropped; a good one
     beside it is still read."""
-    from drift.pipeline.check import check
+    from drift.pipeline.run import check
     from tests.rule_cases import consumer_of, facts_of, write_tree
 
     c = BY_ID["impl-of-a-backend-inheriting-the-moved-shape"]

@@ -267,7 +267,7 @@ def test_branches_for_another_version_are_not_checked(tmp_path):
     before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
     after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
     from tests.rule_cases import facts_of, consumer_of
-    from drift.pipeline.check import check
+    from drift.pipeline.run import check
 
     a = facts_of(write_tree(tmp_path / "after", after))
     a["packages"]["gizmo"]["version"] = "2.0"

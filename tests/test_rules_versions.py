@@ -3,7 +3,7 @@ the target ("0.10.0" >= "0.9.0" is False as text)."""
 
 from __future__ import annotations
 
-from drift.pipeline.check import check
+from drift.pipeline.run import check
 from tests.rule_cases import assert_findings, consumer_of, facts_of, line_of, only, write_tree
 
 CONSUMER = """

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drift import exitcodes
-from drift.pipeline.check import run_check
+from drift.pipeline.run import run_check
 from drift.commands.common import (
     add_consumer_options, add_output_options, add_silencing_options, default_target, emit, fail, settings_checked,
     progress, silence, silencing,

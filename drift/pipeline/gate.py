@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from drift import exitcodes
-from drift.pipeline.check import Outcome
+from drift.pipeline.run import Outcome
 from drift.pipeline.run import consumer_from_spec, run_consumer
 from drift.findings import Report
 

@@ -1,5 +1,6 @@
 """One pipeline: consumer -> baseline -> facts -> report, for check, gate, scan and the launch
-preflight alike.
+preflight alike. `check` is its analysis step (facts in, Report out); `run_check` is `run` with one
+target.
 
 Each command used to resolve the baseline, load facts and call the analysis its own way (and
 only `scan` checked that a pin read from a host's metadata is a version before it names a cache
@@ -9,18 +10,32 @@ directory). The steps live here once; commands parse arguments, call these, and 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from packaging.version import InvalidVersion, Version
 
 from drift import exitcodes
+from drift.analysis.context import CheckContext
+from drift.analysis.engine import run_rules, uses_checked
+from drift.analysis.rules.loader import RuleLoadError, load_rules
 from drift.consumer.baseline import baseline_from_requires
-from drift.pipeline.check import Consumer, Outcome, check, load_consumer
-from drift.sources.fetch import FetchError
+from drift.consumer.guards import live_on
+from drift.consumer.load import Consumer, load_consumer
+from drift.findings import Report
+from drift.model.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.model.targets import load_facts
+from drift.sources.fetch import FetchError
 
 Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    report: Report | None
+    error: str | None = None
+    exit_code: int = exitcodes.CLEAN
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -207,3 +222,75 @@ def run_consumer(consumer: Consumer, *, target_specs: list[str], baseline_spec: 
         if outcomes[-1].report is None:
             break
     return outcomes
+
+
+def check(
+    *,
+    consumer: Consumer,
+    target_facts: dict[str, Any],
+    baseline_facts: dict[str, Any] | None,
+    target_package: str = "vllm",
+    rule_paths: list[str] | None = None,
+    labels: dict[str, Any] | None = None,
+    notes: tuple[str, ...] = (),
+) -> Outcome:
+    """Pure analysis: facts in, Report out. `notes` are the caller's own lines for the report."""
+    try:
+        rules, decorators = load_rules(rule_paths)
+    except RuleLoadError as exc:
+        return Outcome(None, str(exc), exitcodes.USAGE)
+    decos = DEFAULT_DATACLASS_DECORATORS | decorators
+    tversion = ((target_facts.get("packages") or {}).get(target_package) or {}).get("version")
+    usage, off_branch = live_on(consumer.usage, tversion)
+    from drift.model.store import default_store
+
+    store = default_store()
+    target = PackageIndex(target_facts, dataclass_decorators=decos, store=store)
+    baseline = PackageIndex(baseline_facts, dataclass_decorators=decos, store=store) if baseline_facts else None
+    ctx = CheckContext(target=target, baseline=baseline, usage=usage, target_package=target_package,
+                       consumer_name=consumer.meta.get("name") or consumer.label)
+    findings, rule_notes = run_rules(ctx, rules)
+    notes = rule_notes + tuple(notes)
+    if off_branch:
+        notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
+                  f"version than {tversion}",)
+    labels = labels or {}
+    parse_errors = [u for u in consumer.usage if u.get("error")]
+    notes = notes + tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in parse_errors)
+    if not consumer.usage:
+        notes += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
+    if baseline_facts is None:
+        notes += (f"no baseline: {labels.get('baseline_source') or 'none given'}; every finding is against the "
+                  "target alone",)
+    tpkg = (target_facts.get("packages") or {}).get(target_package, {})
+    bpkg = ((baseline_facts or {}).get("packages") or {}).get(target_package, {})
+    report = Report(
+        consumer={"name": consumer.meta.get("name"), "version": consumer.meta.get("version"), "spec": consumer.label},
+        target={"name": target_package, "version": tpkg.get("version"), "spec": labels.get("target"),
+                "commit": ((target_facts.get("env") or {}).get("packages") or {}).get(target_package, {}).get("commit")},
+        baseline={"name": target_package, "version": bpkg.get("version"), "spec": labels.get("baseline"),
+                  "source": labels.get("baseline_source")} if baseline_facts else None,
+        findings=findings,
+        uses=uses_checked(ctx),
+        env=target_facts.get("env"),
+        host=labels.get("host"),
+        notes=notes,
+    )
+    return Outcome(report, None, report.exit_code)
+
+
+def run_check(
+    *,
+    consumer_spec: str,
+    target_spec: str,
+    baseline_spec: str | None = None,
+    target_package: str = "vllm",
+    rule_paths: list[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+    consumer_packages: list[str] | None = None,
+) -> Outcome:
+    """check of one consumer against one target: `run` with one target."""
+    _consumer, outcomes = run(consumer_spec=consumer_spec, target_specs=[target_spec], baseline_spec=baseline_spec,
+                              target_package=target_package, rule_paths=rule_paths, say=progress,
+                              consumer_packages=consumer_packages)
+    return outcomes[-1]

@@ -24,7 +24,8 @@ from typing import Any, Callable
 
 
 from drift import exitcodes
-from drift.pipeline.check import Consumer, Outcome
+from drift.consumer.load import Consumer
+from drift.pipeline.run import Outcome
 from drift.pipeline.run import Baseline, analyse, resolve_baseline
 from drift.remote.connectors.base import Connector
 from drift.model.demand import Stopped, stoppable
