@@ -269,7 +269,7 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     tdoc = dict(whole_t.facts, packages={"vllm": t})
     bdoc = dict(whole_b.facts, packages={"vllm": b})
     # as drift.pipeline.run.analyse runs it: DRIFT020's and DRIFT040's questions answered by a worker
-    from drift.model.demand import answered_ahead
+    from drift.model.ahead import answered_ahead
     from drift.analysis.rules.family import family_jobs
     from drift.analysis.rules.protocol import two_phase_jobs
     from drift.model.store import default_store

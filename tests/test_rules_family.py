@@ -91,7 +91,7 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
     trees on disk while the other rules run; the rule takes its answers. The report is the one
     the check gives alone, the family's text search ran in the worker, not here, and the
     worker is reaped."""
-    from drift.model import demand
+    from drift.model import ahead
     from drift.model.index import PackageIndex
     from drift.pipeline.run import Baseline, analyse
     from drift.analysis.rules.family import family_jobs
@@ -104,9 +104,9 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
 
     alone = findings_of(tmp_path / "alone", case)
     forked = []
-    real_fork = demand._fork_ahead
+    real_fork = ahead._fork_ahead
     # the worker has taken its one job before the rules run (else the rule may claim it first)
-    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(_started(real_fork(*a))) or forked[-1])
+    monkeypatch.setattr(ahead, "_fork_ahead", lambda *a: forked.append(_started(real_fork(*a))) or forked[-1])
     bfacts, tfacts = _demand(before), _demand(after)
     outcome = analyse(cons, tfacts, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==2",
                       target_package="gizmo")
@@ -131,10 +131,10 @@ def test_family_answered_by_a_forked_worker_as_in_process(tmp_path, monkeypatch)
 
 def _started(worker):
     """`worker` once it has claimed every job (it runs them last-asked first)."""
-    from drift.model import demand
+    from drift.model import ahead
 
     deadline = time.monotonic() + 30
-    while any(worker.claims[i] == demand.FREE for i in range(len(worker.topics))):
+    while any(worker.claims[i] == ahead.FREE for i in range(len(worker.topics))):
         assert time.monotonic() < deadline, "the worker never started"
         time.sleep(0.001)
     return worker
@@ -143,7 +143,7 @@ def _started(worker):
 def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
     """The worker takes the job asked last first; a job it has not started when a rule asks is
     claimed by the rule (answered here, no wait) and skipped by the worker."""
-    from drift.model import demand
+    from drift.model import ahead
     from drift.model.index import PackageIndex
     from tests.rule_cases import write_tree
 
@@ -157,16 +157,16 @@ def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
         os.read(gate_r, 1)
         t.memo("probe", "last", lambda: "worker")
 
-    jobs = [demand.AheadJob(("probe", "first"), first, lambda t, b: False),
-            demand.AheadJob(("probe", "last"), last, lambda t, b: False)]
-    worker = demand._fork_ahead(jobs, target, None)
+    jobs = [ahead.AheadJob(("probe", "first"), first, lambda t, b: False),
+            ahead.AheadJob(("probe", "last"), last, lambda t, b: False)]
+    worker = ahead._fork_ahead(jobs, target, None)
     deadline = time.monotonic() + 30
-    while worker.claims[1] != demand.WORKER:
+    while worker.claims[1] != ahead.WORKER:
         assert time.monotonic() < deadline
         time.sleep(0.001)
     t0 = time.monotonic()
     worker.wait_for(("probe", "first"))  # not started: claimed here at once
-    assert time.monotonic() - t0 < 5 and worker.claims[0] == demand.HERE
+    assert time.monotonic() - t0 < 5 and worker.claims[0] == ahead.HERE
     assert ("probe", "first") not in worker.done
     os.write(gate_w, b"x")
     worker.wait_for(("probe", "last"))  # in the worker's hands: waited for
@@ -182,7 +182,7 @@ def test_worker_and_rules_share_the_jobs_from_opposite_ends(tmp_path):
 
 
 def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, monkeypatch):
-    from drift.model import demand
+    from drift.model import ahead
     from drift.pipeline.run import Baseline, analyse
     from drift.analysis.rules.family import family_jobs
     from drift.model.store import default_store
@@ -194,11 +194,11 @@ def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, 
     tfacts = _demand(write_tree(tmp_path / "after", case.after))
     cons = consumer_of(write_tree(tmp_path / "consumer", case.consumer))
     forked = []
-    real_fork = demand._fork_ahead
-    monkeypatch.setattr(demand, "_fork_ahead", lambda *a: forked.append(real_fork(*a)) or forked[-1])
-    with demand.answered_ahead(tfacts, bfacts, family_jobs(cons.usage), store=default_store()):
+    real_fork = ahead._fork_ahead
+    monkeypatch.setattr(ahead, "_fork_ahead", lambda *a: forked.append(real_fork(*a)) or forked[-1])
+    with ahead.answered_ahead(tfacts, bfacts, family_jobs(cons.usage), store=default_store()):
         pass  # no rule ran: nobody takes the answers
-    assert len(forked) == 1 and not demand._AHEAD
+    assert len(forked) == 1 and not ahead._AHEAD
     with pytest.raises(ChildProcessError):
         os.waitpid(forked[0].pid, os.WNOHANG)
 

@@ -94,7 +94,7 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
     labels = {"target": target_label, "baseline": baseline.spec, "baseline_source": baseline.source}
     if host is not None:
         labels["host"] = host
-    from drift.model.demand import answered_ahead
+    from drift.model.ahead import answered_ahead
     from drift.analysis.rules.family import family_jobs
     from drift.analysis.rules.protocol import two_phase_jobs
     from drift.model.store import default_store

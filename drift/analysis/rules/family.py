@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Iterable, Iterator
 
 from drift.analysis.context import CheckContext
-from drift.model.demand import AheadJob, answered, take_ahead
+from drift.model.ahead import AheadJob, answered, take_ahead
 from drift.model.facts import ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, def_of
@@ -107,7 +107,7 @@ def _family_of(m: str):
 
 def family_jobs(usage: list[dict]) -> list[AheadJob]:
     """DRIFT040's family questions of this consumer (one per method a bound function calls on
-    `self`), for a worker to answer ahead (`drift.model.demand.answered_ahead`): the family is ~300
+    `self`), for a worker to answer ahead (`drift.model.ahead.answered_ahead`): the family is ~300
     class outlines of two releases, a third of a cold check's CPU, known from the usage alone."""
     return [AheadJob(("family", m), _family_of(m), lambda t, b, m=m: _family_answered(t, b, m))
             for m in _bound_calls(usage)]

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
-from drift.model.demand import AheadJob, answered, take_ahead
+from drift.model.ahead import AheadJob, answered, take_ahead
 from drift.model.facts import FunctionFacts, RaiseFacts, Table
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, def_of
@@ -34,7 +34,7 @@ def two_phase_pairs(index: PackageIndex, method: str) -> list[dict[str, Any]]:
 
 def two_phase_jobs(usage: list[dict]) -> list[AheadJob]:
     """DRIFT020's question for every method the consumer calls on a receiver (its usage names
-    them), for a worker to answer ahead (`drift.model.demand.answered_ahead`): the classes defining
+    them), for a worker to answer ahead (`drift.model.ahead.answered_ahead`): the classes defining
     `execute_model` are the GPU model runners' outlines, the biggest modules a check reads."""
     methods = sorted({rec["callee"]["method"] for mod in usage for rec in mod.get("calls") or []
                       if rec.get("callee", {}).get("method") and "receiver" in rec["callee"]})
