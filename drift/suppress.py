@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drift.findings import Finding, Report, Severity, Silenced
+from drift.output import write_text
 
 ACCEPTED_SCHEMA = "drift.accepted/1"
 CODE = re.compile(r"^(ALL|[A-Z][A-Z0-9]*)$")
@@ -228,9 +229,7 @@ def accepted_document(findings: Iterable[Finding]) -> str:
 
 def write_accepted(path: str | os.PathLike[str], reports: Sequence[Report]) -> int:
     """Record every finding still reported; returns how many fingerprints were written."""
-    from drift.reports import _atomic_write
-
     findings = [f for r in reports for f in r.findings]
-    _atomic_write(Path(path), accepted_document(findings))
+    write_text(Path(path), accepted_document(findings))
     return len({f.fingerprint for f in findings})
 

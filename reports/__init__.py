@@ -11,12 +11,12 @@ import json
 import os
 import pathlib
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from drift.findings import Report
+from drift.output import write_text
 
 
 @dataclass(frozen=True)
@@ -127,20 +127,6 @@ def render(report_or_reports: Report | Sequence[Report], fmt: str, *, options: O
     return FORMATS[fmt].render(_as_list(report_or_reports), options or Options())
 
 
-def _atomic_write(path: pathlib.Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        # mkstemp makes 0600; a report is meant to be read (CI uploads, web servers)
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        pathlib.Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write(
     report_or_reports: Report | Sequence[Report],
     fmt: str,
@@ -164,4 +150,4 @@ def write(
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        _atomic_write(pathlib.Path(output), text)
+        write_text(pathlib.Path(output), text)

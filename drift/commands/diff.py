@@ -177,9 +177,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         from pathlib import Path
 
-        from drift.reports import _atomic_write
+        from drift.output import write_text
 
-        _atomic_write(Path(args.output), text)
+        write_text(Path(args.output), text)
     else:
         sys.stdout.write(text)
     return exitcodes.CLEAN

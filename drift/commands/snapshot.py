@@ -69,9 +69,9 @@ def run(args) -> int:
     if args.output:
         from pathlib import Path
 
-        from drift.reports import _atomic_write
+        from drift.output import write_text
 
-        _atomic_write(Path(args.output), text + "\n")
+        write_text(Path(args.output), text + "\n")
     else:
         sys.stdout.write(text + "\n")
     return exitcodes.CLEAN
