@@ -49,7 +49,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
-    from drift.sources.fetch import cache_root, fetch_sources
+    from drift.sources.cache import cache_root
+    from drift.sources.fetch import fetch_sources
 
     spec_src = fetch_sources("speculators==0.3.0").root
     vllm_src = fetch_sources("vllm==0.16.0").root

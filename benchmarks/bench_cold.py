@@ -146,7 +146,8 @@ def main() -> int:
     ap.add_argument("--only", choices=["nothing"], help="only the from-nothing row beside pip download (while iterating)")
     ap.add_argument("--json")
     args = ap.parse_args()
-    from drift.sources.fetch import cache_root, fetch_sources
+    from drift.sources.cache import cache_root
+    from drift.sources.fetch import fetch_sources
 
     for spec in [CONSUMER, TARGET, BASELINE, *GATE] if not args.only else []:
         fetch_sources(spec)

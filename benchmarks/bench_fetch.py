@@ -185,7 +185,7 @@ def main() -> int:
     ap.add_argument("--timeline", action="store_true", help="only a check from nothing, its phases stamped "
                                                              "(speculators 0.3.0 against vLLM 0.16.0)")
     args = ap.parse_args()
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     if args.timeline:
         print_timeline([timeline_run() for _ in range(args.runs)])

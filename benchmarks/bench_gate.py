@@ -46,7 +46,8 @@ TARGET_WARM_S = 2.0
 def ensure_sources() -> Path:
     """Fetch what is missing (untimed); return drift's real source cache directory."""
     sys.path.insert(0, str(REPO))
-    from drift.sources.fetch import cache_root, fetch_sources
+    from drift.sources.cache import cache_root
+    from drift.sources.fetch import fetch_sources
 
     for spec in (CONSUMER, *(f"vllm=={v}" for v in RELEASES)):
         start = time.perf_counter()

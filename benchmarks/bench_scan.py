@@ -489,7 +489,8 @@ def main() -> int:
         print(json.dumps(_child(json.loads(args.child))))
         return 0
 
-    from drift.sources.fetch import cache_root, fetch_sources
+    from drift.sources.cache import cache_root
+    from drift.sources.fetch import fetch_sources
     import tests.sshd_fixtures as fixtures
     from tests.sshd_fixtures import HOST_SPECS, build_host_venv, keygen, sshd_skip_reason, start_sshd
 

@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from drift.model.demand import has_package, package_facts
-from drift.sources.fetch import COMPLETE_MARKER, RANGE, extract_wheel, fetch_sources, top_level_packages
+from drift.sources.cache import COMPLETE_MARKER, RANGE
+from drift.sources.fetch import fetch_sources
+from drift.sources.wheels import extract_wheel, top_level_packages
 from drift.probes.locate import walk_tree
 from drift.sources.pack import Pack, materialize, pack_path, write_pack
 from drift.model.targets import load_facts

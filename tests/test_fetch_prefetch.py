@@ -18,7 +18,10 @@ import pytest
 from drift import exitcodes
 from drift.pipeline import run as pipeline
 from drift.sources import fetch
-from drift.sources.fetch import COMPLETE_MARKER, RANGE, FetchError, extract_wheel, fetch_sources
+from drift.sources.cache import COMPLETE_MARKER, RANGE
+from drift.sources.errors import FetchError
+from drift.sources.fetch import fetch_sources
+from drift.sources.wheels import extract_wheel
 from drift.sources import rangezip
 from drift.sources.prefetch import Prefetch
 from drift.sources.progress import Note

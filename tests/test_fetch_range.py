@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from drift.sources.fetch import COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, extract_wheel, fetch_sources
+from drift.sources.cache import COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST
+from drift.sources.fetch import fetch_sources
+from drift.sources.wheels import extract_wheel
 from drift.sources import rangezip
 from drift.sources.progress import Note, Step, Transfer
 from tests.fetch_fixtures import (IndexServer, build_sdist, build_wheel, isolated_pip, record_hashes, running,
@@ -152,7 +154,7 @@ def test_sdist_only_release_is_read_never_built(tmp_path, monkeypatch) -> None:
     assert not (src.root / "tests").exists() and not (src.root / "setup.py").exists()
     meta = src.root / "sdonly-0.5.dist-info"
     assert "Version: 0.5" in (meta / "METADATA").read_text()
-    from drift.sources.fetch import top_level_packages
+    from drift.sources.wheels import top_level_packages
 
     assert top_level_packages(src.root, "sdonly") == ["sdonly"]
 
@@ -200,7 +202,7 @@ def test_real_vllm_wheel_from_pypi_matches_its_record(tmp_path) -> None:
 
 
 def _cached_vllm_wheel() -> Path | None:
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     for where in (cache_root() / "bench", Path("/opt/wheels"), Path.home() / ".cache" / "pip" / "wheels"):
         found = sorted(where.rglob("vllm-*.whl")) if where.is_dir() else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 
 from drift.consumer.load import load_consumer
-from drift.sources.fetch import extract_wheel
+from drift.sources.wheels import extract_wheel
 
 
 def _wheel(tmp_path):

@@ -21,7 +21,7 @@ import yaml
 
 from drift import exitcodes
 from drift.cli import main
-from drift.sources.fetch import FetchError
+from drift.sources.errors import FetchError
 from tests.test_gate_inputs import KV_CALL, _checkout
 
 pytestmark = pytest.mark.corpus

@@ -18,7 +18,7 @@ import pytest
 
 from drift import exitcodes
 from drift.cli import main
-from drift.sources.fetch import FetchError
+from drift.sources.errors import FetchError
 from tests.test_reports_html import CHROMIUM, _artifacts, _chromium, _png_pixels
 from tests.test_reports_sarif import sarif_validator  # noqa: F401  (module fixture: official schema)
 

@@ -15,7 +15,7 @@ import pytest
 
 from drift import exitcodes
 from drift.cli import main
-from drift.sources.fetch import FetchError
+from drift.sources.errors import FetchError
 
 pytestmark = pytest.mark.corpus
 

@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from drift.sources.fetch import FetchError
+    from drift.sources.errors import FetchError
     from drift.suppress import SuppressError, local_source
 
     config, code = settings_checked(args)

@@ -10,7 +10,9 @@ from typing import Any
 
 from drift.consumer.usage import collect_usage, read_metadata
 from drift.model.targets import _tree_root, classify, default_probe_cache, probe_interpreter
-from drift.sources.fetch import FetchError, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+from drift.sources.errors import FetchError
+from drift.sources.fetch import fetch_sources, parse_requirement
+from drift.sources.wheels import top_level_packages, wheel_sources
 
 
 @dataclass(frozen=True)

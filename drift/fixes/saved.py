@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from drift.sources.fetch import cache_name, cache_root
+from drift.sources.cache import cache_name, cache_root
 from drift.fixes.plan import FileChange, PatchPlan
 
 

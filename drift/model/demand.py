@@ -557,7 +557,7 @@ def _packed_facts(root: str, package: str, pack, cache: ModuleCache | None, max_
 
 
 def default_module_cache() -> ModuleCache:
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     return ModuleCache(cache_root() / "modules")
 

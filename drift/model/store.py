@@ -169,6 +169,6 @@ def _store_at(root: str) -> FactsStore:
 
 def default_store() -> FactsStore:
     """The store under the user cache; one instance per cache root in a process."""
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     return _store_at(str(cache_root() / "facts"))

@@ -12,7 +12,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from drift import exitcodes
-from drift.sources.fetch import FetchError, Sources, fetch_sources, parse_requirement, top_level_packages, wheel_sources
+from drift.sources.cache import Sources
+from drift.sources.errors import FetchError
+from drift.sources.fetch import fetch_sources, parse_requirement
+from drift.sources.wheels import top_level_packages, wheel_sources
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ def _collected(root: Path, packages: list[str], probe_cache: str) -> dict[str, A
 
 
 def default_probe_cache() -> str:
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     return str(cache_root() / "probe")
 

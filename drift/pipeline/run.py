@@ -25,7 +25,7 @@ from drift.consumer.load import Consumer, load_consumer
 from drift.findings import Report
 from drift.model.index import DEFAULT_DATACLASS_DECORATORS, PackageIndex
 from drift.model.targets import load_facts
-from drift.sources.fetch import FetchError
+from drift.sources.errors import FetchError
 
 Say = Callable[[str], None]
 
@@ -164,7 +164,7 @@ def _prefetch_releases(pre, consumer_spec: str | None, target_specs: list[str], 
     """Start every PyPI release the run will read: consumer and targets now, the baseline as
     soon as the consumer's metadata names it (before its usage is read). Only fetches start
     here; each is still asked for, and any failure reported, where the run always did."""
-    from drift.sources.fetch import top_level_packages
+    from drift.sources.wheels import top_level_packages
     from drift.model.targets import classify
 
     if consumer_spec is not None and classify(consumer_spec) == "pypi":

@@ -29,7 +29,7 @@ from drift.pipeline.run import Outcome
 from drift.pipeline.run import Baseline, analyse, resolve_baseline
 from drift.remote.connectors.base import Connector
 from drift.model.demand import Stopped, stoppable
-from drift.sources.fetch import cache_name, cache_root
+from drift.sources.cache import cache_name, cache_root
 from drift.model.host_modules import HostModules
 from drift.pipeline.lowprio import run_in_child
 from drift.remote.probe import probe

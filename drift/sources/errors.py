@@ -28,3 +28,7 @@ class ProjectNotFound(FetchError):
 
 class NoMatchingRelease(FetchError):
     """The project exists, but no release of it satisfies the requirement here."""
+
+
+class Cancelled(FetchError):
+    """The prefetch was closed before this release was needed."""

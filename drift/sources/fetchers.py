@@ -20,8 +20,10 @@ from urllib.request import url2pathname
 import httpx2
 from packaging.requirements import Requirement
 
-from drift.sources.fetch import (COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, FetchError, Sources, _pip_download,
-                         extract_archive, extract_wheel, wanted_members)
+from drift.sources.cache import COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, Sources
+from drift.sources.errors import FetchError
+from drift.sources.pip import _pip_download
+from drift.sources.wheels import extract_archive, extract_wheel, wanted_members
 from drift.sources import rangezip
 from drift.sources.index import Index, Resolved, open_index
 from drift.sources.progress import ByteCounter, Say, Step, human_bytes
@@ -66,7 +68,7 @@ def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancell
 
 def _check(stop, res: Resolved) -> None:
     if stop():
-        from drift.sources.prefetch import Cancelled
+        from drift.sources.errors import Cancelled
 
         raise Cancelled(f"{res.name} {res.version}: the fetch was no longer needed")
 

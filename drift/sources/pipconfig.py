@@ -232,7 +232,7 @@ _LOCATION_ENV = ("HOME", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "APPDATA", "VIRTU
 
 
 def _disk_cache_path():
-    from drift.sources.fetch import cache_root
+    from drift.sources.cache import cache_root
 
     return cache_root() / "pip-settings.json"
 

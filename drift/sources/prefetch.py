@@ -21,14 +21,10 @@ import threading
 from pathlib import Path
 
 from drift.sources import fetch as _fetch
-from drift.sources.errors import FetchError
+from drift.sources.errors import Cancelled, FetchError
 from drift.sources.progress import Say, quiet
 
 WORKERS = 3  # consumer, target, baseline: a check's releases all in flight at once
-
-
-class Cancelled(FetchError):
-    """The prefetch was closed before this release was needed."""
 
 
 class Prefetch:
