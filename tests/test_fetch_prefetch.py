@@ -21,7 +21,7 @@ from drift.sources import fetch
 from drift.sources.cache import COMPLETE_MARKER, RANGE
 from drift.sources.errors import FetchError
 from drift.sources.fetch import fetch_sources
-from drift.sources.wheels import extract_wheel
+from drift.sources.wheels import extract_wheel, wanted_members
 from drift.sources import rangezip
 from drift.sources.prefetch import Prefetch
 from drift.sources.progress import Note
@@ -193,7 +193,7 @@ def test_members_cut_by_request_boundaries_come_out_whole(dist, tmp_path, monkey
     asked = [tuple(int(x) for x in s.range[len("bytes="):].split("-")) for s in srv.sent_for(wheel.name)
              if not s.range.startswith("bytes=-")]
     archive = zipfile.ZipFile(wheel)
-    spans = rangezip._spans_by_member(archive, fetch.wanted_members(archive))
+    spans = rangezip._spans_by_member(archive, wanted_members(archive))
     assert any(start < a < end for start, end in spans for a, _b in asked)  # a request began inside it
 
 

@@ -20,6 +20,7 @@ import pytest
 from rich.console import Console
 
 import drift.jobs
+import drift.pipeline.preflight
 from drift.cli import main
 from drift.remote.connectors.local import LocalConnector
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
@@ -259,7 +260,7 @@ def _hook_returning(rep):
 
 
 def test_cli_refuses_breaking_preflight(cli_env, monkeypatch, capsys):
-    monkeypatch.setattr(drift.jobs, "preflight_hook", _hook_returning(report(BREAKING)))
+    monkeypatch.setattr(drift.pipeline.preflight, "preflight_hook", _hook_returning(report(BREAKING)))
     code = main(["launch", "--run-dir", str(cli_env), "--python", PY, "--", PY, FAKE])
     err = capsys.readouterr().err
     assert code == 1
@@ -269,7 +270,7 @@ def test_cli_refuses_breaking_preflight(cli_env, monkeypatch, capsys):
 
 
 def test_cli_launch_watch_runs_from_config(cli_env, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(drift.jobs, "preflight_hook", _hook_returning(report(BREAKING)))
+    monkeypatch.setattr(drift.pipeline.preflight, "preflight_hook", _hook_returning(report(BREAKING)))
     (tmp_path / "drift.toml").write_text(
         f'python = "{PY}"\n[launch]\ncommand = ["{PY}", "{FAKE}", "--outcome", "keyword", "--shards", "2"]\n'
         f'run_dir = "{cli_env}"\n'
@@ -351,7 +352,7 @@ def real_report(host_venv):
 
     python = str(host_venv(("vllm==0.16.0", "speculators==0.3.0")))
     settings = JobSettings(config=Config(python=python), host=None, known_hosts=None)
-    rep = asyncio.run(drift.jobs.preflight_hook(LocalConnector(), settings))
+    rep = asyncio.run(drift.pipeline.preflight.preflight_hook(LocalConnector(), settings))
     if not isinstance(rep, Report):
         pytest.skip(f"no preflight report: {rep.reason}")
     return rep

@@ -179,13 +179,13 @@ def test_crash_over_ssh_maps_to_finding_and_kills_are_never_running(server, root
 
 
 def test_cli_over_ssh(server, root, tmp_path, monkeypatch, capsys):
-    import drift.jobs
+    import drift.pipeline.preflight
 
     async def hook(connector, settings):
         assert connector.name == server.spec
         return report(BREAKING)
 
-    monkeypatch.setattr(drift.jobs, "preflight_hook", hook)
+    monkeypatch.setattr(drift.pipeline.preflight, "preflight_hook", hook)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.chdir(tmp_path)
     opts = ["-i", server.identity, "--known-hosts", server.known_hosts, "-F", server.write_ssh_config(""),

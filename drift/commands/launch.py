@@ -70,13 +70,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _launch(settings: JobSettings, argv: list[str], *, force: bool) -> LaunchResult:
-    import drift.jobs  # looked up at call time: the preflight hook is replaceable
+    from drift.pipeline import preflight  # its hook looked up at call time: a test may replace it
 
     connector = await open_connector(settings)
     try:
         return await launch(
             connector, command=argv, python=settings.python, run_dir_root=settings.config.run_dir,
-            preflight=lambda: drift.jobs.preflight_hook(connector, settings), force=force,
+            preflight=lambda: preflight.preflight_hook(connector, settings), force=force,
         )
     finally:
         await connector.close()

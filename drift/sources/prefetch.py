@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 
 from drift.sources import fetch as _fetch
+from drift.sources.cache import Sources, cache_root
 from drift.sources.errors import Cancelled, FetchError
 from drift.sources.progress import Say, quiet
 
@@ -31,7 +32,7 @@ class Prefetch:
     """Start fetches of PyPI specs now; `drift.sources.fetch.fetch_sources` collects them later."""
 
     def __init__(self, *, cache: Path | None = None, say: Say | None = None, workers: int = WORKERS) -> None:
-        self.base = (cache or _fetch.cache_root()) / "sources"
+        self.base = (cache or cache_root()) / "sources"
         self.cache = cache
         self.say = say or quiet
         self._workers = workers
@@ -77,7 +78,7 @@ class Prefetch:
         self._futures[spec] = fut
         return True
 
-    def result(self, spec: str) -> "_fetch.Sources | None":
+    def result(self, spec: str) -> "Sources | None":
         """Wait for a started fetch: its Sources (or the cached release's), None if it was not
         started or failed (the caller's own `fetch_sources` then raises the error where it
         always did)."""
@@ -134,7 +135,7 @@ class Prefetch:
                 self._index = open_index()
             return self._index
 
-    def _run(self, spec: str, tree: bool, metadata=None) -> "_fetch.Sources":
+    def _run(self, spec: str, tree: bool, metadata=None) -> "Sources":
         if self._closed.is_set():
             raise Cancelled(f"{spec}: the fetch was no longer needed")
         return _fetch.fetch_sources(spec, cache=self.cache, progress=self.say, tree=tree,
