@@ -1,4 +1,7 @@
-"""Patch engine: plan fixes, print a diff, apply atomically with a manifest, revert, verify."""
+"""Fixes: the fix kinds (`kinds/`, one libcst codemod per file), planning, a diff, apply
+atomically with a manifest, revert, verify; `applier.py` is the stdlib script that applies on the
+host. Imports: remote/ and the core (findings); nothing of analysis/ or above.
+"""
 
 from drift.fixes.apply import ApplyResult, FileOutcome, apply
 from drift.fixes.diff import unified_diff
