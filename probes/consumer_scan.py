@@ -22,7 +22,7 @@ from .usage import NAME_GETTER, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 
-_USAGE_VERSION = "u17-kv-getter3-nd+tc2+pb+kvl+rb-ta2+nw-fw"
+_USAGE_VERSION = "u18-ir1"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

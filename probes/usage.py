@@ -14,6 +14,7 @@ import re
 from .astwalk import memoised, walk
 from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
+from .ir import ir_facts
 from .splits import axis_splits
 
 
@@ -432,6 +433,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
     if splits:
         out["splits"] = splits
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
+    out["ir"] = ir_facts(tree, module=module, is_package=is_package)  # relations for drift's inference
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
 

@@ -85,7 +85,7 @@ class CheckContext:
     # -- typed paths (probes/reach.py) -------------------------------------------------------
     @cached_property
     def consumer(self) -> ConsumerModel:
-        return ConsumerModel(self.usage)
+        return ConsumerModel(self.usage, (self.target_package,))
 
     @cached_property
     def target_paths(self) -> PathEvaluator:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
+from drift.consumer.infer import Solution, solve
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.model.index import PackageIndex, Symbol
 
@@ -137,7 +139,8 @@ def _top_level_split(text: str, sep: str) -> list[str]:
 class ConsumerModel:
     """The consumer's own classes, functions and helper calls, across all its modules."""
 
-    def __init__(self, usage: list[dict[str, Any]]):
+    def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...] = ("vllm",)):
+        self.usage, self.prefixes = usage, prefixes
         self.classes: dict[str, dict[str, Any]] = {}
         self.patchers: dict[str, list[int]] = {}
         self.helper_calls: dict[str, list[dict[str, Any]]] = {}
@@ -183,6 +186,12 @@ class ConsumerModel:
                     "value": {"function": ref.rsplit(".", 1)[-1], "signature": sig, "line": sig.get("line")}
                     if sig else None}))
 
+    @cached_property
+    def inferred(self) -> Solution:
+        """What the consumer's fields and parameters may hold, solved over every module's IR
+        (drift/consumer/infer.py): the fallback where no pattern typed a value."""
+        return solve(self.usage, self.prefixes)
+
     def signature(self, dotted: str) -> dict[str, Any] | None:
         """A consumer function's recorded signature, by its dotted name (nested helpers too)."""
         for module, mod in self.modules.items():
@@ -208,7 +217,8 @@ class ConsumerModel:
             arg = args[k] if 0 <= k < len(args) and i >= 0 else (c.get("kwargs") or {}).get(name or "")
             if arg and arg.get("path"):
                 return arg["path"]
-        return None
+        inferred = self.inferred.params.get(f"{func}:{i}")
+        return list(inferred[0]) if inferred and len(inferred) == 1 else None
 
 
 class PathEvaluator:
@@ -602,6 +612,9 @@ class PathEvaluator:
                     if table == "class_attrs" and not on_class and v.kind == "unbound":
                         return Value("method", sym=v.sym, owner=v.owner, via=v.via, evidence=v.evidence)  # bound
                     return v
+        inferred = self._inferred_member(key, name)
+        if inferred is not None:
+            return inferred
         results = []
         patch_bases = set(cls.get("patch_bases") or ())
         for i, b in enumerate((cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or [])):
@@ -628,6 +641,16 @@ class PathEvaluator:
         if len(missing) == len(results):
             return next((r for r in missing if r.cls is not None), missing[0])
         return UNKNOWN
+
+    def _inferred_member(self, cref: str, name: str) -> Value | None:
+        """What the solved model says `cref.name` holds, where the class's own records do not
+        say (a function bound after the class set it, a helper stored it): the one value it
+        may hold, evaluated on this side; None when the model says nothing or more than one."""
+        paths = self.consumer.inferred.attrs.get(cref, {}).get(name)
+        if not paths or len(paths) != 1:
+            return None
+        v = self.value(tuple(paths[0]))
+        return v if v.known else None
 
     def target_bases(self, cref: str) -> list[Symbol]:
         """The target classes a consumer class extends (directly, through its own bases, or as

@@ -1,0 +1,286 @@
+"""What each of the consumer's names, attributes and parameters may hold: one fixpoint over the
+IR of all its modules (probes/ir.py), in the manner of PyCG's assignment graph.
+
+Why: typing the consumer pattern by pattern (probes/reach.py) follows only the ways of reaching
+the target someone wrote a pattern for. Here every assignment, attribute store, call, return,
+parameter annotation and default is an edge, solved to a fixpoint across modules, so a
+`self.lora_config` set by a function bound later with `Cls.__init__ = new_init` is typed from that
+function's annotated parameter, and a consumer class assigned into a target module is known to
+be what the target's own code now builds.
+
+Flow-insensitive and field-sensitive (a field is (consumer class, attribute)); the target side
+is not modelled here: a value that reaches the target is kept as a *path* (`sym:vllm.config.
+LoRAConfig ()`), which drift/analysis/paths.py evaluates in the target and in the baseline with
+the one resolver. So the same solution serves both sides.
+
+Abstract values: ("T", path) a target (or other external) path; ("C", qual) a consumer class;
+("I", qual) an instance of one; ("F", qual) a consumer function; ("B", qual, receiver) a bound
+method. The work is bounded: at most MAX_VALUES values per name and MAX_ROUNDS rounds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_VALUES = 6  # values kept per name: beyond this a name is too polymorphic to say anything useful
+MAX_ROUNDS = 12
+MAX_PATH = 8
+
+
+@dataclass
+class Solution:
+    """The solved model, as the analysis reads it: paths, never internal values."""
+
+    attrs: dict[str, dict[str, list[tuple[str, ...]]]] = field(default_factory=dict)  # class -> attr -> paths
+    params: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # "func:i" -> paths
+    replacements: list[dict[str, Any]] = field(default_factory=list)  # consumer values assigned into target modules
+    bound: dict[str, str] = field(default_factory=dict)  # consumer function -> the class it is bound onto
+    rounds: int = 0
+
+
+def _as_path(v: tuple) -> tuple[str, ...] | None:
+    if v[0] == "T":
+        return v[1]
+    if v[0] == "I":
+        return ("self:" + v[1],)
+    if v[0] == "C":
+        return ("sym:" + v[1],)
+    return None
+
+
+class _Solver:
+    def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...]):
+        self.prefixes = prefixes
+        self.defs: dict[str, list] = {}
+        self.classes: dict[str, list] = {}
+        self.assign: list = []
+        self.store: list = []
+        self.call: list = []
+        self.ret: list = []
+        self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
+        for mod in usage:
+            ir = mod.get("ir") or {}
+            self.defs.update(ir.get("defs") or {})
+            self.classes.update(ir.get("classes") or {})
+            self.assign += ir.get("assign") or []
+            self.call += ir.get("call") or []
+            self.ret += ir.get("ret") or []
+            for row in ir.get("store") or []:
+                self.store.append(row)
+                self.where[id(row)] = mod.get("path") or ""
+        self.roots = {m.get("module", "").split(".")[0] for m in usage} - {""}
+        self.vars = {row[0][4:] for row in self.assign if row[0].startswith("sym:")}
+        self.pts: dict[str, set] = {}
+        self.changed = False
+        self.subclasses: dict[str, set[str]] = {}
+        self.bases: dict[str, list[str]] = {}
+
+    # -- sets --------------------------------------------------------------------------------
+    def add(self, key: str, values) -> None:
+        s = self.pts.setdefault(key, set())
+        for v in values:
+            if len(s) >= MAX_VALUES:
+                return
+            if v not in s:
+                s.add(v)
+                self.changed = True
+
+    def is_target(self, dotted: str) -> bool:
+        return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
+
+    # -- evaluation --------------------------------------------------------------------------
+    def root(self, root: str) -> set:
+        if root.startswith("var:"):
+            return self.pts.get(root, set())
+        dotted = root[4:]
+        if dotted in self.classes:
+            return {("C", dotted)}
+        if dotted in self.defs:
+            return {("F", dotted)}
+        if dotted in self.vars:
+            return self.pts.get("sym:" + dotted, set())
+        if self.is_target(dotted):
+            return {("T", (root,))}
+        if dotted.split(".")[0] in self.roots:
+            return {("M", dotted)}  # a consumer module (or a name in one drift has no record of)
+        return set()
+
+    def eval(self, path) -> set:
+        if not path:
+            return set()
+        cur = self.root(path[0])
+        for step in path[1:]:
+            nxt: set = set()
+            for v in cur:
+                nxt |= self.step(v, step)
+            cur = nxt
+            if not cur:
+                break
+        return cur
+
+    def step(self, v: tuple, step: str) -> set:
+        kind = v[0]
+        if kind == "T":
+            if step != "()" and len(v[1]) == 1:  # a dotted name stays one root (`vllm.x.Y`)
+                return self.root(v[1][0] + step)
+            return {("T", v[1] + (step,))} if len(v[1]) < MAX_PATH else set()
+        if kind == "M":
+            return self.root("sym:" + v[1] + step) if step != "()" else set()
+        if step == "()":
+            if kind == "C":
+                return {("I", v[1])}
+            if kind == "F":
+                return self.pts.get("ret:" + v[1], set())
+            if kind == "B":
+                return self.pts.get("ret:" + v[1], set())
+            return set()
+        name = step[1:]
+        if kind in ("C", "I"):
+            out: set = set()
+            for cls in self.mro(v[1]):
+                meth = f"{cls}.{name}"
+                if meth in self.defs:
+                    out.add(("B", meth, v) if kind == "I" and self.defs[meth][0] else ("F", meth))
+                    break
+                got = self.pts.get(f"field:{cls}:{name}")
+                if got:
+                    for g in got:
+                        out.add(("B", g[1], v) if kind == "I" and g[0] == "F" else g)
+                    break
+            return out
+        return set()
+
+    def mro(self, qual: str) -> list[str]:
+        out, todo = [], [qual]
+        while todo and len(out) < 20:
+            q = todo.pop(0)
+            if q in out:
+                continue
+            out.append(q)
+            todo[:0] = self.bases.get(q, [])
+        return out
+
+    # -- solving -----------------------------------------------------------------------------
+    def solve(self) -> Solution:
+        for qual, (bases, _line) in self.classes.items():
+            for b in bases:
+                for v in self.eval(b) if b else ():
+                    if v[0] == "C":
+                        self.bases.setdefault(qual, []).append(v[1])
+                        self.subclasses.setdefault(v[1], set()).add(qual)
+        rounds = 0
+        self.changed = True
+        while self.changed and rounds < MAX_ROUNDS:
+            self.changed = False
+            rounds += 1
+            self._round()
+        return self._export(rounds)
+
+    def _instances(self, cls: str) -> list[tuple]:
+        out, todo = [], [cls]
+        while todo and len(out) < MAX_VALUES:
+            c = todo.pop()
+            if ("I", c) not in out:
+                out.append(("I", c))
+                todo += sorted(self.subclasses.get(c, ()))
+        return out
+
+    def _bind(self, fn: str, receivers) -> None:
+        self.add(f"var:{fn}:{self._param(fn, 0)}", receivers)
+
+    def _param(self, fn: str, i: int) -> str | None:
+        params = self.defs[fn][1]
+        return params[i][0] if 0 <= i < len(params) else None
+
+    def _call_into(self, fn: str, args, kwargs, shift: int) -> None:
+        params = self.defs[fn][1]
+        for i, a in enumerate(args):
+            if a and 0 <= i + shift < len(params):
+                self.add(f"var:{fn}:{params[i + shift][0]}", self.eval(a))
+        names = {p[0] for p in params}
+        for k, a in kwargs.items():
+            if k in names:
+                self.add(f"var:{fn}:{k}", self.eval(a))
+
+    def _round(self) -> None:
+        for fn, (cls, params, _line) in self.defs.items():
+            if cls and params:
+                self._bind(fn, self._instances(cls))
+            for name, ann, default in params:
+                if ann:
+                    self.add(f"var:{fn}:{name}", self.eval(ann))
+                if default:
+                    self.add(f"var:{fn}:{name}", self.eval(default))
+        for dst, src in self.assign:
+            self.add(dst, self.eval(src))
+        for row in self.store:
+            obj, attr, src = row[0], row[1], row[2]
+            values = self.eval(src)
+            if not values:
+                continue
+            for o in self.eval(obj):
+                if o[0] in ("C", "I"):
+                    self.add(f"field:{o[1]}:{attr}", values)
+                    if o[0] == "C":  # a function bound onto a class: self is that class's instance
+                        for v in values:
+                            if v[0] == "F" and self.defs[v[1]][1]:
+                                self._bind(v[1], self._instances(o[1]))
+                elif o[0] == "T":
+                    for v in values:  # a function bound onto a target class: self is its instance
+                        if v[0] == "F" and self.defs[v[1]][1] and self._is_class_path(o[1]):
+                            self._bind(v[1], {("T", o[1] + ("()",))})
+        for callee, args, kwargs, _line in self.call:
+            for c in self.eval(callee):
+                if c[0] == "F":
+                    self._call_into(c[1], args, kwargs, 0)
+                elif c[0] == "B":
+                    self._call_into(c[1], args, kwargs, 1)
+                    self._bind(c[1], {c[2]})
+                elif c[0] == "C":
+                    init = [v for v in self.step(("I", c[1]), ".__init__") if v[0] == "B"]
+                    for b in init:
+                        self._call_into(b[1], args, kwargs, 1)
+        for fn, expr in self.ret:
+            self.add("ret:" + fn, self.eval(expr))
+
+    def _is_class_path(self, path: tuple[str, ...]) -> bool:
+        """A target path that names a class by convention (`vllm.x.Worker`): the last dotted part
+        is capitalised and nothing was called on the way."""
+        return len(path) == 1 and path[0].rsplit(".", 1)[-1][:1].isupper()
+
+    def _export(self, rounds: int) -> Solution:
+        sol = Solution(rounds=rounds)
+        for key, values in self.pts.items():
+            if key.startswith("field:"):
+                _, cls, attr = key.split(":", 2)
+                paths = sorted({p for p in map(_as_path, values) if p})
+                if paths:
+                    sol.attrs.setdefault(cls, {})[attr] = paths
+            elif key.startswith("var:"):
+                _, fn, name = key.split(":", 2)
+                spec = self.defs.get(fn)
+                if spec is None:
+                    continue
+                idx = next((i for i, p in enumerate(spec[1]) if p[0] == name), None)
+                if idx is None:
+                    continue
+                paths = sorted({p for p in map(_as_path, values) if p})
+                if paths:
+                    sol.params[f"{fn}:{idx}"] = paths
+        for row in self.store:
+            obj, attr, src, line = row[0], row[1], row[2], row[3]
+            for o in self.eval(obj):
+                for v in self.eval(src):
+                    if o[0] == "C" and v[0] == "F":
+                        sol.bound.setdefault(v[1], o[1])
+                    if o[0] == "T" and len(o[1]) == 1 and v[0] in ("C", "F"):
+                        sol.replacements.append({"path": self.where.get(id(row), ""), "line": line,
+                                                 "target": o[1][0][4:] + "." + attr, "consumer": v[1],
+                                                 "kind": "class" if v[0] == "C" else "function"})
+        return sol
+
+
+def solve(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> Solution:
+    """The consumer model solved over every module's IR at once."""
+    return _Solver(usage, prefixes).solve()

@@ -1,0 +1,281 @@
+"""The consumer module as small relations, for drift's inference (stdlib, Python 3.9+).
+
+Pattern-by-pattern typing (reach.py) follows the ways of reaching the target it was written
+for; a consumer that binds `Cls.__init__ = new_init` onto a stand-in class, or assigns its own
+class into a target module, reaches the target in a way no pattern names. This module records
+what the code *does* with values, without judging it, so drift can solve all the consumer's
+modules together (drift/consumer/infer.py, a PyCG-style fixpoint) and type what no pattern did.
+
+Expressions are paths in reach.py's language: a root and steps. Roots: ``sym:<dotted>`` (a name
+imported or defined at module level, resolved through this module's imports, the target's and
+the consumer's own alike) and ``var:<module>.<function qual>:<name>`` (a parameter or local of
+one function). Steps: ``.name`` and ``()``. Anything else (a literal, arithmetic, a comprehension)
+is not recorded: the inference knows nothing of it, which is what unknown means.
+
+Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
+default path], ...], line]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
+``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
+[[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]]. A path is a
+list; a missing value is None. Quals are module-qualified.
+"""
+
+import ast
+
+from .srctext import dotted as _dotted
+
+MAX_STEPS = 6
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _relative(module, is_package, level, name):
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
+
+
+class _Names:
+    """Module-level names: what each imported or defined name is, as a `sym:` root."""
+
+    def __init__(self, tree, module, is_package):
+        self.module = module
+        self.names = {}
+        for node in ast.walk(tree):  # imports anywhere (function-level too): one binding per name
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.names.setdefault(a.asname, a.name)
+                    else:
+                        head = a.name.split(".")[0]
+                        self.names.setdefault(head, head)
+            elif isinstance(node, ast.ImportFrom):
+                base = _relative(module, is_package, node.level, node.module) if node.level else (node.module or "")
+                for a in node.names:
+                    if a.name != "*":
+                        self.names.setdefault(a.asname or a.name, base + "." + a.name if base else a.name)
+        for node in tree.body:
+            for name in _bound_names(node):
+                self.names[name] = module + "." + name
+
+    def root(self, name):
+        dotted = self.names.get(name)
+        return "sym:" + dotted if dotted else None
+
+
+def _bound_names(node):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+class _Scope:
+    """One function's locals (parameters and assigned names) over the module's names."""
+
+    def __init__(self, names, key, local=()):
+        self.names, self.key, self.local = names, key, set(local)
+
+    def root(self, name):
+        if self.key is not None and name in self.local:
+            return "var:%s:%s" % (self.key, name)
+        return self.names.root(name)
+
+    def path(self, node):
+        steps = []
+        while True:
+            if isinstance(node, ast.Attribute):
+                steps.append("." + node.attr)
+                node = node.value
+            elif isinstance(node, ast.Call):
+                steps.append("()")
+                node = node.func
+            elif isinstance(node, ast.Name):
+                root = self.root(node.id)
+                if root is None or len(steps) > MAX_STEPS:
+                    return None
+                return [root] + steps[::-1]
+            elif isinstance(node, ast.NamedExpr):
+                node = node.value
+            else:
+                return None
+
+
+def _annotation_path(scope, node):
+    """`X`, `Optional[X]`, `"X"` -> the instance path `X ()`; `Type[X]` / `type[X]` -> `X`."""
+    for _ in range(4):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+            continue
+        if isinstance(node, ast.Subscript):
+            head = (_dotted(node.value) or "").split(".")[-1]
+            if head == "Optional":
+                node = node.slice
+                continue
+            if head in ("Type", "type"):
+                inner = scope.path(node.slice)
+                return inner if inner and "()" not in inner else None
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
+            if len(sides) != 1:
+                return None
+            node = sides[0]
+            continue
+        break
+    p = scope.path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    return p + ["()"] if p else None
+
+
+def _params(fn):
+    a = fn.args
+    positional = list(getattr(a, "posonlyargs", [])) + list(a.args)
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    out = list(zip(positional, defaults))
+    out += list(zip(a.kwonlyargs, a.kw_defaults))
+    return out
+
+
+def _locals(fn):
+    names = {p.arg for p, _ in _params(fn)}
+    for extra in (fn.args.vararg, fn.args.kwarg):
+        if extra is not None:
+            names.add(extra.arg)
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                names.add(node.name)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def ir_facts(tree, *, module, is_package):
+    """The relations of one parsed consumer module (see the module docstring)."""
+    names = _Names(tree, module, is_package)
+    out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": []}
+    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None))
+    return out
+
+
+def _walk_body(out, names, body, *, prefix, cls, scope):
+    for node in body:
+        if isinstance(node, _FUNCS):
+            _function(out, names, node, prefix=prefix, cls=cls, outer=scope)
+        elif isinstance(node, ast.ClassDef):
+            qual = prefix + node.name
+            out["classes"][names.module + "." + qual] = [[scope.path(b) for b in node.bases], node.lineno]
+            _walk_body(out, names, node.body, prefix=qual + ".", cls=names.module + "." + qual, scope=scope)
+        else:
+            _statements(out, scope, [node], fn_key=None)
+
+
+def _function(out, names, fn, *, prefix, cls, outer):
+    qual = prefix + fn.name
+    key = names.module + "." + qual
+    local = _locals(fn)
+    if outer.key is not None:  # a nested function sees its enclosing function's locals
+        scope = _Scope(names, key, local)
+        enclosing = outer
+    else:
+        scope, enclosing = _Scope(names, key, local), None
+    params = []
+    for p, default in _params(fn):
+        ann = _annotation_path(enclosing or scope, p.annotation) if p.annotation is not None else None
+        dflt = (enclosing or _Scope(names, None)).path(default) if default is not None else None
+        params.append([p.arg, ann, dflt])
+    staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
+    out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno]
+    if enclosing is not None:
+        scope = _Nested(scope, enclosing)
+    _statements(out, scope, fn.body, fn_key=key)
+    for node in _nested_defs(fn.body):
+        _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
+
+
+class _Nested(_Scope):
+    """A nested function: its own locals first, then the enclosing function's."""
+
+    def __init__(self, own, enclosing):
+        super().__init__(own.names, own.key, own.local)
+        self.enclosing = enclosing
+
+    def root(self, name):
+        if name in self.local:
+            return "var:%s:%s" % (self.key, name)
+        return self.enclosing.root(name)
+
+
+def _nested_defs(body):
+    stack, found = list(body), []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCS):
+            found.append(node)
+            continue
+        if isinstance(node, (ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _statements(out, scope, body, *, fn_key):
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign):
+            src = scope.path(node.value)
+            for t in node.targets:
+                _target(out, scope, t, src, node.lineno)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            _target(out, scope, node.target, scope.path(node.value), node.lineno)
+        elif isinstance(node, ast.Return) and fn_key and node.value is not None:
+            p = scope.path(node.value)
+            if p:
+                out["ret"].append([fn_key, p])
+        elif isinstance(node, ast.Call):
+            _call(out, scope, node)
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _target(out, scope, target, src, line):
+    if src is None:
+        return
+    if isinstance(target, ast.Name):
+        root = scope.root(target.id)
+        if root:
+            out["assign"].append([root, src])
+    elif isinstance(target, ast.Attribute):
+        obj = scope.path(target.value)
+        if obj:
+            out["store"].append([obj, target.attr, src, line])
+
+
+def _call(out, scope, node):
+    if isinstance(node.func, ast.Name) and node.func.id == "setattr" and scope.root("setattr") is None:
+        if len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            obj, val = scope.path(node.args[0]), scope.path(node.args[2])
+            if obj and val:
+                out["store"].append([obj, node.args[1].value, val, node.lineno])
+        return
+    callee = scope.path(node.func)
+    if callee is None:
+        return
+    args = [scope.path(a) if not isinstance(a, ast.Starred) else None for a in node.args]
+    kwargs = {k.arg: scope.path(k.value) for k in node.keywords if k.arg}
+    kwargs = {k: v for k, v in kwargs.items() if v}
+    if any(args) or kwargs:
+        out["call"].append([callee, args, kwargs, node.lineno])
