@@ -22,7 +22,7 @@ from .usage import NAME_GETTER, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 
-_USAGE_VERSION = "u18-ir1"
+_USAGE_VERSION = "u18-ir2"
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):

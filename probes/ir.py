@@ -13,7 +13,7 @@ one function). Steps: ``.name`` and ``()``. Anything else (a literal, arithmetic
 is not recorded: the inference knows nothing of it, which is what unknown means.
 
 Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
-default path], ...], line]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
+default path, kind, optional], ...], line]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]]. A path is a
 list; a missing value is None. Quals are module-qualified.
@@ -135,19 +135,23 @@ def _annotation_path(scope, node):
 
 
 def _params(fn):
+    """[(arg, default node, kind)] in Python's order, as inspect names the kinds."""
     a = fn.args
-    positional = list(getattr(a, "posonlyargs", [])) + list(a.args)
+    posonly = list(getattr(a, "posonlyargs", []))
+    positional = posonly + list(a.args)
     defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
-    out = list(zip(positional, defaults))
-    out += list(zip(a.kwonlyargs, a.kw_defaults))
+    out = [(p, d, "POSITIONAL_ONLY" if i < len(posonly) else "POSITIONAL_OR_KEYWORD")
+           for i, (p, d) in enumerate(zip(positional, defaults))]
+    if a.vararg is not None:
+        out.append((a.vararg, None, "VAR_POSITIONAL"))
+    out += [(p, d, "KEYWORD_ONLY") for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    if a.kwarg is not None:
+        out.append((a.kwarg, None, "VAR_KEYWORD"))
     return out
 
 
 def _locals(fn):
-    names = {p.arg for p, _ in _params(fn)}
-    for extra in (fn.args.vararg, fn.args.kwarg):
-        if extra is not None:
-            names.add(extra.arg)
+    names = {p.arg for p, _d, _k in _params(fn)}
     stack = list(fn.body)
     while stack:
         node = stack.pop()
@@ -191,10 +195,13 @@ def _function(out, names, fn, *, prefix, cls, outer):
     else:
         scope, enclosing = _Scope(names, key, local), None
     params = []
-    for p, default in _params(fn):
+    for p, default, kind in _params(fn):
         ann = _annotation_path(enclosing or scope, p.annotation) if p.annotation is not None else None
+        if kind in ("VAR_POSITIONAL", "VAR_KEYWORD"):
+            ann = None  # `*args: X` holds a tuple of X, not an X
         dflt = (enclosing or _Scope(names, None)).path(default) if default is not None else None
-        params.append([p.arg, ann, dflt])
+        optional = default is not None or kind in ("VAR_POSITIONAL", "VAR_KEYWORD")
+        params.append([p.arg, ann, dflt, kind, optional])
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno]
     if enclosing is not None:

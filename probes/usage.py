@@ -18,6 +18,11 @@ from .ir import ir_facts
 from .splits import axis_splits
 
 
+def _caught(handler):
+    """What an except clause names: `ImportError`, `(ImportError, AttributeError)`, bare."""
+    return _dotted(handler.type) or ("bare" if handler.type is None else "several")
+
+
 class _Imports(ast.NodeVisitor):
     """Every import binding anywhere in the module (function-level imports included)."""
 
@@ -40,6 +45,10 @@ class _Imports(ast.NodeVisitor):
             self.visit(st)
         self.guarded -= catches
         tried = [r["target"] for r in self.records[start:]]
+        if catches:  # what the except path is taken on: a name gone makes it the only path (DRIFT077)
+            caught = sorted({_caught(h) for h in node.handlers})
+            for r in self.records[start:]:
+                r.setdefault("tried", caught)
         for h in node.handlers:
             first = len(self.records)
             self.visit(h)

@@ -36,7 +36,16 @@ class Solution:
     params: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # "func:i" -> paths
     replacements: list[dict[str, Any]] = field(default_factory=list)  # consumer values assigned into target modules
     bound: dict[str, str] = field(default_factory=dict)  # consumer function -> the class it is bound onto
+    signatures: dict[str, list[list[Any]]] = field(default_factory=dict)  # function -> [[name, kind, optional]]
+    lines: dict[str, int] = field(default_factory=dict)  # function -> the line of its def
     rounds: int = 0
+
+    def init_of(self, cls: str) -> str | None:
+        """The consumer function that is `cls.__init__` (its own, bound after the class, or a
+        consumer base's); None when the class takes its base's from the target."""
+        return self.inits.get(cls)
+
+    inits: dict[str, str] = field(default_factory=dict)
 
 
 def _as_path(v: tuple) -> tuple[str, ...] | None:
@@ -195,10 +204,11 @@ class _Solver:
 
     def _call_into(self, fn: str, args, kwargs, shift: int) -> None:
         params = self.defs[fn][1]
+        slots = [p for p in params if p[3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
         for i, a in enumerate(args):
-            if a and 0 <= i + shift < len(params):
-                self.add(f"var:{fn}:{params[i + shift][0]}", self.eval(a))
-        names = {p[0] for p in params}
+            if a and 0 <= i + shift < len(slots):
+                self.add(f"var:{fn}:{slots[i + shift][0]}", self.eval(a))
+        names = {p[0] for p in params if p[3] not in ("POSITIONAL_ONLY", "VAR_POSITIONAL", "VAR_KEYWORD")}
         for k, a in kwargs.items():
             if k in names:
                 self.add(f"var:{fn}:{k}", self.eval(a))
@@ -207,7 +217,7 @@ class _Solver:
         for fn, (cls, params, _line) in self.defs.items():
             if cls and params:
                 self._bind(fn, self._instances(cls))
-            for name, ann, default in params:
+            for name, ann, default, *_kind in params:
                 if ann:
                     self.add(f"var:{fn}:{name}", self.eval(ann))
                 if default:
@@ -268,6 +278,12 @@ class _Solver:
                 paths = sorted({p for p in map(_as_path, values) if p})
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
+        for cls in self.classes:
+            init = [v for v in self.step(("I", cls), ".__init__") if v[0] == "B"]
+            if len(init) == 1:
+                sol.inits[cls] = init[0][1]
+        sol.signatures = {fn: [[p[0], p[3], p[4]] for p in spec[1]] for fn, spec in self.defs.items()}
+        sol.lines = {fn: spec[2] for fn, spec in self.defs.items()}
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

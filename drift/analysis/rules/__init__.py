@@ -5,6 +5,7 @@ from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.family import method_vanished
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
+from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
@@ -20,6 +21,7 @@ from drift.analysis.rules.signature import keyword_removed, positional_arity, po
 
 GENERIC_RULES = [
     import_removed,
+    *GUARDED_RULES,
     keyword_removed,
     required_added,
     positional_arity,

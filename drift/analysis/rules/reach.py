@@ -655,6 +655,54 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
         yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
                                       tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`",
                                       stub=bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only")))
+    yield from _replacement_findings(ctx)
+
+
+def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer class or function assigned over a target module's name (`vllm.x.Y = Mine`,
+    from the solved model, drift/consumer/infer.py): the target's own code now calls the
+    consumer's, so its parameters must take what the target's callers of `Y` now pass. A class
+    that extends the target's is an override (above); a stand-in is judged by its `__init__`."""
+    solved = ctx.consumer.inferred
+    seen: set[tuple[str, str]] = set()
+    for rep in solved.replacements:
+        dotted, ref = rep["target"], rep["consumer"]
+        if (dotted, ref) in seen:
+            continue
+        seen.add((dotted, ref))
+        t, b = ctx.target.lookup(dotted), ctx.baseline.lookup(dotted)
+        if t is None or b is None or t.kind != b.kind or t.kind not in ("class", "function"):
+            continue
+        if t.kind == "class":
+            if rep["kind"] != "class" or ctx.target_paths.target_bases(ref):
+                continue
+            fn = solved.init_of(ref)
+            tm, bm = ctx.target.constructor(t)[1], ctx.baseline.constructor(b)[1]
+            if fn is None or tm is None or bm is None or tm.kind != "method" or bm.kind != "method":
+                continue
+            label = f"{ref.rsplit('.', 1)[-1]}.__init__"
+        else:
+            if rep["kind"] != "function":
+                continue
+            fn, tm, bm, label = ref, t, b, ref.rsplit(".", 1)[-1]
+        sig = solved.signatures.get(fn)
+        home = _consumer_module(ctx, fn)
+        line = solved.lines.get(fn) or rep["line"]
+        if not sig or home is None:
+            continue
+        where = Location(home.get("path") or rep["path"], line, symbol=fn)
+        yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
+                                      how=f"assigned over `{dotted}`")
+
+
+def _consumer_module(ctx: CheckContext, qual: str) -> dict | None:
+    """The usage record of the consumer module that defines `qual` (the longest module prefix)."""
+    parts = qual.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        mod = ctx.consumer.modules.get(".".join(parts[:cut]))
+        if mod is not None:
+            return mod
+    return None
 
 
 def _initvars(index: PackageIndex, bases: list[Symbol]) -> list[tuple[str, Symbol]]:

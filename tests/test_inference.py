@@ -1,0 +1,234 @@
+"""The consumer typed by inference (probes/ir.py -> drift/consumer/infer.py): ways of reaching the
+target that no pattern names, each in a synthetic before/after pair with the consumer that
+meets it, and what Python really raises where there is an error to raise.
+
+- a stand-in class whose `__init__` is bound after the class (`Cls.__init__ = new_init`): the
+  attributes it sets are typed from new_init's annotated parameter and from a `Type[X] = X`
+  default, so a removed field and a removed keyword of a classmethod are found;
+- a consumer class and a function assigned into a target module (`gizmo.manager.Manager = Mine`):
+  the target's own code now calls them, so their parameters must take what the target passes;
+- a value flowing through a helper in another consumer module (a parameter typed by the call);
+- a guarded import whose name is gone (DRIFT077, risky), and the guards that keep it silent;
+- nothing reported where the names still exist on the target.
+"""
+
+from __future__ import annotations
+
+from drift.consumer.infer import MAX_VALUES, solve
+from tests.rule_cases import APP, LIB, assert_findings, consumer_of, findings_of, Case, line_of, raised_by, \
+    src, write_tree
+
+BEFORE = {
+    "gizmo/config.py": """
+        class LoRAConfig:
+            def __init__(self):
+                self.max_loras = 1
+                self.extra_vocab = 2
+        """,
+    "gizmo/models.py": """
+        class LoRAModel:
+            @classmethod
+            def from_local_checkpoint(cls, path, old_kw=None):
+                return cls()
+        """,
+    "gizmo/manager.py": """
+        class Manager:
+            def __init__(self, a, b):
+                self.a = a
+
+        def build(a, b):
+            return Manager(a, b)
+
+        def get_rope(size):
+            return size
+        """,
+    "gizmo/feature.py": """
+        def thing():
+            return 1
+
+        def kept():
+            return 2
+        """,
+}
+AFTER = {
+    "gizmo/config.py": """
+        class LoRAConfig:
+            def __init__(self):
+                self.max_loras = 1
+        """,
+    "gizmo/models.py": """
+        class LoRAModel:
+            @classmethod
+            def from_local_checkpoint(cls, path):
+                return cls()
+        """,
+    "gizmo/manager.py": """
+        class Manager:
+            def __init__(self, a, b, c):
+                self.a = a
+
+        def build(a, b, c):
+            return Manager(a, b, c)
+
+        def get_rope(size, dtype=None):
+            return size
+        """,
+    "gizmo/feature.py": """
+        def kept():
+            return 2
+        """,
+    "gizmo/newhome.py": """
+        def thing():
+            return 1
+        """,
+}
+
+BOUND = """
+    from typing import Type
+
+    from gizmo.config import LoRAConfig
+    from gizmo.models import LoRAModel
+
+
+    class StandIn:
+        def load(self, path):
+            return self._model_cls.from_local_checkpoint(path, old_kw=1)
+
+        def size(self):
+            return self.lora_config.extra_vocab
+
+        def still_there(self):
+            return self.lora_config.max_loras
+
+
+    def new_init(self, lora_config: LoRAConfig, model_cls: Type[LoRAModel] = LoRAModel):
+        self.lora_config = lora_config
+        self._model_cls = model_cls
+
+
+    StandIn.__init__ = new_init
+    """
+
+
+def test_attributes_a_later_bound_init_sets_are_typed_from_its_parameters(tmp_path):
+    consumer = {"app/lora.py": BOUND}
+    found = findings_of(tmp_path, Case("bound", BEFORE, AFTER, consumer))
+    assert_findings(found, [("DRIFT060", line_of(BOUND, "extra_vocab")),
+                            ("DRIFT010", line_of(BOUND, "old_kw=1"))])
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    attr = next(f for f in found if f.rule_id == "DRIFT060")
+    assert raised_by(roots, "app.lora", "StandIn(LoRAConfig()).size()") == attr.predicted_failure
+    kw = next(f for f in found if f.rule_id == "DRIFT010")
+    assert raised_by(roots, "app.lora", "StandIn(LoRAConfig()).load('p')") == kw.predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.lora",
+                     "(StandIn(LoRAConfig()).size(), StandIn(LoRAConfig()).load('p'))") is None
+
+
+REPLACED = """
+    import gizmo.manager
+
+
+    class PatchedManager:
+        def __init__(self, a, b):
+            self.a = a
+
+
+    def my_get_rope(size):
+        return size
+
+
+    gizmo.manager.Manager = PatchedManager
+    gizmo.manager.get_rope = my_get_rope
+    """
+
+
+def test_consumer_classes_and_functions_assigned_into_target_modules(tmp_path):
+    consumer = {"app/patches.py": REPLACED}
+    found = findings_of(tmp_path, Case("replaced", BEFORE, AFTER, consumer))
+    assert_findings(found, [("DRIFT070", line_of(REPLACED, "def __init__")),
+                            ("DRIFT070", line_of(REPLACED, "def my_get_rope"))])
+    cls = next(f for f in found if "Manager" in f.title)
+    assert cls.severity.value == "breaking" and "assigned over `gizmo.manager.Manager`" in cls.title
+    fn = next(f for f in found if "get_rope" in f.title)
+    assert fn.severity.value == "risky"  # optional: only the target's callers that pass it fail
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    # the target's own builder now constructs the consumer's class, with the new argument
+    assert raised_by(roots, "gizmo.manager", "__import__('app.patches') and build(1, 2, 3)") == \
+        "TypeError: PatchedManager.__init__() takes 3 positional arguments but 4 were given"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "gizmo.manager",
+                     "__import__('app.patches') and build(1, 2)") is None
+
+
+def test_a_value_handed_to_a_helper_in_another_module_types_its_parameter(tmp_path):
+    helper = """
+        def size_of(cfg):
+            return cfg.extra_vocab
+        """
+    caller = """
+        from gizmo.config import LoRAConfig
+        from app.helper import size_of
+
+
+        def run():
+            return size_of(LoRAConfig())
+        """
+    # the helper never imports the target: it is read because it is a consumer module at all
+    consumer = {"app/helper.py": "import gizmo\n" + src(helper), "app/main.py": caller}
+    found = findings_of(tmp_path, Case("helper", BEFORE, AFTER, consumer))
+    assert_findings(found, [("DRIFT060", 3)])
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") == \
+        found[0].predicted_failure
+
+
+GUARDED = """
+    try:
+        from gizmo.feature import thing
+    except Exception:
+        thing = None
+
+    try:
+        from gizmo.feature import kept
+    except ImportError:
+        kept = None
+
+    try:
+        from gizmo.feature import thing as moved_thing
+    except ImportError:
+        from gizmo.newhome import thing as moved_thing
+
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from gizmo.feature import thing as only_typed
+    """
+
+
+def test_a_guarded_import_whose_name_is_gone_takes_the_except_path(tmp_path):
+    consumer = {"app/optional.py": GUARDED}
+    found = findings_of(tmp_path, Case("guarded", BEFORE, AFTER, consumer))
+    # the name that stayed, the one with a working fallback, and a TYPE_CHECKING import: silent
+    assert_findings(found, [("DRIFT077", line_of(GUARDED, "import thing"))])
+    f = found[0]
+    assert f.severity.value == "risky" and "except Exception" in f.title
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.optional", "thing is None or 1/0") is None  # the except path ran
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.optional", "thing is not None or 1/0") is None
+
+
+def test_nothing_is_reported_where_the_target_kept_what_the_consumer_uses(tmp_path):
+    consumer = {"app/lora.py": BOUND, "app/patches.py": REPLACED, "app/optional.py": GUARDED}
+    found = findings_of(tmp_path, Case("same", AFTER, AFTER, consumer))
+    assert_findings(found, [])
+
+
+def test_the_solver_is_bounded_and_says_nothing_of_a_name_it_cannot_pin(tmp_path):
+    """A field assigned more values than MAX_VALUES stops growing; a field that may hold two
+    target values is not used to type a read (the evaluator asks for exactly one)."""
+    many = "\n".join(f"from gizmo.m{i} import C{i}" for i in range(MAX_VALUES + 3))
+    stores = "\n".join(f"        if k == {i}:\n            self.x = C{i}()" for i in range(MAX_VALUES + 3))
+    code = f"{many}\n\n\nclass Holder:\n    def set(self, k):\n{stores}\n"
+    root = write_tree(tmp_path / "consumer", {"app/poly.py": code})
+    usage = consumer_of(root).usage
+    solved = solve(usage, (LIB,))
+    assert len(solved.attrs[f"{APP}.poly.Holder"]["x"]) == MAX_VALUES
+    assert solved.rounds >= 1
