@@ -51,7 +51,13 @@ def _items_from_pip() -> list[tuple[str, str]]:
 
     config = Configuration(isolated=False)
     config.load()
-    return [(key, str(value)) for key, value in config.items()]
+    merged: dict[str, str] = {}
+    for key, value in config.items():
+        if isinstance(value, dict):  # newer pip keys each file's options by the file's name, later files winning
+            merged.update((k, str(v)) for k, v in value.items())
+        else:
+            merged[key] = str(value)
+    return list(merged.items())
 
 
 def _items_from_cli() -> list[tuple[str, str]]:
