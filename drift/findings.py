@@ -42,6 +42,9 @@ class Location:
         return f"{self.path}:{self.line}"
 
 
+SAFE, UNSAFE, MANUAL = "safe", "unsafe", "manual"
+
+
 @dataclass(frozen=True)
 class Fix:
     """What repairs a finding: a named codemod with its arguments, or manual advice."""
@@ -50,6 +53,18 @@ class Fix:
     codemod: str | None = None  # registry name in drift.fixes.kinds, None = manual
     args: dict[str, Any] = field(default_factory=dict)
     manual_reason: str | None = None  # why no codemod applies, when codemod is None
+    # safe | unsafe | manual, as ruff's safe/unsafe fixes: `drift patch --apply` writes only the
+    # safe ones, `--unsafe-fixes` adds the unsafe ones (they may change what the code does),
+    # a manual fix is only described. A codemod nobody judged safe is unsafe.
+    tier: str | None = None
+
+    def __post_init__(self) -> None:
+        tier = self.tier
+        if self.codemod is None:
+            tier = MANUAL
+        elif tier not in (SAFE, UNSAFE):
+            tier = UNSAFE
+        object.__setattr__(self, "tier", tier)
 
 
 @dataclass(frozen=True)

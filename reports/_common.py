@@ -69,12 +69,19 @@ def worst(findings: Iterable[Finding]) -> Severity | None:
 
 
 def fix_text(fix: Fix | None) -> str:
-    """The codemod to run, or why a person must do it: 'codemod X' / 'manual: reason'."""
+    """The fix said concretely, with its tier first (ruff's safe/unsafe fixes).
+
+    'safe: <edit>' is what `drift patch --apply` writes; 'unsafe (--unsafe-fixes): <edit>' may
+    change what the code does and is written only on request; 'manual: <edit> (why)' is left to a
+    person.
+    """
     if fix is None:
         return "manual: no automatic fix known"
     if fix.codemod:
-        return f"codemod {fix.codemod}"
-    return f"manual: {fix.manual_reason or fix.description}"
+        return f"{fix.tier}{' (--unsafe-fixes)' if fix.tier == 'unsafe' else ''}: {fix.description}"
+    if fix.manual_reason and fix.manual_reason != fix.description:
+        return f"manual: {fix.description} ({fix.manual_reason})"
+    return f"manual: {fix.description}"
 
 
 def party(info: Mapping[str, Any] | None, *, with_commit: bool = False) -> str:

@@ -97,7 +97,7 @@ def _finding_html(finding: Finding) -> str:
     ]
     if finding.predicted_failure:
         rows.append(f'<p><span class="k">predicted</span> <code>{escape(finding.predicted_failure)}</code></p>')
-    fix = fix_text(finding.fix) + (f" — {finding.fix.description}" if finding.fix else "")
+    fix = fix_text(finding.fix)
     rows.append(f'<p><span class="k">fix</span> {_prose(fix)}</p>')
     return '<div class="finding">' + "".join(rows) + "</div>"
 

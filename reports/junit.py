@@ -29,7 +29,7 @@ def _finding_text(finding: Finding) -> str:
         lines.append(f"  predicted failure: {finding.predicted_failure}")
     if finding.details:
         lines.append(f"  {finding.details}")
-    lines.append(f"  fix: {fix_text(finding.fix)}" + (f" — {finding.fix.description}" if finding.fix else ""))
+    lines.append(f"  fix: {fix_text(finding.fix)}")
     return "\n".join(lines)
 
 

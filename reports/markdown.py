@@ -66,10 +66,7 @@ def _details(finding: Finding) -> list[str]:
         lines.append(f"- predicted failure: `{finding.predicted_failure}`")
     if finding.details:
         lines.append(f"- {finding.details}")
-    if finding.fix:
-        lines.append(f"- fix: {finding.fix.description} ({fix_text(finding.fix)})")
-    else:
-        lines.append(f"- fix: {fix_text(None)}")
+    lines.append(f"- fix: {fix_text(finding.fix)}")
     lines.append("")
     return lines
 
@@ -88,7 +85,7 @@ def to_markdown(report: Report) -> str:
         for f in findings:
             site = f.consumer_site
             evidence = f"{evidence_text(f.target_evidence)} / {evidence_text(f.baseline_evidence)}"
-            fix = f"`{f.fix.codemod}`" if f.fix and f.fix.codemod else _cell(fix_text(f.fix))
+            fix = _cell(fix_text(f.fix))
             out.append(
                 f"| {BADGE[f.severity]} | `{f.rule_id}` | `{site.path}:{site.line}` | {_cell(f.title)} "
                 f"| {_cell(evidence)} | {fix} |"

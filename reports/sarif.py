@@ -136,6 +136,7 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
             "baselineVersion": (report.baseline or {}).get("version"),
             "host": report.host,
             "fix": fix_text(finding.fix),
+            "fixTier": finding.fix.tier if finding.fix else "manual",
         },
     }
     if related:

@@ -107,7 +107,8 @@ def _finding(finding: Finding, console: Console, *, verbose: bool, wrap: bool) -
             _line(console, Text(f"     {finding.details}", style="dim"), hang=5, wrap=wrap)
         if finding.fix:
             args = ", ".join(f"{k}={v!r}" for k, v in sorted(finding.fix.args.items()))
-            _line(console, Text(f"     fix: {finding.fix.description}" + (f" ({args})" if args else "")), hang=5, wrap=wrap)
+            if args:
+                _line(console, Text(f"     codemod: {finding.fix.codemod} ({args})"), hang=5, wrap=wrap)
         for loc in finding.target_evidence:
             if loc.snippet:
                 _line(console, Text(f"     {loc}: {loc.snippet}", style="dim"), hang=7, wrap=wrap)

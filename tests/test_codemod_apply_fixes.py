@@ -13,8 +13,9 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 PATH = "pkg/gen.py"
 
 
-def finding(line: int, codemod: str | None, *, path: str = PATH, symbol: str = "", **args) -> Finding:
-    fix = Fix("fix it", codemod=codemod, args=args) if codemod else Fix("by hand", manual_reason="no codemod")
+def finding(line: int, codemod: str | None, *, path: str = PATH, symbol: str = "", tier: str = "safe",
+            **args) -> Finding:
+    fix = Fix("fix it", codemod=codemod, args=args, tier=tier) if codemod else Fix("by hand", manual_reason="no codemod")
     return Finding(
         rule_id="T001",
         kind=RuleKind.KEYWORD_REMOVED,

@@ -37,7 +37,7 @@ def findings() -> list[Finding]:
             severity=Severity.BREAKING,
             title="t",
             consumer_site=Location(path, 1),
-            fix=Fix("f", codemod=codemod, args=args),
+            fix=Fix("f", codemod=codemod, args=args, tier="safe"),
         )
 
     return [

@@ -35,7 +35,7 @@ SRC = "def run(x):\n    return x.go(fast=True, size=2)\n"
 def _finding(path: str) -> Finding:
     return Finding(rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING,
                    title="`go` no longer accepts `fast=`", consumer_site=Location(path, 2),
-                   fix=Fix("drop it", codemod="drop_keyword", args={"callee": "go", "keyword": "fast"}))
+                   fix=Fix("drop it", codemod="drop_keyword", args={"callee": "go", "keyword": "fast"}, tier="safe"))
 
 
 def _ppid(pid: int) -> int:

@@ -58,21 +58,30 @@ def test_patch_apply_rescan_revert(sshd, patched_host, tmp_path, capsys, corpus_
     assert code == 1, err
     assert any(f["rule_id"] == "DRIFT020" for f in json.loads(out)["findings"])
 
-    # dry run: a diff that git apply accepts, nothing written
+    # safe fixes only by default: the placeholder second phase and the dropped keyword are unsafe
+    code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state, "--json")
+    assert code == 1, err
+    safe = json.loads(out)
+    assert "sample_tokens" not in safe["diff"] and "block_hasher=_drift_block_hasher" in safe["diff"]
+    assert {u["key"].split(":")[0] for u in safe["unsafe"]} == {"DRIFT010", "DRIFT020", "DRIFT040"}
+
+    # dry run with --unsafe-fixes: a diff that git apply accepts, nothing written
     code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,
-                          "-o", str(tmp_path / "fix.patch"), "--json")
+                          "--unsafe-fixes", "-o", str(tmp_path / "fix.patch"), "--json")
     assert code == 1, err
     dry = json.loads(out)
     assert "+                self.executor.sample_tokens(None)" in dry["diff"]
+    assert dry["unsafe"] == []
     assert {f: _sha(site / f) for f in FILES} == before
     check = subprocess.run(["git", "apply", "--check", str(tmp_path / "fix.patch")], cwd=site,
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
 
     code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,
-                          "--apply", "--json")
+                          "--apply", "--unsafe-fixes", "--json")
     result = json.loads(out)
     assert result["apply"]["status"] == "applied", result
+    assert result["reviewed_plan"] is True  # the --unsafe-fixes dry run above, not the safe-only one
     assert result["verify"]["compiled"] is True
     assert result["verify"]["fixable_breaking_left"] == []
     assert code == 0
@@ -85,7 +94,7 @@ def test_patch_apply_rescan_revert(sshd, patched_host, tmp_path, capsys, corpus_
 
     # second apply: nothing to do
     code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,
-                          "--apply", "--json")
+                          "--apply", "--unsafe-fixes", "--json")
     assert json.loads(out)["apply"]["status"] in ("nothing", "already_applied")
 
     code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state,

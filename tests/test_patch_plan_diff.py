@@ -11,8 +11,9 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.fixes import plan, unified_diff
 
 
-def finding(path: str, line: int, codemod: str | None, **args) -> Finding:
-    fix = Fix("f", codemod=codemod, args=args) if codemod else Fix("by hand", manual_reason="needs a human")
+def finding(path: str, line: int, codemod: str | None, *, tier: str = "safe", **args) -> Finding:
+    # the plumbing under test writes what a rule judged safe; tests/test_patch_tiers.py covers tiers
+    fix = Fix("f", codemod=codemod, args=args, tier=tier) if codemod else Fix("by hand", manual_reason="needs a human")
     return Finding(
         rule_id="T002",
         kind=RuleKind.KEYWORD_REMOVED,

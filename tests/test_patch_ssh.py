@@ -19,7 +19,7 @@ FINDING = Finding(
     severity=Severity.BREAKING,
     title="t",
     consumer_site=Location("pkg/gen.py", 3),
-    fix=Fix("call sample_tokens", codemod="add_second_phase", args={}),
+    fix=Fix("call sample_tokens", codemod="add_second_phase", args={}, tier="safe"),
 )
 
 

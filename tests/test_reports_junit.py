@@ -48,7 +48,7 @@ def test_case_names_failure_content_and_risky_notes() -> None:
     assert failure.get("type") == "DRIFT101"
     assert failure.get("message") == S.KEYWORD_REMOVED.title
     for piece in ("vllm/v1/core/kv_cache_utils.py:1069", "vllm/v1/core/kv_cache_utils.py:1004",
-                  "unexpected keyword argument 'kv_cache_specs'", "codemod remove-keyword"):
+                  "unexpected keyword argument 'kv_cache_specs'", "unsafe (--unsafe-fixes): drop the keyword"):
         assert piece in failure.text
     risky = cases["method vllm.v1.executor.multiproc_executor.MultiprocExecutor.collective_rpc #2"]
     assert risky.find("failure") is None

@@ -32,10 +32,10 @@ def test_table_has_one_row_per_finding_and_stays_well_formed() -> None:
     assert len({_cells(r) for r in rows}) == 1
     assert any("returns a \\| b now" in r for r in rows)
     keyword = next(r for r in rows if "DRIFT101" in r)
-    for piece in (f"{S.GEN}:139", "vllm/v1/core/kv_cache_utils.py:1069", "vllm/v1/core/kv_cache_utils.py:1004", "`remove-keyword`"):
+    for piece in (f"{S.GEN}:139", "vllm/v1/core/kv_cache_utils.py:1069", "vllm/v1/core/kv_cache_utils.py:1004", "unsafe (--unsafe-fixes): drop the keyword"):
         assert piece in keyword
     manual = next(r for r in rows if "DRIFT301" in r and "a \\| b" not in r)
-    assert "manual: which rank holds" in manual
+    assert "manual: index the reply by rank (which rank holds" in manual
 
 
 def test_details_are_collapsible_and_complete() -> None:

@@ -46,8 +46,8 @@ def test_every_finding_shows_rule_site_evidence_failure_and_fix() -> None:
         assert f"{f.consumer_site.path}:{f.consumer_site.line}" in text
         assert f"{f.target_evidence[0].path}:{f.target_evidence[0].line}" in text
         assert f"{f.baseline_evidence[0].path}:{f.baseline_evidence[0].line}" in text
-    assert "fix codemod remove-keyword" in text
-    assert "fix manual: which rank holds" in text
+    assert "fix unsafe (--unsafe-fixes): drop the keyword argument 'kv_cache_specs'" in text
+    assert "fix manual: index the reply by rank (which rank holds" in text
     assert "TypeError: Scheduler.__init__() takes 2 positional arguments" in text
 
 

@@ -36,6 +36,12 @@ def add_parser(sub) -> None:
     p.add_argument("--state-dir", default=None, help="where backups and manifests live on the host "
                                                     "(default: ~/.drift/patches)")
     p.add_argument("--force", action="store_true", help="with --revert: restore even files edited since the apply")
+    p.add_argument("--unsafe-fixes", action="store_true",
+                   help="also apply fixes that may change what the code does (e.g. dropping a keyword whose "
+                        "value differs from the old default); safe fixes only without it")
+    p.add_argument("--add-todo", action="store_true",
+                   help="write a `# TODO(drift): ...` comment with the edit and the vLLM evidence above each "
+                        "site drift does not fix itself")
     p.add_argument("--fresh", action="store_true",
                    help="with --apply: ignore the plan saved by the last dry run and apply a newly computed one")
     p.add_argument("--json", action="store_true", help="machine-readable result")
@@ -54,7 +60,8 @@ async def _home(connector, python: str) -> str:
 
 
 async def _run(args, say) -> tuple[int, dict]:
-    from drift.fixes import LATEST, apply, plan, revert, unified_diff, verify_compile
+    from drift.fixes import LATEST, applies, apply, plan, revert, unified_diff, verify_compile
+    from drift.fixes.plan import HELD_REASON
 
     host = None if args.host in (None, "local") else args.host
     js = settings_from_args(args, host=host)
@@ -82,26 +89,36 @@ async def _run(args, say) -> tuple[int, dict]:
         if scan.outcome is None or scan.outcome.report is None:
             return scan.exit_code or exitcodes.USAGE, {"error": scan.reason, "host": label}
         report = scan.outcome.report
-        fixable = [f for f in report.findings if f.fix and f.fix.codemod]
-        manual = [f for f in report.findings if f.severity.value == "breaking" and not (f.fix and f.fix.codemod)]
+        options = {"unsafe_fixes": bool(args.unsafe_fixes), "add_todo": bool(args.add_todo)}
+        fixable = [f for f in report.findings if applies(f, unsafe_fixes=args.unsafe_fixes)]
+        # breaking findings without a codemod; with --add-todo every unfixed finding gets its comment
+        considered = [f for f in report.findings
+                      if f.fix and f.fix.codemod or f.severity.value == "breaking" or args.add_todo]
         root = str(scan.outcome.extra.get("consumer_root") or "")
         reviewed = saved.load(host=label, consumer=settings.consumer) if args.apply and not args.fresh else None
+        if reviewed is not None and any(reviewed[1]["meta"].get(k, False) != v for k, v in options.items()):
+            reviewed = None  # reviewed with other tiers or without TODOs: that diff is not what is asked for
         if reviewed is not None:
             # apply exactly the diff the user reviewed; the applier refuses if a file changed since
             the_plan, doc = reviewed
             meta = dict(doc["meta"])
         else:
+            wanted = fixable + ([f for f in considered if f not in fixable] if args.add_todo else [])
             files = {path: await connector.get(str(PurePosixPath(root) / path))
-                     for path in sorted({f.consumer_site.path for f in fixable})}
-            the_plan = plan(files, fixable)
-            meta = {"drift_version": __version__, "target_version": report.target.get("version"),
+                     for path in sorted({f.consumer_site.path for f in wanted})}
+            the_plan = plan(files, considered, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo)
+            meta = {**options, "drift_version": __version__, "target_version": report.target.get("version"),
                     "baseline_version": (report.baseline or {}).get("version"),
                     "finding_ids": sorted(the_plan.finding_keys), "host": label}
         diff = unified_diff(the_plan)
         result = {"host": label, "consumer_root": root, "diff": diff, "reviewed_plan": reviewed is not None,
-                  "fixes": {c.path: list(c.finding_keys) for c in the_plan.changes},
-                  "manual": [{"key": f.key, "title": f.title, "reason": f.fix.manual_reason if f.fix else None}
-                             for f in manual] + [{"key": f.key, "title": f.title, "reason": r} for f, r in the_plan.manual],
+                  "fixes": {c.path: list(c.finding_keys) for c in the_plan.changes if c.finding_keys},
+                  "manual": [{"key": f.key, "title": f.title, "fix": f.fix.description if f.fix else None,
+                              "reason": (f.fix.manual_reason if f.fix else None) or "no automatic fix is known"}
+                             for f in considered if not (f.fix and f.fix.codemod)],
+                  "unsafe": [{"key": f.key, "title": f.title, "fix": f.fix.description, "reason": HELD_REASON}
+                             for f in considered if f.fix and f.fix.codemod and f not in fixable],
+                  "todos": list(the_plan.todos),
                   "skipped": [{"key": k, "reason": r} for k, r in the_plan.skipped],
                   "target_version": report.target.get("version")}
         if args.output:
@@ -128,7 +145,7 @@ async def _run(args, say) -> tuple[int, dict]:
         compiled = await verify_compile(connector, python=python, paths=[c.path for c in the_plan.changes], root=root)
         rescan = await scan_connector(connector, host=label, settings=settings, say=say)
         left = [f for f in (rescan.outcome.report.findings if rescan.outcome and rescan.outcome.report else [])
-                if f.severity.value == "breaking" and f.fix and f.fix.codemod]
+                if f.severity.value == "breaking" and applies(f, unsafe_fixes=args.unsafe_fixes)]
         still = list(rescan.outcome.report.breaking if rescan.outcome and rescan.outcome.report else ())
         result["verify"] = {"compiled": compiled.ok, "compile_errors": [f"{p}: {m}" for p, m in compiled.errors],
                             "fixable_breaking_left": [f.key for f in left],
@@ -146,8 +163,14 @@ def _print(result: dict, console: Console) -> None:
         sys.stdout.flush()
         for path, keys in result["fixes"].items():
             console.print(f"[bold]{path}[/] fixes: " + ", ".join(k.split(":")[0] + "@" + k.split(":")[2] for k in keys))
+        for m in result["unsafe"]:
+            console.print(f"[yellow]unsafe, not applied[/] {m['title']} — {m.get('fix') or ''} "
+                          "(--unsafe-fixes applies it)", highlight=False)
         for m in result["manual"]:
-            console.print(f"[yellow]manual[/] {m['title']} — {m.get('reason') or ''}", highlight=False)
+            console.print(f"[yellow]manual[/] {m['title']} — {m.get('fix') or ''}"
+                          + (f" ({m['reason']})" if m.get("reason") else ""), highlight=False)
+        if result.get("todos"):
+            console.print(f"TODO(drift) comments for {len(result['todos'])} finding(s)", highlight=False)
         for s in result["skipped"]:
             console.print(f"[yellow]skipped[/] {s['key']} — {s['reason']}", highlight=False)
     if result.get("saved_plan"):

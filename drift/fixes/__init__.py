@@ -6,7 +6,7 @@ host. Imports: remote/ and the core (findings); nothing of analysis/ or above.
 from drift.fixes.apply import ApplyResult, FileOutcome, apply
 from drift.fixes.diff import unified_diff
 from drift.fixes.manifest import read_manifest
-from drift.fixes.plan import FileChange, PatchPlan, plan
+from drift.fixes.plan import FileChange, PatchPlan, applies, plan
 from drift.fixes.revert import LATEST, RevertResult, revert
 from drift.fixes.verify import CompileResult, verify_compile
 
@@ -18,6 +18,7 @@ __all__ = [
     "FileOutcome",
     "PatchPlan",
     "RevertResult",
+    "applies",
     "apply",
     "plan",
     "read_manifest",

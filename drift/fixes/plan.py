@@ -10,9 +10,10 @@ import json
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from drift.fixes.kinds import apply_fixes
-from drift.findings import Finding
+from drift.findings import SAFE, UNSAFE, Finding
+from drift.fixes.kinds import apply_fixes, line_mapper
 from drift.fixes.paths import check_relpath
+from drift.fixes.todo import add_todos
 
 
 def sha256(data: bytes) -> str:
@@ -35,6 +36,8 @@ class PatchPlan:
     manual: tuple[tuple[Finding, str], ...] = ()  # findings no codemod can fix, with why
     skipped: tuple[tuple[str, str], ...] = ()  # (finding key, reason) for fixes that did not match
     already: tuple[str, ...] = ()  # finding keys whose fix is already in the file
+    held: tuple[tuple[Finding, str], ...] = ()  # unsafe fixes left out (no --unsafe-fixes), with why
+    todos: tuple[str, ...] = ()  # finding keys marked with a `# TODO(drift):` comment
 
     @property
     def patch_id(self) -> str:
@@ -53,36 +56,70 @@ class PatchPlan:
         return not self.changes
 
 
-def plan(files: Mapping[str, bytes], findings: Iterable[Finding]) -> PatchPlan:
-    """Apply every codemod fix to its file's original bytes; collect what could not be done."""
+HELD_REASON = "unsafe fix (it may change what the code does): applied only with --unsafe-fixes"
+
+
+def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
+    """Whether `drift patch` writes this finding's codemod: safe ones always, unsafe ones on request."""
+    fix = finding.fix
+    if fix is None or fix.codemod is None:
+        return False
+    return fix.tier == SAFE or (unsafe_fixes and fix.tier == UNSAFE)
+
+
+def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixes: bool = False,
+         add_todo: bool = False) -> PatchPlan:
+    """Apply every fix of an allowed tier to its file's original bytes; collect what could not be done.
+
+    Safe fixes always; unsafe ones only with `unsafe_fixes` (else they are `held`, with why).
+    With `add_todo`, each manual or held finding whose file is provided gets a `# TODO(drift):`
+    comment above its site.
+    """
     by_path: dict[str, list[Finding]] = {}
+    marked: dict[str, list[Finding]] = {}
     manual: list[tuple[Finding, str]] = []
+    held: list[tuple[Finding, str]] = []
     skipped: list[tuple[str, str]] = []
     for f in findings:
         if f.fix is None or f.fix.codemod is None:
             reason = (f.fix.manual_reason if f.fix else None) or "no automatic fix is known"
             manual.append((f, reason))
+            bucket = marked
+        elif not applies(f, unsafe_fixes=unsafe_fixes):
+            held.append((f, HELD_REASON))
+            bucket = marked
+        else:
+            bucket = by_path
+        if bucket is marked and not add_todo:
             continue
         problem = check_relpath(f.consumer_site.path)
         if problem:
             skipped.append((f.key, problem))
         elif f.consumer_site.path not in files:
-            skipped.append((f.key, f"{f.consumer_site.path} was not provided"))
+            if bucket is by_path:
+                skipped.append((f.key, f"{f.consumer_site.path} was not provided"))
         else:
-            by_path.setdefault(f.consumer_site.path, []).append(f)
+            bucket.setdefault(f.consumer_site.path, []).append(f)
     changes: list[FileChange] = []
     already: list[str] = []
-    for path in sorted(by_path):
+    todos: list[str] = []
+    for path in sorted(set(by_path) | set(marked)):
         before = files[path]
         try:
             text = before.decode("utf-8")
         except UnicodeDecodeError:
-            skipped.extend((f.key, f"{path} is not UTF-8 text") for f in by_path[path])
+            skipped.extend((f.key, f"{path} is not UTF-8 text") for f in by_path.get(path, ()))
             continue
-        result = apply_fixes(text, by_path[path], path=path)
+        result = apply_fixes(text, by_path.get(path, ()), path=path)
         skipped.extend(result.skipped)
         already.extend(result.already)
-        after = result.new_source.encode("utf-8")
+        new_text = result.new_source
+        if marked.get(path):
+            where = line_mapper(text, new_text)
+            new_text, done = add_todos(new_text, marked[path],
+                                       lines={f.consumer_site.line: where(f.consumer_site.line) for f in marked[path]})
+            todos.extend(done)
+        after = new_text.encode("utf-8")
         if after != before:
             changes.append(
                 FileChange(
@@ -94,4 +131,5 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding]) -> PatchPlan:
                     finding_keys=tuple(result.applied),
                 )
             )
-    return PatchPlan(changes=tuple(changes), manual=tuple(manual), skipped=tuple(skipped), already=tuple(already))
+    return PatchPlan(changes=tuple(changes), manual=tuple(manual), skipped=tuple(skipped), already=tuple(already),
+                     held=tuple(held), todos=tuple(todos))

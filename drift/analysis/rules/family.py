@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 from drift.analysis.context import CheckContext
 from drift.model.ahead import AheadJob, answered, take_ahead
 from drift.model.facts import ModuleFacts
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, def_of
 from drift.analysis.rules.base import rule
 
@@ -188,7 +188,9 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
                     target_evidence=tuple(evidence),
                     baseline_evidence=(Location(bsym.path, bsym.line, symbol=bsym.dotted),) if bsym else (),
                     predicted_failure=f"AttributeError: '{sample.dotted.rsplit('.', 1)[-1]}' object has no attribute '{m}'",
-                    fix=(Fix(f"call `self.{renamed}()` instead", codemod="rename_method", args={"old": m, "new": renamed})
+                    fix=(Fix(f"call `self.{renamed}()` instead", codemod="rename_method", args={"old": m, "new": renamed},
+                             # every class that lost it gained the same name: a family-wide rename
+                             tier=SAFE if count >= len(lost) else UNSAFE)
                          if renamed else Fix(f"replace `self.{m}()`", manual_reason="no common replacement in the family")),
                     symbol=m,
                     details=f"`{bind['function']}` is bound onto `{bind['onto']}` at line {bind['line']}; "

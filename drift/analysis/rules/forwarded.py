@@ -26,6 +26,7 @@ from drift.model.facts import KwargsForward
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param, Symbol
 from drift.analysis.rules.base import error_call_name, rule
+from drift.analysis.rules.fix_tiers import drop_keyword_fix
 
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 
@@ -192,8 +193,9 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=(ctx.evidence(rc.target_params_at), rc.site),
                 baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
                 predicted_failure=f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'",
-                fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
-                        args={"callee": (call.get("callee_src") or mine).rsplit(".", 1)[-1], "keyword": kw}),
+                fix=drop_keyword_fix(callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1], keyword=kw,
+                                     value=(call.get("kw_values") or {}).get(kw),
+                                     base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None)),
                 symbol=rc.dotted,
             )
     for rc, fwd, cls, tparams, tat, bparams, _bat, _pos, _have, keys in _factories(ctx):
@@ -210,8 +212,9 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.line,
                                                                     symbol=rc.target.dotted)),
                 predicted_failure=f"TypeError: {_init_name(tat, label)} got an unexpected keyword argument '{kw}'",
-                fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
-                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": kw}),
+                fix=drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
+                                     value=(rc.rec.get("kw_values") or {}).get(kw),
+                                     base_param=next((p for p in bparams or [] if p.name == kw), None)),
                 symbol=cls.dotted,
             )
 

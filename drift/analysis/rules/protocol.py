@@ -9,7 +9,7 @@ from typing import Any, Iterable, Iterator
 from drift.analysis.context import CheckContext
 from drift.model.ahead import AheadJob, answered, take_ahead
 from drift.model.facts import FunctionFacts, RaiseFacts, Table
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, def_of
 from drift.analysis.rules.base import rule
 
@@ -175,9 +175,30 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=tuple(target_ev),
                 baseline_evidence=tuple(base_ev),
                 predicted_failure=failure + f" (raised by the next `{method}()` call)",
-                fix=Fix(f"call `{sibling}()` after `{method}()` returns None", codemod="add_second_phase",
-                        args={"method": method, "sibling": sibling, "sibling_args": ["None"] * len(sib_params)}),
+                fix=_second_phase_fix(rc.rec.get("function") or "", method, sibling, sib_params),
                 symbol=rc.dotted,
                 details=f"`{cls.dotted.rsplit('.', 1)[-1]}.{method}` stores its state in `self.{proto['field']}` "
                         f"and returns None; `{sibling}` consumes it.",
             )
+
+
+def _second_phase_fix(function: str, method: str, sibling: str, sib_params: list) -> Fix:
+    """Add the second phase after the call, unless the call is inside the consumer's own override.
+
+    Why manual there: an override of `method` is called by the engine, which then calls
+    `sibling(...)` itself with the real arguments (the grammar bitmask); calling it inside the
+    override would consume the state with placeholders and the engine's call would find nothing.
+    Outside an override, the placeholders (`None` for each required argument) are what a caller
+    without that state passes, but they may drop what the engine would have passed: unsafe.
+    """
+    if function.rsplit(".", 1)[-1] == method:
+        names = ", ".join(p.name for p in sib_params)
+        return Fix(f"keep `{function}` returning what `{method}()` returns (None) and let the engine call "
+                   f"`{sibling}({names})`; move post-processing of the output into an override of `{sibling}`",
+                   manual_reason=f"the call is inside the consumer's own `{method}` override: adding "
+                                 f"`{sibling}()` there would pre-empt the engine's own call")
+    placeholders = ["None"] * len(sib_params)
+    shown = ", ".join(placeholders)
+    return Fix(f"call `{sibling}({shown})` after `{method}()` returns None", codemod="add_second_phase",
+               args={"method": method, "sibling": sibling, "sibling_args": placeholders},
+               tier=UNSAFE if placeholders else SAFE)

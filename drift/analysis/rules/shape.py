@@ -6,7 +6,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from drift.analysis.context import CheckContext
 from drift.model.index import Symbol
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.rules.base import rule
 
 
@@ -46,7 +46,7 @@ def return_shape(ctx: CheckContext) -> Iterator[Finding]:
                     target_evidence=(Location(rc.target.path, shape["line"], symbol=rc.target.dotted, snippet=shape["src"]),),
                     baseline_evidence=(ctx.evidence(rc.baseline),) if rc.baseline is not None else (),
                     predicted_failure=failure,
-                    fix=Fix(f"use the result directly instead of `[{idx['index']}]`", codemod="unwrap_index",
+                    fix=Fix(f"use the result directly instead of `[{idx['index']}]`", codemod="unwrap_index", tier=SAFE,
                             args={"index": idx["index"], "name": used.get("var")}),
                     symbol=rc.dotted,
                     details=f"call at line {rc.rec['line']} passes `{arg}`",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, ResolvedCall
-from drift.findings import Finding, Fix, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
+from drift.analysis.rules.fix_tiers import drop_keyword_fix
 from drift.analysis.rules.values import determinable_value
 
 
@@ -64,8 +65,8 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 predicted_failure=failure,
                 details=("the model does not forbid extra fields, so the value is ignored without an error"
                          if silent else None),
-                fix=Fix(f"drop `{kw}=` from the call", codemod="drop_keyword",
-                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": kw}),
+                fix=drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
+                                     value=(rc.rec.get("kw_values") or {}).get(kw), base_param=base_param),
                 symbol=rc.dotted,
             )
 
@@ -94,7 +95,7 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
             where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
             failure = (f"pydantic_core.ValidationError: {p.name}: Field required" if _pydantic(ctx, rc) and p.source != "param"
                        else f"TypeError: {error_call_name(rc)} missing 1 required {where}argument: '{p.name}'")
-            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
+            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword", tier=SAFE,
                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
                    if value else
                    Fix(f"pass `{p.name}=`", manual_reason="the target's code shows no value drift can reuse"))

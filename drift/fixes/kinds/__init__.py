@@ -23,7 +23,7 @@ from drift.fixes.kinds.rename_method import RenameMethod
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
 
-__all__ = ["REGISTRY", "FileFixResult", "apply_fixes", "run_codemod"]
+__all__ = ["REGISTRY", "FileFixResult", "apply_fixes", "line_mapper", "run_codemod"]
 
 REGISTRY: dict[str, type[SiteCodemod]] = {
     "drop_keyword": DropKeyword,
@@ -87,6 +87,12 @@ def _remap(line: int, opcodes: list[tuple[str, int, int, int, int]]) -> int:
 
 def _line_opcodes(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
     return list(difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False).get_opcodes())
+
+
+def line_mapper(old: str, new: str):  # type: ignore[no-untyped-def]
+    """A function from a 1-based line of `old` to where that line is in `new`."""
+    ops = _line_opcodes(old, new)
+    return lambda line: _remap(line, ops)
 
 
 def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileFixResult:

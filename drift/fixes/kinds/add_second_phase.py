@@ -69,6 +69,12 @@ class AddSecondPhase(SiteCodemod):
                     return True
         return False
 
+    def _enclosing_def(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        cur = self.parent(node)
+        while cur is not None and not isinstance(cur, cst.FunctionDef):
+            cur = self.parent(cur)
+        return cur
+
     def visit_Module(self, node: cst.Module) -> None:
         if self._already():
             self.record(ALREADY, f".{self.sibling}() already follows .{self.method}() at line {self.line}")
@@ -76,6 +82,12 @@ class AddSecondPhase(SiteCodemod):
         stmts = self.nodes_at_line(cst.SimpleStatementLine, lambda s: self._stmt_call(s) is not None)
         if not stmts:
             self.record(NOT_FOUND, f"no statement calling .{self.method}() at line {self.line}")
+            return
+        owner = self._enclosing_def(stmts[0])
+        if owner is not None and owner.name.value == self.method:
+            # the engine calls this override and then .sibling() itself with the real arguments
+            self.record(NOT_FOUND, f"line {self.line} is inside the consumer's own {self.method}() override: "
+                                   f"calling .{self.sibling}() there would pre-empt the engine's call")
             return
         small = stmts[0].body[0]
         if isinstance(small, cst.Assign) and len(small.targets) != 1:

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.model.facts import AssertFacts, FieldFacts, ModuleFacts
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, word
 from drift.analysis.rules.base import rule
 
@@ -106,7 +106,7 @@ def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
             fix = Fix(
                 "pass `block_hasher=` built as vLLM's EngineCore builds it (get_request_block_hasher over the "
                 "prefix-caching hash function); or set `enable_prefix_caching=False` on CacheConfig",
-                codemod="add_keyword",
+                codemod="add_keyword", tier=SAFE,  # the value vLLM's own EngineCore passes
                 args={"callee": "Request", "keyword": "block_hasher", "value": f"{HELPER_NAME}({vllm_config})",
                       "imports": [[hasher_mod, "get_request_block_hasher"], [none_mod, "init_none_hash"],
                                   [hash_mod, "get_hash_fn_by_name"]],

@@ -1,0 +1,36 @@
+"""How safe a rule's fix is, decided from the evidence the rule already holds.
+
+Why a separate module: every rule that offers `drop_keyword` must judge it the same way. A
+dropped keyword is safe only when the value the consumer passed is the value the baseline used
+anyway (its default): then the drop loses nothing. Otherwise the consumer chose something the
+target no longer lets it say (`SamplingParams(guided_decoding=...)` dropped silently loses the
+constraint), so the drop is unsafe: `drift patch` applies it only with `--unsafe-fixes`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from drift.findings import SAFE, UNSAFE, Fix
+from drift.model.facts import Param
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    """Two source texts of the same Python expression (spacing, quotes and parentheses aside)."""
+    if a is None or b is None:
+        return False
+    try:
+        return ast.dump(ast.parse(a.strip(), mode="eval")) == ast.dump(ast.parse(b.strip(), mode="eval"))
+    except (SyntaxError, ValueError):
+        return a.strip() == b.strip()
+
+
+def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None) -> Fix:
+    """`drop_keyword`, safe when the value passed equals the baseline's default, else unsafe."""
+    args = {"callee": callee, "keyword": keyword}
+    if base_param is not None and same_value(value, base_param.default):
+        return Fix(f"drop `{keyword}={value}` from the call (the baseline's default: dropping it loses nothing)",
+                   codemod="drop_keyword", args=args, tier=SAFE)
+    shown = f"{keyword}={value}" if value else f"{keyword}="
+    return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost: check what replaced it)",
+               codemod="drop_keyword", args=args, tier=UNSAFE)
