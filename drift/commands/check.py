@@ -5,8 +5,8 @@ from __future__ import annotations
 from drift import exitcodes
 from drift.pipeline.run import run_check
 from drift.commands.common import (
-    add_consumer_options, add_output_options, add_silencing_options, default_target, emit, fail, settings_checked,
-    progress, silence, silencing,
+    add_consumer_options, add_output_options, add_pre_option, add_silencing_options, default_target, emit, fail,
+    pinned_target, settings_checked, progress, silence, silencing,
 )
 
 
@@ -21,7 +21,9 @@ def add_parser(sub) -> None:
     add_consumer_options(p, positional=True, default_help="default: consumer in drift.toml")
     p.add_argument("-t", "--target", default=None,
                    help="the vLLM to check against: spec, wheel, source tree, snapshot file (.json from drift "
-                        "snapshot) or python:PATH (default: target in drift.toml, else the newest release)")
+                        "snapshot) or python:PATH; NAME==nightly for the newest dev build (default: target in "
+                        "drift.toml, else the newest release)")
+    add_pre_option(p)
     p.add_argument("-b", "--baseline", default=None,
                    help="the vLLM the consumer was written for (default: from the consumer's metadata)")
     p.add_argument("--package", default="vllm", help="top-level import name of the target (default: vllm)")
@@ -48,7 +50,8 @@ def run(args) -> int:
                     hint="drift check speculators==0.3.0 -t vllm==0.16.0 (or consumer = ... in drift.toml)")
     with progress(verbose=getattr(args, "verbose", False)) as say:
         try:
-            target = args.target or default_target(config, args.package, say)
+            target = (pinned_target(args.target, pre=args.pre, say=say) if args.target
+                      else default_target(config, args.package, say, pre=args.pre))
         except FetchError as exc:
             return fail(f"cannot find the newest {args.package}: {exc}", getattr(exc, "exit_code", exitcodes.USAGE),
                         hint="pass the target yourself: -t vllm==X.Y.Z, a wheel, a tree or a snapshot file")

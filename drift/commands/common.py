@@ -197,12 +197,32 @@ def emit(report_or_reports: Report | list[Report], args, *, default: str = "term
                                           consumer_root=str(consumer_root) if consumer_root else None))
 
 
-def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None) -> str:
+def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None, *,
+                   pre: bool = False) -> str:
     """No -t: the config's target, else the newest release on the user's index (FetchError when
-    the index cannot say); never a version frozen into drift."""
+    the index cannot say); never a version frozen into drift. `pre`: dev versions included."""
     if config.target:
-        return config.target
+        return pinned_target(config.target, pre=pre, say=say)
     from drift.sources.fetch import newest_release
 
     say(f"asking the index for the newest {package}")
-    return f"{package}=={newest_release(package)}"
+    return f"{package}=={newest_release(package, pre=pre)}"
+
+
+def pinned_target(spec: str, *, pre: bool = False, say: Callable[[str], None] = lambda _m: None) -> str:
+    """A PyPI target asking for the newest of a series (`vllm==nightly`, or unpinned under
+    `--pre`) pinned to that version (FetchError when the index cannot say); others as given."""
+    from drift.model.targets import classify
+
+    if classify(spec) != "pypi" or not (pre or spec.replace(" ", "").lower().endswith("==nightly")):
+        return spec
+    from drift.sources.fetch import pin_newest
+
+    say(f"asking the index for the newest {spec}")
+    return pin_newest(spec, pre=pre)
+
+
+def add_pre_option(parser) -> None:
+    parser.add_argument("--pre", action="store_true",
+                        help="an unpinned target (or a range) means its newest version, dev builds and "
+                             "pre-releases included (same as NAME==nightly)")

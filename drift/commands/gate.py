@@ -8,7 +8,8 @@ import sys
 from drift import reports
 from drift import exitcodes
 from drift.commands.common import (
-    add_consumer_options, add_silencing_options, default_target, fail, progress, settings_checked, silence, silencing,
+    add_consumer_options, add_pre_option, add_silencing_options, default_target, fail, pinned_target, progress,
+    settings_checked, silence, silencing,
 )
 from drift.findings import Report
 from drift.pipeline.gate import run_gate
@@ -24,7 +25,8 @@ def add_parser(sub) -> None:
     add_consumer_options(p, default_help="default: . (this repository)")
     p.add_argument("-t", "--target", action="append", default=None, metavar="SPEC",
                    help="PyPI spec, wheel, source tree, snapshot file or python:PATH (repeatable; default: "
-                        "target in drift.toml, else the newest release)")
+                        "target in drift.toml, else the newest release); NAME==nightly for the newest dev build")
+    add_pre_option(p)
     p.add_argument("-b", "--baseline", default=None, help="default: from the consumer's metadata / pyproject")
     p.add_argument("--package", default="vllm", help="target import name (default: vllm)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
@@ -54,7 +56,8 @@ def run(args) -> int:
     consumer = args.consumer or "."
     with progress(verbose=args.verbose) as say:
         try:
-            targets = args.target or [default_target(config, args.package, say)]
+            targets = ([pinned_target(t, pre=args.pre, say=say) for t in args.target] if args.target
+                       else [default_target(config, args.package, say, pre=args.pre)])
         except FetchError as exc:
             return fail(f"cannot find the newest {args.package}: {exc}", getattr(exc, "exit_code", exitcodes.USAGE),
                         hint="pass the targets yourself: -t vllm==X.Y.Z (repeatable)")

@@ -15,7 +15,7 @@ from drift import exitcodes
 from drift.sources.cache import Sources
 from drift.sources.errors import FetchError
 from drift.sources.fetch import fetch_sources, parse_requirement
-from drift.sources.wheels import top_level_packages, wheel_sources
+from drift.sources.wheels import foreign_platform, read_from, top_level_packages, wheel_sources
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def load_facts(
             say(f"fetching {spec}")
             src = fetch_sources(spec, progress=say, tree=not demand)  # demand reads a range fetch's pack as it is
             return _from_tree(spec, src.root, packages or top_level_packages(src.root, src.name), cache_dir, say, kind, src,
-                              demand=demand)
+                              demand=demand, notes=_read_from_note(src))
         if kind == "wheel":
             say(f"extracting {spec}")
             src = wheel_sources(Path(os.path.expanduser(spec)))
@@ -122,8 +122,18 @@ def _tree_root(path: Path, packages: list[str] | None) -> tuple[Path, list[str]]
     return path, found
 
 
+def _read_from_note(src: Sources) -> tuple[str, ...]:
+    """A release read from a wheel built for another platform or Python says which file it was."""
+    filename = read_from(src.root)
+    built_for = foreign_platform(filename)
+    if not built_for:
+        return ()
+    return (f"{src.name} {src.version} read from {filename} (built for {built_for}): no file of it is built for "
+            "this Python/platform, and its Python source is the same in every wheel",)
+
+
 def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources | None, *,
-               demand: bool = False) -> TargetResult:
+               demand: bool = False, notes: tuple[str, ...] = ()) -> TargetResult:
     if not packages:
         return TargetResult.failed(label, f"{label}: no importable package found in {root}", kind=kind)
     say(f"reading {', '.join(packages)} ({root})")
@@ -142,6 +152,8 @@ def _from_tree(label, root: Path, packages, cache_dir, say, kind, src: Sources |
                 pkg["version"] = src.version
     facts.setdefault("target", {})
     facts["target"] = {"spec": label, "kind": kind, "root": str(root)}
+    if notes:
+        facts["target"]["notes"] = list(notes)
     return TargetResult(ok=True, facts=facts, error=None, label=label, kind=kind)
 
 

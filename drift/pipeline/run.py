@@ -250,7 +250,7 @@ def check(
     ctx = CheckContext(target=target, baseline=baseline, usage=usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
     findings, rule_notes = run_rules(ctx, rules)
-    notes = rule_notes + tuple(notes)
+    notes = rule_notes + tuple(notes) + tuple((target_facts.get("target") or {}).get("notes") or ())
     if off_branch:
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
                   f"version than {tversion}",)

@@ -133,7 +133,7 @@ def _joined(key: tuple[str, str]) -> "Sources | None":
 
 
 def index_versions(name: str) -> list[str]:
-    """Every release of `name` the user's indexes offer for this Python, newest first.
+    """Every release of `name` the user's indexes offer (any platform), newest first.
 
     Asked of the same index client as fetch_sources (pip's settings). Raises IndexUnreachable,
     ProjectNotFound, or FetchError with the reason.
@@ -144,10 +144,39 @@ def index_versions(name: str) -> list[str]:
         return index.versions(name)
 
 
-def newest_release(name: str) -> str:
-    """The newest final release of `name` (pre-releases only when there is nothing else)."""
+def newest_release(name: str, *, pre: bool = False) -> str:
+    """The newest final release of `name` (pre-releases only when there is nothing else);
+    `pre`: the newest of all, dev versions and pre-releases included (a nightly)."""
     versions = index_versions(name)
-    finals = [v for v in versions if not Version(v).is_prerelease]
+    finals = [v for v in versions if pre or not Version(v).is_prerelease]
     return (finals or versions)[0]
+
+
+NIGHTLY = "nightly"  # `vllm==nightly`: the newest version on the user's indexes, dev builds included
+
+
+def pin_newest(spec: str, *, pre: bool = False) -> str:
+    """`spec` pinned to one version when it asks for the newest of a moving series.
+
+    `NAME==nightly`, or with `pre` (`--pre`) an unpinned `NAME` or a range: the newest version
+    the user's indexes offer (an extra nightly index included), dev versions and pre-releases
+    counted as any other, sorted as PEP 440 sorts them (`0.30.1.dev202609231158` after
+    `0.30.0`). Anything else is returned as given. Pinning here means every later step (the
+    cache, the report's heading) names the version that was read."""
+    head, sep, tail = spec.partition("==")
+    if sep and tail.strip().lower() == NIGHTLY:
+        name = parse_requirement(head.strip()).name
+        return f"{name}=={newest_release(name, pre=True)}"
+    if not pre:
+        return spec
+    req = parse_requirement(spec)
+    if pinned_version(req) is not None:
+        return spec
+    fits = [v for v in index_versions(req.name) if req.specifier.contains(v, prereleases=True)]
+    if not fits:
+        from drift.sources.errors import NoMatchingRelease
+
+        raise NoMatchingRelease(f"no release matches {spec}, pre-releases included")
+    return f"{req.name}=={fits[0]}"
 
 

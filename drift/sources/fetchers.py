@@ -90,7 +90,8 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     held = ("all of it came with the directory" if total == 0  # a small wheel: the first read held it whole
             else f"{human_bytes(total)} of {human_bytes(sparse.size)}")
     say(Step(f"{label}: reading {len(wanted)} of {len(archive.infolist())} members "
-             f"({held}) by HTTP range from {res.host}"))
+             f"({held}) by HTTP range from {res.host}" + (f" ({res.filename}: no file of it is built for this "
+                                                          "Python/platform)" if res.foreign else "")))
     reader.on_bytes = ByteCounter(say, label, total)
     decoded: dict[str, tuple[bytes, str]] = {}  # inflated and hashed as each request arrives
     stats = rangezip.fetch_members(archive, sparse, reader, wanted, decoded=decoded)
@@ -119,7 +120,8 @@ def _hand_metadata(metadata, wanted, decoded) -> None:
 def _pip(res: Resolved, dest: Path, say: Say, *, reason: str) -> Sources:
     say(Step(f"{res.name} {res.version}: no range reads ({reason}); downloading the whole wheel with pip"))
     with tempfile.TemporaryDirectory(prefix="drift-dl-") as tmp:
-        wheel = _pip_download(f"{res.name}=={res.version}", Path(tmp), quiet=True)
+        wheel = _pip_download(f"{res.name}=={res.version}", Path(tmp), quiet=True,
+                              built_for=res.filename if res.foreign else None)
         size = wheel.stat().st_size
         extract_wheel(wheel, dest)
     detail = f"pip download of the whole wheel ({human_bytes(size)}), because {reason}"

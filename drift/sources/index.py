@@ -34,6 +34,7 @@ with without_optional("requests", "trio"):
 
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
 from drift.sources.pipconfig import PipSettings, pip_settings, tls_context
+from drift.sources.wheels import foreign_platform
 
 logging.getLogger("unearth").addHandler(logging.NullHandler())  # its warnings become our errors
 
@@ -48,6 +49,7 @@ class Resolved:
     filename: str
     is_wheel: bool
     hashes: dict[str, str] = field(default_factory=dict)
+    foreign: bool = False  # a wheel built for another platform or Python: read, never installed
 
     @property
     def is_local(self) -> bool:
@@ -167,8 +169,14 @@ class Index:
         # pip warns about and skips a find-links path that does not exist; unearth would raise
         find_links = [f for f in self.settings.find_links if "://" in f or os.path.exists(f)]
         with without_optional("requests"):  # its legacy-session check imports requests (~0.08 s) to test our client
+            # every file counts whatever its platform, Python or Requires-Python: drift reads a
+            # release's Python source and never installs it, and that source is the same in every
+            # wheel of a release (vLLM's CPU nightlies ship macOS wheels only, and a Linux CI
+            # runner must still read them). Among one release's files unearth ranks a wheel for
+            # this interpreter first, then a wheel for another, then the sdist.
             self.finder = SharedFinder(session=self.client, index_urls=self.settings.index_urls,
-                                        find_links=find_links, trusted_hosts=self.settings.trusted_hosts)
+                                        find_links=find_links, trusted_hosts=self.settings.trusted_hosts,
+                                        ignore_compatibility=True)
         if not self.settings.index_urls and not find_links:
             self.finder.sources.clear()  # --no-index and no find-links: nothing to ask, as pip
 
@@ -181,9 +189,12 @@ class Index:
     def __exit__(self, *_exc) -> None:
         self.close()
 
-    def resolve(self, req: Requirement) -> Resolved:
-        """The file pip would pick for `req` here (wheel for this interpreter, else sdist)."""
-        pre = bool(req.specifier.prereleases)  # as pip: pre-releases only when named, or when nothing else fits
+    def resolve(self, req: Requirement, *, pre: bool = False) -> Resolved:
+        """The file to read for `req`: the newest matching release, its wheel for this
+        interpreter if it has one, else a wheel for another platform (`foreign`), else its sdist.
+        `pre`: pre-releases and dev versions count as any other (`--pre`); otherwise, as pip,
+        only when named or when nothing else fits."""
+        pre = pre or bool(req.specifier.prereleases)
         try:
             match = self.finder.find_best_match(req, allow_prereleases=pre)
             if match.best is None and not pre:
@@ -196,10 +207,13 @@ class Index:
         link = best.link
         hashes = dict(link.hash_option and {k: v[0] for k, v in link.hash_option.items()} or {})
         return Resolved(name=canonicalize_name(best.name), version=str(best.version), url=link.url_without_fragment,
-                        filename=link.filename, is_wheel=link.is_wheel, hashes=hashes)
+                        filename=link.filename, is_wheel=link.is_wheel, hashes=hashes,
+                        foreign=foreign_platform(link.filename) is not None)
 
     def versions(self, name: str) -> list[str]:
-        """Every release with a file usable here, newest first (yanked ones left out)."""
+        """Every release with a file, newest first (yanked ones left out), whatever platform or
+        Python its files are built for: drift reads a release, it never installs it, and the
+        newest nightly may have wheels for macOS only."""
         try:
             found = _newest_first(p.version for p in self.finder.find_all_packages(name) if p.version)
         except httpx2.HTTPError as exc:
@@ -215,7 +229,7 @@ class Index:
         exists = bool(seen) or "ok" in outcomes.values() or self._local_index_has(name)
         if exists:
             known = _newest_first(seen)
-            tail = f"; newest versions: {', '.join(known[:8])}" if known else "; no file of it installs on this Python/platform"
+            tail = f"; newest versions: {', '.join(known[:8])}" if known else "; the index lists no file of it"
             raise NoMatchingRelease(f"no release matches {req}{tail}")
         failed = {url: how for url, how in self.client.pages.items() if how not in ("ok", "missing")}
         if failed:

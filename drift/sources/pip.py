@@ -14,11 +14,14 @@ from packaging.version import Version
 from drift.sources.errors import FetchError, IndexUnreachable, NoMatchingRelease, ProjectNotFound
 
 
-def _pip_download(requirement: str, dest: Path, *, quiet: bool) -> Path:
+def _pip_download(requirement: str, dest: Path, *, quiet: bool, built_for: str | None = None) -> Path:
+    """`built_for`: the name of a wheel built for another platform or Python; pip is told that
+    platform, Python and ABI, since it would otherwise refuse a wheel that cannot install here."""
     log = dest / "pip.log"  # pip logs why an index page failed only at debug level, in --log
     argv = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--log", str(log), "--dest", str(dest), requirement,
+        "--disable-pip-version-check", "--log", str(log), "--dest", str(dest), *_foreign_options(built_for),
+        requirement,
     ]
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -27,6 +30,20 @@ def _pip_download(requirement: str, dest: Path, *, quiet: bool) -> Path:
     if not wheels:
         raise FetchError(f"pip found no wheel for {requirement}")
     return wheels[0]
+
+
+def _foreign_options(wheel_name: str | None) -> list[str]:
+    """pip's --platform/--python-version/--implementation/--abi for one tag of `wheel_name`."""
+    if not wheel_name:
+        return []
+    from packaging.utils import parse_wheel_filename
+
+    tag = sorted(parse_wheel_filename(wheel_name)[3], key=str)[0]
+    impl, digits = tag.interpreter[:2], tag.interpreter[2:]
+    argv = ["--platform", tag.platform, "--implementation", impl, "--abi", tag.abi]
+    if digits:
+        argv += ["--python-version", digits]
+    return argv
 
 
 def _read_log(log: Path) -> str:

@@ -25,6 +25,33 @@ def _wheel_version(wheel: Path) -> str:
     return parts[1]
 
 
+def foreign_platform(filename: str) -> str | None:
+    """For a wheel no tag of which this interpreter supports, the platforms and Pythons it was
+    built for (`cp312 macosx_14_0_arm64`); None for a wheel that installs here, or an sdist.
+    drift reads such a wheel all the same (the Python source is the same in every wheel of a
+    release) and says so, since what it read is not what `pip install` here would fetch."""
+    if not filename.endswith(".whl"):
+        return None
+    from packaging.tags import sys_tags
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    try:
+        tags = parse_wheel_filename(filename)[3]
+    except InvalidWheelFilename:
+        return None
+    if not tags.isdisjoint(sys_tags()):
+        return None
+    return ", ".join(sorted({f"{t.interpreter} {t.platform}" for t in tags}))
+
+
+def read_from(root: Path) -> str:
+    """The file a cached release was extracted from (its completion marker records it)."""
+    try:
+        return (root / COMPLETE_MARKER).read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+
+
 def installed_name(member: str) -> str | None:
     """Where pip puts a wheel member: `<dist>.data/purelib/pkg/x.py` and `.../platlib/...` go to
     the root like any package (openrlhf ships that way); scripts, headers and data never hold
