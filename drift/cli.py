@@ -14,7 +14,12 @@ import sys
 
 from drift import __version__, exitcodes
 
-COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "gate", "explain")
+COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "stop", "gate", "explain")
+
+# Commands whose positionals (HOST, RUN_ID) and options may come in any order, as
+# `drift watch HOST -F cfg RUN_ID` (argparse's intermixed parsing; a plain parse stops the
+# positionals at the first option and then refuses the run id).
+INTERMIXED = frozenset({"watch", "runs", "stop"})
 
 
 class Parser(argparse.ArgumentParser):
@@ -45,6 +50,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 raise
             continue
         module.add_parser(sub)
+    parser.commands = sub.choices  # name -> its parser, for the intermixed parse
     return parser
 
 
@@ -64,14 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     first = next((w for w in words if not w.startswith("-")), None)
     parser = build_parser(first if first in COMMANDS else None)
-    args = parser.parse_args(words)
+    if first in INTERMIXED and words and words[0] == first:
+        args = parser.commands[first].parse_intermixed_args(words[1:])
+        args.command = first
+    else:
+        args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return exitcodes.USAGE
     was_enabled, threshold = gc.isenabled(), gc.get_threshold()
     _tune_gc(args.command)
+    from drift.commands.common import OutputError, fail
+
     try:
         return int(args.func(args))
+    except OutputError as exc:  # -o names a directory, an unwritable path: what, where, exit 2
+        return fail(str(exc), exitcodes.USAGE)
     except KeyboardInterrupt:
         print("drift: interrupted", file=sys.stderr)
         return 130

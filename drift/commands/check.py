@@ -5,7 +5,7 @@ from __future__ import annotations
 from drift import exitcodes
 from drift.pipeline.run import run_check
 from drift.commands.common import (
-    add_consumer_options, add_output_options, add_pre_option, add_silencing_options, default_target, emit, fail,
+    OutputError, add_consumer_options, output_pairs, add_output_options, add_pre_option, add_silencing_options, default_target, emit, fail,
     pinned_target, settings_checked, progress, silence, silencing,
 )
 
@@ -29,7 +29,7 @@ def add_parser(sub) -> None:
     p.add_argument("--package", default="vllm", help="top-level import name of the target (default: vllm)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    help="extra rule pack: a Python file defining RULES = [...] (repeatable)")
-    add_output_options(p)
+    add_output_options(p, repeatable=True)
     add_silencing_options(p)
     p.set_defaults(func=run)
 
@@ -38,6 +38,10 @@ def run(args) -> int:
     from drift.sources.errors import FetchError
     from drift.suppress import SuppressError, local_source
 
+    try:
+        output_pairs(args)  # a mismatch of --format and -o is told before any work
+    except OutputError as exc:
+        return fail(str(exc), exitcodes.USAGE)
     config, code = settings_checked(args)
     if config is None:
         return code
@@ -65,5 +69,8 @@ def run(args) -> int:
         (report,) = silence([outcome.report], args, policy, fail_on, [local_source(outcome.extra.get("consumer_root"))])
     except SuppressError as exc:
         return fail(str(exc), exitcodes.USAGE)
-    emit(report, args, consumer_root=outcome.extra.get("consumer_root"))
+    try:
+        emit(report, args, consumer_root=outcome.extra.get("consumer_root"))
+    except OutputError as exc:
+        return fail(str(exc), exitcodes.USAGE)
     return report.exit_code

@@ -78,10 +78,18 @@ def fail_connector(exc) -> int:
                 hint=getattr(exc, "hint", None))
 
 
-def add_output_options(parser, *, default: str = "terminal", formats=None) -> None:
-    parser.add_argument("--format", choices=formats or reports.FORMAT_NAMES, default=None,
-                        help=f"report format (default: {default})")
-    parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
+def add_output_options(parser, *, default: str = "terminal", formats=None, repeatable: bool = False) -> None:
+    """`repeatable`: --format and -o may be given several times, paired in order (as gate):
+    one check writes SARIF for code scanning and Markdown for the summary."""
+    if repeatable:
+        parser.add_argument("--format", action="append", choices=formats or reports.FORMAT_NAMES, default=None,
+                            help=f"report format (repeatable, pairs with -o in order; default: {default})")
+        parser.add_argument("-o", "--output", action="append", default=None,
+                            help="file for the matching --format ('-' = stdout; default: stdout)")
+    else:
+        parser.add_argument("--format", choices=formats or reports.FORMAT_NAMES, default=None,
+                            help=f"report format (default: {default})")
+        parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
     parser.add_argument("--json", action="store_true", help="shorthand for --format json")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every evidence line")
 
@@ -186,15 +194,36 @@ def silence(reports_: list[Report], args, policy, fail_on, sources) -> list[Repo
     return out
 
 
+class OutputError(Exception):
+    """A report cannot be written where -o says (a directory, no permission): exit 2."""
+
+
+def output_pairs(args, default: str = "terminal") -> list[tuple[str, str | None]]:
+    """(format, output) pairs from --format/-o, single or repeated (then paired in order)."""
+    formats, outputs = args.format, args.output
+    if not isinstance(formats, list) and not isinstance(outputs, list):
+        return [("json" if getattr(args, "json", False) else (formats or default), outputs)]
+    formats = list(formats or (["json"] if getattr(args, "json", False) else [default]))
+    outputs = list(outputs or [])
+    if len(outputs) > len(formats):
+        raise OutputError("more -o/--output than --format: give one --format per -o, in order")
+    outputs += ["-"] * (len(formats) - len(outputs))
+    return [(f, None if o == "-" else o) for f, o in zip(formats, outputs)]
+
+
 def emit(report_or_reports: Report | list[Report], args, *, default: str = "terminal", title: str | None = None,
          repo_root: str | None = None, consumer_root=None) -> None:
+    """Write the report(s) in every requested format; OutputError when a path cannot be written
+    (the caller prints it: `drift: error: ...`, exit 2), never a traceback."""
     import os
 
-    fmt = "json" if getattr(args, "json", False) else (args.format or default)
-    reports.write(report_or_reports, fmt, args.output,
-                  options=reports.Options(verbose=getattr(args, "verbose", False), title=title,
-                                          repo_root=repo_root or os.getcwd(),
-                                          consumer_root=str(consumer_root) if consumer_root else None))
+    options = reports.Options(verbose=getattr(args, "verbose", False), title=title, repo_root=repo_root or os.getcwd(),
+                              consumer_root=str(consumer_root) if consumer_root else None)
+    for fmt, output in output_pairs(args, default):
+        try:
+            reports.write(report_or_reports, fmt, output, options=options)
+        except OSError as exc:
+            raise OutputError(f"cannot write the {fmt} report to {output}: {exc.strerror or exc}") from None
 
 
 def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None, *,

@@ -86,7 +86,10 @@ def run(args) -> int:
     except SuppressError as exc:
         return fail(str(exc), exitcodes.USAGE)
     for fmt, out in zip(formats, outputs):
-        reports.write(found, fmt, out, options=reports.Options(**options))
+        try:
+            reports.write(found, fmt, out, options=reports.Options(**options))
+        except OSError as exc:
+            return fail(f"cannot write the {fmt} report to {out}: {exc.strerror or exc}", exitcodes.USAGE)
     if os.environ.get("GITHUB_ACTIONS") == "true" and not any(f == "github" and o == "-" for f, o in zip(formats, outputs)):
         # annotations on the pull request's lines, beside the step summary (workflow commands on stdout)
         sys.stdout.write(reports.render(found, "github", options=reports.Options(**options)))

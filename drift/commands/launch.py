@@ -26,6 +26,8 @@ def add_parser(subparsers) -> None:
         usage="drift launch [options] [HOST] [-- COMMAND ...]",
     )
     add_host_arguments(p)
+    p.add_argument("-c", "--consumer", default=None, metavar="CONSUMER",
+                   help="the code the preflight checks, as installed on the host (default: consumer in drift.toml)")
     p.add_argument("--force", action="store_true", help="launch even if the preflight finds breaking drift")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("words", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -58,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
         settings = settings_from_args(args, host=host)
     except ConfigError as exc:
         return fail(str(exc), exitcodes.USAGE)
+    if args.consumer:
+        import dataclasses
+
+        settings = dataclasses.replace(settings, config=settings.config.override(consumer=args.consumer))
     argv = command or list(settings.config.launch_command)
     if not argv:
         return fail("no command to launch", exitcodes.USAGE,

@@ -13,12 +13,14 @@ Modes (all print one JSON document on stdout; errors print {"error": ...} and ex
   list ROOT                     every run under ROOT with its checked state
   poll ROOT RUN_ID OFFSET MAX   checked state + at most MAX log bytes from OFFSET
   tail ROOT RUN_ID NBYTES       checked state + the last NBYTES of the log
-RUN_ID may be "latest" in poll/tail. The argv never passes through a shell.
+  stop ROOT RUN_ID SIGNAL       send SIGNAL (TERM, INT, KILL) to the job's process group
+RUN_ID may be "latest" in poll/tail/stop. The argv never passes through a shell.
 """
 
 import base64
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,6 +107,25 @@ def _append_log(run_dir, text):
 # ---------------------------------------------------------------- start
 
 
+def _interpreter_env(env, python):
+    """`env` with the bin dir of the job's interpreter (`--python`) first on PATH.
+
+    Why: a job is a command line (`python train.py`, `torchrun ...`, a console script), looked
+    up on PATH; without this it ran whatever `python` the login PATH named, not the environment
+    the preflight checked, and failed with `No module named 'vllm'`. The directory is taken as
+    named, not resolved: a venv's `bin/python` is a symlink to the base interpreter. A venv also
+    gets VIRTUAL_ENV, as `activate` would set it."""
+    path = None
+    if python:
+        path = os.path.expanduser(python) if os.sep in python else shutil.which(python)
+    bindir = os.path.dirname(os.path.abspath(path or sys.executable))
+    env["PATH"] = bindir + (os.pathsep + env["PATH"] if env.get("PATH") else "")
+    if os.path.isfile(os.path.join(os.path.dirname(bindir), "pyvenv.cfg")):
+        env["VIRTUAL_ENV"] = os.path.dirname(bindir)
+        env.pop("PYTHONHOME", None)
+    return bindir
+
+
 def _supervise(run_dir, job, ready_fd):
     """Grandchild: own session, no terminal; run the job, record its life and its end."""
     log_path = os.path.join(run_dir, LOG)
@@ -132,15 +153,18 @@ def _supervise(run_dir, job, ready_fd):
         "pid_start": None,
     }
     env = dict(os.environ)
+    bindir = _interpreter_env(env, job.get("python"))
     env.update(job.get("env") or {})
     env.setdefault("PYTHONUNBUFFERED", "1")  # a Python job's lines reach the log as they happen
     env["DRIFT_RUN_ID"] = base["run_id"]
     env["DRIFT_RUN_DIR"] = run_dir
-    _append_log(run_dir, "starting: %s" % " ".join(job["command"]))
+    _append_log(run_dir, "starting: %s (PATH starts with %s)" % (" ".join(job["command"]), bindir))
     try:
+        # its own process group (`drift stop` signals the job and every process it started,
+        # torchrun's workers included, and never this supervisor, which records the end)
         child = subprocess.Popen(
             job["command"], stdin=subprocess.DEVNULL, stdout=log_fd, stderr=subprocess.STDOUT,
-            cwd=job.get("cwd") or None, env=env,
+            cwd=job.get("cwd") or None, env=env, start_new_session=True,
         )
     except OSError as exc:
         _append_log(run_dir, "cannot start: %s" % exc)
@@ -150,7 +174,7 @@ def _supervise(run_dir, job, ready_fd):
         os.close(ready_fd)
         return 0
     stat = _proc_stat(child.pid)
-    base.update(state="running", pid=child.pid, pid_start=stat[1] if stat else None)
+    base.update(state="running", pid=child.pid, pgid=child.pid, pid_start=stat[1] if stat else None)
     _write_json(status_path, base)
     os.write(ready_fd, json.dumps(base).encode())
     os.close(ready_fd)
@@ -227,7 +251,7 @@ def cmd_start(run_dir):
 
 
 def _public(status, run_dir):
-    keys = ("run_id", "state", "exit_code", "signal", "pid", "started_at", "finished_at",
+    keys = ("run_id", "state", "exit_code", "signal", "pid", "pgid", "started_at", "finished_at",
             "command", "forced", "detail", "error")
     out = {k: status.get(k) for k in keys}
     out["run_dir"] = run_dir
@@ -338,13 +362,46 @@ def cmd_prepare(root, run_id):
     return 0
 
 
+SIGNALS = {"TERM": signal.SIGTERM, "INT": signal.SIGINT, "KILL": signal.SIGKILL}
+
+
+def cmd_stop(root, run_id, name):
+    """Signal the job's recorded process group, only while the recorded job is that process
+    (same pid, start time and boot): a pid reused since is never signalled."""
+    run_dir = _resolve(root, run_id)
+    if run_dir is None:
+        return _fail("no run %s under %s" % (run_id, root), code=4)
+    if name not in SIGNALS:
+        return _fail("unknown signal %r (TERM, INT or KILL)" % name)
+    status = _read_json(os.path.join(run_dir, STATUS)) or {}
+    public = check_status(run_dir)
+    job_alive = _alive(status.get("pid"), status.get("pid_start"), status.get("boot_id"))
+    if not job_alive:
+        print(json.dumps({"signalled": False, "status": public}))
+        return 0
+    pgid = status.get("pgid")
+    try:
+        if pgid:
+            os.killpg(int(pgid), SIGNALS[name])
+        else:  # a job started before runs had their own group: the job alone
+            os.kill(int(status["pid"]), SIGNALS[name])
+    except ProcessLookupError:
+        print(json.dumps({"signalled": False, "status": check_status(run_dir)}))
+        return 0
+    except PermissionError as exc:
+        return _fail("cannot signal run %s: %s" % (run_id, exc.strerror or exc))
+    _append_log(run_dir, "SIG%s sent to process group %s by drift stop" % (name, pgid or status.get("pid")))
+    print(json.dumps({"signalled": True, "signal": name, "pgid": pgid, "status": public}))
+    return 0
+
+
 def _fail(message, code=2):
     print(json.dumps({"error": message}))
     return code
 
 
 MODES = {"prepare": (cmd_prepare, 2), "start": (cmd_start, 1), "list": (cmd_list, 1),
-         "poll": (cmd_poll, 4), "tail": (cmd_tail, 3)}
+         "poll": (cmd_poll, 4), "tail": (cmd_tail, 3), "stop": (cmd_stop, 3)}
 
 
 def main(argv):

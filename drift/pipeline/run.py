@@ -111,8 +111,8 @@ def consumer_from_spec(spec: str, *, target_package: str, packages: list[str] | 
     try:
         say(f"reading consumer {spec}")
         return load_consumer(spec, target_package=target_package, packages=packages)
-    except FetchError as exc:
-        return Outcome(None, f"consumer: {exc}", exitcodes.USAGE)
+    except FetchError as exc:  # an index that did not answer is exit 3 for the consumer as for the target
+        return Outcome(None, f"consumer: {exc}", getattr(exc, "exit_code", exitcodes.USAGE))
 
 
 def run(*, consumer_spec: str, target_specs: list[str], baseline_spec: str | None = None,
