@@ -27,7 +27,7 @@ DEFAULT_RUN_DIR = "~/.drift/runs"
 _TOP_KEYS = {
     "host": str, "python": str, "consumer": str, "target": str, "baseline": str,
     "identity": str, "jump": str, "accept_new": bool, "port": int, "ssh_config": str,
-    "accepted": str, "fail_on": str,
+    "accepted": str, "fail_on": str, "strict": bool,
 }
 _CODE_LISTS = ("select", "ignore")
 FAIL_ON = ("breaking", "risky")
@@ -57,6 +57,7 @@ class Config:
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     accepted: str | None = None  # accepted-findings file, relative to the config file
     fail_on: str | None = None  # breaking | risky
+    strict: bool = False  # unused `# drift: ignore` comments and accepted entries fail the run
     source: Path | None = None  # the file these values came from, None for defaults
 
     def override(self, **values: Any) -> "Config":

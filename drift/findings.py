@@ -150,6 +150,20 @@ class Silenced:
 
 
 @dataclass(frozen=True)
+class Unused:
+    """A suppression that silenced nothing: an inline comment (or one code of it) or an
+    accepted-findings entry. Kept so a stale silencer is seen (ruff's RUF100, mypy's
+    warn_unused_ignores) before it hides the next real finding on that line."""
+
+    what: str  # "`# drift: ignore[DRIFT050]`: no DRIFT050 finding on this line" / "accepted entry …"
+    path: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.what}" if self.path and self.line else self.what
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything a renderer needs: who was compared, what was checked, what was found."""
 
@@ -163,6 +177,10 @@ class Report:
     notes: tuple[str, ...] = ()
     silenced: tuple[Silenced, ...] = ()
     fail_on: Severity = Severity.BREAKING  # the lowest severity that fails the run (--fail-on)
+    caveats: tuple[str, ...] = ()  # notes that change how to read the verdict: every format shows them under the header
+    files: tuple[str, ...] = ()  # the consumer files read (where `# drift: ignore` comments are looked for)
+    unused: tuple[Unused, ...] = ()  # suppressions that silenced nothing
+    strict: bool = False  # --strict / strict = true: an unused suppression fails the run too
 
     @property
     def breaking(self) -> tuple[Finding, ...]:
@@ -176,4 +194,4 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failing else 0
+        return 1 if self.failing or (self.strict and self.unused) else 0

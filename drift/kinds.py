@@ -71,6 +71,7 @@ class Kind(str, enum.Enum):
     CLASS_NOT_BUILT = "the class the consumer patches is no longer the one the target builds by default"
     NOT_A_CLASS = "the name the consumer uses as a class is now a function"
     PROPERTY_READ_ONLY = "attribute the consumer assigns is now a property without a setter"
+    CONSUMER_UNPARSABLE = "the consumer's file does not parse: nothing in it could be checked"
 
 
 ChangeKind = Kind

@@ -12,6 +12,7 @@ the most specific code wins, as in ruff), then `per_file_ignores`, then the acce
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import fnmatch
 import io
 import json
@@ -23,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from drift.findings import Finding, Report, Severity, Silenced
+from drift.findings import Finding, Report, Severity, Silenced, Unused
 from drift.output import write_text
 
 ACCEPTED_SCHEMA = "drift.accepted/1"
@@ -50,6 +51,22 @@ def parse_codes(values: Iterable[str], *, what: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def check_known(codes: Iterable[str], known: Iterable[str], *, what: str) -> None:
+    """SuppressError naming the first code that is no rule id and no prefix of one, with the
+    nearest real ids (difflib). Why: `--select DRIFT999` would otherwise select nothing and
+    turn the gate green, and `ignore = ["DRFT080"]` would silence nothing without a word."""
+    ids = sorted(set(known))
+    for code in codes:
+        if code == "ALL" or any(i.startswith(code) for i in ids):
+            continue
+        if ids and len(code) < min(map(len, ids)):  # a prefix (DRFT0): near the ids cut one longer
+            near = difflib.get_close_matches(code, sorted({i[:len(code) + 1] for i in ids}), n=3, cutoff=0.6)
+        else:
+            near = difflib.get_close_matches(code, ids, n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(near)}?" if near else f"; rule ids look like {ids[0]} (drift explain lists them)"
+        raise SuppressError(f"{what}: unknown rule code {code!r}{hint}")
+
+
 def _specificity(rule_id: str, codes: Sequence[str]) -> int:
     """Length of the longest code that matches (ALL matches with 0), -1 when none does."""
     best = -1
@@ -70,8 +87,10 @@ class Policy:
     config_ignore: tuple[str, ...] = ()  # [tool.drift] ignore
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # glob -> codes
     accepted: frozenset[str] = frozenset()  # fingerprints from --accepted / [tool.drift] accepted
+    accepted_info: Mapping[str, str] = field(default_factory=dict)  # fingerprint -> "RULE path symbol"
     comments: bool = True
     path_prefixes: tuple[str, ...] = ()  # where the consumer root sits relative to the config file
+    strict: bool = False  # unused suppressions fail the run (--strict / strict = true)
 
     def reason(self, finding: Finding, comment_codes: tuple[str, ...] | None) -> str | None:
         rid = finding.rule_id
@@ -188,6 +207,47 @@ def apply(report: Report, policy: Policy, *, source: SourceLines | None = None,
                                fail_on=fail_on or report.fail_on)
 
 
+def unused_suppressions(reports: Sequence[Report], policy: Policy, *, source: SourceLines | None,
+                        known: Iterable[str]) -> tuple[Unused, ...]:
+    """Inline comments (or codes in them) and accepted entries that silenced no finding in any
+    of `reports` (one consumer against several targets: used on one target is used).
+
+    Comments are read in every consumer file the check read (`report.files`), so a comment
+    whose finding is gone is found too; an unknown code in one is a SuppressError, like one
+    in --ignore."""
+    known = tuple(known)
+    out: list[Unused] = []
+    if policy.comments and source is not None:
+        by_line: dict[tuple[str, int], set[str]] = {}
+        for r in reports:
+            for s in r.silenced:
+                if s.by == "comment":
+                    by_line.setdefault((s.finding.consumer_site.path, s.finding.consumer_site.line), set()).add(
+                        s.finding.rule_id)
+        files = sorted({p for r in reports for p in r.files} | {p for p, _ in by_line})
+        comments = _comments(source)
+        for path in files:
+            for line, text in sorted(comments(path).items()):
+                codes = comment_codes(text)
+                if codes is None:
+                    continue
+                shown = f"`# drift: ignore[{', '.join(codes)}]`" if codes else "`# drift: ignore`"
+                check_known([c for c in codes if CODE.match(c)], known, what=f"{path}:{line}: {shown}")
+                bad = [c for c in codes if not CODE.match(c)]
+                if bad:
+                    raise SuppressError(f"{path}:{line}: {shown}: {bad[0]!r} is not a rule id or prefix")
+                rules = by_line.get((path, line), set())
+                if not codes and not rules:
+                    out.append(Unused(f"unused {shown}: no finding on this line", path, line))
+                for code in codes:
+                    if not any(_specificity(rid, (code,)) >= 0 for rid in rules):
+                        out.append(Unused(f"unused {code} in {shown}: no {code} finding on this line", path, line))
+    used = {s.finding.fingerprint for r in reports for s in r.silenced if s.by == "accepted"}
+    for fp in sorted(policy.accepted - used, key=lambda f: (policy.accepted_info.get(f, ""), f)):
+        out.append(Unused(f"accepted entry {policy.accepted_info.get(fp) or fp} matches no finding (fingerprint {fp})"))
+    return tuple(out)
+
+
 def silenced_summary(report_or_reports: Report | Sequence[Report]) -> str:
     """'3 silenced (2 by comment, 1 accepted)', or '' when nothing was."""
     reps = [report_or_reports] if isinstance(report_or_reports, Report) else list(report_or_reports)
@@ -201,6 +261,11 @@ def silenced_summary(report_or_reports: Report | Sequence[Report]) -> str:
 # -- the accepted-findings file ------------------------------------------------------------------
 
 def load_accepted(path: str | os.PathLike[str]) -> frozenset[str]:
+    return frozenset(load_accepted_entries(path))
+
+
+def load_accepted_entries(path: str | os.PathLike[str]) -> dict[str, str]:
+    """fingerprint -> 'RULE path `symbol`' (what an unused entry is called in a warning)."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -209,10 +274,11 @@ def load_accepted(path: str | os.PathLike[str]) -> frozenset[str]:
         raise SuppressError(f"cannot read accepted-findings file {path}: {exc}") from None
     if not isinstance(data, dict) or data.get("schema") != ACCEPTED_SCHEMA or not isinstance(data.get("findings"), list):
         raise SuppressError(f"{path} is not a {ACCEPTED_SCHEMA} file (write one with --write-accepted)")
-    prints = [e.get("fingerprint") for e in data["findings"] if isinstance(e, dict)]
-    if not all(isinstance(p, str) and p for p in prints):
+    entries = [e for e in data["findings"] if isinstance(e, dict)]
+    if not all(isinstance(e.get("fingerprint"), str) and e["fingerprint"] for e in entries):
         raise SuppressError(f"{path}: every entry needs a fingerprint")
-    return frozenset(prints)
+    return {e["fingerprint"]: " ".join(str(e[k]) if k != "symbol" else f"`{e[k]}`" for k in ("rule", "path", "symbol")
+                                       if e.get(k)) or e["fingerprint"] for e in entries}
 
 
 def accepted_document(findings: Iterable[Finding]) -> str:

@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from drift import __version__
-from drift.findings import Finding, Location, Report, UseChecked
+from drift.findings import Finding, Location, Report, Unused, UseChecked
 
 from drift.reports._common import counts, ordered, verdict
 
@@ -42,7 +42,10 @@ def report_dict(report: Report) -> dict[str, Any]:
         "exit_code": report.exit_code,
         "findings": [f.to_dict() for f in ordered(report.findings)],
         "uses": [asdict(u) for u in sorted(report.uses, key=_use_key)],
-        "notes": list(report.notes),
+        "notes": list(report.caveats) + list(report.notes),
+        "caveats": list(report.caveats),
+        "unused": [{"what": u.what, "path": u.path, "line": u.line} for u in report.unused],
+        "strict": report.strict,
         "silenced": [{"by": s.by, "rule_id": s.finding.rule_id, "fingerprint": s.finding.fingerprint,
                       "path": s.finding.consumer_site.path, "line": s.finding.consumer_site.line,
                       "title": s.finding.title} for s in report.silenced],
@@ -78,7 +81,10 @@ def from_dict(data: dict[str, Any]) -> Report:
         ),
         env=data.get("env"),
         host=data.get("host"),
-        notes=tuple(data.get("notes", ())),
+        notes=tuple(n for n in data.get("notes", ()) if n not in data.get("caveats", ())),
+        caveats=tuple(data.get("caveats", ())),
+        unused=tuple(Unused(u["what"], u.get("path"), u.get("line")) for u in data.get("unused", ())),
+        strict=bool(data.get("strict", False)),
     )
 
 

@@ -122,6 +122,8 @@ def add_silencing_options(parser, *, config: bool = True) -> None:
                    help="do not honour `# drift: ignore[...]` comments")
     g.add_argument("--fail-on", choices=("breaking", "risky"), default=None,
                    help="exit 1 when a finding this severe or worse remains (default: breaking)")
+    g.add_argument("--strict", action="store_true", default=None,
+                   help="exit 1 on an unused `# drift: ignore` comment or accepted entry too (default: a warning)")
     if config:
         parser.add_argument("--config", metavar="PATH", help="drift.toml to use instead of searching upwards")
 
@@ -140,12 +142,37 @@ def settings_checked(args):
     from drift.config import ConfigError
     from drift.suppress import SuppressError
 
+    from drift.analysis.rules.loader import RuleLoadError
+
     try:
         config = load_settings(args)
         silencing(args, config)  # bad codes or a missing accepted file fail before any analysis
-    except (ConfigError, SuppressError) as exc:
+    except (ConfigError, SuppressError, RuleLoadError) as exc:
         return None, fail(str(exc), exitcodes.USAGE)
     return config, None
+
+
+def known_rule_ids(args) -> frozenset[str]:
+    """Every rule id this run can report: drift's packs, plugins, `--rules` files."""
+    from drift.analysis.ruledocs import registry
+
+    return frozenset(registry(list(getattr(args, "rules", None) or [])))
+
+
+def check_codes(args, config, policy) -> None:
+    """SuppressError on a code in the flags or the config that names no rule (nor a prefix of one)."""
+    from drift.suppress import check_known
+
+    known = known_rule_ids(args)
+    where = f"{config.source}: " if config.source else ""
+    table = "tool.drift." if config.source and config.source.name == "pyproject.toml" else ""
+    check_known(policy.select if args.select else (), known, what="--select")
+    check_known(policy.ignore, known, what="--ignore")
+    if not args.select:
+        check_known(config.select, known, what=f"{where}{table}select")
+    check_known(config.ignore, known, what=f"{where}{table}ignore")
+    for glob, codes in config.per_file_ignores.items():
+        check_known(codes, known, what=f"{where}{table}per_file_ignores.{glob!r}")
 
 
 def silencing(args, config, *, consumer_root=None):
@@ -153,13 +180,13 @@ def silencing(args, config, *, consumer_root=None):
     from pathlib import Path
 
     from drift.findings import Severity
-    from drift.suppress import Policy, load_accepted, parse_codes
+    from drift.suppress import Policy, load_accepted_entries, parse_codes
 
     select = parse_codes(args.select, what="--select") if args.select else tuple(config.select)
     accepted_path = args.accepted
     if accepted_path is None and config.accepted and config.source is not None:
         accepted_path = str(Path(config.source).parent / config.accepted)
-    accepted = load_accepted(accepted_path) if accepted_path and not args.write_accepted else frozenset()
+    accepted = load_accepted_entries(accepted_path) if accepted_path and not args.write_accepted else {}
     prefixes = []
     if consumer_root is not None:
         root = Path(consumer_root).resolve()
@@ -172,7 +199,9 @@ def silencing(args, config, *, consumer_root=None):
                 prefixes.append(rel)
     policy = Policy(select=select, ignore=parse_codes(args.ignore or (), what="--ignore"),
                     config_ignore=tuple(config.ignore), per_file_ignores=dict(config.per_file_ignores),
-                    accepted=accepted, comments=getattr(args, "inline_ignores", True), path_prefixes=tuple(prefixes))
+                    accepted=frozenset(accepted), accepted_info=accepted, comments=getattr(args, "inline_ignores", True), path_prefixes=tuple(prefixes),
+                    strict=bool(getattr(args, "strict", None) or config.strict))
+    check_codes(args, config, policy)
     fail_on = Severity(args.fail_on or config.fail_on or "breaking")
     return policy, fail_on
 
@@ -191,7 +220,26 @@ def silence(reports_: list[Report], args, policy, fail_on, sources) -> list[Repo
               f"pass --accepted {args.write_accepted} to report only new ones", file=sys.stderr)
         again = dataclasses.replace(policy, accepted=frozenset(f.fingerprint for r in out for f in r.findings))
         out = [apply(r, again, source=src, fail_on=fail_on) for r, src in zip(out, sources)]
-    return out
+        policy = again
+    return with_unused(out, args, policy, sources[0] if sources else None)
+
+
+def with_unused(reports_: list[Report], args, policy, source) -> list[Report]:
+    """The reports with the suppressions that silenced nothing attached (SuppressError on an
+    unknown code in a comment); each is printed as a `drift: warning:` (an error under strict),
+    and under strict it makes the exit code 1 like a finding: the fix is in the consumer's code."""
+    import dataclasses
+
+    from drift.suppress import unused_suppressions
+
+    strict = policy.strict
+    unused = unused_suppressions(reports_, policy, source=source, known=known_rule_ids(args))
+    word = "error" if strict else "warning"
+    for u in unused:
+        print(f"drift: {word}: {u}", file=sys.stderr)
+    if unused and not strict:
+        print("  hint: remove them, or pass --strict (strict = true) to fail the run on them", file=sys.stderr)
+    return [dataclasses.replace(r, unused=unused, strict=strict) for r in reports_]
 
 
 class OutputError(Exception):

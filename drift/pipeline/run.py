@@ -224,6 +224,11 @@ def run_consumer(consumer: Consumer, *, target_specs: list[str], baseline_spec: 
     return outcomes
 
 
+def _syntax_error(use: dict[str, Any]) -> bool:
+    """A usage record of a file Python refuses to parse: DRIFT004 reports it as a finding."""
+    return str(use.get("error") or "").startswith(("SyntaxError", "IndentationError", "TabError"))
+
+
 def check(
     *,
     consumer: Consumer,
@@ -255,13 +260,17 @@ def check(
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
                   f"version than {tversion}",)
     labels = labels or {}
-    parse_errors = [u for u in consumer.usage if u.get("error")]
-    notes = notes + tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in parse_errors)
+    caveats: tuple[str, ...] = ()
+    unread = [u for u in consumer.usage if u.get("error") and not _syntax_error(u)]
+    caveats += tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in unread)
     if not consumer.usage:
-        notes += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
+        caveats += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
     if baseline_facts is None:
-        notes += (f"no baseline: {labels.get('baseline_source') or 'none given'}; every finding is against the "
-                  "target alone",)
+        caveats += (f"no baseline: {labels.get('baseline_source') or 'none given'}; only what does not resolve in "
+                    "the target is found (pass -b VERSION to compare)",)
+    elif "range" in (labels.get("baseline_source") or ""):
+        caveats += (f"baseline {labels.get('baseline')}: {labels['baseline_source']}; pass -b to pin another",)
+    caveats += tuple(labels.get("caveats") or ())
     tpkg = (target_facts.get("packages") or {}).get(target_package, {})
     bpkg = ((baseline_facts or {}).get("packages") or {}).get(target_package, {})
     report = Report(
@@ -275,6 +284,8 @@ def check(
         env=target_facts.get("env"),
         host=labels.get("host"),
         notes=notes,
+        caveats=caveats,
+        files=tuple(sorted({u["path"] for u in consumer.usage if u.get("path")})),
     )
     return Outcome(report, None, report.exit_code)
 

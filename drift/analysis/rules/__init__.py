@@ -16,10 +16,12 @@ from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.shape import return_shape
 from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
 from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
+from drift.analysis.rules.unparsable import consumer_unparsable
 from drift.analysis.rules.versions import version_text_compare
 from drift.analysis.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
 
 GENERIC_RULES = [
+    consumer_unparsable,
     import_removed,
     *GUARDED_RULES,
     keyword_removed,

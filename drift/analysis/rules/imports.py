@@ -29,7 +29,10 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue
         base = ctx.baseline.lookup(target) if ctx.baseline else None
         if ctx.baseline and base is None:
-            continue  # never resolved in the baseline either: not drift (maybe a C extension)
+            if _maybe_compiled(ctx, target):
+                continue  # `vllm._C`: a compiled extension neither side's Python source shows
+            yield _never_resolved_finding(ctx, mod, imp, target)
+            continue  # not drift, but the import fails all the same: a green gate would lie
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
         dead = ctx.dead_on_baseline(mod)
@@ -73,6 +76,37 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
             symbol=target,
         )
+
+
+def _maybe_compiled(ctx: CheckContext, target: str) -> bool:
+    """Whether the missing piece may be a compiled extension module (`vllm._C`,
+    `vllm._moe_C`): a private name directly under a package that exists in the target. The
+    facts hold only Python source, so such a module is invisible on both sides."""
+    parts = target.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        parent = ".".join(parts[:cut])
+        if parent in ctx.target.modules:
+            return parts[cut].startswith("_")
+    return False
+
+
+def _never_resolved_finding(ctx: CheckContext, mod: dict, imp: dict, target: str) -> Finding:
+    """An import that resolves in neither the target nor the baseline (a typo, a name the
+    consumer only wished for): reported whatever the baseline says, since it fails at import.
+    Risky, not breaking: the file already fails to load on the baseline, so the consumer may
+    load it only on other releases (lmcache's adapters for older vLLMs); it is never `clean`."""
+    name, module = target.rsplit(".", 1)[-1], target.rsplit(".", 1)[0]
+    from_stmt = imp.get("statement") != "import" and ctx.target.lookup(module) is not None
+    return Finding(
+        rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY,
+        title=f"`{name}` is not importable from `{module}` (in the target nor in the baseline)",
+        consumer_site=_import_site(mod, imp),
+        details="the name resolves in neither release: not drift, but the import fails all the same",
+        predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'" if from_stmt
+                           else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
+        fix=Fix(f"stop importing `{target}`", manual_reason="only the author knows what was meant"),
+        symbol=target,
+    )
 
 
 def _unreadable(ctx: CheckContext, target: str) -> tuple[str, ModuleFacts] | None:

@@ -1,0 +1,151 @@
+"""A gate that cannot turn green by mistake (issue 24, items 1 and 2), over the real CLI.
+
+A synthetic "vllm" before/after pair and a consumer tree on disk; `drift check` and `drift
+gate` run through drift.cli.main, the JSON report and stderr read back.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from drift import exitcodes
+from drift.cli import main
+
+BEFORE = "def f(a, b=None):\n    return a\n\n\ndef g():\n    return 1\n"
+AFTER = "def f(a):\n    return a\n"
+CONSUMER = "from vllm.api import f, g\n\n\ndef run():\n    f(1, b=2)\n    return g()\n"
+
+
+@pytest.fixture()
+def trees(tmp_path, monkeypatch):
+    for side, text in (("before", BEFORE), ("after", AFTER)):
+        pkg = tmp_path / side / "vllm"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "api.py").write_text(text)
+    cons = tmp_path / "repo" / "kvtool"
+    cons.mkdir(parents=True)
+    (cons / "__init__.py").write_text(CONSUMER)
+    monkeypatch.chdir(tmp_path / "repo")
+    monkeypatch.setenv("DRIFT_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _check(trees, capsys, *extra, baseline="before") -> tuple[int, dict | None, str]:
+    argv = ["check", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / baseline),
+            "--format", "json", *extra]
+    code = main(argv)
+    cap = capsys.readouterr()
+    return code, (json.loads(cap.out) if cap.out.strip() else None), cap.err
+
+
+@pytest.mark.parametrize("flag, code, near", [
+    ("--select", "DRIFT999", "DRIFT090"),
+    ("--ignore", "DRFT080", "DRIFT080"),
+    ("--ignore", "DRFT0", "DRIFT0"),
+    ("--select", "VLM", "VLLM"),
+])
+def test_unknown_code_on_the_command_line_exits_2_with_the_nearest(trees, capsys, flag, code, near) -> None:
+    rc, doc, err = _check(trees, capsys, flag, code)
+    assert rc == exitcodes.USAGE and doc is None
+    assert f"drift: error: {flag}: unknown rule code '{code}'" in err
+    assert f"did you mean {near}" in err
+    assert "Traceback" not in err
+
+
+def test_valid_prefixes_still_select(trees, capsys) -> None:
+    rc, doc, _ = _check(trees, capsys, "--select", "DRIFT01")
+    assert rc == 1 and [f["rule_id"] for f in doc["findings"]] == ["DRIFT010"]
+
+
+@pytest.mark.parametrize("toml, key", [
+    ('[tool.drift]\nignore = ["DRFT080"]\n', "tool.drift.ignore"),
+    ('[tool.drift]\nselect = ["DRIFT999"]\n', "tool.drift.select"),
+    ('[tool.drift.per-file-ignores]\n"kvtool/*" = ["DRIFTX"]\n', "tool.drift.per_file_ignores.'kvtool/*'"),
+])
+def test_unknown_code_in_the_config_exits_2_naming_file_and_key(trees, capsys, toml, key) -> None:
+    (trees / "repo" / "pyproject.toml").write_text(toml)
+    rc, doc, err = _check(trees, capsys)
+    assert rc == exitcodes.USAGE and doc is None
+    assert f"pyproject.toml: {key}: unknown rule code" in err
+
+
+def test_gate_with_a_typo_in_select_exits_2(trees, capsys) -> None:
+    rc = main(["gate", "-c", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before"),
+               "--select", "DRIFT999"])
+    assert rc == exitcodes.USAGE
+    assert "unknown rule code 'DRIFT999'" in capsys.readouterr().err
+
+
+def test_unknown_code_in_an_inline_comment_exits_2(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "__init__.py").write_text(CONSUMER.replace("f(1, b=2)", "f(1, b=2)  # drift: ignore[DRFT010]"))
+    rc, doc, err = _check(trees, capsys)
+    assert rc == exitcodes.USAGE and doc is None
+    assert "kvtool/__init__.py:5: `# drift: ignore[DRFT010]`: unknown rule code 'DRFT010'; did you mean DRIFT010" in err
+
+
+def test_unused_inline_ignores_warn_and_fail_under_strict(trees, capsys) -> None:
+    text = ("from vllm.api import f, g  # drift: ignore[DRIFT001, DRIFT050]\n\n\ndef run():\n"
+            "    f(1, b=2)  # drift: ignore\n    return g()  # drift: ignore\n")
+    (trees / "repo" / "kvtool" / "__init__.py").write_text(text)
+    (trees / "repo" / "kvtool" / "other.py").write_text("import vllm\nX = 1  # drift: ignore[DRIFT010]\n")
+    rc, doc, err = _check(trees, capsys)
+    assert rc == 0 and doc["findings"] == []
+    assert "drift: warning: kvtool/__init__.py:1: unused DRIFT050 in `# drift: ignore[DRIFT001, DRIFT050]`" in err
+    assert "drift: warning: kvtool/__init__.py:6: unused `# drift: ignore`: no finding on this line" in err
+    assert "drift: warning: kvtool/other.py:2: unused DRIFT010" in err  # a file without findings is read too
+    assert "kvtool/__init__.py:5" not in err  # that comment silenced DRIFT010
+    assert sorted((u["path"], u["line"]) for u in doc["unused"]) == [
+        ("kvtool/__init__.py", 1), ("kvtool/__init__.py", 6), ("kvtool/other.py", 2)]
+    rc, doc, err = _check(trees, capsys, "--strict")
+    assert rc == 1 and doc["exit_code"] == 1 and "drift: error: kvtool/other.py:2: unused DRIFT010" in err
+    (trees / "repo" / "pyproject.toml").write_text("[tool.drift]\nstrict = true\n")
+    rc, _, _ = _check(trees, capsys)
+    assert rc == 1
+
+
+def test_stale_accepted_entries_are_reported(trees, capsys) -> None:
+    accepted = trees / "repo" / "accepted.json"
+    rc, _, _ = _check(trees, capsys, "--write-accepted", str(accepted))
+    assert rc == 0
+    rc, doc, err = _check(trees, capsys, "--accepted", str(accepted))
+    assert rc == 0 and not doc["unused"] and "unused" not in err
+    # the consumer stops calling f(…, b=2): its accepted entry now matches nothing
+    (trees / "repo" / "kvtool" / "__init__.py").write_text(CONSUMER.replace("f(1, b=2)", "f(1)"))
+    rc, doc, err = _check(trees, capsys, "--accepted", str(accepted))
+    assert rc == 0
+    assert "drift: warning: accepted entry DRIFT010 kvtool/__init__.py `vllm.api.f` matches no finding" in err
+    assert [u["what"].split(" matches")[0] for u in doc["unused"]] == ["accepted entry DRIFT010 kvtool/__init__.py `vllm.api.f`"]
+    rc, _, _ = _check(trees, capsys, "--accepted", str(accepted), "--strict")
+    assert rc == 1
+
+
+def test_a_file_that_does_not_parse_is_a_breaking_finding(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "bad.py").write_text("from vllm.api import f\n\n\ndef run(:\n    f(1, b=2)\n")
+    rc, doc, _ = _check(trees, capsys, "--select", "DRIFT004")
+    assert rc == 1
+    (f,) = doc["findings"]
+    assert f["rule_id"] == "DRIFT004" and f["severity"] == "breaking"
+    assert f["consumer_site"]["path"] == "kvtool/bad.py" and f["consumer_site"]["line"] == 4
+    try:
+        compile((trees / "repo" / "kvtool" / "bad.py").read_text(), "kvtool/bad.py", "exec")
+    except SyntaxError as exc:
+        assert f["predicted_failure"] == f"SyntaxError: {exc}"  # Python's own message, at the same line
+    assert not any("bad.py" in n for n in doc["notes"])
+
+
+def test_an_import_that_never_resolved_is_reported_with_target_equal_to_baseline(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "__init__.py").write_text("from vllm.api import f\nfrom vllm.nothere import x\n")
+    rc, doc, _ = _check(trees, capsys, baseline="after")
+    (f,) = doc["findings"]
+    assert f["rule_id"] == "DRIFT001" and f["consumer_site"]["line"] == 2
+    assert f["predicted_failure"] == "ModuleNotFoundError: No module named 'vllm.nothere'"
+    assert "in the target nor in the baseline" in f["title"]
+    assert doc["verdict"] != "clean"
+    # a private name under a package that exists may be a compiled extension (vllm._C): left alone
+    (trees / "repo" / "kvtool" / "__init__.py").write_text("from vllm.api import f\nimport vllm._C\n")
+    rc, doc, _ = _check(trees, capsys, baseline="after")
+    assert rc == 0 and doc["findings"] == []
