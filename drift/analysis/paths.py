@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
-from drift.consumer.infer import Solution, solve
+from drift.consumer.infer import Solution
+from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.model.index import PackageIndex, Symbol
 
@@ -190,7 +191,7 @@ class ConsumerModel:
     def inferred(self) -> Solution:
         """What the consumer's fields and parameters may hold, solved over every module's IR
         (drift/consumer/infer.py): the fallback where no pattern typed a value."""
-        return solve(self.usage, self.prefixes)
+        return solved_model(self.usage, self.prefixes)
 
     def signature(self, dotted: str) -> dict[str, Any] | None:
         """A consumer function's recorded signature, by its dotted name (nested helpers too)."""

@@ -48,6 +48,13 @@ class Solution:
     inits: dict[str, str] = field(default_factory=dict)
 
 
+_EMPTY: frozenset = frozenset()
+
+
+def _t(path) -> tuple | None:
+    return tuple(path) if path else None
+
+
 def _as_path(v: tuple) -> tuple[str, ...] | None:
     if v[0] == "T":
         return v[1]
@@ -68,16 +75,22 @@ class _Solver:
         self.call: list = []
         self.ret: list = []
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
-        for mod in usage:
+        for mod in usage:  # paths become tuples once: they are memo keys below
             ir = mod.get("ir") or {}
-            self.defs.update(ir.get("defs") or {})
+            self.defs.update({fn: [cls, [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in params], line]
+                              for fn, (cls, params, line) in (ir.get("defs") or {}).items()})
             self.classes.update(ir.get("classes") or {})
-            self.assign += ir.get("assign") or []
-            self.call += ir.get("call") or []
-            self.ret += ir.get("ret") or []
-            for row in ir.get("store") or []:
+            self.assign += [(dst, _t(src)) for dst, src in ir.get("assign") or []]
+            self.call += [(_t(callee), [_t(a) for a in args], {k: _t(v) for k, v in kwargs.items()}, line)
+                          for callee, args, kwargs, line in ir.get("call") or []]
+            self.ret += [(fn, _t(expr)) for fn, expr in ir.get("ret") or []]
+            for obj, attr, src, line in ir.get("store") or []:
+                row = (_t(obj), attr, _t(src), line)
                 self.store.append(row)
                 self.where[id(row)] = mod.get("path") or ""
+        self._roots: dict[str, set] = {}  # sym: roots that are no variable: the same answer every round
+        self._memo: dict[tuple, set] = {}  # path -> values, this round (a stale read is caught next round)
+        self._mro: dict[str, list[str]] = {}
         self.roots = {m.get("module", "").split(".")[0] for m in usage} - {""}
         self.vars = {row[0][4:] for row in self.assign if row[0].startswith("sym:")}
         self.pts: dict[str, set] = {}
@@ -88,6 +101,8 @@ class _Solver:
     # -- sets --------------------------------------------------------------------------------
     def add(self, key: str, values) -> None:
         s = self.pts.setdefault(key, set())
+        if values is s:
+            return
         for v in values:
             if len(s) >= MAX_VALUES:
                 return
@@ -101,14 +116,21 @@ class _Solver:
     # -- evaluation --------------------------------------------------------------------------
     def root(self, root: str) -> set:
         if root.startswith("var:"):
-            return self.pts.get(root, set())
+            return self.pts.get(root, _EMPTY)
+        hit = self._roots.get(root)
+        if hit is not None:
+            return hit
         dotted = root[4:]
+        if dotted in self.vars:
+            return self.pts.get(root, _EMPTY)
+        hit = self._roots[root] = self._sym_root(root, dotted)
+        return hit
+
+    def _sym_root(self, root: str, dotted: str) -> set:
         if dotted in self.classes:
             return {("C", dotted)}
         if dotted in self.defs:
             return {("F", dotted)}
-        if dotted in self.vars:
-            return self.pts.get("sym:" + dotted, set())
         if self.is_target(dotted):
             return {("T", (root,))}
         if dotted.split(".")[0] in self.roots:
@@ -117,7 +139,14 @@ class _Solver:
 
     def eval(self, path) -> set:
         if not path:
-            return set()
+            return _EMPTY
+        hit = self._memo.get(path)
+        if hit is not None:
+            return hit
+        hit = self._memo[path] = self._eval(path)
+        return hit
+
+    def _eval(self, path) -> set:
         cur = self.root(path[0])
         for step in path[1:]:
             nxt: set = set()
@@ -161,6 +190,12 @@ class _Solver:
         return set()
 
     def mro(self, qual: str) -> list[str]:
+        hit = self._mro.get(qual)
+        if hit is None:
+            hit = self._mro[qual] = self._mro_uncached(qual)
+        return hit
+
+    def _mro_uncached(self, qual: str) -> list[str]:
         out, todo = [], [qual]
         while todo and len(out) < 20:
             q = todo.pop(0)
@@ -174,7 +209,7 @@ class _Solver:
     def solve(self) -> Solution:
         for qual, (bases, _line) in self.classes.items():
             for b in bases:
-                for v in self.eval(b) if b else ():
+                for v in self.eval(_t(b)) if b else ():
                     if v[0] == "C":
                         self.bases.setdefault(qual, []).append(v[1])
                         self.subclasses.setdefault(v[1], set()).add(qual)
@@ -183,7 +218,9 @@ class _Solver:
         while self.changed and rounds < MAX_ROUNDS:
             self.changed = False
             rounds += 1
+            self._memo = {}
             self._round()
+        self._memo = {}
         return self._export(rounds)
 
     def _instances(self, cls: str) -> list[tuple]:
