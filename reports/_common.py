@@ -68,20 +68,28 @@ def worst(findings: Iterable[Finding]) -> Severity | None:
     return min(sevs, key=SEVERITY_ORDER.__getitem__) if sevs else None
 
 
-def fix_text(fix: Fix | None) -> str:
+def fix_text(fix: Fix | None, *, verbose: bool = False) -> str:
     """The fix said concretely, with its tier first (ruff's safe/unsafe fixes).
 
     'safe: <edit>' is what `drift patch --apply` writes; 'unsafe (--unsafe-fixes): <edit>' may
-    change what the code does and is written only on request; 'manual: <edit> (why)' is left to a
-    person.
+    change what the code does and is written only on request; 'manual: <edit>' is left to a
+    person, and why (`verbose`: -v, and the long forms) is for whoever doubts it: the line a
+    reader acts on is the edit.
     """
     if fix is None:
         return "manual: no automatic fix known"
     if fix.codemod:
         return f"{fix.tier}{' (--unsafe-fixes)' if fix.tier == 'unsafe' else ''}: {fix.description}"
-    if fix.manual_reason and fix.manual_reason != fix.description:
+    if verbose and fix.manual_reason and fix.manual_reason != fix.description:
         return f"manual: {fix.description} ({fix.manual_reason})"
     return f"manual: {fix.description}"
+
+
+def header_notes(report: Report) -> list[str]:
+    """What every format prints under its header, -v or not: the caveats that change how to
+    read the verdict (no baseline, target = newest release, …) and the unused suppressions."""
+    word = "error" if report.strict else "warning"
+    return list(report.caveats) + [f"{word}: unused suppression {u}" for u in report.unused]
 
 
 def party(info: Mapping[str, Any] | None, *, with_commit: bool = False) -> str:

@@ -16,7 +16,7 @@ from html import escape
 from drift import __version__
 from drift.findings import Finding, Report
 
-from drift.reports._common import evidence_text, fix_text, overall_verdict, party, verdict
+from drift.reports._common import evidence_text, fix_text, header_notes, overall_verdict, party, verdict
 from drift.reports.matrix import Cell, Matrix, build_matrix
 
 SYMBOL = {"ok": "✓", "info": "ℹ", "risky": "⚠", "breaking": "✗", "unchecked": "–"}
@@ -32,6 +32,7 @@ code, .mono { font-family: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", M
 .meta { color: var(--muted); margin: 0 0 4px; }
 .meta b { color: var(--fg); }
 .verdict { font-size: 16px; font-weight: 600; margin: 10px 0 14px; }
+.caveat { margin: 4px 0; color: #8a5300; }
 .legend span { margin-right: 10px; }
 .controls { margin: 8px 0 12px; }
 table.matrix { border-collapse: separate; border-spacing: 0; width: 100%; table-layout: fixed; }
@@ -166,6 +167,7 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
     when = (generated or dt.datetime.now(dt.timezone.utc)).strftime("%Y-%m-%d %H:%M %Z").strip()
     baselines = sorted({party(r.baseline) for r in reports if r.baseline})
     overall = overall_verdict(reports)
+    caveats = list(dict.fromkeys(n for r in reports for n in header_notes(r)))
     legend = "".join(
         f'<span class="cell s-{s}" style="padding:2px 6px">{SYMBOL[s]} {LABEL[s]}</span>'
         for s in ("ok", "info", "risky", "breaking", "unchecked")
@@ -184,7 +186,7 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
 <h1>{escape(page_title)}</h1>
 <p class="meta">consumer <b>{escape(consumer)}</b> · baseline <b>{escape(", ".join(baselines) or "—")}</b>
  · {_n(len(matrix.columns), "target")} · generated {escape(when)}</p>
-<p class="verdict" role="status">Overall: {escape(overall)}</p>
+<p class="verdict" role="status">Overall: {escape(overall)}</p>{"".join(f'<p class="caveat" role="note">⚠️ {_prose(n)}</p>' for n in caveats)}
 <p class="legend" aria-label="legend">{legend}</p>
 </header>
 <div class="controls">

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
 
-from drift.reports._common import evidence_text, fix_text, party, target_label
+from drift.reports._common import evidence_text, fix_text, header_notes, party, target_label
 from drift.reports.matrix import UseResult, use_results
 
 
@@ -91,6 +91,8 @@ def to_junit(reports: Sequence[Report]) -> str:
             ("host", report.host or ""),
         ):
             ET.SubElement(props, "property", {"name": name, "value": value})
+        for note in header_notes(report):  # JUnit viewers list a suite's properties above its cases
+            ET.SubElement(props, "property", {"name": "caveat", "value": note})
         failed = sum(_testcase(result, suite, name) for result, name in zip(results, case_names(results)))
         suite.set("failures", str(failed))
         total += len(results)

@@ -15,7 +15,7 @@ from pathlib import Path
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from drift.reports._common import fix_text, ordered, target_label
+from drift.reports._common import fix_text, header_notes, ordered, target_label
 from drift.reports.sarif import repo_relative
 
 GITHUB_LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "notice"}
@@ -50,6 +50,11 @@ def _column(finding: Finding) -> int:
     return finding.consumer_site.col or 1
 
 
+def _caveats(reports: Sequence[Report]) -> list[str]:
+    """The header notes of every report once each (a gate's targets share most of them)."""
+    return list(dict.fromkeys(" ".join(n.split()) for r in reports for n in header_notes(r)))
+
+
 def _footer(reports: Sequence[Report]) -> str:
     n = sum(len(r.findings) for r in reports)
     text = f"Found {n} finding{'s' * (n != 1)}"
@@ -59,7 +64,7 @@ def _footer(reports: Sequence[Report]) -> str:
 
 def to_concise(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
-    lines = []
+    lines = [f"note: {n}" for n in _caveats(reports)]  # first, as a header: they change how to read the rest
     for report in reports:
         for f in ordered(report.findings):
             path = _path(f.consumer_site.path, repo_root, consumer_root)
@@ -99,7 +104,8 @@ def annotation(finding: Finding, report: Report, *, repo_root: str | None = None
 
 def to_github(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
-    lines = [annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root)
-             for r in reports for f in ordered(r.findings)]
+    lines = [f"::notice title=drift::{escape_data(n)}" for n in _caveats(reports)]
+    lines += [annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root)
+              for r in reports for f in ordered(r.findings)]
     lines.append(_footer(reports))
     return "\n".join(lines) + "\n"

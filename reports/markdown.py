@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from drift.reports._common import counts, env_line, evidence_text, fix_text, ordered, overall_verdict, party, verdict
+from drift.reports._common import (
+    counts, env_line, evidence_text, fix_text, header_notes, ordered, overall_verdict, party, verdict,
+)
 from drift.reports.matrix import build_matrix
 
 BADGE = {
@@ -66,7 +68,7 @@ def _details(finding: Finding) -> list[str]:
         lines.append(f"- predicted failure: `{finding.predicted_failure}`")
     if finding.details:
         lines.append(f"- {finding.details}")
-    lines.append(f"- fix: {fix_text(finding.fix)}")
+    lines.append(f"- fix: {fix_text(finding.fix, verbose=True)}")
     lines.append("")
     return lines
 
@@ -74,6 +76,9 @@ def _details(finding: Finding) -> list[str]:
 def to_markdown(report: Report) -> str:
     """One target: verdict, context, findings table, collapsible details."""
     out = [_verdict_line(report), "", _context(report), ""]
+    notes = header_notes(report)
+    if notes:
+        out += [f"> ⚠️ {_cell(n)}  " for n in notes] + [""]
     if report.silenced:
         out += [f"_{silenced_summary(report)}; docs/config.md says how._", ""]
     findings = ordered(report.findings)
@@ -107,12 +112,14 @@ def matrix_markdown(reports: Sequence[Report]) -> str:
         return "drift: no targets checked\n"
     matrix = build_matrix(reports)
     first = reports[0]
+    caveats = list(dict.fromkeys(n for r in reports for n in header_notes(r)))
     out = [
         f"**drift compatibility matrix** — {party(first.consumer)}"
         + (f", written for {party(first.baseline)}" if first.baseline else ""),
         "",
         f"Overall: {overall_verdict(reports)}" + (f" · {silenced_summary(reports)}" if silenced_summary(reports) else ""),
         "",
+        *([f"> ⚠️ {_cell(n)}  " for n in caveats] + [""] if caveats else []),
         "| Target | Verdict |",
         "|---|---|",
     ]

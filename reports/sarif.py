@@ -21,7 +21,7 @@ from drift import __version__
 from drift.findings import Finding, Location, Report, Severity
 from drift.suppress import silenced_summary
 
-from drift.reports._common import fix_text, ordered, party, target_label
+from drift.reports._common import fix_text, header_notes, ordered, party, target_label
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVEL = {Severity.BREAKING: "error", Severity.RISKY: "warning", Severity.INFO: "note"}
@@ -180,6 +180,10 @@ def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_do
             "silenced": {"count": sum(len(r.silenced) for r in reports), "summary": silenced_summary(reports)},
         },
     }
+    notes = list(dict.fromkeys(n for r in reports for n in header_notes(r)))
+    if notes:  # where SARIF viewers show what a run wants its reader to know: the invocation's notifications
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": [
+            {"level": "warning", "message": {"text": n}} for n in notes]}]
     if repo_root:
         uri = pathlib.Path(repo_root).resolve().as_uri().rstrip("/") + "/"
         run["originalUriBaseIds"] = {SRCROOT: {"uri": uri}}

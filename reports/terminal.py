@@ -21,7 +21,7 @@ from rich.text import Text
 from drift.findings import Finding, Report, Severity
 from drift.suppress import silenced_summary
 
-from drift.reports._common import counts, env_line, evidence_text, fix_text, ordered, party, verdict
+from drift.reports._common import counts, env_line, evidence_text, fix_text, header_notes, ordered, party, verdict
 
 STYLE = {Severity.BREAKING: "bold red", Severity.RISKY: "bold yellow", Severity.INFO: "cyan"}
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "failed": "bold magenta", "unreachable": "yellow"}
@@ -75,6 +75,8 @@ def _header(report: Report, console: Console, *, verbose: bool, wrap: bool) -> N
     if report.notes and not verbose:
         summary.append(f" · {len(report.notes)} note{'s' * (len(report.notes) != 1)} (-v)", style="dim")
     _line(console, summary, hang=2, wrap=wrap)
+    for note in header_notes(report):
+        _line(console, Text(f"! {note}", style="yellow"), hang=2, wrap=wrap)
     if verbose:
         for note in report.notes:
             _line(console, Text(f"note: {note}", style="dim"), hang=6, wrap=wrap)
@@ -99,7 +101,7 @@ def _finding(finding: Finding, console: Console, *, verbose: bool, wrap: bool) -
         Text.assemble(("   target ", "dim"), target_txt, ("  baseline ", "dim"), evidence_text(finding.baseline_evidence)),
         hang=5, wrap=wrap,
     )
-    fix = fix_text(finding.fix)
+    fix = fix_text(finding.fix, verbose=verbose)
     failure = finding.predicted_failure or finding.kind.value
     _line(console, Text.assemble("   → ", (failure, style), ("  fix ", "dim"), (fix, "green")), hang=5, wrap=wrap)
     if verbose:

@@ -149,3 +149,67 @@ def test_an_import_that_never_resolved_is_reported_with_target_equal_to_baseline
     (trees / "repo" / "kvtool" / "__init__.py").write_text("from vllm.api import f\nimport vllm._C\n")
     rc, doc, _ = _check(trees, capsys, baseline="after")
     assert rc == 0 and doc["findings"] == []
+
+
+# -- item 3: what changes the verdict is under the header in every format, without -v ----------
+
+NO_BASELINE = "no baseline: the consumer's metadata names no vllm version"
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "concise", "markdown", "github", "sarif", "junit", "html", "json"])
+def test_no_baseline_is_said_in_every_format_without_verbose(trees, capsys, fmt) -> None:
+    rc = main(["check", str(trees / "repo"), "-t", str(trees / "after"), "--format", fmt])
+    out = capsys.readouterr().out
+    assert rc == 1
+    if fmt == "sarif":
+        (run,) = json.loads(out)["runs"]
+        notes = [n["message"]["text"] for n in run["invocations"][0]["toolExecutionNotifications"]]
+        assert any(n.startswith(NO_BASELINE) for n in notes)
+    elif fmt == "json":
+        doc = json.loads(out)
+        assert doc["caveats"][0].startswith(NO_BASELINE) and doc["notes"][0] == doc["caveats"][0]
+    else:
+        head = out.replace("&#x27;", "'").replace("&#39;", "'")
+        assert NO_BASELINE in head
+        # under the header: before the first finding's line
+        first = {"github": "file=kvtool/__init__.py", "html": '<table class="matrix"'}.get(fmt, "kvtool/__init__.py:1")
+        assert head.index(NO_BASELINE) < head.index(first)
+
+
+def test_a_baseline_given_leaves_no_caveat(trees, capsys) -> None:
+    rc, doc, _ = _check(trees, capsys)
+    assert rc == 1 and doc["caveats"] == []
+
+
+def test_a_newest_target_is_a_caveat(trees, capsys) -> None:
+    from drift.commands.common import target_caveat
+
+    # the wording check/gate add when drift chose the target (no -t: the index's newest)
+    assert "newest release on the index" in target_caveat(None, "vllm==0.30.0")
+    assert target_caveat("vllm==0.16.0", "vllm==0.16.0") is None
+    assert "newest for vllm==nightly" in target_caveat("vllm==nightly", "vllm==0.30.1.dev2")
+
+
+def test_unused_suppressions_are_under_the_header_too(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "__init__.py").write_text(CONSUMER.replace("return g()", "return g()  # drift: ignore"))
+    rc = main(["check", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before"),
+               "--format", "markdown"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "> ⚠️ warning: unused suppression kvtool/__init__.py:6" in out
+
+
+# -- item 5: the edit on the finding's line; why it is manual only under -v ------------------------
+
+def test_the_fix_line_says_the_edit_and_why_manual_only_with_verbose(trees, capsys) -> None:
+    argv = ["check", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before")]
+    assert main(argv) == 1
+    plain = capsys.readouterr().out
+    assert "fix manual: stop using `vllm.api.g`" in plain
+    assert "imports are rewritten by hand" not in plain
+    assert "drop `b=2` from the call" in plain and "codemod" not in plain
+    assert main([*argv, "-v"]) == 1
+    verbose = capsys.readouterr().out
+    assert "fix manual: stop using `vllm.api.g` (imports are rewritten by hand" in verbose
+    assert main([*argv, "--format", "concise"]) == 1
+    concise = capsys.readouterr().out
+    assert "fix: manual: stop using `vllm.api.g`" in concise and "drop `b=2` from the call" in concise

@@ -6,7 +6,7 @@ from drift import exitcodes
 from drift.pipeline.run import run_check
 from drift.commands.common import (
     OutputError, add_consumer_options, output_pairs, add_output_options, add_pre_option, add_silencing_options, default_target, emit, fail,
-    pinned_target, settings_checked, progress, silence, silencing,
+    pinned_target, settings_checked, progress, silence, silencing, target_caveat, with_caveats,
 )
 
 
@@ -66,7 +66,9 @@ def run(args) -> int:
         return fail(outcome.error or "check failed", outcome.exit_code or exitcodes.USAGE)
     try:
         policy, fail_on = silencing(args, config, consumer_root=outcome.extra.get("consumer_root"))
-        (report,) = silence([outcome.report], args, policy, fail_on, [local_source(outcome.extra.get("consumer_root"))])
+        given = args.target or config.target
+        (report,) = silence(with_caveats([outcome.report], target_caveat(given, target)), args, policy, fail_on,
+                            [local_source(outcome.extra.get("consumer_root"))])
     except SuppressError as exc:
         return fail(str(exc), exitcodes.USAGE)
     try:

@@ -286,6 +286,25 @@ def default_target(config, package: str = "vllm", say: Callable[[str], None] = l
     return f"{package}=={newest_release(package, pre=pre)}"
 
 
+def target_caveat(given: str | None, resolved: str) -> str | None:
+    """The caveat for a target drift chose: the newest release (no -t, none in the config), or
+    the newest of a series (`vllm==nightly`, --pre). Why shown in every format: the verdict then
+    changes the day vLLM releases, with no change in the consumer."""
+    if not given:
+        return (f"target {resolved} is the newest release on the index (no -t given): the verdict can change "
+                f"with the next release; pin it with -t")
+    if given != resolved:
+        return f"target {resolved} is the newest for {given}: the verdict can change with the next build"
+    return None
+
+
+def with_caveats(reports_: list[Report], *caveats: str | None) -> list[Report]:
+    import dataclasses
+
+    extra = tuple(c for c in caveats if c)
+    return [dataclasses.replace(r, caveats=extra + r.caveats) for r in reports_] if extra else reports_
+
+
 def pinned_target(spec: str, *, pre: bool = False, say: Callable[[str], None] = lambda _m: None) -> str:
     """A PyPI target asking for the newest of a series (`vllm==nightly`, or unpinned under
     `--pre`) pinned to that version (FetchError when the index cannot say); others as given."""

@@ -9,7 +9,7 @@ from drift import reports
 from drift import exitcodes
 from drift.commands.common import (
     add_consumer_options, add_pre_option, add_silencing_options, default_target, fail, pinned_target, progress,
-    settings_checked, silence, silencing,
+    settings_checked, silence, silencing, target_caveat, with_caveats,
 )
 from drift.findings import Report
 from drift.pipeline.gate import run_gate
@@ -82,7 +82,11 @@ def run(args) -> int:
     try:
         policy, fail_on = silencing(args, config, consumer_root=result.consumer_root)
         source = local_source(result.consumer_root)
-        found = silence(list(result.reports), args, policy, fail_on, [source] * len(result.reports))
+        given = list(args.target or [config.target] if (args.target or config.target) else [None])
+        found = list(result.reports)
+        for i, (g, t) in enumerate(zip(given * len(targets) if len(given) == 1 else given, targets)):
+            found[i:i + 1] = with_caveats(found[i:i + 1], target_caveat(g, t))
+        found = silence(found, args, policy, fail_on, [source] * len(result.reports))
     except SuppressError as exc:
         return fail(str(exc), exitcodes.USAGE)
     for fmt, out in zip(formats, outputs):

@@ -266,8 +266,8 @@ def check(
     if not consumer.usage:
         caveats += (f"{consumer.meta.get('name') or consumer.label} does not use {target_package}: nothing to check",)
     if baseline_facts is None:
-        caveats += (f"no baseline: {labels.get('baseline_source') or 'none given'}; only what does not resolve in "
-                    "the target is found (pass -b VERSION to compare)",)
+        caveats += (f"no baseline: {labels.get('baseline_source') or 'none given'}; every finding is against the "
+                    "target alone",)
     elif "range" in (labels.get("baseline_source") or ""):
         caveats += (f"baseline {labels.get('baseline')}: {labels['baseline_source']}; pass -b to pin another",)
     caveats += tuple(labels.get("caveats") or ())
