@@ -30,6 +30,7 @@ _TOP_KEYS = {
     "accepted": str, "fail_on": str, "strict": bool,
 }
 _CODE_LISTS = ("select", "ignore")
+_GLOB_LISTS = ("include", "exclude")  # which files of a source-tree consumer are read (drift.consumer.discover)
 FAIL_ON = ("breaking", "risky")
 
 
@@ -57,6 +58,8 @@ class Config:
     per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     accepted: str | None = None  # accepted-findings file, relative to the config file
     fail_on: str | None = None  # breaking | risky
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
     strict: bool = False  # unused `# drift: ignore` comments and accepted entries fail the run
     source: Path | None = None  # the file these values came from, None for defaults
 
@@ -127,6 +130,8 @@ def parse_config(data: Mapping[str, Any], *, source: Path | None = None, prefix:
                 raise ConfigError(f"{where}{prefix}{written} must be one of {', '.join(FAIL_ON)}, not {value!r}")
         elif key in _CODE_LISTS:
             values[key] = _codes(value, f"{where}{prefix}{written}")
+        elif key in _GLOB_LISTS:
+            values[key] = _globs(value, f"{where}{prefix}{written}")
         elif key == "per_file_ignores":
             table = _table(value, f"{where}{prefix}{written}")
             values[key] = {str(glob): _codes(codes, f"{where}{prefix}{written}.{glob!r}") for glob, codes in table.items()}
@@ -135,7 +140,7 @@ def parse_config(data: Mapping[str, Any], *, source: Path | None = None, prefix:
         elif key == "watch":
             values.update(_watch(value, where=where, prefix=f"{prefix}watch."))
         else:
-            known = sorted([*_TOP_KEYS, *_CODE_LISTS, "per_file_ignores", "launch", "watch"])
+            known = sorted([*_TOP_KEYS, *_CODE_LISTS, *_GLOB_LISTS, "per_file_ignores", "launch", "watch"])
             raise ConfigError(f"{where}unknown key {prefix}{written!s} (known: {', '.join(known)})")
     return Config(source=source, **values)
 
@@ -150,6 +155,19 @@ def _codes(value: Any, name: str) -> tuple[str, ...]:
         return parse_codes(value, what=name)
     except SuppressError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _globs(value: Any, name: str) -> tuple[str, ...]:
+    """A list of gitignore-style globs (`scripts/`, `tests/**/fixtures/*.py`), checked to parse."""
+    import pathspec
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{name} must be a list of gitignore-style globs, e.g. [\"examples/\"]")
+    try:
+        pathspec.PathSpec.from_lines("gitwildmatch", value)
+    except ValueError as exc:
+        raise ConfigError(f"{name}: {exc}") from None
+    return tuple(value)
 
 
 def _typed(value: Any, kind: type, name: str) -> Any:

@@ -69,8 +69,13 @@ def _usage_of(data, rel, prefixes):
     return facts
 
 
-def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000, cache_dir=None):
+def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes=5000000, cache_dir=None,
+                   keep=None):
     """{"name", "dist", "version", "requires", "root", "modules": [usage facts]}
+
+    `keep`: a predicate on each file's path relative to `root_dir` (`tests/test_x.py`); a file
+    it refuses is not read at all (drift's include/exclude, chosen drift-side: this module
+    stays stdlib for hosts).
 
     With a cache, the read happens under an exclusive lock on the cache file's lock: a cold
     scan starts two probes at once (the usage asked ahead and the first probe), and the
@@ -79,7 +84,7 @@ def consumer_usage(root_dir, package, prefixes, *, use_importlib, max_file_bytes
     cache_path = _cache_file(cache_dir, root_dir, package, prefixes) if cache_dir else None
     lock = _lock(cache_path) if cache_path else None
     try:
-        return _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path)
+        return _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path, keep)
     finally:
         if lock is not None:
             os.close(lock)  # closing the descriptor releases the lock
@@ -116,8 +121,10 @@ def _lock(cache_path, wait=LOCK_WAIT):
     return None
 
 
-def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path):
+def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path, keep=None):
     entries, errors = walk_tree(root_dir, package)
+    if keep is not None:
+        entries = [e for e in entries if keep(e[0])]
     needles = [p.encode() for p in prefixes]
     old = _load(cache_path) if cache_path else {}
     new = {}

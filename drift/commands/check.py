@@ -5,6 +5,7 @@ from __future__ import annotations
 from drift import exitcodes
 from drift.pipeline.run import run_check
 from drift.commands.common import (
+    consumer_selection,
     OutputError, add_consumer_options, output_pairs, add_output_options, add_pre_option, add_silencing_options, default_target, emit, fail,
     pinned_target, settings_checked, progress, silence, silencing, target_caveat, with_caveats,
 )
@@ -18,7 +19,7 @@ def add_parser(sub) -> None:
                     "either; report each use the target breaks, with evidence, the predicted failure and the fix.",
         epilog="exit codes: 0 clean, 1 drift at or above --fail-on, 2 bad input, 3 index or host unreachable",
     )
-    add_consumer_options(p, positional=True, default_help="default: consumer in drift.toml")
+    add_consumer_options(p, positional=True, default_help="default: consumer in drift.toml", selection=True)
     p.add_argument("-t", "--target", default=None,
                    help="the vLLM to check against: spec, wheel, source tree, snapshot file (.json from drift "
                         "snapshot) or python:PATH; NAME==nightly for the newest dev build (default: target in "
@@ -61,7 +62,7 @@ def run(args) -> int:
                         hint="pass the target yourself: -t vllm==X.Y.Z, a wheel, a tree or a snapshot file")
         outcome = run_check(consumer_spec=consumer, target_spec=target, baseline_spec=args.baseline or config.baseline,
                             target_package=args.package, rule_paths=args.rules, progress=say,
-                            consumer_packages=args.consumer_package)
+                            consumer_packages=args.consumer_package, selection=consumer_selection(args, config))
     if outcome.report is None:
         return fail(outcome.error or "check failed", outcome.exit_code or exitcodes.USAGE)
     try:

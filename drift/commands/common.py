@@ -94,7 +94,7 @@ def add_output_options(parser, *, default: str = "terminal", formats=None, repea
     parser.add_argument("-v", "--verbose", action="store_true", help="show every evidence line")
 
 
-def add_consumer_options(parser, *, positional: bool = False, default_help: str) -> None:
+def add_consumer_options(parser, *, positional: bool = False, default_help: str, selection: bool = False) -> None:
     """The consumer means one thing everywhere: the code that uses vLLM (spec, wheel, tree,
     python:PATH, or a name = as installed where the target is), plus its import name."""
     if positional:
@@ -104,7 +104,27 @@ def add_consumer_options(parser, *, positional: bool = False, default_help: str)
                         help=f"the code that uses vLLM: a PyPI spec (speculators==0.3.0), a wheel, a source tree, "
                              f"python:PATH, or a name (as installed where the target is); {default_help}")
     parser.add_argument("--consumer-package", action="append", default=None, metavar="NAME",
-                        help="the consumer's top-level import name(s) (default: what its distribution provides)")
+                        help="the consumer's top-level import name (repeatable; default: what its distribution "
+                             "provides, or for a source tree every .py file under it)")
+    if not selection:  # a consumer read on a host is an installed package: nothing to select
+        return
+    parser.add_argument("--include", action="append", default=None, metavar="GLOBS",
+                        help="a source tree: read only files matching these gitignore-style globs, comma-separated "
+                             "(repeatable; added to include in [tool.drift])")
+    parser.add_argument("--exclude", action="append", default=None, metavar="GLOBS",
+                        help="a source tree: leave out files matching these gitignore-style globs, comma-separated "
+                             "(repeatable; added to exclude in [tool.drift]; .gitignore and ruff's defaults apply)")
+
+
+def consumer_selection(args, config):
+    """include/exclude for a source-tree consumer: [tool.drift]'s, then the command line's."""
+    from drift.consumer.discover import Selection
+
+    def split(values) -> tuple[str, ...]:
+        return tuple(g.strip() for v in values or () for g in v.split(",") if g.strip())
+
+    return Selection(include=tuple(config.include) + split(getattr(args, "include", None)),
+                     exclude=tuple(config.exclude) + split(getattr(args, "exclude", None)))
 
 
 def add_silencing_options(parser, *, config: bool = True) -> None:

@@ -8,6 +8,7 @@ import sys
 from drift import reports
 from drift import exitcodes
 from drift.commands.common import (
+    consumer_selection,
     add_consumer_options, add_pre_option, add_silencing_options, default_target, fail, pinned_target, progress,
     settings_checked, silence, silencing, target_caveat, with_caveats,
 )
@@ -22,7 +23,7 @@ def add_parser(sub) -> None:
                                    "consumer's lines and appends the Markdown verdict to the step summary.",
                        epilog="exit codes: 0 clean, 1 drift at or above --fail-on on some target, 2 bad input, "
                               "3 index unreachable")
-    add_consumer_options(p, default_help="default: . (this repository)")
+    add_consumer_options(p, default_help="default: . (this repository)", selection=True)
     p.add_argument("-t", "--target", action="append", default=None, metavar="SPEC",
                    help="PyPI spec, wheel, source tree, snapshot file or python:PATH (repeatable; default: "
                         "target in drift.toml, else the newest release); NAME==nightly for the newest dev build")
@@ -63,7 +64,7 @@ def run(args) -> int:
                         hint="pass the targets yourself: -t vllm==X.Y.Z (repeatable)")
         result = run_gate(consumer_spec=consumer, targets=targets, baseline_spec=args.baseline or config.baseline,
                           target_package=args.package, rule_paths=args.rules, progress=say,
-                          consumer_packages=args.consumer_package)
+                          consumer_packages=args.consumer_package, selection=consumer_selection(args, config))
     if result.error:
         return fail(result.error, result.exit_code or exitcodes.USAGE)
     options = dict(title=args.title or f"drift gate: {consumer}", repo_root=os.getcwd(), verbose=args.verbose,

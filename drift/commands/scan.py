@@ -140,6 +140,11 @@ def _notices(scans) -> None:
 def run(args) -> int:
     if not args.timeout > 0:
         return fail(f"--timeout must be a positive number of seconds, not {args.timeout:g}", exitcodes.USAGE)
+    if len(args.consumer_package or ()) > 1:
+        return fail("drift scan reads one installed consumer package per host; --consumer-package was given "
+                    f"{len(args.consumer_package)} times", exitcodes.USAGE,
+                    hint="scan once per package, or check a checkout with drift check DIR --consumer-package A "
+                         "--consumer-package B")
     hosts = list(args.hosts)
     if args.inventory:
         from drift.remote.inventory import InventoryError, load_inventory, select_hosts

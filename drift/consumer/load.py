@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from drift.consumer.usage import collect_usage, read_metadata
+from drift.consumer.discover import Selection, discover, file_filter
+from drift.consumer.usage import collect_discovered, collect_usage, read_metadata
 from drift.model.targets import _tree_root, classify, default_probe_cache, probe_interpreter
 from drift.sources.errors import FetchError
 from drift.sources.fetch import fetch_sources, parse_requirement
@@ -31,8 +32,13 @@ class Consumer:
         return cls(label, Path(use.get("root") or "."), [package], meta, use.get("modules") or [])
 
 
-def load_consumer(spec: str, *, target_package: str, packages: list[str] | None = None) -> Consumer:
+def load_consumer(spec: str, *, target_package: str, packages: list[str] | None = None,
+                  selection: Selection | None = None) -> Consumer:
+    """A PyPI release or a wheel is read as its packages (all a wheel holds); a source tree as
+    every `.py` under it that `selection` admits (drift.consumer.discover), or only the
+    packages named with --consumer-package."""
     kind = classify(spec)
+    selection = selection or Selection()
     if kind == "pypi":
         parse_requirement(spec)
         src = fetch_sources(spec)
@@ -41,11 +47,11 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
         src = wheel_sources(Path(os.path.expanduser(spec)))
         root, pkgs = src.root, packages or top_level_packages(src.root, src.name)
     elif kind == "tree":
-        root, pkgs = _tree_root(Path(os.path.expanduser(spec)), packages)
+        return _checkout(spec, Path(os.path.expanduser(spec)), packages, selection, target_package)
     elif kind == "missing-path":
         raise FetchError(f"no such path: {spec}")
     elif kind == "python":
-        return _consumer_in_environment(spec, package=(packages or ["speculators"])[0], target_package=target_package)
+        return _consumer_in_environment(spec, packages=packages or ["speculators"], target_package=target_package)
     else:
         raise FetchError(f"{spec}: a consumer is a PyPI spec, a wheel, a source tree or python:PATH")
     if not pkgs:
@@ -55,9 +61,43 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
     return Consumer(spec, root, pkgs, meta, usage)
 
 
-def _consumer_in_environment(spec: str, *, package: str, target_package: str) -> Consumer:
-    """A consumer installed in another interpreter here: the same probe `drift scan` ships."""
+def _checkout(spec: str, path: Path, packages: list[str] | None, selection: Selection,
+              target_package: str) -> Consumer:
+    """A source tree: a package folder itself, the named packages, or every file discovered."""
+    path = path.resolve()
+    try:
+        file_filter(path, selection)  # every glob parses, or the error names it before anything is read
+    except ValueError as exc:
+        raise FetchError(f"bad include/exclude glob: {exc}") from None
+    if packages or (path / "__init__.py").exists():
+        root, pkgs = _tree_root(path, packages)
+        keep = file_filter(root, selection) if selection.include or selection.exclude else None
+        usage = collect_usage(root, pkgs, [target_package], cache_dir=default_probe_cache(), keep=keep)
+        return Consumer(spec, root, pkgs, read_metadata(root, pkgs[0]), usage)
+    try:
+        found = discover(path, selection)
+    except ValueError as exc:
+        raise FetchError(str(exc)) from None
+    usage = collect_discovered(found, [target_package], cache_dir=default_probe_cache())
+    return Consumer(spec, found.root, found.packages, _checkout_metadata(found), usage)
+
+
+def _checkout_metadata(found) -> dict:
+    """The checkout's distribution (a package's .dist-info, else pyproject.toml); a repository
+    of scripts without either is named after its folder."""
+    for read_root, name in found.units:
+        meta = read_metadata(read_root, name)
+        if meta.get("version") or meta.get("requires") or meta.get("name") != name:
+            return meta
+    return read_metadata(found.root, found.root.name)
+
+
+def _consumer_in_environment(spec: str, *, packages: list[str], target_package: str) -> Consumer:
+    """A consumer installed in another interpreter here: the same probe `drift scan` ships.
+    Several import names (--consumer-package, repeated) are read in the one probe call."""
     python = spec[len("python:"):] if spec.startswith("python:") else spec
-    doc = probe_interpreter(python, {"packages": [], "env_packages": [package], "cache_dir": default_probe_cache(),
-                                     "known": {}, "usage": {"packages": [package], "prefixes": [target_package]}})
-    return Consumer.from_usage(spec, package, doc["usage"][package])
+    doc = probe_interpreter(python, {"packages": [], "env_packages": list(packages), "cache_dir": default_probe_cache(),
+                                     "known": {}, "usage": {"packages": list(packages), "prefixes": [target_package]}})
+    first = Consumer.from_usage(spec, packages[0], doc["usage"][packages[0]])
+    usage = [m for p in packages for m in (doc["usage"][p].get("modules") or [])]
+    return Consumer(spec, first.root, list(packages), first.meta, usage)

@@ -14,11 +14,30 @@ from drift.probes.distinfo import dist_for
 
 
 def collect_usage(root: Path, packages: list[str], prefixes: list[str], *,
-                  cache_dir: str | None = None) -> list[dict[str, Any]]:
+                  cache_dir: str | None = None, keep=None) -> list[dict[str, Any]]:
     """Usage facts of every consumer module that imports from one of `prefixes`."""
     out: list[dict[str, Any]] = []
     for package in packages:
-        out += consumer_usage(str(root), package, prefixes, use_importlib=False, cache_dir=cache_dir)["modules"]
+        out += consumer_usage(str(root), package, prefixes, use_importlib=False, cache_dir=cache_dir,
+                              keep=keep)["modules"]
+    return out
+
+
+def collect_discovered(found, prefixes: list[str], *, cache_dir: str | None = None) -> list[dict[str, Any]]:
+    """Usage facts of every file a discovered checkout (drift.consumer.discover) selects.
+
+    A unit walked from below the root (`src/`) keeps its import names, and its paths are made
+    relative to the root again (`src/pkg/x.py`), where reports, ignore comments and patches
+    look for them."""
+    out: list[dict[str, Any]] = []
+    for read_root, name in found.units:
+        prefix = found.prefix(read_root)
+        keep = (lambda rel, _p=prefix: found.keep(_p + rel)) if prefix else found.keep
+        for module in consumer_usage(str(read_root), name, prefixes, use_importlib=False, cache_dir=cache_dir,
+                                     keep=keep)["modules"]:
+            if prefix and module.get("path"):
+                module = dict(module, path=prefix + module["path"])
+            out.append(module)
     return out
 
 

@@ -34,9 +34,10 @@ def run_gate(
     rule_paths: list[str] | None = None,
     progress: Callable[[str], None] = lambda _m: None,
     consumer_packages: list[str] | None = None,
+    selection=None,
 ) -> GateResult:
     consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages,
-                                  say=progress)
+                                  say=progress, selection=selection)
     if isinstance(consumer, Outcome):
         return GateResult((), consumer.error, consumer.exit_code)
     if not consumer.usage:

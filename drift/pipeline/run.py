@@ -107,17 +107,19 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
                    {**outcome.extra, "consumer_root": consumer.root})
 
 
-def consumer_from_spec(spec: str, *, target_package: str, packages: list[str] | None, say: Say) -> Consumer | Outcome:
+def consumer_from_spec(spec: str, *, target_package: str, packages: list[str] | None, say: Say,
+                       selection=None) -> Consumer | Outcome:
+    """`selection`: include/exclude globs for a source tree (drift.consumer.discover.Selection)."""
     try:
         say(f"reading consumer {spec}")
-        return load_consumer(spec, target_package=target_package, packages=packages)
+        return load_consumer(spec, target_package=target_package, packages=packages, selection=selection)
     except FetchError as exc:  # an index that did not answer is exit 3 for the consumer as for the target
         return Outcome(None, f"consumer: {exc}", getattr(exc, "exit_code", exitcodes.USAGE))
 
 
 def run(*, consumer_spec: str, target_specs: list[str], baseline_spec: str | None = None,
         target_package: str = "vllm", rule_paths: list[str] | None = None, say: Say | None = None,
-        consumer_packages: list[str] | None = None) -> tuple[Consumer | None, list[Outcome]]:
+        consumer_packages: list[str] | None = None, selection=None) -> tuple[Consumer | None, list[Outcome]]:
     """Consumer and baseline read once, then one outcome per target, in order; the first one
     that cannot be produced ends the list (its outcome says why)."""
     say = say or (lambda _m: None)
@@ -126,7 +128,7 @@ def run(*, consumer_spec: str, target_specs: list[str], baseline_spec: str | Non
     with Prefetch(say=say) as pre:  # the releases fetched side by side, joined below in the usual order
         _prefetch_releases(pre, consumer_spec, target_specs, baseline_spec, target_package, consumer_packages)
         consumer = consumer_from_spec(consumer_spec, target_package=target_package, packages=consumer_packages,
-                                      say=say)
+                                      say=say, selection=selection)
         if isinstance(consumer, Outcome):
             return None, [consumer]
         return consumer, run_consumer(consumer, target_specs=target_specs, baseline_spec=baseline_spec,
@@ -299,9 +301,10 @@ def run_check(
     rule_paths: list[str] | None = None,
     progress: Callable[[str], None] | None = None,
     consumer_packages: list[str] | None = None,
+    selection=None,
 ) -> Outcome:
     """check of one consumer against one target: `run` with one target."""
     _consumer, outcomes = run(consumer_spec=consumer_spec, target_specs=[target_spec], baseline_spec=baseline_spec,
                               target_package=target_package, rule_paths=rule_paths, say=progress,
-                              consumer_packages=consumer_packages)
+                              consumer_packages=consumer_packages, selection=selection)
     return outcomes[-1]
