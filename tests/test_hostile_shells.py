@@ -75,7 +75,7 @@ def test_apply_and_revert_through_each_login_shell(shell_host, tmp_path):
     assert applied["status"] == "applied", applied
     assert target.read_bytes() == after
     reverted = _with(spec, server, lambda c: run_applier(c, python=sys.executable, action="revert",
-                                                         payload={"state_dir": str(state), "patch_id": "p1"}))
+                                                         payload={"state_dir": str(state), "patch_id": "p1", "root": str(root)}))
     assert reverted["status"] == "reverted", reverted
     assert target.read_bytes() == before
 

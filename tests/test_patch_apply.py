@@ -64,8 +64,8 @@ def do_apply(p, root, state, **kw):
     return run(apply(p, LocalConnector(), root=str(root), state_dir=str(state), meta=META, python=PY, **kw))
 
 
-def do_revert(state, **kw):
-    return run(revert(LocalConnector(), state_dir=str(state), python=PY, **kw))
+def do_revert(root, state, **kw):
+    return run(revert(LocalConnector(), state_dir=str(state), root=str(root), python=PY, **kw))
 
 
 def test_apply_writes_backup_and_manifest_then_is_idempotent(site):
@@ -128,20 +128,20 @@ def test_revert_restores_originals_and_refuses_later_edits(site):
     p = plan(FILES, findings())
     assert do_apply(p, root, state).status == "applied"
     (root / "pkg/a.py").write_bytes(b"# edited by hand\n")
-    res = do_revert(state)
+    res = do_revert(root, state)
     assert res.status == "refused" and "pkg/a.py was changed after the patch" in res.reason
     assert (root / "pkg/b.py").read_bytes() == p.changes[1].after  # nothing restored
-    res = do_revert(state, force=True)
+    res = do_revert(root, state, force=True)
     assert res.status == "reverted", res.reason
     for rel, data in FILES.items():
         assert (root / rel).read_bytes() == data
     manifest = json.loads((state / p.patch_id / "manifest.json").read_text())
     assert manifest["status"] == "reverted" and {f["state"] for f in manifest["files"]} == {"reverted"}
-    assert do_revert(state).status == "nothing"
-    assert do_revert(state, patch_id=p.patch_id).status == "already_reverted"
+    assert do_revert(root, state).status == "nothing"
+    assert do_revert(root, state, patch_id=p.patch_id).status == "already_reverted"
     # Apply again after a revert works and revert by id restores again.
     assert do_apply(p, root, state).status == "applied"
-    assert do_revert(state, patch_id=p.patch_id).status == "reverted"
+    assert do_revert(root, state, patch_id=p.patch_id).status == "reverted"
     assert (root / "pkg/a.py").read_bytes() == FILES["pkg/a.py"]
 
 
@@ -206,7 +206,7 @@ def test_killed_midway_leaves_each_file_old_or_new_and_the_manifest_says_which(s
     assert res.status == "applied"
     assert {f.path: f.action for f in res.files} == {first.path: "already", second.path: "applied"}
     assert do_apply(p, root, state).status == "already_applied"
-    assert do_revert(state).status == "reverted"
+    assert do_revert(root, state).status == "reverted"
     for rel, data in FILES.items():
         assert (root / rel).read_bytes() == data
 

@@ -102,7 +102,7 @@ def test_host_dropping_during_apply_loses_nothing(sshd, tmp_path):
         try:
             res = await apply(the_plan, conn, root=str(root), state_dir=str(state), meta=meta,
                               python=sys.executable)
-            rev = await revert(conn, state_dir=str(state), python=sys.executable)
+            rev = await revert(conn, state_dir=str(state), root=str(root), python=sys.executable)
             return res, rev
         finally:
             await conn.close()

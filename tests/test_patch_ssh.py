@@ -39,7 +39,7 @@ def test_apply_verify_revert_over_ssh(sshd, tmp_path):
             second = await apply(p, conn, **kw)
             compiled = await verify_compile(conn, python=sys.executable, paths=["pkg/gen.py"], root=str(root))
             patched = (root / "pkg/gen.py").read_bytes()
-            back = await revert(conn, state_dir=str(state), python=sys.executable)
+            back = await revert(conn, state_dir=str(state), root=str(root), python=sys.executable)
             return first, second, compiled, patched, back
         finally:
             await conn.close()

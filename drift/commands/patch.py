@@ -76,7 +76,8 @@ async def _run(args, say) -> tuple[int, dict]:
     try:
         state_dir = args.state_dir or str(PurePosixPath(await _home(connector, python)) / ".drift" / "patches")
         if args.revert:
-            res = await revert(connector, state_dir=state_dir, patch_id=LATEST, python=python, force=args.force)
+            res = await revert(connector, state_dir=state_dir, patch_id=LATEST, python=python, force=args.force,
+                               consumer=settings.consumer)
             ok = res.status in ("reverted", "already_reverted")
             return (exitcodes.CLEAN if ok else exitcodes.USAGE), {
                 "action": "revert", "status": res.status, "reason": res.reason, "host": label,

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 
+MANIFEST_LIMIT = 16 * 1024 * 1024  # bytes read of a manifest; more is not a manifest drift wrote
 PAUSE_ENV = "DRIFT_APPLIER_PAUSE_FILE"  # test hook: pause after the first file is committed
 
 
@@ -182,15 +183,72 @@ def find_latest(state_dir):
     for mpath in glob.glob(os.path.join(glob.escape(state_dir), "*", "manifest.json")):
         try:
             with open(mpath, "rb") as fh:
-                m = json.loads(fh.read().decode())
-        except (OSError, ValueError):
+                m = json.loads(fh.read(MANIFEST_LIMIT + 1).decode())
+        except (OSError, ValueError, RecursionError):
             continue
-        if m.get("status") == "reverted":
+        if not isinstance(m, dict) or m.get("status") == "reverted":
             continue
         key = (m.get("applied_at") or 0, mpath)
         if best is None or key > best[0]:
             best = (key, m.get("patch_id"))
     return best[1] if best else None
+
+
+def locate_consumer(top):
+    """(root_dir, top-level name) where `top` is installed for this interpreter, or None.
+
+    The same finder lookup as the probe's locate.find_package (never imports the package): the
+    root a revert may write under is the one this host's Python resolves, not one a manifest names.
+    """
+    import importlib.util
+
+    if not top or not isinstance(top, str) or "/" in top or top.startswith("."):
+        return None
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if locations:
+        return os.path.dirname(os.path.abspath(locations[0])), os.path.basename(locations[0])
+    if spec.origin and spec.origin.endswith(".py"):
+        return os.path.dirname(os.path.abspath(spec.origin)), os.path.basename(spec.origin)
+    return None
+
+
+def trusted_root(p, manifest):
+    """(root, allowed first path parts, None) or (None, None, why not): the manifest's `root` is
+    only believed when it is the consumer's install that drift computed (`root` in the payload,
+    or where this interpreter finds `consumer`); an edited manifest naming another directory
+    is refused before anything is read or written there."""
+    named = manifest.get("root")
+    files = manifest.get("files")
+    if not isinstance(named, str) or not isinstance(files, list) or not all(
+            isinstance(e, dict) and isinstance(e.get("path"), str) and isinstance(e.get("before_sha256"), str)
+            and isinstance(e.get("after_sha256"), str) for e in files):
+        return None, None, "the manifest is malformed (root or files missing or of the wrong type)"
+    allowed = None
+    if p.get("root"):
+        expected = p["root"]
+    elif p.get("consumer"):
+        found = locate_consumer(p["consumer"])
+        if found is None:
+            return None, None, "consumer %r is not installed for this interpreter: nothing to revert it against" % (
+                p["consumer"],)
+        expected, top = found
+        allowed = {top}
+    else:
+        return None, None, "revert needs the consumer (or its root) to check the manifest against"
+    if os.path.realpath(named) != os.path.realpath(expected):
+        return None, None, "the manifest names root %s, but the consumer is installed at %s: refusing to write there" % (
+            named, expected)
+    if allowed is not None:
+        for e in files:
+            if e["path"].replace("\\", "/").split("/", 1)[0] not in allowed:
+                return None, None, "the manifest names %s, which is not a file of consumer %s" % (e["path"], p["consumer"])
+    return os.path.realpath(expected), allowed, None
 
 
 def do_revert(p):
@@ -203,9 +261,16 @@ def do_revert(p):
     mpath = manifest_path(state_dir, patch_id)
     if not os.path.exists(mpath):
         return {"status": "nothing", "reason": "no manifest for patch %s under %s" % (patch_id, state_dir)}
-    with open(mpath, "rb") as fh:
-        manifest = json.loads(fh.read().decode())
-    root = os.path.realpath(manifest["root"])
+    try:
+        with open(mpath, "rb") as fh:
+            manifest = json.loads(fh.read(MANIFEST_LIMIT + 1).decode())
+    except (ValueError, RecursionError):
+        manifest = None
+    if not isinstance(manifest, dict):
+        return {"status": "refused", "reason": "the manifest %s is not a JSON object" % mpath}
+    root, _, why = trusted_root(p, manifest)
+    if root is None:
+        return {"status": "refused", "reason": why}
     backup_root = os.path.realpath(os.path.join(state_dir, patch_id, "backup"))
     plan = []
     outcome = []
