@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from pathlib import PurePosixPath
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
@@ -17,6 +18,7 @@ from drift import exitcodes
 from drift.remote.connectors.base import Connector
 from drift.findings import Finding, Report
 from drift.jobs.remote import call_runner, runner_source
+from drift.jobs.replies import ReplyError, checked_status
 from drift.jobs.runs import RunInfo
 
 __all__ = ["LaunchResult", "PreflightUnavailable", "launch", "new_run_id", "report_to_dict"]
@@ -102,7 +104,10 @@ async def launch(
     reply = await call_runner(connector, python, "prepare", run_dir_root, run_id)
     if not reply.ok or reply.data is None:
         return LaunchResult("failed", exitcodes.USAGE, run_id=run_id, reason=reply.error, report=report)
-    run_dir = str(reply.data["run_dir"])
+    run_dir = reply.data.get("run_dir")
+    if not isinstance(run_dir, str) or not run_dir.startswith("/") or PurePosixPath(run_dir).name != run_id:
+        return LaunchResult("failed", exitcodes.USAGE, run_id=run_id, report=report,
+                            reason=f"the job runner's reply is malformed: run_dir {run_dir!r} is not .../{run_id}")
     job = {
         "run_id": run_id, "command": list(command), "forced": forced, "python": python,
         "env": env or {}, "cwd": cwd, "launched_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -115,6 +120,10 @@ async def launch(
     reply = await call_runner(connector, python, "start", run_dir)
     if not reply.ok or reply.data is None:
         return LaunchResult("failed", exitcodes.DRIFT, run_id=run_id, run_dir=run_dir, reason=reply.error, report=report)
-    run = RunInfo.from_runner(reply.data)
+    try:
+        run = RunInfo.from_runner(checked_status(reply.data))
+    except ReplyError as exc:
+        return LaunchResult("failed", exitcodes.USAGE, run_id=run_id, run_dir=run_dir, report=report,
+                            reason=f"the job runner's reply is malformed: {exc}")
     return LaunchResult("started", exitcodes.CLEAN, run_id=run_id, run_dir=run_dir, run=run, report=report,
                         breaking=breaking, forced=forced, notes=tuple(notes))

@@ -11,6 +11,7 @@ from typing import Any
 
 from drift.remote.connectors.base import Connector
 from drift.jobs.remote import call_runner
+from drift.jobs.replies import ReplyError, checked_status
 
 __all__ = ["RunInfo", "RunsResult", "list_runs"]
 
@@ -92,5 +93,11 @@ async def list_runs(connector: Connector, *, python: str, run_dir_root: str) -> 
     reply = await call_runner(connector, python, "list", run_dir_root)
     if not reply.ok or reply.data is None:
         return RunsResult((), error=reply.error)
-    runs = tuple(RunInfo.from_runner(r) for r in reply.data.get("runs", ()))
-    return RunsResult(runs, root=reply.data.get("root"))
+    raw, root = reply.data.get("runs", ()), reply.data.get("root")
+    try:
+        if not isinstance(raw, list) or (root is not None and not isinstance(root, str)):
+            raise ReplyError("`runs` is not a list or `root` not a string")
+        runs = tuple(RunInfo.from_runner(checked_status(r)) for r in raw)
+    except ReplyError as exc:
+        return RunsResult((), error=f"{connector.name}: the job runner's reply is malformed: {exc}")
+    return RunsResult(runs, root=root)

@@ -27,6 +27,7 @@ from drift.findings import Finding
 from drift.jobs.failures import Diagnosis, diagnose
 from drift.jobs.progress import Counter, LineSplitter, ProgressTracker
 from drift.jobs.remote import call_runner
+from drift.jobs.replies import ReplyError, checked_poll, checked_status, safe_run_id
 from drift.jobs.runs import RunInfo
 
 __all__ = ["OffsetStore", "WatchResult", "default_state_dir", "link_errors", "watch"]
@@ -59,8 +60,10 @@ class OffsetStore:
     host: str
 
     def path(self, run_id: str) -> Path:
-        host = re.sub(r"[^A-Za-z0-9._@-]", "_", self.host) or "_"
-        return self.state_dir / host / f"{run_id}.offset"
+        """Always a file directly in this host's folder: a run id that is not a plain name
+        (a hostile runner's `../../x`) raises ReplyError before any path is made of it."""
+        host = re.sub(r"[^A-Za-z0-9._@-]", "_", self.host).lstrip(".") or "_"
+        return self.state_dir / host / f"{safe_run_id(run_id)}.offset"
 
     def load(self, run_id: str) -> int:
         try:
@@ -174,6 +177,8 @@ async def watch(
     splitter = LineSplitter()
     run: RunInfo | None = None
     resolved = run_id if run_id != "latest" else None
+    if resolved is not None and not _plain(resolved):
+        return WatchResult(exitcodes.USAGE, error=f"the run id {run_id!r} is not a plain name")
     offset = store.load(resolved) if resolved else 0
     with _Display(console, quiet=quiet, tracker=tracker) as display:
         try:
@@ -181,7 +186,7 @@ async def watch(
                 first = await call_runner(connector, python, "poll", run_dir_root, run_id, "0", "0")
                 if not first.ok or first.data is None:
                     return _missing(first.error, run_id, connector.name, first.missing)
-                resolved = str(first.data["status"]["run_id"])
+                resolved = safe_run_id(checked_status(first.data.get("status"))["run_id"])
                 offset = store.load(resolved)
             base = read_pos = offset  # base: where the splitter started; read_pos: next byte to fetch
             while True:
@@ -189,14 +194,16 @@ async def watch(
                 if not reply.ok or reply.data is None:
                     return _missing(reply.error, resolved, connector.name, reply.missing)
                 data = reply.data
+                got, read_pos, size, reset, blob = checked_poll(data, asked=read_pos, max_bytes=max_bytes)
+                if data["status"]["run_id"] != resolved:
+                    raise ReplyError(f"asked for run {resolved}, the reply is about {data['status']['run_id']!r}")
                 run = RunInfo.from_runner(data["status"])
-                if data.get("reset"):  # the log is shorter than our offset: it was replaced
-                    base, splitter = int(data["offset"]), LineSplitter()
-                for segments, final in splitter.feed(base64.b64decode(data["data"])):
+                if reset:  # the log is shorter than our offset: it was replaced
+                    base, splitter = got, LineSplitter()
+                for segments, final in splitter.feed(blob):
                     display.line(segments, final)
                 display.partial(splitter.pending())
-                read_pos = int(data["next_offset"])
-                at_end = read_pos >= int(data["size"])
+                at_end = read_pos >= size
                 if run.finished and at_end:
                     for segments, final in splitter.flush():
                         display.line(segments, final)
@@ -205,6 +212,11 @@ async def watch(
                     break
                 if at_end:
                     await asyncio.sleep(interval)
+        except ReplyError as exc:
+            return WatchResult(exitcodes.USAGE, run=run, progress=tracker.counters,
+                               offset=store.load(resolved) if resolved else 0,
+                               error=f"{connector.name}: the job runner's reply is malformed: {exc}",
+                               lines=tuple(display.shown))
         except link_errors() as exc:
             saved = store.load(resolved) if resolved else 0
             message = (f"lost the connection to {connector.name} while watching {resolved or run_id}: {exc}; "
@@ -221,6 +233,14 @@ async def watch(
                        offset=store.load(resolved), lines=tuple(display.shown))
 
 
+def _plain(run_id: str) -> bool:
+    try:
+        safe_run_id(run_id)
+    except ReplyError:
+        return False
+    return True
+
+
 def _missing(error: str | None, run_id: str, host: str, missing: bool) -> WatchResult:
     if missing:
         return WatchResult(exitcodes.USAGE, error=f"no run {run_id} on {host} ({error})")
@@ -231,7 +251,11 @@ async def _diagnose(connector: Connector, *, python: str, run_dir_root: str, run
     reply = await call_runner(connector, python, "tail", run_dir_root, run.run_id, str(TAIL_BYTES))
     if not reply.ok or reply.data is None:
         return None
-    text = base64.b64decode(reply.data["data"]).decode("utf-8", "replace")
+    try:
+        _, _, _, _, blob = checked_poll(reply.data, asked=None, max_bytes=TAIL_BYTES)
+    except ReplyError:
+        return None
+    text = blob.decode("utf-8", "replace")
     return diagnose(text, await load_findings(connector, run))
 
 
