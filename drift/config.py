@@ -21,7 +21,10 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10: the same parser, from PyPI (a dependency only there)
     import tomli as tomllib
 
-__all__ = ["Config", "ConfigError", "DEFAULT_RUN_DIR", "find_config", "load_config", "parse_config"]
+__all__ = ["Config", "ConfigError", "DEFAULT_RUN_DIR", "TRUST_ENV", "find_config", "load_config", "parse_config",
+           "program_keys", "require_trust", "trust_requested"]
+
+TRUST_ENV = "DRIFT_TRUST_CONFIG"  # "1": honour a config file's python: targets and ssh_config (CI sets it on purpose)
 
 DEFAULT_RUN_DIR = "~/.drift/runs"
 _TOP_KEYS = {
@@ -229,3 +232,34 @@ def parse_command(value: Any, *, name: str = "command") -> tuple[str, ...]:
     if not argv:
         raise ConfigError(f"{name} is empty")
     return tuple(argv)
+
+
+def program_keys(config: Config) -> list[str]:
+    """The settings of a config file that would make drift run a program on this machine: a
+    `python:PATH` target, baseline or consumer runs PATH, and an ssh config file may hold a
+    ProxyCommand or a Match exec. Why these need consent: the file is part of the checkout, and
+    a pull request can change it, so `drift gate` in CI would run what the pull request says."""
+    keys = [f"{key} = {getattr(config, key)!r}" for key in ("target", "baseline", "consumer")
+            if isinstance(getattr(config, key), str) and getattr(config, key).strip().startswith("python:")]
+    if config.ssh_config:
+        keys.append(f"ssh_config = {config.ssh_config!r}")
+    return keys
+
+
+def trust_requested(args: Any = None) -> bool:
+    """`--trust-config`, or DRIFT_TRUST_CONFIG=1 in the environment (set deliberately, e.g. by CI)."""
+    import os
+
+    return bool(getattr(args, "trust_config", False)) or os.environ.get(TRUST_ENV, "") == "1"
+
+
+def require_trust(config: Config, *, trusted: bool) -> Config:
+    """`config` unchanged when it runs nothing or is trusted; otherwise ConfigError (exit 2)
+    naming the settings, before anything could run them."""
+    keys = program_keys(config) if config.source is not None else []
+    if keys and not trusted:
+        raise ConfigError(
+            f"{config.source} would make drift run a program ({'; '.join(keys)}); a repository's config is "
+            f"not trusted to do that unasked: pass --trust-config (or set {TRUST_ENV}=1) if you trust this file, "
+            "or give the setting on the command line instead")
+    return config

@@ -146,13 +146,20 @@ def add_silencing_options(parser, *, config: bool = True) -> None:
                    help="exit 1 on an unused `# drift: ignore` comment or accepted entry too (default: a warning)")
     if config:
         parser.add_argument("--config", metavar="PATH", help="drift.toml to use instead of searching upwards")
+        add_trust_option(parser)
+
+
+def add_trust_option(parser) -> None:
+    parser.add_argument("--trust-config", action="store_true", default=False,
+                        help="let the config file run programs: a python:PATH target/baseline/consumer, an "
+                             "ssh_config (also DRIFT_TRUST_CONFIG=1)")
 
 
 def load_settings(args):
     """The config file for this run (ConfigError when unusable)."""
-    from drift.config import load_config
+    from drift.config import load_config, require_trust, trust_requested
 
-    return load_config(getattr(args, "config", None))
+    return require_trust(load_config(getattr(args, "config", None)), trusted=trust_requested(args))
 
 
 def settings_checked(args):

@@ -11,7 +11,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from drift.config import Config, ConfigError, load_config
+from drift.config import Config, ConfigError, load_config, require_trust, trust_requested
 from drift.remote.connectors.base import Connector, ConnectorError
 from drift.remote.connectors.local import LocalConnector
 
@@ -30,6 +30,9 @@ def add_host_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", help="the host's interpreter (default: python3; sys.executable for local)")
     parser.add_argument("--run-dir", help="run directory root on the host (default ~/.drift/runs)")
     parser.add_argument("--config", metavar="PATH", help="drift.toml to use instead of searching upwards")
+    parser.add_argument("--trust-config", action="store_true", default=False,
+                        help="let the config file run programs: a python:PATH target/baseline/consumer, an "
+                             "ssh_config (also DRIFT_TRUST_CONFIG=1)")
     parser.add_argument("--connect-timeout", type=float, default=None, metavar="SECONDS",
                         help="give up on a host that has not answered and logged in within this many seconds "
                              "(default 10)")
@@ -56,7 +59,7 @@ class JobSettings:
 
 def settings_from_args(args: argparse.Namespace, *, host: str | None) -> JobSettings:
     """Raises ConfigError (exit 2) when the config file is unusable."""
-    config = load_config(getattr(args, "config", None))
+    config = require_trust(load_config(getattr(args, "config", None)), trusted=trust_requested(args))
     identity = getattr(args, "identity", None)
     config = config.override(
         python=getattr(args, "python", None), run_dir=getattr(args, "run_dir", None),
