@@ -35,7 +35,7 @@ def host(tmp_path):
     (site / "hostilepkg" / "a.py").write_bytes(BEFORE)
     finding = Finding(rule_id="T003", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING, title="t",
                       consumer_site=Location("hostilepkg/a.py", 1),
-                      fix=Fix("f", codemod="drop_keyword", args={"callee": "make", "keyword": "spec"}))
+                      fix=Fix("f", codemod="drop_keyword", args={"callee": "make", "keyword": "spec"}, tier="safe"))
     the_plan = plan({"hostilepkg/a.py": BEFORE}, [finding])
     state = tmp_path / "state"
     python = str(venv / "bin" / "python")
