@@ -253,12 +253,15 @@ def _callee(scope, call, target_base=None):
 
 def _result_uses(func_node, var, after_line, source_lines):
     """How a local holding a call result is used later in the same function."""
-    uses = {"indexed": [], "iterated": [], "truth_tested": []}
+    uses = {"indexed": [], "iterated": [], "truth_tested": [], "attributes": []}
     derived = {}  # name assigned from var[...] -> index record
     for node in walk(func_node):
         line = getattr(node, "lineno", 0)
         if line < after_line:
             continue
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == var \
+                and isinstance(node.ctx, ast.Load):  # `out.sampled_token_ids`: fails first when the result is None
+            uses["attributes"].append({"line": node.lineno, "attr": node.attr})
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             val = node.value
             if isinstance(val, ast.Subscript) and isinstance(val.value, ast.Name) and val.value.id == var:

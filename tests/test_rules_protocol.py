@@ -135,3 +135,26 @@ def test_no_baseline_still_reports_a_consumer_that_never_collects(tmp_path):
     case = Case("no-baseline", None, {"gizmo/runner.py": RUNNER_AFTER}, {"app/main.py": CALLS_RUN},
                 [("DRIFT020", RUN_LINE)])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+OVERRIDE_READS_RESULT = """
+    from gizmo.runner import Runner
+
+    class MyRunner(Runner):
+        def run(self, x):
+            out = super().run(x)
+            return out.count(x)
+    """
+
+
+def test_inside_the_consumers_override_the_attribute_read_on_none_is_predicted(tmp_path):
+    """Issue 24: in the consumer's own `run` override the failure is the next line's attribute
+    read on the None `super().run()` now returns, not the guard of a later call."""
+    case = Case("override-reads", {"gizmo/runner.py": RUNNER_BEFORE}, {"gizmo/runner.py": RUNNER_AFTER},
+                {"app/main.py": OVERRIDE_READS_RESULT}, [("DRIFT020", line_of(OVERRIDE_READS_RESULT, "super().run(x)"))])
+    f = only(findings_of(tmp_path, case), "DRIFT020")
+    real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "MyRunner().run(1)")
+    assert real == "AttributeError: 'NoneType' object has no attribute 'count'"
+    assert f.predicted_failure.startswith(real)
+    assert f"line {line_of(OVERRIDE_READS_RESULT, 'out.count(x)')}" in f.predicted_failure
+    assert f.fix.codemod is None  # inside the override: the engine calls collect() itself

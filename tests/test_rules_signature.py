@@ -624,6 +624,15 @@ def test_positional_shift_says_which_argument_binds_what(tmp_path):
     assert "`b: str` is passed as `flag: bool`" in typed.details
 
 
+def test_positional_shift_names_a_removal_as_a_removal(tmp_path):
+    """Issue 24: DRIFT013 said "(X inserted before it)" when parameters were removed."""
+    case = _shift("def make(a, old=0, b=0, c=0):\n    return a\n",
+                  "def make(a, b=0, c=0, new=None):\n    return a\n", "make(1, 2, 3, 4)")
+    f = only(findings_of(tmp_path, case), "DRIFT013")
+    assert f.title == "`make`: positional argument 4 was `c`, now binds `new` (old removed before it)"
+    assert "inserted" not in f.title
+
+
 @pytest.mark.parametrize("cid", ["required-displaced", "multiple-values"])
 def test_positional_shift_predicts_what_python_raises(tmp_path, cid):
     case = next(s[1] for s in SHIFT_CASES if s[0] == cid)

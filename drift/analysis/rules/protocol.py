@@ -165,8 +165,11 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
             if base_m is not None:
                 base_ev.append(Location(base_proto_cls.path, base_m.line, symbol=f"{base_proto_cls.dotted}.{method}",
                                         snippet="returns its output; no tail `return None`"))
-            failure = (f"RuntimeError: {guard.message}" if guard is not None else
-                       f"the result of `{method}()` is None; the state waits in `{proto['field']}` for `{sibling}()`")
+            failure = _first_failure(rc.rec.get("result"), rc.rec["line"])
+            if failure is None:
+                failure = ((f"RuntimeError: {guard.message}" if guard is not None else
+                            f"the result of `{method}()` is None; the state waits in `{proto['field']}` for "
+                            f"`{sibling}()`") + f" (raised by the next `{method}()` call)")
             sib_params = [p for p in sib.param_facts[1:] if p.required]
             yield Finding(
                 rule_id="DRIFT020", kind=RuleKind.TWO_PHASE_PROTOCOL, severity=Severity.BREAKING,
@@ -174,12 +177,35 @@ def two_phase_protocol(ctx: CheckContext) -> Iterator[Finding]:
                 consumer_site=rc.site,
                 target_evidence=tuple(target_ev),
                 baseline_evidence=tuple(base_ev),
-                predicted_failure=failure + f" (raised by the next `{method}()` call)",
+                predicted_failure=failure,
                 fix=_second_phase_fix(rc.rec.get("function") or "", method, sibling, sib_params),
                 symbol=rc.dotted,
                 details=f"`{cls.dotted.rsplit('.', 1)[-1]}.{method}` stores its state in `self.{proto['field']}` "
                         f"and returns None; `{sibling}` consumes it.",
             )
+
+
+def _first_failure(result: dict | None, call_line: int) -> str | None:
+    """What Python raises first when the consumer uses the None it now gets back: an attribute
+    read, an index or a loop on the result after the call, the earliest line first.
+
+    Why: inside the consumer's own `execute_model` override, `out = super().execute_model(...)`
+    is followed by `out.sampled_token_ids`; the AttributeError there comes before any next call
+    could reach the state guard, so predicting the guard's error would send the reader astray."""
+    if not result:
+        return None
+    first: list[tuple[int, str]] = []
+    for a in result.get("attributes") or []:
+        first.append((a["line"], f"AttributeError: 'NoneType' object has no attribute '{a['attr']}'"))
+    for i in result.get("indexed") or []:
+        first.append((i["line"], "TypeError: 'NoneType' object is not subscriptable"))
+    for i in result.get("iterated") or []:
+        first.append((i["line"], "TypeError: 'NoneType' object is not iterable"))
+    first = [f for f in first if f[0] >= call_line]
+    if not first:
+        return None
+    line, error = min(first)
+    return f"{error} (line {line}, the result read)"
 
 
 def _second_phase_fix(function: str, method: str, sibling: str, sib_params: list) -> Fix:

@@ -169,6 +169,22 @@ def _type_names(annotation: str | None) -> set[str] | None:
     return {n.rsplit(".", 1)[-1] for n in names}
 
 
+def _shift_cause(base_slots, slots, i: int) -> str:
+    """Why argument i+1 moved, as the signatures say: positional parameters removed before it,
+    inserted before it, or a new one in its place. Why not always "inserted": a removal shifts
+    the arguments as surely, and the reader fixes the call knowing which."""
+    base_names, names = {p.name for p in base_slots}, [p.name for p in slots]
+    was = base_slots[i].name
+    removed = [p.name for p in base_slots[:i] if p.name not in names]
+    inserted = [n for n in names[:i] if n not in base_names]
+    if names[i] not in base_names and was in names and names.index(was) > i:
+        inserted.append(names[i])  # the new one stands where the value's parameter was, which moved on
+    parts = [f"{', '.join(removed)} removed before it"] if removed else []
+    if inserted:
+        parts.append(f"{', '.join(inserted)} inserted before it")
+    return "; ".join(parts) or "positional parameters reordered"
+
+
 @rule("DRIFT013", RuleKind.POSITIONAL_SHIFT)
 def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     """A positional argument that now lands on a different parameter: the target inserted a
@@ -220,12 +236,11 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
                 details = (f"the value written for `{was.name}: {was.annotation}` is passed as "
                            f"`{now.name}: {now.annotation}`; Python does not check it at the call")
         moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
-        inserted = [p.name for p in slots[: shifted[-1][0] + 1] if p.name not in base_slot_names]
         yield Finding(
             rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
             severity=Severity.BREAKING if failure or details else Severity.RISKY,
             title=f"`{rc.label}`: positional argument {i + 1} was `{was.name}`, now binds `{now.name}` "
-                  f"({', '.join(inserted)} inserted before it)",
+                  f"({_shift_cause(base_slots, slots, i)})",
             consumer_site=rc.site,
             target_evidence=(ctx.evidence(rc.target_params_at),),
             baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
