@@ -13,7 +13,7 @@ one function). Steps: ``.name`` and ``()``. Anything else (a literal, arithmetic
 is not recorded: the inference knows nothing of it, which is what unknown means.
 
 Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
-default path, kind, optional], ...], line]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
+default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]]. A path is a
 list; a missing value is None. Quals are module-qualified.
@@ -203,12 +203,29 @@ def _function(out, names, fn, *, prefix, cls, outer):
         optional = default is not None or kind in ("VAR_POSITIONAL", "VAR_KEYWORD")
         params.append([p.arg, ann, dflt, kind, optional])
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
-    out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno]
+    out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(fn)]
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _statements(out, scope, fn.body, fn_key=key)
     for node in _nested_defs(fn.body):
         _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
+
+
+def _gives_value(fn):
+    """1 when some `return` hands back a value (or the function yields), else 0: an override
+    whose base now returns something its callers use needs to know."""
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return 1
+        if isinstance(node, ast.Return) and node.value is not None \
+                and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+            return 1
+        stack.extend(ast.iter_child_nodes(node))
+    return 0
 
 
 class _Nested(_Scope):

@@ -48,7 +48,8 @@ class _Imports(ast.NodeVisitor):
         if catches:  # what the except path is taken on: a name gone makes it the only path (DRIFT077)
             caught = sorted({_caught(h) for h in node.handlers})
             for r in self.records[start:]:
-                r.setdefault("tried", caught)
+                if "tried" not in r:
+                    r["tried"], r["try_line"] = caught, node.lineno
         for h in node.handlers:
             first = len(self.records)
             self.visit(h)

@@ -38,6 +38,7 @@ class Solution:
     bound: dict[str, str] = field(default_factory=dict)  # consumer function -> the class it is bound onto
     signatures: dict[str, list[list[Any]]] = field(default_factory=dict)  # function -> [[name, kind, optional]]
     lines: dict[str, int] = field(default_factory=dict)  # function -> the line of its def
+    gives: dict[str, bool] = field(default_factory=dict)  # function -> whether it returns a value
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -75,10 +76,12 @@ class _Solver:
         self.call: list = []
         self.ret: list = []
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
+        self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
         for mod in usage:  # paths become tuples once: they are memo keys below
             ir = mod.get("ir") or {}
-            self.defs.update({fn: [cls, [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in params], line]
-                              for fn, (cls, params, line) in (ir.get("defs") or {}).items()})
+            self.defs.update({fn: [spec[0], [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in spec[1]], spec[2]]
+                              for fn, spec in (ir.get("defs") or {}).items()})
+            self.gives.update({fn: bool(spec[3]) for fn, spec in (ir.get("defs") or {}).items() if len(spec) > 3})
             self.classes.update(ir.get("classes") or {})
             self.assign += [(dst, _t(src)) for dst, src in ir.get("assign") or []]
             self.call += [(_t(callee), [_t(a) for a in args], {k: _t(v) for k, v in kwargs.items()}, line)
@@ -321,6 +324,7 @@ class _Solver:
                 sol.inits[cls] = init[0][1]
         sol.signatures = {fn: [[p[0], p[3], p[4]] for p in spec[1]] for fn, spec in self.defs.items()}
         sol.lines = {fn: spec[2] for fn, spec in self.defs.items()}
+        sol.gives = dict(self.gives)
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

@@ -13,6 +13,8 @@ from drift.analysis.rules.setters import RULES as SETTER_RULES
 from drift.analysis.rules.nulls import RULES as NULL_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
+from drift.analysis.rules.rebound import RULES as REBOUND_RULES
+from drift.analysis.rules.returns import RULES as RETURN_RULES
 from drift.analysis.rules.shape import return_shape
 from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
 from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
@@ -35,6 +37,8 @@ GENERIC_RULES = [
     method_vanished,
     default_changed,
     *REACH_RULES,
+    *RETURN_RULES,
+    *REBOUND_RULES,
     *KIND_CHANGE_RULES,
     *SETTER_RULES,
     *HANDED_RULES,

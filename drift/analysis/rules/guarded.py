@@ -27,8 +27,12 @@ def guarded_import_gone(ctx: CheckContext) -> Iterator[Finding]:
         imports = mod.get("imports") or []
         backed = {(t, imp.get("local")) for imp in imports for t in imp.get("fallback_for") or ()
                   if ctx.target.lookup(imp["target"]) is not None}  # an except path that binds it from elsewhere
+        failed_before = {imp.get("try_line") for imp in imports  # a try whose imports already failed there
+                         if imp.get("tried") and ctx.baseline.lookup(imp["target"]) is None}
         for imp in imports:
             target = imp["target"]
+            if imp.get("try_line") in failed_before:
+                continue  # the try already failed on the baseline: its except path ran there too
             if not imp.get("tried") or (target, imp.get("local")) in backed or ctx.target.lookup(target) is not None:
                 continue
             base = ctx.baseline.lookup(target)

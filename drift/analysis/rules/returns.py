@@ -1,0 +1,72 @@
+"""DRIFT078: an override returns nothing where the target's method now returns a value.
+
+vLLM widens contracts by return value as often as by parameters: `Scheduler.finish_requests`
+went from `-> None` to returning the requests it aborted (the engine sends their ABORT outputs),
+`WorkerBase.compile_or_warm_up_model` from `-> None` to the compilation time (the executor takes
+the max over workers). A consumer override written for the old contract still returns None, so
+the target's callers get None where they now expect a value: nothing fails where the override
+is, often nothing fails at all, and a feature quietly does nothing (or `max([None, None])` raises
+far away). Whether the override gives a value comes from the consumer's IR (probes/ir.py).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+
+_NOTHING = frozenset({"", "None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
+
+
+def _gives_nothing_declared(text: str | None) -> bool:
+    return (text or "").strip() == "None"
+
+
+def _gives_value_declared(text: str | None) -> bool:
+    """A return annotation that promises a value every time (an Optional may be None anyway)."""
+    t = (text or "").strip().strip("'\"")
+    if t in _NOTHING or t.startswith(("Optional[", "typing.Optional[")) or t == "Any":
+        return False
+    return not any(part.strip() == "None" for part in t.split("|"))
+
+
+@rule("DRIFT078", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
+def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override of a method the baseline declared `-> None` and the target declares
+    as returning a value, when no `return` in the override hands back anything: the target's
+    callers now receive None where they expect that value."""
+    if ctx.baseline is None:
+        return
+    gives = ctx.consumer.inferred.gives
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        for name, m in (cls.get("methods") or {}).items():
+            if name.startswith("__") or m.get("raises_only") or gives.get(f"{ref}.{name}", True):
+                continue
+            tm = _lookup_method(ctx.target, tb, name)
+            bm = _lookup_method(ctx.baseline, bb, name)
+            if tm is None or bm is None:
+                continue
+            tret, bret = tm.as_function.returns, bm.as_function.returns
+            if not (_gives_nothing_declared(bret) and _gives_value_declared(tret)):
+                continue
+            base = tm.dotted.rsplit(".", 2)[-2]
+            yield Finding(
+                rule_id="DRIFT078", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
+                title=f"`{cls['qual']}.{name}` returns nothing, but `{base}.{name}` now returns `{tret}` "
+                      f"(it returned None)",
+                consumer_site=Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}",
+                                       col=(m.get("col") or 0) + 1),
+                target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+                predicted_failure=None,
+                details="the target's callers now use the value; the override hands them None",
+                fix=Fix(f"return what `{base}.{name}` now returns (`{tret}`)",
+                        manual_reason="the value must come from the override's own logic"),
+                symbol=tm.dotted,
+            )
+
+
+RULES = [override_returns_nothing]

@@ -1,0 +1,106 @@
+"""Overrides whose contract the target changed without any call failing to bind.
+
+DRIFT078: the base method returned None and now returns a value its callers use; an override that
+returns nothing hands them None. DRIFT079: the base reordered its parameters and the target calls
+the method by position; an override declared in the old order takes the arguments into the wrong
+parameters. Both risky (no error where the call is made), both checked against what Python does.
+"""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+
+BEFORE = {
+    "gizmo/sched.py": """
+        class Scheduler:
+            def finish(self, ids) -> None:
+                self.done = ids
+
+            def count(self) -> int:
+                return 0
+
+        def drain(s: Scheduler):
+            s.finish([1])
+            return []
+        """,
+    "gizmo/platform.py": """
+        class Platform:
+            @classmethod
+            def validate(cls, prompt, params, processed=None):
+                return None
+
+        def check(platform, processed, params):
+            return platform.validate(prompt="p", params=params, processed=processed)
+        """,
+}
+AFTER = {
+    "gizmo/sched.py": """
+        class Scheduler:
+            def finish(self, ids) -> list[int]:
+                self.done = ids
+                return list(ids)
+
+            def count(self) -> int:
+                return 0
+
+        def drain(s: Scheduler):
+            return len(s.finish([1]))
+        """,
+    "gizmo/platform.py": """
+        class Platform:
+            @classmethod
+            def validate(cls, processed, params):
+                return processed
+
+        def check(platform, processed, params):
+            return platform.validate(processed, params)
+        """,
+}
+CONSUMER = """
+    from gizmo.platform import Platform
+    from gizmo.sched import Scheduler
+
+
+    class MyScheduler(Scheduler):
+        def finish(self, ids) -> None:
+            self.done = list(ids)
+
+        def count(self) -> int:
+            return 1
+
+
+    class Returns(Scheduler):
+        def finish(self, ids):
+            return super().finish(ids)
+
+
+    class MyPlatform(Platform):
+        @classmethod
+        def validate(cls, prompt, params, processed=None):
+            if processed is not None and "bad" in processed:
+                raise ValueError("rejected")
+            return prompt
+    """
+
+
+def test_overrides_that_keep_an_old_contract_no_call_rejects(tmp_path):
+    consumer = {"app/plugin.py": CONSUMER}
+    found = findings_of(tmp_path, Case("contract", BEFORE, AFTER, consumer))
+    assert_findings(found, [("DRIFT078", line_of(CONSUMER, "def finish(self, ids) -> None")),
+                            ("DRIFT079", line_of(CONSUMER, "def validate"))])
+    assert all(f.severity.value == "risky" for f in found)
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    before = [tmp_path / "before", tmp_path / "consumer"]
+    # the target's own caller now uses the value the override does not give
+    assert raised_by(after, "gizmo.sched", "drain(__import__('app.plugin').plugin.MyScheduler())") == \
+        "TypeError: object of type 'NoneType' has no len()"
+    assert raised_by(before, "gizmo.sched", "drain(__import__('app.plugin').plugin.MyScheduler())") is None
+    # the processed input lands in `prompt`: the override's check is skipped, nothing is raised
+    assert raised_by(after, "gizmo.platform", "check(__import__('app.plugin').plugin.MyPlatform, 'bad', {})") is None
+    assert raised_by(before, "gizmo.platform",
+                     "check(__import__('app.plugin').plugin.MyPlatform, 'bad', {})") == "ValueError: rejected"
+
+
+def test_nothing_when_the_contract_did_not_change(tmp_path):
+    consumer = {"app/plugin.py": CONSUMER}
+    assert_findings(findings_of(tmp_path, Case("same", AFTER, AFTER, consumer)), [])
