@@ -3,7 +3,8 @@
 `importlib.util.find_spec` on a top-level name only reads the finders (it never executes the
 package); `importlib.metadata` gives the distribution. The walk tolerates what real installs and
 hand-made trees contain: symlink loops, dangling links, FIFOs named .py, unreadable directories.
-Every such oddity becomes an entry in `errors` and the walk goes on.
+A symlink that leads out of the package (`pkg/rootfs -> /`) is never followed: the walk would
+otherwise read the whole filesystem, or a file the package does not hold. Every such oddity becomes an entry in `errors` and the walk goes on.
 """
 
 import importlib.util
@@ -46,6 +47,7 @@ def walk_tree(root_dir: str, package: str):
             entries.append(_file_entry(single, package + ".py"))
         return entries, errors
     seen = set()
+    inside = os.path.realpath(top)  # the tree stays a tree: no symlink leads out of the package
     stack = [(top, package)]
     while stack:
         d, rel = stack.pop()
@@ -74,7 +76,10 @@ def walk_tree(root_dir: str, package: str):
                 except OSError:
                     is_dir = False
                 if not is_dir:
-                    entries.append(_file_entry(e.path, erel, e))
+                    if _leaves(e, inside):
+                        entries.append((erel, e.path, -1, 0, "unreadable: a symlink that leaves the package"))
+                    else:
+                        entries.append(_file_entry(e.path, erel, e))
                     continue
             if name == "__pycache__" or name.startswith("."):
                 continue
@@ -82,12 +87,27 @@ def walk_tree(root_dir: str, package: str):
                 is_dir = e.is_dir()
             except OSError:
                 is_dir = False
-            if is_dir:
+            if is_dir and _leaves(e, inside):
+                errors.append({"path": erel, "error": "not followed: a symlink that leaves the package"})
+            elif is_dir:
                 stack.append((e.path, erel))
             elif e.is_symlink() and not os.path.exists(e.path) and "." not in name:
                 errors.append({"path": erel, "error": "unreadable: dangling symlink"})
     entries.sort()
     return entries, errors
+
+
+def _leaves(entry, inside):
+    """Whether `entry` is a symlink whose target is not under `inside` (pkg/rootfs -> /)."""
+    try:
+        if not entry.is_symlink():
+            return False
+    except OSError:
+        return True
+    if not os.path.exists(entry.path):
+        return False  # dangling: the stat that follows says so
+    real = os.path.realpath(entry.path)
+    return real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep)
 
 
 def _file_entry(path, rel, entry=None):

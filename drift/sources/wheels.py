@@ -162,7 +162,8 @@ def top_level_packages(root: Path, dist_name: str) -> list[str]:
             continue
         top = info / "top_level.txt"
         if top.exists():
-            names = [n.strip() for n in top.read_text().splitlines() if n.strip()]
+            # plain import names only: `../../outside/pkg` would read files outside the release
+            names = [n.strip() for n in top.read_text(errors="replace")[:65536].splitlines() if n.strip().isidentifier()]
             if names:
                 return names
         record = info / "RECORD"
@@ -171,7 +172,7 @@ def top_level_packages(root: Path, dist_name: str) -> list[str]:
             pack = Pack.open(pack_path(root))
             for line in record.read_text().splitlines():
                 first = line.split(",", 1)[0].split("/", 1)[0]
-                if first and not first.endswith((".dist-info", ".data")) and (
+                if first.isidentifier() and (
                         (root / first).is_dir() or pack is not None and pack.has_dir(first)):
                     tops.add(first)
             if tops:
