@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drift.findings import Report
-from drift.output import write_text
+from drift.output import in_github_actions, is_stdout, workflow_guard, write_text
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def write(
     *,
     options: Options | None = None,
 ) -> None:
-    """Render and write to `output` (atomically), or to stdout when it is None or "-".
+    """Render and write to `output` (`drift.output.write_text`), or to stdout when it is None or "-".
 
     The terminal format on stdout goes through a live rich Console (colour when a tty);
     everything else is written verbatim.
@@ -146,8 +146,11 @@ def write(
         _terminal(_as_list(report_or_reports), opts, console=Console(highlight=False))
         return
     text = render(report_or_reports, fmt, options=opts)
-    if output in (None, "-"):
+    if output is None or is_stdout(output):
+        if fmt != "github" and in_github_actions():  # the runner reads this log for `::` commands
+            text = workflow_guard(text)
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
         write_text(pathlib.Path(output), text)
+

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
+from drift.output import visible, xml
 
 from drift.reports._common import evidence_text, fix_text, header_notes, party, target_label
 from drift.reports.matrix import UseResult, use_results
@@ -21,9 +22,9 @@ def _finding_text(finding: Finding) -> str:
     site = finding.consumer_site
     lines = [
         f"[{finding.severity.value}] {finding.rule_id}: {finding.title}",
-        f"  consumer: {site.path}:{site.line}" + (f"  {site.snippet}" if site.snippet else ""),
-        f"  target evidence: {evidence_text(finding.target_evidence)}",
-        f"  baseline evidence: {evidence_text(finding.baseline_evidence)}",
+        f"  consumer: {visible(site.path)}:{site.line}" + (f"  {visible(site.snippet)}" if site.snippet else ""),
+        f"  target evidence: {visible(evidence_text(finding.target_evidence))}",
+        f"  baseline evidence: {visible(evidence_text(finding.baseline_evidence))}",
     ]
     if finding.predicted_failure:
         lines.append(f"  predicted failure: {finding.predicted_failure}")
@@ -66,6 +67,17 @@ def case_names(results: Sequence[UseResult]) -> list[str]:
     return names
 
 
+def _well_formed(root: ET.Element) -> None:
+    """Every attribute (names, paths, versions: one line each) and text (drift's multi-line
+    failure bodies) through `drift.output.xml`: a control character in a consumer's file name
+    must not make the document ill-formed for the dashboard that parses it."""
+    for element in root.iter():
+        for key, value in element.attrib.items():
+            element.set(key, xml(value))
+        if element.text:
+            element.text = xml(element.text, multiline=True)
+
+
 def to_junit(reports: Sequence[Report]) -> str:
     """A <testsuites> document; the CI exit code still comes from Report.exit_code."""
     root = ET.Element("testsuites", {"name": "drift"})
@@ -100,5 +112,6 @@ def to_junit(reports: Sequence[Report]) -> str:
     root.set("tests", str(total))
     root.set("failures", str(failures))
     root.set("errors", "0")
+    _well_formed(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from drift.findings import Finding, Report, Severity
+from drift.output import terminal, workflow_data, workflow_property
 from drift.suppress import silenced_summary
 
 from drift.reports._common import fix_text, header_notes, ordered, target_label
@@ -28,7 +29,7 @@ def _message(finding: Finding, report: Report, *, several: bool) -> str:
     text += f"; fix: {fix_text(finding.fix)}"
     if several:
         text += f" (on {target_label(report)})"
-    return " ".join(text.split())  # one physical line, whatever a rule put in its strings
+    return terminal(" ".join(text.split()))  # one physical line, whatever a rule put in its strings
 
 
 def _path(path: str, repo_root: str | None, consumer_root: str | None) -> str:
@@ -46,13 +47,20 @@ def _path(path: str, repo_root: str | None, consumer_root: str | None) -> str:
     return repo_relative(path, repo_root)
 
 
+def _shown_path(path: str) -> str:
+    """The path as a line's first field: controls escaped, and never starting with `:` or a
+    space (a runner reading the log would take `::x` for a workflow command)."""
+    path = terminal(path)
+    return f"./{path}" if path[:1] in (":", " ", "\t") or path[:1].isspace() else path
+
+
 def _column(finding: Finding) -> int:
     return finding.consumer_site.col or 1
 
 
 def _caveats(reports: Sequence[Report]) -> list[str]:
     """The header notes of every report once each (a gate's targets share most of them)."""
-    return list(dict.fromkeys(" ".join(n.split()) for r in reports for n in header_notes(r)))
+    return list(dict.fromkeys(terminal(" ".join(n.split())) for r in reports for n in header_notes(r)))
 
 
 def _footer(reports: Sequence[Report]) -> str:
@@ -67,20 +75,10 @@ def to_concise(reports: Sequence[Report], *, repo_root: str | None = None, consu
     lines = [f"note: {n}" for n in _caveats(reports)]  # first, as a header: they change how to read the rest
     for report in reports:
         for f in ordered(report.findings):
-            path = _path(f.consumer_site.path, repo_root, consumer_root)
+            path = _shown_path(_path(f.consumer_site.path, repo_root, consumer_root))
             lines.append(f"{path}:{f.consumer_site.line}:{_column(f)}: {f.rule_id} {_message(f, report, several=several)}")
     lines.append(_footer(reports))
     return "\n".join(lines) + "\n"
-
-
-def escape_data(text: str) -> str:
-    """GitHub's escaping of a workflow command's message."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    """GitHub's escaping of a workflow command's property value (also `:` and `,`)."""
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation(finding: Finding, report: Report, *, repo_root: str | None = None, several: bool = False,
@@ -92,19 +90,19 @@ def annotation(finding: Finding, report: Report, *, repo_root: str | None = None
         "col": str(_column(finding)),
         "title": f"{finding.rule_id} {finding.kind.value}",
     }
-    body = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
-    message = finding.title
+    body = ",".join(f"{k}={workflow_property(v)}" for k, v in props.items())
+    parts = [finding.title]
     if finding.predicted_failure:
-        message += f"\npredicted: {finding.predicted_failure}"
-    message += f"\nfix: {fix_text(finding.fix)}"
+        parts.append(f"predicted: {finding.predicted_failure}")
+    parts.append(f"fix: {fix_text(finding.fix)}")
     if several:
-        message += f"\non {target_label(report)}"
-    return f"::{GITHUB_LEVEL[finding.severity]} {body}::{escape_data(message)}"
+        parts.append(f"on {target_label(report)}")
+    return f"::{GITHUB_LEVEL[finding.severity]} {body}::" + "%0A".join(workflow_data(p) for p in parts)
 
 
 def to_github(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
-    lines = [f"::notice title=drift::{escape_data(n)}" for n in _caveats(reports)]
+    lines = [f"::notice title=drift::{workflow_data(n)}" for n in _caveats(reports)]
     lines += [annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root)
               for r in reports for f in ordered(r.findings)]
     lines.append(_footer(reports))

@@ -7,9 +7,11 @@ emoji so it reads the same in e-mail notifications and screen readers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from drift.findings import Finding, Report, Severity
+from drift.output import markdown, markdown_code, visible
 from drift.suppress import silenced_summary
 
 from drift.reports._common import (
@@ -26,49 +28,69 @@ CELL = {"ok": "✅ ok", "info": "🔵 info", "risky": "🟡 risky", "breaking": 
 
 
 def _cell(text: str) -> str:
-    """Make text safe inside a table cell: no pipes, no newlines."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """drift's own wording (a rule's title, a fix) safe inside a table cell: no pipes, no newlines,
+    no control characters. Text from outside goes through `drift.output.markdown` instead."""
+    return visible(text.replace("\n", " ")).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _code(text: str) -> str:
-    if "`" in text:
-        return f"`` {text} ``"
-    return f"`{text}`"
+    return markdown_code(text, in_table=True)
+
+
+def _party(info) -> str:
+    """A consumer's or target's name and version, from its metadata: Markdown-escaped data."""
+    return markdown(party(info))
+
+
+def _party_commit(info) -> str:
+    return markdown(party(info, with_commit=True))
+
+
+def _symbol(name: str) -> str:
+    """A dotted name as written (as the report always showed it); anything else is escaped data."""
+    return name if re.fullmatch(r"[\w.]+", name) else markdown(name)
+
+
+def _fence(text: str) -> list[str]:
+    """A source line in a fenced block: one line, a fence longer than any backtick run in it."""
+    body = visible(text)
+    fence = "`" * max(3, max((len(r) for r in re.findall("`+", body)), default=0) + 1)
+    return ["", f"  {fence}python", f"  {body}", f"  {fence}", ""]
 
 
 def _verdict_line(report: Report) -> str:
     tally = counts(report.findings)
     icon = "❌" if tally[Severity.BREAKING] else "⚠️" if tally[Severity.RISKY] else "✅"
-    return f"{icon} **drift: {verdict(report)}** — {party(report.consumer)} on {party(report.target, with_commit=True)}"
+    return f"{icon} **drift: {verdict(report)}** — {_party(report.consumer)} on {_party_commit(report.target)}"
 
 
 def _context(report: Report) -> str:
-    parts = [f"consumer **{party(report.consumer)}**", f"target **{party(report.target, with_commit=True)}**"]
+    parts = [f"consumer **{_party(report.consumer)}**", f"target **{_party_commit(report.target)}**"]
     if report.baseline:
-        parts.append(f"baseline **{party(report.baseline)}**")
+        parts.append(f"baseline **{_party(report.baseline)}**")
     if report.host:
-        parts.append(f"host `{report.host}`")
+        parts.append(f"host {markdown_code(report.host)}")
     line = " · ".join(parts)
-    env = env_line(report.env)
+    env = markdown(env_line(report.env))
     return f"{line}  \n{env}" if env else line
 
 
 def _details(finding: Finding) -> list[str]:
     site = finding.consumer_site
-    lines = [f"#### `{finding.rule_id}` {finding.title}", ""]
+    lines = [f"#### `{finding.rule_id}` {visible(finding.title)}", ""]
     lines.append(f"- **{finding.severity.value}** — {finding.kind.value}")
-    lines.append(f"- consumer: `{site.path}:{site.line}`")
+    lines.append(f"- consumer: {markdown_code(f'{site.path}:{site.line}')}")
     if site.snippet:
-        lines += ["", "  ```python", f"  {site.snippet}", "  ```", ""]
+        lines += _fence(site.snippet)
     for label, locs in (("target", finding.target_evidence), ("baseline", finding.baseline_evidence)):
         for loc in locs:
-            extra = f" — `{loc.snippet}`" if loc.snippet else (f" ({loc.symbol})" if loc.symbol else "")
-            lines.append(f"- {label}: `{loc.path}:{loc.line}`{extra}")
+            extra = f" — {markdown_code(loc.snippet)}" if loc.snippet else (f" ({_symbol(loc.symbol)})" if loc.symbol else "")
+            lines.append(f"- {label}: {markdown_code(f'{loc.path}:{loc.line}')}{extra}")
     if finding.predicted_failure:
-        lines.append(f"- predicted failure: `{finding.predicted_failure}`")
+        lines.append(f"- predicted failure: {markdown_code(finding.predicted_failure)}")
     if finding.details:
-        lines.append(f"- {finding.details}")
-    lines.append(f"- fix: {fix_text(finding.fix, verbose=True)}")
+        lines.append(f"- {visible(finding.details)}")
+    lines.append(f"- fix: {visible(fix_text(finding.fix, verbose=True))}")
     lines.append("")
     return lines
 
@@ -78,7 +100,7 @@ def to_markdown(report: Report) -> str:
     out = [_verdict_line(report), "", _context(report), ""]
     notes = header_notes(report)
     if notes:
-        out += [f"> ⚠️ {_cell(n)}  " for n in notes] + [""]
+        out += [f"> ⚠️ {markdown(n)}  " for n in notes] + [""]
     if report.silenced:
         out += [f"_{silenced_summary(report)}; docs/config.md says how._", ""]
     findings = ordered(report.findings)
@@ -92,8 +114,8 @@ def to_markdown(report: Report) -> str:
             evidence = f"{evidence_text(f.target_evidence)} / {evidence_text(f.baseline_evidence)}"
             fix = _cell(fix_text(f.fix))
             out.append(
-                f"| {BADGE[f.severity]} | `{f.rule_id}` | `{site.path}:{site.line}` | {_cell(f.title)} "
-                f"| {_cell(evidence)} | {fix} |"
+                f"| {BADGE[f.severity]} | `{f.rule_id}` | {_code(f'{site.path}:{site.line}')} | {_cell(f.title)} "
+                f"| {markdown(evidence)} | {fix} |"
             )
         out += ["", f"<details><summary>Details of {len(findings)} finding{'s' * (len(findings) != 1)}</summary>", ""]
         for f in findings:
@@ -102,7 +124,7 @@ def to_markdown(report: Report) -> str:
     else:
         out += [f"No drift in the {len(report.uses)} uses checked.", ""]
     if report.notes:
-        out += ["<details><summary>Notes</summary>", ""] + [f"- {_cell(n)}" for n in report.notes] + ["", "</details>", ""]
+        out += ["<details><summary>Notes</summary>", ""] + [f"- {markdown(n)}" for n in report.notes] + ["", "</details>", ""]
     return "\n".join(out)
 
 
@@ -114,28 +136,28 @@ def matrix_markdown(reports: Sequence[Report]) -> str:
     first = reports[0]
     caveats = list(dict.fromkeys(n for r in reports for n in header_notes(r)))
     out = [
-        f"**drift compatibility matrix** — {party(first.consumer)}"
-        + (f", written for {party(first.baseline)}" if first.baseline else ""),
+        f"**drift compatibility matrix** — {_party(first.consumer)}"
+        + (f", written for {_party(first.baseline)}" if first.baseline else ""),
         "",
         f"Overall: {overall_verdict(reports)}" + (f" · {silenced_summary(reports)}" if silenced_summary(reports) else ""),
         "",
-        *([f"> ⚠️ {_cell(n)}  " for n in caveats] + [""] if caveats else []),
+        *([f"> ⚠️ {markdown(n)}  " for n in caveats] + [""] if caveats else []),
         "| Target | Verdict |",
         "|---|---|",
     ]
     for column in matrix.columns:
-        out.append(f"| {_cell(column.label)} | {_cell(verdict(column.report))} |")
+        out.append(f"| {markdown(column.label)} | {_cell(verdict(column.report))} |")
     drifting = [row for row in matrix.rows if row.worst in ("breaking", "risky", "info")]
     out += ["", f"{len(matrix.rows)} uses checked, {len(drifting)} drift on at least one target.", ""]
     if drifting:
-        out.append("| Consumer use | " + " | ".join(_cell(c.label) for c in matrix.columns) + " |")
+        out.append("| Consumer use | " + " | ".join(markdown(c.label) for c in matrix.columns) + " |")
         out.append("|---|" + "---|" * len(matrix.columns))
         for row in drifting:
             cells = []
             for cell in row.cells:
                 rules = ", ".join(sorted({f.rule_id for f in cell.findings}))
                 cells.append(CELL[cell.status] + (f" ({rules})" if rules else ""))
-            out.append(f"| {_code(row.symbol)} @ `{row.site.path}:{row.site.line}` | " + " | ".join(cells) + " |")
+            out.append(f"| {_code(row.symbol)} @ {_code(f'{row.site.path}:{row.site.line}')} | " + " | ".join(cells) + " |")
         out.append("")
     out += ["<details><summary>Per-target details</summary>", ""]
     for report in reports:

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from drift.findings import Finding, Report, Severity
+from drift.output import in_github_actions, terminal
 from drift.suppress import silenced_summary
 
 from drift.reports._common import counts, env_line, evidence_text, fix_text, header_notes, ordered, party, verdict
@@ -28,7 +29,11 @@ STATUS_STYLE = {"ok": "green", "drift": "bold red", "failed": "bold magenta", "u
 
 
 def _line(console: Console, text: Text, *, verbose: bool = False, hang: int = 0, wrap: bool = False) -> None:
-    """Print one logical line: whole when piped, wrapped under `hang` spaces on a terminal."""
+    """Print one logical line: whole when piped, wrapped under `hang` spaces on a terminal.
+
+    Every control character in it is shown escaped (`_shown`): the line holds file names,
+    versions, host names and source lines someone else wrote."""
+    text = _shown(text)
     if not wrap:
         console.print(text, soft_wrap=True, crop=False)
         return
@@ -42,6 +47,20 @@ def _line(console: Console, text: Text, *, verbose: bool = False, hang: int = 0,
         return
     for part in rest.wrap(console, max(20, width - hang), overflow="fold"):
         console.print(Text(" " * hang) + _rstripped(part), soft_wrap=True, crop=False)
+
+
+def _shown(text: Text) -> Text:
+    """`text` with each control character replaced by its escape (`drift.output.terminal`),
+    styles kept; under GitHub Actions a line never starts with `::` (the runner would obey it)."""
+    plain = text.plain
+    if terminal(plain) != plain:
+        cuts = sorted({i for i, ch in enumerate(plain) if terminal(ch) != ch for i in (i, i + 1)})
+        parts = text.divide(cuts)
+        text = Text("").join(Text(terminal(p.plain), style=p.style or (p.spans[0].style if p.spans else ""))
+                             if terminal(p.plain) != p.plain else p for p in parts)
+    if in_github_actions() and text.plain.lstrip().startswith("::"):
+        text = Text("\u200b") + text
+    return text
 
 
 def _rstripped(text: Text) -> Text:
@@ -131,7 +150,7 @@ def render(report: Report, console: Console, *, verbose: bool = False, wrap: boo
         group = [f for f in findings if f.severity is severity]
         if not group:
             continue
-        console.print(Text(f"{severity.value.upper()} ({tally[severity]})", style=STYLE[severity]))
+        _line(console, Text(f"{severity.value.upper()} ({tally[severity]})", style=STYLE[severity]))
         for finding in group:
             _finding(finding, console, verbose=verbose, wrap=wrap)
     style = "bold red" if tally[Severity.BREAKING] else "bold yellow" if tally[Severity.RISKY] else "bold green"
@@ -170,12 +189,13 @@ def summary_table(rows: Iterable[FleetRow | Mapping[str, Any]]) -> Table:
     table.add_column("breaking", justify="right")
     table.add_column("detail", overflow="fold")
     for raw in sorted((FleetRow.coerce(r) for r in rows), key=lambda r: r.host):
+        # cells are Text, never markup: a host named `[link=…]x` in an inventory is those characters
         table.add_row(
-            raw.host,
-            Text(raw.status, style=STATUS_STYLE.get(raw.status, "")),
-            raw.vllm or "—",
+            Text(terminal(raw.host)),
+            Text(terminal(raw.status), style=STATUS_STYLE.get(raw.status, "")),
+            Text(terminal(raw.vllm or "—")),
             str(raw.breaking) if raw.status in ("ok", "drift") else "—",
-            raw.detail,
+            Text(terminal(raw.detail)),
         )
     return table
 

@@ -227,4 +227,6 @@ def _write_fleet(fmt: str, outcomes, args) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        Path(args.output).write_text(text, encoding="utf-8")
+        from drift.output import write_text
+
+        write_text(Path(args.output), text)
