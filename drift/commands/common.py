@@ -64,9 +64,12 @@ def progress(enabled: bool = True, *, verbose: bool = False) -> Iterator[Callabl
 
 def fail(message: str, code: int, *, hint: str | None = None) -> int:
     """The one error shape: `drift: error: …`, then `  hint: …` when there is one; never a traceback."""
-    print(f"drift: error: {message}", file=sys.stderr)
+    from drift.output import terminal
+
+    # the message often quotes a path, a host or a reply: shown, never obeyed by the terminal
+    print(f"drift: error: {terminal(message)}", file=sys.stderr)
     if hint:
-        print(f"  hint: {hint}", file=sys.stderr)
+        print(f"  hint: {terminal(hint)}", file=sys.stderr)
     return code
 
 

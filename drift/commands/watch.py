@@ -87,20 +87,23 @@ async def _watch(settings: JobSettings, run_id: str, **kwargs) -> WatchResult:
 
 
 def render(result: WatchResult, console: Console) -> None:
-    """The closing lines: progress reached, outcome, and what drift knows about a failure."""
+    """The closing lines: progress reached, outcome, and what drift knows about a failure. What
+    the host sent (run ids, details, the log's error line) goes through `terminal`: shown, not obeyed."""
+    from drift.output import terminal
+
     err = Console(stderr=True, highlight=False)
     if result.error:
-        err.print(f"drift: error: {result.error}", markup=False, soft_wrap=True)
+        err.print(terminal(f"drift: error: {result.error}"), markup=False, soft_wrap=True)
     if result.progress:
-        console.print("progress: " + " · ".join(str(c) for c in result.progress), markup=False, soft_wrap=True)
+        console.print(terminal("progress: " + " · ".join(str(c) for c in result.progress)), markup=False, soft_wrap=True)
     run = result.run
     if run is None:
         return
-    console.print(f"run {run.run_id}: {run.outcome}" + (f" ({run.detail})" if run.detail else ""), markup=False, soft_wrap=True)
+    console.print(terminal(f"run {run.run_id}: {run.outcome}" + (f" ({run.detail})" if run.detail else "")), markup=False, soft_wrap=True)
     diag = result.diagnosis
     if diag is None or diag.error is None:
         return
-    console.print(f"error: {diag.error}", markup=False, soft_wrap=True)
+    console.print(terminal(f"error: {diag.error}"), markup=False, soft_wrap=True)
     for f in diag.findings[:3]:
         console.print(f"explained by {f.rule_id} ({f.severity.value}): {f.title}", markup=False, soft_wrap=True)
         console.print(f"  at {f.consumer_site}" + (f" - predicted: {f.predicted_failure}" if f.predicted_failure else ""),

@@ -22,6 +22,10 @@ DEFAULT_PATTERNS: dict[str, str] = {
 }
 
 
+# a progress bar is a short line: one longer than this (a 30 MB dump) is shown, never searched
+PROGRESS_LINE_MAX = 65536
+
+
 @dataclass(frozen=True)
 class Counter:
     label: str
@@ -44,6 +48,8 @@ class ProgressTracker:
     def feed(self, segment: str) -> list[Counter]:
         """Update from one line or redraw; returns the counters it changed."""
         changed = []
+        if len(segment) > PROGRESS_LINE_MAX:
+            return changed
         for label, rx in self._patterns:
             m = rx.search(segment)
             if not m:
@@ -56,7 +62,7 @@ class ProgressTracker:
         return changed
 
     def matches(self, segment: str) -> bool:
-        return any(rx.search(segment) for _, rx in self._patterns)
+        return len(segment) <= PROGRESS_LINE_MAX and any(rx.search(segment) for _, rx in self._patterns)
 
     @property
     def counters(self) -> tuple[Counter, ...]:
@@ -66,6 +72,9 @@ class ProgressTracker:
         return " · ".join(str(c) for c in self._counters.values())
 
 
+PENDING_TAIL = 4096  # bytes of an unfinished line a progress pattern is tried on (a tqdm bar is ~200)
+
+
 class LineSplitter:
     """Cut byte chunks at newlines; the unfinished tail waits for the next chunk.
 
@@ -73,18 +82,28 @@ class LineSplitter:
     complete lines, so a watcher can store an offset that a later re-attach resumes from
     without showing half a line. Each yielded item is (redraws of one line, what a terminal
     would show for it).
+
+    Linear in the log's size, however long a line: the tail grows in place (a bytearray), only
+    the bytes that just came are searched for a newline, and `pending` reads each redraw once
+    plus a bounded tail. Why: one 30 MB line, re-copied and re-decoded whole at every 64 kB
+    poll, took 87 s to show.
     """
 
     def __init__(self) -> None:
-        self._pending = b""
+        self._pending = bytearray()
+        self._redrawn = 0  # bytes of the tail that `pending` already returned as finished redraws
+        self._searched = 0  # bytes of the tail already searched for a carriage return
         self.committed = 0
 
     def feed(self, data: bytes) -> list[tuple[list[str], str]]:
+        start = len(self._pending)
         self._pending += data
-        cut = self._pending.rfind(b"\n") + 1
+        cut = self._pending.rfind(b"\n", start) + 1  # the older tail holds no newline
         if not cut:
             return []
-        complete, self._pending = self._pending[:cut], self._pending[cut:]
+        complete = bytes(self._pending[:cut])
+        del self._pending[:cut]
+        self._redrawn = self._searched = 0
         self.committed += cut
         return [_redraws(line) for line in complete.decode("utf-8", "replace").split("\n")[:-1]]
 
@@ -92,13 +111,23 @@ class LineSplitter:
         """The unfinished tail as a line of its own (the job ended without a newline)."""
         if not self._pending:
             return []
-        line, self._pending = self._pending, b""
+        line = bytes(self._pending)
+        self._pending, self._redrawn, self._searched = bytearray(), 0, 0
         self.committed += len(line)
         return [_redraws(line.decode("utf-8", "replace"))]
 
     def pending(self) -> list[str]:
-        """Redraws of the unfinished last line (a tqdm bar still moving)."""
-        return [s for s in self._pending.decode("utf-8", "replace").split("\r") if s.strip()]
+        """Redraws of the unfinished last line (a tqdm bar still moving): those finished since the
+        last call, then the last `PENDING_TAIL` bytes of the one being drawn."""
+        buf = self._pending
+        segments: list[str] = []
+        last_cr = buf.rfind(b"\r", max(self._redrawn, self._searched))
+        self._searched = len(buf)
+        if last_cr >= self._redrawn:
+            segments += bytes(buf[self._redrawn:last_cr]).decode("utf-8", "replace").split("\r")
+            self._redrawn = last_cr + 1
+        segments.append(bytes(buf[max(self._redrawn, len(buf) - PENDING_TAIL):]).decode("utf-8", "replace"))
+        return [s for s in segments if s.strip()]
 
 
 def _redraws(line: str) -> tuple[list[str], str]:

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from drift import exitcodes
+from drift.output import terminal
 from drift.remote.connectors.base import Connector, ConnectorError
 from drift.findings import Finding
 from drift.jobs.failures import Diagnosis, diagnose
@@ -140,7 +141,8 @@ class _Display:
             return  # the bar already shows it
         self.shown.append(final)
         if not self.quiet:
-            self.console.print(Text(final), soft_wrap=True)
+            # a job's log is someone else's output: its escape sequences are shown, not obeyed
+            self.console.print(Text(terminal(final.expandtabs())), soft_wrap=True)
 
     def partial(self, segments: list[str]) -> None:
         for seg in segments:
