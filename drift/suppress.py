@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drift.findings import Finding, Report, Severity, Silenced, Unused
-from drift.output import write_text
+from drift.output import JsonError, loads_bounded, visible, write_text
 
 ACCEPTED_SCHEMA = "drift.accepted/1"
 CODE = re.compile(r"^(ALL|[A-Z][A-Z0-9]*)$")
@@ -267,11 +267,15 @@ def load_accepted(path: str | os.PathLike[str]) -> frozenset[str]:
 def load_accepted_entries(path: str | os.PathLike[str]) -> dict[str, str]:
     """fingerprint -> 'RULE path `symbol`' (what an unused entry is called in a warning)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = loads_bounded(Path(path).read_bytes(), what=f"accepted-findings file {visible(path)}")
     except FileNotFoundError:
-        raise SuppressError(f"accepted-findings file {path} does not exist (write one with --write-accepted)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SuppressError(f"cannot read accepted-findings file {path}: {exc}") from None
+        raise SuppressError(f"accepted-findings file {visible(path)} does not exist (write one with --write-accepted)") from None
+    except IsADirectoryError:
+        raise SuppressError(f"accepted-findings file {visible(path)} is a directory") from None
+    except OSError as exc:
+        raise SuppressError(f"cannot read accepted-findings file {visible(path)}: {exc.strerror or exc}") from None
+    except JsonError as exc:
+        raise SuppressError(str(exc)) from None
     if not isinstance(data, dict) or data.get("schema") != ACCEPTED_SCHEMA or not isinstance(data.get("findings"), list):
         raise SuppressError(f"{path} is not a {ACCEPTED_SCHEMA} file (write one with --write-accepted)")
     entries = [e for e in data["findings"] if isinstance(e, dict)]

@@ -28,6 +28,10 @@ def decode_source(data):
         return None, "UnicodeDecodeError: %s" % (getattr(exc, "msg", None) or exc)
     except UnicodeDecodeError as exc:
         return None, "UnicodeDecodeError: %s" % exc
+    except (UnicodeError, ValueError, TypeError) as exc:
+        # `# coding: undefined` names a codec that exists and refuses every byte (UnicodeError);
+        # a transform codec's cookie fails its own way: one bad file is noted, never the probe
+        return None, "UnicodeError: %s" % exc
 
 
 def _deep(fn, args, kwargs):

@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from drift.output import JsonError, loads_bounded
 from drift.remote.connectors.base import Connector
 from drift.remote.connectors.script import not_found, run_script
 
@@ -49,9 +50,9 @@ async def call_runner(connector: Connector, python: str, mode: str, *args: str, 
     text = result.stdout.decode("utf-8", "replace").strip()
     last = text.splitlines()[-1] if text else ""
     try:
-        data = json.loads(last) if last else None
-    except ValueError:
-        data = None
+        data = loads_bounded(last, what=f"the job runner's reply from {connector.name}") if last else None
+    except JsonError as exc:  # nested 100k deep, a 5,000-digit offset: refused, never a traceback
+        return RunnerReply(None, str(exc))
     if not isinstance(data, dict):
         err = result.stderr.decode("utf-8", "replace").strip()
         if not_found(result):

@@ -464,7 +464,7 @@ def _normalised(src: bytes) -> bytes:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(src).readline)
         return unicodedata.normalize("NFKC", src.decode(encoding, "replace")).encode("utf-8", "replace") + b"\n" + src
-    except (SyntaxError, LookupError):
+    except (SyntaxError, LookupError, UnicodeError, ValueError, TypeError):  # `# coding: undefined` included
         return src
 
 

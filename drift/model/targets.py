@@ -92,7 +92,7 @@ def load_facts(
 
         if looks_like_snapshot(Path(os.path.expanduser(spec))):
             try:
-                facts = load_snapshot(Path(os.path.expanduser(spec)), spec=spec)
+                facts = load_snapshot(Path(os.path.expanduser(spec)), spec=spec, packages=packages)
             except (SnapshotError, OSError) as exc:
                 return TargetResult.failed(spec, str(exc), kind="snapshot")
             return TargetResult(ok=True, facts=facts, error=None, label=spec, kind="snapshot")

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 __all__ = ["ReplyError", "ahead_modules", "ahead_outlines", "clean_display", "content_key", "is_digest", "merged_key", "printable",
-           "safe_relpath", "validate_ahead", "validate_more", "validate_reply", "wire_key"]
+           "safe_relpath", "validate_ahead", "validate_more", "validate_package_facts", "validate_reply", "wire_key"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
@@ -243,6 +243,14 @@ def _package(name: str, pkg: Any, where: str) -> None:
         if set(pkg) != {"unchanged", "digest"}:
             _fail(where, "an unchanged answer carries only the digest")
         return
+    validate_package_facts(pkg, where)
+
+
+def validate_package_facts(pkg: Any, where: str) -> None:
+    """Raise ReplyError unless `pkg` is one package's facts, every field typed as the probe sends
+    it. Also what a snapshot file is held to (drift/sources/snapshot.py): a field of the wrong
+    type there must be an error, not a module whose findings silently vanish."""
+    _type(pkg, dict, where)
     for key in ("name", "root"):
         _type(pkg.get(key), str, f"{where}.{key}")
     for key in ("dist", "version"):

@@ -38,22 +38,39 @@ def looks_like_snapshot(path: Path) -> bool:
     return path.suffix == ".json" and path.is_file()
 
 
-def load_snapshot(path: Path, *, spec: str) -> dict[str, Any]:
+def load_snapshot(path: Path, *, spec: str, packages: list[str] | None = None) -> dict[str, Any]:
+    """The facts in the snapshot file at `path`, checked: JSON bounded (`loads_bounded`), the
+    document and every package's facts typed as drift writes them (`validate_package_facts`),
+    and each of `packages` (the import names the command reads) present, so a snapshot of
+    another package is said to be one, not scored as `No module named 'vllm'`."""
+    from drift.output import JsonError, loads_bounded
+    from drift.output import visible
+    from drift.remote.reply import ReplyError, validate_package_facts
+
     raw = path.read_bytes()
     try:
-        facts = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{spec}: not a drift snapshot (invalid JSON: {exc})") from None
+        facts = loads_bounded(raw, what=f"{spec}: not a drift snapshot")
+    except JsonError as exc:
+        raise SnapshotError(str(exc)) from None
     if not isinstance(facts, dict) or facts.get("schema") != SNAPSHOT_SCHEMA or not isinstance(facts.get("packages"), dict):
         raise SnapshotError(f"{spec}: not a drift snapshot (expected the JSON `drift snapshot` writes, "
                             f"schema {SNAPSHOT_SCHEMA} with a packages table)")
     content = hashlib.sha256(raw).hexdigest()[:40]
     for name, pkg in facts["packages"].items():
         if not (isinstance(name, str) and all(part.isidentifier() for part in name.split("."))):
-            raise SnapshotError(f"{spec}: {name!r} is not a package name")
+            raise SnapshotError(f"{spec}: {visible(repr(name)[:80])} is not a package name")
         if not isinstance(pkg, dict) or not isinstance(pkg.get("modules", {}), dict):
             raise SnapshotError(f"{spec}: package {name!r} has no modules table")
+        try:
+            validate_package_facts(pkg, f"packages.{name}")
+        except ReplyError as exc:
+            raise SnapshotError(f"{spec}: not a drift snapshot ({visible(exc)})") from None
         pkg["digest"] = f"snapshot-{content}"  # content-keyed: never trust a digest from a file
         pkg.pop("unchanged", None)
+    absent = [p for p in packages or () if p not in facts["packages"]]
+    if absent:
+        held = ", ".join(sorted(facts["packages"])) or "no package"
+        raise SnapshotError(f"{spec} is a snapshot of {held}, not of {', '.join(absent)}; snapshot the target "
+                            f"itself, or name the package with --package")
     facts["target"] = {"spec": spec, "kind": "snapshot", "root": str(path)}
     return facts
