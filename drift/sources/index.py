@@ -143,10 +143,22 @@ class SharedFinder(PackageFinder):
         with self._evaluating(key):
             hit = self._evaluated.get(key)
             if hit is None:
-                hit = list(super()._find_packages(package_name, allow_yanked))
+                try:
+                    hit = list(super()._find_packages(package_name, allow_yanked))
+                except ValueError as exc:  # UnicodeDecodeError, JSONDecodeError: a page drift cannot read
+                    raise _unreadable_page(package_name, exc) from None
                 if hit:  # nothing found (an index down, say) is asked again next time, as before
                     self._evaluated[key] = hit
         return iter(hit)
+
+
+def _unreadable_page(project: str, exc: ValueError) -> FetchError:
+    """An index page unearth could not parse (not UTF-8, not JSON): the index answered, wrongly,
+    so it is bad input (exit 2), said in one line instead of a parser's traceback."""
+    from drift.output import visible
+
+    what = "is not UTF-8" if isinstance(exc, UnicodeDecodeError) else "is not a simple-index page drift can read"
+    return FetchError(f"the package index's page for {visible(project)} {what} ({visible(str(exc)[:200])})")
 
 
 def make_client(settings: PipSettings) -> RecordingClient:
