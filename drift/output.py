@@ -174,6 +174,19 @@ def workflow_property(text: Any) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_text(text: str) -> str:
+    """For a JSON document (JSON, SARIF) written with ensure_ascii=False: the characters JSON
+    leaves raw that a terminal or an editor acts on (C1 controls such as the 8-bit CSI, line
+    separators, bidirectional overrides) written as `\\uXXXX` escapes. The data is unchanged
+    (a parser reads the same string back); only its spelling is safe to `cat`. C0 controls
+    are already escaped by `json.dumps`. Outside strings JSON is ASCII, so this only ever
+    touches string contents."""
+    return _JSON_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
 _COMMAND_LINE = re.compile(r"^(\s*)(::)", re.MULTILINE)
 
 

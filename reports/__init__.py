@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from drift.findings import Report
-from drift.output import in_github_actions, is_stdout, workflow_guard, write_text
+from drift.output import in_github_actions, is_stdout, json_text, workflow_guard, write_text
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ def _markdown(reports: Sequence[Report], opts: Options) -> str:
 def _sarif(reports: Sequence[Report], opts: Options) -> str:
     from drift.reports.sarif import to_sarif
 
-    return json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs), indent=2,
+                                ensure_ascii=False)) + "\n"
 
 
 def _junit(reports: Sequence[Report], opts: Options) -> str:

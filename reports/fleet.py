@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from drift.output import json_text
 from drift.reports.json_report import report_dict
 
 SCHEMA_ID = "drift.fleet/1"
@@ -30,7 +31,7 @@ def fleet_dict(hosts: Sequence[dict[str, Any]], *, exit_code: int) -> dict[str, 
 
 
 def to_json_fleet(hosts: Sequence[dict[str, Any]], *, exit_code: int, indent: int | None = 2) -> str:
-    return json.dumps(fleet_dict(hosts, exit_code=exit_code), indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(fleet_dict(hosts, exit_code=exit_code), indent=indent, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 def to_sarif_fleet(hosts: Sequence[dict[str, Any]], *, repo_root: str | None = None) -> str:
@@ -49,4 +50,4 @@ def to_sarif_fleet(hosts: Sequence[dict[str, Any]], *, repo_root: str | None = N
     run.setdefault("properties", {})["hosts"] = [
         {"host": h["host"], "status": h["status"], "reason": h.get("reason"), "exit_code": h["exit_code"]}
         for h in hosts]
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

@@ -15,6 +15,7 @@ from typing import Any
 
 from drift import __version__
 from drift.findings import Finding, Location, Report, Unused, UseChecked
+from drift.output import json_text
 
 from drift.reports._common import counts, ordered, verdict
 
@@ -54,12 +55,12 @@ def report_dict(report: Report) -> dict[str, Any]:
 
 
 def to_json(report: Report, *, indent: int | None = 2) -> str:
-    return json.dumps(report_dict(report), indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(report_dict(report), indent=indent, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 def to_json_many(reports: Sequence[Report], *, indent: int | None = 2) -> str:
     """Several targets: a JSON array of drift.report/1 objects, in the order given."""
-    return json.dumps([report_dict(r) for r in reports], indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
+    return json_text(json.dumps([report_dict(r) for r in reports], indent=indent, sort_keys=True, ensure_ascii=False)) + "\n"
 
 
 def _location(data: dict[str, Any]) -> Location:

@@ -388,7 +388,9 @@ def ahead_outlines(ans: dict[str, Any], shape: dict, digest: str | None) -> dict
 def _usage_module(mod: Any, where: str) -> None:
     _type(mod, dict, where)
     _type(mod.get("module"), str, f"{where}.module")
-    if not safe_relpath(mod.get("path")):
+    if mod.get("error") and not mod.get("module") and not any(mod.get(k) for k in ("imports", "calls", "binds", "subclasses")):
+        _type(mod.get("path"), str, f"{where}.path")  # a file set aside: a name to show, never a path to join
+    elif not safe_relpath(mod.get("path")):
         _fail(f"{where}.path", f"not a plain relative path: {str(mod.get('path'))[:80]!r}")
     _type(mod.get("error"), str, f"{where}.error", none=True)
     for key in ("imports", "calls", "binds", "subclasses"):
@@ -407,10 +409,28 @@ def _usage(use: Any, where: str) -> None:
         _usage_module(mod, f"{where}.modules[{i}]")
 
 
+def _set_aside_unplain_files(doc: dict[str, Any]) -> None:
+    """A consumer file whose name is not a plain relative path (`n\\n::add-mask::X.py`) becomes a
+    skipped file, in place: its uses are dropped, the report notes it (escaped), and the rest of
+    the consumer is checked. Why not refuse the reply: one odd name in someone's checkout is not a
+    host lying, and refusing it left the whole host unchecked. Nothing is ever joined to its
+    name: a skipped record holds no use, so no finding (and no patch) can point at it."""
+    for use in (doc.get("usage") or {}).values() if isinstance(doc.get("usage"), dict) else ():
+        mods = use.get("modules") if isinstance(use, dict) else None
+        for i, mod in enumerate(mods if isinstance(mods, list) else ()):
+            path = mod.get("path") if isinstance(mod, dict) else None
+            if isinstance(path, str) and path and not safe_relpath(path):
+                shown = printable(path[:200]).replace("\n", "\\x0a")
+                mods[i] = {"module": "", "path": shown, "imports": [], "calls": [], "binds": [], "subclasses": [],
+                           "error": "its name is not a plain relative path, so drift did not read it"}
+
+
 def validate_reply(doc: Any, request: dict[str, Any]) -> None:
-    """Raise ReplyError unless `doc` has the shape of an answer to `request`."""
+    """Raise ReplyError unless `doc` has the shape of an answer to `request`. A consumer file
+    with an unplain name is set aside first (`_set_aside_unplain_files`), not a reason to refuse."""
     if _is_error(doc):
         return
+    _set_aside_unplain_files(doc)
     wanted = list(request.get("packages") or [])
     users = list((request.get("usage") or {}).get("packages") or [])
     missing = _type(doc.get("missing", []), list, "reply.missing")
