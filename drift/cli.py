@@ -13,7 +13,6 @@ import importlib
 import sys
 
 from drift import __version__, exitcodes
-from drift.output import OutputError
 
 COMMANDS = ("snapshot", "diff", "check", "scan", "patch", "launch", "watch", "runs", "stop", "gate", "explain")
 
@@ -90,9 +89,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("drift: interrupted", file=sys.stderr)
         return 130
-    except OutputError as exc:  # -o DIR, --write-accepted DIR: the one error shape, no traceback
-        print(f"drift: error: {exc}", file=sys.stderr)
-        return exc.exit_code
     finally:  # callers that embed drift (tests, tools) get their collector back as it was
         gc.set_threshold(*threshold)
         if was_enabled:

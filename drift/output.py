@@ -33,9 +33,19 @@ _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u
 
 
 class OutputError(ValueError):
-    """The path named for output cannot take a document (a directory, say); the message says why."""
+    """The path named for output cannot take a document (a directory, say); the message says
+    what and where, `reason` only why (for a caller that names the document itself)."""
 
     exit_code = exitcodes.USAGE
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
+
+
+def _is_a_directory(path: pathlib.Path) -> OutputError:
+    return OutputError(f"cannot write {visible(str(path))}: Is a directory (name a file to write to)",
+                       reason="Is a directory (name a file to write to)")
 
 
 def write_text(path: pathlib.Path, text: str) -> None:
@@ -52,16 +62,16 @@ def write_text(path: pathlib.Path, text: str) -> None:
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise OutputError(f"cannot write {visible(str(path))}: {exc.strerror or exc}") from None
+        raise OutputError(f"cannot write {visible(str(path))}: {exc.strerror or exc}", reason=exc.strerror) from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise OutputError(f"{visible(str(path))} is a directory; name a file to write to")
+        raise _is_a_directory(path)
     if st is not None and not stat.S_ISREG(st.st_mode):
         _write_through(path, text)
         return
     try:
         _replace(path, text, st)
     except IsADirectoryError:
-        raise OutputError(f"{visible(str(path))} is a directory; name a file to write to") from None
+        raise _is_a_directory(path) from None
 
 
 def _write_through(path: pathlib.Path, text: str) -> None:

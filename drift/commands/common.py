@@ -272,8 +272,9 @@ def with_unused(reports_: list[Report], args, policy, source) -> list[Report]:
     return [dataclasses.replace(r, unused=unused, strict=strict) for r in reports_]
 
 
-class OutputError(Exception):
-    """A report cannot be written where -o says (a directory, no permission): exit 2."""
+# A report cannot be written where -o says (a directory, no permission): exit 2. One class with the
+# writer's own (drift.output), so `-o DIR` from the writer and a bad -o pairing are caught alike.
+from drift.output import OutputError  # noqa: E402
 
 
 def output_pairs(args, default: str = "terminal") -> list[tuple[str, str | None]]:
@@ -300,8 +301,9 @@ def emit(report_or_reports: Report | list[Report], args, *, default: str = "term
     for fmt, output in output_pairs(args, default):
         try:
             reports.write(report_or_reports, fmt, output, options=options)
-        except OSError as exc:
-            raise OutputError(f"cannot write the {fmt} report to {output}: {exc.strerror or exc}") from None
+        except (OSError, OutputError) as exc:
+            why = exc.reason if isinstance(exc, OutputError) else exc.strerror or exc
+            raise OutputError(f"cannot write the {fmt} report to {output}: {why}") from None
 
 
 def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None, *,
