@@ -409,6 +409,14 @@ def _usage(use: Any, where: str) -> None:
         _usage_module(mod, f"{where}.modules[{i}]")
 
 
+def _odd_file_name(path: str) -> bool:
+    """A path in plain directories whose last part only is odd (`pkg/n\\n::x.py`): a file someone
+    named strangely. An absolute path, `..`, `~` or an odd directory is still a lying host."""
+    *dirs, name = path.split("/")
+    return (0 < len(path) <= 4096 and bool(dirs) and all(_PART.match(d) for d in dirs)
+            and name not in ("", ".", "..") and not name.startswith("~"))
+
+
 def _set_aside_unplain_files(doc: dict[str, Any]) -> None:
     """A consumer file whose name is not a plain relative path (`n\\n::add-mask::X.py`) becomes a
     skipped file, in place: its uses are dropped, the report notes it (escaped), and the rest of
@@ -419,7 +427,7 @@ def _set_aside_unplain_files(doc: dict[str, Any]) -> None:
         mods = use.get("modules") if isinstance(use, dict) else None
         for i, mod in enumerate(mods if isinstance(mods, list) else ()):
             path = mod.get("path") if isinstance(mod, dict) else None
-            if isinstance(path, str) and path and not safe_relpath(path):
+            if isinstance(path, str) and not safe_relpath(path) and _odd_file_name(path):
                 shown = printable(path[:200]).replace("\n", "\\x0a")
                 mods[i] = {"module": "", "path": shown, "imports": [], "calls": [], "binds": [], "subclasses": [],
                            "error": "its name is not a plain relative path, so drift did not read it"}
