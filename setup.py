@@ -8,10 +8,14 @@ and never collides with another project's top-level `probes` or `reports`.
 from setuptools import find_packages, setup
 
 MAPPED = {"drift.probes": "probes", "drift.reports": "reports"}
+# the rule pages (docs/rules/*.md) ship as data: an installed drift's SARIF links each rule to
+# its page (helpUri) with no checkout and no published site
+DATA = {"drift.rule_pages": "docs/rules"}
 
 packages = find_packages(include=["drift", "drift.*"])
 for name, where in MAPPED.items():
     packages.append(name)
     packages += [f"{name}.{sub}" for sub in find_packages(where=where)]
+packages += list(DATA)
 
-setup(packages=packages, package_dir=MAPPED)
+setup(packages=packages, package_dir={**MAPPED, **DATA})

@@ -62,8 +62,8 @@ def _markdown(reports: Sequence[Report], opts: Options) -> str:
 def _sarif(reports: Sequence[Report], opts: Options) -> str:
     from drift.reports.sarif import to_sarif
 
-    return json_text(json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs), indent=2,
-                                ensure_ascii=False)) + "\n"
+    return json_text(json.dumps(to_sarif(reports, repo_root=opts.repo_root, rule_docs=opts.rule_docs,
+                                         consumer_root=opts.consumer_root), indent=2, ensure_ascii=False)) + "\n"
 
 
 def _junit(reports: Sequence[Report], opts: Options) -> str:

@@ -101,7 +101,53 @@ def _rules(findings: Sequence[Finding], docs: Mapping[str, Any] | None, base_uri
     return list(seen.values())
 
 
-def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str | None) -> dict[str, Any]:
+def _fixes(finding: Finding, *, consumer_root: str | None, uri: str, base: str | None) -> list[dict[str, Any]]:
+    """A codemod finding's edit as a SARIF `fix`: the codemod run on the consumer's file as it
+    is on this machine (drift.fixes.plan, the edit `drift patch` would write), turned into
+    line replacements. None without the file, or when the codemod does not apply to it."""
+    fix = finding.fix
+    if fix is None or fix.codemod is None or not consumer_root:
+        return []
+    path = pathlib.Path(consumer_root) / finding.consumer_site.path
+    try:
+        before = path.read_bytes()
+    except OSError:
+        return []
+    from drift.fixes.plan import plan
+
+    changes = plan({finding.consumer_site.path: before}, [finding], unsafe_fixes=True).changes
+    if not changes:
+        return []
+    replacements = _replacements(changes[0].before.decode("utf-8"), changes[0].after.decode("utf-8"))
+    if not replacements:
+        return []
+    artifact: dict[str, Any] = {"uri": uri}
+    if base:
+        artifact["uriBaseId"] = base
+    return [{"description": {"text": fix_text(fix)},
+             "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}]}]
+
+
+def _replacements(before: str, after: str) -> list[dict[str, Any]]:
+    """Whole-line replacements turning `before` into `after` (regions end at column 1 of the
+    line after the last one replaced; an insertion is an empty region)."""
+    import difflib
+
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out: list[dict[str, Any]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 >= len(old) and old and not old[-1].endswith("\n"):
+            return []  # an edit past a last line without a newline: no region can say where
+        start = {"startLine": i1 + 1, "startColumn": 1}
+        region = {**start, "endLine": i2 + 1, "endColumn": 1} if i2 > i1 else {**start, "endLine": i1 + 1, "endColumn": 1}
+        out.append({"deletedRegion": region, "insertedContent": {"text": "".join(new[j1:j2])}})
+    return out
+
+
+def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str | None,
+            consumer_root: str | None = None) -> dict[str, Any]:
     site = finding.consumer_site
     message = finding.title
     if finding.predicted_failure:
@@ -141,15 +187,32 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
     }
     if related:
         result["relatedLocations"] = related
+    location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    fixes = _fixes(finding, consumer_root=consumer_root, uri=location["uri"], base=location.get("uriBaseId"))
+    if fixes:
+        result["fixes"] = fixes
     return result
 
 
+def automation_id(reports: Sequence[Report]) -> str:
+    """`drift/<consumer>/`: one code-scanning category per consumer, the same on every run (a
+    new run replaces the last one's alerts, closing the fixed ones); `DRIFT_SARIF_CATEGORY`
+    names another (several gate steps in one repository)."""
+    given = os.environ.get("DRIFT_SARIF_CATEGORY", "").strip().strip("/")
+    if given:
+        return given + "/"
+    consumer = (reports[0].consumer.get("name") or reports[0].consumer.get("spec")) if reports else None
+    return f"drift/{consumer}/" if consumer else "drift/"
+
+
 def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_docs: Mapping[str, Any] | None = None,
-             docs_uri: str | None | bool = True) -> dict[str, Any]:
+             docs_uri: str | None | bool = True, consumer_root: str | None = None) -> dict[str, Any]:
     """One SARIF log, one run, every target's findings as results on the consumer's lines.
 
     `rule_docs` (drift.analysis.ruledocs.registry()) describes the rules; `docs_uri` is where the rule
     pages live (True: drift.analysis.ruledocs.docs_base_uri(), None/False: no helpUri).
+    `consumer_root`: the consumer's files on this machine; a codemod finding then carries its
+    edit as a SARIF `fix`.
     """
     if docs_uri is True:
         from drift.analysis.ruledocs import docs_base_uri
@@ -159,7 +222,7 @@ def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_do
     rules = _rules(all_findings, rule_docs, docs_uri or None)
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = [
-        _result(f, report, rule_index=index[f.rule_id], repo_root=repo_root)
+        _result(f, report, rule_index=index[f.rule_id], repo_root=repo_root, consumer_root=consumer_root)
         for report in reports
         for f in ordered(report.findings)
     ]
@@ -172,6 +235,7 @@ def to_sarif(reports: Sequence[Report], *, repo_root: str | None = None, rule_do
                 "rules": rules,
             }
         },
+        "automationDetails": {"id": automation_id(reports)},
         "results": results,
         "columnKind": "unicodeCodePoints",
         "properties": {

@@ -104,7 +104,7 @@ needs_pre_commit = pytest.mark.skipif(not HAS_PRE_COMMIT, reason="pre-commit not
 
 def test_hook_manifest_entry() -> None:
     [hook] = yaml.safe_load(HOOKS.read_text(encoding="utf-8"))
-    assert hook["id"] == "drift-gate" and hook["entry"] == "drift gate"
+    assert hook["id"] == "drift-gate" and hook["entry"] == "drift gate --require-target"
     assert hook["language"] == "python" and hook["pass_filenames"] is False
 
 

@@ -11,6 +11,7 @@ registered. A test compares docs/rules/ with what this module renders; regenerat
 from __future__ import annotations
 
 import argparse
+import os
 import inspect
 import sys
 from collections.abc import Iterable, Mapping
@@ -20,6 +21,7 @@ from pathlib import Path
 
 REGENERATE = "python -m drift.analysis.ruledocs docs/rules"
 CHECKOUT_PAGES = Path(__file__).resolve().parents[2] / "docs" / "rules"
+INSTALLED_PAGES = Path(__file__).resolve().parents[1] / "rule_pages"  # docs/rules as package data (setup.py)
 
 
 @dataclass(frozen=True)
@@ -174,11 +176,16 @@ def write(directory: Path, docs: Mapping[str, RuleDoc]) -> list[str]:
 
 
 def docs_base_uri() -> str | None:
-    """Where the pages can be opened: the project's published URL, else this checkout's files.
+    """Where the pages can be opened: `DRIFT_DOCS_URI` (the GitHub Action sets it to the pages
+    of the very ref it runs), the project's published URL, this checkout's files, else the
+    pages an installed drift ships (`drift/rule_pages/`, package data).
 
     A SARIF viewer needs an absolute URI. The distribution's metadata names the repository
-    when the project publishes one (`[project.urls]`); from a checkout the pages are local files.
+    when the project publishes one (`[project.urls]`); otherwise the pages are local files.
     """
+    given = os.environ.get("DRIFT_DOCS_URI", "").strip()
+    if given:
+        return given.rstrip("/") + "/"
     try:
         urls = metadata.metadata("drift-vllm").get_all("Project-URL") or []
     except metadata.PackageNotFoundError:
@@ -187,8 +194,9 @@ def docs_base_uri() -> str | None:
         label, _, url = entry.partition(",")
         if label.strip().lower() in ("source", "repository", "homepage") and "github.com" in url:
             return url.strip().rstrip("/") + "/blob/main/docs/rules/"
-    if CHECKOUT_PAGES.is_dir():
-        return CHECKOUT_PAGES.as_uri() + "/"
+    for pages in (CHECKOUT_PAGES, INSTALLED_PAGES):
+        if pages.is_dir():
+            return pages.as_uri() + "/"
     return None
 
 

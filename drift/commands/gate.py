@@ -28,6 +28,9 @@ def add_parser(sub) -> None:
                    help="PyPI spec, wheel, source tree, snapshot file or python:PATH (repeatable; default: "
                         "target in drift.toml, else the newest release); NAME==nightly for the newest dev build")
     add_pre_option(p)
+    p.add_argument("--require-target", action="store_true",
+                   help="refuse to run without a pinned target (-t, or target in drift.toml): never gate on "
+                        "whatever release is newest today (the pre-commit hook passes it)")
     p.add_argument("-b", "--baseline", default=None, help="default: from the consumer's metadata / pyproject")
     p.add_argument("--package", default="vllm", help="target import name (default: vllm)")
     p.add_argument("--rules", action="append", default=[], metavar="FILE", help="extra rule pack file")
@@ -55,6 +58,10 @@ def run(args) -> int:
     if config is None:
         return code
     consumer = args.consumer or "."
+    if args.require_target and not (args.target or config.target):
+        return fail("no target: give the vLLM release to gate on", exitcodes.USAGE,
+                    hint="args: [--target, vllm==X.Y.Z] in .pre-commit-config.yaml, or target = \"vllm==X.Y.Z\" "
+                         "in [tool.drift]; a gate on the newest release changes its verdict the day vLLM releases")
     with progress(verbose=args.verbose) as say:
         try:
             targets = ([pinned_target(t, pre=args.pre, say=say) for t in args.target] if args.target
