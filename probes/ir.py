@@ -15,15 +15,19 @@ is not recorded: the inference knows nothing of it, which is what unknown means.
 Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
 default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
-[[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]]. A path is a
+[[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
+[[key, value path, line]] (`{"k": v}`, `d["k"] = v`). A string that names a dotted class
+(`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way. A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
 import ast
+import re
 
 from .srctext import dotted as _dotted
 
 MAX_STEPS = 6
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*[.:][A-Za-z_]\w*$")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -101,6 +105,9 @@ class _Scope:
                 return [root] + steps[::-1]
             elif isinstance(node, ast.NamedExpr):
                 node = node.value
+            elif isinstance(node, ast.Constant) and not steps and isinstance(node.value, str) \
+                    and len(node.value) < 200 and _DOTTED.match(node.value):
+                return ["lit:" + node.value]  # a class named by string (`"pkg.mod:Ext"`): vLLM may build it
             else:
                 return None
 
@@ -168,7 +175,7 @@ def _locals(fn):
 def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
-    out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": []}
+    out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": []}
     _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None))
     return out
 
@@ -272,6 +279,19 @@ def _statements(out, scope, body, *, fn_key):
                 out["ret"].append([fn_key, p])
         elif isinstance(node, ast.Call):
             _call(out, scope, node)
+        elif isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    p = scope.path(v)
+                    if p:
+                        out["key"].append([k.value, p, node.lineno])
+        if isinstance(node, ast.Assign):
+            for t in node.targets:  # d["k"] = v
+                if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) \
+                        and isinstance(t.slice.value, str):
+                    p = scope.path(node.value)
+                    if p:
+                        out["key"].append([t.slice.value, p, node.lineno])
         stack.extend(ast.iter_child_nodes(node))
 
 

@@ -237,7 +237,6 @@ class _Module:
         self.uses = []
         self.calls = []
         self.patches = []
-        self.bound = {}  # consumer function name -> path of the class it is copied onto
         self.guards = []  # version tests enclosing the statement being walked
         self.returns = {}  # consumer function or method qualname -> path of what it returns
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
@@ -670,7 +669,7 @@ class _Function:
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
-        bound = self.mod.bound_q.get(self.qual) or (self.mod.bound.get(fn.name) if self.cls is None else None)
+        bound = self.mod.bound_q.get(self.qual)
         hooked = self._import_hook_module(fn)
         declared = self.mod.declared_module(self.cls) if self.cls else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
@@ -1349,26 +1348,6 @@ def _root_name(node):
             return None
 
 
-def _binding_targets(tree, mod):
-    """Consumer functions copied onto target classes: `setattr(C, "m", fn)`, `C.m = fn`,
-    `types.MethodType(fn, obj)`. Inside such a function its first parameter is a C."""
-    out = {}
-    for node in walk(tree):
-        fn, owner = None, None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
-                and isinstance(node.value, ast.Name):
-            fn, owner = node.value.id, node.targets[0].value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and len(node.args) == 3 and isinstance(node.args[2], ast.Name):
-            fn, owner = node.args[2].id, node.args[0]
-        if fn is None or fn not in mod.defs:
-            continue
-        path = _Chain(mod, {}).of(owner)
-        if path and mod.is_target(path) and "()" not in path:
-            out.setdefault(fn, path)
-    return out
-
-
 def _patchers(tree, quals=None):
     """Helpers that patch what they are given: `def hijack(cls, name, fn): setattr(cls, name, fn)`
     -> {"hijack": [0, 1, 2]} (the indexes of owner, name and value among its parameters); nested
@@ -1424,7 +1403,6 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     for qual, cls, node in funcs:  # functions by simple name, module level first, then nested helpers
         if cls is None and node.name not in mod.defs:
             mod.defs[node.name] = node
-    mod.bound = _binding_targets(tree, mod)
     mod.nested_quals = {qual for qual, cls, node in funcs
                         if cls is None and "." in qual and qual.rsplit(".", 1)[0] in mod.quals.values()}
     top = _Function(mod, qual="<module>", cls=None, node=tree, env={})
@@ -1439,7 +1417,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             continue
         _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
-    wanted = bool(mod.bound or mod.patches or any(c.get("args") for c in mod.calls))
+    wanted = bool(mod.patches or any(c.get("args") for c in mod.calls))
     functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,

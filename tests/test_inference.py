@@ -232,3 +232,78 @@ def test_the_solver_is_bounded_and_says_nothing_of_a_name_it_cannot_pin(tmp_path
     solved = solve(usage, (LIB,))
     assert len(solved.attrs[f"{APP}.poly.Holder"]["x"]) == MAX_VALUES
     assert solved.rounds >= 1
+
+
+WORKER_BEFORE = {
+    "vllm/v1/worker/gpu_worker.py": """
+        class WeightTransferEngine:
+            def receive_weights(self, names, load_weights=None):
+                return names
+
+
+        class Worker:
+            def __init__(self, config):
+                self.config = config
+                self.weight_transfer_engine = WeightTransferEngine()
+        """,
+    "vllm/engine.py": """
+        class LLM:
+            def __init__(self, model, worker_extension_cls=""):
+                self.model = model
+        """,
+}
+WORKER_AFTER = {
+    "vllm/v1/worker/gpu_worker.py": """
+        class WeightTransferEngine:
+            def receive_weights(self, names):
+                return names
+
+
+        class Worker:
+            def __init__(self, config):
+                self.config = config
+                self.weight_transfer_engine = WeightTransferEngine()
+        """,
+    "vllm/engine.py": WORKER_BEFORE["vllm/engine.py"],
+}
+EXTENSION = """
+    from typing import TYPE_CHECKING
+
+    if TYPE_CHECKING:
+        from vllm.v1.worker.gpu_worker import Worker
+
+
+    class WeightSync:
+        def sync(self, names):
+            return self.weight_transfer_engine.receive_weights(names, load_weights=True)
+    """
+LAUNCH = """
+    from vllm.engine import LLM
+
+    EXTENSION = "app.ext.WeightSync"
+
+
+    def engine_kwargs(ext):
+        return {"model": "m", "worker_extension_cls": ext}
+
+
+    def start():
+        return LLM(**engine_kwargs(EXTENSION))
+    """
+
+
+def test_a_class_named_in_worker_extension_cls_is_read_as_part_of_the_worker(tmp_path):
+    """The dotted name flows through a module constant, a helper's parameter and a dict key; vLLM
+    appends the class to its worker's bases, so `self.weight_transfer_engine` is the worker's."""
+    from tests.rule_cases import run_case
+
+    out = run_case(tmp_path, before=WORKER_BEFORE, after=WORKER_AFTER,
+                   consumer={"app/ext.py": EXTENSION, "app/launch.py": LAUNCH}, lib="vllm")
+    assert out.error is None
+    assert_findings(out.report.findings, [("DRIFT010", line_of(EXTENSION, "load_weights=True"))])
+    # what vLLM does with the name: a worker class with the extension among its bases
+    mixed = "type('W', (Worker, __import__('app.ext').ext.WeightSync), {})(None).sync(['w'])"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "vllm.v1.worker.gpu_worker", mixed,
+                     packages=("vllm", APP)) == out.report.findings[0].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "vllm.v1.worker.gpu_worker", mixed,
+                     packages=("vllm", APP)) is None

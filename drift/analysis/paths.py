@@ -56,6 +56,10 @@ class Value:
 
 UNKNOWN = Value("unknown")
 
+# Keys whose value names a consumer class the target mixes into one of its own (vLLM appends the
+# `worker_extension_cls` class to its worker's bases), with where that class lives by release.
+MIXED_INTO = {"worker_extension_cls": ("vllm.v1.worker.gpu_worker.Worker", "vllm.worker.worker.Worker")}
+
 
 def strip_annotation(text: str | None) -> str | None:
     """The class an annotation names: `Optional[X]`, `X | None`, `"X"` -> `X`; containers -> None."""
@@ -618,7 +622,8 @@ class PathEvaluator:
             return inferred
         results = []
         patch_bases = set(cls.get("patch_bases") or ())
-        for i, b in enumerate((cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or [])):
+        for i, b in enumerate((cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or [])
+                              + self.mixed_into(key)):
             if not b:
                 results.append(UNKNOWN)
                 continue
@@ -653,6 +658,22 @@ class PathEvaluator:
         v = self.value(tuple(paths[0]))
         return v if v.known else None
 
+    def mixed_into(self, cref: str) -> list[list[str]]:
+        """Target classes the target makes `cref` part of at run time, as base paths: a class
+        whose dotted name reaches `worker_extension_cls` is appended to the worker's bases
+        (the solved model says which names reach which key). The first class of the key's list
+        that this side defines."""
+        table = self.__dict__.get("_mixed")
+        if table is None:
+            table = self._mixed = {}
+            for key, refs in self.consumer.inferred.named.items():
+                for dotted in MIXED_INTO.get(key, ()):
+                    if self.index.lookup(dotted) is not None:
+                        for ref in refs:
+                            table.setdefault(ref, []).append(["sym:" + dotted])
+                        break
+        return table.get(cref, [])
+
     def target_bases(self, cref: str) -> list[Symbol]:
         """The target classes a consumer class extends (directly, through its own bases, or as
         the class it patches: generic arguments and decorator arguments). Memoised per class
@@ -673,7 +694,8 @@ class PathEvaluator:
             cls = self.consumer.classes.get(ref)
             if cls is None:
                 return
-            for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []):
+            for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []) \
+                    + self.mixed_into(ref):
                 if not b:
                     continue
                 v = self.value(tuple(b))

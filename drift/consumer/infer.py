@@ -26,6 +26,7 @@ from typing import Any
 MAX_VALUES = 6  # values kept per name: beyond this a name is too polymorphic to say anything useful
 MAX_ROUNDS = 12
 MAX_PATH = 8
+_NAMING_KEYS = ("_cls", "_class")  # keys whose value names a class the target builds
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Solution:
     signatures: dict[str, list[list[Any]]] = field(default_factory=dict)  # function -> [[name, kind, optional]]
     lines: dict[str, int] = field(default_factory=dict)  # function -> the line of its def
     gives: dict[str, bool] = field(default_factory=dict)  # function -> whether it returns a value
+    named: dict[str, list[str]] = field(default_factory=dict)  # key (`worker_extension_cls`) -> consumer classes named there
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -77,6 +79,7 @@ class _Solver:
         self.ret: list = []
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
         self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
+        self.keys: list = []  # (key, value path) of dict entries whose key names a class
         for mod in usage:  # paths become tuples once: they are memo keys below
             ir = mod.get("ir") or {}
             self.defs.update({fn: [spec[0], [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in spec[1]], spec[2]]
@@ -87,6 +90,7 @@ class _Solver:
             self.call += [(_t(callee), [_t(a) for a in args], {k: _t(v) for k, v in kwargs.items()}, line)
                           for callee, args, kwargs, line in ir.get("call") or []]
             self.ret += [(fn, _t(expr)) for fn, expr in ir.get("ret") or []]
+            self.keys += [(k, _t(v)) for k, v, _line in ir.get("key") or [] if k.endswith(_NAMING_KEYS)]
             for obj, attr, src, line in ir.get("store") or []:
                 row = (_t(obj), attr, _t(src), line)
                 self.store.append(row)
@@ -120,6 +124,8 @@ class _Solver:
     def root(self, root: str) -> set:
         if root.startswith("var:"):
             return self.pts.get(root, _EMPTY)
+        if root.startswith("lit:"):
+            return {("S", root[4:])}
         hit = self._roots.get(root)
         if hit is not None:
             return hit
@@ -294,6 +300,23 @@ class _Solver:
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
 
+    def _named(self) -> dict[str, list[str]]:
+        """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword
+        or dict key that names a class (`worker_extension_cls=...`): the target builds them."""
+        rows = list(self.keys)
+        for _callee, _args, kwargs, _line in self.call:
+            rows += [(k, v) for k, v in kwargs.items() if k.endswith(_NAMING_KEYS)]
+        out: dict[str, set[str]] = {}
+        for key, path in rows:
+            for v in self.eval(path):
+                if v[0] == "S":
+                    qual = v[1].replace(":", ".")
+                    if qual in self.classes:
+                        out.setdefault(key, set()).add(qual)
+                elif v[0] == "C":  # the class itself, not its name
+                    out.setdefault(key, set()).add(v[1])
+        return {k: sorted(v) for k, v in out.items()}
+
     def _is_class_path(self, path: tuple[str, ...]) -> bool:
         """A target path that names a class by convention (`vllm.x.Worker`): the last dotted part
         is capitalised and nothing was called on the way."""
@@ -325,6 +348,7 @@ class _Solver:
         sol.signatures = {fn: [[p[0], p[3], p[4]] for p in spec[1]] for fn, spec in self.defs.items()}
         sol.lines = {fn: spec[2] for fn, spec in self.defs.items()}
         sol.gives = dict(self.gives)
+        sol.named = self._named()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):
