@@ -159,6 +159,20 @@ def markdown_code(text: Any, *, in_table: bool = False) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
+_UNSAFE_KEEP_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def html(text: Any) -> str:
+    """For HTML text and attribute values: `html.escape` (so no tag or attribute can start) after
+    every control but newline and tab is shown escaped (a newline in HTML is only whitespace, and
+    drift's own tooltips use it)."""
+    from html import escape
+
+    text = text if isinstance(text, str) else str(text)
+    return escape(_UNSAFE_KEEP_LINES.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
+                                         else "\\u%04x" % ord(m.group()), text))
+
+
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

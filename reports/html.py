@@ -11,11 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from html import escape as _html_escape
 
 from drift import __version__
 from drift.findings import Finding, Report
-from drift.output import visible
+from drift.output import html as escape  # HTML's escaping, controls shown: one function per sink
 
 from drift.reports._common import evidence_text, fix_text, header_notes, overall_verdict, party, verdict
 from drift.reports.matrix import Cell, Matrix, build_matrix
@@ -72,12 +71,6 @@ document.getElementById('expand-all').addEventListener('click', function () {
 });
 """
 
-
-def escape(text: str) -> str:
-    """HTML's escaping (`<`, `&`, quotes) after `drift.output.visible`: a control character in a
-    file name or version is shown as `\\x1b`, never written raw into the page (or a terminal
-    that prints it)."""
-    return _html_escape(visible(text))
 
 
 def _n(count: int, noun: str) -> str:
