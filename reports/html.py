@@ -16,6 +16,7 @@ from drift import __version__
 from drift.findings import Finding, Report
 from drift.output import html as escape  # HTML's escaping, controls shown: one function per sink
 
+from drift.reports.groups import shared_causes
 from drift.reports._common import evidence_text, fix_text, header_notes, overall_verdict, party, verdict
 from drift.reports.matrix import Cell, Matrix, build_matrix
 
@@ -56,10 +57,39 @@ details .finding { margin: 6px 0 0; padding: 6px 0 0; border-top: 1px dashed cur
 details .finding p { margin: 2px 0; }
 .k { color: var(--muted); }
 tr.clean.hide { display: none; }
+tr.filtered { display: none; }
+.controls select, .controls input[type=search] { font: inherit; margin-right: 8px; }
+.causes { margin: 6px 0 12px; padding-left: 20px; }
 footer { color: var(--muted); margin-top: 16px; font-size: 12px; }
 """
 
 JS = """
+(function () {
+  var rule = document.getElementById('filter-rule'), file = document.getElementById('filter-file'),
+      text = document.getElementById('filter-text');
+  var params = new URLSearchParams(location.hash.slice(1));
+  rule.value = params.get('rule') || ''; file.value = params.get('file') || ''; text.value = params.get('q') || '';
+  function apply() {
+    var r = rule.value, f = file.value, q = text.value.trim().toLowerCase(), shown = 0;
+    document.querySelectorAll('tr.use-row').forEach(function (tr) {
+      var ok = (!r || (' ' + tr.dataset.rules + ' ').indexOf(' ' + r + ' ') >= 0) &&
+               (!f || tr.dataset.file === f) && (!q || tr.textContent.toLowerCase().indexOf(q) >= 0);
+      tr.classList.toggle('filtered', !ok);
+      if (ok) { shown += 1; }
+    });
+    document.getElementById('filter-count').textContent = (r || f || q) ? shown + ' shown' : '';
+    var p = new URLSearchParams();
+    if (r) { p.set('rule', r); } if (f) { p.set('file', f); } if (q) { p.set('q', q); }
+    history.replaceState(null, '', p.toString() ? '#' + p.toString() : location.pathname + location.search);
+  }
+  [rule, file].forEach(function (el) { el.addEventListener('change', apply); });
+  text.addEventListener('input', apply);
+  if (rule.value || file.value || text.value) {  // a shared link's filter: every row it names, clean or not
+    document.getElementById('only-drift').checked = false;
+    document.querySelectorAll('tr.clean').forEach(function (tr) { tr.classList.remove('hide'); });
+  }
+  apply();
+})();
 document.getElementById('only-drift').addEventListener('change', function (e) {
   document.querySelectorAll('tr.clean').forEach(function (tr) { tr.classList.toggle('hide', e.target.checked); });
 });
@@ -155,8 +185,31 @@ def _body(matrix: Matrix) -> str:
             f'<span class="site mono">{_breakable(row.site.path)}:{row.site.line}</span></th>'
         )
         cells = "".join(_cell_html(cell, col.label) for cell, col in zip(row.cells, matrix.columns))
-        rows.append(f'<tr class="use-row{clean}">{head}{cells}</tr>')
+        rules = " ".join(sorted({f.rule_id for cell in row.cells for f in cell.findings}))
+        rows.append(f'<tr class="use-row{clean}" data-rules="{escape(rules)}" data-file="{escape(row.site.path)}">'
+                    f'{head}{cells}</tr>')
     return "<tbody>" + "".join(rows) + "</tbody>"
+
+
+def _filters(matrix: Matrix) -> str:
+    """Rule, file and text filters (plain JS above; the URL's #rule=…&file=…&q=… presets them)."""
+    rules = sorted({f.rule_id for row in matrix.rows for cell in row.cells for f in cell.findings})
+    files = sorted({row.site.path for row in matrix.rows})
+    opt = lambda v: f'<option value="{escape(v)}">{escape(v)}</option>'  # noqa: E731
+    return (f'<label>rule <select id="filter-rule"><option value="">all</option>{"".join(map(opt, rules))}</select></label>'
+            f'<label>file <select id="filter-file"><option value="">all</option>{"".join(map(opt, files))}</select></label>'
+            f'<input type="search" id="filter-text" placeholder="filter by text" aria-label="filter by text">'
+            f'<span id="filter-count" class="meta" role="status"></span>')
+
+
+def _causes(reports: Sequence[Report]) -> str:
+    """Findings that share one cause, said once above the matrix (each finding once, not per target)."""
+    unique = {f.fingerprint: f for r in reports for f in r.findings}
+    causes = shared_causes(unique.values())
+    if not causes:
+        return ""
+    items = "".join(f"<li>{len(c.findings)} × {_prose(c.summary)}</li>" for c in causes)
+    return f'\n<section aria-label="shared causes"><b>Shared causes</b><ul class="causes">{items}</ul></section>'
 
 
 def render_matrix(reports: Sequence[Report], *, title: str | None = None, generated: dt.datetime | None = None) -> str:
@@ -193,7 +246,8 @@ def render_matrix(reports: Sequence[Report], *, title: str | None = None, genera
 <div class="controls">
 <label><input type="checkbox" id="only-drift"{" checked" if _any_drift(matrix) else ""}> only uses that drift somewhere</label>
 <button type="button" id="expand-all" aria-pressed="false">Expand all</button>
-</div>
+{_filters(matrix)}
+</div>{_causes(reports)}
 <table class="matrix" id="matrix">
 <caption class="meta" style="text-align:left">{_n(len(matrix.rows), "consumer use")} × {_n(len(matrix.columns), "target")};
  open a cell for evidence, predicted failure and fix.</caption>

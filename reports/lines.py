@@ -81,8 +81,11 @@ def to_concise(reports: Sequence[Report], *, repo_root: str | None = None, consu
     return "\n".join(lines) + "\n"
 
 
+GITHUB_CAP = 10  # annotations GitHub shows per step and level (errors, warnings; notices alike)
+
+
 def annotation(finding: Finding, report: Report, *, repo_root: str | None = None, several: bool = False,
-               consumer_root: str | None = None) -> str:
+               consumer_root: str | None = None, also: Sequence[Finding] = (), cause: str | None = None) -> str:
     site = finding.consumer_site
     props = {
         "file": _path(site.path, repo_root, consumer_root),
@@ -97,13 +100,51 @@ def annotation(finding: Finding, report: Report, *, repo_root: str | None = None
     parts.append(f"fix: {fix_text(finding.fix)}")
     if several:
         parts.append(f"on {target_label(report)}")
+    if also:
+        sites = [f"{f.consumer_site.path}:{f.consumer_site.line}" for f in also]
+        shown = ", ".join(sites[:20]) + (f", and {len(sites) - 20} more" if len(sites) > 20 else "")
+        parts.append(f"same cause ({cause}) at {len(sites)} more site{'s' * (len(sites) != 1)}: {shown}")
     return f"::{GITHUB_LEVEL[finding.severity]} {body}::" + "%0A".join(workflow_data(p) for p in parts)
+
+
+def _grouped(report: Report) -> list[tuple[Finding, list[Finding], str | None]]:
+    """(first finding, the others of its cause, the cause) in report order: one annotation per
+    cause, on its worst and first site, so 82 imports of one split module are one annotation."""
+    from drift.reports.groups import cause_key, shared_causes
+
+    causes = {c.key: c for c in shared_causes(report.findings)}
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for f in ordered(report.findings):
+        key = cause_key(f)
+        if key in causes:
+            if key in seen:
+                continue
+            seen.add(key)
+            rest = [g for g in ordered(causes[key].findings) if g is not f]
+            out.append((f, rest, causes[key].summary))
+        else:
+            out.append((f, [], None))
+    return out
 
 
 def to_github(reports: Sequence[Report], *, repo_root: str | None = None, consumer_root: str | None = None) -> str:
     several = len(reports) > 1
-    lines = [f"::notice title=drift::{workflow_data(n)}" for n in _caveats(reports)]
-    lines += [annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root)
-              for r in reports for f in ordered(r.findings)]
+    lines = [f"::notice title=drift::{workflow_data(n)}" for n in _caveats(reports)][:GITHUB_CAP]
+    shown = {"notice": len(lines), "warning": 0, "error": 0}
+    left = {"notice": 0, "warning": 0, "error": 0}
+    for r in reports:
+        for f, rest, cause in _grouped(r):
+            level = GITHUB_LEVEL[f.severity]
+            if shown[level] >= GITHUB_CAP:  # GitHub would drop it without a word: say so below instead
+                left[level] += 1 + len(rest)
+                continue
+            shown[level] += 1
+            lines.append(annotation(f, r, repo_root=repo_root, several=several, consumer_root=consumer_root,
+                                    also=rest, cause=cause))
+    if any(left.values()):
+        parts = ", ".join(f"{n} {lv}{'s' * (n != 1)}" for lv, n in left.items() if n)
+        lines.append(f"drift: {parts} not annotated: GitHub shows {GITHUB_CAP} errors and {GITHUB_CAP} warnings per "
+                     "step; every finding is in the step summary, the SARIF upload and the report")
     lines.append(_footer(reports))
     return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from drift.suppress import silenced_summary
 from drift.reports._common import (
     counts, env_line, evidence_text, fix_text, header_notes, ordered, overall_verdict, party, verdict,
 )
+from drift.reports.groups import shared_causes
 from drift.reports.matrix import build_matrix
 
 BADGE = {
@@ -104,6 +105,10 @@ def to_markdown(report: Report) -> str:
     if report.silenced:
         out += [f"_{silenced_summary(report)}; docs/config.md says how._", ""]
     findings = ordered(report.findings)
+    causes = shared_causes(findings)
+    if causes:
+        out += ["| Findings | Shared cause |", "|---|---|"]
+        out += [f"| {len(c.findings)} | {_cell(c.summary)} |" for c in causes] + [""]
     if findings:
         out += [
             "| Severity | Rule | Consumer site | Finding | Evidence (target / baseline) | Fix |",

@@ -22,6 +22,7 @@ from drift.findings import Finding, Report, Severity
 from drift.output import in_github_actions, terminal
 from drift.suppress import silenced_summary
 
+from drift.reports.groups import shared_causes
 from drift.reports._common import counts, env_line, evidence_text, fix_text, header_notes, ordered, party, verdict
 
 STYLE = {Severity.BREAKING: "bold red", Severity.RISKY: "bold yellow", Severity.INFO: "cyan"}
@@ -96,6 +97,11 @@ def _header(report: Report, console: Console, *, verbose: bool, wrap: bool) -> N
     _line(console, summary, hang=2, wrap=wrap)
     for note in header_notes(report):
         _line(console, Text(f"! {note}", style="yellow"), hang=2, wrap=wrap)
+    causes = shared_causes(report.findings)
+    if causes:
+        _line(console, Text(f"{len(causes)} shared cause{'s' * (len(causes) != 1)}:", style="bold"), hang=2, wrap=wrap)
+        for cause in causes:
+            _line(console, Text(f"  {len(cause.findings):>3} × {cause.summary}"), hang=8, wrap=wrap)
     if verbose:
         for note in report.notes:
             _line(console, Text(f"note: {note}", style="dim"), hang=6, wrap=wrap)

@@ -94,7 +94,8 @@ def test_concise_uses_the_rules_column_when_known() -> None:
 
 
 def test_github_annotations_match_the_workflow_command_form() -> None:
-    odd = dataclasses.replace(S.RETURN_SHAPE, title="returns a, b: 100% changed\nnow")
+    # another symbol: a finding with RETURN_SHAPE's rule and symbol would share its annotation (one cause)
+    odd = dataclasses.replace(S.RETURN_SHAPE, title="returns a, b: 100% changed\nnow", symbol="vllm.odd.f")
     report = dataclasses.replace(S.seed_report(), findings=(*S.SEED_FINDINGS, odd))
     lines = reports.render(report, "github").splitlines()
     assert lines[-1].startswith("Found 9 findings")

@@ -25,7 +25,7 @@ def test_verdict_line_first_then_context() -> None:
 
 
 def test_table_has_one_row_per_finding_and_stays_well_formed() -> None:
-    odd = dataclasses.replace(S.RETURN_SHAPE, title="returns a | b now")
+    odd = dataclasses.replace(S.RETURN_SHAPE, title="returns a | b now", symbol="vllm.odd.f")  # its own cause
     report = dataclasses.replace(S.seed_report(), findings=S.SEED_FINDINGS + (odd,))
     rows = _table_rows(to_markdown(report))
     assert len(rows) == 2 + len(report.findings)

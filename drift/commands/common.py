@@ -95,6 +95,25 @@ def add_output_options(parser, *, default: str = "terminal", formats=None, repea
         parser.add_argument("-o", "--output", default=None, help="write the report to this file instead of stdout")
     parser.add_argument("--json", action="store_true", help="shorthand for --format json")
     parser.add_argument("-v", "--verbose", action="store_true", help="show every evidence line")
+    add_statistics_option(parser)
+
+
+def add_statistics_option(parser) -> None:
+    parser.add_argument("--statistics", action="store_true",
+                        help="print counts per rule and per shared cause instead of the findings (as ruff); "
+                             "JSON with --format json; the exit code is the same")
+
+
+def statistics_document(report_or_reports, fmt: str) -> str:
+    """`--statistics` in place of the report: ruff's table, or its JSON with --format json."""
+    import json
+
+    from drift.reports.groups import statistics, statistics_text
+
+    many = [report_or_reports] if isinstance(report_or_reports, Report) else list(report_or_reports)
+    if fmt == "json":
+        return json.dumps(statistics(many), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return statistics_text(many)
 
 
 def add_consumer_options(parser, *, positional: bool = False, default_help: str, selection: bool = False) -> None:
@@ -300,10 +319,26 @@ def emit(report_or_reports: Report | list[Report], args, *, default: str = "term
                               consumer_root=str(consumer_root) if consumer_root else None)
     for fmt, output in output_pairs(args, default):
         try:
-            reports.write(report_or_reports, fmt, output, options=options)
+            if getattr(args, "statistics", False):
+                write_document(statistics_document(report_or_reports, fmt), output)
+            else:
+                reports.write(report_or_reports, fmt, output, options=options)
         except (OSError, OutputError) as exc:
             why = exc.reason if isinstance(exc, OutputError) else exc.strerror or exc
             raise OutputError(f"cannot write the {fmt} report to {output}: {why}") from None
+
+
+def write_document(text: str, output: str | None) -> None:
+    """Text to stdout (None or "-") or atomically to a file (drift/output.py)."""
+    from pathlib import Path
+
+    from drift.output import write_text
+
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text(Path(output), text)
 
 
 def default_target(config, package: str = "vllm", say: Callable[[str], None] = lambda _m: None, *,

@@ -10,7 +10,8 @@ from drift import exitcodes
 from drift.commands.common import (
     consumer_selection,
     add_consumer_options, add_pre_option, add_silencing_options, default_target, fail, pinned_target, progress,
-    settings_checked, silence, silencing, target_caveat, with_caveats,
+    add_statistics_option, settings_checked, silence, silencing, statistics_document, target_caveat, with_caveats,
+    write_document,
 )
 from drift.findings import Report
 from drift.pipeline.gate import run_gate
@@ -42,6 +43,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="shorthand for --format json")
     p.add_argument("-v", "--verbose", action="store_true", help="terminal: show every evidence line")
     add_silencing_options(p)
+    add_statistics_option(p)
     p.set_defaults(func=run)
 
 
@@ -99,7 +101,10 @@ def run(args) -> int:
         return fail(str(exc), exitcodes.USAGE)
     for fmt, out in zip(formats, outputs):
         try:
-            reports.write(found, fmt, out, options=reports.Options(**options))
+            if args.statistics:
+                write_document(statistics_document(found, fmt), out)
+            else:
+                reports.write(found, fmt, out, options=reports.Options(**options))
         except OSError as exc:
             return fail(f"cannot write the {fmt} report to {out}: {exc.strerror or exc}", exitcodes.USAGE)
     if os.environ.get("GITHUB_ACTIONS") == "true" and not any(f == "github" and o == "-" for f, o in zip(formats, outputs)):
