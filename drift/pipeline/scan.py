@@ -136,7 +136,9 @@ def _early_baseline(settings: ScanSettings, say: Callable[[str], None]) -> "asyn
             try:
                 return resolve_baseline(None, given=settings.baseline, target_package=settings.target, say=say)
             except Exception as exc:  # noqa: BLE001 - a result crosses the thread, never a traceback
-                return Outcome(None, f"baseline: {type(exc).__name__}: {exc}", exitcodes.USAGE)
+                # an index that did not answer is exit 3 here as everywhere (FetchError carries it)
+                return Outcome(None, f"baseline: {type(exc).__name__}: {exc}",
+                               getattr(exc, "exit_code", exitcodes.USAGE))
 
         jobs[key] = loop.run_in_executor(None, load)
     return jobs[key]
