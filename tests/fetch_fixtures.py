@@ -49,6 +49,7 @@ class IndexServer:
     yanked: set[str] = field(default_factory=set)  # file names the index marks yanked (PEP 592)
     before_page: Callable[[str], None] | None = None  # called with the project before its page is served
     scheme: str = "http"  # "https" when `running(..., tls=...)` serves it
+    page: Callable[[str], tuple[bytes, str]] | None = None  # project -> (body, Content-Type) served instead
 
     @property
     def url(self) -> str:
@@ -120,6 +121,10 @@ def _handler(state: IndexServer):
         def _index(self, project: str) -> None:
             if state.before_page is not None:
                 state.before_page(project)
+            if state.page is not None:  # a page of the test's own making (not UTF-8, say)
+                body, content_type = state.page(project)
+                self._reply(200, body, {"Content-Type": content_type})
+                return
             names = state.projects().get(canonicalize_name(project)) if project else None
             if names is None:
                 self._reply(404, b"no such project", {"Content-Type": "text/plain"})
