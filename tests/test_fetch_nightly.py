@@ -121,7 +121,8 @@ def test_check_reads_the_macos_only_nightly_and_says_which_file(spelling, dists,
     assert len(report["findings"]) == 1, report["findings"]
     assert report["findings"][0]["severity"] == "breaking"
     assert report["findings"][0]["consumer_site"]["path"] == "uses_demo/__init__.py"
-    assert any(dists["dev2"].name in n and "macosx_14_0_arm64" in n for n in report["notes"]), report["notes"]
+    # said under the header in every format, -v or not
+    assert any(dists["dev2"].name in n and "macosx_14_0_arm64" in n for n in report["caveats"]), report["caveats"]
     assert served and all(dists["dev2"].name in p for p in served)
 
 

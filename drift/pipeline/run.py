@@ -257,7 +257,7 @@ def check(
     ctx = CheckContext(target=target, baseline=baseline, usage=usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
     findings, rule_notes = run_rules(ctx, rules)
-    notes = rule_notes + tuple(notes) + tuple((target_facts.get("target") or {}).get("notes") or ())
+    notes = rule_notes + tuple(notes)
     if off_branch:
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
                   f"version than {tversion}",)
@@ -273,6 +273,8 @@ def check(
     elif "range" in (labels.get("baseline_source") or ""):
         caveats += (f"baseline {labels.get('baseline')}: {labels['baseline_source']}; pass -b to pin another",)
     caveats += tuple(labels.get("caveats") or ())
+    # which file a target was read from, when no file of it is built for this platform (model/targets.py)
+    caveats += tuple((target_facts.get("target") or {}).get("notes") or ())
     tpkg = (target_facts.get("packages") or {}).get(target_package, {})
     bpkg = ((baseline_facts or {}).get("packages") or {}).get(target_package, {})
     report = Report(
