@@ -214,3 +214,58 @@ def test_the_fix_line_says_the_edit_and_why_manual_only_with_verbose(trees, caps
     assert main([*argv, "--format", "concise"]) == 1
     concise = capsys.readouterr().out
     assert "fix: manual: stop using `vllm.api.g`" in concise and "drop `b=2` from the call" in concise
+
+
+def _demo_wheel(dest: pathlib.Path, version: str, api: str) -> pathlib.Path:
+    """A universal wheel of distribution `demo` (import name `demo`)."""
+    import zipfile
+
+    dist = f"demo-{version}.dist-info"
+    files = {"demo/__init__.py": "", "demo/api.py": api,
+             f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: demo\nVersion: {version}\n",
+             f"{dist}/WHEEL": "Wheel-Version: 1.0\nGenerator: drift-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             f"{dist}/top_level.txt": "demo\n", f"{dist}/RECORD": ""}
+    path = dest / f"demo-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_a_target_drift_chose_and_a_baseline_from_a_range_are_caveats(tmp_path) -> None:
+    """No -t: the index's newest release is the target; the consumer's range `demo>=1.0,<2` gives
+    the baseline (its highest release): both change the verdict without a change in the
+    consumer, so both are said under the header (JSON `caveats`; the terminal's `!` lines)."""
+    from tests.fetch_fixtures import IndexServer, running
+    from tests.test_fetch_nightly import _drift
+
+    old, new = "def run(job, retries=3):\n    return job\n", "def run(job, *, retries=3):\n    return job\n"
+    consumer = tmp_path / "consumer"
+    (consumer / "uses_demo").mkdir(parents=True)
+    (consumer / "uses_demo" / "__init__.py").write_text("from demo.api import run\n\n\ndef go(job):\n    return run(job, 5)\n")
+    (consumer / "pyproject.toml").write_text(
+        '[project]\nname = "uses-demo"\nversion = "0.1"\ndependencies = ["demo>=1.0,<2"]\n')
+    with running(IndexServer()) as index:
+        for version, api in (("1.0", old), ("1.1", old), ("2.0", new)):
+            index.add(_demo_wheel(tmp_path, version, api))
+        env = {"PIP_INDEX_URL": index.simple}
+        proc = _drift("check", str(consumer), "--package", "demo", "--consumer-package", "uses_demo",
+                      "--format", "json", env_extra=env, tmp_path=tmp_path)
+        term = _drift("check", str(consumer), "--package", "demo", "--consumer-package", "uses_demo",
+                      env_extra=env, tmp_path=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["target"]["version"] == "2.0" and doc["baseline"]["version"] == "1.1"
+    newest, ranged = doc["caveats"]
+    assert newest.startswith("target demo==2.0 is the newest release on the index (no -t given)")
+    assert ranged.startswith("baseline demo==1.1: the highest release admitted by the consumer's range")
+    head = term.stdout.split("BREAKING")[0]
+    assert f"! {newest}" in head and f"! {ranged}" in head
+
+
+def test_a_consumer_file_that_cannot_be_read_is_a_caveat(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "odd.py").write_bytes(b"# -*- coding: no-such-codec -*-\nimport vllm\n")
+    rc = main(["check", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before")])
+    out = capsys.readouterr().out
+    head = out.split("BREAKING")[0]
+    assert rc == 1 and "! consumer file kvtool/odd.py could not be read" in head
