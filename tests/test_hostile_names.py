@@ -121,3 +121,31 @@ def test_gate_under_github_actions_escapes_annotations_and_the_step_summary(chec
     assert "<img" not in html and "<h2" not in html and "<a href" not in html
     assert not RAW_CONTROLS.search(summary.read_text(encoding="utf-8"))
     assert workflow_command_lines(summary.read_text(encoding="utf-8")) == []
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_inventory_host_names_are_text_not_rich_markup(tmp_path):
+    """The fleet table of a scan prints each inventory host's name: rich markup in it is shown as
+    the characters it is, escape sequences escaped. The hosts point at a closed port on loopback,
+    so each is unreachable at once."""
+    names = {key: HOSTILE[key] for key in ("rich_markup", "ansi_clear", "osc_title", "c1_csi")}
+    names["closing_markup"] = "[bold red]x[/bold red][link=file:///etc/passwd]y[/link]"
+    port = _closed_port()
+    hosts = "".join(f"    {json.dumps(name)}:\n      ansible_host: 127.0.0.1\n      ansible_port: {port}\n"
+                    for name in names.values())
+    (tmp_path / "hosts.yml").write_text("all:\n  hosts:\n" + hosts)
+    proc = _drift("scan", "--inventory", str(tmp_path / "hosts.yml"), "--connect-timeout", "5", cwd=tmp_path)
+    assert proc.returncode == 3, proc.stderr.decode()
+    out = proc.stdout.decode("utf-8") + proc.stderr.decode("utf-8")
+    assert "Traceback" not in out
+    assert not RAW_CONTROLS.search(out), RAW_CONTROLS.findall(out)
+    assert "[bold red]x[/bold red][link=file:///etc/passwd]y[/link]" in out
+    assert "[bold red]rich[blink][link=file:x]y" in out
+    assert "clear\\x1b[2J" in out and "csi\\x9b31m" in out
