@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from drift import exitcodes
-from drift.output import terminal
+from drift.output import in_github_actions, terminal, workflow_guard
 from drift.remote.connectors.base import Connector, ConnectorError
 from drift.findings import Finding
 from drift.jobs.failures import Diagnosis, diagnose
@@ -141,8 +141,10 @@ class _Display:
             return  # the bar already shows it
         self.shown.append(final)
         if not self.quiet:
-            # a job's log is someone else's output: its escape sequences are shown, not obeyed
-            self.console.print(Text(terminal(final.expandtabs())), soft_wrap=True)
+            # a job's log is someone else's output: its escape sequences are shown, not obeyed, and
+            # under GitHub Actions a remote job's `::` line is not a command to this runner
+            shown = terminal(final.expandtabs())
+            self.console.print(Text(workflow_guard(shown) if in_github_actions() else shown), soft_wrap=True)
 
     def partial(self, segments: list[str]) -> None:
         for seg in segments:
