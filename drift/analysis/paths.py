@@ -208,20 +208,12 @@ class ConsumerModel:
 
     def arg_path(self, ref: str) -> list[str] | None:
         """The path a consumer function's parameter receives: from the patch that copies the
-        function onto a target class (its first parameter), or from the helper's call sites."""
+        function onto a target class (its first parameter), or what the solved model says every
+        call site hands it (drift/consumer/infer.py), when that is one value."""
         parts = ref.split(":")
         func, i, name = parts[0], int(parts[1]), (parts[2] if len(parts) > 2 else None)
         if i == 0 and func in self.patched_fns:
             return list(self.patched_fns[func]) + ["()"]
-        calls, shift = self.helper_calls.get(func, []), 0
-        if func.endswith(".__init__"):  # a constructor's parameters come from `Cls(...)` calls
-            calls, shift = self.helper_calls.get(func[: -len(".__init__")], []), 1
-        for c in calls:
-            args = c.get("args") or []
-            k = i - shift
-            arg = args[k] if 0 <= k < len(args) and i >= 0 else (c.get("kwargs") or {}).get(name or "")
-            if arg and arg.get("path"):
-                return arg["path"]
         inferred = self.inferred.params.get(f"{func}:{i}")
         return list(inferred[0]) if inferred and len(inferred) == 1 else None
 
