@@ -17,7 +17,12 @@ default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
 [[key, value path, line]] (`{"k": v}`, `d["k"] = v`). A string that names a dotted class
-(`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way. A path is a
+(`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
+Keys as data: ``dict`` [[name, [[key, line, col]], line]] (`d = {"k": ...}`), ``dictcomp`` [[name,
+source path, "signature" | "filter" | "keep", line]] (a comprehension over a dict; "signature"
+when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
+``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
+[[callee path, dict path, line, col]] (`f(**d)`). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -81,8 +86,9 @@ def _bound_names(node):
 class _Scope:
     """One function's locals (parameters and assigned names) over the module's names."""
 
-    def __init__(self, names, key, local=()):
+    def __init__(self, names, key, local=(), signature_names=()):
         self.names, self.key, self.local = names, key, set(local)
+        self.signature_names = set(signature_names)
 
     def root(self, name):
         if self.key is not None and name in self.local:
@@ -175,8 +181,9 @@ def _locals(fn):
 def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
-    out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": []}
-    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None))
+    out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
+           "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": []}
+    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(tree.body)))
     return out
 
 
@@ -196,11 +203,12 @@ def _function(out, names, fn, *, prefix, cls, outer):
     qual = prefix + fn.name
     key = names.module + "." + qual
     local = _locals(fn)
+    sig = _signature_names(fn.body)
     if outer.key is not None:  # a nested function sees its enclosing function's locals
-        scope = _Scope(names, key, local)
+        scope = _Scope(names, key, local, sig)
         enclosing = outer
     else:
-        scope, enclosing = _Scope(names, key, local), None
+        scope, enclosing = _Scope(names, key, local, sig), None
     params = []
     for p, default, kind in _params(fn):
         ann = _annotation_path(enclosing or scope, p.annotation) if p.annotation is not None else None
@@ -239,7 +247,7 @@ class _Nested(_Scope):
     """A nested function: its own locals first, then the enclosing function's."""
 
     def __init__(self, own, enclosing):
-        super().__init__(own.names, own.key, own.local)
+        super().__init__(own.names, own.key, own.local, own.signature_names | enclosing.signature_names)
         self.enclosing = enclosing
 
     def root(self, name):
@@ -285,6 +293,10 @@ def _statements(out, scope, body, *, fn_key):
                     p = scope.path(v)
                     if p:
                         out["key"].append([k.value, p, node.lineno])
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            _dict_value(out, scope, node.targets[0].id, node.value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            _iteration(out, scope, node.target, node.iter)
         if isinstance(node, ast.Assign):
             for t in node.targets:  # d["k"] = v
                 if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) \
@@ -308,7 +320,68 @@ def _target(out, scope, target, src, line):
             out["store"].append([obj, target.attr, src, line])
 
 
+def _dict_value(out, scope, name, value):
+    """`d = {"k": v, ...}` (the keys, where each is written) and `d = {k: v for k, v in src.items()
+    if ...}` (which keys of src survive: all, or those a filter through `inspect.signature(C)
+    .parameters` lets pass, which never reach C unaccepted)."""
+    root = scope.root(name)
+    if root is None:
+        return
+    if isinstance(value, ast.Dict):
+        keys = [[k.value, k.lineno, k.col_offset] for k in value.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        if keys:
+            out["dict"].append([root, keys, value.lineno])
+    elif isinstance(value, ast.DictComp) and len(value.generators) == 1:
+        gen = value.generators[0]
+        src = gen.iter.func.value if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Attribute) \
+            and gen.iter.func.attr in ("items", "keys") else gen.iter
+        path = scope.path(src)
+        if path:
+            by_signature = any(_reads_signature(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
+                               for cond in gen.ifs for n in ast.walk(cond))
+            how = "signature" if by_signature else "filter" if gen.ifs else "keep"
+            out["dictcomp"].append([root, path, how, value.lineno])
+
+
+def _reads_signature(node):
+    return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
+        isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
+
+
+def _signature_names(body):
+    """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature):
+    a filter through them keeps only what C accepts."""
+    out, stack = set(), list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign) and any(_reads_signature(n) for n in ast.walk(node.value)):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _iteration(out, scope, target, source):
+    """`for k, v in d.items()`, `for k in d`: k takes d's keys."""
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in ("items", "keys"):
+        source = source.func.value
+        if isinstance(target, ast.Tuple) and target.elts:
+            target = target.elts[0]
+    if isinstance(target, ast.Name):
+        path, root = scope.path(source), scope.root(target.id)
+        if path and root:
+            out["iter"].append([root, path])
+
+
 def _call(out, scope, node):
+    if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "hasattr", "getattr") \
+            and scope.root(node.func.id) is None and len(node.args) >= 2 \
+            and not isinstance(node.args[1], ast.Constant):  # a name that comes from data
+        obj, key = scope.path(node.args[0]), scope.path(node.args[1])
+        if obj and key:
+            out["dynattr"].append([node.func.id, obj, key, node.lineno, node.col_offset])
     if isinstance(node.func, ast.Name) and node.func.id == "setattr" and scope.root("setattr") is None:
         if len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             obj, val = scope.path(node.args[0]), scope.path(node.args[2])
@@ -318,6 +391,11 @@ def _call(out, scope, node):
     callee = scope.path(node.func)
     if callee is None:
         return
+    for k in node.keywords:
+        if k.arg is None:
+            p = scope.path(k.value)
+            if p:
+                out["starkw"].append([callee, p, node.lineno, node.col_offset])
     args = [scope.path(a) if not isinstance(a, ast.Starred) else None for a in node.args]
     kwargs = {k.arg: scope.path(k.value) for k in node.keywords if k.arg}
     kwargs = {k: v for k, v in kwargs.items() if v}

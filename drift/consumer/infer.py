@@ -41,6 +41,7 @@ class Solution:
     lines: dict[str, int] = field(default_factory=dict)  # function -> the line of its def
     gives: dict[str, bool] = field(default_factory=dict)  # function -> whether it returns a value
     named: dict[str, list[str]] = field(default_factory=dict)  # key (`worker_extension_cls`) -> consumer classes named there
+    key_uses: list[dict[str, Any]] = field(default_factory=list)  # string keys reaching setattr/hasattr/getattr or **kwargs
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -80,6 +81,12 @@ class _Solver:
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
         self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
         self.keys: list = []  # (key, value path) of dict entries whose key names a class
+        self.dicts: dict[str, list[tuple]] = {}  # dict literal -> [(key, path, line, col)]
+        self.dict_rows: list = []  # (variable, dict literal)
+        self.filtered: set[str] = set()  # variables a signature filter reassigns
+        self.maybe: set[str] = set()  # variables another filtering comprehension reassigns
+        self.iters: list = []  # (key variable, dict path)
+        self.key_sites: list = []  # (how, object or callee path, key or dict path, path, line, col)
         for mod in usage:  # paths become tuples once: they are memo keys below
             ir = mod.get("ir") or {}
             self.defs.update({fn: [spec[0], [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in spec[1]], spec[2]]
@@ -91,6 +98,21 @@ class _Solver:
                           for callee, args, kwargs, line in ir.get("call") or []]
             self.ret += [(fn, _t(expr)) for fn, expr in ir.get("ret") or []]
             self.keys += [(k, _t(v)) for k, v, _line in ir.get("key") or [] if k.endswith(_NAMING_KEYS)]
+            where = mod.get("path") or ""
+            for dst, keys, line in ir.get("dict") or []:
+                ident = f"{where}:{line}:{dst}"
+                self.dicts[ident] = [(k, where, kl, kc) for k, kl, kc in keys]
+                self.dict_rows.append((dst, ident))
+            for dst, src, how, _line in ir.get("dictcomp") or []:
+                if how == "signature":
+                    self.filtered.add(dst)  # keys a signature let through: never unaccepted ones
+                else:
+                    if how == "filter":
+                        self.maybe.add(dst)  # a key may be dropped (`if v is not None`): it may arrive
+                    self.assign.append((dst, _t(src)))
+            self.iters += [(dst, _t(src)) for dst, src in ir.get("iter") or []]
+            self.key_sites += [(how, _t(obj), _t(key), where, line, col) for how, obj, key, line, col in ir.get("dynattr") or []]
+            self.key_sites += [("call", _t(callee), _t(src), where, line, col) for callee, src, line, col in ir.get("starkw") or []]
             for obj, attr, src, line in ir.get("store") or []:
                 row = (_t(obj), attr, _t(src), line)
                 self.store.append(row)
@@ -99,7 +121,7 @@ class _Solver:
         self._memo: dict[tuple, set] = {}  # path -> values, this round (a stale read is caught next round)
         self._mro: dict[str, list[str]] = {}
         self.roots = {m.get("module", "").split(".")[0] for m in usage} - {""}
-        self.vars = {row[0][4:] for row in self.assign if row[0].startswith("sym:")}
+        self.vars = {row[0][4:] for row in self.assign + self.dict_rows if row[0].startswith("sym:")}
         self.pts: dict[str, set] = {}
         self.changed = False
         self.subclasses: dict[str, set[str]] = {}
@@ -270,6 +292,12 @@ class _Solver:
                     self.add(f"var:{fn}:{name}", self.eval(default))
         for dst, src in self.assign:
             self.add(dst, self.eval(src))
+        for dst, ident in self.dict_rows:
+            self.add(dst, (("D", ident),))
+        for dst, src in self.iters:
+            for v in self.eval(src):
+                if v[0] == "D":
+                    self.add(dst, [("K", v[1], i) for i in range(len(self.dicts[v[1]]))])
         for row in self.store:
             obj, attr, src = row[0], row[1], row[2]
             values = self.eval(src)
@@ -299,6 +327,31 @@ class _Solver:
                         self._call_into(b[1], args, kwargs, 1)
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
+
+    def _key_uses(self) -> list[dict[str, Any]]:
+        """Keys written as string literals that reach `setattr(obj, k, v)` / `hasattr` / `getattr`
+        (through `for k, v in d.items()`) or a call's `**d`, with the target object or callee as
+        a path; a dict that went through a signature filter on the way is left out."""
+        out = []
+        for how, obj, key, where, line, col in self.key_sites:
+            targets = [v[1] for v in self.eval(obj) if v[0] == "T"]
+            if not targets:
+                continue
+            if how == "call":
+                if key and key[0] in self.filtered:
+                    continue
+                keys = [(v[1], i) for v in self.eval(key) if v[0] == "D" for i in range(len(self.dicts[v[1]]))]
+            else:
+                if any(src[0] in self.filtered for dst, src in self.iters if key and dst == key[0] and src):
+                    continue
+                keys = [(v[1], v[2]) for v in self.eval(key) if v[0] == "K"]
+            for ident, i in keys:
+                name, kpath, kline, kcol = self.dicts[ident][i]
+                for t in targets[:2]:
+                    out.append({"how": how, "target": list(t), "key": name, "path": kpath, "line": kline,
+                                "col": kcol, "site": [where, line, col],
+                                "may": bool(key and key[0] in self.maybe) or len(targets) > 1})
+        return out
 
     def _named(self) -> dict[str, list[str]]:
         """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword
@@ -349,6 +402,7 @@ class _Solver:
         sol.lines = {fn: spec[2] for fn, spec in self.defs.items()}
         sol.gives = dict(self.gives)
         sol.named = self._named()
+        sol.key_uses = self._key_uses()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

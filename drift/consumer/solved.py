@@ -16,14 +16,30 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from drift.consumer import infer
 from drift.consumer.infer import MAX_ROUNDS, MAX_VALUES, Solution, solve
 from drift.sources.cache import cache_root
 
-_VERSION = "s3"  # bump when the solver's answer for the same IR changes
+_VERSION = "s4"  # bump when the solver's answer for the same IR changes
+
+
+def _solver_digest() -> bytes:
+    """The solver's own source: a changed solver never reads an old solution."""
+    global _SOLVER
+    if _SOLVER is None:
+        try:
+            _SOLVER = hashlib.sha256(Path(infer.__file__).read_bytes()).digest()
+        except OSError:
+            _SOLVER = b"unknown"
+    return _SOLVER
+
+
+_SOLVER: bytes | None = None
 
 
 def _digest(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
     h = hashlib.sha256(f"{_VERSION}\0{MAX_VALUES}\0{MAX_ROUNDS}\0{','.join(prefixes)}".encode())
+    h.update(_solver_digest())
     for mod in usage:
         h.update((mod.get("path") or "").encode() + b"\0")
         h.update(marshal.dumps(mod.get("ir")))

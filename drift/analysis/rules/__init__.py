@@ -8,6 +8,7 @@ from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
 from drift.analysis.rules.imports import import_removed
+from drift.analysis.rules.keys import RULES as KEY_RULES
 from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
 from drift.analysis.rules.setters import RULES as SETTER_RULES
 from drift.analysis.rules.nulls import RULES as NULL_RULES
@@ -37,6 +38,7 @@ GENERIC_RULES = [
     method_vanished,
     default_changed,
     *REACH_RULES,
+    *KEY_RULES,
     *RETURN_RULES,
     *REBOUND_RULES,
     *KIND_CHANGE_RULES,

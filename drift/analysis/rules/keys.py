@@ -1,0 +1,109 @@
+"""Keys as data: string keys written in a dict that reach a target object's attributes through
+`setattr`/`hasattr`/`getattr`, or a target callable through `**kwargs` (DRIFT068, DRIFT017).
+
+`overrides = {"old_flag": True}; for k, v in overrides.items(): setattr(engine_args, k, v)` names
+an attribute of the target's `EngineArgs` without ever spelling `engine_args.old_flag`; no
+pattern sees it. The solved model (drift/consumer/infer.py) follows each literal key from where it
+is written, through loops and comprehensions, to the call; a dict filtered through
+`inspect.signature(C).parameters` on the way never hands C a key it does not take, and is silent.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext, _callable
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+
+
+def _site(use: dict) -> Location:
+    return Location(use["path"], use["line"], col=use["col"] + 1, symbol=use["key"])
+
+
+@rule("DRIFT068", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
+def key_attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """A string key that reaches `setattr`/`hasattr`/`getattr` on a target object, where the
+    baseline's class has that attribute and the target's does not: `setattr` now adds an
+    attribute nothing reads, `hasattr` is now False, `getattr` raises or falls back."""
+    if ctx.baseline_paths is None:
+        return
+    seen = set()
+    for use in ctx.consumer.inferred.key_uses:
+        if use["how"] == "call":
+            continue
+        path = tuple(use["target"]) + ("." + use["key"],)
+        t, b = ctx.target_paths.value(path), ctx.baseline_paths.value(path)
+        if t.kind != "missing" or not b.known or b.kind == "consumer" or t.cls is None:
+            continue
+        key = (use["path"], use["line"], use["key"])
+        if key in seen:
+            continue
+        seen.add(key)
+        owner = t.cls.dotted.rsplit(".", 1)[-1]
+        where, line, _col = use["site"]
+        yield Finding(
+            rule_id="DRIFT068", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+            title=f"key `{use['key']}` reaches `{use['how']}()` on `{owner}` ({where}:{line}), which no longer "
+                  f"has `{use['key']}`",
+            consumer_site=_site(use),
+            target_evidence=(Location(t.cls.path, t.cls.line, symbol=t.cls.dotted),),
+            baseline_evidence=(Location(*b.evidence, symbol=f"{b.owner.dotted if b.owner else owner}.{use['key']}"),)
+            if b.evidence else (),
+            predicted_failure=None,
+            details={"setattr": "the value is set on an attribute the target no longer reads",
+                     "hasattr": "the test is now False", "getattr": "the lookup now fails or takes its default"}
+            [use["how"]],
+            fix=Fix(f"drop or rename the key `{use['key']}`", manual_reason="what replaced the attribute is the target's"),
+            symbol=f"{t.cls.dotted}.{use['key']}",
+        )
+
+
+@rule("DRIFT017", RuleKind.KEYWORD_REMOVED)
+def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
+    """A string key of a dict passed as `**kwargs` to a target callable that accepted it in the
+    baseline and no longer does: Python raises TypeError at the call. Risky when the key may not
+    arrive (a comprehension on the way drops some entries, `if v is not None`) or the callee may
+    be another object."""
+    if ctx.baseline_paths is None:
+        return
+    seen = set()
+    written = {(mod.get("path"), rec.get(at), kw) for mod in ctx.usage for rec in mod.get("calls") or []
+               for kw in rec.get("keywords") or () for at in ("line", "call_line")}
+    for use in ctx.consumer.inferred.key_uses:
+        if use["how"] != "call" or (use["site"][0], use["site"][1], use["key"]) in written:
+            continue  # the call's own record has the keyword (a dict the patterns follow): DRIFT010 judges it
+        path = tuple(use["target"])
+        tsym, tparams, _tat, _ = _callable(ctx.target, ctx.target_paths.value(path))
+        bsym, bparams, _bat, _ = _callable(ctx.baseline, ctx.baseline_paths.value(path))
+        if tparams is None or bparams is None:
+            continue
+        name = use["key"]
+        if not _takes(bparams, name) or _takes(tparams, name):
+            continue
+        key = (use["path"], use["line"], name, tsym.dotted)
+        if key in seen:
+            continue
+        seen.add(key)
+        label = tsym.dotted.rsplit(".", 1)[-1]
+        callee = f"{label}.__init__" if tsym.kind == "class" else label
+        where, line, _col = use["site"]
+        yield Finding(
+            rule_id="DRIFT017", kind=RuleKind.KEYWORD_REMOVED,
+            severity=Severity.RISKY if use.get("may") else Severity.BREAKING,
+            title=f"key `{name}` reaches `{label}(**...)` ({where}:{line}), which no longer accepts `{name}=`",
+            consumer_site=_site(use),
+            target_evidence=(Location(tsym.path, tsym.line, symbol=tsym.dotted),),
+            baseline_evidence=(Location(bsym.path, bsym.line, symbol=bsym.dotted),),
+            predicted_failure=f"TypeError: {callee}() got an unexpected keyword argument '{name}'",
+            fix=Fix(f"drop the key `{name}`", manual_reason="the value may need to go elsewhere"),
+            symbol=tsym.dotted,
+        )
+
+
+def _takes(params, name: str) -> bool:
+    return any(p.kind == "VAR_KEYWORD" for p in params) or \
+        any(p.name == name and p.kind != "POSITIONAL_ONLY" for p in params)
+
+
+RULES = [key_attribute_missing, key_keyword_removed]

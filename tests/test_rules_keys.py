@@ -1,0 +1,99 @@
+"""Keys as data (drift/analysis/rules/keys.py over the solved model): string keys written in a
+dict that reach a target object through `setattr`/`hasattr` in a loop (DRIFT068) or a target
+callable through `**kwargs` (DRIFT017), and the filter through `inspect.signature(C).parameters`
+that keeps a removed keyword from ever reaching C (silent)."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+
+BEFORE = {
+    "gizmo/args.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class EngineArgs:
+            model: str = "m"
+            old_flag: bool = False
+            keep: int = 1
+        """,
+    "gizmo/params.py": """
+        class SamplingParams:
+            def __init__(self, n=1, best_of=None, temperature=1.0):
+                self.n = n
+        """,
+}
+AFTER = {
+    "gizmo/args.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class EngineArgs:
+            model: str = "m"
+            keep: int = 1
+        """,
+    "gizmo/params.py": """
+        class SamplingParams:
+            def __init__(self, n=1, temperature=1.0):
+                self.n = n
+        """,
+}
+CONSUMER = """
+    import inspect
+
+    from gizmo.args import EngineArgs
+    from gizmo.params import SamplingParams
+
+    OVERRIDES = {"old_flag": True, "keep": 2}
+
+
+    def configure(args: EngineArgs):
+        for key, value in OVERRIDES.items():
+            if not hasattr(args, key):
+                raise ValueError(f"unknown engine argument {key}")
+            setattr(args, key, value)
+        return args
+
+
+    def plain(n, best_of):
+        kwargs = {"n": n, "best_of": best_of}
+        return SamplingParams(**kwargs)
+
+
+    def dropped_when_none(n, best_of=None):
+        kwargs = {"n": n, "best_of": best_of, "temperature": None}
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        return SamplingParams(**kwargs)
+
+
+    def filtered(n, best_of):
+        kwargs = {"n": n, "best_of": best_of}
+        accepted = inspect.signature(SamplingParams).parameters
+        kwargs = {k: v for k, v in kwargs.items() if k in accepted}
+        return SamplingParams(**kwargs)
+    """
+
+
+def test_keys_that_reach_attributes_and_keywords_the_target_dropped(tmp_path):
+    found = findings_of(tmp_path, Case("keys", BEFORE, AFTER, {"app/setup.py": CONSUMER}))
+    # the plain dict is a pattern's (DRIFT010 at the call); the solved model adds the rest
+    assert_findings(found, [("DRIFT068", line_of(CONSUMER, 'OVERRIDES = {"old_flag"')),
+                            ("DRIFT010", line_of(CONSUMER, "\"best_of\": best_of}", 1)),
+                            ("DRIFT017", line_of(CONSUMER, '"temperature": None'))])
+    plain = next(f for f in found if f.rule_id == "DRIFT010")
+    maybe = next(f for f in found if f.rule_id == "DRIFT017")
+    assert maybe.severity.value == "risky" and maybe.predicted_failure == plain.predicted_failure
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.setup", "plain(1, 2)") == plain.predicted_failure
+    assert raised_by(after, "app.setup", "dropped_when_none(1, 2)") == plain.predicted_failure
+    assert raised_by(after, "app.setup", "dropped_when_none(1)") is None  # the key may not arrive: risky
+    assert raised_by(after, "app.setup", "filtered(1, 2)") is None  # the signature filter: silent
+    assert raised_by(after, "app.setup", "configure(EngineArgs())") == "ValueError: unknown engine argument old_flag"
+    before = [tmp_path / "before", tmp_path / "consumer"]
+    assert raised_by(before, "app.setup", "(plain(1, 2), configure(EngineArgs()), filtered(1, 2))") is None
+
+
+def test_nothing_when_the_keys_are_still_taken(tmp_path):
+    assert_findings(findings_of(tmp_path, Case("same", AFTER, AFTER, {"app/setup.py": CONSUMER})), [])
