@@ -50,8 +50,9 @@ CASES = [
          {"gizmo/core.py": CORE},
          {"gizmo/core.py": "from gizmo.util import helper\n\nclass Engine:\n    pass\n", "gizmo/util.py": UTIL_WITH_HELPER},
          {"app/main.py": USES_HELPER}, []),
+    # issue 24: not drift, but the import fails all the same; reported (risky), never clean
     Case("already-missing-in-the-baseline", {"gizmo/core.py": CORE}, {"gizmo/core.py": CORE_WITHOUT_HELPER},
-         {"app/main.py": USES_NOTHERE}, []),
+         {"app/main.py": USES_NOTHERE}, [("DRIFT001", line_of(USES_NOTHERE, "from gizmo.core import"))]),
 ]
 
 
@@ -141,3 +142,11 @@ def test_a_target_module_that_does_not_parse_is_reported_as_such(tmp_path):
     (f,) = findings_of(tmp_path, Case("x", before, after, {"app/main.py": consumer}))
     assert f.title.startswith("module `gizmo.core` does not parse in the target (SyntaxError")
     assert f.predicted_failure.startswith("SyntaxError")
+
+
+def test_an_import_missing_in_both_releases_predicts_what_python_raises(tmp_path):
+    case = next(c for c in CASES if c.id == "already-missing-in-the-baseline")
+    f = only(findings_of(tmp_path, case), "DRIFT001")
+    assert f.severity.value == "risky" and "in the target nor in the baseline" in f.title
+    real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "None")
+    assert real.startswith(f.predicted_failure)  # Python adds the module's file in parentheses
