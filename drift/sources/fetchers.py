@@ -27,7 +27,13 @@ from drift.sources.wheels import extract_archive, extract_wheel, wanted_members
 from drift.sources import rangezip
 from drift.sources.index import Index, Resolved, open_index
 from drift.sources.progress import ByteCounter, Say, Step, human_bytes
+from drift.sources.limits import MAX_SDIST_BYTES, Deadline, FetchTooLarge
 from drift.sources.sdist import extract_sdist
+
+
+def visible_names(names: list[str]) -> list[str]:
+    """Member names from an archive, as data: control characters spelled, not sent."""
+    return [n.encode("unicode_escape", "backslashreplace").decode("ascii")[:200] for n in names]
 
 
 def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancelled=None, tree: bool = False,
@@ -81,11 +87,15 @@ def _reason(exc: Exception) -> str:
 
 def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False, *, pack: bool = True,
            metadata=None) -> Sources:
-    reader = rangezip.RangeReader(index.client, res.url)
+    reader = rangezip.RangeReader(index.client, res.url, deadline=Deadline(f"{res.name} {res.version} ({res.filename})"))
     archive, sparse = rangezip.open_remote_zip(reader)
     _check(stop, res)
-    wanted = wanted_members(archive)
+    skipped: list[str] = []
+    wanted = wanted_members(archive, skipped)
     label = f"{res.name} {res.version}"
+    if skipped:
+        say(Step(f"{label}: skipped {len(skipped)} member(s) larger than drift reads: "
+                 + ", ".join(visible_names(skipped[:5])) + (" …" if len(skipped) > 5 else "")))
     total = rangezip.planned_bytes(archive, wanted, sparse)
     held = ("all of it came with the directory" if total == 0  # a small wheel: the first read held it whole
             else f"{human_bytes(total)} of {human_bytes(sparse.size)}")
@@ -101,7 +111,8 @@ def _range(index: Index, res: Resolved, dest: Path, say: Say, stop=lambda: False
     extract_archive(archive, dest, label=res.filename, marker_text=res.filename, members=wanted, pack=pack,
                     decoded=decoded)
     detail = (f"HTTP range: {human_bytes(stats.transferred)} of {human_bytes(stats.archive_size)} "
-              f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})")
+              f"in {stats.requests} requests from {res.host} ({stats.members} members of {res.filename})"
+              + (f"; skipped as too large: {', '.join(visible_names(skipped))}" if skipped else ""))
     return Sources(root=dest, name=res.name, version=res.version, how=RANGE, detail=detail,
                    transferred=stats.transferred)
 
@@ -143,17 +154,24 @@ def _sdist(index: Index, res: Resolved, dest: Path, say: Say) -> Sources:
     label = f"{res.name} {res.version}"
     with tempfile.TemporaryDirectory(prefix="drift-sdist-") as tmp:
         archive = Path(tmp) / res.filename
+        deadline = Deadline(f"{label} ({res.filename})")
         with index.client.stream("GET", res.url) as resp:
             resp.raise_for_status()
             total = int(resp.headers.get("Content-Length") or 0)
             say(Step(f"{label}: only an sdist exists; downloading {res.filename} ({human_bytes(total)}) from {res.host}"))
             count = ByteCounter(say, label, total)
             digest = hashlib.sha256()
+            got = 0
             with open(archive, "wb") as out:
-                for chunk in resp.iter_bytes():
+                for chunk in resp.iter_bytes():  # counted as read: Content-Length is only a claim
+                    got += len(chunk)
+                    if got > MAX_SDIST_BYTES:
+                        raise FetchTooLarge(f"{res.filename}: the download passed {MAX_SDIST_BYTES // 2**20} MB; "
+                                            "not a source archive drift reads")
                     out.write(chunk)
                     digest.update(chunk)
                     count(len(chunk))
+                    deadline.check(len(chunk))
         want = res.hashes.get("sha256")
         if want and digest.hexdigest() != want:
             raise FetchError(f"{res.filename}: sha256 {digest.hexdigest()} does not match the index's {want}")

@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from drift.sources.limits import MAX_DIRECTORY_BYTES, Deadline, FetchTooLarge
+
 TAIL = 256 * 1024  # the end record and, up to ~2,500 members (vLLM's 1,905: 207 kB), the whole directory in one request
 GAP = 64 * 1024  # fetch across gaps up to this size rather than pay another round trip
 PIECE = 1024 * 1024  # largest single request, so a few connections share the work evenly
@@ -97,6 +99,9 @@ class SparseFile(io.RawIOBase):
             piece = self._covered(self._pos, end)
             if not piece:
                 gap_end = self._next_start(self._pos, end)
+                if gap_end - self._pos > MAX_DIRECTORY_BYTES:  # a directory claimed to be huge
+                    raise FetchTooLarge(f"the zip asks for {gap_end - self._pos} bytes in one read "
+                                        f"(more than {MAX_DIRECTORY_BYTES}): not a wheel drift reads")
                 self.add(self._pos, self._fetch(self._pos, gap_end))
                 continue
             out += piece
@@ -175,9 +180,11 @@ def coalesce(spans: list[tuple[int, int]], *, gap: int = GAP, piece: int = PIECE
 class RangeReader:
     """Range requests against one URL on a shared client; counts what it transfers."""
 
-    def __init__(self, client, url: str, *, on_bytes: Callable[[int], None] | None = None) -> None:
+    def __init__(self, client, url: str, *, on_bytes: Callable[[int], None] | None = None,
+                 deadline: Deadline | None = None) -> None:
         self.client = client
         self.url = url
+        self.deadline = deadline or Deadline(url)
         self.transferred = 0
         self.requests = 0
         self._lock = threading.Lock()
@@ -185,15 +192,17 @@ class RangeReader:
 
     def tail(self, n: int) -> tuple[int, bytes]:
         """The last `n` bytes and the file's size (one suffix-range request)."""
-        return self._get(f"bytes=-{n}", expect_start=None)
+        return self._get(f"bytes=-{n}", expect_start=None, want=n)
 
     def span(self, start: int, end: int) -> bytes:
-        size, blob = self._get(f"bytes={start}-{end - 1}", expect_start=start)
+        size, blob = self._get(f"bytes={start}-{end - 1}", expect_start=start, want=end - start)
         if len(blob) != end - start:
             raise RangeUnsupported(f"asked for {end - start} bytes at {start}, got {len(blob)}")
         return blob
 
-    def _get(self, header: str, *, expect_start: int | None) -> tuple[int, bytes]:
+    def _get(self, header: str, *, expect_start: int | None, want: int) -> tuple[int, bytes]:
+        """At most `want` bytes, counted as they arrive: a reply that streams past what was
+        asked is cut off (RangeUnsupported), whatever its headers said."""
         with self.client.stream("GET", self.url, headers={"Range": header, "Accept-Encoding": "identity"}) as resp:
             with self._lock:
                 self.requests += 1
@@ -208,12 +217,17 @@ class RangeReader:
             first, size = int(match.group(1)), int(match.group(3))
             if expect_start is not None and first != expect_start:
                 raise RangeUnsupported(f"asked for bytes at {expect_start}, got bytes at {first}")
-            chunks = []
+            chunks, got = [], 0
             for chunk in resp.iter_raw():
+                got += len(chunk)
+                if got > want:  # not a proxy ignoring ranges (that is a 200): a reply that does not end
+                    raise FetchTooLarge(f"{resp.url.host or 'the server'} answered a range request for {want} "
+                                        f"bytes with more; drift reads only what it asked for")
                 chunks.append(chunk)
                 with self._lock:
                     self.transferred += len(chunk)
                 self.on_bytes(len(chunk))
+                self.deadline.check(len(chunk))
             return size, b"".join(chunks)
 
 
@@ -310,9 +324,13 @@ def _decode(info: zipfile.ZipInfo, blob: bytes, at: int) -> tuple[bytes, str] | 
     raw = memoryview(blob)[start:start + info.compress_size]
     if len(raw) != info.compress_size:
         return None
-    try:
-        data = bytes(raw) if info.compress_type == zipfile.ZIP_STORED else _deflate.decompress(raw, -15, max(info.file_size, 1))
-    except (zlib.error, _deflate.error):
+    try:  # inflate at most one byte more than the directory says: a lying size never costs memory
+        if info.compress_type == zipfile.ZIP_STORED:
+            data = bytes(raw)
+        else:
+            inflater = _deflate.decompressobj(-15)
+            data = inflater.decompress(raw, info.file_size + 1)
+    except (zlib.error, _deflate.error, MemoryError, OverflowError):
         return None
     if len(data) != info.file_size or _deflate.crc32(data) != info.CRC:
         return None

@@ -11,24 +11,32 @@ from __future__ import annotations
 
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from packaging.utils import canonicalize_name
 
 from drift.sources.errors import FetchError
+from drift.sources.limits import MAX_RELEASE_BYTES, FetchTooLarge, member_cap
 
 NOT_PACKAGES = {"tests", "test", "testing", "docs", "doc", "examples", "example", "benchmarks", "scripts", "tools"}
 
 
-def _members(path: Path) -> Iterator[tuple[PurePosixPath, "callable"]]:
-    """(path inside the archive without its top directory, opener) for each regular file."""
+def _members(path: Path) -> Iterator[tuple[PurePosixPath, int, "callable"]]:
+    """(path inside the archive without its top directory, size, opener) for each regular file.
+    The size is the archive's own record; the opener never reads more than it (zipfile stops
+    at the directory's size, a tar member is exactly its header's size)."""
     name = path.name.lower()
     if name.endswith(".zip"):
-        with zipfile.ZipFile(path) as zf:
+        try:
+            zf = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise FetchError(f"{path.name} is not a readable source archive ({exc})") from None
+        with zf:
             for info in zf.infolist():
                 if not info.is_dir():
-                    yield PurePosixPath(info.filename), (lambda i=info: zf.read(i))
+                    yield PurePosixPath(info.filename), info.file_size, (lambda i=info: zf.read(i))
         return
     try:
         tf = tarfile.open(path, "r:*")
@@ -37,7 +45,7 @@ def _members(path: Path) -> Iterator[tuple[PurePosixPath, "callable"]]:
     with tf:
         for member in tf:
             if member.isfile():
-                yield PurePosixPath(member.name), (lambda m=member: tf.extractfile(m).read())
+                yield PurePosixPath(member.name), member.size, (lambda m=member: tf.extractfile(m).read(m.size))
 
 
 def _safe(rel: PurePosixPath) -> bool:
@@ -48,14 +56,24 @@ def extract_sdist(archive: Path, dest: Path, *, name: str, version: str) -> list
     """Write the sdist's package sources and metadata under `dest`; the top-level names found."""
     files: dict[PurePosixPath, bytes] = {}
     pkg_info = None
-    for path, read in _members(archive):
-        rel = PurePosixPath(*path.parts[1:]) if len(path.parts) > 1 else path
-        if not _safe(rel):
-            continue
-        if rel == PurePosixPath("PKG-INFO"):
-            pkg_info = read()
-        elif rel.suffix == ".py":
-            files[rel] = read()
+    total = 0
+    try:
+        for path, size, read in _members(archive):
+            rel = PurePosixPath(*path.parts[1:]) if len(path.parts) > 1 else path
+            if not _safe(rel) or not (rel == PurePosixPath("PKG-INFO") or rel.suffix == ".py"):
+                continue
+            if size > member_cap(str(rel)):
+                continue  # a `.py` larger than the probe parses, a PKG-INFO bomb: never inflated
+            total += size
+            if total > MAX_RELEASE_BYTES:
+                raise FetchTooLarge(f"{archive.name}: its sources inflate to more than "
+                                    f"{MAX_RELEASE_BYTES // 2**20} MB; not a source archive drift reads")
+            if rel == PurePosixPath("PKG-INFO"):
+                pkg_info = read()
+            else:
+                files[rel] = read()
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
+        raise FetchError(f"{archive.name} is not a readable source archive ({exc})") from None
     if pkg_info is None:
         raise FetchError(f"{archive.name} is not an sdist (no PKG-INFO at its top)")
     base = PurePosixPath("src") if any(p.parts[0] == "src" and len(p.parts) > 2 for p in files) else PurePosixPath()

@@ -15,6 +15,7 @@ from packaging.utils import canonicalize_name
 
 from drift.sources.cache import COMPLETE_MARKER, Sources, cache_root
 from drift.sources.errors import FetchError
+from drift.sources.limits import MAX_RELEASE_BYTES, FetchTooLarge, member_cap
 from drift.sources.pack import Pack, pack_path, write_pack
 
 
@@ -63,9 +64,15 @@ def installed_name(member: str) -> str | None:
     return member
 
 
-def wanted_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
-    """The members drift keeps: `.py` files and `.dist-info/` metadata, never outside the root."""
-    out = []
+def wanted_members(archive: zipfile.ZipFile, skipped: list[str] | None = None) -> list[zipfile.ZipInfo]:
+    """The members drift keeps: `.py` files and `.dist-info/` metadata, never outside the root.
+
+    A member whose directory entry says it inflates past its cap (`limits.member_cap`: a `.py`
+    larger than the probe ever parses, a METADATA of hundreds of MB, a zip64 size of 2**62) is
+    left out and its name added to `skipped`; zipfile never inflates past the size the
+    directory gives, so the cap holds for what is really read. More than MAX_RELEASE_BYTES kept
+    in all is FetchTooLarge."""
+    out, total = [], 0
     for info in archive.infolist():
         name = info.filename
         if info.is_dir() or not (name.endswith(".py") or ".dist-info/" in name):
@@ -74,6 +81,14 @@ def wanted_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
             continue  # never write outside dest
         if installed_name(name) is None:
             continue
+        if info.file_size > member_cap(name):
+            if skipped is not None:
+                skipped.append(f"{name} ({info.file_size} bytes)")
+            continue
+        total += info.file_size
+        if total > MAX_RELEASE_BYTES:
+            raise FetchTooLarge(f"the release's sources inflate to more than {MAX_RELEASE_BYTES // 2**20} MB: "
+                                "not a release drift reads")
         out.append(info)
     return out
 
