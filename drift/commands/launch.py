@@ -105,6 +105,8 @@ def connection_flags(args: argparse.Namespace, settings: JobSettings) -> list[st
 
 
 def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool, args: argparse.Namespace | None = None) -> int:
+    from drift.output import terminal  # reasons, notes and ids come from the host: shown, not obeyed
+
     code = result.exit_code
     if result.status == "started" and result.run and result.run.finished and not result.run.succeeded:
         code = exitcodes.DRIFT  # it could not even start (command not found, ...)
@@ -113,29 +115,29 @@ def _print(result: LaunchResult, settings: JobSettings, *, as_json: bool, args: 
         return code
     where = settings.host or "local"
     if result.status == "refused":
-        print(f"drift: error: refused on {where}: {result.reason}", file=sys.stderr)
+        print(terminal(f"drift: error: refused on {where}: {result.reason}"), file=sys.stderr)
         for f in result.breaking:
-            print(f"  {f.rule_id} {f.title}\n    at {f.consumer_site}", file=sys.stderr)
+            print(terminal(f"  {f.rule_id} {f.title}") + "\n" + terminal(f"    at {f.consumer_site}"), file=sys.stderr)
             if f.predicted_failure:
-                print(f"    will fail with: {f.predicted_failure}", file=sys.stderr)
+                print(terminal(f"    will fail with: {f.predicted_failure}"), file=sys.stderr)
             if f.fix:
-                print(f"    fix: {f.fix.description}", file=sys.stderr)
+                print(terminal(f"    fix: {f.fix.description}"), file=sys.stderr)
         return code
     if result.status == "failed":
-        print(f"drift: error: cannot start on {where}: {result.reason}", file=sys.stderr)
+        print(terminal(f"drift: error: cannot start on {where}: {result.reason}"), file=sys.stderr)
         return code
     run = result.run
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(terminal(f"note: {note}"), file=sys.stderr)
     if result.forced and result.breaking:
-        print(f"warning: launched with --force despite {len(result.breaking)} breaking finding(s)", file=sys.stderr)
-    print(result.run_id)
+        print(terminal(f"warning: launched with --force despite {len(result.breaking)} breaking finding(s)"), file=sys.stderr)
+    print(terminal(result.run_id))
     flags = connection_flags(args, settings) if args is not None else []
     host_arg = " ".join([*flags, *([settings.host] if settings.host else [])])
     host_arg += " " if host_arg else ""
     if run and run.finished and not run.succeeded:
-        print(f"drift: error: the job did not start: {run.detail or run.outcome}", file=sys.stderr)
+        print(terminal(f"drift: error: the job did not start: {run.detail or run.outcome}"), file=sys.stderr)
     else:
-        print(f"started on {where} (pid {run.pid if run else '?'}); log: {result.run_dir}/log\n"
-              f"follow it with: drift watch {host_arg}{result.run_id}", file=sys.stderr)
+        print(terminal(f"started on {where} (pid {run.pid if run else '?'}); log: {result.run_dir}/log") + "\n"
+              + terminal(f"follow it with: drift watch {host_arg}{result.run_id}"), file=sys.stderr)
     return code

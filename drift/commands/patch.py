@@ -159,41 +159,44 @@ async def _run(args, say) -> tuple[int, dict]:
 
 
 def _print(result: dict, console: Console) -> None:
+    """What was planned, applied or reverted. Paths, titles and reasons name the consumer's
+    files and code: through `markup` in a markup line, `terminal` in a plain one (shown, not obeyed)."""
+    from drift.output import markup as m_, terminal
     if "diff" in result:
         sys.stdout.write(result["diff"] or "(no fixable finding: nothing to change)\n")  # verbatim: never wrapped
         sys.stdout.flush()
         for path, keys in result["fixes"].items():
-            console.print(f"[bold]{path}[/] fixes: " + ", ".join(k.split(":")[0] + "@" + k.split(":")[2] for k in keys))
+            console.print(f"[bold]{m_(path)}[/] fixes: " + m_(", ".join(k.split(":")[0] + "@" + k.split(":")[2] for k in keys)))
         for m in result["unsafe"]:
-            console.print(f"[yellow]unsafe, not applied[/] {m['title']} — {m.get('fix') or ''} "
+            console.print(f"[yellow]unsafe, not applied[/] {m_(m['title'])} — {m_(m.get('fix') or '')} "
                           "(--unsafe-fixes applies it)", highlight=False)
         for m in result["manual"]:
-            console.print(f"[yellow]manual[/] {m['title']} — {m.get('fix') or ''}"
-                          + (f" ({m['reason']})" if m.get("reason") else ""), highlight=False)
+            console.print(f"[yellow]manual[/] {m_(m['title'])} — {m_(m.get('fix') or '')}"
+                          + (f" ({m_(m['reason'])})" if m.get("reason") else ""), highlight=False)
         if result.get("todos"):
             console.print(f"TODO(drift) comments for {len(result['todos'])} finding(s)", highlight=False)
         for s in result["skipped"]:
-            console.print(f"[yellow]skipped[/] {s['key']} — {s['reason']}", highlight=False)
+            console.print(f"[yellow]skipped[/] {m_(s['key'])} — {m_(s['reason'])}", highlight=False)
     if result.get("saved_plan"):
-        console.print(f"plan saved: {result['saved_plan']} — `--apply` applies exactly this diff", highlight=False)
+        console.print(f"plan saved: {m_(result['saved_plan'])} — `--apply` applies exactly this diff", highlight=False)
     if result.get("reviewed_plan"):
         console.print("applying the plan reviewed with the last dry run", highlight=False)
     if "apply" in result:
         a = result["apply"]
-        console.print(f"apply: {a['status']}" + (f" ({a['reason']})" if a.get("reason") else "")
-                      + (f" patch {a['patch_id']}" if a.get("patch_id") else ""))
+        console.print(m_(f"apply: {a['status']}" + (f" ({a['reason']})" if a.get("reason") else "")
+                         + (f" patch {a['patch_id']}" if a.get("patch_id") else "")))
     if "verify" in result:
         v = result["verify"]
         console.print(f"verify: compile {'ok' if v['compiled'] else 'FAILED'}; "
                       f"fixable breaking left: {len(v['fixable_breaking_left'])}; "
                       f"breaking left (manual): {len(v['breaking_left'])}")
         for e in v["compile_errors"]:
-            console.print(f"  {e}", markup=False)
+            console.print(terminal(f"  {e}"), markup=False)
     if result.get("action") == "revert":
-        console.print(f"revert: {result['status']}" + (f" patch {result['patch_id']}" if result.get("patch_id") else "")
-                      + (f" ({result['reason']})" if result.get("reason") else ""), markup=False)
+        console.print(terminal(f"revert: {result['status']}" + (f" patch {result['patch_id']}" if result.get("patch_id") else "")
+                               + (f" ({result['reason']})" if result.get("reason") else "")), markup=False)
         for f in result.get("files") or ():
-            console.print(f"  {f['action']} {f['path']}", markup=False)
+            console.print(terminal(f"  {f['action']} {f['path']}"), markup=False)
 
 
 def run(args) -> int:

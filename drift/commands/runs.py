@@ -62,20 +62,24 @@ async def _runs(settings: JobSettings) -> RunsResult:
 
 
 def render(result: RunsResult, console: Console, *, host: str) -> None:
+    """The runs a host's runner listed: its ids, commands and details are the host's text, so
+    every line goes through `terminal` (shown, not obeyed), every table cell through `_esc`."""
+    from drift.output import terminal
+
     if not result.runs:
-        console.print(f"no runs under {result.root} on {host}", markup=False)
+        console.print(terminal(f"no runs under {result.root} on {host}"), markup=False)
         return
     cells = [(r.run_id, _state(r), str(r.pid or ""), _short(r.started_at)) for r in result.runs]
     widths = [max(len(name), *(len(c[i]) for c in cells)) for i, name in enumerate(HEAD)]
     if not console.is_terminal:  # piped: whole lines, every command in full
-        console.print(f"runs on {host} ({result.root})", markup=False, soft_wrap=True)
+        console.print(terminal(f"runs on {host} ({result.root})"), markup=False, soft_wrap=True)
         console.print("  ".join(n.ljust(w) for n, w in zip(HEAD, widths)) + "  command", markup=False, soft_wrap=True)
         for r, row in zip(result.runs, cells):
-            console.print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + " ".join(r.command),
+            console.print(terminal("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + " ".join(r.command)),
                           markup=False, soft_wrap=True)
         for r in result.runs:
             if r.detail:
-                console.print(f"  {r.run_id}: {r.detail}", markup=False, soft_wrap=True)
+                console.print(terminal(f"  {r.run_id}: {r.detail}"), markup=False, soft_wrap=True)
         return
     table = Table(title=f"runs on {host} ({result.root})", title_justify="left", box=box.SIMPLE_HEAD)
     for name, width in zip(HEAD, widths):
@@ -83,11 +87,12 @@ def render(result: RunsResult, console: Console, *, host: str) -> None:
     # the command always shows: on a narrow terminal it wraps in its column, piped it is whole
     table.add_column("command", overflow="fold", ratio=1)
     for r, (run_id, state, pid, started) in zip(result.runs, cells):
-        table.add_row(run_id, f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", pid, started, _esc(" ".join(r.command)))
+        table.add_row(_esc(run_id), f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", _esc(pid), _esc(started),
+                      _esc(" ".join(r.command)))
     console.print(table)
     for r in result.runs:
         if r.detail:
-            console.print(f"  {r.run_id}: {r.detail}", markup=False, soft_wrap=True)
+            console.print(terminal(f"  {r.run_id}: {r.detail}"), markup=False, soft_wrap=True)
 
 
 def _state(run: RunInfo) -> str:
@@ -100,6 +105,6 @@ def _short(stamp: str | None) -> str:
 
 
 def _esc(text: str) -> str:
-    from rich.markup import escape
+    from drift.output import markup
 
-    return escape(text)
+    return markup(text)

@@ -132,9 +132,11 @@ async def _silenced(scan: HostScan, args, js, connector) -> HostScan:
 
 
 def _notices(scans) -> None:
+    from drift.output import terminal  # a notice names the host's cache dir, as the host reported it
+
     for scan in scans:
         if scan is not None and scan.notice:
-            print(scan.notice, file=sys.stderr)
+            print(terminal(scan.notice), file=sys.stderr)
 
 
 def run(args) -> int:
