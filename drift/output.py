@@ -236,6 +236,21 @@ class JsonError(ValueError):
     """A JSON document drift refuses: not JSON, nested too deep, a number too long."""
 
 
+class InputTooLarge(ValueError):
+    """A side file (snapshot, accepted findings, inventory) longer than drift reads."""
+
+
+def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str) -> bytes:
+    """At most `limit` bytes of the file at `path`, counted as read: InputTooLarge past that.
+    Why not `st_size`: a device (`/dev/zero`), a FIFO or /proc says 0 and never ends. OSError
+    (missing, a directory, unreadable) propagates for the caller to word."""
+    with open(path, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputTooLarge(f"{what} is larger than {limit // 2**20} MB; drift reads at most that")
+    return data
+
+
 def loads_bounded(text: str | bytes, *, what: str, max_digits: int = JSON_MAX_DIGITS) -> Any:
     """`json.loads` for a document someone else wrote, with one clear JsonError for every way it
     can be hostile. Why: the standard parser answers 100,000 nested brackets with RecursionError

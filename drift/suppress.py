@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drift.findings import Finding, Report, Severity, Silenced, Unused
-from drift.output import JsonError, loads_bounded, visible, write_text
+from drift.output import InputTooLarge, JsonError, loads_bounded, read_bounded, visible, write_text
 
 ACCEPTED_SCHEMA = "drift.accepted/1"
+ACCEPTED_LIMIT = 64 * 1024 * 1024  # bytes read of an accepted-findings file (a device never ends)
 CODE = re.compile(r"^(ALL|[A-Z][A-Z0-9]*)$")
 _COMMENT = re.compile(r"#\s*drift:\s*ignore\b(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 
@@ -270,14 +271,15 @@ def load_accepted(path: str | os.PathLike[str]) -> frozenset[str]:
 def load_accepted_entries(path: str | os.PathLike[str]) -> dict[str, str]:
     """fingerprint -> 'RULE path `symbol`' (what an unused entry is called in a warning)."""
     try:
-        data = loads_bounded(Path(path).read_bytes(), what=f"accepted-findings file {visible(path)}")
+        data = loads_bounded(read_bounded(path, limit=ACCEPTED_LIMIT, what=f"accepted-findings file {visible(path)}"),
+                             what=f"accepted-findings file {visible(path)}")
     except FileNotFoundError:
         raise SuppressError(f"accepted-findings file {visible(path)} does not exist (write one with --write-accepted)") from None
     except IsADirectoryError:
         raise SuppressError(f"accepted-findings file {visible(path)} is a directory") from None
     except OSError as exc:
         raise SuppressError(f"cannot read accepted-findings file {visible(path)}: {exc.strerror or exc}") from None
-    except JsonError as exc:
+    except (JsonError, InputTooLarge) as exc:
         raise SuppressError(str(exc)) from None
     if not isinstance(data, dict) or data.get("schema") != ACCEPTED_SCHEMA or not isinstance(data.get("findings"), list):
         raise SuppressError(f"{path} is not a {ACCEPTED_SCHEMA} file (write one with --write-accepted)")

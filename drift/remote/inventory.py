@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from drift.output import InputTooLarge, read_bounded
+
 __all__ = ["Inventory", "InventoryError", "InventoryHost", "load_inventory", "parse_inventory", "select_hosts"]
 
 MAX_HOSTS = 50_000  # more than any fleet drift is meant for; a typo'd range stops here
@@ -382,9 +384,9 @@ def load_inventory(path_or_hosts: str) -> Inventory:
     if path.is_dir():
         raise InventoryError(f"inventory directories are not supported, give a file: {path_or_hosts}")
     try:
-        if path.stat().st_size > MAX_INVENTORY_BYTES:
-            raise InventoryError(f"inventory {path_or_hosts} is larger than {MAX_INVENTORY_BYTES // 2**20} MB")
-        text = path.read_text()
+        text = read_bounded(path, limit=MAX_INVENTORY_BYTES, what=f"inventory {path_or_hosts}").decode("utf-8")
+    except InputTooLarge as exc:
+        raise InventoryError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InventoryError(f"cannot read inventory {path_or_hosts}: {exc}") from None
     suffix = path.suffix.lower()
@@ -436,7 +438,10 @@ def select_hosts(inv: Inventory, limit: str | None) -> list[InventoryHost]:
     limit = limit.strip()
     if limit.startswith("@"):
         try:
-            lines = Path(limit[1:]).expanduser().read_text().split()
+            lines = read_bounded(Path(limit[1:]).expanduser(), limit=MAX_INVENTORY_BYTES,
+                                 what=f"limit file {limit[1:]}").decode("utf-8", "replace").split()
+        except InputTooLarge as exc:
+            raise InventoryError(str(exc)) from None
         except OSError as exc:
             raise InventoryError(f"cannot read limit file {limit[1:]}: {exc.strerror or exc}") from None
         limit = ",".join(lines)

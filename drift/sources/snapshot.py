@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 SNAPSHOT_SCHEMA = 1
+SNAPSHOT_LIMIT = 256 * 1024 * 1024  # bytes read of a snapshot file (vLLM's whole facts are ~15 MB)
 
 
 class SnapshotError(ValueError):
@@ -47,7 +48,14 @@ def load_snapshot(path: Path, *, spec: str, packages: list[str] | None = None) -
     from drift.output import visible
     from drift.remote.reply import ReplyError, validate_package_facts
 
-    raw = path.read_bytes()
+    from drift.output import InputTooLarge, read_bounded
+
+    try:
+        raw = read_bounded(path, limit=SNAPSHOT_LIMIT, what=f"snapshot {visible(spec)}")
+    except InputTooLarge as exc:
+        raise SnapshotError(str(exc)) from None
+    except OSError as exc:
+        raise SnapshotError(f"cannot read snapshot {visible(spec)}: {exc.strerror or exc}") from None
     try:
         facts = loads_bounded(raw, what=f"{spec}: not a drift snapshot")
     except JsonError as exc:
