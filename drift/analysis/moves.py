@@ -80,3 +80,24 @@ def same_object(old: Symbol, new: Symbol) -> bool:
 def _public_members(cls: ClassFacts) -> set[str]:
     """Public method names and every field name: what a consumer of the class is likely to use."""
     return {m for m in cls.methods if not m.startswith("_")} | {f.name for f in cls.fields}
+
+
+def identical_api(old: Symbol, new: Symbol) -> bool:
+    """Whether `new` offers exactly `old`'s API: a move, not a change (a function with the same
+    parameters, kinds and defaults; a class with the same public members and `__init__`).
+
+    Why: importing such a name from its new home cannot change what the consumer's code does,
+    so `drift patch` may rewrite the import as a safe fix."""
+    if old.kind != new.kind or old.kind not in ("class", "function"):
+        return False
+
+    def params(fn) -> list[tuple]:  # type: ignore[no-untyped-def]
+        return [(p.name, p.kind, p.default) for p in fn.param_facts]
+
+    if old.kind == "function":
+        return params(old.as_function) == params(new.as_function)
+    a, b = old.as_class, new.as_class
+    if _public_members(a) != _public_members(b):
+        return False
+    ia, ib = a.methods.get("__init__"), b.methods.get("__init__")
+    return (ia is None) == (ib is None) and (ia is None or params(ia) == params(ib))

@@ -6,8 +6,8 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.model.facts import FunctionFacts, ModuleFacts
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.analysis.moves import moved_to as _moved_to
+from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
+from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
 
 
@@ -72,8 +72,8 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'"
                                if ctx.target.lookup(module) is not None and imp.get("statement") != "import"
                                else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
-            fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
-                    manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
+            fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
+                 Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
 
@@ -107,6 +107,37 @@ def _never_resolved_finding(ctx: CheckContext, mod: dict, imp: dict, target: str
         fix=Fix(f"stop importing `{target}`", manual_reason="only the author knows what was meant"),
         symbol=target,
     )
+
+
+def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) -> Fix:
+    """`move_import` for a `from X import ...` statement; other statement forms stay manual.
+
+    Safe when every new home already held the same definition in the baseline (the old name was
+    a re-export of it: the edit is exactly equivalent there, and valid on both releases), or the
+    definition moved with exactly its API (same parameters and defaults, same members). Otherwise
+    it was only judged compatible: unsafe. A module-level name (not a class or function) stays
+    manual: a `logger` of the same name elsewhere is another object.
+    """
+    module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
+    homes = {n: d.rsplit(".", 1)[0] for n, d in moves.items()}
+    what = "; ".join(f"import `{n}` from `{m}`" for n, m in sorted(homes.items()))
+    if imp.get("statement") != "from" or imp.get("level"):
+        return Fix(what, manual_reason="only `from module import name` statements are rewritten")
+
+    def same_in_baseline(dotted: str, base) -> bool:  # type: ignore[no-untyped-def]
+        if ctx.baseline is None or base is None:
+            return False
+        there = ctx.baseline.lookup(dotted)
+        return there is not None and there.dotted == base.dotted
+
+    kinds = {n: ctx.target.lookup(d) for n, d in moves.items()}
+    if any(sym is None or sym.kind not in ("class", "function") for sym in kinds.values()):
+        # a module-level name (a logger, a constant) of the same name elsewhere is rarely the same value
+        return Fix(what, manual_reason="a module-level name, not a definition: check it is the same value")
+    safe = all(same_in_baseline(moves[n], bases.get(n))
+               or (bases.get(n) is not None and identical_api(bases[n], kinds[n])) for n in moves)
+    return Fix(what + ("" if safe else " (its API changed as it moved: check it behaves the same)"),
+               codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE if safe else UNSAFE)
 
 
 def _unreadable(ctx: CheckContext, target: str) -> tuple[str, ModuleFacts] | None:
@@ -147,10 +178,13 @@ def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) ->
     names = [i["target"].rsplit(".", 1)[-1] for i in mod.get("imports") or []
              if i.get("stmt_line") == imp["stmt_line"] and (i.get("module") or "") == module]
     homes = []
+    moves, bases = {}, {}
     for n in names:
-        moved, _ = _moved_to(ctx, f"{module}.{n}", ctx.baseline.lookup(f"{module}.{n}") if ctx.baseline else None)
+        bases[n] = ctx.baseline.lookup(f"{module}.{n}") if ctx.baseline else None
+        moved, _ = _moved_to(ctx, f"{module}.{n}", bases[n])
         if moved:
             homes.append(f"`{n}` from `{moved.rsplit('.', 1)[0]}`")
+            moves[n] = moved
     base = ctx.baseline.lookup(module) if ctx.baseline else None
     return Finding(
         rule_id="DRIFT002" if homes else "DRIFT001",
@@ -160,8 +194,9 @@ def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) ->
         consumer_site=Location(mod["path"], imp["stmt_line"]),
         baseline_evidence=(ctx.evidence(base),) if base else (),
         predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, module)}'",
-        fix=Fix("import " + "; ".join(homes) if homes else f"stop using `{module}`",
-                manual_reason="imports are rewritten by hand: the replacement may differ in behaviour"),
+        fix=(_move_fix(ctx, {**imp, "module": module}, moves, bases) if homes and len(moves) == len(names) else
+             Fix("import " + "; ".join(homes) if homes else f"stop using `{module}`",
+                 manual_reason="some names have no new home: rewrite the import by hand")),
         symbol=module,
     )
 
@@ -214,8 +249,8 @@ def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: Fu
         target_evidence=(Location(path, shim.line, symbol=f"{module}.__getattr__"),),
         predicted_failure=None,
         details="works today with a DeprecationWarning; a later release removes the shim",
-        fix=Fix(f"import `{name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{target}`",
-                manual_reason="imports are rewritten by hand"),
+        fix=(_move_fix(ctx, imp, {name: moved}, {name: ctx.baseline.lookup(target) if ctx.baseline else None})
+             if moved else Fix(f"stop using `{target}`", manual_reason="the shim names no new home")),
         symbol=target,
     )
 

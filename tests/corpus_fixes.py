@@ -1,0 +1,74 @@
+"""What `drift patch` does to each corpus consumer's ground-truth breaks (tests/corpus/<name>.toml).
+
+For every break: the findings at its line, their fix tiers, and whether the planner's edit
+lands with safe fixes only (`drift patch --apply`) and with `--unsafe-fixes`. A break counts as
+fixed by a mode when every breaking finding at its line had its codemod applied in that mode.
+The `fix = "..."` field of a break records a reviewer's verdict against the maintainers' own fix
+(same / acceptable / wrong / manual-mechanical / manual-by-design / not-found); this tool prints
+it beside the measurement. Run: `python -m tests.corpus_fixes [name ...]`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from drift.fixes import plan
+from drift.pipeline.run import run
+from tests.corpus_score import ground_truth, names
+
+
+def measure(name: str) -> tuple[list[dict], str | None]:
+    gt = ground_truth(name)
+    consumer, outcomes = run(consumer_spec=gt.get("consumer_source", gt["consumer"]), target_specs=[gt["target"]],
+                             baseline_spec=gt["baseline"], consumer_packages=gt.get("consumer_packages"))
+    outcome = outcomes[-1]
+    if consumer is None or outcome.report is None:
+        return [], outcome.error or "no report"
+    findings = list(outcome.report.findings)
+    paths = sorted({f.consumer_site.path for f in findings})
+    files = {}
+    for p in paths:
+        try:
+            files[p] = (consumer.root / p).read_bytes()
+        except OSError:
+            pass
+    safe = set(plan(files, findings).finding_keys)
+    unsafe = set(plan(files, findings, unsafe_fixes=True).finding_keys)
+    rows = []
+    for b in gt.get("breaks") or []:
+        here = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
+                and f.severity.value in ("breaking", "risky")]
+        tiers = sorted({f.fix.tier if f.fix else "manual" for f in here})
+        codemods = [f for f in here if f.fix and f.fix.codemod]
+        rows.append({
+            "id": b["id"], "where": f"{b['path']}:{b['line']}", "found": bool(here), "tiers": tiers,
+            "safe": bool(here) and all(f.key in safe for f in here),
+            "unsafe": bool(here) and all(f.key in unsafe for f in here),
+            "codemods": sorted({f.fix.codemod for f in codemods}), "verdict": b.get("fix"),
+            "edits": [f.fix.description for f in here if f.fix],
+        })
+    return rows, None
+
+
+def main(argv: list[str]) -> int:
+    for name in argv or names():
+        rows, error = measure(name)
+        if error:
+            print(f"{name}: error: {error}")
+            continue
+        n = len(rows)
+        safe = sum(r["safe"] for r in rows)
+        unsafe = sum(r["unsafe"] for r in rows)
+        verdicts = Counter(r["verdict"] or "unclassified" for r in rows)
+        print(f"{name}: {n} breaks; fixed with no hand edit: {safe} safe-only, {unsafe} with --unsafe-fixes; "
+              f"verdicts {dict(sorted(verdicts.items()))}")
+        for r in rows:
+            mode = "SAFE  " if r["safe"] else "UNSAFE" if r["unsafe"] else "manual" if r["found"] else "-     "
+            print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{r['verdict'] or '?'}]"
+                  + (f" :: {' | '.join(r['edits'])[:160]}" if r["edits"] else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

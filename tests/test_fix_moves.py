@@ -1,0 +1,88 @@
+"""DRIFT002's fix: import a moved name from its new home, safe only when nothing else changed.
+
+Real rules over synthetic before/after trees, then the real planner on the consumer's file.
+"""
+
+from __future__ import annotations
+
+from drift.findings import MANUAL, SAFE, UNSAFE
+from drift.fixes import plan
+from tests.rule_cases import Case, findings_of, only
+
+UTILS_BEFORE = {
+    "gizmo/__init__.py": "",
+    "gizmo/utils/__init__.py": """
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+        def cdiv(a, b):
+            return -(a // -b)
+
+        def get_ip(family=4):
+            return "127.0.0.1"
+        """,
+}
+UTILS_AFTER = {
+    "gizmo/__init__.py": "",
+    "gizmo/utils/__init__.py": "",
+    "gizmo/utils/math_utils.py": """
+        def cdiv(a, b):
+            return -(a // -b)
+        """,
+    "gizmo/utils/network_utils.py": """
+        import logging
+
+        logger = logging.getLogger(__name__)
+
+        def get_ip(family=6, *, timeout=1.0):
+            return "::1"
+        """,
+}
+
+
+def _case(consumer: str) -> Case:
+    return Case("moved", UTILS_BEFORE, UTILS_AFTER, {"app/__init__.py": "", "app/main.py": consumer})
+
+
+def _plan(tmp_path, findings, **kw):
+    return plan({"app/main.py": (tmp_path / "consumer/app/main.py").read_bytes()}, findings, **kw)
+
+
+def test_a_pure_move_is_a_safe_import_rewrite(tmp_path):
+    findings = findings_of(tmp_path, _case("""
+        from gizmo.utils import cdiv
+
+        def pages(n):
+            return cdiv(n, 16)
+        """))
+    f = only(findings, "DRIFT002")
+    assert f.fix.tier == SAFE and f.fix.codemod == "move_import"
+    assert f.fix.description == "import `cdiv` from `gizmo.utils.math_utils`"
+    p = _plan(tmp_path, findings)
+    text = p.changes[0].after.decode()
+    assert text.startswith("from gizmo.utils.math_utils import cdiv\n")
+    assert "return cdiv(n, 16)" in text
+    # the patched tree re-checks clean, and a second plan changes nothing
+    (tmp_path / "consumer/app/main.py").write_bytes(p.changes[0].after)
+    assert not [g for g in findings_of(tmp_path / "again", _case(text)) if g.severity.value == "breaking"]
+    assert _plan(tmp_path, findings).empty
+
+
+def test_a_move_that_changed_the_api_is_unsafe(tmp_path):
+    findings = findings_of(tmp_path, _case("""
+        from gizmo.utils import get_ip
+        """))
+    f = only(findings, "DRIFT002")
+    assert f.fix.tier == UNSAFE
+    assert _plan(tmp_path, findings).empty
+    assert b"from gizmo.utils.network_utils import get_ip" in _plan(tmp_path, findings, unsafe_fixes=True).changes[0].after
+
+
+def test_a_module_level_name_of_the_same_name_elsewhere_is_manual(tmp_path):
+    findings = findings_of(tmp_path, _case("""
+        from gizmo.utils import logger
+        """))
+    hits = [g for g in findings if g.rule_id in ("DRIFT001", "DRIFT002")]
+    assert hits and all(g.fix.tier == MANUAL for g in hits)
+    assert _plan(tmp_path, findings, unsafe_fixes=True).empty
