@@ -217,6 +217,7 @@ def test_every_format_shows_the_tier():
 
     assert fix_text(Fix("drop `a=1`", codemod="drop_keyword", tier=SAFE)) == "safe: drop `a=1`"
     assert fix_text(Fix("drop `a=2`", codemod="drop_keyword")) == "unsafe (--unsafe-fixes): drop `a=2`"
-    assert fix_text(Fix("pass `b=`", manual_reason="a decision")) == "manual: pass `b=` (a decision)"
+    assert fix_text(Fix("pass `b=`", manual_reason="a decision")) == "manual: pass `b=`"
+    assert fix_text(Fix("pass `b=`", manual_reason="a decision"), verbose=True) == "manual: pass `b=` (a decision)"
     assert Fix("x", codemod="drop_keyword", tier="bogus").tier == UNSAFE
     assert Fix("x", tier=SAFE).tier == MANUAL
