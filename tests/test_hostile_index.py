@@ -40,6 +40,7 @@ class Hostile(IndexServer):
     stream: set = set()
     trickle: set = set()
     overrun: set = set()
+    endless_pages: set = set()
 
 
 def _serve(state: Hostile):
@@ -60,7 +61,9 @@ def _serve(state: Hostile):
                 self.close_connection = True
 
         def do_GET(self) -> None:
-            name = self.path.split("?", 1)[0].rsplit("/", 1)[-1]
+            name = self.path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+            if self.path.startswith("/simple/") and name in state.endless_pages:
+                return self._endless(200, {"Content-Type": "text/html"})
             if self.path.startswith("/files/") and name in state.stream:
                 return self._endless(200, {"Content-Type": "application/octet-stream"})
             if self.path.startswith("/files/") and name in state.overrun and self.headers.get("Range"):
@@ -92,7 +95,7 @@ def _serve(state: Hostile):
 @pytest.fixture
 def index():
     state = Hostile()
-    state.stream, state.trickle, state.overrun = set(), set(), set()
+    state.stream, state.trickle, state.overrun, state.endless_pages = set(), set(), set(), set()
     server = _serve(state)
     yield state
     server.shutdown()
@@ -218,3 +221,11 @@ def test_a_trickling_server_meets_the_deadline(tmp_path, index):
     out = drift(tmp_path, index, "snapshot", "slowpkg==1.0", "-o", str(tmp_path / "s.json"), deadline="3")
     assert out["rc"] == 3, out
     assert "did not finish within 3 s" in out["err"] and "bytes received" in out["err"], out["err"]
+
+
+def test_an_index_page_that_never_ends_is_capped(tmp_path, index):
+    index.add(_wheel(tmp_path, "pagebomb"))
+    index.endless_pages.add("pagebomb")
+    out = drift(tmp_path, index, "snapshot", "pagebomb==1.0", "-o", str(tmp_path / "s.json"))
+    assert out["rc"] == 2, out
+    assert "drift: error:" in out["err"] and "larger than 64 MB" in out["err"], out["err"]

@@ -93,7 +93,7 @@ class RecordingClient(PyPIClient):
 
     def _get(self, url, **kwargs):
         try:
-            resp = super().get(url, **kwargs)
+            resp = super().get(url, **kwargs) if kwargs.get("stream") else self._bounded_get(url, **kwargs)
         except httpx2.TransportError as exc:
             self.pages[str(url)] = f"{type(exc).__name__}: {exc}".rstrip(": ")
             return httpx2.Response(599, request=httpx2.Request("GET", url))
@@ -109,6 +109,26 @@ class RecordingClient(PyPIClient):
         else:
             self.pages[str(url)] = f"answered {code}"
         return resp
+
+
+    def _bounded_get(self, url, **kwargs) -> httpx2.Response:
+        """GET a page, reading at most MAX_PAGE_BYTES of it (counted after decompression, as
+        read: a gzip bomb or a body that never ends is FetchTooLarge, whatever Content-Length
+        said). The answer is handed on as the whole, already decoded response unearth expects."""
+        from drift.sources.limits import MAX_PAGE_BYTES, FetchTooLarge
+
+        with self.stream("GET", url, **kwargs) as resp:
+            body, got = [], 0
+            for chunk in resp.iter_bytes():
+                got += len(chunk)
+                if got > MAX_PAGE_BYTES:
+                    raise FetchTooLarge(f"the package index's page {_redact(str(resp.url))} is larger than "
+                                        f"{MAX_PAGE_BYTES // 2**20} MB; drift reads at most that")
+                body.append(chunk)
+            headers = [(k, v) for k, v in resp.headers.multi_items()
+                       if k.lower() not in ("content-encoding", "content-length", "transfer-encoding")]
+            return httpx2.Response(resp.status_code, headers=headers, content=b"".join(body), request=resp.request,
+                                   history=resp.history, extensions=resp.extensions)
 
 
 class _KeyedLocks:

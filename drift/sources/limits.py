@@ -22,6 +22,7 @@ MAX_METADATA_BYTES = 8 * 1024 * 1024  # one `.dist-info` file (METADATA, RECORD,
 MAX_RELEASE_BYTES = 128 * 1024 * 1024  # every kept member of one release, inflated
 MAX_DIRECTORY_BYTES = 32 * 1024 * 1024  # one read of a remote zip's directory beyond its first tail
 MAX_SDIST_BYTES = 256 * 1024 * 1024  # a downloaded source archive
+MAX_PAGE_BYTES = 64 * 1024 * 1024  # one index page, decoded (vLLM's JSON page is ~300 kB)
 DEADLINE_ENV = "DRIFT_FETCH_DEADLINE"  # seconds one release's download may take in all
 DEFAULT_DEADLINE = 1800.0
 
