@@ -28,6 +28,9 @@ list; a missing value is None. Quals are module-qualified.
 
 import ast
 import re
+from itertools import islice
+
+from .astwalk import walk
 
 from .srctext import dotted as _dotted
 
@@ -51,7 +54,7 @@ class _Names:
     def __init__(self, tree, module, is_package):
         self.module = module
         self.names = {}
-        for node in ast.walk(tree):  # imports anywhere (function-level too): one binding per name
+        for node in walk(tree):  # imports anywhere (function-level too): one binding per name
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -163,18 +166,30 @@ def _params(fn):
     return out
 
 
-def _locals(fn):
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def _own(roots):
+    """The nodes of `roots` (statements) outside nested functions, classes and lambdas (the
+    nested definitions themselves included), in one pass over the memoised walks."""
+    out, skip = [], set()
+    for r in roots:
+        for n in walk(r):
+            if id(n) in skip:
+                continue
+            out.append(n)
+            if isinstance(n, _SCOPES):
+                skip.update(id(m) for m in islice(walk(n), 1, None))
+    return out
+
+
+def _locals(fn, own):
     names = {p.arg for p, _d, _k in _params(fn)}
-    stack = list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                names.add(node.name)
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+    for node in own:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
     return names
 
 
@@ -183,7 +198,8 @@ def ir_facts(tree, *, module, is_package):
     names = _Names(tree, module, is_package)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": []}
-    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(tree.body)))
+    top = [n for n in tree.body if not isinstance(n, _SCOPES)]
+    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
     return out
 
 
@@ -196,14 +212,15 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
             out["classes"][names.module + "." + qual] = [[scope.path(b) for b in node.bases], node.lineno]
             _walk_body(out, names, node.body, prefix=qual + ".", cls=names.module + "." + qual, scope=scope)
         else:
-            _statements(out, scope, [node], fn_key=None)
+            _relations(out, scope, _own([node]), fn_key=None)
 
 
 def _function(out, names, fn, *, prefix, cls, outer):
     qual = prefix + fn.name
     key = names.module + "." + qual
-    local = _locals(fn)
-    sig = _signature_names(fn.body)
+    own = _own(fn.body)
+    local = _locals(fn, own)
+    sig = _signature_names(own)
     if outer.key is not None:  # a nested function sees its enclosing function's locals
         scope = _Scope(names, key, local, sig)
         enclosing = outer
@@ -218,28 +235,24 @@ def _function(out, names, fn, *, prefix, cls, outer):
         optional = default is not None or kind in ("VAR_POSITIONAL", "VAR_KEYWORD")
         params.append([p.arg, ann, dflt, kind, optional])
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
-    out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(fn)]
+    out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
-    _statements(out, scope, fn.body, fn_key=key)
-    for node in _nested_defs(fn.body):
-        _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
+    _relations(out, scope, own, fn_key=key)
+    for node in own:
+        if isinstance(node, _FUNCS):
+            _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
 
 
-def _gives_value(fn):
+def _gives_value(own):
     """1 when some `return` hands back a value (or the function yields), else 0: an override
     whose base now returns something its callers use needs to know."""
-    stack = list(fn.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
-            continue
+    for node in own:
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return 1
         if isinstance(node, ast.Return) and node.value is not None \
                 and not (isinstance(node.value, ast.Constant) and node.value.value is None):
             return 1
-        stack.extend(ast.iter_child_nodes(node))
     return 0
 
 
@@ -256,24 +269,9 @@ class _Nested(_Scope):
         return self.enclosing.root(name)
 
 
-def _nested_defs(body):
-    stack, found = list(body), []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _FUNCS):
-            found.append(node)
-            continue
-        if isinstance(node, (ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _statements(out, scope, body, *, fn_key):
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
+def _relations(out, scope, own, *, fn_key):
+    for node in own:
+        if isinstance(node, _SCOPES):
             continue
         if isinstance(node, ast.Assign):
             src = scope.path(node.value)
@@ -304,7 +302,6 @@ def _statements(out, scope, body, *, fn_key):
                     p = scope.path(node.value)
                     if p:
                         out["key"].append([t.slice.value, p, node.lineno])
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _target(out, scope, target, src, line):
@@ -339,7 +336,7 @@ def _dict_value(out, scope, name, value):
         path = scope.path(src)
         if path:
             by_signature = any(_reads_signature(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
-                               for cond in gen.ifs for n in ast.walk(cond))
+                               for cond in gen.ifs for n in walk(cond))
             how = "signature" if by_signature else "filter" if gen.ifs else "keep"
             out["dictcomp"].append([root, path, how, value.lineno])
 
@@ -349,17 +346,13 @@ def _reads_signature(node):
         isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
 
 
-def _signature_names(body):
+def _signature_names(own):
     """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature):
     a filter through them keeps only what C accepts."""
-    out, stack = set(), list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _FUNCS + (ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Assign) and any(_reads_signature(n) for n in ast.walk(node.value)):
+    out = set()
+    for node in own:
+        if isinstance(node, ast.Assign) and any(_reads_signature(n) for n in walk(node.value)):
             out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        stack.extend(ast.iter_child_nodes(node))
     return out
 
 
