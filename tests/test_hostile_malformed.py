@@ -84,6 +84,9 @@ WRONG_TYPES = {
     "behaviour a list": (lambda d: _module(d)["functions"]["run"].update(behaviour=[]), "functions.run.behaviour"),
     "error a number": (lambda d: _module(d).update(error=3), "modules.demo.api.error"),
     "requires a string": (lambda d: d["packages"]["demo"].update(requires="torch"), "packages.demo.requires"),
+    "env a string": (lambda d: d.update(env="gpu-01"), "env: expected dict"),
+    "env packages a list": (lambda d: d.update(env={"packages": [1]}), "env.packages: expected dict"),
+    "env gpus a string": (lambda d: d.update(env={"gpus": "A100"}), "env.gpus"),
 }
 
 

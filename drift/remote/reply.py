@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 __all__ = ["ReplyError", "ahead_modules", "ahead_outlines", "clean_display", "content_key", "is_digest", "merged_key", "printable",
-           "safe_relpath", "validate_ahead", "validate_more", "validate_package_facts", "validate_reply", "wire_key"]
+           "safe_relpath", "validate_ahead", "validate_env", "validate_more", "validate_package_facts", "validate_reply", "wire_key"]
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 _PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a path component from a host
@@ -246,6 +246,16 @@ def _package(name: str, pkg: Any, where: str) -> None:
     validate_package_facts(pkg, where)
 
 
+def validate_env(env: Any, where: str) -> None:
+    """Raise ReplyError unless `env` is the probe's environment block as the reports read it: a
+    dict; `packages` a dict of dicts; `gpus` a list of dicts (a snapshot carries one too)."""
+    env = _type(env, dict, where)
+    for name, info in _type(env.get("packages", {}), dict, f"{where}.packages").items():
+        _type(info, dict, f"{where}.packages.{name}")
+    for i, gpu in enumerate(_type(env.get("gpus", []), list, f"{where}.gpus", none=True) or ()):
+        _type(gpu, dict, f"{where}.gpus[{i}]")
+
+
 def validate_package_facts(pkg: Any, where: str) -> None:
     """Raise ReplyError unless `pkg` is one package's facts, every field typed as the probe sends
     it. Also what a snapshot file is held to (drift/sources/snapshot.py): a field of the wrong
@@ -448,8 +458,6 @@ def validate_reply(doc: Any, request: dict[str, Any]) -> None:
     _answers(doc.get("packages"), wanted, missing, "reply.packages", lambda name, pkg, where: _package(name, pkg, where))
     if users:
         _answers(doc.get("usage"), users, missing, "reply.usage", lambda _name, use, where: _usage(use, where))
-    env = _type(doc.get("env", {}), dict, "reply.env")
-    for name, info in _type(env.get("packages", {}), dict, "reply.env.packages").items():
-        _type(info, dict, f"reply.env.packages.{name}")
+    validate_env(doc.get("env", {}), "reply.env")
     probe = _type(doc.get("probe", {}), dict, "reply.probe")
     _type(probe.get("cache_dir"), str, "reply.probe.cache_dir", none=True)

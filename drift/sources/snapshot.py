@@ -46,7 +46,7 @@ def load_snapshot(path: Path, *, spec: str, packages: list[str] | None = None) -
     another package is said to be one, not scored as `No module named 'vllm'`."""
     from drift.output import JsonError, loads_bounded
     from drift.output import visible
-    from drift.remote.reply import ReplyError, validate_package_facts
+    from drift.remote.reply import ReplyError, validate_env, validate_package_facts
 
     from drift.output import InputTooLarge, read_bounded
 
@@ -63,6 +63,10 @@ def load_snapshot(path: Path, *, spec: str, packages: list[str] | None = None) -
     if not isinstance(facts, dict) or facts.get("schema") != SNAPSHOT_SCHEMA or not isinstance(facts.get("packages"), dict):
         raise SnapshotError(f"{spec}: not a drift snapshot (expected the JSON `drift snapshot` writes, "
                             f"schema {SNAPSHOT_SCHEMA} with a packages table)")
+    try:
+        validate_env(facts.get("env") or {}, "env")
+    except ReplyError as exc:
+        raise SnapshotError(f"{spec}: not a drift snapshot ({visible(exc)})") from None
     content = hashlib.sha256(raw).hexdigest()[:40]
     for name, pkg in facts["packages"].items():
         if not (isinstance(name, str) and all(part.isidentifier() for part in name.split("."))):
