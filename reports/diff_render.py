@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from drift.output import markdown, markdown_code, terminal, visible
 from drift.analysis.diff import Change, ChangeKind, DiffResult
 
 KIND_ORDER = {kind: i for i, kind in enumerate(ChangeKind)}
@@ -70,21 +71,22 @@ def to_json(result: DiffResult, *, indent: int | None = None) -> str:
 
 # -- Markdown ---------------------------------------------------------------------------
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+    """A name or detail from the package's source (or a snapshot): on one line, controls shown."""
+    return visible(text).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _evidence(change: Change) -> str:
     parts = []
     if change.old:
-        parts.append("old " + ", ".join(f"`{e}`" for e in change.old))
+        parts.append("old " + ", ".join(markdown_code(e) for e in change.old))
     if change.new:
-        parts.append("new " + ", ".join(f"`{e}`" for e in change.new))
+        parts.append("new " + ", ".join(markdown_code(e) for e in change.new))
     return "; ".join(parts)
 
 
 def to_markdown(result: DiffResult) -> str:
     lines = [
-        f"# drift diff: {result.old.package} {_side(result.old)} → {_side(result.new)}",
+        f"# drift diff: {markdown(result.old.package)} {markdown(_side(result.old))} → {markdown(_side(result.new))}",
         "",
         f"{result.old.modules} → {result.new.modules} modules. **{summary_line(result)}.**",
         "",
@@ -98,21 +100,21 @@ def to_markdown(result: DiffResult) -> str:
                 lines.append(f"| {kind.value} | {counts[kind]} | {mark} |")
         lines.append("")
     for note in result.notes:
-        lines.append(f"> note: {note}")
+        lines.append(f"> note: {markdown(note)}")
     groups, added = grouped(result)
     for module, changes in groups.items():
-        lines += ["", f"## `{module}` ({len(changes)})", ""]
+        lines += ["", f"## {markdown_code(module)} ({len(changes)})", ""]
         for change in changes:
             flags = " **breaking**" if change.breaking else ""
             flags += " _private_" if change.private else ""
-            symbol = f"`{change.symbol}` " if change.symbol else ""
+            symbol = f"{markdown_code(change.symbol)} " if change.symbol else ""
             lines.append(f"- {symbol}{change.kind.value}: {_md_escape(change.detail)}{flags}")
             ev = _evidence(change)
             if ev:
                 lines.append(f"  - {ev}")
     if added:
         lines += ["", f"## Added modules ({len(added)})", ""]
-        lines += [f"- `{c.module}`" for c in added]
+        lines += [f"- {markdown_code(c.module)}" for c in added]
     lines.append("")
     return "\n".join(lines)
 
@@ -149,40 +151,40 @@ def render_terminal(result: DiffResult, console: Console, *, evidence: bool = Tr
     console.print(
         Text.assemble(
             ("drift diff ", "bold"),
-            (result.old.package, "bold"),
+            (terminal(result.old.package), "bold"),
             " ",
-            (_side(result.old), "bold"),
+            (terminal(_side(result.old)), "bold"),
             " → ",
-            (_side(result.new), "bold"),
+            (terminal(_side(result.new)), "bold"),
             (f"   {result.old.modules} → {result.new.modules} modules", "dim"),
         )
     )
     for note in result.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+        console.print(Text(terminal(f"note: {note}"), style="dim"))
     groups, added = grouped(result)
     for module, changes in groups.items():
         block = Text("\n")
-        block.append(module, style="bold cyan")
+        block.append(terminal(module), style="bold cyan")
         block.append(f"  ({len(changes)})", style="dim")
         for change in changes:
             block.append("\n  ")
             if change.symbol:
-                block.append(change.symbol, style="bold")
+                block.append(terminal(change.symbol), style="bold")
                 block.append(" ")
             block.append(change.kind.value, style=_kind_style(change))
             block.append(": ")
-            block.append(change.detail)
+            block.append(terminal(change.detail))
             if change.private:
                 block.append("  [private]", style="dim")
             if evidence:
                 for label, items in (("old", change.old), ("new", change.new)):
                     for ev in items:
-                        block.append(f"\n      {label} {ev}", style="dim")
+                        block.append(f"\n      {label} " + terminal(ev), style="dim")
         console.print(block, soft_wrap=True)  # one print per module: rich is slow per call
     if added:
         console.print()
         console.print(Text.assemble(("modules added", "bold green"), (f"  ({len(added)})", "dim")))
-        console.print(Text("  " + ", ".join(c.module for c in added), style="green"), soft_wrap=True)
+        console.print(Text(terminal("  " + ", ".join(c.module for c in added)), style="green"), soft_wrap=True)
     if result.changes:
         console.print()
         console.print(counts_table(result))

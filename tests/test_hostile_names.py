@@ -174,3 +174,21 @@ def test_a_consumer_wheels_metadata_version_is_shown_escaped(checkout, tmp_path)
         shown = MarkdownIt("commonmark").enable("table").render(out) if fmt == "markdown" else out
         assert "1.0\\x1b[2J\\x1b]0;owned" in shown  # the version, shown as text (rendered, for Markdown)
         assert fmt != "markdown" or "<img" not in shown
+
+
+def test_drift_diff_shows_a_snapshots_hostile_names_escaped(checkout, tmp_path):
+    """A snapshot's function name is someone else's text too: `drift diff` from a snapshot whose
+    `run` is renamed to a hostile string to the real tree reports it removed, escaped."""
+    facts = json.loads(checkout["target"].read_text())
+    functions = facts["packages"]["demo"]["modules"]["demo.api"]["functions"]
+    hostile = HOSTILE["workflow_commands"] + HOSTILE["ansi_clear"]
+    functions[hostile] = dict(functions.pop("run"), name=hostile)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(facts))
+    for fmt in ("terminal", "markdown"):
+        proc = _drift("diff", str(old), str(checkout["root"] / "after"), "--package", "demo", "--format", fmt,
+                      cwd=tmp_path)
+        out = proc.stdout.decode("utf-8")
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert "add-mask" in out  # reported, as text
+        assert not RAW_CONTROLS.search(out) and workflow_command_lines(out) == []
