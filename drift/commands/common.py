@@ -43,21 +43,24 @@ def progress(enabled: bool = True, *, verbose: bool = False) -> Iterator[Callabl
     if not enabled:
         yield lambda _msg: None
         return
+    from drift.output import terminal
     from drift.sources.progress import Note, Step
 
     console = stderr_console() if _may_be_terminal() else None
     if console is None or not console.is_terminal:
         def say_piped(msg: str) -> None:
             if isinstance(msg, Step) or (verbose and isinstance(msg, Note)):
-                print(f"drift: {msg}", file=sys.stderr, flush=True)
+                print(f"drift: {terminal(msg)}", file=sys.stderr, flush=True)
 
         yield say_piped
         return
+    from rich.text import Text
+
     with console.status("starting…") as status:
         def say(msg: str) -> None:
             if verbose and isinstance(msg, Note):
-                console.print(f"drift: {msg}", markup=False, highlight=False)
-            status.update(msg)
+                console.print(f"drift: {terminal(msg)}", markup=False, highlight=False)
+            status.update(Text(terminal(msg)))  # a host or spec name is text, never rich markup
 
         yield say
 
