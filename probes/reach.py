@@ -244,7 +244,6 @@ class _Module:
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
-        self.bound_q = {}  # nested function qualname -> path of the class a patch in its parent puts it on
         self.nested_quals = set()  # qualnames of functions defined inside functions
         self._imports(tree)
         for node in tree.body:
@@ -669,7 +668,7 @@ class _Function:
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
-        bound = self.mod.bound_q.get(self.qual)
+        bound = None
         hooked = self._import_hook_module(fn)
         declared = self.mod.declared_module(self.cls) if self.cls else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
@@ -967,7 +966,6 @@ class _Function:
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
                                          "function": self.qual, "value": self._patch_value(value, env),
                                          "guards": list(self.mod.guards)})
-                self._bind_nested(value, owner)
             else:
                 self.expr(tgt.value, env)
                 if owner and self.mod.wanted(owner):
@@ -989,16 +987,6 @@ class _Function:
                 self.assign(e, None, None, env, st)
         elif t is ast.Starred:
             self.assign(tgt.value, None, None, env, st)
-
-    def _bind_nested(self, value, owner):
-        """`Target.__init__ = _patched` (or `setattr(...)`) with `_patched` defined in this very
-        function: its first parameter is an instance of what `owner` holds, even when `owner` is a
-        local (a class fetched by name) that a module-wide scan cannot type."""
-        if not isinstance(value, ast.Name) or not isinstance(self.node, _FUNCS):
-            return
-        qual = "%s.%s" % (self.qual, value.id)
-        if qual in self.mod.nested_quals:
-            self.mod.bound_q.setdefault(qual, tuple(owner))
 
     def _own_class(self, root):
         """The record of a class this module defines, for a `sym:` root naming it (else None)."""
@@ -1312,7 +1300,6 @@ class _Function:
                 self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": attr,
                                          "function": self.qual, "value": self._patch_value(value, env),
                                          "how": "setattr", "guards": list(self.mod.guards)})
-                self._bind_nested(value, owner)
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
 

@@ -29,9 +29,11 @@ def key_attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline_paths is None:
         return
     seen = set()
+    recorded = {(mod.get("path"), u.get("line"), (u.get("path") or [""])[-1][1:]) for mod in ctx.usage
+                for u in mod.get("uses") or () if u.get("kind") in ("attr_set", "attr")}
     for use in ctx.consumer.inferred.key_uses:
-        if use["how"] == "call":
-            continue
+        if use["how"] == "call" or (use["path"], use["line"], use["key"]) in recorded:
+            continue  # the patterns follow this key already (DRIFT060/DRIFT062 judge it there)
         path = tuple(use["target"]) + ("." + use["key"],)
         t, b = ctx.target_paths.value(path), ctx.baseline_paths.value(path)
         if t.kind != "missing" or not b.known or b.kind == "consumer" or t.cls is None:
