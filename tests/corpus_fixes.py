@@ -35,6 +35,9 @@ def measure(name: str) -> tuple[list[dict], str | None]:
             pass
     safe = set(plan(files, findings).finding_keys)
     unsafe = set(plan(files, findings, unsafe_fixes=True).finding_keys)
+    # before tiers: every codemod was written by default, and move_import did not exist
+    before = set(plan(files, [f for f in findings if not (f.fix and f.fix.codemod == "move_import")],
+                      unsafe_fixes=True).finding_keys)
     rows = []
     for b in gt.get("breaks") or []:
         here = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
@@ -45,6 +48,7 @@ def measure(name: str) -> tuple[list[dict], str | None]:
             "id": b["id"], "where": f"{b['path']}:{b['line']}", "found": bool(here), "tiers": tiers,
             "safe": bool(here) and all(f.key in safe for f in here),
             "unsafe": bool(here) and all(f.key in unsafe for f in here),
+            "before": bool(here) and all(f.key in before for f in here),
             "codemods": sorted({f.fix.codemod for f in codemods}), "verdict": b.get("fix"),
             "edits": [f.fix.description for f in here if f.fix],
         })
@@ -60,12 +64,14 @@ def main(argv: list[str]) -> int:
         n = len(rows)
         safe = sum(r["safe"] for r in rows)
         unsafe = sum(r["unsafe"] for r in rows)
-        verdicts = Counter(r["verdict"] or "unclassified" for r in rows)
-        print(f"{name}: {n} breaks; fixed with no hand edit: {safe} safe-only, {unsafe} with --unsafe-fixes; "
+        before = sum(r["before"] for r in rows)
+        verdicts = Counter((r["verdict"] or "unclassified").split(":")[0] for r in rows)
+        print(f"{name}: {n} breaks; fixed with no hand edit: before {before} (every codemod by default), now "
+              f"{safe} safe-only, {unsafe} with --unsafe-fixes; "
               f"verdicts {dict(sorted(verdicts.items()))}")
         for r in rows:
             mode = "SAFE  " if r["safe"] else "UNSAFE" if r["unsafe"] else "manual" if r["found"] else "-     "
-            print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{r['verdict'] or '?'}]"
+            print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{(r["verdict"] or "?").split(":")[0]}]"
                   + (f" :: {' | '.join(r['edits'])[:160]}" if r["edits"] else ""))
     return 0
 
