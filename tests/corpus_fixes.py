@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
               f"verdicts {dict(sorted(verdicts.items()))}")
         for r in rows:
             mode = "SAFE  " if r["safe"] else "UNSAFE" if r["unsafe"] else "manual" if r["found"] else "-     "
-            print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{(r["verdict"] or "?").split(":")[0]}]"
+            print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{(r['verdict'] or '?').split(':')[0]}]"
                   + (f" :: {' | '.join(r['edits'])[:160]}" if r["edits"] else ""))
     return 0
 
