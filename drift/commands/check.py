@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from drift import exitcodes
 from drift.pipeline.run import run_check
 from drift.commands.common import (
@@ -32,6 +34,13 @@ def add_parser(sub) -> None:
                    help="extra rule pack: a Python file defining RULES = [...] (repeatable)")
     add_output_options(p, repeatable=True)
     add_silencing_options(p)
+    fix = p.add_argument_group("fixing a source checkout")
+    fix.add_argument("--fix", action="store_true",
+                     help="write the safe fixes into the consumer's source tree (a directory), then re-check")
+    fix.add_argument("--unsafe-fixes", action="store_true",
+                     help="with --fix: also the fixes that may change behaviour")
+    fix.add_argument("--add-todo", action="store_true",
+                     help="with --fix: a `# TODO(drift): ...` comment above every site left to a person")
     p.set_defaults(func=run)
 
 
@@ -53,6 +62,11 @@ def run(args) -> int:
     if not consumer:
         return fail("no consumer given", exitcodes.USAGE,
                     hint="drift check speculators==0.3.0 -t vllm==0.16.0 (or consumer = ... in drift.toml)")
+    if (args.unsafe_fixes or args.add_todo) and not args.fix:
+        return fail("--unsafe-fixes and --add-todo go with --fix", exitcodes.USAGE)
+    if args.fix and not os.path.isdir(consumer):
+        return fail(f"--fix edits a source checkout, and {consumer} is not a directory", exitcodes.USAGE,
+                    hint="drift check ./my-plugin -t vllm==X --fix; for an installed environment: drift patch HOST")
     with progress(verbose=getattr(args, "verbose", False)) as say:
         try:
             target = (pinned_target(args.target, pre=args.pre, say=say) if args.target
@@ -76,4 +90,63 @@ def run(args) -> int:
         emit(report, args, consumer_root=outcome.extra.get("consumer_root"))
     except OutputError as exc:
         return fail(str(exc), exitcodes.USAGE)
+    if args.fix:
+        return _fix(args, report, outcome.extra.get("consumer_root"),
+                    lambda: run_check(consumer_spec=consumer, target_spec=target,
+                                      baseline_spec=args.baseline or config.baseline, target_package=args.package,
+                                      rule_paths=args.rules, consumer_packages=args.consumer_package,
+                                      selection=consumer_selection(args, config)))
     return report.exit_code
+
+
+def _identity(f) -> tuple:  # type: ignore[no-untyped-def]
+    """A finding without its line, which an edit above it moves."""
+    return (f.rule_id, f.consumer_site.path, f.symbol or "", f.title)
+
+
+def _fix(args, report, root, recheck) -> int:  # type: ignore[no-untyped-def]
+    """Plan, write into the checkout, re-check; undo if the re-check shows a finding not seen before."""
+    import sys
+    from collections import Counter
+    from pathlib import Path
+
+    from drift.fixes import plan
+    from drift.fixes.local import restore, write_plan
+
+    if not root:
+        return fail("the consumer's source root is unknown: nothing to fix", exitcodes.USAGE)
+    findings = [f for f in report.findings if f.severity.value in ("breaking", "risky")]
+    files = {}
+    for path in sorted({f.consumer_site.path for f in findings}):
+        full = Path(root) / path
+        if full.is_file():
+            files[path] = full.read_bytes()
+    the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo)
+    say = lambda text: print(f"drift: fix: {text}", file=sys.stderr)  # noqa: E731  (stdout holds the report)
+    for f, why in the_plan.held:
+        say(f"not applied (unsafe, --unsafe-fixes applies it): {f.consumer_site} {f.fix.description}")
+    if the_plan.empty:
+        say("nothing to change")
+        return report.exit_code
+    done = write_plan(root, the_plan)
+    if done.problems:
+        return fail("nothing written: " + "; ".join(done.problems), exitcodes.USAGE)
+    after = recheck()
+    if after.report is None:
+        restore(root, the_plan)
+        return fail(f"the re-check failed, originals restored: {after.error}", after.exit_code or exitcodes.USAGE)
+    seen = Counter(_identity(f) for f in report.findings)
+    new = []
+    for f in after.report.findings:
+        if seen[_identity(f)] > 0:
+            seen[_identity(f)] -= 1
+        elif f.severity.value in ("breaking", "risky"):
+            new.append(f)
+    if new:
+        restore(root, the_plan)
+        return fail("the fixes would add findings, originals restored: "
+                    + "; ".join(f"{f.consumer_site} {f.rule_id} {f.title}" for f in new), exitcodes.DRIFT)
+    left = len(after.report.breaking)
+    say(f"wrote {len(done.written)} file(s): {', '.join(done.written)}; breaking {len(report.breaking)} -> {left}"
+        + (f"; {len(the_plan.todos)} TODO(drift) comment(s)" if the_plan.todos else ""))
+    return after.report.exit_code
