@@ -307,3 +307,16 @@ def test_a_class_named_in_worker_extension_cls_is_read_as_part_of_the_worker(tmp
                      packages=("vllm", APP)) == out.report.findings[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "vllm.v1.worker.gpu_worker", mixed,
                      packages=("vllm", APP)) is None
+
+
+def test_a_malformed_module_ir_is_set_aside_and_the_rest_is_solved(tmp_path):
+    """A host's reply is untrusted: an IR whose rows have the wrong shape or types is skipped
+    whole, never half read, and never stops the other modules' solution."""
+    root = write_tree(tmp_path / "consumer", {"app/lora.py": BOUND})
+    usage = consumer_of(root).usage
+    bad = [{"module": "app.bad", "path": "app/bad.py", "ir": {"store": [[["sym:x"], 5, None, 1]]}},
+           {"module": "app.worse", "path": "app/worse.py", "ir": {"defs": {"app.worse.f": "not a def"}}},
+           {"module": "app.odd", "path": "app/odd.py", "ir": ["not", "a", "dict"]}]
+    solved = solve(bad + usage, (LIB,))
+    assert solved.attrs["app.lora.StandIn"]["lora_config"] == [("sym:gizmo.config.LoRAConfig", "()")]
+    assert not any(k.startswith("app.bad") or k.startswith("app.worse") for k in solved.signatures)

@@ -56,7 +56,18 @@ _EMPTY: frozenset = frozenset()
 
 
 def _t(path) -> tuple | None:
-    return tuple(path) if path else None
+    """A path as a tuple of strings (None for no path); anything else is malformed."""
+    if not path:
+        return None
+    if not isinstance(path, (list, tuple)) or not all(isinstance(p, str) for p in path):
+        raise TypeError("a path is a list of strings")
+    return tuple(path)
+
+
+def _s(value) -> str:
+    if not isinstance(value, str):
+        raise TypeError("a name is a string")
+    return value
 
 
 def _as_path(v: tuple) -> tuple[str, ...] | None:
@@ -87,45 +98,67 @@ class _Solver:
         self.maybe: set[str] = set()  # variables another filtering comprehension reassigns
         self.iters: list = []  # (key variable, dict path)
         self.key_sites: list = []  # (how, object or callee path, key or dict path, path, line, col)
+        self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         for mod in usage:  # paths become tuples once: they are memo keys below
-            ir = mod.get("ir") or {}
-            self.defs.update({fn: [spec[0], [[p[0], _t(p[1]), _t(p[2])] + p[3:] for p in spec[1]], spec[2]]
-                              for fn, spec in (ir.get("defs") or {}).items()})
-            self.gives.update({fn: bool(spec[3]) for fn, spec in (ir.get("defs") or {}).items() if len(spec) > 3})
-            self.classes.update(ir.get("classes") or {})
-            self.assign += [(dst, _t(src)) for dst, src in ir.get("assign") or []]
-            self.call += [(_t(callee), [_t(a) for a in args], {k: _t(v) for k, v in kwargs.items()}, line)
-                          for callee, args, kwargs, line in ir.get("call") or []]
-            self.ret += [(fn, _t(expr)) for fn, expr in ir.get("ret") or []]
-            self.keys += [(k, _t(v)) for k, v, _line in ir.get("key") or [] if k.endswith(_NAMING_KEYS)]
-            where = mod.get("path") or ""
-            for dst, keys, line in ir.get("dict") or []:
-                ident = f"{where}:{line}:{dst}"
-                self.dicts[ident] = [(k, where, kl, kc) for k, kl, kc in keys]
-                self.dict_rows.append((dst, ident))
-            for dst, src, how, _line in ir.get("dictcomp") or []:
-                if how == "signature":
-                    self.filtered.add(dst)  # keys a signature let through: never unaccepted ones
-                else:
-                    if how == "filter":
-                        self.maybe.add(dst)  # a key may be dropped (`if v is not None`): it may arrive
-                    self.assign.append((dst, _t(src)))
-            self.iters += [(dst, _t(src)) for dst, src in ir.get("iter") or []]
-            self.key_sites += [(how, _t(obj), _t(key), where, line, col) for how, obj, key, line, col in ir.get("dynattr") or []]
-            self.key_sites += [("call", _t(callee), _t(src), where, line, col) for callee, src, line, col in ir.get("starkw") or []]
-            for obj, attr, src, line in ir.get("store") or []:
-                row = (_t(obj), attr, _t(src), line)
-                self.store.append(row)
-                self.where[id(row)] = mod.get("path") or ""
+            try:
+                self._load(mod, mod.get("ir") or {})
+            except (TypeError, ValueError, AttributeError, IndexError, KeyError):
+                self.skipped.append(str(mod.get("path")))
         self._roots: dict[str, set] = {}  # sym: roots that are no variable: the same answer every round
         self._memo: dict[tuple, set] = {}  # path -> values, this round (a stale read is caught next round)
         self._mro: dict[str, list[str]] = {}
-        self.roots = {m.get("module", "").split(".")[0] for m in usage} - {""}
+        self.roots = {m["module"].split(".")[0] for m in usage if isinstance(m.get("module"), str)} - {""}
         self.vars = {row[0][4:] for row in self.assign + self.dict_rows if row[0].startswith("sym:")}
         self.pts: dict[str, set] = {}
         self.changed = False
         self.subclasses: dict[str, set[str]] = {}
         self.bases: dict[str, list[str]] = {}
+
+    def _load(self, mod: dict[str, Any], ir: dict[str, Any]) -> None:
+        """One module's relations, all or nothing: checked as they are read, kept only whole."""
+        where = _s(mod.get("path") or "")
+        defs = {_s(fn): [_s(spec[0]), [[_s(p[0]), _t(p[1]), _t(p[2]), _s(p[3]), bool(p[4])] for p in spec[1]],
+                         int(spec[2])] for fn, spec in (ir.get("defs") or {}).items()}
+        gives = {fn: bool(spec[3]) for fn, spec in (ir.get("defs") or {}).items() if len(spec) > 3}
+        classes = {_s(q): [[_t(b) for b in spec[0]], int(spec[1])] for q, spec in (ir.get("classes") or {}).items()}
+        assign = [(_s(dst), _t(src)) for dst, src in ir.get("assign") or []]
+        call = [(_t(callee), [_t(a) for a in args], {_s(k): _t(v) for k, v in kwargs.items()}, int(line))
+                for callee, args, kwargs, line in ir.get("call") or []]
+        ret = [(_s(fn), _t(expr)) for fn, expr in ir.get("ret") or []]
+        keys = [(_s(k), _t(v)) for k, v, _line in ir.get("key") or [] if _s(k).endswith(_NAMING_KEYS)]
+        dicts, dict_rows = {}, []
+        for dst, kl, line in ir.get("dict") or []:
+            ident = f"{where}:{int(line)}:{_s(dst)}"
+            dicts[ident] = [(_s(k), where, int(a), int(b)) for k, a, b in kl]
+            dict_rows.append((dst, ident))
+        comps = [(_s(dst), _t(src), _s(how)) for dst, src, how, _line in ir.get("dictcomp") or []]
+        iters = [(_s(dst), _t(src)) for dst, src in ir.get("iter") or []]
+        sites = [(_s(how), _t(obj), _t(key), where, int(line), int(col))
+                 for how, obj, key, line, col in ir.get("dynattr") or []]
+        sites += [("call", _t(callee), _t(src), where, int(line), int(col))
+                  for callee, src, line, col in ir.get("starkw") or []]
+        stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
+        self.defs.update(defs)
+        self.gives.update(gives)
+        self.classes.update(classes)
+        self.assign += assign
+        self.call += call
+        self.ret += ret
+        self.keys += keys
+        self.dicts.update(dicts)
+        self.dict_rows += dict_rows
+        for dst, src, how in comps:
+            if how == "signature":
+                self.filtered.add(dst)  # keys a signature let through: never unaccepted ones
+            else:
+                if how == "filter":
+                    self.maybe.add(dst)  # a key may be dropped (`if v is not None`): it may arrive
+                self.assign.append((dst, src))
+        self.iters += iters
+        self.key_sites += sites
+        for row in stores:
+            self.store.append(row)
+            self.where[id(row)] = where
 
     # -- sets --------------------------------------------------------------------------------
     def add(self, key: str, values) -> None:

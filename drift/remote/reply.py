@@ -406,6 +406,7 @@ def _usage_module(mod: Any, where: str) -> None:
     for key in ("imports", "calls", "binds", "subclasses"):
         for i, item in enumerate(_type(mod.get(key, []), list, f"{where}.{key}")):
             _type(item, dict, f"{where}.{key}[{i}]")
+    _type(mod.get("ir", {}), dict, f"{where}.ir")  # its rows are checked as the solver reads them (consumer/infer.py)
 
 
 def _usage(use: Any, where: str) -> None:
