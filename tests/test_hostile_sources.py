@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.ssh, pytest.mark.corpus]
 
 EXECUTOR = "from vllm.v1.executor.multiproc_executor import MultiprocExecutor\n"
 
-# name -> (source bytes, what must be true of it in the report: "read" | "noted")
+# name -> (source bytes, what must be true of it in the report: "read" | "noted" | "finding")
 CORPUS = {
     "plus_chain": (b"from vllm import LLM\nx = " + b" + ".join([b"LLM.a"] * 700) + b"\n", "read"),
     "attribute_chain": (b"import vllm\nx = vllm" + b".b" * 100_000 + b"\n", "read"),
@@ -38,7 +38,7 @@ CORPUS = {
     "unknown_cookie": (b"# -*- coding: klingon -*-\nimport vllm\n", "noted"),
     "invalid_utf8": (b"import vllm\ns = '\xff\xfe'\n", "noted"),
     "null_bytes": (b"import vllm\x00\n", "noted"),
-    "syntax_error": (b"import vllm\ndef f(:\n", "noted"),
+    "syntax_error": (b"import vllm\ndef f(:\n", "finding"),  # issue 24: DRIFT004, breaking
     "too_large": (b"import vllm\n" + b"#" * 5_000_100 + b"\n", "noted"),
 }
 
@@ -79,6 +79,8 @@ def test_hostile_consumer_files_are_noted_and_the_scan_goes_on(sshd, hostile_hos
             assert path in notes, name
         else:
             assert path not in notes, name
+        if expect == "finding":
+            assert any(f["rule_id"] == "DRIFT004" and f["consumer_site"]["path"] == path for f in doc["findings"]), name
     assert "speculators/hostile_fifo.py" in notes  # named .py, but a FIFO: noted, never opened
     assert "skipped: MemoryError" in notes
     used = {u["site"]["path"] for u in doc["uses"]}
