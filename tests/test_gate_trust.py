@@ -269,3 +269,15 @@ def test_a_consumer_file_that_cannot_be_read_is_a_caveat(trees, capsys) -> None:
     out = capsys.readouterr().out
     head = out.split("BREAKING")[0]
     assert rc == 1 and "! consumer file kvtool/odd.py could not be read" in head
+
+
+def test_a_syntax_error_fails_the_gate(trees, capsys) -> None:
+    (trees / "repo" / "kvtool" / "__init__.py").write_text("from vllm.api import f\n")  # clean otherwise
+    argv = ["gate", "-c", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before"),
+            "--format", "json"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    (trees / "repo" / "kvtool" / "bad.py").write_text("import vllm\n\ndef f(:\n")
+    assert main(argv) == 1
+    report = json.loads(capsys.readouterr().out)  # one target: one drift.report/1 object
+    assert [f["rule_id"] for f in report["findings"]] == ["DRIFT004"]
