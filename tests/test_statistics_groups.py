@@ -74,9 +74,11 @@ def test_statistics_per_rule_and_per_cause(split, capsys) -> None:
     assert lines[0].split("\t")[:2] == ["12", "DRIFT002"]
     assert f"12\t{CAUSE}" in lines
     assert "DRIFT002  `cdiv`" not in out  # counts instead of the findings
+    code, out = _run(split, capsys, "--format", "json")
+    fixable = sum(1 for f in json.loads(out)["findings"] if (f["fix"] or {}).get("codemod"))
     code, out = _run(split, capsys, "--statistics", "--format", "json")
     stats = json.loads(out)
-    assert stats["rules"] == [{"rule": "DRIFT002", "count": 12, "fixable": 0, "severity": "breaking",
+    assert stats["rules"] == [{"rule": "DRIFT002", "count": 12, "fixable": fixable, "severity": "breaking",
                                "kind": "imported name moved"}]
     assert stats["causes"] == [{"cause": CAUSE, "count": 12, "rules": ["DRIFT002"]}]
     code, out = _run(split, capsys, "--statistics", cmd="gate")
