@@ -48,6 +48,12 @@ def test_dropping_the_baseline_default_is_safe(tmp_path):
     assert "size=1" in f.fix.description
     g = only(findings_of(tmp_path / "q", drop_case("mode='fast'")), "DRIFT010")
     assert g.fix.tier == SAFE  # the same value, written with other quotes
+    for i, nothing in enumerate(("size=None", "size={}", "size=[]", "size=dict()")):
+        h = only(findings_of(tmp_path / f"n{i}", drop_case(nothing)), "DRIFT010")
+        assert h.fix.tier == SAFE, nothing  # passes no data: dropping it loses none
+    for i, choice in enumerate(("size=0", "mode=False", "size=n")):
+        h = only(findings_of(tmp_path / f"c{i}", drop_case(choice)), "DRIFT010")
+        assert h.fix.tier == UNSAFE, choice
 
 
 def test_dropping_a_chosen_value_is_unsafe_and_not_written_by_default(tmp_path):

@@ -2,7 +2,8 @@
 
 Why a separate module: every rule that offers `drop_keyword` must judge it the same way. A
 dropped keyword is safe only when the value the consumer passed is the value the baseline used
-anyway (its default): then the drop loses nothing. Otherwise the consumer chose something the
+anyway (its default), or a value that carries no data (`None`, an empty literal): then the drop
+loses nothing. Otherwise the consumer chose something the
 target no longer lets it say (`SamplingParams(guided_decoding=...)` dropped silently loses the
 constraint), so the drop is unsafe: `drift patch` applies it only with `--unsafe-fixes`.
 """
@@ -25,11 +26,31 @@ def same_value(a: str | None, b: str | None) -> bool:
         return a.strip() == b.strip()
 
 
+def passes_nothing(value: str | None) -> bool:
+    """`None` or an empty literal (`{}`, `[]`, `()`, `""`, `set()`, `dict()`): a value that carries
+    no data, so dropping it loses none (`grammar_bitmask=None`). `False` and `0` are choices."""
+    if value is None:
+        return False
+    try:
+        node = ast.parse(value.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        return False
+    if isinstance(node, ast.Constant):
+        return node.value is None or node.value in ("", b"")
+    if isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return not (node.keys if isinstance(node, ast.Dict) else node.elts)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args and not node.keywords
+            and node.func.id in ("dict", "list", "tuple", "set"))
+
+
 def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None) -> Fix:
     """`drop_keyword`, safe when the value passed equals the baseline's default, else unsafe."""
     args = {"callee": callee, "keyword": keyword}
     if base_param is not None and same_value(value, base_param.default):
         return Fix(f"drop `{keyword}={value}` from the call (the baseline's default: dropping it loses nothing)",
+                   codemod="drop_keyword", args=args, tier=SAFE)
+    if passes_nothing(value):
+        return Fix(f"drop `{keyword}={value}` from the call (it passes no data: dropping it loses nothing)",
                    codemod="drop_keyword", args=args, tier=SAFE)
     shown = f"{keyword}={value}" if value else f"{keyword}="
     return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost: check what replaced it)",
