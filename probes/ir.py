@@ -101,6 +101,8 @@ class _Scope:
     def path(self, node):
         steps = []
         while True:
+            if len(steps) > MAX_STEPS:  # a chain this long types nothing; stop before walking it whole,
+                return None             # or each call of `f()()()...` rewalks it (quadratic)
             if isinstance(node, ast.Attribute):
                 steps.append("." + node.attr)
                 node = node.value
@@ -109,7 +111,7 @@ class _Scope:
                 node = node.func
             elif isinstance(node, ast.Name):
                 root = self.root(node.id)
-                if root is None or len(steps) > MAX_STEPS:
+                if root is None:
                     return None
                 return [root] + steps[::-1]
             elif isinstance(node, ast.NamedExpr):
