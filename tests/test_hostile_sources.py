@@ -25,6 +25,18 @@ pytestmark = [pytest.mark.ssh, pytest.mark.corpus]
 EXECUTOR = "from vllm.v1.executor.multiproc_executor import MultiprocExecutor\n"
 
 # name -> (source bytes, what must be true of it in the report: "read" | "noted" | "finding")
+def _null_bytes_are_a_syntax_error() -> bool:
+    import ast
+
+    try:
+        ast.parse("x\x00")
+    except SyntaxError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
 CORPUS = {
     "plus_chain": (b"from vllm import LLM\nx = " + b" + ".join([b"LLM.a"] * 700) + b"\n", "read"),
     "attribute_chain": (b"import vllm\nx = vllm" + b".b" * 100_000 + b"\n", "read"),
@@ -37,7 +49,9 @@ CORPUS = {
     "utf8_bom": (b"\xef\xbb\xbf" + EXECUTOR.encode() + b"def go(ex):\n    return ex.collective_rpc('m')\n", "read"),
     "unknown_cookie": (b"# -*- coding: klingon -*-\nimport vllm\n", "noted"),
     "invalid_utf8": (b"import vllm\ns = '\xff\xfe'\n", "noted"),
-    "null_bytes": (b"import vllm\x00\n", "noted"),
+    # Python 3.11.4+ refuses a null byte with a SyntaxError (a finding, as for syntax_error), older ones with
+    # a ValueError (the file is noted): drift says what this interpreter would raise on import
+    "null_bytes": (b"import vllm\x00\n", "finding" if _null_bytes_are_a_syntax_error() else "noted"),
     "syntax_error": (b"import vllm\ndef f(:\n", "finding"),  # issue 24: DRIFT004, breaking
     "too_large": (b"import vllm\n" + b"#" * 5_000_100 + b"\n", "noted"),
 }
