@@ -15,7 +15,7 @@ from libcst.codemod import CodemodContext, CodemodTest
 from drift.findings import MANUAL, SAFE, UNSAFE
 from drift.fixes import plan
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
-from reports._common import fix_text
+from drift.reports._common import fix_text
 from tests.rule_cases import Case, findings_of, line_of, only, src
 
 MAKE_BEFORE = """
