@@ -32,20 +32,11 @@ from itertools import islice
 
 from .astwalk import walk
 
-from .srctext import dotted as _dotted
+from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*[.:][A-Za-z_]\w*$")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _relative(module, is_package, level, name):
-    base = module.split(".")
-    if not is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
 
 
 class _Names:

@@ -25,7 +25,7 @@ from .astwalk import walk
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .shapes import list_shape, plain_value
-from .srctext import dotted as _dotted
+from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
 MAX_PATH = 8
@@ -52,15 +52,6 @@ def _attr_pos(node):
     line = node.end_lineno or node.lineno
     col = (node.end_col_offset or 0) - len(node.attr)
     return line, max(col, 0)
-
-
-def _relative(module, is_package, level, name):
-    base = module.split(".")
-    if not is_package:
-        base = base[:-1]
-    if level > 1:
-        base = base[: len(base) - (level - 1)]
-    return ".".join(base + ([name] if name else []))
 
 
 def _strip_optional(node):

@@ -65,3 +65,13 @@ def decorator_name(node, text: SourceText):
 
 def last_segment(name):
     return name.rsplit(".", 1)[-1] if name else ""
+
+
+def relative_module(module, is_package, level, name):
+    """The absolute module a relative import names (`from ..x import y` in `a.b.c` -> `a.x`)."""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([name] if name else []))
