@@ -16,10 +16,11 @@ from typing import Any, Iterator
 from drift.analysis.context import CheckContext, site_of
 from drift.analysis.paths import Value
 from drift.model.facts import FunctionFacts, ModuleFacts
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.family import _build_definers
+from drift.analysis.rules.owner_moves import owner_move
 
 
 def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
@@ -220,7 +221,12 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
 def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
     """A dataclass field the consumer reads on an instance that the target turned into an
     `InitVar`: it is only an `__init__` argument now, not kept on the instance, so the read gives
-    the class-level default (whatever value was configured) or, without a default, fails."""
+    the class-level default (whatever value was configured) or, without a default, fails.
+
+    Where the target's own code moved its reads of the field to another owner between the two
+    releases (`scheduler_config.max_model_len` -> `model_config.max_model_len` in the same
+    function, from facts: `owner_moves.py`), the fix is that rewrite (`rename_attribute_owner`),
+    safe when the target made it at two sites or more, unsafe at one; otherwise it is manual."""
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
@@ -247,10 +253,23 @@ def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
                 baseline_evidence=(_evidence(b),),
                 predicted_failure=None,
                 details="no error when the InitVar has a default: the value read is silently the default",
-                fix=Fix(f"read where `{owner}` keeps the value now", manual_reason="the field's new home needs reading"),
+                fix=_owner_move_fix(ctx, path[k - 1], t.name, owner),
                 symbol=f"{t.owner.dotted}.{t.name}",
             )
             break
+
+
+def _owner_move_fix(ctx: CheckContext, held: str, name: str, owner: str) -> Fix:
+    """Read `name` through the owner the target's own code moved its reads to (`owner_moves`):
+    safe when that identical rewrite is made at two sites or more, else unsafe; manual when the
+    target's code shows no such move."""
+    move = owner_move(ctx.baseline, ctx.target, held[1:], name) if held.startswith(".") else None
+    if move is None:
+        return Fix(f"read where `{owner}` keeps the value now", manual_reason="the field's new home needs reading")
+    n = len(move.sites)
+    return Fix(f"{move.edit} (the target's own code made this rewrite at {plural(n, 'site')})",
+               codemod="rename_attribute_owner", args={"attr": name, "old": move.old, "new": move.new},
+               tier=SAFE if n >= 2 else UNSAFE)
 
 
 def _imported(mod: dict, dotted: str) -> bool:

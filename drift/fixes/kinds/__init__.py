@@ -20,6 +20,7 @@ from drift.fixes.kinds.add_keyword import AddKeyword
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.move_import import MoveImport
+from drift.fixes.kinds.rename_attribute_owner import RenameAttributeOwner
 from drift.fixes.kinds.rename_method import RenameMethod
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
@@ -33,6 +34,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "add_second_phase": AddSecondPhase,
     "unwrap_index": UnwrapIndex,
     "move_import": MoveImport,
+    "rename_attribute_owner": RenameAttributeOwner,
 }
 
 
