@@ -14,8 +14,8 @@ the keywords of a constructor call it makes (`ctor_calls`), matched slot for slo
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from drift.analysis.rules.values import _functions
 from drift.model.index import PackageIndex, word
