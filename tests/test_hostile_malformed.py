@@ -12,25 +12,19 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fetch_fixtures import IndexServer, running
+from tests.demo_cli import check_demo, demo_trees, run_drift
 
 DEEP = "[" * 100_000 + "]" * 100_000
 LONG_NUMBER = "1" * 5000
 
 
-def _drift(*argv: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "GITHUB_"))}
-    env.update(PIP_CONFIG_FILE=os.devnull, DRIFT_CACHE=str(cwd / "cache"), XDG_CACHE_HOME=str(cwd / "xdg"),
-               **(env_extra or {}))
-    return subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", *argv], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
+_drift = run_drift
 
 
 def _clear_error(proc: subprocess.CompletedProcess, *says: str) -> None:
@@ -42,20 +36,11 @@ def _clear_error(proc: subprocess.CompletedProcess, *says: str) -> None:
 
 @pytest.fixture
 def trees(tmp_path) -> dict[str, str]:
-    for name, api in (("before", "def run(job, retries=3):\n    return job\n"),
-                      ("after", "def run(job, *, retries=3):\n    return job\n")):
-        (tmp_path / name / "demo").mkdir(parents=True)
-        (tmp_path / name / "demo" / "__init__.py").write_text("")
-        (tmp_path / name / "demo" / "api.py").write_text(api)
-    (tmp_path / "consumer" / "uses_demo").mkdir(parents=True)
-    (tmp_path / "consumer" / "uses_demo" / "__init__.py").write_text("from demo.api import run\n\nrun('x', 5)\n")
-    return {"root": str(tmp_path), "consumer": str(tmp_path / "consumer"), "target": str(tmp_path / "after"),
-            "baseline": str(tmp_path / "before")}
+    return demo_trees(tmp_path)
 
 
 def _check(trees, *extra: str, target: str | None = None) -> subprocess.CompletedProcess:
-    return _drift("check", trees["consumer"], "-t", target or trees["target"], "-b", trees["baseline"],
-                  "--package", "demo", *extra, cwd=Path(trees["root"]))
+    return check_demo(trees, *extra, cwd=Path(trees["root"]), target=target)
 
 
 @pytest.fixture

@@ -12,36 +12,24 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from tests.demo_cli import check_demo, demo_trees, run_drift
 
-def _drift(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "GITHUB_"))}
-    env.update(PIP_CONFIG_FILE=os.devnull, DRIFT_CACHE=str(cwd / "cache"))
-    return subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", *argv], cwd=cwd,
-                          capture_output=True, text=True, env=env, timeout=300)
+
+_drift = run_drift
 
 
 @pytest.fixture
 def trees(tmp_path) -> dict[str, str]:
-    for name, api in (("before", "def run(job, retries=3):\n    return job\n"),
-                      ("after", "def run(job, *, retries=3):\n    return job\n")):
-        (tmp_path / name / "demo").mkdir(parents=True)
-        (tmp_path / name / "demo" / "__init__.py").write_text("")
-        (tmp_path / name / "demo" / "api.py").write_text(api)
-    (tmp_path / "consumer" / "uses_demo").mkdir(parents=True)
-    (tmp_path / "consumer" / "uses_demo" / "__init__.py").write_text("from demo.api import run\n\nrun('x', 5)\n")
-    return {"consumer": str(tmp_path / "consumer"), "target": str(tmp_path / "after"),
-            "baseline": str(tmp_path / "before")}
+    return demo_trees(tmp_path)
 
 
 def _check(trees, *extra: str, cwd: Path) -> subprocess.CompletedProcess:
-    return _drift("check", trees["consumer"], "-t", trees["target"], "-b", trees["baseline"], "--package", "demo",
-                  *extra, cwd=cwd)
+    return check_demo(trees, *extra, cwd=cwd)
 
 
 def test_dev_null_stays_a_device(trees, tmp_path):
