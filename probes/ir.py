@@ -31,7 +31,7 @@ import re
 from itertools import islice
 
 from .astwalk import walk
-
+from .reach import strip_optional
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
@@ -116,29 +116,12 @@ class _Scope:
 
 def _annotation_path(scope, node):
     """`X`, `Optional[X]`, `"X"` -> the instance path `X ()`; `Type[X]` / `type[X]` -> `X`."""
-    for _ in range(4):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            try:
-                node = ast.parse(node.value, mode="eval").body
-            except SyntaxError:
-                return None
-            continue
-        if isinstance(node, ast.Subscript):
-            head = (_dotted(node.value) or "").split(".")[-1]
-            if head == "Optional":
-                node = node.slice
-                continue
-            if head in ("Type", "type"):
-                inner = scope.path(node.slice)
-                return inner if inner and "()" not in inner else None
+    node = strip_optional(node)
+    if isinstance(node, ast.Subscript):
+        if (_dotted(node.value) or "").split(".")[-1] not in ("Type", "type"):
             return None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            sides = [s for s in (node.left, node.right) if not (isinstance(s, ast.Constant) and s.value is None)]
-            if len(sides) != 1:
-                return None
-            node = sides[0]
-            continue
-        break
+        inner = scope.path(node.slice)
+        return inner if inner and "()" not in inner else None
     p = scope.path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
     return p + ["()"] if p else None
 

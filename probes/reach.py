@@ -54,7 +54,7 @@ def _attr_pos(node):
     return line, max(col, 0)
 
 
-def _strip_optional(node):
+def strip_optional(node):
     """`Optional[X]`, `X | None`, `"X"` -> the node for X (annotations name the type to use)."""
     for _ in range(4):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -283,13 +283,13 @@ class _Module:
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
 
     def type_of_annotation(self, node, env):
-        node = _strip_optional(node) if node is not None else None
+        node = strip_optional(node) if node is not None else None
         if node is None:
             return None
         if isinstance(node, ast.Subscript):  # type[X] is the class itself; list[X] etc. unknown
             head = (_dotted(node.value) or "").split(".")[-1]
             if head in ("Type", "type"):
-                inner = _strip_optional(node.slice)
+                inner = strip_optional(node.slice)
                 return _Chain(self, env).of(inner) if inner is not None else None
             return None
         path = _Chain(self, env).of(node)

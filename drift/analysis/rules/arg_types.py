@@ -19,7 +19,7 @@ from drift.analysis.context import CheckContext, ResolvedCall, _callable, site_o
 from drift.analysis.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Param, Symbol
-from drift.probes.reach import _strip_optional  # annotations read as the probe reads them
+from drift.probes.reach import strip_optional  # annotations read as the probe reads them
 from drift.probes.srctext import dotted as _dotted
 from drift.analysis.rules.base import rule
 
@@ -49,10 +49,10 @@ def list_element(annotation: str | None) -> ast.expr | None:
         node = ast.parse(annotation.strip(), mode="eval").body
     except SyntaxError:
         return None
-    node = _strip_optional(node)
+    node = strip_optional(node)
     if not isinstance(node, ast.Subscript) or _head(node.value) not in _SEQUENCES:
         return None
-    return _strip_optional(node.slice)
+    return strip_optional(node.slice)
 
 
 def _plain(node: ast.expr | None) -> bool:
