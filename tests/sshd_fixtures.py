@@ -333,14 +333,15 @@ def pids_gone(pids: list[int], *, wait: float = 20.0) -> list[int]:
     end = time.monotonic() + wait
     alive = pids
     while time.monotonic() < end:
-        alive = [p for p in pids if _alive(p)]
+        alive = [p for p in pids if pid_alive(p)]
         if not alive:
             return []
         time.sleep(0.1)
     return alive
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
             return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
@@ -363,3 +364,13 @@ def login_user(shell: str) -> str:
     # "*": no password, but not "!" (locked), which sshd refuses even for key logins
     subprocess.run(["usermod", "-p", "*", name], check=True, capture_output=True)
     return name
+
+
+def wait_until(predicate, what: str, limit: float = 30.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")

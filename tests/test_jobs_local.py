@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from drift.remote.connectors.local import LocalConnector
 from drift.findings import Finding, Fix, Location, Report, RuleKind, Severity
 from drift.jobs import PreflightUnavailable, launch, list_runs, watch
 from drift.jobs import runner as runner_mod
+from tests.sshd_fixtures import wait_until
 
 FAKE = str(Path(__file__).with_name("fake_extraction.py"))
 PY = sys.executable
@@ -43,16 +43,6 @@ BREAKING = Finding(
 def report(*findings: Finding) -> Report:
     return Report(consumer={"name": "speculators", "version": "0.3.0"}, target={"name": "vllm", "version": "0.16.0"},
                   baseline={"name": "vllm", "version": "0.11.0"}, findings=findings)
-
-
-def wait_until(predicate, what: str, limit: float = 30.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"gave up waiting for {what}")
 
 
 def _kill_leftovers(root: Path) -> None:

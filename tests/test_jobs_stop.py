@@ -9,16 +9,14 @@ that is stopped starts a child of its own (as torchrun starts workers) and write
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 import drift.pipeline.preflight
 from drift.cli import main
+from tests.sshd_fixtures import pid_alive, wait_until
 from tests.test_jobs_local import _kill_leftovers, report
 from tests.test_jobs_ssh import HOST_PY
 
@@ -32,24 +30,6 @@ LAUNCHER = (
     "os.replace(sys.argv[1] + '.tmp', sys.argv[1])\n"
     "child.wait()\n"
 )
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
-
-
-def _wait(predicate, what: str, limit: float = 30.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"gave up waiting for {what}")
 
 
 def _clean_hook(seen: list | None = None):
@@ -81,20 +61,20 @@ def test_stop_ends_the_whole_process_group_and_runs_records_it(runs_root, tmp_pa
     script = tmp_path / "launcher.py"
     script.write_text(LAUNCHER)
     run_id = _launch(capsys, "--run-dir", str(runs_root), "--python", PY, "--", PY, str(script), str(pids))
-    job, worker = map(int, _wait(lambda: pids.exists() and pids.read_text(), "the job's pids").split())
-    assert _alive(job) and _alive(worker)
+    job, worker = map(int, wait_until(lambda: pids.exists() and pids.read_text(), "the job's pids").split())
+    assert pid_alive(job) and pid_alive(worker)
 
     # the run id before the options: watch, runs and stop take them in any order
     assert main(["stop", run_id, "--run-dir", str(runs_root), "--python", PY]) == 0
     assert f"run {run_id}: SIGTERM sent to its process group" in capsys.readouterr().out
-    _wait(lambda: not _alive(job) and not _alive(worker), "the job and its worker to end")
+    wait_until(lambda: not pid_alive(job) and not pid_alive(worker), "the job and its worker to end")
 
     def ended():
         assert main(["runs", "--json", "--run-dir", str(runs_root), "--python", PY]) == 0
         (run,) = json.loads(capsys.readouterr().out)["runs"]
         return run if run["state"] != "running" else None
 
-    run = _wait(ended, "the supervisor to record the end")
+    run = wait_until(ended, "the supervisor to record the end")
     assert (run["run_id"], run["outcome"]) == (run_id, "killed (SIGTERM)")
     assert "by drift stop" in (runs_root / run_id / "log").read_text()
 
@@ -117,7 +97,7 @@ def test_a_launched_job_runs_with_the_python_environment_first_on_path(runs_root
     run_id = _launch(capsys, "--run-dir", str(runs_root), "--python", str(venv / "bin" / "python"), "--",
                      "python", "-c", "import os, sys; print('PREFIX', sys.prefix); print('VENV', os.environ['VIRTUAL_ENV'])")
     log = runs_root / run_id / "log"
-    _wait(lambda: "job exited" in log.read_text(), "the job to end")
+    wait_until(lambda: "job exited" in log.read_text(), "the job to end")
     text = log.read_text()
     assert f"PREFIX {venv}" in text and f"VENV {venv}" in text
     assert "job exited 0" in text
@@ -152,10 +132,10 @@ def test_stop_over_ssh_with_options_after_the_run_id(sshd_factory, runs_root, tm
     script = tmp_path / "launcher.py"
     script.write_text(LAUNCHER)
     run_id = _launch(capsys, server.spec, *opts, "--", HOST_PY, str(script), str(pids))
-    job, worker = map(int, _wait(lambda: pids.exists() and pids.read_text(), "the job's pids").split())
+    job, worker = map(int, wait_until(lambda: pids.exists() and pids.read_text(), "the job's pids").split())
     assert main(["stop", server.spec, run_id, *opts, "--signal", "KILL", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["signalled"] and out["signal"] == "KILL" and out["run"]["run_id"] == run_id
-    _wait(lambda: not _alive(job) and not _alive(worker), "the job and its worker to end")
+    wait_until(lambda: not pid_alive(job) and not pid_alive(worker), "the job and its worker to end")
     assert main(["watch", server.spec, *opts[:6], run_id, *opts[6:], "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["run"]["outcome"] == "killed (SIGKILL)"
