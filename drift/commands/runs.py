@@ -12,6 +12,7 @@ from rich.table import Table
 
 from drift import exitcodes
 from drift.config import ConfigError
+from drift.output import markup
 from drift.remote.connectors.base import ConnectorError
 from drift.jobs.connect import (
     JobSettings, add_host_arguments, open_connector, settings_from_args,
@@ -87,8 +88,8 @@ def render(result: RunsResult, console: Console, *, host: str) -> None:
     # the command always shows: on a narrow terminal it wraps in its column, piped it is whole
     table.add_column("command", overflow="fold", ratio=1)
     for r, (run_id, state, pid, started) in zip(result.runs, cells):
-        table.add_row(_esc(run_id), f"[{STYLE.get(r.state, '')}]{_esc(state)}[/]", _esc(pid), _esc(started),
-                      _esc(" ".join(r.command)))
+        table.add_row(markup(run_id), f"[{STYLE.get(r.state, '')}]{markup(state)}[/]", markup(pid), markup(started),
+                      markup(" ".join(r.command)))
     console.print(table)
     for r in result.runs:
         if r.detail:
@@ -102,9 +103,3 @@ def _state(run: RunInfo) -> str:
 def _short(stamp: str | None) -> str:
     """`2026-11-29T10:15:00Z` -> `11-29 10:15:00` (UTC), so the table fits a terminal."""
     return stamp[5:19].replace("T", " ") if stamp and len(stamp) >= 19 else (stamp or "")
-
-
-def _esc(text: str) -> str:
-    from drift.output import markup
-
-    return markup(text)
