@@ -9,14 +9,11 @@ runner obeys, an ESC retitles or clears the user's terminal, a `<img>` renders i
 summary and a control character makes JUnit XML ill-formed. Each sink has its own rules, so
 each has its own function here, and every renderer calls the one for its sink.
 
-The same boundary inward: a JSON document someone else wrote (a snapshot, an accepted-findings
-file, a job runner's reply) is read by one bounded parser, `loads_bounded`, with one clear
-error for every way it can be hostile.
+The same boundary inward (what drift reads that someone else wrote) is `drift/inputs.py`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import re
@@ -225,59 +222,3 @@ def workflow_guard(text: str) -> str:
 
 def in_github_actions() -> bool:
     return os.environ.get("GITHUB_ACTIONS") == "true"
-
-
-# --- reading back: JSON drift is handed (snapshots, accepted-findings files, job-runner replies) --
-
-JSON_MAX_DIGITS = 100  # an offset, a line or a size fits in 20
-
-
-class JsonError(ValueError):
-    """A JSON document drift refuses: not JSON, nested too deep, a number too long."""
-
-
-class InputTooLarge(ValueError):
-    """A side file (snapshot, accepted findings, inventory) longer than drift reads."""
-
-
-def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str) -> bytes:
-    """At most `limit` bytes of the file at `path`, counted as read: InputTooLarge past that.
-    Why not `st_size`: a device (`/dev/zero`), a FIFO or /proc says 0 and never ends. OSError
-    (missing, a directory, unreadable) propagates for the caller to word."""
-    with open(path, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise InputTooLarge(f"{what} is larger than {limit // 2**20} MB; drift reads at most that")
-    return data
-
-
-def loads_bounded(text: str | bytes, *, what: str, max_digits: int = JSON_MAX_DIGITS) -> Any:
-    """`json.loads` for a document someone else wrote, with one clear JsonError for every way it
-    can be hostile. Why: the standard parser answers 100,000 nested brackets with RecursionError
-    and a 5,000-digit number with an int-conversion ValueError, both tracebacks in drift. Depth is
-    bounded by the parser's own recursion guard (caught here); a pre-scan for it cost 3 s on a
-    15 MB snapshot. `what` names the document in the message ("snapshot x.json")."""
-    if isinstance(text, (bytes, bytearray)):
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise JsonError(f"{what}: not UTF-8 JSON ({exc.reason} at byte {exc.start})") from None
-
-    def number(kind: type) -> Any:
-        def parse(token: str) -> Any:
-            if len(token) > max_digits:
-                raise JsonError(f"{what}: a number of {len(token)} characters; drift reads at most {max_digits}")
-            return kind(token)
-        return parse
-
-    def constant(token: str) -> Any:
-        raise JsonError(f"{what}: {token} is not a JSON value")
-
-    try:
-        return json.loads(text, parse_int=number(int), parse_float=number(float), parse_constant=constant)
-    except JsonError:
-        raise
-    except RecursionError:
-        raise JsonError(f"{what}: nested too deep") from None
-    except ValueError as exc:
-        raise JsonError(f"{what}: invalid JSON ({exc})") from None

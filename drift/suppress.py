@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from drift.findings import Finding, Report, Severity, Silenced, Unused
-from drift.output import InputTooLarge, JsonError, loads_bounded, read_bounded, visible, write_text
+from drift.output import visible, write_text
+from drift.inputs import InputTooLarge, JsonError, loads_bounded, read_bounded
 
 ACCEPTED_SCHEMA = "drift.accepted/1"
 ACCEPTED_LIMIT = 64 * 1024 * 1024  # bytes read of an accepted-findings file (a device never ends)

@@ -1,6 +1,6 @@
 """Malformed input is `drift: error: ...` and exit 2, never a traceback (issue 25): JSON nested
 100,000 deep or holding a 5,000-digit number in a snapshot, an accepted-findings file or a job
-runner's reply (one bounded parser, drift.output.loads_bounded); a snapshot whose fields have the
+runner's reply (one bounded parser, drift.inputs.loads_bounded); a snapshot whose fields have the
 wrong types (every field checked: findings must not silently vanish); a snapshot of another
 package; a consumer file with `# coding: undefined`; an index page that is not UTF-8.
 

@@ -16,7 +16,7 @@ TOPS = ("drift", "probes", "reports")
 # lowest first; a module may import its own stage and those listed before it
 STAGES = ["core", "remote", "sources", "model", "consumer", "analysis", "fixes", "jobs", "pipeline", "reports",
           "commands"]
-CORE = {"exitcodes", "kinds", "findings", "output", "config", "suppress"}  # loose modules at drift/'s top
+CORE = {"exitcodes", "kinds", "findings", "output", "inputs", "config", "suppress"}  # loose modules at drift/'s top
 MAX_LOOSE = 10
 
 

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from drift.output import JsonError, loads_bounded
+from drift.inputs import JsonError, loads_bounded
 from drift.remote.connectors.base import Connector
 from drift.remote.connectors.script import not_found, run_script
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from drift.output import InputTooLarge, read_bounded
+from drift.inputs import InputTooLarge, read_bounded
 
 __all__ = ["Inventory", "InventoryError", "InventoryHost", "load_inventory", "parse_inventory", "select_hosts"]
 

@@ -44,11 +44,11 @@ def load_snapshot(path: Path, *, spec: str, packages: list[str] | None = None) -
     document and every package's facts typed as drift writes them (`validate_package_facts`),
     and each of `packages` (the import names the command reads) present, so a snapshot of
     another package is said to be one, not scored as `No module named 'vllm'`."""
-    from drift.output import JsonError, loads_bounded
+    from drift.inputs import JsonError, loads_bounded
     from drift.output import visible
     from drift.remote.reply import ReplyError, validate_env, validate_package_facts
 
-    from drift.output import InputTooLarge, read_bounded
+    from drift.inputs import InputTooLarge, read_bounded
 
     try:
         raw = read_bounded(path, limit=SNAPSHOT_LIMIT, what=f"snapshot {visible(spec)}")
