@@ -91,7 +91,7 @@ def is_defines(needle):
 
 def search_text(src):
     """The text a needle is run on: a non-ASCII module NFKC-normalised, as the parser reads
-    identifiers (drift.model.demand does the same)."""
+    identifiers (drift.model.demand reads module text through this too)."""
     if src.isascii():
         return src
     try:

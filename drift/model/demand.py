@@ -18,19 +18,17 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import io
 import marshal
 import os
 import sys
 import tempfile
-import tokenize
-import unicodedata
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable
 
 from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, last_segment
+from drift.probes.closure import search_text
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of, gc_paused
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
@@ -317,7 +315,7 @@ class TreeModules(Mapping):
                 src = self._source(rel, path)
                 if type(src) is str:
                     continue
-                text[name] = src if src.isascii() else _normalised(src)
+                text[name] = search_text(src)
             self._text = text
         return self._text
 
@@ -458,14 +456,6 @@ class _Names(Mapping):
 
     def __bool__(self) -> bool:  # `mod.get("names") or {}` must not parse the module
         return True
-
-
-def _normalised(src: bytes) -> bytes:
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(src).readline)
-        return unicodedata.normalize("NFKC", src.decode(encoding, "replace")).encode("utf-8", "replace") + b"\n" + src
-    except (SyntaxError, LookupError, UnicodeError, ValueError, TypeError):  # `# coding: undefined` included
-        return src
 
 
 def package_facts(root: str, package: str, *, cache: ModuleCache | None,
