@@ -189,6 +189,14 @@ def enrich(finding: Finding, source: SourceLines | None, comments: dict[int, str
     return dataclasses.replace(finding, consumer_site=dataclasses.replace(site, snippet=snippet, col=col))
 
 
+def _may_comment(finding: Finding, source: SourceLines | None) -> bool:
+    """Whether the finding's line holds a `#` at all: only then is its file tokenized (a big
+    plugin has hundreds of files with findings, and the tokenizer was a quarter of a warm check)."""
+    lines = source(finding.consumer_site.path) if source else None
+    line = finding.consumer_site.line
+    return bool(lines) and 1 <= line <= len(lines) and "#" in lines[line - 1]
+
+
 def apply(report: Report, policy: Policy, *, source: SourceLines | None = None,
           fail_on: Severity | None = None) -> Report:
     """The report with silenced findings moved to `report.silenced`, each with its reason."""
@@ -196,7 +204,7 @@ def apply(report: Report, policy: Policy, *, source: SourceLines | None = None,
     kept: list[Finding] = []
     silenced = list(report.silenced)
     for finding in report.findings:
-        in_file = comments(finding.consumer_site.path)
+        in_file = comments(finding.consumer_site.path) if _may_comment(finding, source) else {}
         finding = enrich(finding, source, in_file)
         site = finding.consumer_site
         text = in_file.get(site.line) if policy.comments else None
