@@ -86,3 +86,22 @@ def test_a_module_level_name_of_the_same_name_elsewhere_is_manual(tmp_path):
     hits = [g for g in findings if g.rule_id in ("DRIFT001", "DRIFT002")]
     assert hits and all(g.fix.tier == MANUAL for g in hits)
     assert _plan(tmp_path, findings, unsafe_fixes=True).empty
+
+
+def test_a_gone_module_whose_names_all_moved_is_rewritten_name_by_name(tmp_path):
+    """`from gone import (a, b)`: one finding per name, each with its own move; applied
+    together they leave no import of the gone module and the tree re-checks clean."""
+    before = {"gizmo/__init__.py": "", "gizmo/old.py": "def cdiv(a, b):\n    return -(a // -b)\n\n"
+                                                     "def floor(a, b):\n    return a // b\n"}
+    after = {"gizmo/__init__.py": "", "gizmo/math_utils.py": "def cdiv(a, b):\n    return -(a // -b)\n\n"
+                                                             "def floor(a, b):\n    return a // b\n"}
+    consumer = "from gizmo.old import (\n    cdiv,\n    floor,\n)\n\n\ndef pages(n):\n    return cdiv(n, 16) + floor(n, 2)\n"
+    case = Case("gone", before, after, {"app/__init__.py": "", "app/main.py": consumer})
+    findings = findings_of(tmp_path, case)
+    assert sorted((g.rule_id, g.consumer_site.line, g.fix.tier) for g in findings) == [
+        ("DRIFT002", 2, SAFE), ("DRIFT002", 3, SAFE)]
+    p = _plan(tmp_path, findings)
+    text = p.changes[0].after.decode()
+    assert text.startswith("from gizmo.math_utils import cdiv, floor\n") and "gizmo.old" not in text
+    again = Case("gone", before, after, {"app/__init__.py": "", "app/main.py": text})
+    assert not [g for g in findings_of(tmp_path / "again", again) if g.severity.value == "breaking"]

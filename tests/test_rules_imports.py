@@ -150,3 +150,45 @@ def test_an_import_missing_in_both_releases_predicts_what_python_raises(tmp_path
     assert f.severity.value == "risky" and "in the target nor in the baseline" in f.title
     real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "None")
     assert real.startswith(f.predicted_failure)  # Python adds the module's file in parentheses
+
+
+# -- a module that is gone: each imported name where it is written ------------------------------
+
+GONE_MODULE_BEFORE = {"gizmo/old.py": "def helper(x):\n    return x\n\nLIMIT = 3\n\nclass Engine:\n    pass\n",
+                      "gizmo/core.py": "X = 1\n"}
+GONE_MODULE_AFTER = {"gizmo/core.py": "X = 1\n", "gizmo/util.py": "def helper(x):\n    return x\n"}
+USES_GONE_MODULE = """
+    from gizmo.old import (
+        Engine,
+        helper,
+        LIMIT as limit,
+    )
+
+    def main():
+        return helper(Engine()), limit
+    """
+
+
+def test_each_name_of_a_gone_module_is_reported_where_it_is_written(tmp_path):
+    """A user fixes `from gone import (a, b, c)` name by name: one finding per name at its own
+    line, the moved one with its new home and a move fix, the others with nothing to import."""
+    case = Case("gone-module-multiline", GONE_MODULE_BEFORE, GONE_MODULE_AFTER, {"app/main.py": USES_GONE_MODULE},
+                [("DRIFT001", line_of(USES_GONE_MODULE, "Engine,")),
+                 ("DRIFT002", line_of(USES_GONE_MODULE, "helper,")),
+                 ("DRIFT001", line_of(USES_GONE_MODULE, "LIMIT as limit"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    moved = only(findings, "DRIFT002")
+    assert moved.symbol == "gizmo.old.helper" and "`helper` lives in `gizmo.util`" in moved.title
+    assert moved.fix.codemod == "move_import" and moved.fix.args == {"module": "gizmo.old", "moves": {"helper": "gizmo.util"}}
+    assert [(e.path, e.symbol) for e in moved.target_evidence] == [("gizmo/util.py", "gizmo.util.helper")]
+    real = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
+    assert all(f.predicted_failure == "ModuleNotFoundError: No module named 'gizmo.old'" for f in findings)
+    assert real is not None and real.startswith(findings[0].predicted_failure)
+
+
+def test_two_names_of_a_gone_module_on_one_line_are_two_findings(tmp_path):
+    consumer = "from gizmo.old import Engine, LIMIT\n\ndef main():\n    return Engine(), LIMIT\n"
+    findings = findings_of(tmp_path, Case("x", GONE_MODULE_BEFORE, GONE_MODULE_AFTER, {"app/main.py": consumer}))
+    assert sorted((f.rule_id, f.consumer_site.line, f.symbol) for f in findings) == [
+        ("DRIFT001", 1, "gizmo.old.Engine"), ("DRIFT001", 1, "gizmo.old.LIMIT")]

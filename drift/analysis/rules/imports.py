@@ -16,7 +16,9 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     """An imported name (private ones too) that the target no longer defines or re-exports.
 
     Fails at import time, before anything else runs; if the name is defined elsewhere in the
-    target, the finding says where it lives now.
+    target, the finding says where it lives now. Each name of a `from X import (a, b, c)`
+    statement is its own finding at the line where that name is written, the names of a module
+    that is gone included: a user fixes the statement name by name.
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
@@ -43,9 +45,9 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                 statements.add(key)
                 yield _unreadable_finding(mod, imp, broken, dead)
             continue
-        if imp.get("statement") == "from" and imp.get("stmt_line") and _module_gone(ctx, imp.get("module") or module):
-            key = (mod.get("path"), imp["stmt_line"])
-            if key not in statements:  # `from gone import a, b`: one ModuleNotFoundError for the statement
+        if imp.get("statement") == "from" and _module_gone(ctx, imp.get("module") or module):
+            key = (mod.get("path"), imp["line"], target)
+            if key not in statements:  # `from gone import (a, b)`: each name where it is written, as a user fixes it
                 statements.add(key)
                 yield _module_gone_finding(ctx, mod, imp, dead)
             continue
@@ -174,30 +176,29 @@ def _module_gone(ctx: CheckContext, module: str) -> bool:
 
 
 def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) -> Finding:
+    """One name of a `from <gone module> import ...` statement, at the line where the name is
+    written. The statement fails as a whole, but a user fixes it name by name (each one moved or
+    dropped), so each name is its own finding with its own new home and fix."""
     module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
-    names = [i["target"].rsplit(".", 1)[-1] for i in mod.get("imports") or []
-             if i.get("stmt_line") == imp["stmt_line"] and (i.get("module") or "") == module]
-    homes = []
-    moves, bases = {}, {}
-    for n in names:
-        bases[n] = ctx.baseline.lookup(f"{module}.{n}") if ctx.baseline else None
-        moved, _ = _moved_to(ctx, f"{module}.{n}", bases[n])
-        if moved:
-            homes.append(f"`{n}` from `{moved.rsplit('.', 1)[0]}`")
-            moves[n] = moved
-    base = ctx.baseline.lookup(module) if ctx.baseline else None
+    name = imp["target"].rsplit(".", 1)[-1]
+    base = ctx.baseline.lookup(f"{module}.{name}") if ctx.baseline else None
+    moved, _ = _moved_to(ctx, f"{module}.{name}", base)
+    home = moved.rsplit(".", 1)[0] if moved else None
+    sym = ctx.target.lookup(moved) if moved else None
+    base_module = ctx.baseline.lookup(module) if ctx.baseline else None
+    evidence = base or base_module
     return Finding(
-        rule_id="DRIFT002" if homes else "DRIFT001",
-        kind=RuleKind.IMPORT_MOVED if homes else RuleKind.IMPORT_REMOVED,
+        rule_id="DRIFT002" if moved else "DRIFT001",
+        kind=RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED,
         severity=Severity.RISKY if dead else Severity.BREAKING,
-        title=f"module `{module}` no longer exists (imports {', '.join(f'`{n}`' for n in names)})",
-        consumer_site=Location(mod["path"], imp["stmt_line"]),
-        baseline_evidence=(ctx.evidence(base),) if base else (),
+        title=f"module `{module}` no longer exists (imports `{name}`)" + (f"; `{name}` lives in `{home}`" if home else ""),
+        consumer_site=_import_site(mod, imp),
+        target_evidence=(Location(sym.path, sym.line, symbol=moved),) if sym else (),
+        baseline_evidence=(ctx.evidence(evidence),) if evidence else (),
         predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, module)}'",
-        fix=(_move_fix(ctx, {**imp, "module": module}, moves, bases) if homes and len(moves) == len(names) else
-             Fix("import " + "; ".join(homes) if homes else f"stop using `{module}`",
-                 manual_reason="some names have no new home: rewrite the import by hand")),
-        symbol=module,
+        fix=(_move_fix(ctx, {**imp, "module": module}, {name: moved}, {name: base}) if moved else
+             Fix(f"stop importing `{name}` from `{module}`", manual_reason="nothing of that name is left in the target")),
+        symbol=imp["target"],
     )
 
 
