@@ -19,6 +19,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
+from drift.analysis.rules.callers import mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.owner_moves import owner_move
 
@@ -381,14 +382,18 @@ def _module_of(ctx: CheckContext, cls: dict) -> dict:
 
 
 def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]:
-    """name -> [[path, line, positional count, keywords, star]] of every `x.name(...)` in the target."""
+    """name -> [[path, line, positional count, keywords, star, class, method, receiver]] of every
+    `x.name(...)` in the target (callers.py says which of them reach a consumer's object)."""
     out: dict[str, list[list[Any]]] = {}
 
     def add(fn: FunctionFacts, path: str, owner: str | None) -> None:
-        for name, sites in fn.behaviour.call_sites.items():
+        beh = fn.behaviour
+        self_calls, held = beh.self_calls, beh.held_calls
+        for name, sites in beh.call_sites.items():
             bucket = out.setdefault(name, [])
-            for site in sites:  # ..., the class and method the call is in (None outside classes)
-                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.name])
+            for site in sites:  # ..., the class and method the call is in (None outside classes), its receiver
+                bucket.append([path, site[0], site[1], site[2], len(site) > 3, owner, fn.name,
+                               receiver_of(site[0], name, fn.name, owner, self_calls, held)])
 
     for mod_name in index.modules if modules is None else modules:
         mod = ModuleFacts(index.modules[mod_name])
@@ -407,7 +412,7 @@ def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
     """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
     None when the facts predate call sites."""
-    sites = index.query("call_sites.v3", name, needle=word(name), build=_call_sites) or []  # a mention: calls go through aliases and functools.partial too
+    sites = index.query("call_sites.v4", name, needle=word(name), build=_call_sites) or []  # a mention: calls go through aliases and functools.partial too
     if decl is None:
         return sites
     # memoised per index: each override of a method asks again (vllm_ascend: 478 asks, 12k site tests)
@@ -500,7 +505,9 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
     name = tm.dotted.rsplit(".", 1)[-1]
     if name != "__init__":
         replaced = _replaced_callers(ctx, ref, list(tb))
-        sites = [s for s in _sites_of(ctx.target, name, tm) or [] if (s[5], s[6]) not in replaced]
+        inherited = mro_names(ctx.target, tb) if ref is not None else None
+        sites = [s for s in _sites_of(ctx.target, name, tm) or []
+                 if (s[5], s[6]) not in replaced and reaches(ctx, s, inherited)]
         if not sites:
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):

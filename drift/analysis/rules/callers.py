@@ -1,0 +1,148 @@
+"""Which of the target's own call sites of a method can run on the consumer's object.
+
+DRIFT070 holds a consumer override (or a function patched over a target method) to how the
+target now calls that name (`_call_sites` in reach.py: every `x.name(...)` with the class and
+method it sits in and, where the facts say, its receiver). A call the consumer's object never
+receives is no evidence, and counting it was the largest source of false DRIFT070 findings on
+platform plugins, which subclass vLLM's worker, runner and executor together. A site is left out
+when Python's dispatch rules say it cannot reach the consumer's method:
+
+- it sits in a target method every consumer subclass of that target class overrides without
+  delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
+  its place wherever the consumer's classes are used (a plugin's executor overriding the method
+  that spawns workers silences the spawn call for the plugin's worker class too);
+- its receiver is `self` (or its delegation to its base, a call of `m` inside the class's own
+  `m` on no attribute) in a target class the consumer's class does not inherit from: that `self`
+  is another class's object;
+- its receiver is another attribute of the object (`self.drafter.m(...)`) in code the
+  consumer's class inherits, unless the target types that attribute as a class related to the
+  consumer's (then it may be the consumer's object after all); an attribute the target types as
+  an unrelated class is not the consumer's object anywhere.
+
+Everything else is kept: a site whose receiver the facts do not name may reach the consumer.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from drift.analysis.context import CheckContext
+from drift.model.index import Symbol
+
+RECEIVER = 7  # index of the receiver in a call-site row: "self", "self.<attr>", "super" or None
+
+
+def receiver_of(line: int, name: str, fn_name: str, owner: str | None, self_calls: dict,
+                held_calls: dict) -> str | None:
+    """What a target call `.name(...)` at `line` is made on, from its function's facts."""
+    if line in (self_calls.get(name) or ()):
+        return "self"
+    for holder, methods in held_calls.items():
+        if methods.get(name) == line:
+            return holder
+    if owner is not None and name == fn_name and not any(name in m for m in held_calls.values()):
+        return "super"  # `m` called inside the class's own `m`, on nothing it holds: its base's
+    return None
+
+
+def mro_names(index, classes: Iterable[Symbol]) -> frozenset[str]:
+    """Every target class whose methods run with `self` an object of one of `classes`."""
+    return frozenset(o.dotted for c in classes for o in index.mro(c))
+
+
+def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None) -> bool:
+    """Whether the target call `site` can run on an object whose target classes are `inherited`
+    (the MRO names of the consumer's class). None for a function patched over a target method:
+    every object of that class and its subclasses runs it, so only overridden callers are cut."""
+    owner = site[5] if len(site) > 5 else None
+    if owner is None:
+        return True
+    if (owner, site[6]) in overridden_for_consumer(ctx):
+        return False
+    recv = site[RECEIVER] if len(site) > RECEIVER else None
+    if inherited is None:
+        return True
+    if recv in ("self", "super"):
+        return owner in inherited
+    if recv is not None and recv.startswith("self."):
+        held = _attribute_class(ctx, owner, recv[5:])
+        if held is None:
+            return owner not in inherited  # an attribute of the consumer's own object: another object
+        return held.dotted in inherited  # an object of a class the consumer's class extends
+    return True
+
+
+def _attribute_class(ctx: CheckContext, owner: str, attr: str) -> Symbol | None:
+    """The class the target types `self.<attr>` of `owner` objects as (None when untyped)."""
+    memo = ctx.memo.setdefault("callers.attr_class", {})
+    key = (owner, attr)
+    if key not in memo:
+        v = ctx.target_paths.value((f"sym:{owner}", "()", f".{attr}"))
+        memo[key] = v.cls if v.kind == "instance" and v.cls is not None else None
+    return memo[key]
+
+
+def overridden_for_consumer(ctx: CheckContext) -> frozenset[tuple[str, str]]:
+    """(target class, method) pairs whose own code never runs for the consumer's objects: every
+    consumer class that inherits the target class defines the method itself (or a consumer base
+    does) and does not delegate to the target's."""
+    out = ctx.memo.get("callers.overridden")
+    if out is not None:
+        return out
+    delegating = _delegating(ctx)
+    heirs: dict[str, list[str]] = {}  # target class -> consumer classes inheriting it
+    for ref in ctx.consumer.classes:
+        for dotted in mro_names(ctx.target, ctx.target_paths.target_bases(ref)):
+            heirs.setdefault(dotted, []).append(ref)
+    found = set()
+    for dotted, refs in heirs.items():
+        sym = ctx.target.lookup(dotted)
+        if sym is None or sym.as_class is None:
+            continue
+        for m in sym.as_class.methods:
+            if m.startswith("__"):
+                continue
+            if all(_runs_own(ctx, ref, m, delegating) for ref in refs):
+                found.add((dotted, m))
+    out = ctx.memo["callers.overridden"] = frozenset(found)
+    return out
+
+
+def _runs_own(ctx: CheckContext, ref: str, name: str, delegating: set[tuple[str, str]],
+              seen: set[str] | None = None) -> bool:
+    """Whether the consumer class `ref` (or the first consumer base defining `name`) has its
+    own `name` that does not hand the call on to the target's."""
+    seen = seen if seen is not None else set()
+    if ref in seen:
+        return False
+    seen.add(ref)
+    cls = ctx.consumer.classes.get(ref) or {}
+    if name in (cls.get("methods") or {}):
+        return (ref, name) not in delegating
+    if name in (cls.get("class_attrs") or {}):
+        return False  # an alias of something else: may be the target's own
+    for b in cls.get("bases") or []:
+        if b and len(b) == 1 and b[0].startswith("sym:") and b[0][4:] in ctx.consumer.classes:
+            if _runs_own(ctx, b[0][4:], name, delegating, seen):
+                return True
+    return False
+
+
+def _delegating(ctx: CheckContext) -> set[tuple[str, str]]:
+    """(consumer class, method) where the method calls its base's own: `super().m(...)`,
+    `Base.m(self, ...)`."""
+    out: set[tuple[str, str]] = set()
+    for mod in ctx.usage:
+        prefix = mod.get("module") or ""
+        for rec in mod.get("calls") or []:
+            fn = rec.get("function") or ""
+            if "." not in fn:
+                continue
+            qual_cls, name = fn.rsplit(".", 1)
+            callee = rec.get("callee") or {}
+            path = rec.get("path") or callee.get("path") or []
+            if callee.get("via") == "super" and callee.get("method") == name:
+                out.add((f"{prefix}.{qual_cls}", name))
+            elif path and path[-1] == f".{name}" and path[0].startswith("sym:") and len(path) == 2:
+                out.add((f"{prefix}.{qual_cls}", name))
+    return out
