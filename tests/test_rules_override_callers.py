@@ -190,3 +190,128 @@ def test_a_second_consumer_subclass_that_keeps_the_targets_method_keeps_its_call
         """
     found = findings_of(tmp_path, Case("plain", BEFORE, AFTER, {"app/plugin.py": plugin}))
     assert_findings(found, [("DRIFT070", line_of(plugin, "def load", 2))])
+
+
+MOE_BEFORE = {"gizmo/moe.py": """
+    class FusedMoE:
+        def forward(self, x):
+            return x
+
+    class SharedFusedMoE(FusedMoE):
+        pass
+
+    def run(layer, x):
+        return layer.forward(x)
+    """}
+MOE_AFTER = {"gizmo/moe.py": """
+    class FusedMoE:
+        def forward(self, x, ids):
+            return x
+
+    def run(layer, x, ids):
+        return layer.forward(x, ids)
+    """}
+
+
+def test_an_override_in_a_class_whose_base_is_gone_is_at_most_risky(tmp_path):
+    """A class extending a target class the target no longer defines anywhere cannot be built as
+    written (the import is the break); registered as the replacement for that name, the target
+    never asks for it either. Its sibling that extends a class the target still has is breaking."""
+    plugin = """
+        from gizmo.moe import FusedMoE, SharedFusedMoE
+
+        class MyFused(FusedMoE):
+            def forward(self, x):
+                return x
+
+        class MyShared(SharedFusedMoE, MyFused):
+            def forward(self, x):
+                return x
+        """
+    found = findings_of(tmp_path, Case("gone", MOE_BEFORE, MOE_AFTER, {"app/plugin.py": plugin}))
+    over = {f.consumer_site.line: f for f in found if f.rule_id == "DRIFT070"}
+    assert over[line_of(plugin, "def forward")].severity.value == "breaking"
+    shared = over[line_of(plugin, "def forward", 2)]
+    assert shared.severity.value == "risky"
+    assert "`gizmo.moe.SharedFusedMoE` is gone" in shared.title
+    assert any(f.consumer_site.line == line_of(plugin, "import") and f.severity.value == "breaking" for f in found)
+
+
+def test_a_call_of_the_same_name_on_a_local_object_is_not_a_delegation(tmp_path):
+    """`manager.cache(...)` inside the coordinator's own `cache` calls the managers, the consumer's
+    among them: only a subclass of the declaring class delegates to its base that way."""
+    before = {"gizmo/kv.py": """
+        class Manager:
+            def cache(self, request, n):
+                return n
+
+        class Coordinator:
+            def __init__(self, managers):
+                self.managers = managers
+
+            def cache(self, request, n):
+                for manager in self.managers:
+                    manager.cache(request, n)
+        """}
+    after = {"gizmo/kv.py": """
+        class Manager:
+            def cache(self, request, n, keep=0):
+                return n
+
+        class Coordinator:
+            def __init__(self, managers):
+                self.managers = managers
+
+            def cache(self, request, n):
+                for manager in self.managers:
+                    manager.cache(request, n, keep=1)
+        """}
+    plugin = """
+        from gizmo.kv import Manager
+
+        class MyManager(Manager):
+            def cache(self, request, n):
+                return n
+        """
+    found = findings_of(tmp_path, Case("local", before, after, {"app/plugin.py": plugin}))
+    assert_findings(found, [("DRIFT070", line_of(plugin, "def cache"))])
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.plugin",
+                     "__import__('gizmo.kv').kv.Coordinator([MyManager()]).cache(None, 1)") == \
+        "TypeError: MyManager.cache() got an unexpected keyword argument 'keep'"
+
+
+def test_a_stand_in_classs_method_copied_onto_a_target_class_is_held_to_it(tmp_path):
+    """`Manager.__init__ = StandIn.__init__`: the stand-in does not extend the target's class, but
+    its method now runs for every Manager, so it must take what the target now passes."""
+    before = {"gizmo/manager.py": """
+        class Manager:
+            def __init__(self, model, device):
+                self.model = model
+
+        class LRUManager(Manager):
+            def __init__(self, model, device):
+                super().__init__(model, device)
+        """}
+    after = {"gizmo/manager.py": """
+        class Manager:
+            def __init__(self, model, device, config=None):
+                self.model = model
+
+        class LRUManager(Manager):
+            def __init__(self, model, device, config):
+                super().__init__(model, device, config)
+        """}
+    plugin = """
+        from gizmo.manager import Manager
+
+        class StandIn:
+            def __init__(self, model, device):
+                self.model = model
+
+        Manager.__init__ = StandIn.__init__
+        """
+    found = findings_of(tmp_path, Case("copied", before, after, {"app/plugin.py": plugin}))
+    assert_findings(found, [("DRIFT070", line_of(plugin, "def __init__"))])
+    assert found[0].predicted_failure == raised_by(
+        [tmp_path / "after", tmp_path / "consumer"], "app.plugin",
+        "__import__('gizmo.manager').manager.LRUManager(1, 2, 3)")

@@ -11,9 +11,9 @@ when Python's dispatch rules say it cannot reach the consumer's method:
   delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
   its place wherever the consumer's classes are used (a plugin's executor overriding the method
   that spawns workers silences the spawn call for the plugin's worker class too);
-- its receiver is `self` (or its delegation to its base, a call of `m` inside the class's own
-  `m` on no attribute) in a target class the consumer's class does not inherit from: that `self`
-  is another class's object;
+- its receiver is `self` (or its delegation to its base: a call of `m` inside the class's own
+  `m`, on no attribute, in a subclass of the class that declares `m`) in a target class the
+  consumer's class does not inherit from: that `self` is another class's object;
 - its receiver is another attribute of the object (`self.drafter.m(...)`) in code the
   consumer's class inherits, unless the target types that attribute as a class related to the
   consumer's (then it may be the consumer's object after all); an attribute the target types as
@@ -50,10 +50,14 @@ def mro_names(index, classes: Iterable[Symbol]) -> frozenset[str]:
     return frozenset(o.dotted for c in classes for o in index.mro(c))
 
 
-def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None) -> bool:
+def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None,
+            declared: str | None = None) -> bool:
     """Whether the target call `site` can run on an object whose target classes are `inherited`
     (the MRO names of the consumer's class). None for a function patched over a target method:
-    every object of that class and its subclasses runs it, so only overridden callers are cut."""
+    every object of that class and its subclasses runs it, so only overridden callers are cut.
+    `declared`: the target class whose method is overridden; a call of `m` inside `m` on no
+    attribute is that class's delegation to its base only where the caller's class extends it
+    (elsewhere it is a call on a local object: `for manager in ...: manager.m(...)`)."""
     owner = site[5] if len(site) > 5 else None
     if owner is None:
         return True
@@ -61,6 +65,8 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if inherited is None:
+        return True
+    if recv == "super" and (declared is None or declared not in _mro_of(ctx, owner)):
         return True
     if recv in ("self", "super"):
         return owner in inherited
@@ -70,6 +76,15 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
             return owner not in inherited  # an attribute of the consumer's own object: another object
         return held.dotted in inherited  # an object of a class the consumer's class extends
     return True
+
+
+def _mro_of(ctx: CheckContext, dotted: str) -> frozenset[str]:
+    """The MRO names of the target class `dotted` (empty when the target has no such class)."""
+    memo = ctx.memo.setdefault("callers.mro", {})
+    if dotted not in memo:
+        sym = ctx.target.lookup(dotted)
+        memo[dotted] = mro_names(ctx.target, [sym]) if sym is not None and sym.kind == "class" else frozenset()
+    return memo[dotted]
 
 
 def _attribute_class(ctx: CheckContext, owner: str, attr: str) -> Symbol | None:
@@ -146,3 +161,27 @@ def _delegating(ctx: CheckContext) -> set[tuple[str, str]]:
             elif path and path[-1] == f".{name}" and path[0].startswith("sym:") and len(path) == 2:
                 out.add((f"{prefix}.{qual_cls}", name))
     return out
+
+
+def gone_base(ctx: CheckContext, ref: str) -> str | None:
+    """A target class the consumer class `ref` names as a direct base that the target no longer
+    defines under any name: the class cannot be built as written, and where the consumer hands it
+    to the target as the replacement for that class (an out-of-tree op registered by the base's
+    name), the target never asks for it. Its overrides' mismatches are then at most risky: the
+    break is the base, reported at the import."""
+    if ctx.baseline_paths is None:
+        return None
+    memo = ctx.memo.setdefault("callers.gone_base", {})
+    if ref in memo:
+        return memo[ref]
+    memo[ref] = None
+    for b in (ctx.consumer.classes.get(ref) or {}).get("bases") or []:
+        if not b or len(b) != 1 or not b[0].startswith("sym:"):
+            continue
+        old = ctx.baseline_paths.value(tuple(b))
+        if old.kind != "class" or old.sym is None:
+            continue
+        if ctx.target.lookup(old.sym.dotted) is None and not ctx.target.definitions_named(old.sym.dotted.rsplit(".", 1)[-1]):
+            memo[ref] = old.sym.dotted
+            break
+    return memo[ref]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import replace
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext, site_of
@@ -19,7 +20,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
-from drift.analysis.rules.callers import mro_names, reaches, receiver_of
+from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.owner_moves import owner_move
 
@@ -506,8 +507,9 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
     if name != "__init__":
         replaced = _replaced_callers(ctx, ref, list(tb))
         inherited = mro_names(ctx.target, tb) if ref is not None else None
+        declared = tm.owner.dotted if tm.owner is not None else None
         sites = [s for s in _sites_of(ctx.target, name, tm) or []
-                 if (s[5], s[6]) not in replaced and reaches(ctx, s, inherited)]
+                 if (s[5], s[6]) not in replaced and reaches(ctx, s, inherited, declared)]
         if not sites:
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
@@ -666,22 +668,56 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or (bm is None and not bb):
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
-            yield from _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
-                                          tm=tm, bm=bm, how="override", ref=ref, tb=tb,
-                                          stub=bool(m.get("raises_only")))
+            found = _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
+                                       tm=tm, bm=bm, how="override", ref=ref, tb=tb,
+                                       stub=bool(m.get("raises_only")))
+            gone = gone_base(ctx, ref)
+            yield from (_orphaned(f, gone) for f in found) if gone else found
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
-        if not sig:
+        copied = None if sig else _copied_method(ctx, patch)
+        if not sig and copied is None:
             continue
         tv, bv = _patch_values(ctx, patch)
         if tv is None or bv is None or tv.kind not in ("method", "unbound") or bv.kind not in ("method", "unbound"):
             continue
+        how = f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`"
+        if copied is not None:
+            where, label, m = copied
+            yield from _override_findings(ctx, where=where, label=label, sig=_sig(m), tm=tv.sym, bm=bv.sym,
+                                          how=how, stub=bool(m.get("raises_only")))
+            continue
         where = Location(mod["path"], patch["value"].get("line") or patch["line"],
                          symbol=patch["value"].get("function"))
         yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
-                                      tm=tv.sym, bm=bv.sym, how=f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`",
+                                      tm=tv.sym, bm=bv.sym, how=how,
                                       stub=bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only")))
     yield from _replacement_findings(ctx)
+
+
+def _copied_method(ctx: CheckContext, patch: dict) -> tuple[Location, str, dict] | None:
+    """A patch whose value is a method of a consumer class (`Target.__init__ = Mine.__init__`, a
+    stand-in class that does not extend the target's): where that method is, its label and its
+    record, so it is held to the target's method like a patched function."""
+    path = (patch.get("value") or {}).get("path") or []
+    if len(path) != 2 or not path[0].startswith("sym:") or not path[1].startswith("."):
+        return None
+    ref, name = path[0][4:], path[1][1:]
+    cls = ctx.consumer.classes.get(ref)
+    m = ((cls or {}).get("methods") or {}).get(name)
+    if m is None:
+        return None
+    where = Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
+    return where, f"{cls.get('qual') or ref.rsplit('.', 1)[-1]}.{name}", m
+
+
+def _orphaned(f: Finding, gone: str) -> Finding:
+    """An override of a class whose base the target no longer has (callers.gone_base): the
+    target cannot build the class as written, so the mismatch is at most risky."""
+    if f.severity is not Severity.BREAKING:
+        return f
+    return replace(f, severity=Severity.RISKY,
+                   title=f"{f.title}; the class's base `{gone}` is gone from the target, which never builds it as written")
 
 
 def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
