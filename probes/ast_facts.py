@@ -10,12 +10,13 @@ import ast
 from .behaviour import function_behaviour
 from .forwards import kwargs_forwards
 from .choices import env_defaults, return_sources
+from .deprecations import deprecations
 from .derefs import can_be_none, param_facts
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -74,6 +75,9 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
         out["env_defaults"] = envs
     if "__getattr__" in out["functions"]:
         out["getattr_names"] = _getattr_names(tree)
+    renames = deprecations(tree)
+    if renames:
+        out["deprecations"] = renames
     return out
 
 

@@ -426,6 +426,7 @@ class ModuleFacts(Record):
     env_defaults: _Key[Table[EnvDefault]] = _Key("env_defaults", Table({}, EnvDefault), _table(EnvDefault),
                                                  doc="env settings' defaults (probes/choices.py)")
     getattr_names: _Key[Any] = _Key("getattr_names", None, doc="names a PEP 562 `__getattr__` still maps")
+    deprecations: _Key[Any] = _Key("deprecations", (), doc="renames its deprecation code names (probes/deprecations.py)")
 
     @property
     def star_imports(self) -> list[ImportFacts]:

@@ -9,6 +9,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.renames import import_fix, name_rename
 
 
 @rule("DRIFT001", RuleKind.IMPORT_REMOVED)
@@ -75,9 +76,21 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                                if ctx.target.lookup(module) is not None and imp.get("statement") != "import"
                                else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
             fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
+                 _alias_fix(ctx, imp, module, name) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
+
+
+def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | None:
+    """`rename_import` when the baseline deprecated `name` as an alias of a class the target's
+    `module` still provides (`GuidedDecodingParams` -> `StructuredOutputsParams`)."""
+    if ctx.baseline is None or imp.get("statement") != "from":
+        return None
+    rename = name_rename(ctx.baseline, module, name)
+    if rename is None or ctx.target.lookup(f"{module}.{rename.new}") is None:
+        return None
+    return import_fix(rename, module=module)
 
 
 def _maybe_compiled(ctx: CheckContext, target: str) -> bool:

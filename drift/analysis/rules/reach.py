@@ -23,6 +23,7 @@ from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.owner_moves import owner_move
+from drift.analysis.rules.renames import attribute_fix, attribute_rename
 
 
 def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
@@ -147,6 +148,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             renamed = _renamed_to(ctx, prev, bprev, name)
             owner = prev.describe()
             last = k == len(path) - 1
+            deprecated = _deprecated_rename(ctx, prev, b.owner or (bprev.cls if bprev.kind == "instance" else None),
+                                            name) if what == "attr" else None
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
@@ -158,7 +161,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 baseline_evidence=(_evidence(b),),
                 predicted_failure=(f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
                                    else _failure(prev, name)),
-                fix=(Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
+                fix=(attribute_fix(deprecated, owner=_shown_owner(path[k - 1])) if deprecated else
+                     Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
                      if renamed else
@@ -167,6 +171,24 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
             ), rec.get("function") or ""
             break
+
+
+def _deprecated_rename(ctx: CheckContext, prev: Value, bcls: Symbol | None, name: str):  # type: ignore[no-untyped-def]
+    """The successor the baseline's deprecation code named for attribute `name` of `bcls`, when
+    the target's class still has it (so the rewritten read resolves)."""
+    if ctx.baseline is None or bcls is None or prev.kind != "instance" or prev.cls is None:
+        return None
+    rename = attribute_rename(ctx.baseline, bcls, name)
+    if rename is None or rename.new not in _members(ctx.target, prev.cls):
+        return None
+    return rename
+
+
+def _shown_owner(step: str) -> str:
+    """The consumer's name for the object read from, as a fix text shows it (`pass_config`)."""
+    if step.startswith(".") and step[1:].isidentifier():
+        return step[1:]
+    return "self" if step.startswith("self:") else "…"
 
 
 def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:

@@ -8,6 +8,7 @@ from drift.analysis.context import CheckContext, ResolvedCall
 from drift.findings import SAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import drop_keyword_fix
+from drift.analysis.rules.renames import keyword_fix, keyword_rename
 from drift.analysis.rules.values import determinable_value
 
 
@@ -65,10 +66,20 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 predicted_failure=failure,
                 details=("the model does not forbid extra fields, so the value is ignored without an error"
                          if silent else None),
-                fix=drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
-                                     value=(rc.rec.get("kw_values") or {}).get(kw), base_param=base_param),
+                fix=_keyword_fix(ctx, rc, kw, names, base_param),
                 symbol=rc.dotted,
             )
+
+
+def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], base_param) -> Fix:
+    """The successor the baseline's deprecation shim named, when the target takes it and the call
+    does not pass it already; else dropping the keyword (safe only when that loses nothing)."""
+    callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
+    value = (rc.rec.get("kw_values") or {}).get(kw)
+    rename = keyword_rename(ctx.baseline, rc.baseline_params_at, kw) if ctx.baseline is not None else None
+    if rename is not None and rename.new in names and rename.new not in rc.rec["keywords"]:
+        return keyword_fix(rename, callee=callee, value=value)
+    return drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param)
 
 
 @rule("DRIFT011", RuleKind.REQUIRED_ADDED)

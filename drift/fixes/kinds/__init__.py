@@ -20,7 +20,10 @@ from drift.fixes.kinds.add_keyword import AddKeyword
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.move_import import MoveImport
+from drift.fixes.kinds.rename_attribute import RenameAttribute
 from drift.fixes.kinds.rename_attribute_owner import RenameAttributeOwner
+from drift.fixes.kinds.rename_import import RenameImport
+from drift.fixes.kinds.rename_keyword import RenameKeyword
 from drift.fixes.kinds.rename_method import RenameMethod
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
@@ -35,6 +38,9 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "unwrap_index": UnwrapIndex,
     "move_import": MoveImport,
     "rename_attribute_owner": RenameAttributeOwner,
+    "rename_keyword": RenameKeyword,
+    "rename_attribute": RenameAttribute,
+    "rename_import": RenameImport,
 }
 
 
