@@ -30,7 +30,7 @@ DEFAULT_RUN_DIR = "~/.drift/runs"
 _TOP_KEYS = {
     "host": str, "python": str, "consumer": str, "target": str, "baseline": str,
     "identity": str, "jump": str, "accept_new": bool, "port": int, "ssh_config": str,
-    "accepted": str, "fail_on": str, "strict": bool,
+    "accepted": str, "fail_on": str, "strict": bool, "supports": str,
 }
 _CODE_LISTS = ("select", "ignore")
 _GLOB_LISTS = ("include", "exclude")  # which files of a source-tree consumer are read (drift.consumer.discover)
@@ -64,6 +64,7 @@ class Config:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     strict: bool = False  # unused `# drift: ignore` comments and accepted entries fail the run
+    supports: str | None = None  # the vLLM releases the consumer supports (">=0.10.2"): its fixes are version-gated
     source: Path | None = None  # the file these values came from, None for defaults
 
     def override(self, **values: Any) -> "Config":

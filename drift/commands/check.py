@@ -41,6 +41,9 @@ def add_parser(sub) -> None:
                      help="with --fix: also the fixes that may change behaviour")
     fix.add_argument("--add-todo", action="store_true",
                      help="with --fix: a `# TODO(drift): ...` comment above every site left to a person")
+    fix.add_argument("--single-version", action="store_true",
+                     help="with --fix: plain edits for the target only, even when the consumer supports a range "
+                          "of vLLM releases (default there: each edit is a version branch keeping the baseline's code)")
     p.set_defaults(func=run)
 
 
@@ -62,8 +65,8 @@ def run(args) -> int:
     if not consumer:
         return fail("no consumer given", exitcodes.USAGE,
                     hint="drift check speculators==0.3.0 -t vllm==0.16.0 (or consumer = ... in drift.toml)")
-    if (args.unsafe_fixes or args.add_todo) and not args.fix:
-        return fail("--unsafe-fixes and --add-todo go with --fix", exitcodes.USAGE)
+    if (args.unsafe_fixes or args.add_todo or args.single_version) and not args.fix:
+        return fail("--unsafe-fixes, --add-todo and --single-version go with --fix", exitcodes.USAGE)
     if args.fix and not os.path.isdir(consumer):
         return fail(f"--fix edits a source checkout, and {consumer} is not a directory", exitcodes.USAGE,
                     hint="drift check ./my-plugin -t vllm==X --fix; for an installed environment: drift patch HOST")
@@ -91,11 +94,19 @@ def run(args) -> int:
     except OutputError as exc:
         return fail(str(exc), exitcodes.USAGE)
     if args.fix:
-        return _fix(args, report, outcome.extra.get("consumer_root"),
+        base = (report.baseline or {}).get("spec")
+        return _fix(args, report, outcome.extra,
                     lambda: run_check(consumer_spec=consumer, target_spec=target,
                                       baseline_spec=args.baseline or config.baseline, target_package=args.package,
                                       rule_paths=args.rules, consumer_packages=args.consumer_package,
-                                      selection=consumer_selection(args, config)))
+                                      selection=consumer_selection(args, config)),
+                    # the same consumer read as if the baseline were the target: what the patched code
+                    # does on the release the consumer supported before
+                    (lambda: run_check(consumer_spec=consumer, target_spec=base, baseline_spec=target,
+                                       target_package=args.package, rule_paths=args.rules,
+                                       consumer_packages=args.consumer_package,
+                                       selection=consumer_selection(args, config))) if base else None,
+                    declared=config.supports)
     return report.exit_code
 
 
@@ -104,27 +115,62 @@ def _identity(f) -> tuple:  # type: ignore[no-untyped-def]
     return (f.rule_id, f.consumer_site.path, f.symbol or "", f.title)
 
 
-def _fix(args, report, root, recheck) -> int:  # type: ignore[no-untyped-def]
-    """Plan, write into the checkout, re-check; undo if the re-check shows a finding not seen before."""
-    import sys
+def _new_findings(before, after) -> list:  # type: ignore[no-untyped-def]
+    """Breaking or risky findings of `after` that `before` did not have (lines aside)."""
     from collections import Counter
+
+    seen = Counter(_identity(f) for f in before.findings)
+    new = []
+    for f in after.findings:
+        if seen[_identity(f)] > 0:
+            seen[_identity(f)] -= 1
+        elif f.severity.value in ("breaking", "risky"):
+            new.append(f)
+    return new
+
+
+def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> int:  # type: ignore[no-untyped-def]
+    """Plan, write into the checkout, re-check against the target and (for a consumer that
+    supports a range of releases) the baseline; undo if either shows a finding not seen before."""
+    import sys
     from pathlib import Path
 
+    from drift.consumer.support import support
     from drift.fixes import plan
     from drift.fixes.local import restore, write_plan
+    from drift.fixes.style import line_length
+    from drift.fixes.version_helper import choose_gate, tree_files
 
+    root = extra.get("consumer_root")
     if not root:
         return fail("the consumer's source root is unknown: nothing to fix", exitcodes.USAGE)
+    say = lambda text: print(f"drift: fix: {text}", file=sys.stderr)  # noqa: E731  (stdout holds the report)
     findings = [f for f in report.findings if f.severity.value in ("breaking", "risky")]
     files = {}
     for path in sorted({f.consumer_site.path for f in findings}):
         full = Path(root) / path
         if full.is_file():
             files[path] = full.read_bytes()
-    the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo)
-    say = lambda text: print(f"drift: fix: {text}", file=sys.stderr)  # noqa: E731  (stdout holds the report)
+    baseline_version = (report.baseline or {}).get("version")
+    ranged = support(extra.get("consumer_requires") or [], baseline=baseline_version, declared=declared)
+    gate = None
+    if ranged.is_range and not args.single_version:
+        top = (extra.get("consumer_packages") or [""])[0]
+        gate = choose_gate(tree_files(root, top) if top else files, top=top,
+                           since=str(report.target.get("version")), before=str(baseline_version),
+                           line_length=line_length(root))
+        say(f"{ranged.why}: version-gated edits ({gate.test}); --single-version for plain ones")
+    before_on_baseline = None
+    if gate is not None and recheck_baseline is not None:
+        before_on_baseline = recheck_baseline()
+        if before_on_baseline.report is None:
+            return fail(f"cannot check the consumer against its baseline: {before_on_baseline.error}",
+                        before_on_baseline.exit_code or exitcodes.USAGE)
+    the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate)
     for f, why in the_plan.held:
         say(f"not applied (unsafe, --unsafe-fixes applies it): {f.consumer_site} {f.fix.description}")
+    for key, why in the_plan.skipped:
+        say(f"skipped {key}: {why}")
     if the_plan.empty:
         say("nothing to change")
         return report.exit_code
@@ -135,17 +181,24 @@ def _fix(args, report, root, recheck) -> int:  # type: ignore[no-untyped-def]
     if after.report is None:
         restore(root, the_plan)
         return fail(f"the re-check failed, originals restored: {after.error}", after.exit_code or exitcodes.USAGE)
-    seen = Counter(_identity(f) for f in report.findings)
-    new = []
-    for f in after.report.findings:
-        if seen[_identity(f)] > 0:
-            seen[_identity(f)] -= 1
-        elif f.severity.value in ("breaking", "risky"):
-            new.append(f)
+    new = _new_findings(report, after.report)
     if new:
         restore(root, the_plan)
         return fail("the fixes would add findings, originals restored: "
                     + "; ".join(f"{f.consumer_site} {f.rule_id} {f.title}" for f in new), exitcodes.DRIFT)
+    if before_on_baseline is not None:
+        on_baseline = recheck_baseline()
+        if on_baseline.report is None:
+            restore(root, the_plan)
+            return fail(f"the re-check against the baseline failed, originals restored: {on_baseline.error}",
+                        on_baseline.exit_code or exitcodes.USAGE)
+        new = _new_findings(before_on_baseline.report, on_baseline.report)
+        if new:
+            restore(root, the_plan)
+            return fail(f"the fixes would break the baseline {baseline_version} the consumer still supports, "
+                        "originals restored: "
+                        + "; ".join(f"{f.consumer_site} {f.rule_id} {f.title}" for f in new), exitcodes.DRIFT)
+        say(f"re-checked against the baseline {baseline_version}: nothing new")
     left = len(after.report.breaking)
     say(f"wrote {len(done.written)} file(s): {', '.join(done.written)}; breaking {len(report.breaking)} -> {left}"
         + (f"; {len(the_plan.todos)} TODO(drift) comment(s)" if the_plan.todos else ""))

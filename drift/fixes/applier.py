@@ -20,6 +20,8 @@ import time
 
 MANIFEST_LIMIT = 16 * 1024 * 1024  # bytes read of a manifest; more is not a manifest drift wrote
 PAUSE_ENV = "DRIFT_APPLIER_PAUSE_FILE"  # test hook: pause after the first file is committed
+NEW_FILE = ""  # before_sha256 of a file the patch creates (it must not exist before)
+NEW_FILE_MODE = 0o644
 
 
 def sha256(data):
@@ -101,6 +103,9 @@ def do_apply(p):
         except ValueError as exc:
             return {"status": "refused", "reason": str(exc)}
         data = read(full)
+        if data is None and f["before_sha256"] == NEW_FILE:
+            files.append((f, full, "pending"))  # a module drift adds (a version helper): created below
+            continue
         if data is None:
             return {"status": "refused", "reason": "%s does not exist under %s" % (f["path"], root)}
         cur = sha256(data)
@@ -134,6 +139,8 @@ def do_apply(p):
         return {"status": "already_applied", "patch_id": patch_id, "manifest": mpath if existing else None, "files": outcome}
     os.makedirs(os.path.join(pdir, "backup"), exist_ok=True)
     for f, full in todo:
+        if f["before_sha256"] == NEW_FILE:
+            continue  # nothing to back up: revert deletes it
         backup = safe_join(os.path.realpath(os.path.join(pdir, "backup")), f["path"])
         os.makedirs(os.path.dirname(backup), exist_ok=True)
         data = read(full)
@@ -165,7 +172,8 @@ def do_apply(p):
     by_path = {e["path"]: e for e in manifest["files"]}
     pause = os.environ.get(PAUSE_ENV)
     for f, full in todo:
-        atomic_write(full, base64.b64decode(f["after_b64"]), os.stat(full).st_mode)
+        mode = os.stat(full).st_mode if f["before_sha256"] != NEW_FILE else NEW_FILE_MODE
+        atomic_write(full, base64.b64decode(f["after_b64"]), mode)
         by_path[f["path"]]["state"] = "applied"
         write_json(mpath, manifest)
         if pause:
@@ -281,8 +289,12 @@ def do_revert(p):
             return {"status": "refused", "reason": str(exc)}
         data = read(full)
         cur = sha256(data) if data is not None else None
-        if cur == entry["before_sha256"]:
+        if cur == entry["before_sha256"] or (cur is None and entry["before_sha256"] == NEW_FILE):
             outcome.append({"path": entry["path"], "action": "already"})
+            continue
+        if entry["before_sha256"] == NEW_FILE and cur == entry["after_sha256"]:
+            plan.append((entry, full, None))  # a module the patch created: revert removes it
+            outcome.append({"path": entry["path"], "action": "removed"})
             continue
         if cur != entry["after_sha256"] and not p.get("force"):
             return {
@@ -295,6 +307,11 @@ def do_revert(p):
         plan.append((entry, full, backup))
         outcome.append({"path": entry["path"], "action": "restored"})
     for entry, full, backup in plan:
+        if backup is None:
+            os.unlink(full)
+            entry["state"] = "reverted"
+            write_json(mpath, manifest)
+            continue
         mode = os.stat(full).st_mode if os.path.exists(full) else None
         atomic_write(full, backup, mode)
         if sha256(read(full) or b"") != entry["before_sha256"]:

@@ -22,8 +22,11 @@ def _file_diff(change: FileChange, *, context: int) -> str:
     old = _lines(change.before.decode("utf-8"))
     new = _lines(change.after.decode("utf-8"))
     out = [f"diff --git a/{change.path} b/{change.path}\n"]
+    if change.created:
+        out.append("new file mode 100644\n")
+    source = "/dev/null" if change.created else f"a/{change.path}"
     for n, line in enumerate(
-        difflib.unified_diff(old, new, f"a/{change.path}", f"b/{change.path}", n=context, lineterm="")
+        difflib.unified_diff(old, new, source, f"b/{change.path}", n=context, lineterm="")
     ):
         if n < 2 or line.startswith("@@"):
             out.append(line + "\n")  # headers come without a line end with lineterm=""

@@ -43,6 +43,9 @@ def write_plan(root: str | Path, plan: PatchPlan) -> LocalResult:
         full = (base / c.path).resolve()
         if problem or base not in full.parents:
             problems.append(problem or f"{c.path} leaves {base}")
+        elif c.created:
+            if full.exists() or full.is_symlink() or not full.parent.is_dir():
+                problems.append(f"{c.path} would be created, but it exists or its folder does not")
         elif not full.is_file() or sha256(full.read_bytes()) != c.before_sha256:
             problems.append(f"{c.path} changed since the fixes were computed; run again")
     problems += compile_errors(plan)
@@ -55,7 +58,7 @@ def write_plan(root: str | Path, plan: PatchPlan) -> LocalResult:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(c.after)
-            os.chmod(tmp, full.stat().st_mode & 0o7777)
+            os.chmod(tmp, 0o644 if c.created else full.stat().st_mode & 0o7777)
             os.replace(tmp, full)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -65,10 +68,13 @@ def write_plan(root: str | Path, plan: PatchPlan) -> LocalResult:
 
 
 def restore(root: str | Path, plan: PatchPlan) -> None:
-    """Put the plan's original bytes back (a re-check found something new)."""
+    """Put the plan's original bytes back (a re-check found something new); remove what it created."""
     base = Path(root).resolve()
     for c in plan.changes:
         full = base / c.path
+        if c.created:
+            full.unlink(missing_ok=True)
+            continue
         fd, tmp = tempfile.mkstemp(dir=full.parent, prefix=f".{full.name}.drift-", suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             fh.write(c.before)

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from drift.findings import SAFE, UNSAFE, Finding
+from drift.fixes.gate import VersionGate, gate_file
 from drift.fixes.kinds import apply_fixes, line_mapper
 from drift.fixes.paths import check_relpath
 from drift.fixes.todo import add_todos
+
+
+NEW_FILE = ""  # before_sha256 of a file the plan creates (as the host applier spells it)
 
 
 def sha256(data: bytes) -> str:
@@ -28,6 +32,11 @@ class FileChange:
     before: bytes
     after: bytes
     finding_keys: tuple[str, ...]
+
+    @property
+    def created(self) -> bool:
+        """A module the patch adds (the version helper of a range consumer): it must not exist yet."""
+        return self.before_sha256 == NEW_FILE
 
 
 @dataclass(frozen=True)
@@ -67,13 +76,21 @@ def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
     return fix.tier == SAFE or (unsafe_fixes and fix.tier == UNSAFE)
 
 
+def _module_of(path: str) -> str:
+    parts = path[:-3].split("/") if path.endswith(".py") else path.split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixes: bool = False,
-         add_todo: bool = False) -> PatchPlan:
+         add_todo: bool = False, gate: VersionGate | None = None) -> PatchPlan:
     """Apply every fix of an allowed tier to its file's original bytes; collect what could not be done.
 
     Safe fixes always; unsafe ones only with `unsafe_fixes` (else they are `held`, with why).
     With `add_todo`, each manual or held finding whose file is provided gets a `# TODO(drift):`
-    comment above its site.
+    comment above its site. With `gate` (a consumer that supports a range of vLLM releases),
+    every statement an edit changes becomes a version branch that keeps the original for the
+    older release (drift.fixes.gate); a file whose edits cannot be gated is left as it was, its
+    fixes skipped with why, and the helper module the gate needs is added once.
     """
     by_path: dict[str, list[Finding]] = {}
     marked: dict[str, list[Finding]] = {}
@@ -103,6 +120,7 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
     changes: list[FileChange] = []
     already: list[str] = []
     todos: list[str] = []
+    uses_helper = False
     for path in sorted(set(by_path) | set(marked)):
         before = files[path]
         try:
@@ -114,6 +132,19 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
         skipped.extend(result.skipped)
         already.extend(result.already)
         new_text = result.new_source
+        applied = list(result.applied)
+        if gate is not None and applied:
+            own = gate if gate.import_from != _module_of(path) else replace(gate, import_from=None, name=None)
+            what = [(f.consumer_site.line, f.fix.description if f.fix else "") for f in by_path.get(path, ())
+                    if f.key in applied]
+            gated = gate_file(text, new_text, own, what)
+            if gated.problem:
+                skipped.extend((k, f"{path}: not gated by vLLM version, so not applied: {gated.problem}")
+                               for k in applied)
+                new_text, applied = text, []
+            else:
+                new_text = gated.source
+                uses_helper = uses_helper or gated.gated > 0
         if marked.get(path):
             where = line_mapper(text, new_text)
             new_text, done = add_todos(new_text, marked[path],
@@ -128,8 +159,12 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
                     after_sha256=sha256(after),
                     before=before,
                     after=after,
-                    finding_keys=tuple(result.applied),
+                    finding_keys=tuple(applied),
                 )
             )
+    if uses_helper and gate is not None and gate.helper_path and gate.helper_text:
+        helper = gate.helper_text.encode("utf-8")
+        changes.append(FileChange(path=gate.helper_path, before_sha256=NEW_FILE, after_sha256=sha256(helper),
+                                  before=b"", after=helper, finding_keys=()))
     return PatchPlan(changes=tuple(changes), manual=tuple(manual), skipped=tuple(skipped), already=tuple(already),
                      held=tuple(held), todos=tuple(todos))

@@ -104,7 +104,9 @@ def analyse(consumer: Consumer, target_facts: dict[str, Any], baseline: Baseline
         outcome = check(consumer=consumer, target_facts=target_facts, baseline_facts=baseline.facts,
                         target_package=target_package, rule_paths=rule_paths, labels=labels, notes=notes)
     return Outcome(outcome.report, outcome.error, outcome.exit_code,
-                   {**outcome.extra, "consumer_root": consumer.root})
+                   {**outcome.extra, "consumer_root": consumer.root,
+                    "consumer_requires": list((consumer.meta or {}).get("requires") or []),
+                    "consumer_packages": list(consumer.packages)})
 
 
 def consumer_from_spec(spec: str, *, target_package: str, packages: list[str] | None, say: Say,
