@@ -102,7 +102,7 @@ def run(args) -> int:
                                       selection=consumer_selection(args, config)),
                     # the same consumer read as if the baseline were the target: what the patched code
                     # does on the release the consumer supported before
-                    (lambda: run_check(consumer_spec=consumer, target_spec=base, baseline_spec=target,
+                    (lambda spec=consumer: run_check(consumer_spec=spec, target_spec=base, baseline_spec=target,
                                        target_package=args.package, rule_paths=args.rules,
                                        consumer_packages=args.consumer_package,
                                        selection=consumer_selection(args, config))) if base else None,
@@ -127,6 +127,32 @@ def _new_findings(before, after) -> list:  # type: ignore[no-untyped-def]
         elif f.severity.value in ("breaking", "risky"):
             new.append(f)
     return new
+
+
+def _breaks_baseline(root, plain, before, recheck_baseline) -> frozenset:  # type: ignore[no-untyped-def]
+    """The files whose plain edits add a finding against the baseline, tried on a copy of the
+    checkout (the user's tree is not touched): those edits need a version branch, the rest do not.
+    A re-check that fails, or a new finding outside the edited files, gates every file."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from drift.fixes.local import write_plan
+
+    edited = frozenset(c.path for c in plain.changes)
+    if not edited:
+        return edited
+    with tempfile.TemporaryDirectory(prefix="drift-fix-") as tmp:
+        copy = Path(tmp) / Path(root).name
+        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(
+            ".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", "*.so", "*.pt", "*.bin", "*.safetensors"))
+        if write_plan(copy, plain).problems:
+            return edited
+        after = recheck_baseline(str(copy))
+        if after.report is None:
+            return edited
+        paths = {f.consumer_site.path for f in _new_findings(before, after.report)}
+    return edited if paths - edited else frozenset(paths)
 
 
 def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> int:  # type: ignore[no-untyped-def]
@@ -166,7 +192,14 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
         if before_on_baseline.report is None:
             return fail(f"cannot check the consumer against its baseline: {before_on_baseline.error}",
                         before_on_baseline.exit_code or exitcodes.USAGE)
-    the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate)
+    gate_paths = None
+    if before_on_baseline is not None:
+        gate_paths = _breaks_baseline(root, plan(files, findings, unsafe_fixes=args.unsafe_fixes),
+                                      before_on_baseline.report, recheck_baseline)
+        say("plain edits keep the baseline working" if not gate_paths else
+            f"gated where a plain edit breaks the baseline: {', '.join(sorted(gate_paths))}")
+    the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate,
+                    gate_paths=gate_paths)
     for f, why in the_plan.held:
         say(f"not applied (unsafe, --unsafe-fixes applies it): {f.consumer_site} {f.fix.description}")
     for key, why in the_plan.skipped:
