@@ -13,7 +13,9 @@ from __future__ import annotations
 import sys
 from collections import Counter
 
+from drift.consumer.support import support
 from drift.fixes import plan
+from drift.fixes.version_helper import choose_gate, tree_files
 from drift.pipeline.run import run
 from tests.corpus_score import ground_truth, names
 
@@ -38,6 +40,17 @@ def measure(name: str) -> tuple[list[dict], str | None]:
     # before tiers: every codemod was written by default, and move_import did not exist
     before = set(plan(files, [f for f in findings if not (f.fix and f.fix.codemod == "move_import")],
                       unsafe_fixes=True).finding_keys)
+    ranged = support(list((consumer.meta or {}).get("requires") or []),
+                     baseline=(outcome.report.baseline or {}).get("version"))
+    gated_keys: set[str] | None = None
+    recheck: str | None = None
+    if ranged.is_range:
+        gate = choose_gate(tree_files(consumer.root, consumer.packages[0]), top=consumer.packages[0],
+                           since=str(outcome.report.target.get("version")),
+                           before=str((outcome.report.baseline or {}).get("version")))
+        gated = plan(files, findings, gate=gate)
+        gated_keys = set(gated.finding_keys)
+        recheck = baseline_recheck(consumer, gated, gt)
     rows = []
     for b in gt.get("breaks") or []:
         here = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
@@ -49,16 +62,57 @@ def measure(name: str) -> tuple[list[dict], str | None]:
             "safe": bool(here) and all(f.key in safe for f in here),
             "unsafe": bool(here) and all(f.key in unsafe for f in here),
             "before": bool(here) and all(f.key in before for f in here),
+            "gated": gated_keys is not None and bool(here) and all(f.key in gated_keys for f in here),
             "codemods": sorted({f.fix.codemod for f in codemods}), "verdict": b.get("fix"),
             "edits": [f.fix.description for f in here if f.fix],
         })
-    return rows, None
+    return rows, (None if recheck is None else f"range consumer ({ranged.why}); {recheck}")
+
+
+def _identity(f) -> tuple:  # type: ignore[no-untyped-def]
+    return (f.rule_id, f.consumer_site.path, f.symbol or "", f.title)
+
+
+def baseline_recheck(consumer, the_plan, gt) -> str:  # type: ignore[no-untyped-def]
+    """Apply the gated patch to a copy of the release and check it with baseline and target
+    swapped: what the patched code meets on the vLLM the consumer supported before."""
+    import shutil
+    import tempfile
+    from collections import Counter
+    from pathlib import Path
+
+    from drift.fixes.local import write_plan
+
+    def swapped(root: Path):  # type: ignore[no-untyped-def]
+        _, outs = run(consumer_spec=str(root), target_specs=[gt["baseline"]], baseline_spec=gt["target"],
+                      consumer_packages=list(consumer.packages))
+        return outs[-1].report
+
+    with tempfile.TemporaryDirectory(prefix="drift-corpus-fix-") as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(consumer.root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        original = swapped(copy)
+        problems = write_plan(copy, the_plan).problems
+        if problems:
+            return "gated patch not written: " + "; ".join(problems)
+        patched = swapped(copy)
+    if original is None or patched is None:
+        return "baseline re-check failed"
+    seen = Counter(_identity(f) for f in original.findings)
+    new = []
+    for f in patched.findings:
+        if seen[_identity(f)] > 0:
+            seen[_identity(f)] -= 1
+        elif f.severity.value in ("breaking", "risky"):
+            new.append(f"{f.consumer_site} {f.rule_id}")
+    return (f"gated patch: {len(the_plan.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
+            + (f" ({', '.join(new[:5])})" if new else ""))
 
 
 def main(argv: list[str]) -> int:
     for name in argv or names():
         rows, error = measure(name)
-        if error:
+        if error and not rows:
             print(f"{name}: error: {error}")
             continue
         n = len(rows)
@@ -69,6 +123,8 @@ def main(argv: list[str]) -> int:
         print(f"{name}: {n} breaks; fixed with no hand edit: before {before} (every codemod by default), now "
               f"{safe} safe-only, {unsafe} with --unsafe-fixes; "
               f"verdicts {dict(sorted(verdicts.items()))}")
+        if error:  # a range consumer: the version-gated patch, and what it meets on the baseline
+            print(f"  {error}; fixed safe-only and version-gated: {sum(r['gated'] for r in rows)}")
         for r in rows:
             mode = "SAFE  " if r["safe"] else "UNSAFE" if r["unsafe"] else "manual" if r["found"] else "-     "
             print(f"  {mode} {r['where']} {r['id']} {','.join(r['codemods'])} [{(r['verdict'] or '?').split(':')[0]}]"

@@ -42,6 +42,9 @@ def add_parser(sub) -> None:
     p.add_argument("--add-todo", action="store_true",
                    help="write a `# TODO(drift): ...` comment with the edit and the vLLM evidence above each "
                         "site drift does not fix itself")
+    p.add_argument("--single-version", action="store_true",
+                   help="plain edits for the installed vLLM only, even when the consumer supports a range of "
+                        "releases (default there: each edit is a version branch keeping the baseline's code)")
     p.add_argument("--fresh", action="store_true",
                    help="with --apply: ignore the plan saved by the last dry run and apply a newly computed one")
     p.add_argument("--json", action="store_true", help="machine-readable result")
@@ -57,6 +60,29 @@ async def _home(connector, python: str) -> str:
         raise ConnectorError(f"cannot run {python} on the host: {res.stderr.decode(errors='replace').strip()[-200:]}",
                              category="usage")
     return res.stdout.decode().strip()
+
+
+async def _gate(connector, report, extra, root: str, files: dict, *, declared, say):  # type: ignore[no-untyped-def]
+    """The version gate for a consumer that supports a range of vLLM releases, else None.
+
+    The consumer's own helper is looked for in the files the fixes touch (all drift reads of
+    the host here); where drift adds its own, `<pkg>/utils/` is used when it is a package there."""
+    from drift.consumer.support import support
+    from drift.fixes.version_helper import choose_gate
+
+    baseline = (report.baseline or {}).get("version")
+    ranged = support(extra.get("consumer_requires") or [], baseline=baseline, declared=declared)
+    if not ranged.is_range:
+        return None
+    top = (extra.get("consumer_packages") or [next(iter(files), "").split("/")[0]])[0]
+    known = dict(files)
+    try:
+        known[f"{top}/utils/__init__.py"] = await connector.get(str(PurePosixPath(root) / top / "utils" / "__init__.py"))
+    except ConnectorError:
+        pass
+    gate = choose_gate(known, top=top, since=str(report.target.get("version")), before=str(baseline))
+    say(f"{ranged.why}: version-gated edits ({gate.test}); --single-version for plain ones")
+    return gate
 
 
 async def _run(args, say) -> tuple[int, dict]:
@@ -90,7 +116,8 @@ async def _run(args, say) -> tuple[int, dict]:
         if scan.outcome is None or scan.outcome.report is None:
             return scan.exit_code or exitcodes.USAGE, {"error": scan.reason, "host": label}
         report = scan.outcome.report
-        options = {"unsafe_fixes": bool(args.unsafe_fixes), "add_todo": bool(args.add_todo)}
+        options = {"unsafe_fixes": bool(args.unsafe_fixes), "add_todo": bool(args.add_todo),
+                   "single_version": bool(args.single_version)}
         fixable = [f for f in report.findings if applies(f, unsafe_fixes=args.unsafe_fixes)]
         # breaking findings without a codemod; with --add-todo every unfixed finding gets its comment
         considered = [f for f in report.findings
@@ -107,7 +134,9 @@ async def _run(args, say) -> tuple[int, dict]:
             wanted = fixable + ([f for f in considered if f not in fixable] if args.add_todo else [])
             files = {path: await connector.get(str(PurePosixPath(root) / path))
                      for path in sorted({f.consumer_site.path for f in wanted})}
-            the_plan = plan(files, considered, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo)
+            gate = None if args.single_version else await _gate(connector, report, scan.outcome.extra, root,
+                                                                 files, declared=cfg.supports, say=say)
+            the_plan = plan(files, considered, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate)
             meta = {**options, "drift_version": __version__, "target_version": report.target.get("version"),
                     "baseline_version": (report.baseline or {}).get("version"),
                     "finding_ids": sorted(the_plan.finding_keys), "host": label}
