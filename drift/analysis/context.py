@@ -133,6 +133,8 @@ class CheckContext:
     def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
         path = tuple(rec["callee"]["path"])
         t = self.target_paths.value(path)
+        if t.kind == "consumer" and t.ckind == "class" and path[-1:] != ("()",):
+            return self._inherited_constructor(mod, rec, t.cref or "")
         tsym, tparams, tat, ctor = _callable(self.target, t)
         if tsym is None and t.kind != "missing":
             return None  # the target side is not known well enough to judge this call (the baseline is not asked)
@@ -148,6 +150,36 @@ class CheckContext:
                 any_sym.dotted.rsplit(".", 1)[-1]
         return ResolvedCall(rec, mod, label, any_sym.dotted, tsym, bsym, ctor or (tsym is None and bctor),
                             tparams, bparams, tat, bat)
+
+    def _inherited_constructor(self, mod: dict, rec: dict, cref: str) -> ResolvedCall | None:
+        """`Sub(...)` where the consumer's `Sub` writes no `__init__`: the target base's
+        constructor binds the arguments on each side. Fields the consumer's classes declare are
+        its own parameters when the base builds from fields (a dataclass or struct subclass)."""
+        tsym = self.target_paths.constructed_base(cref)
+        bsym = self.baseline_paths.constructed_base(cref) if self.baseline_paths else None
+        if tsym is None or (self.baseline is not None and bsym is None) or self.target.is_typeddict(tsym):
+            return None  # a TypedDict subclass's call builds a dict: nothing is checked at run time
+        tparams, tat = _with_own_fields(self.target, tsym, self._consumer_fields(cref))
+        bparams, bat = _with_own_fields(self.baseline, bsym, self._consumer_fields(cref)) if bsym else (None, None)
+        return ResolvedCall(rec, mod, cref.rsplit(".", 1)[-1], tsym.dotted, tsym, bsym, True,
+                            tparams, bparams, tat, bat)
+
+    def _consumer_fields(self, cref: str) -> list[tuple[str, int]]:
+        """Class-level names the consumer class and its consumer bases declare, with their lines."""
+        out, todo, seen = [], [cref], set()
+        while todo:
+            ref = todo.pop()
+            cls = self.consumer.classes.get(ref)
+            if cls is None or ref in seen:
+                continue
+            seen.add(ref)
+            out += [(name, (rec or {}).get("line") or cls.get("line") or 0)
+                    for name, rec in (cls.get("class_attrs") or {}).items()]
+            for b in cls.get("bases") or []:
+                v = self.target_paths.value(tuple(b)) if b else None
+                if v is not None and v.kind == "consumer" and v.ckind == "class" and v.cref:
+                    todo.append(v.cref)
+        return out
 
     def _resolve(self, mod: dict, rec: dict) -> ResolvedCall | None:
         callee = rec["callee"]
@@ -238,6 +270,19 @@ def _callable(index: PackageIndex | None, v: Value | None):
     if params is None:
         return None, None, None, False
     return sym, list(params), sym if at is _SELF else at, ctor
+
+
+def _with_own_fields(index: PackageIndex, base: Symbol, fields: list[tuple[str, int]]):
+    """The base's constructor parameters, and where they are defined; a base built from its
+    fields (dataclass, struct, pydantic) also takes the subclass's own fields, as optional
+    keywords (their defaults are not modelled: a missing one is the consumer's own concern)."""
+    params, at = index.constructor(base)
+    params = list(params)
+    if at is not None and at.kind == "class" and fields:
+        have = {p.name for p in params}
+        params += [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None, line=line,
+                         source="field") for n, line in fields if n not in have]
+    return params, at
 
 
 _CALLABLE_KINDS = frozenset({"class", "method", "function", "unbound"})

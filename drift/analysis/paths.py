@@ -666,6 +666,40 @@ class PathEvaluator:
                         break
         return table.get(cref, [])
 
+    def constructed_base(self, cref: str) -> Symbol | None:
+        """The target class whose constructor builds the consumer class `cref`: a subclass that
+        writes no `__init__` of its own is built by its base's, so `Sub(..., kw=...)` is a call of
+        the target's `__init__` (or its fields, for a dataclass or a struct). Found as Python's MRO
+        finds `__init__` for the usual shapes: bases in order, depth first. None when a consumer
+        class on the way defines or is given one (`__init__`/`__new__`, bound after the class: the
+        solved model), is decorated (a decorator may write one), or a base is neither the
+        target's nor the consumer's (it may have its own)."""
+        if self.consumer.inferred.init_of(cref) is not None:
+            return None
+        stop = object()
+
+        def walk(ref: str, seen: set[str]) -> Any:
+            cls = self.consumer.classes.get(ref)
+            if cls is None or ref in seen:
+                return stop
+            seen.add(ref)
+            methods = cls.get("methods") or {}
+            if "__init__" in methods or "__new__" in methods or cls.get("decorated_with") or cls.get("decorators"):
+                return stop
+            for b in cls.get("bases") or []:
+                v = self.value(tuple(b)) if b else UNKNOWN
+                if v.kind == "class" and v.sym is not None:
+                    return v.sym
+                if not (v.kind == "consumer" and v.ckind == "class" and v.cref):
+                    return stop
+                found = walk(v.cref, seen)
+                if found is not None:
+                    return found
+            return None  # only `object` above: the next base's constructor runs
+
+        found = walk(cref, set())
+        return None if found is stop else found
+
     def target_bases(self, cref: str) -> list[Symbol]:
         """The target classes a consumer class extends (directly, through its own bases, or as
         the class it patches: generic arguments and decorator arguments). Memoised per class
