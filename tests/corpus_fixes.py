@@ -15,7 +15,7 @@ from collections import Counter
 
 from drift.consumer.support import support
 from drift.fixes import plan
-from drift.fixes.version_helper import choose_gate, tree_files
+from drift.fixes.version_helper import choose_gate, top_package, tree_files
 from drift.pipeline.run import run
 from tests.corpus_score import ground_truth, names
 
@@ -45,12 +45,11 @@ def measure(name: str) -> tuple[list[dict], str | None]:
     gated_keys: set[str] | None = None
     recheck: str | None = None
     if ranged.is_range:
-        gate = choose_gate(tree_files(consumer.root, consumer.packages[0]), top=consumer.packages[0],
+        top = top_package(list(files), list(consumer.packages))
+        gate = choose_gate(tree_files(consumer.root, top), top=top,
                            since=str(outcome.report.target.get("version")),
                            before=str((outcome.report.baseline or {}).get("version")))
-        gated = plan(files, findings, gate=gate)
-        gated_keys = set(gated.finding_keys)
-        recheck = baseline_recheck(consumer, gated, gt)
+        gated_keys, recheck = version_gated(consumer, files, findings, gt, gate)
     rows = []
     for b in gt.get("breaks") or []:
         here = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
@@ -69,44 +68,42 @@ def measure(name: str) -> tuple[list[dict], str | None]:
     return rows, (None if recheck is None else f"range consumer ({ranged.why}); {recheck}")
 
 
-def _identity(f) -> tuple:  # type: ignore[no-untyped-def]
-    return (f.rule_id, f.consumer_site.path, f.symbol or "", f.title)
-
-
-def baseline_recheck(consumer, the_plan, gt) -> str:  # type: ignore[no-untyped-def]
-    """Apply the gated patch to a copy of the release and check it with baseline and target
-    swapped: what the patched code meets on the vLLM the consumer supported before."""
+def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], str]:  # type: ignore[no-untyped-def]
+    """The range consumer's safe patch as `drift check --fix` writes it: plain edits tried on a
+    copy of the release against the baseline (baseline and target swapped), a version branch
+    where one adds a finding there; then the written patch re-checked the same way."""
     import shutil
     import tempfile
-    from collections import Counter
     from pathlib import Path
 
     from drift.fixes.local import write_plan
+    from drift.pipeline.recheck import IGNORED, baseline_breaks, new_findings
 
-    def swapped(root: Path):  # type: ignore[no-untyped-def]
-        _, outs = run(consumer_spec=str(root), target_specs=[gt["baseline"]], baseline_spec=gt["target"],
+    def swapped(root: str):  # type: ignore[no-untyped-def]
+        _, outs = run(consumer_spec=root, target_specs=[gt["baseline"]], baseline_spec=gt["target"],
                       consumer_packages=list(consumer.packages))
         return outs[-1].report
 
     with tempfile.TemporaryDirectory(prefix="drift-corpus-fix-") as tmp:
         copy = Path(tmp) / "tree"
-        shutil.copytree(consumer.root, copy, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        original = swapped(copy)
-        problems = write_plan(copy, the_plan).problems
+        shutil.copytree(consumer.root, copy, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
+        original = swapped(str(copy))
+        if original is None:
+            return set(), "baseline check failed"
+        lines = baseline_breaks(copy, plan(files, findings), original, swapped)
+        gated = plan(files, findings, gate=gate, gate_lines=lines)
+        problems = write_plan(copy, gated).problems
         if problems:
-            return "gated patch not written: " + "; ".join(problems)
-        patched = swapped(copy)
-    if original is None or patched is None:
-        return "baseline re-check failed"
-    seen = Counter(_identity(f) for f in original.findings)
-    new = []
-    for f in patched.findings:
-        if seen[_identity(f)] > 0:
-            seen[_identity(f)] -= 1
-        elif f.severity.value in ("breaking", "risky"):
-            new.append(f"{f.consumer_site} {f.rule_id}")
-    return (f"gated patch: {len(the_plan.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
-            + (f" ({', '.join(new[:5])})" if new else ""))
+            return set(), "gated patch not written: " + "; ".join(problems)
+        patched = swapped(str(copy))
+    if patched is None:
+        return set(), "baseline re-check failed"
+    new = [f"{f.consumer_site} {f.rule_id}" for f in new_findings(original, patched)]
+    where = "every edit" if lines is None else (
+        ", ".join(f"{p}:{','.join(map(str, sorted(ls)))}" for p, ls in sorted(lines.items())) or "none")
+    return set(gated.finding_keys), (
+        f"gated: {where}; patch {len(gated.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
+        + (f" ({', '.join(new[:5])})" if new else ""))
 
 
 def main(argv: list[str]) -> int:

@@ -84,11 +84,14 @@ def test_range_consumer_gets_gated_edits_that_run_on_both_releases(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "Requires-Dist: vllm>=0.10.0,<=0.11.0 admits the baseline 0.11.0" in res.stderr
     assert "re-checked against the baseline 0.11.0: nothing new" in res.stderr
+    # the moved import would raise on 0.11: a version branch; `size=1` is 0.11's default too: plain
+    assert "gated where a plain edit breaks the baseline: app/main.py:1" in res.stderr
     main = (consumer / "app" / "main.py").read_text()
-    assert main.count('if vllm_version_at_least("0.12.0"):') == 2
-    assert main.count(f"# {MARK} vllm>=0.12.0:") == 2 and main.count(f"# {MARK} vllm<0.12.0:") == 2
-    assert "from app.vllm_version import vllm_version_at_least\n" in main
-    assert "        return make(1)\n    else:\n" in main and "        return make(1, size=1)\n" in main
+    assert main.count('if vllm_version_at_least("0.12.0"):') == 1
+    assert main.count(f"# {MARK} vllm>=0.12.0:") == 1 and main.count(f"# {MARK} vllm<0.12.0:") == 1
+    assert main.startswith("from app.vllm_version import vllm_version_at_least\n\nif vllm_version_at_least")
+    assert "    from vllm.utils import make\n    from vllm.utils.math_utils import cdiv\nelse:\n" in main
+    assert "    return make(1)\n" in main and "size=1" not in main
     helper = (consumer / "app" / "vllm_version.py").read_text()
     assert "Version(Version(vllm.__version__).base_version) >= Version(version)" in helper
     for path in (consumer / "app").glob("*.py"):
@@ -138,7 +141,8 @@ def test_the_consumers_own_equality_helper_is_used(tmp_path):
     assert res.returncode == 0, res.stderr
     main = (consumer / "app" / "main.py").read_text()
     assert 'if vllm_version_is("0.11.0"):' in main and "from app.compat import vllm_version_is\n" in main
-    assert main.index("return make(1, size=1)") < main.index("return make(1)\n")  # the old release first
+    # the old release's branch first
+    assert main.index("from vllm.utils import cdiv, make") < main.index("from vllm.utils.math_utils import cdiv")
     assert not (consumer / "app" / "vllm_version.py").exists()
     assert run_under(before, consumer) == "3 [1]" and run_under(after, consumer) == "3 [1]"
 
@@ -169,3 +173,21 @@ def test_support_and_line_length(tmp_path):
     assert line_length(tmp_path) == 100
     gate = choose_gate({"app/utils/__init__.py": b""}, top="app", since="0.12.0", before="0.11.0")
     assert gate.helper_path == "app/utils/vllm_version.py" and gate.import_from == "app.utils.vllm_version"
+
+
+def test_gated_imports_follow_the_import_block_and_only_named_lines_are_gated():
+    before = ('"""Doc."""\nimport os\n\nfrom vllm.utils import A, B\nfrom vllm.v1 import y\n\nfrom pkg.a import b\n\n'
+              'x = 1\n\n\ndef f():\n    return g(1, old=None)\n')
+    after = before.replace("from vllm.utils import A, B\n",
+                           "from vllm.utils.b_utils import B\nfrom vllm.utils.a_utils import A\n").replace(
+        "g(1, old=None)", "g(1)")
+    gate = VersionGate("0.12.0", "0.11.0", 'at_least("0.12.0")', import_from="pkg.version", name="at_least")
+    out = gate_file(before, after, gate, [(4, "import `A` from `vllm.utils.a_utils`")], only=frozenset({4}))
+    assert out.problem is None and out.gated == 1
+    assert out.source == (
+        '"""Doc."""\nimport os\n\nfrom vllm.v1 import y\n\nfrom pkg.a import b\nfrom pkg.version import at_least\n\n'
+        'if at_least("0.12.0"):\n    # drift-gate: vllm>=0.12.0: import `A` from `vllm.utils.a_utils`\n'
+        '    from vllm.utils.a_utils import A\n    from vllm.utils.b_utils import B\nelse:\n'
+        '    # drift-gate: vllm<0.12.0: delete this branch once vllm<0.12.0 is unsupported\n'
+        '    from vllm.utils import A, B\n\nx = 1\n\n\ndef f():\n    return g(1)\n')
+    assert gate_file(before, after, gate, only=frozenset()).source == after  # nothing to gate: plain edits

@@ -110,51 +110,6 @@ def run(args) -> int:
     return report.exit_code
 
 
-def _identity(f) -> tuple:  # type: ignore[no-untyped-def]
-    """A finding without its line, which an edit above it moves."""
-    return (f.rule_id, f.consumer_site.path, f.symbol or "", f.title)
-
-
-def _new_findings(before, after) -> list:  # type: ignore[no-untyped-def]
-    """Breaking or risky findings of `after` that `before` did not have (lines aside)."""
-    from collections import Counter
-
-    seen = Counter(_identity(f) for f in before.findings)
-    new = []
-    for f in after.findings:
-        if seen[_identity(f)] > 0:
-            seen[_identity(f)] -= 1
-        elif f.severity.value in ("breaking", "risky"):
-            new.append(f)
-    return new
-
-
-def _breaks_baseline(root, plain, before, recheck_baseline) -> frozenset:  # type: ignore[no-untyped-def]
-    """The files whose plain edits add a finding against the baseline, tried on a copy of the
-    checkout (the user's tree is not touched): those edits need a version branch, the rest do not.
-    A re-check that fails, or a new finding outside the edited files, gates every file."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
-    from drift.fixes.local import write_plan
-
-    edited = frozenset(c.path for c in plain.changes)
-    if not edited:
-        return edited
-    with tempfile.TemporaryDirectory(prefix="drift-fix-") as tmp:
-        copy = Path(tmp) / Path(root).name
-        shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(
-            ".git", "__pycache__", ".venv", "venv", "node_modules", ".tox", "*.so", "*.pt", "*.bin", "*.safetensors"))
-        if write_plan(copy, plain).problems:
-            return edited
-        after = recheck_baseline(str(copy))
-        if after.report is None:
-            return edited
-        paths = {f.consumer_site.path for f in _new_findings(before, after.report)}
-    return edited if paths - edited else frozenset(paths)
-
-
 def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> int:  # type: ignore[no-untyped-def]
     """Plan, write into the checkout, re-check against the target and (for a consumer that
     supports a range of releases) the baseline; undo if either shows a finding not seen before."""
@@ -165,7 +120,8 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
     from drift.fixes import plan
     from drift.fixes.local import restore, write_plan
     from drift.fixes.style import line_length
-    from drift.fixes.version_helper import choose_gate, tree_files
+    from drift.fixes.version_helper import choose_gate, top_package, tree_files
+    from drift.pipeline.recheck import baseline_breaks, new_findings
 
     root = extra.get("consumer_root")
     if not root:
@@ -181,7 +137,7 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
     ranged = support(extra.get("consumer_requires") or [], baseline=baseline_version, declared=declared)
     gate = None
     if ranged.is_range and not args.single_version:
-        top = (extra.get("consumer_packages") or [""])[0]
+        top = top_package(list(files), list(extra.get("consumer_packages") or []))
         gate = choose_gate(tree_files(root, top) if top else files, top=top,
                            since=str(report.target.get("version")), before=str(baseline_version),
                            line_length=line_length(root))
@@ -192,14 +148,16 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
         if before_on_baseline.report is None:
             return fail(f"cannot check the consumer against its baseline: {before_on_baseline.error}",
                         before_on_baseline.exit_code or exitcodes.USAGE)
-    gate_paths = None
+    gate_lines = None
     if before_on_baseline is not None:
-        gate_paths = _breaks_baseline(root, plan(files, findings, unsafe_fixes=args.unsafe_fixes),
-                                      before_on_baseline.report, recheck_baseline)
-        say("plain edits keep the baseline working" if not gate_paths else
-            f"gated where a plain edit breaks the baseline: {', '.join(sorted(gate_paths))}")
+        gate_lines = baseline_breaks(root, plan(files, findings, unsafe_fixes=args.unsafe_fixes),
+                                     before_on_baseline.report, lambda copy: recheck_baseline(copy).report)
+        if gate_lines is not None:
+            say("plain edits keep the baseline working" if not gate_lines else
+                "gated where a plain edit breaks the baseline: "
+                + ", ".join(f"{p}:{','.join(map(str, sorted(ls)))}" for p, ls in sorted(gate_lines.items())))
     the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate,
-                    gate_paths=gate_paths)
+                    gate_lines=gate_lines)
     for f, why in the_plan.held:
         say(f"not applied (unsafe, --unsafe-fixes applies it): {f.consumer_site} {f.fix.description}")
     for key, why in the_plan.skipped:
@@ -214,7 +172,7 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
     if after.report is None:
         restore(root, the_plan)
         return fail(f"the re-check failed, originals restored: {after.error}", after.exit_code or exitcodes.USAGE)
-    new = _new_findings(report, after.report)
+    new = new_findings(report, after.report)
     if new:
         restore(root, the_plan)
         return fail("the fixes would add findings, originals restored: "
@@ -225,7 +183,7 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
             restore(root, the_plan)
             return fail(f"the re-check against the baseline failed, originals restored: {on_baseline.error}",
                         on_baseline.exit_code or exitcodes.USAGE)
-        new = _new_findings(before_on_baseline.report, on_baseline.report)
+        new = new_findings(before_on_baseline.report, on_baseline.report)
         if new:
             restore(root, the_plan)
             return fail(f"the fixes would break the baseline {baseline_version} the consumer still supports, "

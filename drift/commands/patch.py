@@ -68,13 +68,13 @@ async def _gate(connector, report, extra, root: str, files: dict, *, declared, s
     The consumer's own helper is looked for in the files the fixes touch (all drift reads of
     the host here); where drift adds its own, `<pkg>/utils/` is used when it is a package there."""
     from drift.consumer.support import support
-    from drift.fixes.version_helper import choose_gate
+    from drift.fixes.version_helper import choose_gate, top_package
 
     baseline = (report.baseline or {}).get("version")
     ranged = support(extra.get("consumer_requires") or [], baseline=baseline, declared=declared)
     if not ranged.is_range:
         return None
-    top = (extra.get("consumer_packages") or [next(iter(files), "").split("/")[0]])[0]
+    top = top_package(list(files), list(extra.get("consumer_packages") or []))
     known = dict(files)
     try:
         known[f"{top}/utils/__init__.py"] = await connector.get(str(PurePosixPath(root) / top / "utils" / "__init__.py"))

@@ -184,8 +184,12 @@ class _Wrap(cst.CSTTransformer):
         if not got:
             return updated
         body = list(updated.body)
-        for first, last, node in sorted(got, reverse=True):
-            body[first: last + 1] = [node]
+        for first, last, node in sorted(got, key=lambda r: (r[0], r[1]), reverse=True):
+            if node is None and last + 1 < len(body) and not isinstance(body[last + 1], cst.If):
+                # a moved import's blank lines and comments stay where they were, above what follows
+                body[last + 1] = body[last + 1].with_changes(
+                    leading_lines=[*body[first].leading_lines, *body[last + 1].leading_lines])
+            body[first: last + 1] = [] if node is None else node if isinstance(node, list) else [node]
         return updated.with_changes(body=body)
 
     def leave_Module(self, original_node, updated_node):  # type: ignore[no-untyped-def]
@@ -195,12 +199,14 @@ class _Wrap(cst.CSTTransformer):
         return self._swap(original_node, updated_node)
 
 
-def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[int, str]] = ()) -> GateResult:
+def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[int, str]] = (),
+              only: frozenset[int] | None = None) -> GateResult:
     """`after` with every statement the edit changed turned into a version branch of `before`'s.
 
     `what`: (line in `before`, the edit said concretely) for the edits made in this file; each
-    branch's comment names the ones inside it. A file whose edits cannot be gated comes back
-    unchanged, with why.
+    branch's comment names the ones inside it. `only`: lines of `before`; an edited statement
+    covering none of them keeps its plain edit (it works on the older release too). A file
+    whose edits cannot be gated comes back unchanged, with why.
     """
     if before == after:
         return GateResult(before)
@@ -221,6 +227,7 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
             owners[id(node)] = node
         stack.extend(node.children)
     replacements: dict[int, list[tuple[int, int, cst.If]]] = {}
+    gated = 0
     for run in runs:
         owner = owners[run.body_id]
         old_stmts = list(owner.body[run.first: run.last + 1])  # type: ignore[attr-defined]
@@ -230,6 +237,10 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
         new_stmts = _new_statements(new_mod, start, run.end + (start - run.start) + inside)
         if new_stmts is None:
             return GateResult(before, problem=f"the edit of lines {run.start}-{run.end} is not whole statements")
+        if only is not None and not any(run.start <= line <= run.end for line in only):
+            replacements.setdefault(run.body_id, []).append((run.first, run.last, list(new_stmts)))
+            continue
+        gated += 1
         edit = "; ".join(dict.fromkeys(w for line, w in what if w and run.start <= line <= run.end)) \
             or "the edit this release needs"
         indent_cols = len(before.split("\n")[run.start - 1]) - len(before.split("\n")[run.start - 1].lstrip())
@@ -246,9 +257,96 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
                       orelse=cst.Else(body=cst.IndentedBlock(body=second_branch)),
                       leading_lines=old_stmts[0].leading_lines)
         replacements.setdefault(run.body_id, []).append((run.first, run.last, node))
+    _imports_after_block(old_mod, replacements, gate.new_first)
     out = old_mod.visit(_Wrap(replacements))
-    if gate.import_from and gate.name:
+    if gate.import_from and gate.name and gated:
+        out = _add_import(out, gate.import_from, gate.name)
+    return GateResult(out.code, gated=gated)
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _block_end(module: cst.Module) -> int:
+    """Index of the last statement of the module's leading import block (-1: none)."""
+    end = -1
+    for i, stmt in enumerate(module.body):
+        if i == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString):
+            continue  # the docstring
+        if not _is_import(stmt):
+            break
+        end = i
+    return end
+
+
+def _module_name(node: cst.ImportFrom) -> str:
+    from libcst.helpers import get_full_name_for_node
+
+    return "." * len(node.relative) + (get_full_name_for_node(node.module) or "" if node.module else "")
+
+
+def _imports_after_block(module: cst.Module, replacements: dict, new_first: bool) -> None:  # type: ignore[type-arg]
+    """Gated imports of the leading import block become one branch right after the block, the
+    new branch's `from` imports sorted by module: the block stays whole (no E402 below an `if`)
+    and reads as the maintainers' own version-gated imports do."""
+    runs = replacements.get(id(module))
+    end = _block_end(module)
+    if not runs or end < 0:
+        return
+    moved = [r for r in runs if isinstance(r[2], cst.If) and r[1] <= end
+             and all(_is_import(st) for st in module.body[r[0]: r[1] + 1])]
+    if not moved:
+        return
+    template = moved[0][2]
+    branch_a = [st.with_changes(leading_lines=()) for _, _, n in moved for st in n.body.body]
+    branch_b = [st.with_changes(leading_lines=()) for _, _, n in moved for st in n.orelse.body.body]
+    new_branch = branch_a if new_first else branch_b
+    if all(isinstance(st, cst.SimpleStatementLine) and isinstance(st.body[0], cst.ImportFrom) for st in new_branch):
+        new_branch.sort(key=lambda st: _module_name(st.body[0]))  # type: ignore[attr-defined]
+    notes_a = [line for _, _, n in moved for line in n.body.body[0].leading_lines]
+    notes_b = list(template.orelse.body.body[0].leading_lines)
+    if not new_first:  # the old release's branch comes first: it has the one "delete" note
+        notes_a, notes_b = list(template.body.body[0].leading_lines), [
+            line for _, _, n in moved for line in n.orelse.body.body[0].leading_lines]
+    branch_a[0] = branch_a[0].with_changes(leading_lines=notes_a)
+    branch_b[0] = branch_b[0].with_changes(leading_lines=notes_b)
+    joined = template.with_changes(
+        body=template.body.with_changes(body=branch_a),
+        orelse=template.orelse.with_changes(body=template.orelse.body.with_changes(body=branch_b)),
+        leading_lines=[cst.EmptyLine()])
+    kept = [r for r in runs if r not in moved]
+    kept += [(r[0], r[1], None) for r in moved]  # removed where they were
+    kept.append((end + 1, end, joined))  # inserted after the block
+    replacements[id(module)] = kept
+
+
+def _add_import(module: cst.Module, source: str, name: str) -> cst.Module:
+    """`from source import name`, after the module's own first-party imports when it has some
+    (isort's order: they come last), else at the end of the leading import block."""
+    body = list(module.body)
+    end = _block_end(module)
+    top = source.split(".")[0]
+    where = None
+    for i, stmt in enumerate(body):
+        if not _is_import(stmt):
+            continue
+        for small in stmt.body:  # type: ignore[attr-defined]
+            if isinstance(small, cst.ImportFrom) and _module_name(small) == source and not isinstance(
+                    small.names, cst.ImportStar) and any(getattr(a.name, "value", None) == name for a in small.names):
+                return module  # already imported
+            if i <= end and isinstance(small, cst.ImportFrom) and (small.relative or _module_name(small).split(".")[0]
+                                                                   == top):
+                where = i
+    if end < 0:
         context = CodemodContext()
-        AddImportsVisitor.add_needed_import(context, gate.import_from, gate.name)
-        out = AddImportsVisitor(context).transform_module(out)
-    return GateResult(out.code, gated=len(runs))
+        AddImportsVisitor.add_needed_import(context, source, name)
+        return AddImportsVisitor(context).transform_module(module)
+    line = cst.parse_statement(f"from {source} import {name}\n")
+    if where is None:
+        where = end
+        line = line.with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(where + 1, line)
+    return module.with_changes(body=body)

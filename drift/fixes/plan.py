@@ -83,7 +83,7 @@ def _module_of(path: str) -> str:
 
 def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixes: bool = False,
          add_todo: bool = False, gate: VersionGate | None = None,
-         gate_paths: frozenset[str] | None = None) -> PatchPlan:
+         gate_lines: Mapping[str, frozenset[int]] | None = None) -> PatchPlan:
     """Apply every fix of an allowed tier to its file's original bytes; collect what could not be done.
 
     Safe fixes always; unsafe ones only with `unsafe_fixes` (else they are `held`, with why).
@@ -91,8 +91,9 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
     comment above its site. With `gate` (a consumer that supports a range of vLLM releases),
     every statement an edit changes becomes a version branch that keeps the original for the
     older release (drift.fixes.gate); a file whose edits cannot be gated is left as it was, its
-    fixes skipped with why, and the helper module the gate needs is added once. `gate_paths`
-    limits the gate to those files (the ones whose plain edit breaks the baseline).
+    fixes skipped with why, and the helper module the gate needs is added once. `gate_lines`
+    limits the gate to the edited statements covering those lines of each file (where a plain
+    edit breaks the baseline); a file it does not name gets plain edits.
     """
     by_path: dict[str, list[Finding]] = {}
     marked: dict[str, list[Finding]] = {}
@@ -135,11 +136,11 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
         already.extend(result.already)
         new_text = result.new_source
         applied = list(result.applied)
-        if gate is not None and applied and (gate_paths is None or path in gate_paths):
+        if gate is not None and applied and (gate_lines is None or path in gate_lines):
             own = gate if gate.import_from != _module_of(path) else replace(gate, import_from=None, name=None)
             what = [(f.consumer_site.line, f.fix.description if f.fix else "") for f in by_path.get(path, ())
                     if f.key in applied]
-            gated = gate_file(text, new_text, own, what)
+            gated = gate_file(text, new_text, own, what, None if gate_lines is None else gate_lines[path])
             if gated.problem:
                 skipped.extend((k, f"{path}: not gated by vLLM version, so not applied: {gated.problem}")
                                for k in applied)

@@ -12,6 +12,7 @@ the project keeps its utilities (`<pkg>/utils/` when that is a package), compari
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from pathlib import Path
 from typing import Mapping
 
@@ -136,3 +137,12 @@ def tree_files(root: str | Path, top: str, *, limit: int = 5000, max_bytes: int 
             continue
         out[path.relative_to(base).as_posix()] = path.read_bytes()
     return out
+
+
+def top_package(paths: list[str], packages: list[str]) -> str:
+    """The consumer package the fixes edit most (a wheel may ship `scripts/` beside `verl/`)."""
+    counts = Counter(p.split("/")[0] for p in paths if "/" in p)
+    for name, _ in counts.most_common():
+        if not packages or name in packages:
+            return name
+    return packages[0] if packages else ""
