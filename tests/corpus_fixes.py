@@ -52,8 +52,11 @@ def measure(name: str) -> tuple[list[dict], str | None]:
         gated_keys, recheck = version_gated(consumer, files, findings, gt, gate)
     rows = []
     for b in gt.get("breaks") or []:
-        here = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
-                and f.severity.value in ("breaking", "risky")]
+        at = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
+              and f.severity.value in ("breaking", "risky")]
+        # the breaking findings at the line are the break; a risky one beside them (a default that
+        # changed in the same call) is another matter, and only a break found as risky needs its own
+        here = [f for f in at if f.severity.value == "breaking"] or at
         tiers = sorted({f.fix.tier if f.fix else "manual" for f in here})
         codemods = [f for f in here if f.fix and f.fix.codemod]
         rows.append({
