@@ -24,7 +24,7 @@ import re
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _WARNERS = frozenset(("warn", "warning", "warning_once", "warn_once", "deprecated", "info_once", "info"))
 _USE = re.compile(r"(?:[Uu]se|replaced (?:with|by)|[Rr]enamed to|in favou?r of)\s+[`'\"]?([A-Za-z_]\w*)")
-_DEPRECATED = re.compile(r"deprecat", re.I)
+_DEPRECATED = re.compile(r"deprecat", re.IGNORECASE)
 
 
 def _text(node):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from libcst.codemod import CodemodTest
 
 from drift.fixes.kinds import run_codemod
@@ -21,7 +23,7 @@ class _Twice(CodemodTest):
 
 class TestRenameKeyword(_Twice):
     TRANSFORM = RenameKeyword
-    ARGS = {"callee": "SamplingParams", "old": "guided_decoding", "new": "structured_outputs"}
+    ARGS: ClassVar[dict] = {"callee": "SamplingParams", "old": "guided_decoding", "new": "structured_outputs"}
 
     def test_the_keyword_is_renamed_and_its_value_kept(self) -> None:
         self.check("""
@@ -44,6 +46,18 @@ class TestRenameKeyword(_Twice):
             kwargs = {'temperature': 0.0, 'structured_outputs': g}
             p = SamplingParams(**kwargs)
             """, "'guided_decoding'", **self.ARGS)
+
+    def test_dict_call_keywords_and_subscript_keys(self) -> None:
+        self.check("""
+            kwargs = dict(n=1, guided_decoding=g)
+            """, """
+            kwargs = dict(n=1, structured_outputs=g)
+            """, "guided_decoding", **self.ARGS)
+        self.check("""
+            kwargs["guided_decoding"] = g
+            """, """
+            kwargs["structured_outputs"] = g
+            """, "guided_decoding", **self.ARGS)
 
     def test_a_converting_shim_converts_the_value(self) -> None:
         self.check("""
@@ -98,7 +112,7 @@ class TestRenameAttribute(_Twice):
 
 class TestRenameImport(_Twice):
     TRANSFORM = RenameImport
-    ARGS = {"old": "GuidedDecodingParams", "new": "StructuredOutputsParams"}
+    ARGS: ClassVar[dict] = {"old": "GuidedDecodingParams", "new": "StructuredOutputsParams"}
 
     def test_the_import_and_every_use(self) -> None:
         self.check("""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import ast
 
+from drift.probes.deprecations import deprecations
+
 from drift.findings import SAFE, UNSAFE
 from drift.fixes import plan
-from drift.probes.deprecations import deprecations
 from tests.rule_cases import Case, findings_of, only, raised_by, src, write_tree
 
 BEFORE = """
@@ -78,6 +79,12 @@ CONSUMER = """
     def from_dict(regex):
         kwargs = {"n": 2, "guided": Guided(regex)}
         return Sampling(**kwargs)
+
+
+    def set_only(regex, n=None):
+        kwargs = {"n": n, "guided": Guided(regex)}
+        kwargs = {k: v for k, v in kwargs.items() if v is not None}
+        return Sampling(**kwargs)
     """
 
 
@@ -120,6 +127,10 @@ def test_successors_are_offered_written_and_run_on_the_target(tmp_path):
     assert 'Sampling(n=1, outputs=Outputs(regex=regex), verbose=True)' in text
     assert 'Sampling(quiet=False)' in text  # held back: the shim converts the value, so unsafe
     assert '{"n": 2, "outputs": Outputs(regex)}' in text
+    # a key the solved model follows through a comprehension to Sampling(**...) (DRIFT017)
+    keyed = only(findings, "DRIFT017")
+    assert (keyed.fix.codemod, keyed.fix.tier) == ("rename_keyword", SAFE)
+    assert '{"n": n, "outputs": Outputs(regex)}' in text
     full = plan(files, findings, unsafe_fixes=True).changes[0].after.decode()
     assert "Sampling(verbose=not False)" in full
     assert plan({path: full.encode()}, findings, unsafe_fixes=True).empty  # a second run changes nothing
@@ -141,6 +152,7 @@ def test_successors_are_offered_written_and_run_on_the_target(tmp_path):
         params, on = main.make("x")
         assert (params.outputs.regex, params.verbose, on) == ("x", True, True)
         assert main.from_dict("y").outputs.regex == "y"
+        assert main.set_only("z").outputs.regex == "z"
         assert main.loud().verbose is True  # quiet=False meant verbose on the baseline
     finally:
         del sys.path[:2]

@@ -27,6 +27,7 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param, Symbol
 from drift.analysis.rules.base import error_call_name, rule
 from drift.analysis.rules.fix_tiers import drop_keyword_fix
+from drift.analysis.rules.renames import successor_fix
 
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 
@@ -162,6 +163,11 @@ def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward,
             yield rc, fwd, cls, tparams, tat, bparams, bat, fwd.positional, have, keys
 
 
+def _names(params) -> set[str]:  # type: ignore[no-untyped-def]
+    """The keywords a callable's parameters accept by name."""
+    return {p.name for p in params or () if p.kind != "POSITIONAL_ONLY"}
+
+
 def _init_name(at: Symbol | None, cls_label: str) -> str:
     if at is not None and at.kind == "method":
         return f"{at.dotted.rsplit('.', 2)[-2]}.__init__()"
@@ -193,12 +199,16 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=(ctx.evidence(rc.target_params_at), rc.site),
                 baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
                 predicted_failure=f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'",
-                fix=drop_keyword_fix(callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1], keyword=kw,
-                                     value=(call.get("kw_values") or {}).get(kw),
-                                     base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None)),
+                fix=successor_fix(ctx.baseline, rc.baseline_params_at, kw, accepted=_names(rc.target_params),
+                                  passed=set(call.get("keywords") or ()),
+                                  callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1],
+                                  value=(call.get("kw_values") or {}).get(kw))
+                or drop_keyword_fix(callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1], keyword=kw,
+                                    value=(call.get("kw_values") or {}).get(kw),
+                                    base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None)),
                 symbol=rc.dotted,
             )
-    for rc, fwd, cls, tparams, tat, bparams, _bat, _pos, _have, keys in _factories(ctx):
+    for rc, fwd, cls, tparams, tat, bparams, bat, _pos, _have, keys in _factories(ctx):
         if bparams is None:
             continue
         for kw in keys:
@@ -212,9 +222,12 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=(ctx.evidence(tat or cls), Location(rc.target.path, fwd.line,
                                                                     symbol=rc.target.dotted)),
                 predicted_failure=f"TypeError: {_init_name(tat, label)} got an unexpected keyword argument '{kw}'",
-                fix=drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
-                                     value=(rc.rec.get("kw_values") or {}).get(kw),
-                                     base_param=next((p for p in bparams or [] if p.name == kw), None)),
+                fix=successor_fix(ctx.baseline, bat, kw, accepted=_names(tparams), passed=set(rc.rec["keywords"]),
+                                  callee=rc.rec["callee_src"].rsplit(".", 1)[-1],
+                                  value=(rc.rec.get("kw_values") or {}).get(kw))
+                or drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
+                                    value=(rc.rec.get("kw_values") or {}).get(kw),
+                                    base_param=next((p for p in bparams or [] if p.name == kw), None)),
                 symbol=cls.dotted,
             )
 

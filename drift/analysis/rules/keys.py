@@ -14,6 +14,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext, _callable
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.renames import successor_fix
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 
@@ -77,7 +78,7 @@ def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue  # the call's own record has the keyword (a dict the patterns follow): DRIFT010 judges it
         path = tuple(use["target"])
         tsym, tparams, _tat, _ = _callable(ctx.target, ctx.target_paths.value(path))
-        bsym, bparams, _bat, _ = _callable(ctx.baseline, ctx.baseline_paths.value(path))
+        bsym, bparams, bat, _ = _callable(ctx.baseline, ctx.baseline_paths.value(path))
         if tparams is None or bparams is None:
             continue
         name = use["key"]
@@ -98,7 +99,9 @@ def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             target_evidence=(Location(tsym.path, tsym.line, symbol=tsym.dotted),),
             baseline_evidence=(Location(bsym.path, bsym.line, symbol=bsym.dotted),),
             predicted_failure=f"TypeError: {callee}() got an unexpected keyword argument '{name}'",
-            fix=Fix(f"drop the key `{name}`", manual_reason="the value may need to go elsewhere"),
+            fix=successor_fix(ctx.baseline, bat, name, accepted={p.name for p in tparams if p.kind != "POSITIONAL_ONLY"},
+                              callee=label, value=None)
+            or Fix(f"drop the key `{name}`", manual_reason="the value may need to go elsewhere"),
             symbol=tsym.dotted,
         )
 

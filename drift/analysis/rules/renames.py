@@ -65,10 +65,7 @@ def _find(index: PackageIndex, module: str, path: str, *, owner: str, old: str, 
 
 
 def _classes(index: PackageIndex, cls: Symbol) -> list[Symbol]:
-    try:
-        return index.mro(cls) or [cls]
-    except Exception:  # an unresolvable base: the class itself is still evidence
-        return [cls]
+    return index.mro(cls) or [cls]
 
 
 def keyword_rename(baseline: PackageIndex, params_at: Symbol | None, keyword: str) -> Rename | None:
@@ -123,6 +120,18 @@ def keyword_fix(rename: Rename, *, callee: str, value: str | None) -> Fix:
                f"({rename.how}, {rename.evidence})",
                codemod="rename_keyword", tier=rename.tier,
                args={"callee": callee, "old": rename.old, "new": rename.new, "convert": rename.convert})
+
+
+def successor_fix(baseline: PackageIndex | None, params_at: Symbol | None, keyword: str, *, accepted: set[str],
+                  passed: set[str] | frozenset[str] = frozenset(), callee: str, value: str | None) -> Fix | None:
+    """`rename_keyword` when the baseline's shim in `params_at` named a successor of `keyword`
+    that the target's callable accepts (`accepted`) and the call does not pass already (`passed`)."""
+    if baseline is None:
+        return None
+    rename = keyword_rename(baseline, params_at, keyword)
+    if rename is None or rename.new not in accepted or rename.new in passed:
+        return None
+    return keyword_fix(rename, callee=callee, value=value)
 
 
 def attribute_fix(rename: Rename, *, owner: str) -> Fix:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, ResolvedCall
-from drift.findings import SAFE, Finding, Fix, RuleKind, Severity
+from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import drop_keyword_fix
-from drift.analysis.rules.renames import keyword_fix, keyword_rename
+from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value
 
 
@@ -76,10 +76,9 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
     does not pass it already; else dropping the keyword (safe only when that loses nothing)."""
     callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
     value = (rc.rec.get("kw_values") or {}).get(kw)
-    rename = keyword_rename(ctx.baseline, rc.baseline_params_at, kw) if ctx.baseline is not None else None
-    if rename is not None and rename.new in names and rename.new not in rc.rec["keywords"]:
-        return keyword_fix(rename, callee=callee, value=value)
-    return drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param)
+    return (successor_fix(ctx.baseline, rc.baseline_params_at, kw, accepted=names, passed=set(rc.rec["keywords"]),
+                          callee=callee, value=value)
+            or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param))
 
 
 @rule("DRIFT011", RuleKind.REQUIRED_ADDED)
@@ -106,7 +105,8 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
             where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
             failure = (f"pydantic_core.ValidationError: {p.name}: Field required" if _pydantic(ctx, rc) and p.source != "param"
                        else f"TypeError: {error_call_name(rc)} missing 1 required {where}argument: '{p.name}'")
-            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword", tier=SAFE,
+            fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
+                       tier=SAFE if value.agreed else UNSAFE,
                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
                    if value else
                    Fix(f"pass `{p.name}=`", manual_reason="the target's code shows no value drift can reuse"))

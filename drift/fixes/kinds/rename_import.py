@@ -62,9 +62,8 @@ class RenameImport(SiteCodemod):
             return
         for ref in mine[0].references:
             n = ref.node
-            if isinstance(n, cst.Name) and n.value == self.old:
-                self._uses.add(id(n))
-            elif isinstance(n, cst.SimpleString) and n.evaluated_value == self.old:
+            if (isinstance(n, cst.Name) and n.value == self.old) or (
+                    isinstance(n, cst.SimpleString) and n.evaluated_value == self.old):
                 self._uses.add(id(n))
             else:
                 self._keep_local = True

@@ -7,7 +7,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, has_keyword
+from drift.fixes.kinds._site import (
+    ALREADY,
+    APPLIED,
+    NOT_FOUND,
+    SiteCodemod,
+    has_keyword,
+)
 
 
 def converted(value: cst.BaseExpression, convert: str | None) -> cst.BaseExpression:
@@ -35,7 +41,7 @@ class RenameKeyword(SiteCodemod):
         self._target: cst.CSTNode | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        calls = self.calls_at_line(self.callee)
+        calls = self.calls_at_line(self.callee) + self.calls_at_line("dict")  # `dict(old=v)` fed to **kwargs
         with_old = [c for c in calls if has_keyword(c, self.old)]
         if with_old:
             if has_keyword(with_old[0], self.new):
@@ -47,8 +53,17 @@ class RenameKeyword(SiteCodemod):
         if keys:
             self._target = keys[0]
             return
+        indexes = self.nodes_at_line(cst.SubscriptElement, lambda e: isinstance(e.slice, cst.Index)
+                                     and _key_is(e.slice.value, self.old))
+        if indexes:  # `kwargs["old"] = v`: the key renamed; a value to convert is not at hand here
+            if self.convert:
+                self.record(NOT_FOUND, f"kwargs[{self.old!r}] at line {self.line}: its value cannot be converted here")
+                return
+            self._target = indexes[0]
+            return
         if any(has_keyword(c, self.new) for c in calls) or self.nodes_at_line(
-                cst.DictElement, lambda e: _key_is(e.key, self.new)):
+                cst.DictElement, lambda e: _key_is(e.key, self.new)) or self.nodes_at_line(
+                cst.SubscriptElement, lambda e: isinstance(e.slice, cst.Index) and _key_is(e.slice.value, self.new)):
             self.record(ALREADY, f"{self.new}= already passed at line {self.line}")
         else:
             self.record(NOT_FOUND, f"no {self.old}= passed to {self.callee}() at line {self.line}")
@@ -60,6 +75,17 @@ class RenameKeyword(SiteCodemod):
                 if a.keyword is not None and a.keyword.value == self.old else a for a in updated_node.args]
         self.record(APPLIED, f"renamed {self.old}= to {self.new}= in {self.callee}()")
         return updated_node.with_changes(args=args)
+
+    def leave_SubscriptElement(self, original_node: cst.SubscriptElement,
+                               updated_node: cst.SubscriptElement) -> cst.SubscriptElement:
+        if original_node is not self._target:
+            return updated_node
+        index = updated_node.slice
+        assert isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString)
+        key = index.value
+        self.record(APPLIED, f"renamed the key {self.old!r} to {self.new!r}")
+        return updated_node.with_changes(slice=index.with_changes(
+            value=key.with_changes(value=f"{key.prefix}{key.quote}{self.new}{key.quote}")))
 
     def leave_DictElement(self, original_node: cst.DictElement, updated_node: cst.DictElement) -> cst.DictElement:
         if original_node is not self._target:
