@@ -638,3 +638,39 @@ def test_positional_shift_predicts_what_python_raises(tmp_path, cid):
     case = next(s[1] for s in SHIFT_CASES if s[0] == cid)
     f = only(findings_of(tmp_path, case), "DRIFT013")
     assert f.predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
+
+
+OWN_CTORS_DISAGREE = """
+    class Thing:
+        def __init__(self, cfg, size):
+            self.cfg = cfg
+            self.size = size
+
+
+    def build(cfg):
+        return Thing(cfg=cfg, size=cfg.block * 2)
+
+
+    def build_small(cfg):
+        return Thing(cfg=cfg, size=1)
+    """
+OWN_CTORS_AGREE = OWN_CTOR_AFTER + """
+
+    def build_again(cfg):
+        return Thing(cfg=cfg, size=cfg.block * 2)
+    """
+
+
+def test_a_value_the_target_constructions_disagree_on_is_unsafe(tmp_path):
+    """The value vLLM's own callers pass is safe only when every one of them passes it."""
+    agree = only(findings_of(tmp_path / "a", Case("agree", {"gizmo/core.py": OWN_CTOR_BEFORE},
+                                                  {"gizmo/core.py": OWN_CTORS_AGREE}, {"app/main.py": THING_CALL})),
+                 "DRIFT011")
+    assert (agree.fix.codemod, agree.fix.tier) == ("add_keyword", "safe")
+    assert "all 2 of the target's constructions agree" in agree.fix.description
+    split = only(findings_of(tmp_path / "d", Case("disagree", {"gizmo/core.py": OWN_CTOR_BEFORE},
+                                                  {"gizmo/core.py": OWN_CTORS_DISAGREE}, {"app/main.py": THING_CALL})),
+                 "DRIFT011")
+    assert (split.fix.codemod, split.fix.tier) == ("add_keyword", "unsafe")
+    assert split.fix.args["value"] in ("self.cfg.block * 2", "1")
+    assert "pass something else" in split.fix.description

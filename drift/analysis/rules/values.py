@@ -22,6 +22,10 @@ class Value:
     source: str
     why: str
     evidence: Location | None
+    # every construction in the target that passes the parameter gives this same value in the
+    # consumer's terms (a factory's default counts as agreed); False: some other caller passes
+    # something else, or something the consumer's call cannot express, so the value is a guess
+    agreed: bool = True
 
 
 def _functions(index: PackageIndex, modules: Iterable[str] | None = None
@@ -72,16 +76,23 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
                                  Location(owner.path, kd.get("line", meth.line), symbol=f"{owner.dotted}.{meth.name}"))
     callee = rc.label.rsplit(".", 1)[-1]
     consumer_kw = rc.rec.get("kw_values") or {}
+    found: list[tuple[str | None, dict, CtorCall]] = []
     for entry in ctor_calls(ctx.target, callee):
         call = CtorCall(entry["call"])
         src = call.keywords.get(name)
         if not src:
             continue
         expr = call.locals.get(src, src)
-        rewritten = _in_consumer_terms(expr, call.keywords, consumer_kw)
-        if rewritten:
-            return Value(rewritten, f"as `{entry['function']}` builds it", Location(entry["path"], call.line))
-    return None
+        found.append((_in_consumer_terms(expr, call.keywords, consumer_kw), entry, call))
+    usable = [(text, entry, call) for text, entry, call in found if text]
+    if not usable:
+        return None
+    text, entry, call = usable[0]
+    agreed = all(other == text for other, _e, _c in found)
+    why = f"as `{entry['function']}` builds it" + (
+        f"; all {len(found)} of the target's constructions agree" if agreed and len(found) > 1 else
+        "" if agreed else f"; {len(found) - 1} other construction(s) in the target pass something else")
+    return Value(text, why, Location(entry["path"], call.line), agreed=agreed)
 
 
 def _in_consumer_terms(expr: str, target_kw: Mapping[str, str], consumer_kw: Mapping[str, str]) -> str | None:
