@@ -107,3 +107,15 @@ def test_reader_reached_only_through_the_target_calling_it_by_name(tmp_path):
     engine_only = POOL_AFTER.replace("def cache(self, block):", "def store(self, block):")
     assert_findings(findings_of(tmp_path / "nobody", _case(mine, before=POOL_BEFORE.replace(
         "def cache(self, block):", "def store(self, block):"), after=engine_only)), [])
+
+
+def test_a_bare_annotation_in_a_base_does_not_stand_for_the_skipped_state(tmp_path):
+    """`by_block: dict` in a protocol the base extends declares the attribute, it creates no class
+    attribute: an instance whose base `__init__` never ran still has no `by_block`."""
+    after = POOL_AFTER.replace("    class Pool:", "    class PoolProtocol:\n        by_block: dict\n        n: int\n\n"
+                                                 "    class Pool(PoolProtocol):", 1)
+    findings = findings_of(tmp_path, _case(after=after))
+    assert_findings(findings, [("DRIFT075", line_of(MINE, "def __init__"))])
+    assert findings[0].symbol == "gizmo.pool.Pool.by_block"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "MyPool(2).use(5)") == \
+        findings[0].predicted_failure

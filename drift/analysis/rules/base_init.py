@@ -54,12 +54,14 @@ def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -
 
 def _init_state(index: PackageIndex, cls: Symbol) -> dict[str, tuple[Symbol, int]]:
     """Attributes the class's `__init__` chain sets on `self` -> (class, line), minus those
-    that also exist at class level (an instance without them still finds those)."""
+    that also exist at class level (an instance without them still finds those). A bare
+    annotation (`renderer: BaseRenderer` in a protocol or base) declares, it creates no class
+    attribute: only a field with a value does."""
     nodes = [(owner, owner.as_class) for owner in index.mro(cls)]
     class_level: set[str] = set()
     for _owner, node in nodes:
         class_level |= set(node.methods) | set(node.attrs) | set(node.nested)
-        class_level |= {fl.name for fl in node.fields}
+        class_level |= {fl.name for fl in node.fields if fl.has_default}
     out: dict[str, tuple[Symbol, int]] = {}
     for owner, node in nodes:
         for name, ia in node.instance_attrs.items():
