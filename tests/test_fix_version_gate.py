@@ -191,3 +191,28 @@ def test_gated_imports_follow_the_import_block_and_only_named_lines_are_gated():
         '    # drift-gate: vllm<0.12.0: delete this branch once vllm<0.12.0 is unsupported\n'
         '    from vllm.utils import A, B\n\nx = 1\n\n\ndef f():\n    return g(1)\n')
     assert gate_file(before, after, gate, only=frozenset()).source == after  # nothing to gate: plain edits
+
+
+def test_files_of_an_installed_consumer_are_gated_and_rechecked_before_writing(tmp_path):
+    """What `drift patch` does for a range consumer on a host: only the files it fixes, checked
+    here with baseline and target swapped, before and after the edits."""
+    from drift.fixes import plan
+    from drift.pipeline.recheck import gate_on_files
+    from drift.pipeline.run import run_check
+
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0")
+    report = run_check(consumer_spec=str(consumer), target_spec=str(after), baseline_spec=str(before)).report
+    files = {"app/main.py": (consumer / "app" / "main.py").read_bytes()}
+    gate = choose_gate(files, top="app", since="0.12.0", before="0.11.0")
+    findings = list(report.findings)
+    gated, new, why = gate_on_files(files, plan(files, findings),
+                                    lambda lines: plan(files, findings, gate=gate, gate_lines=lines),
+                                    packages=["app"], baseline_spec=str(before), target_spec=str(after))
+    assert why is None and new == []
+    text = {c.path: c.after.decode() for c in gated.changes}
+    assert set(text) == {"app/main.py", "app/vllm_version.py"}
+    assert text["app/main.py"].count("if vllm_version_at_least") == 1 and "return make(1)\n" in text["app/main.py"]
+    # every edit plain: the moved import is what the baseline re-check catches
+    _, new, why = gate_on_files(files, plan(files, findings), lambda lines: plan(files, findings),
+                                packages=["app"], baseline_spec=str(before), target_spec=str(after))
+    assert why is None and [(f.rule_id, f.consumer_site.line) for f in new] == [("DRIFT002", 2)]

@@ -62,6 +62,38 @@ async def _home(connector, python: str) -> str:
     return res.stdout.decode().strip()
 
 
+def _baseline_checked(files, considered, gate, report, extra, args):  # type: ignore[no-untyped-def]
+    """(plan, what the baseline re-check said): the edits tried on the fixed files with baseline
+    and target swapped, a version branch only where a plain edit adds a finding there, and the
+    gated patch checked the same way before anything is written on the host. The installed vLLM
+    must be a release drift can fetch (a dev build is not): else every edit stays gated."""
+    from packaging.version import InvalidVersion, Version
+
+    from drift.fixes import plan
+    from drift.pipeline.recheck import gate_on_files
+
+    baseline_spec = (report.baseline or {}).get("spec") or f"vllm=={(report.baseline or {}).get('version')}"
+    installed = str(report.target.get("version") or "")
+    options = {"unsafe_fixes": args.unsafe_fixes, "add_todo": args.add_todo}
+    every = plan(files, considered, gate=gate, **options)
+    try:
+        release = Version(installed)
+    except InvalidVersion:
+        release = None
+    if release is None or release.is_prerelease or release.is_devrelease or release.local:
+        return every, {"spec": baseline_spec, "new": None,
+                       "note": f"not re-checked: the installed vLLM {installed or '?'} is not a release drift can "
+                               "fetch, so every edit is version-gated"}
+    plain = plan(files, considered, **options)
+    gated, new, why = gate_on_files(
+        {p: b for p, b in files.items()}, plain, lambda lines: plan(files, considered, gate=gate, gate_lines=lines,
+                                                                    **options),
+        packages=list(extra.get("consumer_packages") or []), baseline_spec=baseline_spec,
+        target_spec=f"vllm=={installed}")
+    return gated, {"spec": baseline_spec, "new": None if new is None else
+                   [f"{f.consumer_site} {f.rule_id} {f.title}" for f in new], "note": why}
+
+
 async def _gate(connector, report, extra, root: str, files: dict, *, declared, say):  # type: ignore[no-untyped-def]
     """The version gate for a consumer that supports a range of vLLM releases, else None.
 
@@ -88,6 +120,7 @@ async def _gate(connector, report, extra, root: str, files: dict, *, declared, s
 async def _run(args, say) -> tuple[int, dict]:
     from drift.fixes import LATEST, applies, apply, plan, revert, unified_diff, verify_compile
     from drift.fixes.plan import HELD_REASON
+    from drift.pipeline.recheck import new_findings
 
     host = None if args.host in (None, "local") else args.host
     js = settings_from_args(args, host=host)
@@ -123,6 +156,7 @@ async def _run(args, say) -> tuple[int, dict]:
         considered = [f for f in report.findings
                       if f.fix and f.fix.codemod or f.severity.value == "breaking" or args.add_todo]
         root = str(scan.outcome.extra.get("consumer_root") or "")
+        baseline_check = None
         reviewed = saved.load(host=label, consumer=settings.consumer) if args.apply and not args.fresh else None
         if reviewed is not None and any(reviewed[1]["meta"].get(k, False) != v for k, v in options.items()):
             reviewed = None  # reviewed with other tiers or without TODOs: that diff is not what is asked for
@@ -137,10 +171,18 @@ async def _run(args, say) -> tuple[int, dict]:
             gate = None if args.single_version else await _gate(connector, report, scan.outcome.extra, root,
                                                                  files, declared=cfg.supports, say=say)
             the_plan = plan(files, considered, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate)
+            if gate is not None:
+                say(f"{label}: re-checking the patch against the baseline")
+                the_plan, baseline_check = await asyncio.to_thread(
+                    _baseline_checked, files, considered, gate, report, scan.outcome.extra, args)
             meta = {**options, "drift_version": __version__, "target_version": report.target.get("version"),
                     "baseline_version": (report.baseline or {}).get("version"),
                     "finding_ids": sorted(the_plan.finding_keys), "host": label}
         diff = unified_diff(the_plan)
+        if baseline_check is not None:
+            result_extra = {"baseline_check": baseline_check}
+        else:
+            result_extra = {}
         result = {"host": label, "consumer_root": root, "diff": diff, "reviewed_plan": reviewed is not None,
                   "fixes": {c.path: list(c.finding_keys) for c in the_plan.changes if c.finding_keys},
                   "manual": [{"key": f.key, "title": f.title, "fix": f.fix.description if f.fix else None,
@@ -150,7 +192,7 @@ async def _run(args, say) -> tuple[int, dict]:
                              for f in considered if f.fix and f.fix.codemod and f not in fixable],
                   "todos": list(the_plan.todos),
                   "skipped": [{"key": k, "reason": r} for k, r in the_plan.skipped],
-                  "target_version": report.target.get("version")}
+                  "target_version": report.target.get("version"), **result_extra}
         if args.output:
             with open(args.output, "w", encoding="utf-8") as fh:
                 fh.write(diff)
@@ -159,6 +201,11 @@ async def _run(args, say) -> tuple[int, dict]:
                 result["saved_plan"] = str(saved.save(the_plan, host=label, consumer=settings.consumer, root=root,
                                                       meta=meta))
             return (exitcodes.DRIFT if report.breaking else exitcodes.CLEAN), result
+        if baseline_check and baseline_check.get("new"):
+            return exitcodes.DRIFT, {**result, "apply": {
+                "status": "refused", "patch_id": None,
+                "reason": f"the patch adds findings against the baseline {baseline_check['spec']} the consumer still "
+                          "supports: " + "; ".join(baseline_check["new"])}}
         if reviewed is not None and reviewed[1].get("root") != root:
             return exitcodes.USAGE, {**result, "apply": {
                 "status": "refused", "patch_id": None,
@@ -177,10 +224,12 @@ async def _run(args, say) -> tuple[int, dict]:
         left = [f for f in (rescan.outcome.report.findings if rescan.outcome and rescan.outcome.report else [])
                 if f.severity.value == "breaking" and applies(f, unsafe_fixes=args.unsafe_fixes)]
         still = list(rescan.outcome.report.breaking if rescan.outcome and rescan.outcome.report else ())
+        added = new_findings(report, rescan.outcome.report) if rescan.outcome and rescan.outcome.report else []
         result["verify"] = {"compiled": compiled.ok, "compile_errors": [f"{p}: {m}" for p, m in compiled.errors],
                             "fixable_breaking_left": [f.key for f in left],
-                            "breaking_left": [{"key": f.key, "title": f.title} for f in still]}
-        ok = compiled.ok and not left
+                            "breaking_left": [{"key": f.key, "title": f.title} for f in still],
+                            "new_findings": [f"{f.consumer_site} {f.rule_id} {f.title}" for f in added]}
+        ok = compiled.ok and not left and not added
         code = exitcodes.CLEAN if ok and not still else exitcodes.DRIFT
         return code, result
     finally:
@@ -206,6 +255,14 @@ def _print(result: dict, console: Console) -> None:
             console.print(f"TODO(drift) comments for {len(result['todos'])} finding(s)", highlight=False)
         for s in result["skipped"]:
             console.print(f"[yellow]skipped[/] {m_(s['key'])} — {m_(s['reason'])}", highlight=False)
+    if result.get("baseline_check"):
+        b = result["baseline_check"]
+        if b.get("new"):
+            console.print(f"[red]baseline {m_(b['spec'])}: the patch adds[/] " + m_("; ".join(b["new"])), highlight=False)
+        elif b.get("new") is not None:
+            console.print(f"re-checked against the baseline {m_(b['spec'])}: nothing new", highlight=False)
+        if b.get("note"):
+            console.print(f"baseline {m_(b['spec'])}: {m_(b['note'])}", highlight=False)
     if result.get("saved_plan"):
         console.print(f"plan saved: {m_(result['saved_plan'])} — `--apply` applies exactly this diff", highlight=False)
     if result.get("reviewed_plan"):
@@ -218,7 +275,10 @@ def _print(result: dict, console: Console) -> None:
         v = result["verify"]
         console.print(f"verify: compile {'ok' if v['compiled'] else 'FAILED'}; "
                       f"fixable breaking left: {len(v['fixable_breaking_left'])}; "
-                      f"breaking left (manual): {len(v['breaking_left'])}")
+                      f"breaking left (manual): {len(v['breaking_left'])}"
+                      + (f"; NEW findings: {len(v['new_findings'])}" if v.get("new_findings") else ""))
+        for e in v.get("new_findings") or ():
+            console.print(terminal(f"  new: {e}"), markup=False)
         for e in v["compile_errors"]:
             console.print(terminal(f"  {e}"), markup=False)
     if result.get("action") == "revert":

@@ -15,7 +15,7 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from drift.findings import Finding, Report
 from drift.fixes.kinds import line_mapper
@@ -68,3 +68,49 @@ def baseline_breaks(root: str | Path, plain: PatchPlan, before: Report,
         back = line_mapper(change.after.decode("utf-8"), change.before.decode("utf-8"))
         out.setdefault(change.path, set()).add(back(f.consumer_site.line))
     return {path: frozenset(lines) for path, lines in out.items()}
+
+
+def _write_tree(root: Path, files: Mapping[str, bytes]) -> None:
+    """The files, with an empty `__init__.py` in each folder that has none (so the packages resolve)."""
+    for rel, data in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for rel in list(files):
+        parts = Path(rel).parts[:-1]
+        for i in range(1, len(parts) + 1):
+            init = root.joinpath(*parts[:i], "__init__.py")
+            if not init.exists():
+                init.write_bytes(b"")
+
+
+def gate_on_files(files: Mapping[str, bytes], plain: PatchPlan, gated: Callable[[dict[str, frozenset[int]] | None],
+                  PatchPlan], *, packages: list[str], baseline_spec: str, target_spec: str,
+                  target_package: str = "vllm") -> tuple[PatchPlan, list[Finding] | None, str | None]:
+    """For a consumer drift cannot copy whole (installed on a host): the files the fixes touch,
+    in a tree of their own, checked with baseline and target swapped before and after the plain
+    edits (which statements need a version branch) and after the gated ones (nothing new on the
+    baseline). Returns the gated plan, the findings it adds on the baseline (None: not checked)
+    and why it could not be checked."""
+    from drift.pipeline.run import run_check
+
+    def check(root: str) -> Report | None:
+        return run_check(consumer_spec=root, target_spec=baseline_spec, baseline_spec=target_spec,
+                         target_package=target_package, consumer_packages=packages).report
+
+    with tempfile.TemporaryDirectory(prefix="drift-recheck-") as tmp:
+        root = Path(tmp) / "consumer"
+        _write_tree(root, files)
+        before = check(str(root))
+        if before is None:
+            return gated(None), None, f"the consumer's files could not be checked against {baseline_spec}"
+        the_plan = gated(baseline_breaks(root, plain, before, check))
+        copy = Path(tmp) / "patched"
+        shutil.copytree(root, copy)
+        problems = write_plan(copy, the_plan).problems
+        if problems:
+            return the_plan, None, "; ".join(problems)
+        after = check(str(copy))
+    if after is None:
+        return the_plan, None, f"the patched files could not be checked against {baseline_spec}"
+    return the_plan, new_findings(before, after), None
