@@ -216,3 +216,25 @@ def test_files_of_an_installed_consumer_are_gated_and_rechecked_before_writing(t
     _, new, why = gate_on_files(files, plan(files, findings), lambda lines: plan(files, findings),
                                 packages=["app"], baseline_spec=str(before), target_spec=str(after))
     assert why is None and [(f.rule_id, f.consumer_site.line) for f in new] == [("DRIFT002", 2)]
+
+
+def _ruff(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ruff", *argv], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def test_patched_files_pass_the_consumers_own_ruff_config(tmp_path):
+    """ruff from the test extras: the consumer's lint rules (isort order, line length, pyupgrade)
+    and formatter find nothing in the gated patch that they did not find before."""
+    ruff_config = '\n[tool.ruff]\nline-length = 100\n\n[tool.ruff.lint]\nselect = ["E", "F", "I", "W", "UP"]\n'
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0")
+    with (consumer / "pyproject.toml").open("a") as fh:
+        fh.write(ruff_config)
+    assert _ruff("check", "--no-cache", ".", cwd=consumer).returncode == 0
+    assert _ruff("format", "--no-cache", "--check", ".", cwd=consumer).returncode == 0
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
+    assert res.returncode == 0, res.stderr
+    assert MARK in (consumer / "app" / "main.py").read_text()
+    lint = _ruff("check", "--no-cache", ".", cwd=consumer)
+    assert lint.returncode == 0, lint.stdout
+    fmt = _ruff("format", "--no-cache", "--check", ".", cwd=consumer)
+    assert fmt.returncode == 0, fmt.stdout
