@@ -42,7 +42,8 @@ def _digest(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
     h.update(_solver_digest())
     for mod in usage:
         h.update((mod.get("path") or "").encode() + b"\0")
-        h.update(marshal.dumps(mod.get("ir")))
+        h.update(marshal.dumps(mod.get("ir"), 2))  # version 2: no back-references, so the bytes (and the
+        # digest) depend on the IR alone, not on which of its objects this process happens to share
     return h.hexdigest()[:32]
 
 
