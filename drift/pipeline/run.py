@@ -258,7 +258,21 @@ def check(
     baseline = PackageIndex(baseline_facts, dataclass_decorators=decos, store=store) if baseline_facts else None
     ctx = CheckContext(target=target, baseline=baseline, usage=usage, target_package=target_package,
                        consumer_name=consumer.meta.get("name") or consumer.label)
-    findings, rule_notes = run_rules(ctx, rules)
+    from drift.analysis.rules import GENERIC_RULES
+    from drift.analysis.rules.vllm import VLLM_RULES
+    from drift.pipeline import check_cache
+
+    digest = None if labels and labels.get("host") else check_cache.key(
+        rules=rules, builtin=frozenset(r.id for r in (*GENERIC_RULES, *VLLM_RULES)), usage=usage,
+        target_facts=target_facts, baseline_facts=baseline_facts, target_package=target_package,
+        consumer_name=ctx.consumer_name, decorators=decos)
+    answer = check_cache.load(digest) if digest else None
+    if answer is None:  # the rules run: nothing this check reads was answered before (drift/pipeline/check_cache.py)
+        findings, rule_notes = run_rules(ctx, rules)
+        answer = (findings, rule_notes, uses_checked(ctx))
+        if digest:
+            check_cache.save(digest, answer)
+    findings, rule_notes, uses = answer
     notes = rule_notes + tuple(notes)
     if off_branch:
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
@@ -286,7 +300,7 @@ def check(
         baseline={"name": target_package, "version": bpkg.get("version"), "spec": labels.get("baseline"),
                   "source": labels.get("baseline_source")} if baseline_facts else None,
         findings=findings,
-        uses=uses_checked(ctx),
+        uses=uses,
         env=target_facts.get("env"),
         host=labels.get("host"),
         notes=notes,
