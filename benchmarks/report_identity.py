@@ -28,7 +28,7 @@ def cases(wanted: list[str]) -> list[tuple[str, list[str]]]:
     """(name, the command's arguments) for speculators and each corpus consumer."""
     from tests.corpus_score import ground_truth, names
 
-    out = [("speculators", ["speculators==0.3.0", "-t", "vllm==0.16.0"])]
+    out = [("speculators-readme", ["speculators==0.3.0", "-t", "vllm==0.16.0"])]  # the README command: no -b
     for name in names():
         gt = ground_truth(name)
         args = [gt.get("consumer_source", gt["consumer"]), "-t", gt["target"], "-b", gt["baseline"]]

@@ -75,6 +75,18 @@ def test_whole_report_round_trips() -> None:
         assert again.env == report.env and again.host == report.host and again.notes == report.notes
 
 
+def test_uses_are_written_as_asdict_writes_them() -> None:
+    """The report spells each use out instead of calling `dataclasses.asdict` (faster on
+    thousands of uses); a field added to `UseChecked` or `Location` must not go missing."""
+    from drift.findings import Location, UseChecked
+    from drift.reports.json_report import _use_dict
+
+    uses = list(S.USES) + [UseChecked("vllm.x.Y", Location("p.py", 3, symbol="s", snippet="é \u2028", col=7), "call")]
+    assert [_use_dict(u) for u in uses] == [dataclasses.asdict(u) for u in uses]
+    assert report_dict(S.seed_report())["uses"] == [dataclasses.asdict(u) for u in sorted(
+        S.seed_report().uses, key=lambda u: (u.site.path, u.site.line, u.symbol, u.what))]
+
+
 def test_from_dict_refuses_other_documents() -> None:
     with pytest.raises(ValueError, match="drift.report/1"):
         from_dict({"schema": "something/2"})
