@@ -158,3 +158,30 @@ def test_successors_are_offered_written_and_run_on_the_target(tmp_path):
         del sys.path[:2]
         for name in [m for m in sys.modules if m.split(".")[0] in ("gizmo", "app")]:
             del sys.modules[name]
+
+
+PASS_THROUGH = """
+    from gizmo.params import Sampling
+
+
+    class MySampling(Sampling):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+
+
+    def build(g):
+        return MySampling(n=3, guided=g)
+    """
+
+
+def test_a_keyword_through_a_pass_through_init_is_renamed(tmp_path):
+    """DRIFT015: `guided=` reaches Sampling.__init__ through the consumer's own **kwargs."""
+    case = Case("through", {"gizmo/params.py": BEFORE}, {"gizmo/params.py": AFTER}, {"app/main.py": PASS_THROUGH})
+    f = only(findings_of(tmp_path, case), "DRIFT015")
+    assert (f.fix.codemod, f.fix.tier) == ("rename_keyword", SAFE)
+    path = "app/main.py"
+    fixed = plan({path: (tmp_path / "consumer" / path).read_bytes()}, [f]).changes[0].after.decode()
+    assert "return MySampling(n=3, outputs=g)" in fixed
+    roots = [tmp_path / "after", write_tree(tmp_path / "patched", {path: fixed})]
+    assert raised_by(roots, "app.main", "build(1)") is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "build(1)").startswith("TypeError")
