@@ -238,3 +238,24 @@ def test_patched_files_pass_the_consumers_own_ruff_config(tmp_path):
     assert lint.returncode == 0, lint.stdout
     fmt = _ruff("format", "--no-cache", "--check", ".", cwd=consumer)
     assert fmt.returncode == 0, fmt.stdout
+
+
+def test_the_consumers_own_version_constant_is_used(tmp_path):
+    own = {"app/compat.py": """
+        import vllm
+        from packaging.version import Version
+
+        VLLM_VERSION = Version(vllm.__version__)
+        """}
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0", own)
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
+    assert res.returncode == 0, res.stderr
+    main = (consumer / "app" / "main.py").read_text()
+    assert main.startswith("from packaging.version import Version\n\nfrom app.compat import VLLM_VERSION\n\n"
+                           'if Version(VLLM_VERSION.base_version) >= Version("0.12.0"):\n'), main
+    assert not (consumer / "app" / "vllm_version.py").exists()
+    assert run_under(before, consumer) == "3 [1]" and run_under(after, consumer) == "3 [1]"
+    dev = write_tree(tmp_path / "dev", {**AFTER, "vllm/__init__.py": '__version__ = "0.12.0rc1.dev3+g1a2b"\n'})
+    assert run_under(dev, consumer) == "3 [1]"
+    again = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
+    assert again.returncode == 0 and "nothing to change" in again.stderr

@@ -21,6 +21,7 @@ their comments, nested blocks and string literals exactly (nothing is re-indente
 from __future__ import annotations
 
 import difflib
+import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Sequence
@@ -28,9 +29,11 @@ from typing import Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 MARK = "drift-gate:"
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class VersionGate:
     helper_path: str | None = None
     helper_text: str | None = None
     line_length: int = 88
+    extra_imports: tuple[tuple[str, str], ...] = ()  # (module, name) the test needs besides its own
 
 
 @dataclass(frozen=True)
@@ -259,8 +263,12 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
         replacements.setdefault(run.body_id, []).append((run.first, run.last, node))
     _imports_after_block(old_mod, replacements, gate.new_first)
     out = old_mod.visit(_Wrap(replacements))
-    if gate.import_from and gate.name and gated:
-        out = _add_import(out, gate.import_from, gate.name)
+    if gated:
+        own = (gate.helper_path or gate.import_from or "").split("/")[0].split(".")[0]
+        for source, name in gate.extra_imports:
+            out = _add_import(out, source, name, own)
+        if gate.import_from and gate.name:
+            out = _add_import(out, gate.import_from, gate.name, own)
     return GateResult(out.code, gated=gated)
 
 
@@ -283,8 +291,6 @@ def _block_end(module: cst.Module) -> int:
 
 
 def _module_name(node: cst.ImportFrom) -> str:
-    from libcst.helpers import get_full_name_for_node
-
     return "." * len(node.relative) + (get_full_name_for_node(node.module) or "" if node.module else "")
 
 
@@ -323,12 +329,14 @@ def _imports_after_block(module: cst.Module, replacements: dict, new_first: bool
     replacements[id(module)] = kept
 
 
-def _add_import(module: cst.Module, source: str, name: str) -> cst.Module:
-    """`from source import name`, after the module's own first-party imports when it has some
-    (isort's order: they come last), else at the end of the leading import block."""
+def _add_import(module: cst.Module, source: str, name: str, own: str = "") -> cst.Module:
+    """`from source import name` in isort's order: a first-party one (the consumer's package
+    `own`) after the module's own first-party imports, a third-party one after the last
+    third-party import; else at the end of the leading import block."""
     body = list(module.body)
     end = _block_end(module)
     top = source.split(".")[0]
+    first_party = top == own
     where = None
     for i, stmt in enumerate(body):
         if not _is_import(stmt):
@@ -337,8 +345,16 @@ def _add_import(module: cst.Module, source: str, name: str) -> cst.Module:
             if isinstance(small, cst.ImportFrom) and _module_name(small) == source and not isinstance(
                     small.names, cst.ImportStar) and any(getattr(a.name, "value", None) == name for a in small.names):
                 return module  # already imported
-            if i <= end and isinstance(small, cst.ImportFrom) and (small.relative or _module_name(small).split(".")[0]
-                                                                   == top):
+            if i > end or not isinstance(small, (cst.ImportFrom, cst.Import)):
+                continue
+            if isinstance(small, cst.ImportFrom):
+                head = "." if small.relative else _module_name(small).split(".")[0]
+            else:
+                head = (get_full_name_for_node(small.names[0].name) or "").split(".")[0]
+            ours = head in (".", own)
+            if first_party and ours:
+                where = i
+            elif not first_party and not ours and head not in _STDLIB:
                 where = i
     if end < 0:
         context = CodemodContext()

@@ -4,7 +4,8 @@ Why the consumer's own: a reviewer accepts `if vllm_version_is("0.11.0"):` in vl
 because every other branch there reads the same way. A helper is recognised the way drift's
 guard reading evaluates one (probes/reach.py `version_predicates`): a function of one
 parameter, "version" in its name, returning a comparison of that parameter with the running
-vLLM's version. Without one, drift adds `vllm_version_at_least` in a module of its own where
+vLLM's version; else a module constant holding the running version as a version object
+(`_VLLM_VERSION = Version(vllm.__version__)`), compared by its `base_version`. Without one, drift adds `vllm_version_at_least` in a module of its own where
 the project keeps its utilities (`<pkg>/utils/` when that is a package), comparing
 `base_version`s so a dev or local build (0.12.0.dev3+g1a2b, 0.12.0+cu124) counts as its release.
 """
@@ -90,6 +91,26 @@ def own_helpers(path: str, source: str) -> list[tuple[str, str]]:
     return out
 
 
+def own_constants(source: str) -> list[str]:
+    """Module-level `NAME = Version(vllm.__version__)` (or `parse(...)`, `vs.parse(version("vllm"))`):
+    the running vLLM's version as a version object, "vllm" and "version" in its name."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    out = []
+    for st in tree.body:
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+            continue
+        name, value = st.targets[0].id, st.value
+        if "vllm" not in name.lower() or "version" not in name.lower() or not isinstance(value, ast.Call):
+            continue
+        func = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", "")
+        if func in ("Version", "parse") and len(value.args) == 1 and _mentions_running_version(value.args[0]):
+            out.append(name)
+    return out
+
+
 def choose_gate(files: Mapping[str, bytes], *, top: str, since: str, before: str,
                 line_length: int = 88) -> VersionGate:
     """The gate for a consumer whose package is `top`, given the files drift could read.
@@ -117,6 +138,20 @@ def choose_gate(files: Mapping[str, bytes], *, top: str, since: str, before: str
             if op == "==":
                 return VersionGate(since, before, f'{name}("{before}")', new_first=False, import_from=module,
                                    name=name, line_length=line_length)
+    for path in sorted(files):
+        if not path.startswith(f"{top}/") or not path.endswith(".py"):
+            continue
+        try:
+            text = files[path].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if "version" not in text.lower():
+            continue
+        for name in own_constants(text):
+            # base_version: a dev or local build counts as its release, as in drift's own helper
+            return VersionGate(since, before, f'Version({name}.base_version) >= Version("{since}")',
+                               import_from=_module_of(path), name=name, line_length=line_length,
+                               extra_imports=(("packaging.version", "Version"),))
     folder = f"{top}/utils" if f"{top}/utils/__init__.py" in files else top
     path = f"{folder}/vllm_version.py"
     if path in files:
