@@ -87,3 +87,28 @@ def test_no_rewrite_in_the_target_code_stays_manual(tmp_path):
     findings = findings_of(tmp_path, _case("scheduler_config", both=True))
     fix = only(findings, "DRIFT063").fix
     assert fix.codemod is None and fix.tier == "manual"
+
+
+BUILDS_FROM_MODEL = """
+    from gizmo.config import ModelConfig, SchedulerConfig, VllmConfig
+
+    def create_engine_config(max_len):
+        model_config = ModelConfig(max_model_len=max_len)
+        scheduler_config = SchedulerConfig(max_model_len=model_config.max_model_len, max_num_seqs=8)
+        return VllmConfig(model_config=model_config, scheduler_config=scheduler_config)
+    """
+
+
+def test_one_site_is_safe_where_the_baseline_built_the_old_owner_from_the_new(tmp_path):
+    """The baseline's own `SchedulerConfig(max_model_len=model_config.max_model_len)`: both reads
+    gave one value there, so following the target's single rewrite changes nothing the consumer read."""
+    case = _case("model_config", both=False)
+    case.before["gizmo/args.py"] = BUILDS_FROM_MODEL
+    case.after["gizmo/args.py"] = BUILDS_FROM_MODEL
+    fix = only(findings_of(tmp_path, case), "DRIFT063").fix
+    assert (fix.codemod, fix.tier) == ("rename_attribute_owner", "safe")
+    assert "builds it as `scheduler_config.max_model_len = model_config.max_model_len`" in fix.description
+    other = _case("model_config", both=False)
+    built_otherwise = BUILDS_FROM_MODEL.replace("max_model_len=model_config.max_model_len", "max_model_len=max_len")
+    other.before["gizmo/args.py"] = other.after["gizmo/args.py"] = built_otherwise
+    assert only(findings_of(tmp_path / "o", other), "DRIFT063").fix.tier == "unsafe"  # no such evidence: one site

@@ -17,7 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from drift.analysis.rules.values import _functions
+from drift.analysis.rules.values import _functions, ctor_calls
+from drift.model.facts import CtorCall
 from drift.model.index import PackageIndex, word
 
 _CHAIN = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
@@ -83,3 +84,25 @@ def owner_move(baseline: PackageIndex | None, target: PackageIndex, old: str, at
         return None  # no rewrite, or rewrites that disagree: no edge to follow
     (new, sites), = now.items()
     return OwnerMove(old=old, new=new, attr=attr, sites=tuple(sorted(set(sites))))
+
+
+def _class_name(owner: str) -> str:
+    """`scheduler_config` -> `SchedulerConfig`: the class vLLM names its config attributes after."""
+    return "".join(part[:1].upper() + part[1:] for part in owner.split("_") if part)
+
+
+def baseline_fills(baseline: PackageIndex | None, move: OwnerMove) -> tuple[str, str] | None:
+    """(path, function) where the baseline builds the old owner from the new one's value
+    (`SchedulerConfig(..., max_model_len=model_config.max_model_len)`): there the two reads gave
+    the same value, so following the target's rewrite cannot change what the consumer reads."""
+    if baseline is None:
+        return None
+    for entry in ctor_calls(baseline, _class_name(move.old)):
+        call = CtorCall(entry["call"])
+        src = call.keywords.get(move.attr)
+        if not isinstance(src, str):
+            continue
+        hit = _owner_of(call.locals.get(src, src))
+        if hit == (move.new, move.attr):
+            return entry["path"], entry["function"]
+    return None

@@ -22,7 +22,7 @@ from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
-from drift.analysis.rules.owner_moves import owner_move
+from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 
 
@@ -250,7 +250,8 @@ def field_became_initvar(ctx: CheckContext) -> Iterator[Finding]:
     Where the target's own code moved its reads of the field to another owner between the two
     releases (`scheduler_config.max_model_len` -> `model_config.max_model_len` in the same
     function, from facts: `owner_moves.py`), the fix is that rewrite (`rename_attribute_owner`),
-    safe when the target made it at two sites or more, unsafe at one; otherwise it is manual."""
+    safe when the target made it at two sites or more, or when the baseline itself builds the old
+    owner's field from the new owner's (both reads gave one value), unsafe otherwise; else manual."""
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
@@ -291,9 +292,12 @@ def _owner_move_fix(ctx: CheckContext, held: str, name: str, owner: str) -> Fix:
     if move is None:
         return Fix(f"read where `{owner}` keeps the value now", manual_reason="the field's new home needs reading")
     n = len(move.sites)
-    return Fix(f"{move.edit} (the target's own code made this rewrite at {plural(n, 'site')})",
+    filled = baseline_fills(ctx.baseline, move)
+    same = (f"; the baseline's `{filled[1]}` builds it as `{move.old}.{name} = {move.new}.{name}`, so both "
+            f"reads give one value" if filled else "")
+    return Fix(f"{move.edit} (the target's own code made this rewrite at {plural(n, 'site')}{same})",
                codemod="rename_attribute_owner", args={"attr": name, "old": move.old, "new": move.new},
-               tier=SAFE if n >= 2 else UNSAFE)
+               tier=SAFE if n >= 2 or filled else UNSAFE)
 
 
 def _imported(mod: dict, dotted: str) -> bool:
