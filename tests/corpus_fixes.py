@@ -87,26 +87,45 @@ def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], str]: 
                       consumer_packages=list(consumer.packages))
         return outs[-1].report
 
+    def on_target(root: str):  # type: ignore[no-untyped-def]
+        _, outs = run(consumer_spec=root, target_specs=[gt["target"]], baseline_spec=gt["baseline"],
+                      consumer_packages=list(consumer.packages))
+        return outs[-1].report
+
+    notes = []
+    keys: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="drift-corpus-fix-") as tmp:
         copy = Path(tmp) / "tree"
         shutil.copytree(consumer.root, copy, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
         original = swapped(str(copy))
-        if original is None:
+        unpatched = on_target(str(copy))
+        if original is None or unpatched is None:
             return set(), "baseline check failed"
-        lines = baseline_breaks(copy, plan(files, findings), original, swapped)
-        gated = plan(files, findings, gate=gate, gate_lines=lines)
-        problems = write_plan(copy, gated).problems
-        if problems:
-            return set(), "gated patch not written: " + "; ".join(problems)
-        patched = swapped(str(copy))
-    if patched is None:
-        return set(), "baseline re-check failed"
-    new = [f"{f.consumer_site} {f.rule_id}" for f in new_findings(original, patched)]
-    where = "every edit" if lines is None else (
-        ", ".join(f"{p}:{','.join(map(str, sorted(ls)))}" for p, ls in sorted(lines.items())) or "none")
-    return set(gated.finding_keys), (
-        f"gated: {where}; patch {len(gated.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
-        + (f" ({', '.join(new[:5])})" if new else ""))
+        for unsafe in (False, True):
+            lines = baseline_breaks(copy, plan(files, findings, unsafe_fixes=unsafe), original, swapped)
+            gated = plan(files, findings, gate=gate, gate_lines=lines, unsafe_fixes=unsafe)
+            if not unsafe:
+                keys = set(gated.finding_keys)
+            mine = Path(tmp) / f"patched-{unsafe}"
+            shutil.copytree(copy, mine, symlinks=True)
+            problems = write_plan(mine, gated).problems
+            if problems:
+                notes.append("gated patch not written: " + "; ".join(problems))
+                continue
+            patched, fixed = swapped(str(mine)), on_target(str(mine))
+            if patched is None or fixed is None:
+                notes.append("re-check failed")
+                continue
+            new = [f"{f.consumer_site} {f.rule_id}" for f in new_findings(original, patched)]
+            added = new_findings(unpatched, fixed)
+            where = "every edit" if lines is None else (
+                ", ".join(f"{p}:{','.join(map(str, sorted(ls)))}" for p, ls in sorted(lines.items())) or "none")
+            notes.append(
+                f"{'--unsafe-fixes' if unsafe else 'safe-only'}: version branches at {where}; "
+                f"{len(gated.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
+                + (f" ({', '.join(new[:5])})" if new else "")
+                + f"; target re-check: breaking {len(unpatched.breaking)} -> {len(fixed.breaking)}, {len(added)} new")
+    return keys, "\n  ".join(notes)
 
 
 def main(argv: list[str]) -> int:

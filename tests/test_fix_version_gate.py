@@ -259,3 +259,16 @@ def test_the_consumers_own_version_constant_is_used(tmp_path):
     assert run_under(dev, consumer) == "3 [1]"
     again = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
     assert again.returncode == 0 and "nothing to change" in again.stderr
+
+
+def test_a_line_the_branch_pushes_past_the_line_length_is_wrapped():
+    before = "def f(engine):\n    out = engine.build(alpha=1, beta_value=2, gamma=3, old=4)\n    return out\n"
+    after = before.replace(", old=4", "")
+    gate = VersionGate("0.12.0", "0.11.0", 'at_least("0.12.0")', import_from="pkg.v", name="at_least",
+                       line_length=56)
+    out = gate_file(before, after, gate, [(2, "drop `old=4`")])
+    assert ("        out = engine.build(\n            alpha=1,\n            beta_value=2,\n            gamma=3,\n"
+            "        )\n    else:\n") in out.source
+    # the original line was already longer than 56: it stays as it was, one indent deeper
+    assert "        out = engine.build(alpha=1, beta_value=2, gamma=3, old=4)\n" in out.source
+    compile(out.source, "f.py", "exec")

@@ -173,6 +173,51 @@ def _new_statements(module: cst.Module, start: int, end: int) -> Sequence[cst.Ba
     return best
 
 
+def _code(stmt: cst.BaseStatement) -> str:
+    return cst.Module(body=[stmt]).code
+
+
+def _fit(stmt: cst.BaseStatement, indent: int, width: int) -> cst.BaseStatement:
+    """A one-line statement that the branch's extra indentation pushes past the consumer's line
+    length, with its outermost call's arguments one per line and a trailing comma (the layout
+    black and ruff format keep: the "magic trailing comma"). A line that was already too long
+    before, or has no call to open, stays as it is."""
+    text = _code(stmt).rstrip("\n")
+    if "\n" in text or indent + len(text) <= width or indent - 4 + len(text) > width:
+        return stmt
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return stmt
+    calls = [n for n in _walk(stmt.body[0]) if isinstance(n, cst.Call) and n.args]
+    if not calls:
+        return stmt
+    target = calls[0]  # the outermost (walked from the top)
+    step = cst.SimpleWhitespace("    ")
+
+    def broken(last: bool) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True,
+                                           last_line=cst.SimpleWhitespace("") if last else step)
+
+    args = list(target.args)
+    args = [a.with_changes(comma=cst.Comma(whitespace_after=broken(i == len(args) - 1)),
+                           whitespace_after_arg=cst.SimpleWhitespace("")) for i, a in enumerate(args)]
+    wide = target.with_changes(args=args, whitespace_before_args=broken(False))
+
+    class _Swap(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):  # type: ignore[no-untyped-def]
+            return wide if original_node is target else updated_node
+
+    return stmt.visit(_Swap())  # type: ignore[return-value]
+
+
+def _walk(node: cst.CSTNode):  # type: ignore[no-untyped-def]
+    """Nodes from the top down, breadth first: the first call found is the outermost."""
+    queue = [node]
+    while queue:
+        cur = queue.pop(0)
+        yield cur
+        queue.extend(cur.children)
+
+
 def _strip_leading(stmt: cst.BaseStatement) -> cst.BaseStatement:
     return stmt.with_changes(leading_lines=())
 
@@ -252,8 +297,8 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
         new_note = _comment_lines(f"{MARK} vllm>={gate.since}: {edit}", indent_cols + 4, width)
         old_note = _comment_lines(f"{MARK} vllm<{gate.since}: delete this branch once vllm<{gate.since} is "
                                   "unsupported", indent_cols + 4, width)
-        new_body = [_strip_leading(s) for s in new_stmts]
-        old_body = [_strip_leading(s) for s in old_stmts]
+        new_body = [_fit(_strip_leading(s), indent_cols + 4, width) for s in new_stmts]
+        old_body = [_fit(_strip_leading(s), indent_cols + 4, width) for s in old_stmts]
         new_body[0] = new_body[0].with_changes(leading_lines=new_note)
         old_body[0] = old_body[0].with_changes(leading_lines=old_note)
         first_branch, second_branch = (new_body, old_body) if gate.new_first else (old_body, new_body)
