@@ -125,7 +125,8 @@ class _Scan:
 
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
-                 "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns")
+                 "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
+                 "by_name")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -152,6 +153,7 @@ class _Scan:
         self.local_imports = {}  # local -> dotted: imports inside the function (lazy imports)
         self.builds = []  # ("self.x" or local, callee node): objects this function constructs
         self.tuple_returns = []  # this function's own `return (a, 2, b * c)`: shape-like tuples
+        self.by_name = {}  # dispatcher -> [[line, method, npos, [keywords]]]: `x.rpc("m", args=(..))`
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -188,6 +190,9 @@ class _Scan:
                         self.held.setdefault("self." + recv.attr, {}).setdefault(func.attr, n.lineno)
                     elif type(recv) is _Name and recv.id != self_name:
                         self.name_calls.setdefault(recv.id, {}).setdefault(func.attr, n.lineno)
+                    if len(n.args) == 1 and type(n.args[0]) is ast.Constant and type(n.args[0].value) is str \
+                            and n.args[0].value.isidentifier() and func.attr not in _NOT_DISPATCH:
+                        self.by_name.setdefault(func.attr, []).append(_by_name_site(n))
                     star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)
                     site = [n.lineno, len(n.args), [k.arg for k in n.keywords if k.arg]]
                     if star:
@@ -581,6 +586,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "call_sites": scan.sites,
         "value_returns": scan.value_returns,
         "probes": scan.probes,
+        **({"by_name_calls": scan.by_name} if scan.by_name else {}),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),
@@ -729,6 +735,34 @@ def _tuple_returns(scan):
     text = scan.text
     return {"tuple_returns": [[st.lineno, [text.of(e, _VALUE_CUT) or "" for e in st.value.elts]]
                               for st in scan.tuple_returns]}
+
+
+_NOT_DISPATCH = frozenset({"get", "pop", "setdefault", "getenv", "index", "count", "startswith", "endswith",
+                           "split", "join", "format", "encode", "decode", "info", "debug", "warning", "error"})
+
+
+def _by_name_site(call):
+    """`x.dispatch("method", args=(a, b), kwargs={"k": v})`: a method named by a string that the
+    receiver runs elsewhere (vLLM's `collective_rpc` runs it on every worker). [line, method,
+    positional count (None when `args=` is not a tuple or list literal), keywords (None when
+    `kwargs=` is not a dict literal or `dict(...)`)]; other keywords are the dispatcher's own."""
+    npos, kws = 0, []
+    for k in call.keywords:
+        v = k.value
+        if k.arg is None:
+            npos = kws = None
+        elif k.arg == "args":
+            npos = len(v.elts) if type(v) in (ast.Tuple, ast.List) and not any(
+                type(e) is ast.Starred for e in v.elts) else None
+        elif k.arg == "kwargs":
+            if type(v) is ast.Dict and all(type(x) is ast.Constant and type(x.value) is str for x in v.keys):
+                kws = [x.value for x in v.keys]
+            elif type(v) is _Call and type(v.func) is _Name and v.func.id == "dict" and not v.args \
+                    and all(x.arg for x in v.keywords):
+                kws = [x.arg for x in v.keywords]
+            else:
+                kws = None
+    return [call.lineno, call.args[0].value, npos, kws]
 
 
 def _built(scan):

@@ -387,11 +387,13 @@ class _Solver:
         return out
 
     def _named(self) -> dict[str, list[str]]:
-        """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword
-        or dict key that names a class (`worker_extension_cls=...`): the target builds them."""
+        """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword,
+        dict key or attribute that names a class (`worker_extension_cls=...`,
+        `parallel_config.worker_cls = "pkg.mod.Worker"`): the target builds them."""
         rows = list(self.keys)
         for _callee, _args, kwargs, _line in self.call:
             rows += [(k, v) for k, v in kwargs.items() if k.endswith(_NAMING_KEYS)]
+        rows += [(attr, src) for _obj, attr, src, _line in self.store if attr.endswith(_NAMING_KEYS)]
         out: dict[str, set[str]] = {}
         for key, path in rows:
             for v in self.eval(path):
