@@ -677,7 +677,12 @@ def _newly_declared(*, where: Location, label: str, sig: list[list[Any]], tm: Sy
 def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override (subclass method, or a function patched over a target method) whose
     parameters no longer match the target's declaration of that method: the target's callers
-    pass a new argument the override does not accept, or no longer pass one it requires."""
+    pass a new argument the override does not accept, or no longer pass one it requires.
+    Only the target's calls that can run on the consumer's object count (callers.py): not those
+    inside a target method the consumer's classes override without delegating, on `self` in a
+    class the consumer's does not extend, or on another attribute of the object. An override in
+    a class whose base the target no longer has anywhere is at most risky (the target cannot
+    build the class as written; the base is the break)."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):

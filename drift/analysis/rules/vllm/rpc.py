@@ -99,7 +99,7 @@ def _own_method(ctx: CheckContext, ref: str, name: str) -> tuple[dict, dict] | N
     return None
 
 
-@rule("VLLM003", RuleKind.INTERFACE_METHOD_MISSING)
+@rule("VLLM003", RuleKind.INTERFACE_METHOD_MISSING, pack="vllm")
 def dispatched_by_name(ctx: CheckContext) -> Iterator[Finding]:
     """A worker class the consumer names to vLLM (`worker_cls`) lacks a method vLLM now runs on
     every worker by name (`collective_rpc("m")`; risky: the dispatch sits on a path vLLM
