@@ -261,6 +261,8 @@ def _relations(out, scope, own, *, fn_key):
                 out["ret"].append([fn_key, p])
         elif isinstance(node, ast.Call):
             _call(out, scope, node)
+        elif isinstance(node, (ast.If, ast.Assert)):
+            _narrowed(out, scope, node)
         elif isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
@@ -278,6 +280,28 @@ def _relations(out, scope, own, *, fn_key):
                     p = scope.path(node.value)
                     if p:
                         out["key"].append([t.slice.value, p, node.lineno])
+
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _narrowed(out, scope, node):
+    """`assert isinstance(x, C)` and `if not isinstance(x, C): continue` (or return, raise,
+    break): what follows runs only where x is a C, so x holds a C (an assignment of an instance;
+    flow-insensitive, like every relation here)."""
+    test = node.test
+    if isinstance(node, ast.If):
+        if node.orelse or not node.body or not isinstance(node.body[-1], _EXITS) \
+                or not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+            return
+        test = test.operand
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
+            and isinstance(test.args[1], (ast.Name, ast.Attribute))):
+        return
+    root, cls = scope.root(test.args[0].id), scope.path(test.args[1])
+    if root and cls:
+        out["assign"].append([root, cls + ["()"]])
 
 
 def _target(out, scope, target, src, line):

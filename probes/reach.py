@@ -718,6 +718,9 @@ class _Function:
                     pushed += 1
                 else:  # `if not isinstance(x, C): raise`: the rest runs only where x is a C
                     self._narrow(env, self._isinstance(st.test), exits=True)
+            elif isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Continue, ast.Break)):
+                # in a loop, `if not isinstance(x, C): continue`: the rest of the body runs only where x is a C
+                self._narrow(env, self._isinstance(st.test), exits=True)
         del self.mod.guards[len(self.mod.guards) - pushed:]
 
     def stmt(self, st, env):
