@@ -41,7 +41,7 @@ PLUGIN = {
 
 
 def _drift(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", *argv],
+    return subprocess.run([sys.executable, "-c", "from drift.cli import entry; entry()", *argv], check=False,
                           capture_output=True, text=True, timeout=600)
 
 
