@@ -62,6 +62,23 @@ async def _home(connector, python: str) -> str:
     return res.stdout.decode().strip()
 
 
+async def _second_run(connector, rescan, root, args, cfg, applies, plan) -> list[str]:  # type: ignore[no-untyped-def]
+    """The files a second `drift patch` would change right after this one (none: it is a no-op)."""
+    if not (rescan.outcome and rescan.outcome.report):
+        return []
+    report = rescan.outcome.report
+    todo = [f for f in report.findings if applies(f, unsafe_fixes=args.unsafe_fixes)]
+    files = {}
+    for path in sorted({f.consumer_site.path for f in todo}):
+        try:
+            files[path] = await connector.get(str(PurePosixPath(root) / path))
+        except ConnectorError:
+            continue
+    gate = None if args.single_version or not files else await _gate(
+        connector, report, rescan.outcome.extra, root, files, declared=cfg.supports, say=lambda _text: None)
+    return [c.path for c in plan(files, todo, unsafe_fixes=args.unsafe_fixes, gate=gate).changes]
+
+
 def _baseline_checked(files, considered, gate, report, extra, args):  # type: ignore[no-untyped-def]
     """(plan, what the baseline re-check said): the edits tried on the fixed files with baseline
     and target swapped, a version branch only where a plain edit adds a finding there, and the
@@ -229,7 +246,9 @@ async def _run(args, say) -> tuple[int, dict]:
                             "fixable_breaking_left": [f.key for f in left],
                             "breaking_left": [{"key": f.key, "title": f.title} for f in still],
                             "new_findings": [f"{f.consumer_site} {f.rule_id} {f.title}" for f in added]}
-        ok = compiled.ok and not left and not added
+        result["verify"]["second_run_changes"] = again = await _second_run(
+            connector, rescan, root, args, cfg, applies, plan)
+        ok = compiled.ok and not left and not added and not again
         code = exitcodes.CLEAN if ok and not still else exitcodes.DRIFT
         return code, result
     finally:
@@ -276,7 +295,9 @@ def _print(result: dict, console: Console) -> None:
         console.print(f"verify: compile {'ok' if v['compiled'] else 'FAILED'}; "
                       f"fixable breaking left: {len(v['fixable_breaking_left'])}; "
                       f"breaking left (manual): {len(v['breaking_left'])}"
-                      + (f"; NEW findings: {len(v['new_findings'])}" if v.get("new_findings") else ""))
+                      + (f"; NEW findings: {len(v['new_findings'])}" if v.get("new_findings") else "")
+                      + (f"; a second run would change {len(v['second_run_changes'])} file(s)"
+                         if v.get("second_run_changes") else ""))
         for e in v.get("new_findings") or ():
             console.print(terminal(f"  new: {e}"), markup=False)
         for e in v["compile_errors"]:
