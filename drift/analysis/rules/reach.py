@@ -22,6 +22,7 @@ from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
+from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 
@@ -566,12 +567,37 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                                  Location(tm.path, tm.line, symbol=tm.dotted)),
                 baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
                 predicted_failure=failure,
-                fix=Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{name}`'s parameters in `{label}`",
-                        manual_reason="the override must decide what to do with the new arguments"),
+                fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
                 symbol=tm.dotted,
             )
         return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]], tm: Symbol,
+              bm: Symbol | None, site: Any) -> Fix:
+    """The edit that makes the override take the target's call `site`: the parameters the target
+    added (not in the baseline's declaration) that the override lacks, when adding them is all
+    the call needs; else manual."""
+    manual = Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}`'s parameters in `{label}`",
+                 manual_reason="the override must decide what to do with the new arguments")
+    tparams = tm.as_function.params
+    bnames = {p.name for p in bm.as_function.params} if bm is not None else set()
+    missing = [p for p in tparams if p.name not in bnames and p.name not in ("self", "cls")
+               and p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD") and not _accepts(sig, p.name)]
+    if not missing:
+        return manual
+    # the override's parameters once the new ones stand where the target declares them
+    grown = [list(x) for x in sig]
+    tnames = [p.name for p in tparams]
+    for p in missing:
+        after = tnames[tnames.index(p.name) - 1] if tnames.index(p.name) > 0 else None
+        names = [x[0] for x in grown]
+        at = names.index(after) + 1 if after in names else sum(1 for x in grown if x[1] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
+        grown.insert(at, [p.name, "POSITIONAL_OR_KEYWORD", not p.required])
+    if _site_failure(label, grown, site) is not None:
+        return manual
+    return new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=missing, fallback=manual)
 
 
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
@@ -607,8 +633,9 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
             baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
             predicted_failure=failure,
-            fix=Fix(f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters",
-                    manual_reason="the override must decide what to do with the new argument"),
+            fix=new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=[p], fallback=Fix(
+                f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters",
+                manual_reason="the override must decide what to do with the new argument")),
             symbol=tm.dotted,
         )
     tn = {p.name for p in tparams}

@@ -257,7 +257,34 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
             baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
             predicted_failure=failure,
             details=details or moves,
-            fix=Fix(f"pass `{was.name}` and the arguments after it by keyword",
-                    manual_reason="the values must be matched to parameter names by a human"),
+            fix=_keywordize_fix(rc, base_slots, i, n),
             symbol=rc.dotted,
         )
+
+
+def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
+    """Name the shifted arguments as the baseline named them: `f(a, b, c)` -> `f(a, b, c=c)`.
+
+    Safe when the edit binds every value on the baseline exactly as before and on the target to
+    the parameter of the same name: each argument from slot i on has a baseline slot (none went
+    to the baseline's *args), that slot can be named (not positional-only), and the target takes
+    a parameter of that name by keyword. A required parameter the target inserted is still
+    missing afterwards; the fix text says so (another finding asks for its value)."""
+    names = [p.name for p in base_slots[i:n]]
+    target = {p.name: p for p in rc.target_params or []}
+    was = base_slots[i].name if i < len(base_slots) else "?"
+    usable = (n <= len(base_slots) and not rc.rec["star_args"]
+              and all(p.kind != "POSITIONAL_ONLY" for p in base_slots[i:n])
+              and all(nm in target and target[nm].kind in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY") for nm in names)
+              and not set(names) & set(rc.rec["keywords"]))
+    if not usable:
+        return Fix(f"pass `{was}` and the arguments after it by keyword",
+                   manual_reason="an argument has no parameter of the same name in both releases")
+    callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
+    named = set(names) | set(rc.rec["keywords"]) | {p.name for p in base_slots[:i]}
+    still = [p.name for p in rc.target_params or [] if p.required and p.name not in named]
+    tail = f"; the target still requires {', '.join(f'`{s}`' for s in still)}" if still else ""
+    shown = ", ".join(f"`{nm}=`" for nm in names)
+    return Fix(f"pass argument{'s' if n - i > 1 else ''} {i + 1}{f'-{n}' if n - i > 1 else ''} of `{rc.rec['callee_src']}(...)` "
+               f"by keyword as {shown} (the baseline's names, which the target keeps){tail}",
+               codemod="keywordize_arguments", args={"callee": callee, "start": i, "names": names}, tier=SAFE)

@@ -17,8 +17,10 @@ from libcst.codemod import CodemodContext
 
 from drift.fixes.kinds._site import ALREADY, APPLIED, Outcome, SiteCodemod
 from drift.fixes.kinds.add_keyword import AddKeyword
+from drift.fixes.kinds.add_parameters import AddParameters
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.drop_keyword import DropKeyword
+from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
 from drift.fixes.kinds.rename_attribute import RenameAttribute
 from drift.fixes.kinds.rename_attribute_owner import RenameAttributeOwner
@@ -41,6 +43,8 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "rename_keyword": RenameKeyword,
     "rename_attribute": RenameAttribute,
     "rename_import": RenameImport,
+    "keywordize_arguments": KeywordizeArguments,
+    "add_parameters": AddParameters,
 }
 
 

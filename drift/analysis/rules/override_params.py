@@ -1,0 +1,107 @@
+"""The fix for an override that must take the parameters vLLM now passes it (DRIFT070).
+
+Why a module of its own: both DRIFT070 paths (the target's call sites, the base's declaration)
+offer the same edit and must judge it the same way. The edit adds each new parameter with the
+target's default where the target declares it, and, when the override hands its arguments to the
+base (`super().m(...)`, `Base.m(self, ...)`, the saved original), forwards the new one by
+keyword. Safe only when it forwards and the default is the target's own: the base then receives
+exactly what vLLM passed, as if the override were not there. Otherwise unsafe (the override takes
+the value and ignores it), or manual when the default cannot be written in the consumer's module
+(it names something of vLLM's) or the forward call passes that slot positionally already.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from drift.analysis.context import CheckContext, ResolvedCall
+from drift.findings import SAFE, UNSAFE, Fix, Location
+from drift.model.facts import Param
+from drift.model.index import Symbol
+
+_POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+def _own(params: list[Param]) -> list[Param]:
+    return params[1:] if params and params[0].name in ("self", "cls") else list(params)
+
+
+def _literal(default: str) -> bool:
+    """A default the consumer's module can write as is (`None`, `0`, `"x"`, `()`): it names
+    nothing the module would have to import."""
+    try:
+        ast.literal_eval(default.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _forward_call(ctx: CheckContext, where: Location, label: str, tm: Symbol, bm: Symbol | None) -> ResolvedCall | None:
+    """The call in the override that hands its arguments to the method it overrides."""
+    name = tm.dotted.rsplit(".", 1)[-1]
+    owners = {s.dotted for s in (tm, bm) if s is not None}
+    classes = {d.rsplit(".", 1)[0] for d in owners}
+    for rc in ctx.calls:
+        rec = rc.rec
+        if rc.module.get("path") != where.path or rec.get("function") != label:
+            continue
+        callee = rec.get("callee") or {}
+        if callee.get("via") == "super" and (callee.get("method") == name or
+                                            (name == "__init__" and "symbol" in callee)):
+            return rc
+        if rc.dotted in owners or (name == "__init__" and rc.dotted in classes
+                                   and rec["callee_src"].endswith(".__init__")):
+            return rc
+    return None
+
+
+def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Symbol, bm: Symbol | None,
+                       missing: list[Param], fallback: Fix) -> Fix:
+    """add_parameters for `missing` (the target's new parameters the override lacks), tiered as
+    the module docstring says; `fallback` (manual) when no edit can be written."""
+    tparams = tm.as_function.params
+    tnames = [p.name for p in tparams]
+    base = f"{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}"
+    specs: list[list[Any]] = []
+    shown = []
+    for p in missing:
+        if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD"):
+            return fallback
+        default = None if p.required else p.default
+        if default is not None and not _literal(default):
+            return fallback  # vLLM's default names something of vLLM's: the consumer writes it by hand
+        i = tnames.index(p.name)
+        after = tnames[i - 1] if i > 0 else None
+        specs.append([p.name, default, after])
+        shown.append(f"`{p.name}{'=' + default if default is not None else ''}`"
+                     + (f" after `{after}`" if after and after not in ("self", "cls") else ""))
+    fwd = _forward_call(ctx, where, label, tm, bm)
+    forward = None
+    if fwd is not None and not fwd.rec.get("star_kwargs"):
+        # the forward call must leave the new slot free: positional arguments at or past it are
+        # named first (DRIFT013's keywordize_arguments), which needs the baseline's names there
+        own_t = [p for p in _own(tparams) if p.kind in _POS]
+        bparams = _own(bm.as_function.params) if bm is not None else []
+        own_b = [p for p in bparams if p.kind in _POS]
+        taken = fwd.rec["positional"] - (0 if fwd.rec["callee_src"].startswith("super") else 1)
+        keywordable = {p.name for p in _own(tparams) if p.kind in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")}
+        for p in missing:
+            k = next((j for j, q in enumerate(own_t) if q.name == p.name), None)
+            if k is None or taken <= k:
+                continue
+            if taken > len(own_b) or not all(q.name in keywordable and q.kind != "POSITIONAL_ONLY"
+                                             for q in own_b[k:taken]):
+                return fallback
+        forward = fwd.rec["callee_src"].rsplit(".", 1)[-1]
+    required = any(p.required for p in missing)
+    args = {"function": label.rsplit(".", 1)[-1], "params": specs, "forward": forward}
+    names = ", ".join(f"`{p.name}={p.name}`" for p in missing)
+    if forward is not None:
+        text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
+                f"{'them' if len(missing) > 1 else 'it'}, and pass {names} on to `{fwd.rec['callee_src']}(...)`")
+        return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE if required else SAFE)
+    text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
+            f"{'them' if len(missing) > 1 else 'it'} (the override does not hand {'them' if len(missing) > 1 else 'it'} "
+            f"to `{base}`: check it should not use the value vLLM passes)")
+    return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE)

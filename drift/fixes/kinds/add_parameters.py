@@ -1,0 +1,143 @@
+"""Give a consumer's override the parameters the target now passes it, and hand them on.
+
+Why: when vLLM adds a parameter to a method and its own callers pass it, a subclass override
+(or a function patched over the method) written for the old signature raises TypeError. The edit
+adds each new parameter with the target's default, where the target declares it (after the same
+neighbour, so positional callers bind as before), and, when the override forwards to the base
+(`super().m(...)`, `Base.m(self, ...)`, a saved original), forwards it by keyword so the base
+sees the value vLLM passed. Never removes a parameter. The rule that offers it sets the tier.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, callee_name, iter_calls, separator_comma
+
+
+def _names(params: cst.Parameters) -> set[str]:
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every.append(star)
+    return {p.name.value for p in every}
+
+
+class AddParameters(SiteCodemod):
+    DESCRIPTION = "Add `params` ([name, default source or None, the parameter it follows]) to `function`."
+
+    def __init__(self, context: CodemodContext, *, line: int, function: str, params: list,
+                 forward: str | None = None) -> None:
+        super().__init__(context, line=line)
+        self.function = function
+        self.params = [(str(p[0]), p[1], p[2]) for p in params]
+        self.forward = forward
+        self._target: cst.FunctionDef | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        defs = self.nodes_at_line(cst.FunctionDef, lambda d: d.name.value == self.function)
+        if not defs:
+            self.record(NOT_FOUND, f"no def {self.function}() at line {self.line}")
+            return
+        fn = defs[0]
+        have = _names(fn.params)
+        if all(name in have for name, _d, _a in self.params):
+            self.record(ALREADY, f"{self.function}() already takes {', '.join(n for n, _d, _a in self.params)}")
+            return
+        if isinstance(fn.params.star_kwarg, cst.Param):
+            self.record(ALREADY, f"{self.function}() takes **{fn.params.star_kwarg.name.value}")
+            return
+        if self.forward and not self._forwards(fn):
+            self.record(NOT_FOUND, f"{self.function}() at line {self.line} has no call to {self.forward}()")
+            return
+        self._target = fn
+
+    def _forwards(self, fn: cst.FunctionDef) -> list[cst.Call]:
+        return [c for c in iter_calls(fn.body) if callee_name(c.func) == self.forward]
+
+    def _placed(self, params: cst.Parameters) -> cst.Parameters | None:
+        """`params` with each new parameter after its target neighbour, or None where Python
+        would reject the result (a parameter without default after one with a default)."""
+        plist = list(params.params)
+        have = _names(params)
+        for name, default, after in self.params:
+            if name in have:
+                continue
+            new = cst.Param(cst.Name(name), default=cst.parse_expression(default) if default is not None else None,
+                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                  whitespace_after=cst.SimpleWhitespace(""))
+                            if default is not None else cst.MaybeSentinel.DEFAULT)
+            names = [p.name.value for p in plist]
+            at = names.index(after) + 1 if after in names else len(plist)
+            plist.insert(at, new)
+            have.add(name)
+        seen_default = False
+        for p in [*params.posonly_params, *plist]:
+            if p.default is not None:
+                seen_default = True
+            elif seen_default:
+                return None
+        # keep the layout: a parameter list written one per line gets the new ones the same way
+        fixed = []
+        for i, p in enumerate(plist):
+            if i < len(plist) - 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params \
+                    or params.star_kwarg is not None:
+                if not isinstance(p.comma, cst.Comma):
+                    p = p.with_changes(comma=self._comma(params))
+            fixed.append(p)
+        return params.with_changes(params=fixed)
+
+    @staticmethod
+    def _comma(params: cst.Parameters) -> cst.Comma:
+        for p in [*params.posonly_params, *params.params]:
+            if isinstance(p.comma, cst.Comma):
+                ws = p.comma.whitespace_after
+                if isinstance(ws, cst.ParenthesizedWhitespace):
+                    ws = ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+                return cst.Comma(whitespace_after=ws)
+        return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if original_node is not self._target:
+            return updated_node
+        params = self._placed(updated_node.params)
+        if params is None:
+            self.record(NOT_FOUND, f"{self.function}(): a parameter without default cannot follow one with a default")
+            return updated_node
+        added = [n for n, _d, _a in self.params if n not in _names(updated_node.params)]
+        node = updated_node.with_changes(params=params)
+        if self.forward:
+            node = node.with_changes(body=node.body.visit(_Forward(self.forward, added)))
+        self.record(APPLIED, f"{self.function}() takes {', '.join(added)}"
+                             + (f" and hands it to {self.forward}()" if self.forward else ""))
+        return node
+
+
+class _Forward(cst.CSTTransformer):
+    """Adds `name=name` to every call of `forward` that does not pass `name` yet."""
+
+    def __init__(self, forward: str, names: list[str]) -> None:
+        super().__init__()
+        self.forward, self.names = forward, names
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if callee_name(updated_node.func) != self.forward:
+            return updated_node
+        args = list(updated_node.args)
+        given = {a.keyword.value for a in args if a.keyword is not None}
+        if any(a.star == "**" for a in args):
+            return updated_node  # a **kwargs forward hands on whatever the caller passed
+        for name in self.names:
+            if name in given:
+                continue
+            new = cst.Arg(cst.Name(name), keyword=cst.Name(name),
+                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                whitespace_after=cst.SimpleWhitespace("")))
+            if args:
+                last = args[-1]
+                trailing = last.comma
+                args[-1] = last.with_changes(comma=separator_comma(updated_node))
+                new = new.with_changes(comma=trailing if isinstance(trailing, cst.Comma) else cst.MaybeSentinel.DEFAULT)
+            args.append(new)
+        return updated_node.with_changes(args=args)

@@ -1,0 +1,159 @@
+"""keywordize_arguments and add_parameters: before/after/idempotence on synthetic code (libcst's
+CodemodTest shape), plus the sites each one must refuse rather than guess."""
+
+from __future__ import annotations
+
+from libcst.codemod import CodemodTest
+
+from drift.fixes.kinds import run_codemod
+from drift.fixes.kinds.add_parameters import AddParameters
+from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
+from tests.rule_cases import line_of, src
+
+
+class TestKeywordizeArguments(CodemodTest):
+    TRANSFORM = KeywordizeArguments
+
+    def check(self, before: str, after: str, needle: str, **args) -> None:
+        before, after = src(before), src(after)
+        self.assertCodemod(before, after, line=line_of(before, needle), **args)
+        # a second run finds nothing positional past the slot: nothing changes
+        self.assertCodemod(after, after, line=line_of(before, needle), **args)
+
+    def test_super_init_arguments_after_the_insert_get_the_baseline_names(self) -> None:
+        self.check("""
+            class BalanceScheduler(Scheduler):
+                def __init__(self, vllm_config, kv_cache_config, block_size, mm_registry, log_stats=False):
+                    super().__init__(
+                        vllm_config,
+                        kv_cache_config,
+                        block_size,
+                        mm_registry,  # the registry
+                        log_stats,
+                    )
+            """, """
+            class BalanceScheduler(Scheduler):
+                def __init__(self, vllm_config, kv_cache_config, block_size, mm_registry, log_stats=False):
+                    super().__init__(
+                        vllm_config,
+                        kv_cache_config,
+                        block_size,
+                        mm_registry=mm_registry,  # the registry
+                        log_stats=log_stats,
+                    )
+            """, "super().__init__", callee="__init__", start=3, names=["mm_registry", "log_stats"])
+
+    def test_a_plain_call_with_keywords_already_after_it(self) -> None:
+        self.check("""
+            pool = BlockPool(num_blocks, True, False, hash_fn=h)
+            """, """
+            pool = BlockPool(num_blocks, True, enable_kv_cache_events=False, hash_fn=h)
+            """, "BlockPool", callee="BlockPool", start=2, names=["enable_kv_cache_events"])
+
+    def test_more_arguments_than_named_slots_is_not_found(self) -> None:
+        before = "f(a, b, c)\n"
+        new, out = run_codemod(before, "keywordize_arguments", line=1,
+                               args={"callee": "f", "start": 1, "names": ["b"]})
+        assert (new, out.status) == (before, "not_found") and "only 2 have a name" in out.reason
+
+    def test_a_name_already_passed_by_keyword_is_not_found(self) -> None:
+        before = "f(a, b, b=1)\n"
+        new, out = run_codemod(before, "keywordize_arguments", line=1,
+                               args={"callee": "f", "start": 1, "names": ["b"]})
+        assert (new, out.status) == (before, "not_found") and "already passes b=" in out.reason
+
+    def test_star_args_at_the_call_is_not_found(self) -> None:
+        before = "f(a, *rest)\n"
+        new, out = run_codemod(before, "keywordize_arguments", line=1,
+                               args={"callee": "f", "start": 0, "names": ["a"]})
+        assert (new, out.status) == (before, "not_found")
+
+
+class TestAddParameters(CodemodTest):
+    TRANSFORM = AddParameters
+
+    def check(self, before: str, after: str, needle: str, **args) -> None:
+        before, after = src(before), src(after)
+        self.assertCodemod(before, after, line=line_of(before, needle), **args)
+        self.assertCodemod(after, after, line=line_of(before, needle), **args)
+
+    def test_override_takes_and_forwards_the_new_parameter(self) -> None:
+        self.check("""
+            class BalanceScheduler(Scheduler):
+                def __init__(
+                    self,
+                    vllm_config,
+                    block_size: int,
+                    mm_registry=MULTIMODAL_REGISTRY,
+                    log_stats: bool = False,
+                ) -> None:
+                    super().__init__(
+                        vllm_config,
+                        block_size,
+                        mm_registry=mm_registry,
+                        log_stats=log_stats,
+                    )
+                    self.balance = True
+            """, """
+            class BalanceScheduler(Scheduler):
+                def __init__(
+                    self,
+                    vllm_config,
+                    block_size: int,
+                    hash_block_size=None,
+                    mm_registry=MULTIMODAL_REGISTRY,
+                    log_stats: bool = False,
+                ) -> None:
+                    super().__init__(
+                        vllm_config,
+                        block_size,
+                        mm_registry=mm_registry,
+                        log_stats=log_stats,
+                        hash_block_size=hash_block_size,
+                    )
+                    self.balance = True
+            """, "def __init__", function="__init__", params=[["hash_block_size", "None", "block_size"]],
+            forward="__init__")
+
+    def test_one_line_signature_and_a_patched_function_forwarding_to_the_original(self) -> None:
+        self.check("""
+            _orig_cache = BlockPool.cache_full_blocks
+
+            def _patched_cache(self, request, blocks, num_cached, num_full, block_size, kv_group):
+                return _orig_cache(self, request, blocks, num_cached, num_full, block_size, kv_group)
+            """, """
+            _orig_cache = BlockPool.cache_full_blocks
+
+            def _patched_cache(self, request, blocks, num_cached, num_full, block_size, kv_group, block_mask=None):
+                return _orig_cache(self, request, blocks, num_cached, num_full, block_size, kv_group, block_mask=block_mask)
+            """, "def _patched", function="_patched_cache", params=[["block_mask", "None", "kv_group"]],
+            forward="_orig_cache")
+
+    def test_without_forwarding_only_the_parameter_is_added(self) -> None:
+        self.check("""
+            class Stats(StatLoggerBase):
+                def record(self, scheduler_stats, iteration_stats, engine_idx=0):
+                    self.n += 1
+            """, """
+            class Stats(StatLoggerBase):
+                def record(self, scheduler_stats, iteration_stats, mm_cache_stats=None, engine_idx=0):
+                    self.n += 1
+            """, "def record", function="record", params=[["mm_cache_stats", "None", "iteration_stats"]])
+
+    def test_kwargs_already_takes_it(self) -> None:
+        before = "def m(self, a, **kw):\n    return super().m(a, **kw)\n"
+        new, out = run_codemod(before, "add_parameters", line=1,
+                               args={"function": "m", "params": [["b", "None", "a"]], "forward": "m"})
+        assert (new, out.status) == (before, "already")
+
+    def test_a_required_parameter_after_a_default_is_refused(self) -> None:
+        before = "def m(self, a=1):\n    return super().m(a)\n"
+        new, out = run_codemod(before, "add_parameters", line=1,
+                               args={"function": "m", "params": [["b", None, "a"]], "forward": "m"})
+        assert (new, out.status) == (before, "not_found") and "cannot follow" in out.reason
+
+    def test_no_forward_call_is_not_found_and_nothing_is_half_done(self) -> None:
+        before = "class S(B):\n    def m(self, a):\n        return a\n"
+        new, out = run_codemod(before, "add_parameters", line=2,
+                               args={"function": "m", "params": [["b", "None", "a"]], "forward": "m"})
+        assert (new, out.status) == (before, "not_found") and "no call to m()" in out.reason

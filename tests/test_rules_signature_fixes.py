@@ -1,0 +1,140 @@
+"""DRIFT013's keywordize_arguments and DRIFT070's add_parameters over synthetic before/after
+packages: the fix each finding carries, its tier, and the patched consumer really running on
+both releases (the edit is exactly derivable from the two signatures, so it is right on both)."""
+
+from __future__ import annotations
+
+from drift.fixes.kinds import apply_fixes
+from tests.rule_cases import APP, Case, findings_of, raised_by, src, write_tree
+
+# the engine builds the scheduler class by keyword; the target inserted hash_block_size
+BEFORE = {"gizmo/sched.py": """
+    class Scheduler:
+        def __init__(self, config, block_size, registry=None, log_stats=False):
+            self.config, self.block_size, self.registry, self.log_stats = config, block_size, registry, log_stats
+
+        def schedule(self, budget, now=0.0):
+            return (budget, now)
+
+
+    def build(cls):
+        return cls(config="cfg", block_size=16, registry="R", log_stats=True)
+
+
+    def step(s):
+        return s.schedule(8, now=1.0)
+    """}
+AFTER = {"gizmo/sched.py": """
+    class Scheduler:
+        def __init__(self, config, block_size, hash_block_size=None, registry=None, log_stats=False):
+            if hash_block_size is not None and not isinstance(hash_block_size, int):
+                raise TypeError(f"hash_block_size must be an int, got {hash_block_size!r}")
+            if registry is not None and not isinstance(registry, str):
+                raise TypeError(f"registry must be a str, got {registry!r}")
+            self.config, self.block_size, self.registry, self.log_stats = config, block_size, registry, log_stats
+            self.hash_block_size = hash_block_size or block_size
+
+        def schedule(self, budget, now=0.0, mask=None):
+            return (budget, now, mask)
+
+
+    def build(cls):
+        return cls(config="cfg", block_size=16, hash_block_size=32, registry="R", log_stats=True)
+
+
+    def step(s):
+        return s.schedule(8, now=1.0, mask="m")
+    """}
+CONSUMER = {"app/sched.py": """
+    from gizmo.sched import Scheduler
+
+
+    class BalanceScheduler(Scheduler):
+        def __init__(self, config, block_size, registry=None, log_stats=False):
+            super().__init__(config, block_size, registry, log_stats)
+            self.balanced = True
+
+        def schedule(self, budget, now=0.0):
+            return super().schedule(budget, now)
+
+
+    class LoggingScheduler(Scheduler):
+        def schedule(self, budget, now=0.0):
+            return ("logged", budget)
+    """}
+
+
+def _fixed(findings, *, tiers: set[str], rules: set[str] | None = None) -> str:
+    path = "app/sched.py"
+    text = src(CONSUMER[path])
+    chosen = [f for f in findings if f.fix is not None and f.fix.codemod and f.fix.tier in tiers
+              and (rules is None or f.rule_id in rules)]
+    return apply_fixes(text, chosen, path=path).new_source
+
+
+def test_fixes_carry_the_baseline_names_and_the_new_parameter(tmp_path):
+    findings = findings_of(tmp_path, Case("sig-fixes", BEFORE, AFTER, CONSUMER))
+    by_rule = {}
+    for f in findings:
+        by_rule.setdefault(f.rule_id, []).append(f)
+    shift = by_rule["DRIFT013"][0]
+    assert shift.fix.codemod == "keywordize_arguments" and shift.fix.tier == "safe"
+    assert shift.fix.args == {"callee": "__init__", "start": 2, "names": ["registry", "log_stats"]}
+    assert shift.fix.description == ("pass arguments 3-4 of `super().__init__(...)` by keyword as `registry=`, "
+                                     "`log_stats=` (the baseline's names, which the target keeps)")
+    overrides = {f.consumer_site.line: f for f in by_rule["DRIFT070"]}
+    init = overrides[5]
+    assert init.fix.codemod == "add_parameters" and init.fix.tier == "safe"
+    assert init.fix.args == {"function": "__init__", "params": [["hash_block_size", "None", "block_size"]],
+                             "forward": "__init__"}
+    assert init.fix.description.startswith("add `hash_block_size=None` after `block_size` to "
+                                           "`BalanceScheduler.__init__`'s parameters")
+    assert "pass `hash_block_size=hash_block_size` on to `super().__init__(...)`" in init.fix.description
+    forwarding = overrides[9]
+    assert forwarding.fix.tier == "safe" and forwarding.fix.args["forward"] == "schedule"
+    # an override that answers itself would take `mask` and ignore it: unsafe, said so
+    ignoring = overrides[14]
+    assert ignoring.fix.codemod == "add_parameters" and ignoring.fix.tier == "unsafe"
+    assert ignoring.fix.args["forward"] is None and "does not hand it" in ignoring.fix.description
+
+
+def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):
+    findings = findings_of(tmp_path, Case("sig-fixes", BEFORE, AFTER, CONSUMER))
+    before, after = write_tree(tmp_path / "b", BEFORE), write_tree(tmp_path / "a", AFTER)
+    probe = ("(lambda s: (s.registry, s.log_stats, s.block_size, step(s)))"
+             "(build(__import__('app.sched').sched.BalanceScheduler))")
+    original = write_tree(tmp_path / "orig", CONSUMER)
+    assert raised_by([original, before], "gizmo.sched", probe) is None
+    assert "hash_block_size" in (raised_by([original, after], "gizmo.sched", probe) or "")
+    patched = _fixed(findings, tiers={"safe"})
+    assert "super().__init__(config, block_size, registry=registry, log_stats=log_stats, " \
+           "hash_block_size=hash_block_size)" in patched
+    assert "def __init__(self, config, block_size, hash_block_size=None, registry=None, log_stats=False):" in patched
+    assert "def schedule(self, budget, now=0.0, mask=None):" in patched
+    assert "return super().schedule(budget, now, mask=mask)" in patched
+    assert patched.count("mask=None") == 1  # LoggingScheduler's unsafe edit is left for --unsafe-fixes
+    tree = write_tree(tmp_path / "patched", {"app/sched.py": patched})
+    assert raised_by([tree, after], "gizmo.sched", probe) is None
+    # the forwarded keyword is the target's alone: on the baseline that statement needs the
+    # version gate drift/fixes/gate.py writes for a range consumer; the named arguments do not
+    assert "hash_block_size" in (raised_by([tree, before], "gizmo.sched", probe) or "")
+    named = _fixed(findings, tiers={"safe"}, rules={"DRIFT013"})
+    assert "super().__init__(config, block_size, registry=registry, log_stats=log_stats)" in named
+    named_tree = write_tree(tmp_path / "named", {"app/sched.py": named})
+    assert raised_by([named_tree, before], "gizmo.sched", probe) is None
+    # a second pass changes nothing
+    again = apply_fixes(patched, [f for f in findings if f.fix and f.fix.codemod and f.fix.tier == "safe"],
+                        path="app/sched.py")
+    assert again.new_source == patched and not again.applied
+    # the re-check of the patched consumer: the safe fixes' findings are gone, nothing new
+    left = findings_of(tmp_path / "recheck", Case("sig-fixes", BEFORE, AFTER, {"app/sched.py": patched}))
+    assert {(f.rule_id, f.consumer_site.line) for f in left} == {("DRIFT070", 14)}
+
+
+def test_a_name_the_target_dropped_keeps_the_fix_manual(tmp_path):
+    before = {"gizmo/core.py": "def make(a, b=0, c=0):\n    return a\n"}
+    after = {"gizmo/core.py": "def make(a, flag=False, b=0, width=0):\n    return a\n"}
+    consumer = {"app/main.py": "from gizmo.core import make\n\ndef main():\n    return make(1, 2, 3)\n"}
+    f = [x for x in findings_of(tmp_path, Case("shift-renamed", before, after, consumer)) if x.rule_id == "DRIFT013"][0]
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    assert "no parameter of the same name in both releases" in f.fix.manual_reason
