@@ -138,3 +138,14 @@ def test_a_name_the_target_dropped_keeps_the_fix_manual(tmp_path):
     f = [x for x in findings_of(tmp_path, Case("shift-renamed", before, after, consumer)) if x.rule_id == "DRIFT013"][0]
     assert f.fix.codemod is None and f.fix.tier == "manual"
     assert "no parameter of the same name in both releases" in f.fix.manual_reason
+
+
+def test_a_call_still_wrong_after_naming_keeps_the_fix_manual(tmp_path):
+    # `b` displaced by a required `c`: naming `b` leaves `c` missing, so the edit is only described
+    before = {"gizmo/core.py": "def make(a, b):\n    return a\n"}
+    after = {"gizmo/core.py": "def make(a, c, b):\n    return a\n"}
+    consumer = {"app/main.py": "from gizmo.core import make\n\ndef main():\n    return make(1, 2)\n"}
+    f = [x for x in findings_of(tmp_path, Case("shift-required", before, after, consumer)) if x.rule_id == "DRIFT013"][0]
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    assert f.fix.description == ("pass argument 2 of `make(...)` by keyword as `b=` (the baseline's names, which "
+                                 "the target keeps); then the target also requires `c`")

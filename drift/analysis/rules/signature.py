@@ -268,8 +268,9 @@ def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
     Safe when the edit binds every value on the baseline exactly as before and on the target to
     the parameter of the same name: each argument from slot i on has a baseline slot (none went
     to the baseline's *args), that slot can be named (not positional-only), and the target takes
-    a parameter of that name by keyword. A required parameter the target inserted is still
-    missing afterwards; the fix text says so (another finding asks for its value)."""
+    a parameter of that name by keyword. When the named call would still be wrong on the target
+    (a required parameter it inserted stays missing, or an earlier slot changed meaning in
+    place) the edit is described but manual: it alone would not fix the call."""
     names = [p.name for p in base_slots[i:n]]
     target = {p.name: p for p in rc.target_params or []}
     was = base_slots[i].name if i < len(base_slots) else "?"
@@ -281,10 +282,18 @@ def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
         return Fix(f"pass `{was}` and the arguments after it by keyword",
                    manual_reason="an argument has no parameter of the same name in both releases")
     callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
-    named = set(names) | set(rc.rec["keywords"]) | {p.name for p in base_slots[:i]}
+    slots = _positional_slots(rc.target_params)
+    named = set(names) | set(rc.rec["keywords"]) | {p.name for p in slots[:i]}
     still = [p.name for p in rc.target_params or [] if p.required and p.name not in named]
-    tail = f"; the target still requires {', '.join(f'`{s}`' for s in still)}" if still else ""
+    # an earlier slot renamed in place keeps its value positionally under another name: the
+    # edit would leave that one as it is, so the call is not right on the target either
+    renamed = [f"`{b.name}` -> `{t.name}`" for b, t in zip(base_slots[:i], slots[:i]) if b.name != t.name]
     shown = ", ".join(f"`{nm}=`" for nm in names)
-    return Fix(f"pass argument{'s' if n - i > 1 else ''} {i + 1}{f'-{n}' if n - i > 1 else ''} of `{rc.rec['callee_src']}(...)` "
-               f"by keyword as {shown} (the baseline's names, which the target keeps){tail}",
-               codemod="keywordize_arguments", args={"callee": callee, "start": i, "names": names}, tier=SAFE)
+    edit = (f"pass argument{'s' if n - i > 1 else ''} {i + 1}{f'-{n}' if n - i > 1 else ''} of "
+            f"`{rc.rec['callee_src']}(...)` by keyword as {shown} (the baseline's names, which the target keeps)")
+    if still or renamed:
+        left = ([f"the target also requires {', '.join(f'`{s}`' for s in still)}"] if still else []) + (
+            [f"an earlier positional slot changed meaning ({', '.join(renamed)})"] if renamed else [])
+        return Fix(f"{edit}; then {' and '.join(left)}",
+                   manual_reason="naming the arguments alone leaves the call wrong on the target: " + "; ".join(left))
+    return Fix(edit, codemod="keywordize_arguments", args={"callee": callee, "start": i, "names": names}, tier=SAFE)
