@@ -709,7 +709,15 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     inside a target method the consumer's classes override without delegating, on `self` in a
     class the consumer's does not extend, or on another attribute of the object. An override in
     a class whose base the target no longer has anywhere is at most risky (the target cannot
-    build the class as written; the base is the break)."""
+    build the class as written; the base is the break).
+
+    Fix: `add_parameters` adds the target's new parameters to the override where the target
+    declares them, with the target's default (a literal; `None` only where that is the target's),
+    and forwards them by keyword to the base call the override makes (`super().m(...)`,
+    `Base.m(self, ...)`, the saved original). Safe when the override forwards and the parameter
+    has a default; unsafe when it does not forward (it would take the value and ignore it);
+    manual when the default names something of vLLM's or the forward call fills that slot
+    positionally in a way naming cannot undo. No parameter is ever removed."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):

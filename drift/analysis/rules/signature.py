@@ -206,6 +206,13 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     parameter is given positionally and by keyword) or when the annotations of the parameter the
     value was written for and the one it now binds share no type; risky otherwise (the call runs,
     with the values in the wrong parameters).
+
+    Fix: `keywordize_arguments` passes the shifted arguments by the baseline's names
+    (`f(a, b, c=c)`), which binds them as the baseline did and, on the target, to the parameters
+    of those names. Safe when every name is in both signatures and can be passed by keyword and
+    none went to the baseline's `*args`; the edit is only described (manual) when the named call
+    would still be wrong on the target (a required parameter it inserted, an earlier slot renamed
+    in place).
     """
     for rc in ctx.calls:
         if not _checkable(rc) or rc.baseline_params is None or rc.rec["star_args"]:
