@@ -173,6 +173,13 @@ def _new_statements(module: cst.Module, start: int, end: int) -> Sequence[cst.Ba
     return best
 
 
+def _short(edit: str) -> str:
+    """The edit without the evidence in parentheses: the comment names the change, the report
+    keeps the why (`drop `x=None` from the call (the baseline's default...)` -> `drop `x=None` from the call`)."""
+    cut = edit.find(" (")
+    return edit[:cut] if cut > 0 else edit
+
+
 def _code(stmt: cst.BaseStatement) -> str:
     return cst.Module(body=[stmt]).code
 
@@ -290,7 +297,7 @@ def gate_file(before: str, after: str, gate: VersionGate, what: Sequence[tuple[i
             replacements.setdefault(run.body_id, []).append((run.first, run.last, list(new_stmts)))
             continue
         gated += 1
-        edit = "; ".join(dict.fromkeys(w for line, w in what if w and run.start <= line <= run.end)) \
+        edit = "; ".join(dict.fromkeys(_short(w) for line, w in what if w and run.start <= line <= run.end)) \
             or "the edit this release needs"
         indent_cols = len(before.split("\n")[run.start - 1]) - len(before.split("\n")[run.start - 1].lstrip())
         width = gate.line_length
