@@ -272,3 +272,23 @@ def test_a_line_the_branch_pushes_past_the_line_length_is_wrapped():
     # the original line was already longer than 56: it stays as it was, one indent deeper
     assert "        out = engine.build(alpha=1, beta_value=2, gamma=3, old=4)\n" in out.source
     compile(out.source, "f.py", "exec")
+
+
+def test_supports_in_drift_toml_makes_a_pinned_consumer_a_range_one(tmp_path):
+    before, after, consumer = trees(tmp_path, "vllm==0.11.0")
+    (consumer / "drift.toml").write_text('supports = ">=0.10.0"\n')
+    res = subprocess.run([sys.executable, "-m", "drift.cli", "check", str(consumer), "-t", str(after), "-b",
+                          str(before), "--fix"], capture_output=True, text=True, timeout=600, cwd=consumer)
+    assert res.returncode == 0, res.stderr
+    assert "supports = '>=0.10.0' in drift.toml admits the baseline 0.11.0" in res.stderr
+    assert 'if vllm_version_at_least("0.12.0"):' in (consumer / "app" / "main.py").read_text()
+    assert run_under(before, consumer) == "3 [1]" and run_under(after, consumer) == "3 [1]"
+    (consumer / "drift.toml").write_text('supports = 3\n')
+    bad = subprocess.run([sys.executable, "-m", "drift.cli", "check", str(consumer), "-t", str(after), "-b",
+                          str(before), "--fix"], capture_output=True, text=True, timeout=600, cwd=consumer)
+    assert bad.returncode == 2 and bad.stderr.startswith("drift: error:") and "supports" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    (consumer / "drift.toml").write_text('supports = "newest"\n')
+    bad = subprocess.run([sys.executable, "-m", "drift.cli", "check", str(consumer), "-t", str(after), "-b",
+                          str(before), "--fix"], capture_output=True, text=True, timeout=600, cwd=consumer)
+    assert bad.returncode == 2 and "drift: error: supports = 'newest' in drift.toml is not a version range" in bad.stderr

@@ -116,7 +116,7 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
     import sys
     from pathlib import Path
 
-    from drift.consumer.support import support
+    from drift.consumer.support import support, valid_range
     from drift.fixes import plan
     from drift.fixes.local import restore, write_plan
     from drift.fixes.style import line_length
@@ -133,6 +133,9 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
         full = Path(root) / path
         if full.is_file():
             files[path] = full.read_bytes()
+    if declared and not valid_range(declared):
+        return fail(f"supports = {declared!r} in drift.toml is not a version range", exitcodes.USAGE,
+                    hint='supports = ">=0.10.2" (the vLLM releases the consumer works with)')
     baseline_version = (report.baseline or {}).get("version")
     ranged = support(extra.get("consumer_requires") or [], baseline=baseline_version, declared=declared)
     gate = None

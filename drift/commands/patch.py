@@ -116,9 +116,11 @@ async def _gate(connector, report, extra, root: str, files: dict, *, declared, s
 
     The consumer's own helper is looked for in the files the fixes touch (all drift reads of
     the host here); where drift adds its own, `<pkg>/utils/` is used when it is a package there."""
-    from drift.consumer.support import support
+    from drift.consumer.support import support, valid_range
     from drift.fixes.version_helper import choose_gate, top_package
 
+    if declared and not valid_range(declared):
+        raise ConfigError(f"supports = {declared!r} in drift.toml is not a version range (e.g. \">=0.10.2\")")
     baseline = (report.baseline or {}).get("version")
     ranged = support(extra.get("consumer_requires") or [], baseline=baseline, declared=declared)
     if not ranged.is_range:

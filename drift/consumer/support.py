@@ -34,6 +34,15 @@ def _single(spec: SpecifierSet) -> bool:
     return any(s.operator in ("==", "===") and "*" not in s.version for s in spec)
 
 
+def valid_range(text: str) -> bool:
+    """Whether `supports = ...` is a version range packaging can read."""
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        return False
+    return True
+
+
 def support(requires: list[str], *, baseline: str | None, declared: str | None = None,
             dist: str = "vllm") -> Support:
     """A range consumer: its supported releases (declared, else its requirement on `dist`)
