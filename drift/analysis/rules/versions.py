@@ -8,7 +8,7 @@ from typing import Iterator
 from packaging.version import InvalidVersion, Version
 
 from drift.analysis.context import CheckContext
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.rules.base import rule
 
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
@@ -30,6 +30,9 @@ def version_text_compare(ctx: CheckContext) -> Iterator[Finding]:
     """`vllm.__version__ >= "0.9.0"` compares strings: "0.10.0" sorts before "0.9.0", so the check
     that held for the baseline gives the wrong answer for the target (a branch not taken, an
     assertion that fails). Reported where the baseline's answer was right and the target's is not.
+
+    The fix compares `Version(...)`s (`compare_versions`), safe: the baseline's answer is kept
+    (that is when the finding is reported) and the target's becomes right.
     """
     tv = ctx.target.versions.get(ctx.target_package)
     bv = ctx.baseline.versions.get(ctx.target_package) if ctx.baseline else None
@@ -52,7 +55,10 @@ def version_text_compare(ctx: CheckContext) -> Iterator[Finding]:
                 consumer_site=Location(mod["path"], cmp["line"], col=cmp.get("col", 0) + 1),
                 predicted_failure=(f"the check is {textual} on {ctx.target_package} {tv}: "
                                    f"an `assert` raises AssertionError, an `if` takes the other branch"),
+                # safe: reported only where the text and the version comparison agree on the
+                # baseline, so the rewrite keeps the baseline's answer and fixes the target's
                 fix=Fix(f"compare versions: `Version({of}) {cmp['op']} Version(\"{cmp['version']}\")` "
-                        "(packaging.version)", manual_reason="the comparison is rewritten by hand"),
+                        "(with `from packaging.version import Version`)", codemod="compare_versions",
+                        args={"op": cmp["op"], "version": cmp["version"]}, tier=SAFE),
                 symbol=f"{of}",
             )

@@ -19,6 +19,7 @@ from drift.fixes.kinds._site import ALREADY, APPLIED, Outcome, SiteCodemod
 from drift.fixes.kinds.add_keyword import AddKeyword
 from drift.fixes.kinds.add_parameters import AddParameters
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
+from drift.fixes.kinds.compare_versions import CompareVersions
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
@@ -45,6 +46,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "rename_import": RenameImport,
     "keywordize_arguments": KeywordizeArguments,
     "add_parameters": AddParameters,
+    "compare_versions": CompareVersions,
 }
 
 
