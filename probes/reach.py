@@ -128,6 +128,18 @@ def version_guard(test, names):
     return g
 
 
+def compound_guards(test, names):
+    """Version tests inside `a and <version test>` / `a or <version test>`: (the guards the
+    body runs under, the guards the else branch runs under). `if flag and vllm_version_is("0.13")`
+    runs its body only on 0.13; `if flag or <test>` runs its else only where the test is false."""
+    if not isinstance(test, ast.BoolOp):
+        return [], []
+    found = [g for g in (version_guard(v, names) for v in test.values) if g is not None]
+    if isinstance(test.op, ast.And):
+        return found, []
+    return [], [dict(g, negated=not g.get("negated")) for g in found]
+
+
 _SPEC_PART = re.compile(r"^(~=|===|==|!=|<=|>=|<|>)\s*[0-9][0-9A-Za-z.+*!_-]*$")
 
 
@@ -196,18 +208,25 @@ def version_compares(tree, prefixes):
 
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
-    `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}."""
+    `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
+    Recognised by what they do, whatever their name: one parameter, and a `return` comparing
+    it with a value that is a version (a name or attribute saying so, or `__version__` read in
+    the function)."""
     out = {}
     for fn in walk(tree):
-        if not isinstance(fn, _FUNCS) or len(fn.args.args) != 1 or "version" not in fn.name.lower():
+        if not isinstance(fn, _FUNCS) or len(fn.args.args) != 1:
             continue
         param = fn.args.args[0].arg
+        reads_version = any(isinstance(n, ast.Attribute) and n.attr == "__version__" for n in walk(fn))
         for node in walk(fn):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Compare) \
                     and len(node.value.ops) == 1 and type(node.value.ops[0]) in _OPS:
                 op = _OPS[type(node.value.ops[0])]
                 left, right = node.value.left, node.value.comparators[0]
                 uses = lambda n: any(isinstance(x, ast.Name) and x.id == param for x in walk(n))  # noqa: E731
+                other = left if uses(right) else right
+                if not (reads_version or _mentions_version(other)):
+                    continue
                 if uses(right) and not uses(left):
                     out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
                 elif uses(left) and not uses(right):
@@ -236,6 +255,7 @@ class _Module:
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
         self.nested_quals = set()  # qualnames of functions defined inside functions
+        self.derived = {}  # module-level names -> the paths assignments bound them to
         self._imports(tree)
         for node in tree.body:
             if isinstance(node, (ast.ClassDef,) + _FUNCS):
@@ -633,6 +653,7 @@ class _Function:
         self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
         self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
         self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
+        self.derived = {}  # local name -> the paths assignments bound it to (each object itself)
 
     def run(self):
         node = self.node
@@ -735,6 +756,8 @@ class _Function:
             if isinstance(st.target, ast.Name):
                 if ann or vpath:
                     env[st.target.id] = ann or vpath
+                    if not ann:
+                        self._derive(st.target.id, vpath)
                 else:
                     env.pop(st.target.id, None)
             else:
@@ -831,8 +854,17 @@ class _Function:
             name, path, negated, alts = narrowed
             self._narrow(no if negated else yes, (name, path, False, alts), exits=False)
             (yes if negated else no).pop(name, None) if path == env.get(name) else None
-        self.block(st.body, yes)
-        self.block(st.orelse, no)
+        body_guards, else_guards = compound_guards(st.test, self.mod.names)
+        self.mod.guards.extend(body_guards)
+        try:
+            self.block(st.body, yes)
+        finally:
+            del self.mod.guards[len(self.mod.guards) - len(body_guards):]
+        self.mod.guards.extend(else_guards)
+        try:
+            self.block(st.orelse, no)
+        finally:
+            del self.mod.guards[len(self.mod.guards) - len(else_guards):]
         self._merge(env, yes, no)
 
     def _dict_loop(self, st):
@@ -927,6 +959,7 @@ class _Function:
                     vpath, self.alternatives[tgt.id] = a, [b]
             if vpath:
                 env[tgt.id] = vpath
+                self._derive(tgt.id, vpath)
             else:
                 env.pop(tgt.id, None)
             keys = self._dict_keys(value, env)
@@ -982,6 +1015,40 @@ class _Function:
         elif t is ast.Starred:
             self.assign(tgt.value, None, None, env, st)
 
+    def _derive(self, name, path):
+        """Remember that `name` holds the value of an expression read where it was assigned:
+        a missing attribute in that expression fails there, not at each later use of `name`."""
+        self.derived.setdefault(name, []).append(path)
+
+    def _bound(self, node, env, path):
+        """How many leading steps of `path` (the path of `node`) are a local's value, read at
+        the assignment that bound it (`x = self.gone(...)` then `x.foo()`: `.gone` is not read
+        here); 0 when the expression starts from no such local."""
+        while True:
+            t = type(node)
+            if t is ast.Attribute:
+                if type(node.value) is ast.Name and node.value.id + "." + node.attr in env:
+                    return 0  # `self.x` narrowed by isinstance here: no assignment read it
+                node = node.value
+            elif t is ast.Call:
+                func = node.func
+                if type(func) is ast.Name and func.id == "getattr" and len(node.args) == 2:
+                    node = node.args[0]
+                elif type(func) is ast.Name and func.id in ("super", "cast"):
+                    return 0
+                else:
+                    node = func
+            elif t in (ast.Subscript, ast.NamedExpr, ast.Await):
+                node = node.value
+            elif t is ast.Name:
+                cur = env.get(node.id)
+                if cur is None or len(cur) < 2 or not path or tuple(path[:len(cur)]) != tuple(cur):
+                    return 0
+                bound = self.derived.get(node.id, []) + self.mod.derived.get(node.id, [])
+                return len(cur) if any(p is cur for p in bound) else 0
+            else:
+                return 0
+
     def _own_class(self, root):
         """The record of a class this module defines, for a `sym:` root naming it (else None)."""
         prefix = "sym:%s." % self.mod.module
@@ -1027,11 +1094,14 @@ class _Function:
             if t is ast.NamedExpr and isinstance(node.target, ast.Name):
                 if path:
                     env[node.target.id] = path
+                    self._derive(node.target.id, path)
                 else:
                     env.pop(node.target.id, None)
             return path
         if t in (ast.Lambda,):
             return None
+        if t is ast.IfExp or t is ast.BoolOp:
+            return self._guarded_expr(node, env)
         if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             inner = dict(env)
             for gen in node.generators:
@@ -1052,6 +1122,35 @@ class _Function:
                 self.expr(child.iter, env)
         return None
 
+    def _guarded_expr(self, node, env):
+        """`a if <version test> else b`, `<version test> and a`, `<version test> or a`: each
+        operand runs only on the versions its test lets through, as in an `if` statement."""
+        if type(node) is ast.IfExp:
+            self.expr(node.test, env)
+            guard = version_guard(node.test, self.mod.names)
+            for part, negated in ((node.body, False), (node.orelse, True)):
+                if guard is not None:
+                    self.mod.guards.append(dict(guard, negated=not guard.get("negated")) if negated else guard)
+                try:
+                    self.expr(part, env)
+                finally:
+                    if guard is not None:
+                        self.mod.guards.pop()
+            return None
+        pushed = 0  # a BoolOp: each value runs only when the ones before it let evaluation go on
+        try:
+            for value in node.values:
+                self.expr(value, env)
+                guard = version_guard(value, self.mod.names)
+                if guard is not None:
+                    if isinstance(node.op, ast.Or):  # `t or x`: x runs only where t is false
+                        guard = dict(guard, negated=not guard.get("negated"))
+                    self.mod.guards.append(guard)
+                    pushed += 1
+        finally:
+            del self.mod.guards[len(self.mod.guards) - pushed:]
+        return None
+
     def _record_chain(self, node, env, chain, *, top, store=False):
         """Walk a chain `a.b(x).c[y]`: one call record per call, one attribute use for the
         outermost attribute, then the sub-expressions (arguments, slices) in their own right."""
@@ -1061,7 +1160,10 @@ class _Function:
                 base = chain.of(node.value)
                 if base and self.mod.wanted(base):
                     line, col = _attr_pos(node)
-                    self.mod.use("attr_set" if store else "attr", base + ("." + node.attr,), line, col, self.qual)
+                    bound = self._bound(node.value, env, base)
+                    extra = {"bound": bound} if bound else {}
+                    self.mod.use("attr_set" if store else "attr", base + ("." + node.attr,), line, col, self.qual,
+                                 **extra)
             self._record_chain(node.value, env, chain, top=False)
         elif t is ast.Call:
             self._call(node, env, chain)
@@ -1143,6 +1245,9 @@ class _Function:
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
             "result": None, "args": args, "kwargs": kwargs,
         })
+        bound = self._bound(func, env, callee)
+        if bound:
+            self.mod.calls[-1]["bound"] = bound
         if self.mod.calls[-1]["star_args"] or self.mod.calls[-1]["star_kwargs"]:
             fwd = star_forwarding(self.node, node)  # `super().__init__(*args, **kwargs)`: the callers' arguments
             if fwd:
@@ -1167,6 +1272,8 @@ class _Function:
             prefix = len(self.env_of_call[root])
             for alt in self.alternatives[root]:
                 twin = dict(self.mod.calls[-1], callee={"path": list((tuple(alt) + tuple(callee[prefix:]))[:MAX_PATH])})
+                if twin.get("bound") == prefix:
+                    twin["bound"] = len(alt)
                 self.mod.calls.append(twin)
 
     def _type_args(self, node, fname, chain):
@@ -1388,6 +1495,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
                         if cls is None and "." in qual and qual.rsplit(".", 1)[0] in mod.quals.values()}
     top = _Function(mod, qual="<module>", cls=None, node=tree, env={})
     module_env = top.run()
+    mod.derived = top.derived  # module-level `_orig = Target.m`: read once, where it is assigned
     # module-level aliases (`_orig = Target.method`) are visible in every function
     genv = dict(mod.names)
     genv.update({k: v for k, v in module_env.items() if v})

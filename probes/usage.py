@@ -12,7 +12,7 @@ import ast
 import re
 
 from .astwalk import memoised, walk
-from .reach import _dotted, _src, decorator_guard, reach_facts, string_constants, version_guard  # one copy
+from .reach import _dotted, _src, compound_guards, decorator_guard, reach_facts, string_constants, version_guard  # one copy
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
 from .splits import axis_splits
@@ -107,18 +107,20 @@ class _Imports(ast.NodeVisitor):
         test = _dotted(node.test) or ""
         flag = test.split(".")[-1] == "TYPE_CHECKING"
         guard = version_guard(node.test, self._names())
-        self.guarded += flag
         if guard is not None:
-            self.versions.append(guard)
+            body, orelse = [guard], [dict(guard, negated=not guard.get("negated"))]
+        else:
+            body, orelse = compound_guards(node.test, self._names())
+        self.guarded += flag
+        self.versions.extend(body)
         for st in node.body:
             self.visit(st)
+        del self.versions[len(self.versions) - len(body):]
         self.guarded -= flag
-        if guard is not None:
-            self.versions[-1] = dict(guard, negated=not guard.get("negated"))
+        self.versions.extend(orelse)
         for st in node.orelse:
             self.visit(st)
-        if guard is not None:
-            self.versions.pop()
+        del self.versions[len(self.versions) - len(orelse):]
 
     def _record(self, local, target, line, statement="from", col=None):
         rec = {"local": local, "target": target, "line": line, "statement": statement}

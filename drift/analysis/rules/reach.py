@@ -117,7 +117,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             continue  # inside `if <test>:` whose test already raised: this line never runs
         tv = ctx.target_paths.steps(path)
         bv = None  # the baseline is walked only where the target misses a name
-        for k in range(1, len(path)):
+        for k in range(_first_read_step(rec), len(path)):
             if not path[k].startswith(".") or tv[k].kind != "missing":
                 continue
             if bv is None:
@@ -190,6 +190,14 @@ def _shown_owner(step: str) -> str:
     if step.startswith(".") and step[1:].isidentifier():
         return step[1:]
     return "self" if step.startswith("self:") else "…"
+
+
+def _first_read_step(rec: dict) -> int:
+    """The first step of a use's path that this line itself reads. A local's value
+    (`x = self.gone()`, then `x.foo()`) was read where it was assigned, and Python raises
+    there: its steps (`bound`, from the probe) are reported at that line, not at every use."""
+    bound = rec.get("bound")
+    return max(1, bound) if isinstance(bound, int) else 1
 
 
 def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
