@@ -654,6 +654,7 @@ class _Function:
         self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
         self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
         self.derived = {}  # local name -> the paths assignments bound it to (each object itself)
+        self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
 
     def run(self):
         node = self.node
@@ -947,6 +948,8 @@ class _Function:
         t = type(tgt)
         if t is ast.Name:
             self.dicts.pop(tgt.id, None)
+            if self.key_guards:
+                self.key_guards = {k: g for k, g in self.key_guards.items() if k[0] != tgt.id}
             self._bind_shape(tgt.id, value)
             self.alternatives.pop(tgt.id, None)
             if self.narrowed:  # `x = ...` rebinds x: what `x.attr` was narrowed to no longer holds
@@ -1006,6 +1009,10 @@ class _Function:
             if isinstance(tgt.value, ast.Name) and tgt.value.id in self.dicts \
                     and isinstance(tgt.slice, ast.Constant) and isinstance(tgt.slice.value, str):
                 self.dicts[tgt.value.id][tgt.slice.value] = [tgt.slice.lineno, tgt.slice.col_offset]
+                if self.mod.guards:  # `if version_is("1.0"): d["k"] = v`: the key is there on 1.0 only
+                    self.key_guards[(tgt.value.id, tgt.slice.value)] = list(self.mod.guards)
+                else:
+                    self.key_guards.pop((tgt.value.id, tgt.slice.value), None)
             if isinstance(tgt.value, ast.Name) and tgt.value.id in self.namespaces \
                     and isinstance(tgt.slice, ast.Constant) and isinstance(tgt.slice.value, str):
                 self.namespaces[tgt.value.id][tgt.slice.value] = (tgt.slice, value)
@@ -1210,7 +1217,7 @@ class _Function:
             line, col = _attr_pos(func)
         else:
             line, col = func.lineno, func.col_offset
-        keywords, kw_cols, via_dict = [], {}, []
+        keywords, kw_cols, via_dict, kw_guards = [], {}, [], {}
         star_kwargs = False
         for k in node.keywords:
             if k.arg:
@@ -1221,6 +1228,8 @@ class _Function:
                 keys = None
                 if isinstance(k.value, ast.Name):
                     keys = self.dicts.get(k.value.id)
+                    kw_guards.update({key: self.key_guards[(k.value.id, key)] for key in keys or ()
+                                      if (k.value.id, key) in self.key_guards})
                 elif isinstance(k.value, (ast.Dict, ast.Call)):
                     keys = self._dict_keys(k.value, env)
                 if keys is None:
@@ -1248,6 +1257,9 @@ class _Function:
         bound = self._bound(func, env, callee)
         if bound:
             self.mod.calls[-1]["bound"] = bound
+        kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}
+        if kw_guards:
+            self.mod.calls[-1]["kw_guards"] = kw_guards
         if self.mod.calls[-1]["star_args"] or self.mod.calls[-1]["star_kwargs"]:
             fwd = star_forwarding(self.node, node)  # `super().__init__(*args, **kwargs)`: the callers' arguments
             if fwd:

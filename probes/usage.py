@@ -490,7 +490,7 @@ def _merge_reach(out, reach):
             old["guards"] = new["guards"]
         if new.get("class_args"):  # consumer classes the call hands to the target
             old["class_args"] = new["class_args"]
-        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards"):  # what kind of value each argument is (probes/shapes.py)
+        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards"):  # shapes: probes/shapes.py
             if new.get(key):
                 old[key] = new[key]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",

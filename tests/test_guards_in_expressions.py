@@ -1,6 +1,7 @@
 """Version tests the consumer writes inside expressions and compound conditions cut the code
 they guard on the versions they exclude (`x.gone if version_is("1.0") else 0`,
-`if flag and version_is("1.0"):`), as an `if <version test>:` statement does."""
+`if flag and version_is("1.0"):`, a `**kwargs` key set under one), as an `if <version test>:`
+statement does."""
 
 from __future__ import annotations
 
@@ -61,6 +62,12 @@ MAIN = """
         else:
             start("y", engine=1)
         return one, two, three, ctx.engine
+
+    def keywords():
+        kw = {"name": "z"}
+        if is_release("1.0"):
+            kw["engine"] = 0
+        return start(**kw)
     """
 
 
@@ -93,4 +100,5 @@ def test_the_same_code_without_the_tests_is_reported(tmp_path):
         ("DRIFT010", line_of(main, 'start("x"')),
         ("DRIFT010", line_of(main, 'start("y"')),
         ("DRIFT060", line_of(main, "return one, two, three, ctx.engine")),
+        ("DRIFT010", line_of(main, 'kw["engine"] = 0')),
     ])

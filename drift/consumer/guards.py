@@ -80,5 +80,21 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
                 copy = copy or dict(mod)
                 copy[key] = keep
                 dropped += len(recs) - len(keep)
+        calls = (copy or mod).get("calls") or []
+        if any(c.get("kw_guards") for c in calls):
+            copy = copy or dict(mod)
+            copy["calls"] = [_keywords_live(c, current, predicates) if c.get("kw_guards") else c for c in calls]
         out.append(copy or mod)
     return out, dropped
+
+
+def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The call without the keywords its `**d` holds only on other versions: a key set under
+    `if version_is("1.0"):` is not passed on a 2.0 target."""
+    gone = {k for k, gs in call["kw_guards"].items()
+            if any(holds(g, version, predicates) is False for g in gs)}
+    if not gone:
+        return call
+    return dict(call, keywords=[k for k in call.get("keywords") or [] if k not in gone],
+                kw_cols={k: v for k, v in (call.get("kw_cols") or {}).items() if k not in gone},
+                via_dict=[k for k in call.get("via_dict") or [] if k not in gone])
