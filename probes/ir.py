@@ -16,7 +16,8 @@ Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotati
 default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
-[[key, value path, line]] (`{"k": v}`, `d["k"] = v`). A string that names a dotted class
+[[key, value path, line]] (`{"k": v}`, `d["k"] = v`), ``guards`` [[first line, last line, [guard,
+...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
 (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
 Keys as data: ``dict`` [[name, [[key, line, col]], line]] (`d = {"k": ...}`), ``dictcomp`` [[name,
 source path, "signature" | "filter" | "keep", line]] (a comprehension over a dict; "signature"
@@ -31,7 +32,7 @@ import re
 from itertools import islice
 
 from .astwalk import walk
-from .reach import strip_optional
+from .reach import compound_guards, flag_constants, strip_optional, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
@@ -176,6 +177,30 @@ def ir_facts(tree, *, module, is_package):
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
     _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
+    branches = _guarded_lines(tree, names)
+    if branches:
+        out["guards"] = branches
+    return out
+
+
+def _guarded_lines(tree, names):
+    """[[first line, last line, [guard, ...]]] of every branch of an `if` on the running
+    version or on a module-level True/False switch: an edge written there (`Cls.m = fn` under
+    `if version_is("0.13"):`) exists only on the versions the test lets through."""
+    roots = {k: ("sym:" + v,) for k, v in names.names.items()}
+    flags = flag_constants(tree)
+    out = []
+    for node in walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        guard = version_guard(node.test, roots, flags)
+        if guard is not None:
+            body, orelse = [guard], [dict(guard, negated=not guard.get("negated"))]
+        else:
+            body, orelse = compound_guards(node.test, roots, flags)
+        for stmts, guards in ((node.body, body), (node.orelse, orelse)):
+            if stmts and guards:
+                out.append([stmts[0].lineno, max(getattr(st, "end_lineno", st.lineno) for st in stmts), guards])
     return out
 
 

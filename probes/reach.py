@@ -98,7 +98,25 @@ def _mentions_version(node):
                or (isinstance(n, ast.Attribute) and "version" in n.attr.lower()) for n in walk(node))
 
 
-def version_guard(test, names):
+def flag_constants(tree):
+    """Module-level `NAME = True` / `NAME = False` bound once and never again in the module: a
+    switch the code reads as a constant (`USE_X = False` then `if USE_X: import ...`)."""
+    out, stores = {}, {}
+    for node in walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                stores[name] = stores.get(name, 0) + 2
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and isinstance(st.value, ast.Constant) and isinstance(st.value.value, bool) \
+                and stores.get(st.targets[0].id) == 1:
+            out[st.targets[0].id] = st.value.value
+    return out
+
+
+def version_guard(test, names, flags=None):
     """A branch test on the running version, as data drift can evaluate against a target:
     `vllm.__version__ >= "0.12"` -> {"op": ">=", "version": "0.12"}; `helper("0.11.0")` ->
     {"call": dotted helper, "version": "0.11.0"} (the helper's own comparison is recorded where
@@ -123,18 +141,20 @@ def version_guard(test, names):
             root = names.get(head)
             dotted = (root[0][4:] + name[len(head):]) if root and root[0].startswith("sym:") else name
             g = {"call": dotted, "version": v}
+    elif flags and isinstance(test, ast.Name) and test.id in flags:
+        g = {"const": flags[test.id]}  # the same on every version: code under a False switch never runs
     if g is not None and negated:
         g["negated"] = True
     return g
 
 
-def compound_guards(test, names):
+def compound_guards(test, names, flags=None):
     """Version tests inside `a and <version test>` / `a or <version test>`: (the guards the
     body runs under, the guards the else branch runs under). `if flag and vllm_version_is("0.13")`
     runs its body only on 0.13; `if flag or <test>` runs its else only where the test is false."""
     if not isinstance(test, ast.BoolOp):
         return [], []
-    found = [g for g in (version_guard(v, names) for v in test.values) if g is not None]
+    found = [g for g in (version_guard(v, names, flags) for v in test.values) if g is not None]
     if isinstance(test.op, ast.And):
         return found, []
     return [], [dict(g, negated=not g.get("negated")) for g in found]
@@ -251,6 +271,7 @@ class _Module:
         self.returns = {}  # consumer function or method qualname -> path of what it returns
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
         self.consts = string_constants(tree)
+        self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
@@ -734,7 +755,7 @@ class _Function:
                              else [st.test]):
                     self._narrow(env, self._isinstance(test), exits=False)
             if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
-                guard = version_guard(st.test, self.mod.names)  # `if <version>: return`: the rest is the other branch
+                guard = version_guard(st.test, self.mod.names, self.mod.flags)  # `if <version>: return`: the rest is the other branch
                 if guard is not None:
                     self.mod.guards.append(dict(guard, negated=not guard.get("negated")))
                     pushed += 1
@@ -839,7 +860,7 @@ class _Function:
                     self.block(child.body, env)
 
     def _if(self, st, env):
-        guard = version_guard(st.test, self.mod.names)
+        guard = version_guard(st.test, self.mod.names, self.mod.flags)
         if guard is not None:
             yes, no = dict(env), dict(env)
             self.mod.guards.append(guard)
@@ -855,7 +876,7 @@ class _Function:
             name, path, negated, alts = narrowed
             self._narrow(no if negated else yes, (name, path, False, alts), exits=False)
             (yes if negated else no).pop(name, None) if path == env.get(name) else None
-        body_guards, else_guards = compound_guards(st.test, self.mod.names)
+        body_guards, else_guards = compound_guards(st.test, self.mod.names, self.mod.flags)
         self.mod.guards.extend(body_guards)
         try:
             self.block(st.body, yes)
@@ -1134,7 +1155,7 @@ class _Function:
         operand runs only on the versions its test lets through, as in an `if` statement."""
         if type(node) is ast.IfExp:
             self.expr(node.test, env)
-            guard = version_guard(node.test, self.mod.names)
+            guard = version_guard(node.test, self.mod.names, self.mod.flags)
             for part, negated in ((node.body, False), (node.orelse, True)):
                 if guard is not None:
                     self.mod.guards.append(dict(guard, negated=not guard.get("negated")) if negated else guard)
@@ -1148,7 +1169,7 @@ class _Function:
         try:
             for value in node.values:
                 self.expr(value, env)
-                guard = version_guard(value, self.mod.names)
+                guard = version_guard(value, self.mod.names, self.mod.flags)
                 if guard is not None:
                     if isinstance(node.op, ast.Or):  # `t or x`: x runs only where t is false
                         guard = dict(guard, negated=not guard.get("negated"))

@@ -12,7 +12,8 @@ import ast
 import re
 
 from .astwalk import memoised, walk
-from .reach import _dotted, _src, compound_guards, decorator_guard, reach_facts, string_constants, version_guard  # one copy
+from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_constants, reach_facts,  # one copy
+                    string_constants, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
 from .splits import axis_splits
@@ -34,6 +35,7 @@ class _Imports(ast.NodeVisitor):
         self.versions = []  # version tests around the import (reach.version_guard)
         self.own_names = {}  # every name imported here, for resolving a version helper's module
         self.consts = {}  # module-level string constants (a version gate may name one)
+        self.flags = {}  # module-level True/False switches (reach.flag_constants)
 
     def visit_Try(self, node):
         catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
@@ -74,7 +76,7 @@ class _Imports(ast.NodeVisitor):
         for st in stmts:
             self.visit(st)
             if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
-                guard = version_guard(st.test, self._names())
+                guard = version_guard(st.test, self._names(), self.flags)
                 if guard is not None:
                     self.versions.append(dict(guard, negated=not guard.get("negated")))
                     pushed += 1
@@ -106,11 +108,11 @@ class _Imports(ast.NodeVisitor):
     def visit_If(self, node):
         test = _dotted(node.test) or ""
         flag = test.split(".")[-1] == "TYPE_CHECKING"
-        guard = version_guard(node.test, self._names())
+        guard = version_guard(node.test, self._names(), self.flags)
         if guard is not None:
             body, orelse = [guard], [dict(guard, negated=not guard.get("negated"))]
         else:
-            body, orelse = compound_guards(node.test, self._names())
+            body, orelse = compound_guards(node.test, self._names(), self.flags)
         self.guarded += flag
         self.versions.extend(body)
         for st in node.body:
@@ -364,6 +366,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
     lines = text.splitlines()
     imports = _Imports(module, is_package, tuple(prefixes))
     imports.consts = string_constants(tree)
+    imports.flags = flag_constants(tree)
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}

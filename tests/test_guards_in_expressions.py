@@ -1,7 +1,8 @@
 """Version tests the consumer writes inside expressions and compound conditions cut the code
 they guard on the versions they exclude (`x.gone if version_is("1.0") else 0`,
 `if flag and version_is("1.0"):`, a `**kwargs` key set under one), as an `if <version test>:`
-statement does."""
+statement does; a module-level `SWITCH = False` guards like a test that never holds, and a
+function bound onto a target class under such a test is not bound on the excluded side."""
 
 from __future__ import annotations
 
@@ -71,12 +72,36 @@ MAIN = """
     """
 
 
-def _findings(tmp_path, main=MAIN):
+PATCHES = """
+    from gizmo import Context
+    from app.util import is_release
+
+    USE_OLD = False
+
+
+    def _rank_plus_engine(self):
+        return self.rank + self.engine
+
+
+    def _engine_only(self):
+        return self.engine
+
+
+    if is_release("1.0"):
+        Context.total = _rank_plus_engine
+
+    if USE_OLD:
+        Context.only = _engine_only
+    """
+
+
+def _findings(tmp_path, main=MAIN, patches=PATCHES):
     target = facts_of(write_tree(tmp_path / "after", {"gizmo/__init__.py": AFTER}))
     target["packages"]["gizmo"]["version"] = "2.0"
     baseline = facts_of(write_tree(tmp_path / "before", {"gizmo/__init__.py": BEFORE}))
     baseline["packages"]["gizmo"]["version"] = "1.0"
-    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/util.py": UTIL, "app/main.py": main}))
+    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/util.py": UTIL, "app/main.py": main,
+                                                                "app/patches.py": patches}))
     outcome = check(consumer=cons, target_facts=target, baseline_facts=baseline, target_package="gizmo")
     assert outcome.error is None, outcome.error
     return outcome.report.findings
@@ -90,9 +115,11 @@ def test_guarded_operands_are_not_checked_on_the_version_they_exclude(tmp_path):
 def test_the_same_code_without_the_tests_is_reported(tmp_path):
     """The cut comes from the version tests, not from the shapes: the same reads with a test
     that holds on the target are all reported."""
+    patches = src(PATCHES).replace('is_release("1.0")', 'is_release("2.0")').replace("USE_OLD = False",
+                                                                                      "USE_OLD = True")
     main = src(MAIN).replace('is_release("1.0")', 'is_release("2.0")').replace(
         'is_release("2.0") or ctx.engine', 'is_release("1.0") or ctx.engine')
-    assert_findings(_findings(tmp_path, main), [
+    assert_findings(_findings(tmp_path, main, patches), [
         ("DRIFT060", line_of(main, "one = caches")),
         ("DRIFT060", line_of(main, "two = ")),
         ("DRIFT060", line_of(main, "three = ")),
@@ -101,4 +128,6 @@ def test_the_same_code_without_the_tests_is_reported(tmp_path):
         ("DRIFT010", line_of(main, 'start("y"')),
         ("DRIFT060", line_of(main, "return one, two, three, ctx.engine")),
         ("DRIFT010", line_of(main, 'kw["engine"] = 0')),
+        ("DRIFT060", "`Context.engine` no longer exists"),  # in the functions bound onto Context
+        ("DRIFT060", "`Context.engine` no longer exists"),
     ])

@@ -45,6 +45,8 @@ def _admitted(specs: list[str], version: Version) -> bool | None:
 
 def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
     """Whether the branch runs on `version` (None: not a test drift can evaluate)."""
+    if "const" in guard:  # a module-level True/False switch: the same answer on every version
+        return (not guard["const"]) if guard.get("negated") else bool(guard["const"])
     if guard.get("specs"):  # the consumer's own gate: `@version_range(">=0.8.4,<0.9.0")`
         result = _admitted(guard["specs"], version)
         return None if result is None else (not result if guard.get("negated") else result)
@@ -80,12 +82,40 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
                 copy = copy or dict(mod)
                 copy[key] = keep
                 dropped += len(recs) - len(keep)
+        ir = mod.get("ir")
+        if isinstance(ir, dict) and ir.get("guards"):
+            live_ir = _ir_live(ir, current, predicates)
+            if live_ir is not ir:
+                copy = copy or dict(mod)
+                copy["ir"] = live_ir
         calls = (copy or mod).get("calls") or []
         if any(c.get("kw_guards") for c in calls):
             copy = copy or dict(mod)
             copy["calls"] = [_keywords_live(c, current, predicates) if c.get("kw_guards") else c for c in calls]
         out.append(copy or mod)
     return out, dropped
+
+
+_IR_EDGES = {"store": 3, "call": 3, "key": 2}  # relation -> where its row keeps the line
+
+
+def _ir_live(ir: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The IR without the edges written on branches `version` never takes (`Cls.m = fn` under
+    `if version_is("0.13"):` binds nothing on 0.18): the solver does not follow them."""
+    try:
+        dead = [(int(a), int(b)) for a, b, gs in ir["guards"]
+                if any(holds(g, version, predicates) is False for g in gs)]
+    except (TypeError, ValueError, AttributeError):
+        return ir  # a malformed relation from a host: the solver's own checks judge the rest
+    if not dead:
+        return ir
+    out = dict(ir)
+    for rel, at in _IR_EDGES.items():
+        rows = ir.get(rel)
+        if isinstance(rows, list):
+            out[rel] = [r for r in rows if not (isinstance(r, list) and len(r) > at and isinstance(r[at], int)
+                                                and any(a <= r[at] <= b for a, b in dead))]
+    return out
 
 
 def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
