@@ -134,6 +134,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
             if held is not None and (held.dotted, name) in _consumer_sets(ctx):
                 break  # the consumer itself attaches `name` to such objects: it is there when read
+            if _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
+                break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
             key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
             if key in seen:
                 break
@@ -198,6 +200,24 @@ def _first_read_step(rec: dict) -> int:
     there: its steps (`bound`, from the probe) are reported at that line, not at every use."""
     bound = rec.get("bound")
     return max(1, bound) if isinstance(bound, int) else 1
+
+
+def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
+    """Whether the consumer installs `name` on `cls` or one of its bases (`Cls.name = fn`,
+    `setattr(Cls, "name", fn)`, a patching helper) on a path the target runs: the attribute is
+    there when read, whatever the target removed (the patch itself is judged by DRIFT080)."""
+    if cls is None:
+        return False
+    installed = ctx.memo.get("reach.installed")
+    if installed is None:
+        installed = ctx.memo["reach.installed"] = set()
+        for _mod, patch in _patches(ctx):
+            owner = ctx.target_paths.value(tuple(patch["path"]))
+            if owner.kind == "class" and owner.sym is not None:
+                installed.add((owner.sym.dotted, patch["name"]))
+    if not installed:
+        return False
+    return any((c.dotted, name) in installed for c in ctx.target.mro(cls))
 
 
 def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:

@@ -1,0 +1,70 @@
+"""Attributes the consumer installs on target classes (`Cls.m = fn`, `setattr(Cls, "m", fn)`)
+exist whatever the target removed: reading them, on the class, its subclasses or their
+instances, is not a break (the patch of a name the target lost is DRIFT080's to judge)."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
+
+BEFORE = {"gizmo/serving.py": """
+    class Serving:
+        def helper(self):
+            return 1
+
+        def other(self):
+            return 2
+
+        def third(self):
+            return 3
+
+    class Chat(Serving):
+        pass
+    """}
+AFTER = {"gizmo/serving.py": """
+    class Serving:
+        pass
+
+    class Chat(Serving):
+        pass
+    """}
+CONSUMER = {"app/main.py": """
+    from gizmo.serving import Chat, Serving
+
+
+    def _helper(self):
+        return 10
+
+
+    Serving.helper = _helper
+    setattr(Chat, "third", _helper)
+
+
+    class Mine(Chat):
+        def go(self):
+            return self.helper() + self.third()
+
+
+    def use(c: Chat):
+        return c.helper() + Chat.helper(c) + c.third()
+
+
+    def control(c: Chat):
+        return c.other()
+    """}
+
+
+def test_reads_of_installed_attributes_are_not_breaks(tmp_path):
+    main = CONSUMER["app/main.py"]
+    findings = findings_of(tmp_path, Case("installed", BEFORE, AFTER, CONSUMER))
+    assert_findings(findings, [
+        ("DRIFT080", line_of(main, "Serving.helper = _helper")),
+        ("DRIFT080", line_of(main, 'setattr(Chat, "third", _helper)')),
+        ("DRIFT060", line_of(main, "return c.other()")),
+    ])
+
+
+def test_python_finds_the_installed_attribute(tmp_path):
+    after = write_tree(tmp_path / "after", AFTER)
+    app = write_tree(tmp_path / "app", CONSUMER)
+    assert raised_by([after, app], "app.main", "Mine().go() + use(Chat())") is None
+    assert raised_by([after, app], "app.main", "control(Chat())") == "AttributeError: 'Chat' object has no attribute 'other'"
