@@ -181,6 +181,23 @@ def _kw_site(mod: dict, rec: dict, kw: str) -> Location:
     return Location(mod["path"], pos[0], snippet=rec.get("callee_src"), col=pos[1] + 1)
 
 
+def fails_on_baseline(ctx: CheckContext, rc: ResolvedCall) -> bool:
+    """Whether the call already lacked a required argument on the baseline, directly or through
+    a baseline factory's `**kwargs`: it raised there, so what the target now also requires
+    breaks no line that worked (DRIFT011/016 report only what the target changed)."""
+    memo = ctx.memo.setdefault("forwarded.fails_on_baseline", None)
+    if memo is None:
+        memo = ctx.memo["forwarded.fails_on_baseline"] = set()
+        for frc, _fwd, _cls, _tp, _tat, bparams, _bat, pos, have, _keys in _factories(ctx):
+            if bparams is not None and _uncovered(bparams, pos, have):
+                memo.add(id(frc))
+    if id(rc) in memo:
+        return True
+    if rc.baseline_params is None or rc.rec.get("star_args") or rc.rec.get("star_kwargs"):
+        return False
+    return bool(_uncovered(rc.baseline_params, rc.rec.get("positional") or 0, set(rc.rec.get("keywords") or ())))
+
+
 @rule("DRIFT015", RuleKind.KEYWORD_REMOVED)
 def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
     """A keyword that reaches a target callable through a `**kwargs` passed on whole (the
@@ -241,6 +258,8 @@ def forwarded_required_added(ctx: CheckContext) -> Iterator[Finding]:
     for rc, cref, mod, call, pos, keys in _pass_throughs(ctx):
         have = set(rc.rec.get("keywords") or []) | set(rc.rec["forwards"].get("adds") or []) | set(keys)
         before = {p.name for p in _uncovered(rc.baseline_params, pos, have)} if rc.baseline_params is not None else set()
+        if before:
+            continue  # the same calls already lacked a required argument on the baseline: they never worked
         for p in _uncovered(rc.target_params, pos, have):
             if p.name in before:
                 continue  # the same call lacked it on the baseline too: not drift
@@ -263,6 +282,8 @@ def forwarded_required_added(ctx: CheckContext) -> Iterator[Finding]:
         if bparams is None:
             continue
         before = {p.name for p in _uncovered(bparams, pos, have)}
+        if before:
+            continue  # the call already failed on the baseline: nothing the target added breaks it
         label = cls.dotted.rsplit(".", 1)[-1]
         for p in _uncovered(tparams, pos, have):
             if p.name in before:

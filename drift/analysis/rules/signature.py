@@ -8,6 +8,7 @@ from drift.analysis.context import CheckContext, ResolvedCall
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import drop_keyword_fix
+from drift.analysis.rules.forwarded import fails_on_baseline
 from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value
 
@@ -93,6 +94,8 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     for rc in ctx.calls:
         if not _checkable(rc) or rc.rec["star_kwargs"] or rc.rec["star_args"]:
             continue
+        if fails_on_baseline(ctx, rc):
+            continue  # a required argument was missing on the baseline already: the call never worked
         positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
         covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"])
         base_required = {p.name for p in rc.baseline_params or [] if p.required}
