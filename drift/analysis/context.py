@@ -43,6 +43,18 @@ class ResolvedCall:
         return Location(self.module["path"], pos[0], snippet=self.rec.get("callee_src"), col=pos[1] + 1)
 
 
+def _written_name(rec: dict[str, Any]) -> str | None:
+    """The dotted name a call is written through (`vllm.x.f(...)`, or `f(...)` after `from
+    vllm.x import f`), before any re-export is followed; None for calls on values."""
+    callee = rec.get("callee") or {}
+    if "symbol" in callee:
+        return callee["symbol"]
+    path = callee.get("path") or ()
+    if not path or not str(path[0]).startswith("sym:") or not all(str(p).startswith(".") for p in path[1:]):
+        return None
+    return path[0][4:] + "".join(path[1:])
+
+
 def site_of(module: dict[str, Any], rec: dict[str, Any]) -> Location:
     col = rec.get("col")
     return Location(module["path"], rec["line"], snippet=rec.get("callee_src"),
@@ -75,12 +87,24 @@ class CheckContext:
     @cached_property
     def calls(self) -> list[ResolvedCall]:
         out = []
+        rebound = self._rebound_names
         for mod in self.usage:
             for rec in mod.get("calls") or []:
+                if rebound and _written_name(rec) in rebound:
+                    continue  # the consumer assigned its own value over this name: the call reaches that
                 rc = self._resolve(mod, rec)
                 if rc is not None:
                     out.append(rc)
         return out
+
+    @cached_property
+    def _rebound_names(self) -> frozenset[str]:
+        """Target module names the consumer assigns its own function or class over
+        (`vllm.x.f = my_f`, on a branch the target runs): its calls through that name reach the
+        consumer's value, so the target's signature of `f` does not judge them (the consumer's
+        own code is the same on both sides; DRIFT070 judges the replacement against the
+        target's callers)."""
+        return frozenset(r["target"] for r in self.consumer.inferred.replacements)
 
     # -- typed paths (probes/reach.py) -------------------------------------------------------
     @cached_property

@@ -444,10 +444,12 @@ class _Solver:
                 for v in self.eval(src):
                     if o[0] == "C" and v[0] == "F":
                         sol.bound.setdefault(v[1], o[1])
-                    if o[0] == "T" and len(o[1]) == 1 and v[0] in ("C", "F"):
+                    if o[0] == "T" and len(o[1]) == 1 and v[0] in ("C", "F", "M"):
+                        # "M": a consumer name drift has no record of (its module never names the
+                        # target): still the consumer's value where the target's was
                         sol.replacements.append({"path": self.where.get(id(row), ""), "line": line,
                                                  "target": o[1][0][4:] + "." + attr, "consumer": v[1],
-                                                 "kind": "class" if v[0] == "C" else "function"})
+                                                 "kind": {"C": "class", "F": "function"}.get(v[0], "other")})
         return sol
 
 

@@ -1,0 +1,61 @@
+"""A target name the consumer assigns its own function over (`gizmo.ops.start = my_start`):
+the consumer's later calls through that name (`from gizmo.ops import start; start(...)`,
+`gizmo.ops.start(...)`) reach its own function, so the target's new signature does not judge
+them; calls of names it did not rebind still are."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
+
+BEFORE = {"gizmo/ops.py": """
+    def start(name, engine=0):
+        return name
+
+    def stop(name, engine=0):
+        return name
+    """}
+AFTER = {"gizmo/ops.py": """
+    def start(name):
+        return name
+
+    def stop(name):
+        return name
+    """}
+CONSUMER = {
+    "app/__init__.py": "from app import patch  # noqa: F401\n",
+    "app/impl.py": """
+        def my_start(name, engine=0):
+            return name + str(engine)
+        """,
+    "app/patch.py": """
+        import gizmo.ops
+        from app.impl import my_start
+
+        gizmo.ops.start = my_start
+        """,
+    "app/use.py": """
+        import gizmo.ops
+        from gizmo.ops import start, stop
+
+
+        def run():
+            return start("x", engine=1) + gizmo.ops.start("y", engine=2)
+
+
+        def control():
+            return stop("z", engine=1)
+        """,
+}
+
+
+def test_calls_through_a_rebound_name_reach_the_consumers_function(tmp_path):
+    use = CONSUMER["app/use.py"]
+    findings = findings_of(tmp_path, Case("rebound", BEFORE, AFTER, CONSUMER))
+    assert_findings(findings, [("DRIFT010", line_of(use, 'return stop("z", engine=1)'))])
+
+
+def test_python_runs_the_rebound_calls(tmp_path):
+    after = write_tree(tmp_path / "after", AFTER)
+    app = write_tree(tmp_path / "app", CONSUMER)
+    assert raised_by([after, app], "app.use", "run()") is None
+    assert raised_by([after, app], "app.use", "control()") == "TypeError: stop() got an unexpected keyword argument 'engine'"
