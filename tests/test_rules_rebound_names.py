@@ -1,7 +1,7 @@
 """A target name the consumer assigns its own function over (`gizmo.ops.start = my_start`):
 the consumer's later calls through that name (`from gizmo.ops import start; start(...)`,
 `gizmo.ops.start(...)`) reach its own function, so the target's new signature does not judge
-them; calls of names it did not rebind still are."""
+them; calls of names it did not rebind, and of the original it saved before, still are."""
 
 from __future__ import annotations
 
@@ -31,7 +31,12 @@ CONSUMER = {
         import gizmo.ops
         from app.impl import my_start
 
+        _saved = gizmo.ops.start
         gizmo.ops.start = my_start
+
+
+        def call_saved():
+            return _saved("s", engine=3)
         """,
     "app/use.py": """
         import gizmo.ops
@@ -49,9 +54,10 @@ CONSUMER = {
 
 
 def test_calls_through_a_rebound_name_reach_the_consumers_function(tmp_path):
-    use = CONSUMER["app/use.py"]
+    use, patch = CONSUMER["app/use.py"], CONSUMER["app/patch.py"]
     findings = findings_of(tmp_path, Case("rebound", BEFORE, AFTER, CONSUMER))
-    assert_findings(findings, [("DRIFT010", line_of(use, 'return stop("z", engine=1)'))])
+    assert_findings(findings, [("DRIFT010", line_of(use, 'return stop("z", engine=1)')),
+                               ("DRIFT010", line_of(patch, 'return _saved("s", engine=3)'))])  # vLLM's, saved before
 
 
 def test_python_runs_the_rebound_calls(tmp_path):
@@ -59,3 +65,5 @@ def test_python_runs_the_rebound_calls(tmp_path):
     app = write_tree(tmp_path / "app", CONSUMER)
     assert raised_by([after, app], "app.use", "run()") is None
     assert raised_by([after, app], "app.use", "control()") == "TypeError: stop() got an unexpected keyword argument 'engine'"
+    assert raised_by([after, app], "app.patch", "call_saved()") == \
+        "TypeError: start() got an unexpected keyword argument 'engine'"

@@ -90,7 +90,7 @@ class CheckContext:
         rebound = self._rebound_names
         for mod in self.usage:
             for rec in mod.get("calls") or []:
-                if rebound and _written_name(rec) in rebound:
+                if rebound and not rec.get("bound") and _written_name(rec) in rebound:
                     continue  # the consumer assigned its own value over this name: the call reaches that
                 rc = self._resolve(mod, rec)
                 if rc is not None:
@@ -103,8 +103,14 @@ class CheckContext:
         (`vllm.x.f = my_f`, on a branch the target runs): its calls through that name reach the
         consumer's value, so the target's signature of `f` does not judge them (the consumer's
         own code is the same on both sides; DRIFT070 judges the replacement against the
-        target's callers)."""
-        return frozenset(r["target"] for r in self.consumer.inferred.replacements)
+        target's callers). A call through a saved value (`_orig = vllm.x.f` read before the
+        assignment: the record's `bound`) still reaches vLLM's."""
+        out = set()
+        for r in self.consumer.inferred.replacements:
+            owner = self.target.lookup(r["target"].rsplit(".", 1)[0])
+            if owner is not None and owner.kind == "module":  # a class attribute is DRIFT070's: its
+                out.add(r["target"])  # callers reach it through instances, and `Cls.m` saved before is vLLM's
+        return frozenset(out)
 
     # -- typed paths (probes/reach.py) -------------------------------------------------------
     @cached_property
