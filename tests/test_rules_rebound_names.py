@@ -8,6 +8,10 @@ from __future__ import annotations
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
 
 BEFORE = {"gizmo/ops.py": """
+    class Engine:
+        def __init__(self, name, size=0):
+            self.name = name
+
     def start(name, engine=0):
         return name
 
@@ -15,6 +19,10 @@ BEFORE = {"gizmo/ops.py": """
         return name
     """}
 AFTER = {"gizmo/ops.py": """
+    class Engine:
+        def __init__(self, name, device=None, size=0):
+            self.name = name
+
     def start(name):
         return name
 
@@ -33,6 +41,14 @@ CONSUMER = {
 
         _saved = gizmo.ops.start
         gizmo.ops.start = my_start
+
+
+        class MyEngine(gizmo.ops.Engine):
+            def __init__(self, name, size=0):
+                super().__init__(name, size)
+
+
+        gizmo.ops.Engine = MyEngine
 
 
         def call_saved():
@@ -57,7 +73,10 @@ def test_calls_through_a_rebound_name_reach_the_consumers_function(tmp_path):
     use, patch = CONSUMER["app/use.py"], CONSUMER["app/patch.py"]
     findings = findings_of(tmp_path, Case("rebound", BEFORE, AFTER, CONSUMER))
     assert_findings(findings, [("DRIFT010", line_of(use, 'return stop("z", engine=1)')),
-                               ("DRIFT010", line_of(patch, 'return _saved("s", engine=3)'))])  # vLLM's, saved before
+                               ("DRIFT010", line_of(patch, 'return _saved("s", engine=3)')),  # vLLM's, saved before
+                               # the stand-in's own super() call reaches the class it subclasses
+                               ("DRIFT013", line_of(patch, "super().__init__(name, size)")),
+                               ("DRIFT070", line_of(patch, "def __init__(self, name, size=0)"))])
 
 
 def test_python_runs_the_rebound_calls(tmp_path):

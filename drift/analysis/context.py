@@ -47,6 +47,8 @@ def _written_name(rec: dict[str, Any]) -> str | None:
     """The dotted name a call is written through (`vllm.x.f(...)`, or `f(...)` after `from
     vllm.x import f`), before any re-export is followed; None for calls on values."""
     callee = rec.get("callee") or {}
+    if callee.get("via"):
+        return None  # `super().__init__(...)`: the base the class statement captured, whatever is rebound later
     if "symbol" in callee:
         return callee["symbol"]
     path = callee.get("path") or ()
@@ -108,8 +110,9 @@ class CheckContext:
         out = set()
         for r in self.consumer.inferred.replacements:
             owner = self.target.lookup(r["target"].rsplit(".", 1)[0])
-            if owner is not None and owner.kind == "module":  # a class attribute is DRIFT070's: its
-                out.add(r["target"])  # callers reach it through instances, and `Cls.m` saved before is vLLM's
+            if owner is not None and owner.kind == "module" and r["kind"] != "class":
+                out.add(r["target"])  # a class attribute is DRIFT070's, and a class stand-in usually
+                # subclasses the name it replaces (its own `super()` and earlier imports reach vLLM's)
         return frozenset(out)
 
     # -- typed paths (probes/reach.py) -------------------------------------------------------
