@@ -68,3 +68,61 @@ def test_python_finds_the_installed_attribute(tmp_path):
     app = write_tree(tmp_path / "app", CONSUMER)
     assert raised_by([after, app], "app.main", "Mine().go() + use(Chat())") is None
     assert raised_by([after, app], "app.main", "control(Chat())") == "AttributeError: 'Chat' object has no attribute 'other'"
+
+
+LAYERS_BEFORE = {"gizmo/layers.py": """
+    class Layer:
+        def __init__(self, cfg, prefix=""):
+            self.cfg = cfg
+
+    class Other:
+        def __init__(self, cfg, prefix=""):
+            self.cfg = cfg
+    """}
+LAYERS_AFTER = {"gizmo/layers.py": """
+    class Layer:
+        def __init__(self, cfg, config=None, prefix=""):
+            self.cfg = cfg
+
+    class Other:
+        def __init__(self, cfg, config=None, prefix=""):
+            self.cfg = cfg
+    """}
+LAYERS_CONSUMER = {"app/layers.py": """
+    from gizmo.layers import Layer, Other
+
+
+    class StandIn:
+        def __init__(self, cfg, prefix=""):
+            self.cfg = cfg
+            self.prefix = prefix
+
+
+    Layer.__init__ = StandIn.__init__
+    _orig_init = Other.__init__
+
+
+    def _wrapped_init(self, *args, **kwargs):
+        _orig_init(self, *args, **kwargs)
+
+
+    Other.__init__ = _wrapped_init
+
+
+    def build():
+        return Layer(1, "p"), Other(1, "p")
+    """}
+
+
+def test_constructions_run_an_init_the_consumer_installed(tmp_path):
+    """`Layer.__init__ = StandIn.__init__`: `Layer(1, "p")` runs the stand-in's `__init__`, so
+    the target's inserted parameter does not shift it; a wrapper passing `*args, **kwargs` on
+    to the saved original still reaches the target's and is judged by it."""
+    src = LAYERS_CONSUMER["app/layers.py"]
+    findings = findings_of(tmp_path, Case("inits", LAYERS_BEFORE, LAYERS_AFTER, LAYERS_CONSUMER))
+    shifted = [f for f in findings if f.rule_id == "DRIFT013"]
+    assert [(f.consumer_site.line, f.symbol) for f in shifted] == [(line_of(src, 'return Layer(1, "p")'),
+                                                                    "gizmo.layers.Other")]
+    after = write_tree(tmp_path / "real", LAYERS_AFTER)
+    app = write_tree(tmp_path / "realapp", LAYERS_CONSUMER)
+    assert raised_by([after, app], "app.layers", 'build()[0].prefix == "p" or 1 / 0') is None  # the stand-in's prefix

@@ -95,9 +95,39 @@ class CheckContext:
                 if rebound and not rec.get("bound") and _written_name(rec) in rebound:
                     continue  # the consumer assigned its own value over this name: the call reaches that
                 rc = self._resolve(mod, rec)
-                if rc is not None:
+                if rc is not None and not (rc.is_constructor and rc.target is not None
+                                           and rc.target.dotted in self._consumer_inits):
                     out.append(rc)
         return out
+
+    @cached_property
+    def _consumer_inits(self) -> frozenset[str]:
+        """Target classes whose `__init__` the consumer replaces (`Cls.__init__ = my_init`,
+        `setattr(Cls, "__init__", f)`, a patching helper; on a branch the target runs): building
+        one runs the consumer's `__init__`, not the target's, so the target's signature does not
+        judge those calls (DRIFT070 judges the replacement against the target's own callers)."""
+        out = set()
+        patches = [p for mod in self.usage for p in mod.get("patches") or []]
+        patches += [p for _mod, p in self.consumer.helper_patches]
+        for p in patches:
+            if p.get("name") == "__init__" and p.get("path") and self._stand_in_init(p.get("value")):
+                owner = self.target_paths.value(tuple(p["path"]))
+                if owner.kind == "class" and owner.sym is not None:
+                    out.add(owner.sym.dotted)
+        return frozenset(out)
+
+    def _stand_in_init(self, value: Any) -> bool:
+        """Whether a patch's value is a consumer function with a signature of its own: a wrapper
+        taking `*args, **kwargs` hands the call on to the target's `__init__` (which then judges
+        it), and a value drift cannot see is not assumed to be either."""
+        if not isinstance(value, dict):
+            return False
+        params = (value.get("signature") or {}).get("params")
+        path = value.get("path") or ()
+        if params is None and len(path) == 2 and str(path[0]).startswith("sym:") and path[1] == ".__init__":
+            init = ((self.consumer.classes.get(path[0][4:]) or {}).get("methods") or {}).get("__init__") or {}
+            params = init.get("params")
+        return bool(params) and not any(p[1] in ("VAR_POSITIONAL", "VAR_KEYWORD") for p in params)
 
     @cached_property
     def _rebound_names(self) -> frozenset[str]:
