@@ -153,10 +153,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             last = k == len(path) - 1
             deprecated = _deprecated_rename(ctx, prev, b.owner or (bprev.cls if bprev.kind == "instance" else None),
                                             name) if what == "attr" else None
-            setter = None if on_self else _subclass_setting(ctx, held, name)
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
-                severity=Severity.RISKY if setter or ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -172,9 +171,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                      if renamed else
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
-                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
-                    f"; the object may be a `{setter.rsplit('.', 1)[-1]}` ({setter}), a consumer subclass that "
-                    f"sets `{name}` itself" if setter else ""),
+                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
             ), rec.get("function") or ""
             break
 
@@ -203,26 +200,6 @@ def _first_read_step(rec: dict) -> int:
     there: its steps (`bound`, from the probe) are reported at that line, not at every use."""
     bound = rec.get("bound")
     return max(1, bound) if isinstance(bound, int) else 1
-
-
-def _subclass_setting(ctx: CheckContext, held: Symbol | None, name: str) -> str | None:
-    """A consumer class extending `held` (or a subclass of it) that sets `name` on its
-    instances or on itself: an object typed `held` may be one of those, and then the read
-    works (risky, not breaking). The consumer's subclass, or None."""
-    if held is None:
-        return None
-    setters = ctx.memo.get("reach.subclass_setters")
-    if setters is None:
-        setters = ctx.memo["reach.subclass_setters"] = {}
-        for cref, cls in ctx.consumer.classes.items():
-            names = set(cls.get("self_attrs") or ()) | set(cls.get("class_attrs") or ())
-            if not names:
-                continue
-            for base in ctx.target_paths.target_bases(cref):
-                for c in ctx.target.mro(base):
-                    for attr in names:
-                        setters.setdefault((c.dotted, attr), cref)
-    return setters.get((held.dotted, name))
 
 
 def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
