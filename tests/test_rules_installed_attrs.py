@@ -11,6 +11,9 @@ BEFORE = {"gizmo/serving.py": """
         def helper(self):
             return 1
 
+        def gone(self):
+            return 0
+
         def other(self):
             return 2
 
@@ -35,8 +38,16 @@ CONSUMER = {"app/main.py": """
         return 10
 
 
+    _saved_other = Serving.other  # read at import, before any patch: fails here
+
+
+    def _other(self):
+        return _saved_other(self)
+
+
     Serving.helper = _helper
     setattr(Chat, "third", _helper)
+    Serving.other = _other
 
 
     class Mine(Chat):
@@ -49,7 +60,7 @@ CONSUMER = {"app/main.py": """
 
 
     def control(c: Chat):
-        return c.other()
+        return c.gone()
     """}
 
 
@@ -59,15 +70,20 @@ def test_reads_of_installed_attributes_are_not_breaks(tmp_path):
     assert_findings(findings, [
         ("DRIFT080", line_of(main, "Serving.helper = _helper")),
         ("DRIFT080", line_of(main, 'setattr(Chat, "third", _helper)')),
-        ("DRIFT060", line_of(main, "return c.other()")),
+        ("DRIFT080", line_of(main, "Serving.other = _other")),
+        ("DRIFT060", line_of(main, "_saved_other = Serving.other")),
+        ("DRIFT060", line_of(main, "return c.gone()")),
     ])
 
 
 def test_python_finds_the_installed_attribute(tmp_path):
     after = write_tree(tmp_path / "after", AFTER)
     app = write_tree(tmp_path / "app", CONSUMER)
-    assert raised_by([after, app], "app.main", "Mine().go() + use(Chat())") is None
-    assert raised_by([after, app], "app.main", "control(Chat())") == "AttributeError: 'Chat' object has no attribute 'other'"
+    assert raised_by([after, app], "app.main", "0") == "AttributeError: type object 'Serving' has no attribute 'other'"
+    installed = {"app/main.py": CONSUMER["app/main.py"].replace("_saved_other = Serving.other", "_saved_other = None")}
+    app2 = write_tree(tmp_path / "app2", installed)
+    assert raised_by([after, app2], "app.main", "Mine().go() + use(Chat())") is None
+    assert raised_by([after, app2], "app.main", "control(Chat())") == "AttributeError: 'Chat' object has no attribute 'gone'"
 
 
 LAYERS_BEFORE = {"gizmo/layers.py": """

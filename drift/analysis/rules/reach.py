@@ -134,7 +134,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
             if held is not None and (held.dotted, name) in _consumer_sets(ctx):
                 break  # the consumer itself attaches `name` to such objects: it is there when read
-            if _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
+            if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
+                    _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
                 break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
             key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
             if key in seen:
@@ -200,6 +201,14 @@ def _first_read_step(rec: dict) -> int:
     there: its steps (`bound`, from the probe) are reported at that line, not at every use."""
     bound = rec.get("bound")
     return max(1, bound) if isinstance(bound, int) else 1
+
+
+def _in_function(ctx: CheckContext, mod: dict, rec: dict) -> bool:
+    """Whether a use sits in a function body (it runs when called, after the consumer's
+    patches are installed at import) rather than at module or class level, where `_orig =
+    Cls.m` saves the original before the patch replaces it and fails there if it is gone."""
+    fn = rec.get("function")
+    return bool(fn) and f"{mod.get('module')}.{fn}" in ctx.consumer.inferred.signatures
 
 
 def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
