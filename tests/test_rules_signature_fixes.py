@@ -149,3 +149,35 @@ def test_a_call_still_wrong_after_naming_keeps_the_fix_manual(tmp_path):
     assert f.fix.codemod is None and f.fix.tier == "manual"
     assert f.fix.description == ("pass argument 2 of `make(...)` by keyword as `b=` (the baseline's names, which "
                                  "the target keeps); then the target also requires `c`")
+
+
+PATCHER = {"app/patch.py": """
+    from gizmo.sched import Scheduler
+
+    _orig_schedule = Scheduler.schedule
+
+
+    def _patched_schedule(self, budget, now=0.0):
+        return _orig_schedule(self, budget, now)
+
+
+    Scheduler.schedule = _patched_schedule
+    """}
+
+
+def test_a_patched_function_forwarding_to_the_saved_original(tmp_path):
+    findings = findings_of(tmp_path, Case("patched", BEFORE, AFTER, PATCHER))
+    (f,) = [x for x in findings if x.rule_id == "DRIFT070"]
+    assert f.fix.tier == "safe" and f.fix.args == {"function": "_patched_schedule",
+                                                   "params": [["mask", "None", "now"]], "forward": "_orig_schedule"}
+    assert f.fix.description == ("add `mask=None` after `now` to `_patched_schedule`'s parameters, as "
+                                 "`Scheduler.schedule` declares it, and pass `mask=mask` on to `_orig_schedule(...)`")
+    patched = apply_fixes(src(PATCHER["app/patch.py"]), [f], path="app/patch.py").new_source
+    assert "def _patched_schedule(self, budget, now=0.0, mask=None):" in patched
+    assert "return _orig_schedule(self, budget, now, mask=mask)" in patched
+    after = write_tree(tmp_path / "a", AFTER)
+    original = write_tree(tmp_path / "orig", PATCHER)
+    probe = "(__import__('app.patch'), step(Scheduler('cfg', 16)))[1]"
+    assert "mask" in (raised_by([original, after], "gizmo.sched", probe) or "")
+    tree = write_tree(tmp_path / "patched", {"app/patch.py": patched})
+    assert raised_by([tree, after], "gizmo.sched", probe) is None
