@@ -140,6 +140,47 @@ class TestAddParameters(CodemodTest):
                     self.n += 1
             """, "def record", function="record", params=[["mm_cache_stats", "None", "iteration_stats"]])
 
+    def test_a_trailing_comma_stays_last_and_comments_stay_put(self) -> None:
+        self.check("""
+            class AscendEagle(EagleSpeculator):
+                def propose(
+                    self,
+                    input_batch,
+                    # [max_num_reqs]
+                    seeds,
+                ):
+                    return super().propose(
+                        input_batch,
+                        seeds,
+                    )
+            """, """
+            class AscendEagle(EagleSpeculator):
+                def propose(
+                    self,
+                    input_batch,
+                    # [max_num_reqs]
+                    seeds,
+                    mm_inputs=None,
+                    is_profile=False,
+                ):
+                    return super().propose(
+                        input_batch,
+                        seeds,
+                        mm_inputs=mm_inputs,
+                        is_profile=is_profile,
+                    )
+            """, "def propose", function="propose",
+            params=[["mm_inputs", "None", "seeds"], ["is_profile", "False", "mm_inputs"]], forward="propose")
+
+    def test_before_keyword_only_parameters(self) -> None:
+        self.check("""
+            def m(self, a, *, k=1):
+                return super().m(a, k=k)
+            """, """
+            def m(self, a, b=None, *, k=1):
+                return super().m(a, k=k, b=b)
+            """, "def m", function="m", params=[["b", "None", "a"]], forward="m")
+
     def test_kwargs_already_takes_it(self) -> None:
         before = "def m(self, a, **kw):\n    return super().m(a, **kw)\n"
         new, out = run_codemod(before, "add_parameters", line=1,

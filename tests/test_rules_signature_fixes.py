@@ -95,7 +95,7 @@ def test_fixes_carry_the_baseline_names_and_the_new_parameter(tmp_path):
     # an override that answers itself would take `mask` and ignore it: unsafe, said so
     ignoring = overrides[14]
     assert ignoring.fix.codemod == "add_parameters" and ignoring.fix.tier == "unsafe"
-    assert ignoring.fix.args["forward"] is None and "does not hand it" in ignoring.fix.description
+    assert ignoring.fix.args["forward"] is None and "no call in the override that hands it" in ignoring.fix.description
 
 
 def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):

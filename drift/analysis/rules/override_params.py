@@ -102,6 +102,6 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
                 f"{'them' if len(missing) > 1 else 'it'}, and pass {names} on to `{fwd.rec['callee_src']}(...)`")
         return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE if required else SAFE)
     text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
-            f"{'them' if len(missing) > 1 else 'it'} (the override does not hand {'them' if len(missing) > 1 else 'it'} "
-            f"to `{base}`: check it should not use the value vLLM passes)")
+            f"{'them' if len(missing) > 1 else 'it'} (drift sees no call in the override that hands "
+            f"{'them' if len(missing) > 1 else 'it'} to `{base}`: check it should not use the value vLLM passes)")
     return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE)

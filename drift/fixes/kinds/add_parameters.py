@@ -56,11 +56,17 @@ class AddParameters(SiteCodemod):
     def _forwards(self, fn: cst.FunctionDef) -> list[cst.Call]:
         return [c for c in iter_calls(fn.body) if callee_name(c.func) == self.forward]
 
-    def _placed(self, params: cst.Parameters) -> cst.Parameters | None:
-        """`params` with each new parameter after its target neighbour, or None where Python
-        would reject the result (a parameter without default after one with a default)."""
+    def _placed(self, fn: cst.FunctionDef) -> cst.Parameters | None:
+        """`fn`'s parameters with each new one after its target neighbour, or None where Python
+        would reject the result (a parameter without default after one with a default). The
+        layout is the function's own: a list written one per line gets one more line, and a
+        trailing comma stays the last parameter's."""
+        params = fn.params
         plist = list(params.params)
         have = _names(params)
+        sep = self._separator(fn)
+        more = bool(params.kwonly_params) or isinstance(params.star_arg, (cst.Param, cst.ParamStar)) \
+            or params.star_kwarg is not None
         for name, default, after in self.params:
             if name in have:
                 continue
@@ -70,38 +76,44 @@ class AddParameters(SiteCodemod):
                             if default is not None else cst.MaybeSentinel.DEFAULT)
             names = [p.name.value for p in plist]
             at = names.index(after) + 1 if after in names else len(plist)
+            if at == len(plist) and plist:
+                last = plist[-1]
+                # the new one ends the list: it takes the old last one's comma (trailing or none)
+                new = new.with_changes(comma=last.comma, whitespace_after_param=last.whitespace_after_param)
+                plist[-1] = last.with_changes(comma=sep, whitespace_after_param=cst.SimpleWhitespace(""))
+            else:
+                new = new.with_changes(comma=sep)
             plist.insert(at, new)
             have.add(name)
+        if more and plist and not isinstance(plist[-1].comma, cst.Comma):
+            plist[-1] = plist[-1].with_changes(comma=sep)
         seen_default = False
         for p in [*params.posonly_params, *plist]:
             if p.default is not None:
                 seen_default = True
             elif seen_default:
                 return None
-        # keep the layout: a parameter list written one per line gets the new ones the same way
-        fixed = []
-        for i, p in enumerate(plist):
-            if i < len(plist) - 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params \
-                    or params.star_kwarg is not None:
-                if not isinstance(p.comma, cst.Comma):
-                    p = p.with_changes(comma=self._comma(params))
-            fixed.append(p)
-        return params.with_changes(params=fixed)
+        return params.with_changes(params=plist)
 
     @staticmethod
-    def _comma(params: cst.Parameters) -> cst.Comma:
-        for p in [*params.posonly_params, *params.params]:
+    def _separator(fn: cst.FunctionDef) -> cst.Comma:
+        """A comma between two parameters in the function's style, its comments left behind."""
+        every = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        for p in every[:-1]:
             if isinstance(p.comma, cst.Comma):
                 ws = p.comma.whitespace_after
                 if isinstance(ws, cst.ParenthesizedWhitespace):
                     ws = ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
                 return cst.Comma(whitespace_after=ws)
+        if isinstance(fn.whitespace_before_params, cst.ParenthesizedWhitespace):
+            return cst.Comma(whitespace_after=fn.whitespace_before_params.with_changes(
+                first_line=cst.TrailingWhitespace(), empty_lines=[]))
         return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         if original_node is not self._target:
             return updated_node
-        params = self._placed(updated_node.params)
+        params = self._placed(updated_node)
         if params is None:
             self.record(NOT_FOUND, f"{self.function}(): a parameter without default cannot follow one with a default")
             return updated_node
@@ -110,7 +122,7 @@ class AddParameters(SiteCodemod):
         if self.forward:
             node = node.with_changes(body=node.body.visit(_Forward(self.forward, added)))
         self.record(APPLIED, f"{self.function}() takes {', '.join(added)}"
-                             + (f" and hands it to {self.forward}()" if self.forward else ""))
+                             + (f" and hands {'them' if len(added) > 1 else 'it'} to {self.forward}()" if self.forward else ""))
         return node
 
 
