@@ -315,3 +315,71 @@ def test_a_stand_in_classs_method_copied_onto_a_target_class_is_held_to_it(tmp_p
     assert found[0].predicted_failure == raised_by(
         [tmp_path / "after", tmp_path / "consumer"], "app.plugin",
         "__import__('gizmo.manager').manager.LRUManager(1, 2, 3)")
+
+
+def _worker_tree(load_call: str) -> dict[str, str]:
+    return {
+        "vllm/platforms.py": """
+            class Platform:
+                @classmethod
+                def check_and_update_config(cls, vllm_config):
+                    return None
+            """,
+        "vllm/v1/worker/worker_base.py": """
+            class WorkerBase:
+                def __init__(self, cfg):
+                    self.cfg = cfg
+            """,
+        "vllm/v1/worker/gpu_model_runner.py": f"""
+            class GPUModelRunner:
+                def load_model(self{', dummy=False' if 'dummy' in load_call else ''}):
+                    return 1
+            """,
+        "vllm/v1/worker/gpu_worker.py": f"""
+            from vllm.v1.worker.gpu_model_runner import GPUModelRunner
+            from vllm.v1.worker.worker_base import WorkerBase
+
+            class Worker(WorkerBase):
+                def __init__(self, cfg):
+                    super().__init__(cfg)
+                    self.model_runner: GPUModelRunner = GPUModelRunner()
+
+                def load_model(self):
+                    {load_call}
+            """,
+    }
+
+
+def test_the_default_worker_the_platform_replaces_by_name_calls_nothing_on_the_plugins_runner(tmp_path):
+    """vLLM's GPU worker calls `self.model_runner.load_model(dummy=...)`; a platform that names its
+    own worker (`worker_cls`), which does not extend vLLM's, never has that worker built."""
+    before = _worker_tree("self.model_runner.load_model()")
+    after = _worker_tree("self.model_runner.load_model(dummy=True)")
+    plugin = {
+        "app/platform.py": """
+            from vllm.platforms import Platform
+
+            class MyPlatform(Platform):
+                @classmethod
+                def check_and_update_config(cls, vllm_config):
+                    vllm_config.parallel_config.worker_cls = "app.worker.MyWorker"
+            """,
+        "app/worker.py": """
+            from vllm.v1.worker.gpu_model_runner import GPUModelRunner
+            from vllm.v1.worker.worker_base import WorkerBase
+
+            class MyRunner(GPUModelRunner):
+                def load_model(self):
+                    return 2
+
+            class MyWorker(WorkerBase):
+                def load_model(self):
+                    self.model_runner = MyRunner()
+                    self.model_runner.load_model()
+            """,
+    }
+    assert_findings(findings_of(tmp_path / "named", Case("named", before, after, plugin), lib="vllm"), [])
+    # the same plugin without naming its worker: vLLM's GPU worker may run, with the plugin's runner
+    unnamed = dict(plugin, **{"app/platform.py": plugin["app/platform.py"].replace("app.worker.MyWorker", "auto")})
+    found = findings_of(tmp_path / "unnamed", Case("unnamed", before, after, unnamed), lib="vllm")
+    assert_findings(found, [("DRIFT070", 5)])

@@ -59,6 +59,9 @@ UNKNOWN = Value("unknown")
 # Keys whose value names a consumer class the target mixes into one of its own (vLLM appends the
 # `worker_extension_cls` class to its worker's bases), with where that class lives by release.
 MIXED_INTO = {"worker_extension_cls": ("vllm.v1.worker.gpu_worker.Worker", "vllm.worker.worker.Worker")}
+# Keys whose value names a consumer class the target builds instead of its own default class
+# (`worker_cls`: a platform's worker replaces vLLM's GPU worker), with that class by release.
+BUILT_INSTEAD_OF = {"worker_cls": ("vllm.v1.worker.gpu_worker.Worker", "vllm.worker.worker.Worker")}
 
 
 def strip_annotation(text: str | None) -> str | None:

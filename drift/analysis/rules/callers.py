@@ -7,6 +7,8 @@ receives is no evidence, and counting it was the largest source of false DRIFT07
 platform plugins, which subclass vLLM's worker, runner and executor together. A site is left out
 when Python's dispatch rules say it cannot reach the consumer's method:
 
+- it sits in a method of the target's default class that the consumer has the target replace
+  by its own (`worker_cls` names the plugin's worker, which does not extend vLLM's GPU worker);
 - it sits in a target method every consumer subclass of that target class overrides without
   delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
   its place wherever the consumer's classes are used (a plugin's executor overriding the method
@@ -24,9 +26,10 @@ Everything else is kept: a site whose receiver the facts do not name may reach t
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
+from drift.analysis.paths import BUILT_INSTEAD_OF
 from drift.model.index import Symbol
 
 RECEIVER = 7  # index of the receiver in a call-site row: "self", "self.<attr>", "super" or None
@@ -109,7 +112,7 @@ def overridden_for_consumer(ctx: CheckContext) -> frozenset[tuple[str, str]]:
     for ref in ctx.consumer.classes:
         for dotted in mro_names(ctx.target, ctx.target_paths.target_bases(ref)):
             heirs.setdefault(dotted, []).append(ref)
-    found = set()
+    found = set(_replaced_defaults(ctx, heirs))
     for dotted, refs in heirs.items():
         sym = ctx.target.lookup(dotted)
         if sym is None or sym.as_class is None:
@@ -121,6 +124,21 @@ def overridden_for_consumer(ctx: CheckContext) -> frozenset[tuple[str, str]]:
                 found.add((dotted, m))
     out = ctx.memo["callers.overridden"] = frozenset(found)
     return out
+
+
+def _replaced_defaults(ctx: CheckContext, heirs: dict[str, list[str]]) -> Iterator[tuple[str, str]]:
+    """(class, method) of a target default class the consumer has the target build its own class
+    instead of (a platform's `worker_cls`), where no consumer class extends that default: none
+    of its own methods runs (its base's, shared with the consumer's class, still may)."""
+    for key, defaults in BUILT_INSTEAD_OF.items():
+        if not ctx.consumer.inferred.named.get(key):
+            continue
+        sym = next((s for s in map(ctx.target.lookup, defaults) if s is not None and s.kind == "class"), None)
+        if sym is None or heirs.get(sym.dotted):
+            continue
+        for m in sym.as_class.methods:
+            if not m.startswith("__"):
+                yield sym.dotted, m
 
 
 def _runs_own(ctx: CheckContext, ref: str, name: str, delegating: set[tuple[str, str]],
