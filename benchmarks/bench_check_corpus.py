@@ -29,9 +29,12 @@ sys.path.insert(0, str(REPO))
 _CHILD = r"""
 import json, sys, time, gc
 sys.path.insert(0, %(repo)r)
-from drift.pipeline import check_cache
+try:
+    from drift.pipeline import check_cache
+    check_cache.ENABLED = %(cached)r
+except ImportError:  # a tree from before the answer cache (a before/after run of this script)
+    pass
 from drift.pipeline.run import run_check
-check_cache.ENABLED = %(cached)r
 gc.disable()
 t, c = time.perf_counter(), time.process_time()
 o = run_check(consumer_spec=%(consumer)r, target_spec=%(target)r, baseline_spec=%(baseline)r)
@@ -54,8 +57,8 @@ def main() -> int:
     args = ap.parse_args()
     from tests.corpus_score import ground_truth, names
 
-    cases = [("speculators", "speculators==0.3.0", "vllm==0.16.0", None)]
-    for name in [n for n in args.names if n != "speculators"] or names():
+    cases = [("speculators-readme", "speculators==0.3.0", "vllm==0.16.0", None)]  # the README command: no -b
+    for name in [n for n in args.names if n != "speculators-readme"] or names():
         gt = ground_truth(name)
         cases.append((name, gt.get("consumer_source", gt["consumer"]), gt["target"], gt["baseline"]))
     if args.names:
