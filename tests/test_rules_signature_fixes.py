@@ -181,3 +181,37 @@ def test_a_patched_function_forwarding_to_the_saved_original(tmp_path):
     assert "mask" in (raised_by([original, after], "gizmo.sched", probe) or "")
     tree = write_tree(tmp_path / "patched", {"app/patch.py": patched})
     assert raised_by([tree, after], "gizmo.sched", probe) is None
+
+
+def test_a_renamed_slot_the_forward_fills_positionally_keeps_the_fix_manual_and_concrete(tmp_path):
+    before = {"gizmo/sched.py": """
+        class Scheduler:
+            def schedule(self, budget, now=0.0):
+                return (budget, now)
+
+
+        def step(s):
+            return s.schedule(8, now=1.0)
+        """}
+    after = {"gizmo/sched.py": """
+        class Scheduler:
+            def schedule(self, budget, at=0.0, mask=None):
+                return (budget, at, mask)
+
+
+        def step(s):
+            return s.schedule(8, at=1.0, mask="m")
+        """}
+    consumer = {"app/sched.py": """
+        from gizmo.sched import Scheduler
+
+
+        class Mine(Scheduler):
+            def schedule(self, budget, now=0.0):
+                return super().schedule(budget, now)
+        """}
+    (f,) = [x for x in findings_of(tmp_path, Case("renamed-slot", before, after, consumer)) if x.rule_id == "DRIFT070"]
+    # adding `at` and forwarding `at=at` would pass it twice (`now` fills that slot positionally)
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    assert f.fix.description == ("match `Scheduler.schedule`'s parameters in `Mine.schedule`: the target declares "
+                                 "(budget, at=0.0, mask=None) and calls it with 1 positional argument, at=, mask=")

@@ -616,9 +616,13 @@ def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[
     """The edit that makes the override take the target's call `site`: the parameters the target
     added (not in the baseline's declaration) that the override lacks, when adding them is all
     the call needs; else manual."""
-    manual = Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}`'s parameters in `{label}`",
-                 manual_reason="the override must decide what to do with the new arguments")
     tparams = tm.as_function.params
+    declared = ", ".join(p.name + ("=" + p.default if p.default is not None else "") for p in tparams
+                         if p.name not in ("self", "cls"))
+    manual = Fix(f"match `{tm.dotted.rsplit('.', 2)[-2]}.{tm.dotted.rsplit('.', 1)[-1]}`'s parameters in `{label}`: "
+                 f"the target declares ({declared[:200]}) and calls it with "
+                 f"{plural(site[2], 'positional argument')}{''.join(', ' + k + '=' for k in site[3])}",
+                 manual_reason="the override must decide what to do with the new arguments")
     bnames = {p.name for p in bm.as_function.params} if bm is not None else set()
     missing = [p for p in tparams if p.name not in bnames and p.name not in ("self", "cls")
                and p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD") and not _accepts(sig, p.name)]
