@@ -161,7 +161,7 @@ def _fix(args, report, extra, recheck, recheck_baseline, *, declared=None) -> in
                 "gated where a plain edit breaks the baseline: "
                 + ", ".join(f"{p}:{','.join(map(str, sorted(ls)))}" for p, ls in sorted(gate_lines.items())))
     the_plan = plan(files, findings, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate,
-                    gate_lines=gate_lines)
+                    gate_lines=gate_lines, line_length=line_length(root))
     for f, why in the_plan.held:
         say(f"not applied (unsafe, --unsafe-fixes applies it): {f.consumer_site} {f.fix.description}")
     for key, why in the_plan.skipped:

@@ -12,9 +12,12 @@ from typing import Iterable, Mapping
 
 from drift.findings import SAFE, UNSAFE, Finding
 from drift.fixes.gate import VersionGate, gate_file
+from drift.fixes.import_order import order_imports
 from drift.fixes.kinds import apply_fixes, line_mapper
 from drift.fixes.paths import check_relpath
+from drift.fixes.style import DEFAULT_LINE_LENGTH
 from drift.fixes.todo import add_todos
+from drift.fixes.wrap import wrap_long_lines
 
 
 NEW_FILE = ""  # before_sha256 of a file the plan creates (as the host applier spells it)
@@ -83,7 +86,8 @@ def _module_of(path: str) -> str:
 
 def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixes: bool = False,
          add_todo: bool = False, gate: VersionGate | None = None,
-         gate_lines: Mapping[str, frozenset[int]] | None = None) -> PatchPlan:
+         gate_lines: Mapping[str, frozenset[int]] | None = None,
+         line_length: int | None = None) -> PatchPlan:
     """Apply every fix of an allowed tier to its file's original bytes; collect what could not be done.
 
     Safe fixes always; unsafe ones only with `unsafe_fixes` (else they are `held`, with why).
@@ -93,8 +97,12 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
     older release (drift.fixes.gate); a file whose edits cannot be gated is left as it was, its
     fixes skipped with why, and the helper module the gate needs is added once. `gate_lines`
     limits the gate to the edited statements covering those lines of each file (where a plain
-    edit breaks the baseline); a file it does not name gets plain edits.
+    edit breaks the baseline); a file it does not name gets plain edits. Every edited file then
+    gets the imports the fixes added in the consumer's isort order and the lines they made too
+    long wrapped at `line_length` (default: the gate's, else 88), so a reviewer can take the
+    diff as written (drift.fixes.import_order, drift.fixes.wrap).
     """
+    width = line_length or (gate.line_length if gate is not None else DEFAULT_LINE_LENGTH)
     by_path: dict[str, list[Finding]] = {}
     marked: dict[str, list[Finding]] = {}
     manual: list[tuple[Finding, str]] = []
@@ -136,6 +144,9 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
         already.extend(result.already)
         new_text = result.new_source
         applied = list(result.applied)
+        if applied:
+            new_text = order_imports(text, new_text, first_party=(path.split("/")[0].removesuffix(".py"),))
+            new_text = wrap_long_lines(text, new_text, line_length=width)
         if gate is not None and applied and (gate_lines is None or path in gate_lines):
             own = gate if gate.import_from != _module_of(path) else replace(gate, import_from=None, name=None)
             what = [(f.consumer_site.line, f.fix.description if f.fix else "") for f in by_path.get(path, ())

@@ -17,7 +17,8 @@ def _drift_block_hasher(vllm_config):
     cache = _drift_block_hasher.__dict__.setdefault("cache", {})
     key = id(vllm_config)
     if key not in cache:
-        cache_config, parallel = vllm_config.cache_config, vllm_config.parallel_config
+        cache_config = vllm_config.cache_config
+        parallel = vllm_config.parallel_config
         hash_fn = get_hash_fn_by_name(cache_config.prefix_caching_hash_algo)
         init_none_hash(hash_fn)
         block_size = (

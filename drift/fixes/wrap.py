@@ -1,0 +1,122 @@
+"""Wrap the lines a fix made longer than the consumer's line length, as ruff format would.
+
+Only lines the fix wrote are touched (a line already too long in the original is the
+consumer's own). Two layouts, both stable under `ruff format` and black:
+- a call on one line is split one argument per line with a trailing comma (the outermost call
+  that starts on the line first, so the magic trailing comma keeps it that way);
+- an argument that is a chain of `*`, `+`, `and` ... inside an already-split call breaks
+  before each operator, at the argument's own indentation.
+Anything else stays long rather than being guessed at.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+
+def _newline(indent: int) -> cst.ParenthesizedWhitespace:
+    return cst.ParenthesizedWhitespace(
+        first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True,
+        last_line=cst.SimpleWhitespace(" " * indent),
+    )
+
+
+def _split_call(call: cst.Call, extra: int) -> cst.Call:
+    """One argument per line at `extra + 4` columns past the statement, `)` at `extra`."""
+    args = list(call.args)
+    out = []
+    for arg in args:
+        out.append(arg.with_changes(
+            comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=_newline(extra + 4)),
+            whitespace_after_arg=cst.SimpleWhitespace(""),
+        ))
+    out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""),
+                                                   whitespace_after=_newline(extra)))
+    return call.with_changes(args=out, whitespace_before_args=_newline(extra + 4))
+
+
+def _split_operators(expr: cst.BaseExpression, extra: int) -> cst.BaseExpression:
+    """`a * b * c` -> `a\\n* b\\n* c`, each operator starting a line at `extra` columns."""
+    if isinstance(expr, cst.BinaryOperation):
+        op = expr.operator.with_changes(whitespace_before=_newline(extra),
+                                        whitespace_after=cst.SimpleWhitespace(" "))
+        return expr.with_changes(left=_split_operators(expr.left, extra), operator=op)
+    if isinstance(expr, cst.BooleanOperation):
+        op = expr.operator.with_changes(whitespace_before=_newline(extra),
+                                        whitespace_after=cst.SimpleWhitespace(" "))
+        return expr.with_changes(left=_split_operators(expr.left, extra), operator=op)
+    return expr
+
+
+class _Wrapper(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, line: int, line_indent: int) -> None:
+        super().__init__()
+        self.line = line
+        self.line_indent = line_indent
+        self.target: cst.CSTNode | None = None
+        self.how = ""
+        self.stmt_indent = 0
+
+    def _pos(self, node: cst.CSTNode) -> CodeRange:
+        return cast(CodeRange, self.get_metadata(PositionProvider, node))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) and self.target is None:
+            pos = self._pos(node)
+            if pos.start.line <= self.line <= pos.end.line:
+                self.stmt_indent = pos.start.column  # the innermost statement's indentation wins
+        return super().on_visit(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.target is not None or not node.args:
+            return
+        pos = self._pos(node)
+        if pos.start.line == pos.end.line == self.line:
+            self.target, self.how = node, "call"
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if self.target is not None:
+            return
+        pos = self._pos(node)
+        if pos.start.line == pos.end.line == self.line and isinstance(
+                node.value, (cst.BinaryOperation, cst.BooleanOperation)):
+            self.target, self.how = node, "operators"
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if original_node is self.target:
+            return _split_call(updated_node, self.line_indent - self.stmt_indent)
+        return updated_node
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        if original_node is self.target:
+            return updated_node.with_changes(
+                value=_split_operators(updated_node.value, self.line_indent - self.stmt_indent))
+        return updated_node
+
+
+def wrap_long_lines(before: str, after: str, *, line_length: int) -> str:
+    """`after` with each line longer than `line_length` that `before` did not have wrapped."""
+    own = {line for line in before.splitlines() if len(line) > line_length}
+    tried: set[str] = set()
+    for _ in range(50):  # each round wraps one line; the bound only guards against a loop
+        lines = after.splitlines()
+        long = next((n for n, text in enumerate(lines, 1)
+                     if len(text) > line_length and text not in own and text not in tried), None)
+        if long is None:
+            return after
+        text = lines[long - 1]
+        tried.add(text)
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(after))
+        except cst.ParserSyntaxError:
+            return after
+        visitor = _Wrapper(long, len(text) - len(text.lstrip(" ")))
+        new = wrapper.visit(visitor)
+        if visitor.target is not None:
+            after = new.code
+    return after
