@@ -12,6 +12,7 @@ from drift.analysis.rules.keys import RULES as KEY_RULES
 from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
 from drift.analysis.rules.setters import RULES as SETTER_RULES
 from drift.analysis.rules.nulls import RULES as NULL_RULES
+from drift.analysis.rules.override_types import RULES as OVERRIDE_TYPE_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
@@ -46,6 +47,7 @@ GENERIC_RULES = [
     *HANDED_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
+    *OVERRIDE_TYPE_RULES,
     *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,

@@ -1,0 +1,88 @@
+"""An override that keeps a parameter the target's base gave to a value of another type.
+
+vLLM 0.18's V2 runner calls `self.prepare_inputs(scheduler_output, batch_desc)` where 0.13
+passed the int `num_tokens_after_padding`; the base now declares `(scheduler_output, batch_desc:
+BatchExecutionDescriptor)`. A plugin's override written as `(scheduler_output,
+num_tokens_after_padding: int)` still binds the call (two positionals), so no arity rule fires,
+but its body now slices buffers with a descriptor. What says so is the base's own declaration:
+the slot the override keeps under the baseline's name was renamed and retyped to a type that
+shares nothing with the old one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.reach import (
+    _consumer_classes,
+    _lookup_method,
+    _module_of,
+    _site_failure,
+    _sites_of,
+)
+from drift.analysis.rules.signature import _type_names
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+def _slots(params, *, bound: bool) -> list:
+    """Positional slots after the bound `self`/`cls`."""
+    slots = [p for p in params if (p.kind if hasattr(p, "kind") else p[1]) in _POSITIONAL]
+    return slots[1:] if bound and slots else slots
+
+
+@rule("DRIFT081", RuleKind.OVERRIDE_INCOMPATIBLE)
+def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override whose positional parameter keeps the baseline's name at a slot the
+    target's base renamed and retyped, the two annotations sharing no type (`int` then
+    `BatchExecutionDescriptor`), for a method the target still calls: the target's calls now
+    hand the override a different kind of value under the old name. Only where some call of
+    the target's passes that slot by position (by keyword, the old name would not bind at all).
+    """
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        mod = _module_of(ctx, cls)
+        for name, m in sorted((cls.get("methods") or {}).items()):
+            if name.startswith("__"):
+                continue
+            tm, bm = _lookup_method(ctx.target, tb, name), _lookup_method(ctx.baseline, bb, name)
+            if tm is None or bm is None or "staticmethod" in tm.as_function.decorators:
+                continue
+            own = _slots(m.get("params") or [], bound=True)
+            now, was = _slots(tm.as_function.params, bound=True), _slots(bm.as_function.params, bound=True)
+            old_names = {p.name for p in was}
+            for i, p in enumerate(own[: min(len(now), len(was))]):
+                old, new = was[i], now[i]
+                if p[0] != old.name or new.name == old.name or new.name in old_names:
+                    continue  # the override follows the target, or the slot was only reordered (DRIFT013's)
+                wrote, lands = _type_names(old.annotation), _type_names(new.annotation)
+                if wrote is None or lands is None or wrote & lands:
+                    continue
+                sites = [s for s in _sites_of(ctx.target, name, tm) or [] if s[2] > i and not s[4]]
+                if not any(_site_failure("", m.get("params") or [], s) is None for s in sites):
+                    break  # no call passes that slot by position and binds (one that fails is DRIFT070's)
+                short = ref.rsplit(".", 1)[-1]
+                yield Finding(
+                    rule_id="DRIFT081", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                    title=f"`{short}.{name}` takes `{old.name}` ({old.annotation}) where the target's "
+                          f"`{tm.dotted.rsplit('.', 2)[-2]}.{name}` now passes `{new.name}: {new.annotation}`",
+                    consumer_site=Location(mod.get("path") or "?", m.get("line") or cls.get("line") or 1,
+                                           col=(m.get("col") or 0) + 1),
+                    target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+                    baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+                    predicted_failure=None,
+                    details=f"positional argument {i + 1} binds `{old.name}` in the override; the target's "
+                            f"calls now pass a `{new.annotation}` there, which the override's body treats "
+                            f"as a `{old.annotation}`",
+                    fix=Fix(f"take `{new.name}: {new.annotation}` in `{short}.{name}` as the target does",
+                            manual_reason="the body must be rewritten for the new value"),
+                    symbol=tm.dotted,
+                )
+                break
+
+
+RULES = [override_parameter_retyped]
