@@ -128,7 +128,7 @@ def order_imports(before: str, after: str, *, first_party: Sequence[str] = ()) -
             continue
         was = old_names.get((imp.relative and len(imp.relative), _module(imp)))
         now = _alias_names(imp)
-        if was is None or now == was or not set(was) <= set(now):
+        if was is None or now == was:  # names added (merged) or renamed (a deprecated alias)
             continue
         if [member_key(n) for n in was] == sorted(member_key(n) for n in was):
             body[i] = stmt.with_changes(body=[_sorted_names(imp)])  # type: ignore[union-attr]

@@ -2,6 +2,7 @@
 
 Only lines the fix wrote are touched (a line already too long in the original is the
 consumer's own). Two layouts, both stable under `ruff format` and black:
+- a `def` whose parameters sit on one line gets one parameter per line, the same way;
 - a call on one line is split one argument per line with a trailing comma (the outermost call
   that starts on the line first, so the magic trailing comma keeps it that way);
 - an argument that is a chain of `*`, `+`, `and` ... inside an already-split call breaks
@@ -51,6 +52,35 @@ def _split_operators(expr: cst.BaseExpression, extra: int) -> cst.BaseExpression
     return expr
 
 
+def _split_params(fn: cst.FunctionDef, extra: int) -> cst.FunctionDef:
+    """`def f(a, b) -> T:` -> one parameter per line with a trailing comma, `)` at `extra`."""
+    p = fn.params
+    slots = ["posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params", "star_kwarg"]
+    items: list[tuple[str, int | None, cst.CSTNode]] = []
+    for slot in slots:
+        value = getattr(p, slot)
+        if isinstance(value, (list, tuple)):
+            items.extend((slot, i, node) for i, node in enumerate(value))
+        elif isinstance(value, (cst.Param, cst.ParamStar, cst.ParamSlash)):
+            items.append((slot, None, value))
+    if not items:
+        return fn
+    changes: dict[str, object] = {slot: list(getattr(p, slot)) if isinstance(getattr(p, slot), (list, tuple))
+                                  else getattr(p, slot) for slot in slots}
+    for n, (slot, i, node) in enumerate(items):
+        last = n == len(items) - 1
+        comma = cst.Comma(whitespace_before=cst.SimpleWhitespace(""),
+                          whitespace_after=_newline(extra if last else extra + 4))
+        new = node.with_changes(comma=comma)
+        if isinstance(new, cst.Param):
+            new = new.with_changes(whitespace_after_param=cst.SimpleWhitespace(""))
+        if i is None:
+            changes[slot] = new
+        else:
+            changes[slot][i] = new  # type: ignore[index]
+    return fn.with_changes(params=p.with_changes(**changes), whitespace_before_params=_newline(extra + 4))
+
+
 class _Wrapper(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -78,6 +108,19 @@ class _Wrapper(cst.CSTTransformer):
         pos = self._pos(node)
         if pos.start.line == pos.end.line == self.line:
             self.target, self.how = node, "call"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.target is not None:
+            return
+        pos = self._pos(node.params)
+        header = self._pos(node.name)
+        if header.start.line == pos.start.line == pos.end.line == self.line:
+            self.target, self.how = node, "params"
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if original_node is self.target:
+            return _split_params(updated_node, self.line_indent - self.stmt_indent)
+        return updated_node
 
     def visit_Arg(self, node: cst.Arg) -> None:
         if self.target is not None:

@@ -1,0 +1,232 @@
+"""Every codemod's plain edit passes the consumer's own ruff: `ruff check` (isort order, line
+length, pyflakes) and `ruff format --check` are no worse on the patched file than on the
+original. The consumer is synthetic and ruff-clean; each module exercises one fix kind, through
+the real planner (`drift.fixes.plan`) and the real ruff binary.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.fixes.kinds import REGISTRY
+from drift.fixes.plan import plan
+
+PYPROJECT = """\
+[project]
+name = "acme"
+version = "1.0"
+
+[tool.ruff]
+line-length = 88
+
+[tool.ruff.lint]
+select = ["E", "F", "I", "W"]
+"""
+
+HEADER = '''\
+"""A synthetic consumer module."""
+
+import os
+
+import torch
+{imports}
+
+from acme.base import Base
+
+from .helpers import helper
+
+USED = (os, torch, Base, helper)  # the header's imports are the consumer's, in use
+'''
+
+# kind -> (imports, body, needle on the site line, codemod args)
+CASES: dict[str, tuple[str, str, str, dict]] = {
+    "drop_keyword": (
+        "from vllm.config import CacheConfig",
+        """
+        def build() -> CacheConfig:
+            return CacheConfig(block_size=16, swap_space=4, cache_dtype=os.environ["DT"])
+        """,
+        "CacheConfig(block_size", dict(callee="CacheConfig", keyword="swap_space"),
+    ),
+    "add_keyword": (
+        "from vllm.v1.request import Request",
+        """
+        def make(params, eos_token_id, arrival_time, config) -> Request:
+            return Request(request_id="r", prompt_token_ids=[1], sampling_params=params)
+        """,
+        "Request(request_id",
+        dict(callee="Request", keyword="block_hasher", value="_block_hasher(config.cache_config.block_size)",
+             imports=[["vllm.v1.core.kv_cache_utils", "get_request_block_hasher"],
+                      ["vllm.utils.hashing", "sha256"]],
+             helper_name="_block_hasher",
+             helper_src="def _block_hasher(block_size):\n    return get_request_block_hasher(block_size, sha256)\n"),
+    ),
+    "rename_method": (
+        "from vllm.config import VllmConfig",
+        """
+        class Model(Base):
+            def embed(self, config: VllmConfig, ids: torch.Tensor) -> torch.Tensor:
+                return self.model.get_input_embeddings(ids)
+        """,
+        "get_input_embeddings", dict(old="get_input_embeddings", new="embed_input_ids"),
+    ),
+    "add_second_phase": (
+        "from vllm.v1.executor.multiproc_executor import MultiprocExecutor",
+        """
+        def step(executor: MultiprocExecutor, scheduler_output) -> None:
+            executor.execute_model(scheduler_output)
+        """,
+        "execute_model", {},
+    ),
+    "unwrap_index": (
+        "from vllm.v1.executor.multiproc_executor import MultiprocExecutor",
+        """
+        def capture(executor: MultiprocExecutor) -> torch.Tensor:
+            states = executor.collective_rpc("_get_captured_states", unique_reply_rank=0)
+            return states[0]
+        """,
+        "states[0]", dict(index="0", name="states"),
+    ),
+    "move_import": (
+        "from vllm.sampling_params import SamplingParams\n"
+        "from vllm.utils import FlexibleArgumentParser, cdiv\n"
+        "from vllm.v1.request import Request",
+        """
+        def blocks(n: int, params: SamplingParams, request: Request) -> int:
+            FlexibleArgumentParser()
+            return cdiv(n, 16)
+        """,
+        "from vllm.utils import",
+        dict(module="vllm.utils", moves={"cdiv": "vllm.utils.math_utils",
+                                         "FlexibleArgumentParser": "vllm.utils.argparse_utils"}),
+    ),
+    "rename_attribute_owner": (
+        "from vllm.config import VllmConfig",
+        """
+        def max_len(config: VllmConfig) -> int:
+            return config.scheduler_config.max_model_len
+        """,
+        "scheduler_config", dict(attr="max_model_len", old="scheduler_config", new="model_config"),
+    ),
+    "rename_keyword": (
+        "from vllm.sampling_params import SamplingParams",
+        """
+        def params(constraint) -> SamplingParams:
+            return SamplingParams(temperature=0.0, max_tokens=256, guided_decoding=constraint)
+        """,
+        "guided_decoding", dict(callee="SamplingParams", old="guided_decoding", new="structured_outputs"),
+    ),
+    "rename_attribute": (
+        "from vllm.engine.arg_utils import AsyncEngineArgs",
+        """
+        def quiet(args: AsyncEngineArgs) -> bool:
+            return args.disable_log_requests
+        """,
+        "disable_log_requests", dict(old="disable_log_requests", new="enable_log_requests", convert="not"),
+    ),
+    "rename_import": (
+        "from vllm.sampling_params import GuidedDecodingParams, SamplingParams",
+        """
+        def params(regex: str) -> SamplingParams:
+            return SamplingParams(guided_decoding=GuidedDecodingParams(regex=regex))
+        """,
+        "import GuidedDecodingParams", dict(old="GuidedDecodingParams", new="StructuredOutputsParams"),
+    ),
+    "keywordize_arguments": (
+        "from vllm.v1.core.kv_cache_utils import get_kv_cache_config_from_groups",
+        """
+        def kv(vllm_config, groups, available_memory):
+            return get_kv_cache_config_from_groups(vllm_config, groups, available_memory)
+        """,
+        "get_kv_cache_config_from_groups(vllm",
+        dict(callee="get_kv_cache_config_from_groups", start=0,
+             names=["vllm_config", "kv_cache_groups", "available_memory"]),
+    ),
+    "add_parameters": (
+        "from vllm.v1.metrics.loggers import StatLoggerBase",
+        """
+        class Logger(StatLoggerBase):
+            def record(self, scheduler_stats, iteration_stats, engine_idx: int = 0) -> None:
+                helper(scheduler_stats, iteration_stats, engine_idx)
+        """,
+        "def record", dict(function="record", params=[["mm_cache_stats", "None", "iteration_stats"]]),
+    ),
+    "compare_versions": (
+        "import vllm",
+        """
+        def new_engine() -> bool:
+            return vllm.__version__ >= "0.9.0"
+        """,
+        "__version__", dict(op=">=", version="0.9.0"),
+    ),
+}
+
+
+def _ruff() -> list[str]:
+    exe = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if exe is None:
+        pytest.fail("ruff is in the test extras: install them (pip install -e .[test])")
+    return [exe]
+
+
+def _source(kind: str) -> str:
+    imports, body, _, _ = CASES[kind]
+    return HEADER.format(imports=imports) + "\n\n" + textwrap.dedent(body).lstrip("\n")
+
+
+def _violations(project: Path, rel: str) -> list[str]:
+    out = subprocess.run([*_ruff(), "check", "--no-cache", "--output-format", "json", rel], cwd=project,
+                         capture_output=True, text=True, check=False)
+    return sorted(f"{v['code']} {v['message']}" for v in json.loads(out.stdout or "[]"))
+
+
+def _formatted(project: Path, rel: str) -> bool:
+    out = subprocess.run([*_ruff(), "format", "--no-cache", "--check", rel], cwd=project,
+                         capture_output=True, text=True, check=False)
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode == 0
+
+
+def _project(root: Path, rel: str, text: str) -> Path:
+    (root / "acme").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    for name in ("__init__.py", "base.py", "helpers.py"):
+        (root / "acme" / name).write_text("")
+    (root / rel).write_text(text)
+    return root
+
+
+def test_every_kind_is_exercised():
+    assert set(CASES) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_patched_file_is_as_ruff_clean_as_the_original(kind, tmp_path):
+    rel = f"acme/{kind}.py"
+    source = _source(kind)
+    orig = _project(tmp_path / "orig", rel, source)
+    assert _violations(orig, rel) == [] and _formatted(orig, rel), "the synthetic original must be ruff-clean"
+
+    needle, args = CASES[kind][2], CASES[kind][3]
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if needle in text)
+    finding = Finding(rule_id="T001", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING, title="t",
+                      consumer_site=Location(rel, line), symbol=kind,
+                      fix=Fix("fix it", codemod=kind, args=args, tier="unsafe"))
+    result = plan({rel: source.encode()}, [finding], unsafe_fixes=True, line_length=88)
+    assert [c.finding_keys for c in result.changes] == [(finding.key,)], result.skipped
+    patched_text = result.changes[0].after.decode()
+
+    patched = _project(tmp_path / "patched", rel, patched_text)
+    assert _violations(patched, rel) == [], patched_text
+    assert _formatted(patched, rel), patched_text
+    # and a second plan over the patched file changes nothing more than the codemod's own idempotence
+    again = plan({rel: patched_text.encode()}, [finding], unsafe_fixes=True, line_length=88)
+    assert not again.changes
