@@ -114,8 +114,10 @@ def _fixes(finding: Finding, *, consumer_root: str | None, uri: str, base: str |
     except OSError:
         return []
     from drift.fixes.plan import plan
+    from drift.fixes.style import line_length
 
-    changes = plan({finding.consumer_site.path: before}, [finding], unsafe_fixes=True).changes
+    changes = plan({finding.consumer_site.path: before}, [finding], unsafe_fixes=True,
+                   line_length=line_length(consumer_root)).changes
     if not changes:
         return []
     replacements = _replacements(changes[0].before.decode("utf-8"), changes[0].after.decode("utf-8"))
