@@ -13,7 +13,7 @@ from drift.analysis.rules.base import rule
 HELPER_NAME = "_drift_block_hasher"
 HELPER_SRC = '''
 def _drift_block_hasher(vllm_config):
-    """Added by drift: vLLM asserts on Request.block_hashes when prefix caching is on."""
+    """Added by drift: vLLM asserts on Request.block_hashes if prefix caching is on."""
     cache = _drift_block_hasher.__dict__.setdefault("cache", {})
     key = id(vllm_config)
     if key not in cache:
