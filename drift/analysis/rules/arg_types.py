@@ -138,13 +138,13 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
     for mod, rec, rc in _sites(ctx):
         if ctx.dead_on_baseline(mod):
             continue
-        cref = None
-        if rc is None:
-            path = rec.get("path") or (rec.get("callee") or {}).get("path") or []
-            v = ctx.target_paths.value(tuple(path)) if len(path) == 1 else None
-            if v is None or v.kind != "consumer" or v.ckind != "class":
-                continue
-            cref = v.cref
+        # a consumer class is judged by its own fields and their conversions (`__post_init__`),
+        # also when its target base's constructor binds the call (context._inherited_constructor)
+        path = rec.get("path") or (rec.get("callee") or {}).get("path") or []
+        v = ctx.target_paths.value(tuple(path)) if path else None
+        cref = v.cref if v is not None and v.kind == "consumer" and v.ckind == "class" else None
+        if rc is None and cref is None:
+            continue
         items = [(k, None) for k in (rec.get("kw_shapes") or {})]
         if cref is None:
             items += [(None, int(i)) for i in (rec.get("arg_shapes") or {})]
