@@ -11,7 +11,9 @@ is still reported, and so is one inside a method the plugin overrides but delega
 
 from __future__ import annotations
 
-from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+from drift.model.targets import load_facts
+from drift.pipeline.run import check
+from tests.rule_cases import Case, assert_findings, consumer_of, findings_of, line_of, raised_by, write_tree
 
 BEFORE = {
     "gizmo/runner.py": """
@@ -383,3 +385,63 @@ def test_the_default_worker_the_platform_replaces_by_name_calls_nothing_on_the_p
     unnamed = dict(plugin, **{"app/platform.py": plugin["app/platform.py"].replace("app.worker.MyWorker", "auto")})
     found = findings_of(tmp_path / "unnamed", Case("unnamed", before, after, unnamed), lib="vllm")
     assert_findings(found, [("DRIFT070", 5)])
+
+
+def _profiling_tree(new: bool, dispatch: str = "") -> dict[str, str]:
+    keyword = ", profiling=True" if new else ""
+    return {"gizmo/runner.py": f"""
+        class Runner:
+            def init_cache(self, cfg{', profiling=False' if new else ''}):
+                return cfg
+
+            def _minimal_cache(self, cfg):
+                self.init_cache(cfg{keyword})
+
+            def profile(self, cfg):
+                self._minimal_cache(cfg)
+
+        class Worker:
+            def __init__(self, runner: Runner):
+                self.runner = runner
+
+            def measure(self, cfg):
+                self.runner.profile(cfg)
+
+            def ping(self):
+                return "{dispatch}"
+        """}
+
+
+def test_a_call_whose_callers_never_run_for_the_consumer_is_not_evidence(tmp_path):
+    """`init_cache(cfg, profiling=True)` sits in `_minimal_cache`, called only from `profile`,
+    called only from `Worker.measure`, which the plugin's worker overrides: nothing calls it."""
+    plugin = """
+        from gizmo.runner import Runner, Worker
+
+        class MyRunner(Runner):
+            def init_cache(self, cfg):
+                return cfg
+
+        class MyWorker(Worker):
+            def measure(self, cfg):
+                self.runner.init_cache(cfg)
+        """
+    assert_findings(_on_demand(tmp_path / "a", _profiling_tree(False), _profiling_tree(True), plugin), [])
+    # the same chain where the target also names `profile` in a string (dispatched by name): kept
+    found = _on_demand(tmp_path / "b", _profiling_tree(False, "profile"), _profiling_tree(True, "profile"), plugin)
+    assert_findings(found, [("DRIFT070", line_of(plugin, "def init_cache"))])
+
+
+def _on_demand(tmp_path, before, after, plugin):
+    """The trees read as `drift check` reads a release on disk (demand-driven, sources at hand:
+    whether the target writes a name as a string is a search of its text)."""
+    facts = {}
+    for side, files in (("before", before), ("after", after)):
+        root = write_tree(tmp_path / side, dict(files, **{"gizmo/__init__.py": f"# {tmp_path} {side}\n"}))
+        loaded = load_facts(str(root), packages=["gizmo"], demand=True)
+        assert loaded.ok, loaded.error
+        facts[side] = loaded.facts
+    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/p.py": plugin}))
+    outcome = check(consumer=cons, target_facts=facts["after"], baseline_facts=facts["before"], target_package="gizmo")
+    assert outcome.error is None, outcome.error
+    return outcome.report.findings

@@ -13,6 +13,9 @@ when Python's dispatch rules say it cannot reach the consumer's method:
   delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
   its place wherever the consumer's classes are used (a plugin's executor overriding the method
   that spawns workers silences the spawn call for the plugin's worker class too);
+- it sits in a target method all of whose own callers in the target are methods of these kinds
+  (three callers deep), and whose name the target never writes as a string (as a dispatch by
+  name would);
 - its receiver is `self` (or its delegation to its base: a call of `m` inside the class's own
   `m`, on no attribute, in a subclass of the class that declares `m`) in a target class the
   consumer's class does not inherit from: that `self` is another class's object;
@@ -26,11 +29,12 @@ Everything else is kept: a site whose receiver the facts do not name may reach t
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+import re
+from typing import Any, Callable, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import BUILT_INSTEAD_OF
-from drift.model.index import Symbol
+from drift.model.index import Needle, Symbol
 
 RECEIVER = 7  # index of the receiver in a call-site row: "self", "self.<attr>", "super" or None
 
@@ -54,17 +58,21 @@ def mro_names(index, classes: Iterable[Symbol]) -> frozenset[str]:
 
 
 def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None,
-            declared: str | None = None) -> bool:
+            declared: str | None = None, callers_of: Callable[[str], list] | None = None) -> bool:
     """Whether the target call `site` can run on an object whose target classes are `inherited`
     (the MRO names of the consumer's class). None for a function patched over a target method:
     every object of that class and its subclasses runs it, so only overridden callers are cut.
     `declared`: the target class whose method is overridden; a call of `m` inside `m` on no
     attribute is that class's delegation to its base only where the caller's class extends it
-    (elsewhere it is a call on a local object: `for manager in ...: manager.m(...)`)."""
+    (elsewhere it is a call on a local object: `for manager in ...: manager.m(...)`).
+    `callers_of(name)`: the target's call sites of `.name(...)`, to follow a method whose every
+    caller never runs for the consumer (then it does not either)."""
     owner = site[5] if len(site) > 5 else None
     if owner is None:
         return True
     if (owner, site[6]) in overridden_for_consumer(ctx):
+        return False
+    if callers_of is not None and _never_runs(ctx, owner, site[6], callers_of, 0):
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if inherited is None:
@@ -79,6 +87,36 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
             return owner not in inherited  # an attribute of the consumer's own object: another object
         return held.dotted in inherited  # an object of a class the consumer's class extends
     return True
+
+
+def _never_runs(ctx: CheckContext, owner: str, name: str, callers_of: Callable[[str], list], depth: int) -> bool:
+    """A target method whose every call in the target (`.name(...)`, at least one) sits in a
+    method that never runs for the consumer's objects (overridden, a replaced default class's,
+    or one that never runs itself, three callers deep), and whose name the target never writes
+    as a string (a method dispatched by name, `collective_rpc("name")`, or looked up with
+    getattr, has callers no call site shows)."""
+    if (owner, name) in overridden_for_consumer(ctx):
+        return True
+    if depth >= 3 or name.startswith("__"):
+        return False
+    memo = ctx.memo.setdefault("callers.never_runs", {})
+    key = (owner, name)
+    if key in memo:
+        return memo[key]
+    memo[key] = False  # a cycle of callers counts as running
+    sites = callers_of(name)
+    dead = bool(sites) and all(s[5] is not None and _never_runs(ctx, s[5], s[6], callers_of, depth + 1)
+                               for s in sites) and not _named_in_text(ctx, name)
+    memo[key] = dead
+    return dead
+
+
+def _named_in_text(ctx: CheckContext, name: str) -> bool:
+    """The target writes `name` as a string literal somewhere (or its sources are not here)."""
+    if not ctx.target.has_sources:
+        return True
+    quoted = re.compile(rb"[\"']%s[\"']" % re.escape(name.encode()))
+    return bool(ctx.target.source_search(Needle(name.encode(), quoted)))
 
 
 def _mro_of(ctx: CheckContext, dotted: str) -> frozenset[str]:

@@ -573,7 +573,8 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         inherited = mro_names(ctx.target, tb) if ref is not None else None
         declared = tm.owner.dotted if tm.owner is not None else None
         sites = [s for s in _sites_of(ctx.target, name, tm) or []
-                 if (s[5], s[6]) not in replaced and reaches(ctx, s, inherited, declared)]
+                 if (s[5], s[6]) not in replaced
+                 and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])]
         if not sites:
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
