@@ -115,8 +115,11 @@ def _named_in_text(ctx: CheckContext, name: str) -> bool:
     """The target writes `name` as a string literal somewhere (or its sources are not here)."""
     if not ctx.target.has_sources:
         return True
-    quoted = re.compile(rb"[\"']%s[\"']" % re.escape(name.encode()))
-    return bool(ctx.target.source_search(Needle(name.encode(), quoted)))
+    memo = ctx.memo.setdefault("callers.named_in_text", {})
+    if name not in memo:
+        quoted = re.compile(rb"[\"']%s[\"']" % re.escape(name.encode()))
+        memo[name] = bool(ctx.target.source_search(Needle(name.encode(), quoted)))
+    return memo[name]
 
 
 def _mro_of(ctx: CheckContext, dotted: str) -> frozenset[str]:
