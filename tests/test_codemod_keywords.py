@@ -176,3 +176,62 @@ def test_drop_last_keyword_without_trailing_comma(before, after):
 def test_add_keyword_after_commented_last_argument_without_trailing_comma():
     new, _ = run("f(\n    a  # note\n)\n", "add_keyword", 1, callee="f", keyword="k", value="1")
     assert new == "f(\n    a,  # note\n    k=1\n)\n"
+
+
+GENERATOR = '''\
+"""Doc."""
+
+from pkg.utils import make
+
+
+class Generator:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.ready = True
+
+    def step(self):
+        return Request(
+            a=1,
+        )
+
+
+def loose(cfg):
+    return Request(a=1)
+'''
+
+CACHED = "def _hasher(cfg):\n    return make(cfg)  # cached\n"
+PLAIN = "def _hasher(cfg):\n    return make(cfg)\n"
+
+
+def _init_args(**extra):
+    return dict(callee="Request", keyword="block_hasher", value="_hasher(self.cfg)",
+                imports=[["pkg.utils", "make"]], helper_name="_hasher", helper_src=CACHED,
+                init_attr="_drift_hasher", init_helper_src=PLAIN, **extra)
+
+
+def test_add_keyword_builds_a_per_object_value_once_in_init():
+    line = next(i for i, t in enumerate(GENERATOR.splitlines(), 1) if "return Request(" in t)
+    new, out = run_codemod(GENERATOR, "add_keyword", line=line, args=_init_args())
+    assert out.status == "applied"
+    compile(new, "m.py", "exec")
+    assert "        self.ready = True\n        self._drift_hasher = _hasher(self.cfg)\n" in new
+    assert "a=1,\n            block_hasher=self._drift_hasher,\n        )" in new
+    assert new.count("def _hasher(cfg):") == 1 and "# cached" not in new  # built once: no cache needed
+    again_line = next(i for i, t in enumerate(new.splitlines(), 1) if "return Request(" in t)
+    again, out2 = run_codemod(new, "add_keyword", line=again_line, args=_init_args())
+    assert again == new and out2.status == "already"
+
+
+def test_add_keyword_outside_a_class_or_without_the_attribute_keeps_the_cached_helper():
+    line = next(i for i, t in enumerate(GENERATOR.splitlines(), 1) if "return Request(a=1)" in t)
+    args = _init_args()
+    args["value"] = "_hasher(cfg)"
+    new, out = run_codemod(GENERATOR, "add_keyword", line=line, args=args)
+    assert out.status == "applied" and "Request(a=1, block_hasher=_hasher(cfg))" in new and "# cached" in new
+    assert "self._drift_hasher" not in new
+    # a method whose class's __init__ never sets what the value reads: passed as given
+    line = next(i for i, t in enumerate(GENERATOR.splitlines(), 1) if "return Request(" in t)
+    args = _init_args()
+    args["value"] = "_hasher(self.other)"
+    new, out = run_codemod(GENERATOR, "add_keyword", line=line, args=args)
+    assert "block_hasher=_hasher(self.other)," in new and "self._drift_hasher" not in new and "# cached" in new

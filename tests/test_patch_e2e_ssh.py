@@ -62,7 +62,7 @@ def test_patch_apply_rescan_revert(sshd, patched_host, tmp_path, capsys, corpus_
     code, out, err = _run(capsys, "patch", sshd.spec, "--python", str(python), *ssh, "--state-dir", state, "--json")
     assert code == 1, err
     safe = json.loads(out)
-    assert "sample_tokens" not in safe["diff"] and "block_hasher=_drift_block_hasher" in safe["diff"]
+    assert "sample_tokens" not in safe["diff"] and "block_hasher=self._drift_block_hasher" in safe["diff"]
     assert {u["key"].split(":")[0] for u in safe["unsafe"]} == {"DRIFT010", "DRIFT020", "DRIFT040"}
 
     # dry run with --unsafe-fixes: a diff that git apply accepts, nothing written

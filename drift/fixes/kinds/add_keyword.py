@@ -2,6 +2,12 @@
 
 The new argument goes before any `**kwargs` and copies the call's own comma style, so a call
 laid out one argument per line with a trailing comma stays that way.
+
+With `init_attr`, a value that is built once per object (vLLM's EngineCore builds its request
+block hasher once, in `__init__`) is built where the project would build it: when the call sits
+in a method of a class whose `__init__` sets every `self.x` the value reads, `__init__` ends with
+`self.<init_attr> = <value>` and the call passes `self.<init_attr>`; `init_helper_src` is then
+the helper (no cache of its own needed). Elsewhere the value is passed as given, with `helper_src`.
 """
 
 from __future__ import annotations
@@ -74,6 +80,51 @@ def _dotted(node: cst.BaseExpression | None) -> str:
     return ""
 
 
+def _self_attrs(node: cst.CSTNode) -> set[str]:
+    """`x` for every `self.x` read in `node`."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Attribute) and isinstance(cur.value, cst.Name) and cur.value.value == "self":
+            found.add(cur.attr.value)
+        stack.extend(cur.children)
+    return found
+
+
+def _free_names(node: cst.CSTNode) -> set[str]:
+    """The bare names `node` reads (attribute names after a dot are not names)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, cst.Name):
+            found.add(cur.value)
+        elif isinstance(cur, cst.Attribute):
+            stack.append(cur.value)
+            continue
+        elif isinstance(cur, cst.Arg):
+            stack.append(cur.value)
+            continue
+        stack.extend(cur.children)
+    return found
+
+
+def _assigned_self_attrs(fn: cst.FunctionDef) -> set[str]:
+    """`x` for every `self.x = ...` at the top level of `fn`'s body."""
+    found: set[str] = set()
+    for stmt in getattr(fn.body, "body", ()):
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+                [small.target] if isinstance(small, cst.AnnAssign) else []
+            for t in targets:
+                if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                    found.add(t.attr.value)
+    return found
+
+
 def merge_into_parenthesized_import(module: cst.Module, *, source: str, name: str) -> cst.Module:
     """Append `name` to an existing multi-line `from source import (...)`, in its own style.
 
@@ -136,6 +187,8 @@ class AddKeyword(SiteCodemod):
         imports: Sequence[Sequence[str]] = (),
         helper_name: str | None = None,
         helper_src: str | None = None,
+        init_attr: str | None = None,
+        init_helper_src: str | None = None,
     ) -> None:
         super().__init__(context, line=line)
         self.callee = callee
@@ -146,7 +199,10 @@ class AddKeyword(SiteCodemod):
         self.helper_src = helper_src
         if (helper_name is None) != (helper_src is None):
             raise ValueError("helper_name and helper_src go together")
+        self.init_attr = init_attr
+        self.init_helper_src = init_helper_src
         self._target: cst.Call | None = None
+        self._init: cst.FunctionDef | None = None  # the __init__ that builds the value once
 
     def visit_Module(self, node: cst.Module) -> None:
         calls = self.calls_at_line(self.callee)
@@ -157,14 +213,62 @@ class AddKeyword(SiteCodemod):
             self.record(ALREADY, f"{self.callee}() at line {self.line} already passes {self.keyword}=")
             return
         self._target = calls[0]
+        if self.init_attr:
+            self._init = self._owning_init(calls[0])
+
+    def _owning_init(self, call: cst.Call) -> cst.FunctionDef | None:
+        """The `__init__` of the class whose method holds `call`, if it sets what the value reads."""
+        node: cst.CSTNode | None = call
+        method = None
+        while node is not None:
+            node = self.parent(node)
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                method = node
+                break
+        if not isinstance(method, cst.FunctionDef) or method.name.value == "__init__":
+            return None
+        block = self.parent(method)
+        cls = self.parent(block) if block is not None else None
+        if not isinstance(cls, cst.ClassDef):
+            return None
+        params = method.params.params
+        if not params or params[0].name.value != "self":
+            return None
+        init = next((s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"),
+                    None)
+        if init is None or not init.params.params or init.params.params[0].name.value != "self":
+            return None
+        needed = _self_attrs(self.value)
+        allowed = {"self", self.helper_name} | {item[2] if len(item) > 2 else item[1] for item in self.imports
+                                                if len(item) > 1}
+        if not needed or not _free_names(self.value) <= allowed:
+            return None
+        if not needed <= _assigned_self_attrs(init):
+            return None
+        return init
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if original_node is not self._init or self._target is None or self.init_attr is None:
+            return updated_node
+        if self.init_attr in _assigned_self_attrs(original_node):
+            return updated_node
+        body = list(updated_node.body.body)  # type: ignore[union-attr]
+        assign = cst.parse_statement(f"self.{self.init_attr} = {cst.Module([]).code_for_node(self.value)}\n")
+        at = len(body) - 1 if body and isinstance(body[-1], cst.SimpleStatementLine) and any(
+            isinstance(s, cst.Return) for s in body[-1].body) else len(body)
+        body.insert(at, assign)
+        return updated_node.with_changes(body=updated_node.body.with_changes(body=body))
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node is not self._target:
             return updated_node
         args = list(updated_node.args)
+        value = self.value
+        if self._init is not None and self.init_attr:
+            value = cst.Attribute(value=cst.Name("self"), attr=cst.Name(self.init_attr))
         new_arg = cst.Arg(
             keyword=cst.Name(self.keyword),
-            value=self.value,
+            value=value,
             equal=cst.AssignEqual(
                 whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
             ),
@@ -208,6 +312,7 @@ class AddKeyword(SiteCodemod):
             if name is not None and asname is None:
                 updated_node = merge_into_parenthesized_import(updated_node, source=module, name=name)
             AddImportsVisitor.add_needed_import(self.context, module, name, asname)
-        if self.helper_name and self.helper_src:
-            updated_node = add_helper(updated_node, name=self.helper_name, source=self.helper_src)
+        helper = self.init_helper_src if self._init is not None and self.init_helper_src else self.helper_src
+        if self.helper_name and helper:
+            updated_node = add_helper(updated_node, name=self.helper_name, source=helper)
         return updated_node

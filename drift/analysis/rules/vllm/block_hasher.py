@@ -29,6 +29,23 @@ def _drift_block_hasher(vllm_config):
         cache[key] = get_request_block_hasher(block_size, hash_fn)
     return cache[key]
 '''
+# Where the Request is built in a method of a class whose __init__ sets what the helper reads,
+# the hasher is built once there (as vLLM's EngineCore does) and the helper needs no cache.
+INIT_ATTR = "_drift_block_hasher"
+INIT_HELPER_SRC = '''
+def _drift_block_hasher(vllm_config):
+    """Added by drift: vLLM asserts on Request.block_hashes if prefix caching is on."""
+    cache_config = vllm_config.cache_config
+    parallel = vllm_config.parallel_config
+    hash_fn = get_hash_fn_by_name(cache_config.prefix_caching_hash_algo)
+    init_none_hash(hash_fn)
+    block_size = (
+        cache_config.block_size
+        * getattr(parallel, "decode_context_parallel_size", 1)
+        * getattr(parallel, "prefill_context_parallel_size", 1)
+    )
+    return get_request_block_hasher(block_size, hash_fn)
+'''
 
 
 def _build_asserts(index: PackageIndex, modules=None) -> dict[str, list]:
@@ -111,7 +128,8 @@ def request_needs_block_hasher(ctx: CheckContext) -> Iterator[Finding]:
                 args={"callee": "Request", "keyword": "block_hasher", "value": f"{HELPER_NAME}({vllm_config})",
                       "imports": [[hasher_mod, "get_request_block_hasher"], [none_mod, "init_none_hash"],
                                   [hash_mod, "get_hash_fn_by_name"]],
-                      "helper_name": HELPER_NAME, "helper_src": HELPER_SRC.strip() + "\n"},
+                      "helper_name": HELPER_NAME, "helper_src": HELPER_SRC.strip() + "\n",
+                      "init_attr": INIT_ATTR, "init_helper_src": INIT_HELPER_SRC.strip() + "\n"},
             )
         else:
             fix = Fix("pass `block_hasher=` or disable prefix caching",
