@@ -1508,6 +1508,48 @@ def _functions(tree):
     return out
 
 
+def _enclosing_ifs(tree):
+    """id(def node) -> the `if` statements around it, innermost last, as (if node, in its else).
+    Why: a function is walked on its own, so the version branch it was defined in (a def the
+    consumer, or drift's version gate, wrote under `if vllm_version_at_least(...):`) must be
+    handed to its walk, or its calls look live on every release."""
+    out = {}
+
+    def walk(body, ifs):
+        for node in body:
+            if isinstance(node, _FUNCS):
+                if ifs:
+                    out[id(node)] = ifs
+                walk(node.body, ())  # a nested def runs when its parent does: the parent's guards suffice
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, ifs)
+            elif isinstance(node, ast.If):
+                walk(node.body, ifs + ((node, False),))
+                walk(node.orelse, ifs + ((node, True),))
+            elif isinstance(node, (ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+                for field in ("body", "orelse", "finalbody"):
+                    walk(getattr(node, field, []) or [], ifs)
+                for h in getattr(node, "handlers", []) or []:
+                    walk(h.body, ifs)
+
+    walk(tree.body, ())
+    return out
+
+
+def _branch_guards(mod, ifs):
+    """The version guards the `if` chain `ifs` puts a def under (tests that are not version tests
+    add nothing)."""
+    out = []
+    for node, in_else in ifs:
+        guard = version_guard(node.test, mod.names, mod.flags)
+        if guard is not None:
+            out.append(dict(guard, negated=not guard.get("negated")) if in_else else guard)
+            continue
+        body_guards, else_guards = compound_guards(node.test, mod.names, mod.flags)
+        out.extend(else_guards if in_else else body_guards)
+    return out
+
+
 def reach_facts(tree, *, module, is_package, prefixes, lines):
     """{"classes", "uses", "calls", "patches"} of one parsed consumer module (SCHEMA.md, "Reach")."""
     mod = _Module(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines)
@@ -1535,10 +1577,16 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     for qual, cls, node in funcs:
         if cls == "<class>":
             mod.class_record(node, qual, genv)
+    enclosing = _enclosing_ifs(tree)
     for qual, cls, node in funcs:
         if cls == "<class>":
             continue
-        _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
+        branch = _branch_guards(mod, enclosing[id(node)]) if id(node) in enclosing else []
+        mod.guards.extend(branch)
+        try:
+            _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
+        finally:
+            del mod.guards[len(mod.guards) - len(branch):]
     wanted = bool(mod.patches or any(c.get("args") for c in mod.calls))
     functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
