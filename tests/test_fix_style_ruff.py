@@ -230,3 +230,25 @@ def test_patched_file_is_as_ruff_clean_as_the_original(kind, tmp_path):
     # and a second plan over the patched file changes nothing more than the codemod's own idempotence
     again = plan({rel: patched_text.encode()}, [finding], unsafe_fixes=True, line_length=88)
     assert not again.changes
+
+
+def test_an_import_merged_into_an_existing_statement_stays_in_its_section(tmp_path):
+    """A name joining `from vllm.config import ...` edits that statement where it is; only
+    statements of a module new to the file move (the first-party section keeps its blank line)."""
+    rel = "acme/merge.py"
+    source = HEADER.format(imports="from vllm.config import CacheConfig") + "\n\n" + textwrap.dedent("""
+        def build(n: int) -> CacheConfig:
+            return CacheConfig(block_size=n)
+        """).lstrip("\n")
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "CacheConfig(block_size" in text)
+    finding = Finding(rule_id="T001", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING, title="t",
+                      consumer_site=Location(rel, line), symbol="merge",
+                      fix=Fix("fix it", codemod="add_keyword",
+                              args=dict(callee="CacheConfig", keyword="kv_cache_dtype", value="KVDtype(n).name",
+                                        imports=[["vllm.config", "KVDtype"], ["vllm.attention", "Backend"]]),
+                              tier="safe"))
+    text = plan({rel: source.encode()}, [finding], line_length=88).changes[0].after.decode()
+    assert ("import torch\nfrom vllm.attention import Backend\nfrom vllm.config import CacheConfig, KVDtype\n\n"
+            "from acme.base import Base\n") in text, text
+    patched = _project(tmp_path, rel, text + "\n\nUSED_TOO = Backend\n")
+    assert _violations(patched, rel) == [] and _formatted(patched, rel), text

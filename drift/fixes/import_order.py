@@ -64,6 +64,12 @@ def statement_key(imp: cst.Import | cst.ImportFrom, first_party: frozenset[str])
     return (_section(imp, first_party), isinstance(imp, cst.ImportFrom), _natural(module.lower()), module)
 
 
+def _identity(imp: cst.Import | cst.ImportFrom) -> tuple:
+    if isinstance(imp, cst.Import):
+        return ("import", tuple(get_full_name_for_node(a.name) or "" for a in imp.names))
+    return ("from", len(imp.relative), _module(imp))
+
+
 def _alias_names(imp: cst.ImportFrom) -> list[str]:
     if isinstance(imp.names, cst.ImportStar):
         return []
@@ -134,12 +140,17 @@ def order_imports(before: str, after: str, *, first_party: Sequence[str] = ()) -
             body[i] = stmt.with_changes(body=[_sorted_names(imp)])  # type: ignore[union-attr]
     # 2. whole statements the fix added join the block at their place
     start, end = _block_end(body)
+    # a statement of a module the file already imported from was edited in place (names merged
+    # into it): it stays where it is; only statements of a module new to the file move
+    old_modules = {_identity(_only_import(s)) for s in old.body if _only_import(s) is not None}  # type: ignore[arg-type]
     added = [i for i in range(len(body)) if _only_import(body[i]) is not None
-             and new.code_for_node(body[i].with_changes(leading_lines=())) not in old_codes]
+             and new.code_for_node(body[i].with_changes(leading_lines=())) not in old_codes
+             and _identity(_only_import(body[i])) not in old_modules]  # type: ignore[arg-type]
     # only statements in the leading block, or right after it (where AddImportsVisitor puts them)
     added = [i for i in added if start <= i < end]
-    if not added or end - start == len(added):
+    if not added:
         return new.with_changes(body=body).code
+    top_lines = body[start].leading_lines  # what sits above the block stays above it
     moving = [body[i] for i in added]
     keep = [s for i, s in enumerate(body[start:end], start) if i not in added]
     block = list(keep)
@@ -168,13 +179,12 @@ def order_imports(before: str, after: str, *, first_party: Sequence[str] = ()) -
             if at < len(block):
                 block[at] = _with_blank(block[at], True)
         block.insert(at, stmt)
-    if block and start < end:
-        # the block keeps the leading lines (comments, blank lines) its first statement had
-        first_before = body[start]
-        if block[0] is not first_before:
-            block[0] = block[0].with_changes(leading_lines=first_before.leading_lines)
-            if first_before in block[1:]:
-                k = block.index(first_before)
-                block[k] = _with_blank(first_before, False)
+    first_before = body[start]
+    if block[0] is not first_before:
+        if first_before in block:  # a kept statement no longer first: a blank line only between sections
+            k = block.index(first_before)
+            here, above = (statement_key(_only_import(block[j]), party)[0] for j in (k, k - 1))  # type: ignore[arg-type]
+            block[k] = _with_blank(first_before, here != above)
+        block[0] = block[0].with_changes(leading_lines=top_lines)
     body[start:end] = block
     return new.with_changes(body=body).code
