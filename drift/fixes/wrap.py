@@ -3,6 +3,7 @@
 Only lines the fix wrote are touched (a line already too long in the original is the
 consumer's own). Two layouts, both stable under `ruff format` and black:
 - a `def` whose parameters sit on one line gets one parameter per line, the same way;
+- a dict, list or set literal on one line gets one element per line, the same way;
 - a call on one line is split one argument per line with a trailing comma (the outermost call
   that starts on the line first, so the magic trailing comma keeps it that way);
 - an argument that is a chain of `*`, `+`, `and` ... inside an already-split call breaks
@@ -37,6 +38,23 @@ def _split_call(call: cst.Call, extra: int) -> cst.Call:
     out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""),
                                                    whitespace_after=_newline(extra)))
     return call.with_changes(args=out, whitespace_before_args=_newline(extra + 4))
+
+
+def _split_collection(node: cst.Dict | cst.List | cst.Set, extra: int) -> cst.BaseExpression:
+    """`{a: 1, b: 2}` / `[a, b]` -> one element per line with a trailing comma, as ruff format does."""
+    elements = list(node.elements)
+    out = []
+    for n, element in enumerate(elements):
+        last = n == len(elements) - 1
+        out.append(element.with_changes(comma=cst.Comma(whitespace_before=cst.SimpleWhitespace(""),
+                                                        whitespace_after=_newline(extra if last else extra + 4))))
+    if isinstance(node, cst.List):
+        opening = node.lbracket.with_changes(whitespace_after=_newline(extra + 4))
+        return node.with_changes(elements=out, lbracket=opening,
+                                 rbracket=node.rbracket.with_changes(whitespace_before=cst.SimpleWhitespace("")))
+    opening = node.lbrace.with_changes(whitespace_after=_newline(extra + 4))
+    return node.with_changes(elements=out, lbrace=opening,
+                             rbrace=node.rbrace.with_changes(whitespace_before=cst.SimpleWhitespace("")))
 
 
 def _split_operators(expr: cst.BaseExpression, extra: int) -> cst.BaseExpression:
@@ -108,6 +126,27 @@ class _Wrapper(cst.CSTTransformer):
         pos = self._pos(node)
         if pos.start.line == pos.end.line == self.line:
             self.target, self.how = node, "call"
+
+    def _collection(self, node: cst.Dict | cst.List | cst.Set) -> None:
+        if self.target is not None or not node.elements:
+            return
+        pos = self._pos(node)
+        if pos.start.line == pos.end.line == self.line:
+            self.target, self.how = node, "collection"
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._collection(node)
+
+    def visit_List(self, node: cst.List) -> None:
+        self._collection(node)
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self._collection(node)
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # type: ignore[no-untyped-def]
+        if original_node is self.target and self.how == "collection":
+            return _split_collection(updated_node, self.line_indent - self.stmt_indent)  # type: ignore[arg-type]
+        return super().on_leave(original_node, updated_node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.target is not None:
