@@ -16,6 +16,7 @@ from drift.jobs.connect import (
     JobSettings, add_host_arguments, open_connector, settings_from_args,
 )
 from drift.jobs.watch import WatchResult, watch
+from drift.reports._common import fix_text
 
 RUN_ID = re.compile(r"^\d{8}-\d{6}-[0-9a-f]{4}$")
 
@@ -109,8 +110,8 @@ def render(result: WatchResult, console: Console) -> None:
         console.print(f"  at {f.consumer_site}" + (f" - predicted: {f.predicted_failure}" if f.predicted_failure else ""),
                       markup=False, soft_wrap=True)
         if f.fix:
-            console.print(f"  fix: {f.fix.description}" + (f"  (drift patch: {f.fix.codemod})" if f.fix.codemod else ""),
-                          markup=False, soft_wrap=True)
+            # the edit itself, never the codemod's name; the tier says whether `drift patch` writes it
+            console.print(f"  fix: {fix_text(f.fix)}", markup=False, soft_wrap=True)
     if diag.known and not diag.findings:
         console.print(f"known vLLM drift: {diag.known.name}: {diag.known.explanation}", markup=False, soft_wrap=True)
         console.print(f"  fix: {diag.known.fix}; run `drift scan` on this host to find the call sites", markup=False, soft_wrap=True)
