@@ -455,6 +455,8 @@ class PathEvaluator:
             return hit[1]
         cutoffs = self._cutoffs
         out = self._member_uncached(cls, name, on_class)
+        if out.kind == "missing" and not on_class:
+            out = self._installed_member(cls, name) or out
         if self._cutoffs == cutoffs:
             self._members[key] = (cls.facts, out)
         return out
@@ -493,6 +495,27 @@ class PathEvaluator:
         if self._dynamic(mro) or not self._fully_known(mro):
             return UNKNOWN
         return Value("missing", cls=cls, name=name)
+
+    def _installed_member(self, cls: Symbol, name: str) -> Value | None:
+        """`instance.name` that no class of the MRO sets but a consumer function installed on
+        one of them (`Cls.__init__ = new_init`, `Cls.m = fn`) stores on `self`: the one value the
+        solved model says it holds, evaluated on this side. None when the model says nothing,
+        more than one thing, or the value is unknown here (the read stays as it was)."""
+        installed = self.consumer.inferred.target_attrs
+        if not installed:
+            return None
+        for owner in self.index.mro(cls):
+            paths = installed.get(owner.dotted, {}).get(name)
+            if paths:
+                if len(paths) != 1 or self._depth > 20:
+                    return None
+                self._depth += 1
+                try:
+                    v = self.value(tuple(paths[0]))
+                finally:
+                    self._depth -= 1
+                return v if v.known else None
+        return None
 
     def _class_attr_value(self, a: NameFacts, owner: Symbol) -> Value:
         value = (a.value or "").strip()

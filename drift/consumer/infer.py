@@ -42,6 +42,8 @@ class Solution:
     gives: dict[str, bool] = field(default_factory=dict)  # function -> whether it returns a value
     named: dict[str, list[str]] = field(default_factory=dict)  # key (`worker_extension_cls`) -> consumer classes named there
     key_uses: list[dict[str, Any]] = field(default_factory=list)  # string keys reaching setattr/hasattr/getattr or **kwargs
+    target_attrs: dict[str, dict[str, list[tuple[str, ...]]]] = field(default_factory=dict)  # target class ->
+    # attr -> paths: what the consumer's functions installed on that class store on `self`
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -113,6 +115,7 @@ class _Solver:
         self.changed = False
         self.subclasses: dict[str, set[str]] = {}
         self.bases: dict[str, list[str]] = {}
+        self.installed: dict[str, str] = {}  # `var:fn:self` of a function bound onto a target class -> that class
 
     def _load(self, mod: dict[str, Any], ir: dict[str, Any]) -> None:
         """One module's relations, all or nothing: checked as they are read, kept only whole."""
@@ -336,6 +339,9 @@ class _Solver:
             values = self.eval(src)
             if not values:
                 continue
+            on = self.installed.get(obj[0]) if obj and len(obj) == 1 else None
+            if on is not None:  # `self.x = v` in a function bound onto a target class
+                self.add(f"tfield:{on}:{attr}", values)
             for o in self.eval(obj):
                 if o[0] in ("C", "I"):
                     self.add(f"field:{o[1]}:{attr}", values)
@@ -347,6 +353,10 @@ class _Solver:
                     for v in values:  # a function bound onto a target class: self is its instance
                         if v[0] == "F" and self.defs[v[1]][1] and self._is_class_path(o[1]):
                             self._bind(v[1], {("T", o[1] + ("()",))})
+                            me = f"var:{v[1]}:{self._param(v[1], 0)}"
+                            if self.installed.get(me) is None and o[1][0].startswith("sym:"):
+                                self.installed[me] = o[1][0][4:]
+                                self.changed = True
         for callee, args, kwargs, _line in self.call:
             for c in self.eval(callee):
                 if c[0] == "F":
@@ -418,6 +428,11 @@ class _Solver:
                 paths = sorted({p for p in map(_as_path, values) if p})
                 if paths:
                     sol.attrs.setdefault(cls, {})[attr] = paths
+            elif key.startswith("tfield:"):
+                _, cls, attr = key.split(":", 2)
+                paths = sorted({p for p in map(_as_path, values) if p})
+                if paths:
+                    sol.target_attrs.setdefault(cls, {})[attr] = paths
             elif key.startswith("var:"):
                 _, fn, name = key.split(":", 2)
                 spec = self.defs.get(fn)
