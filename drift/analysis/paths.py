@@ -18,6 +18,7 @@ from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.model.index import PackageIndex, Symbol
+from drift.analysis.passed_self import passing_classes
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
 # then fully known, so a missing attribute really is missing.
@@ -296,7 +297,33 @@ class PathEvaluator:
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         if kind == "named":
             return self._named(ref)
+        if kind == "passed":
+            return self._passed(ref)
         return UNKNOWN
+
+    def _passed(self, ref: str) -> Value:
+        """A consumer method's parameter (`passed:` root, probes/reach.py) typed by what this
+        side's own call sites of the method it overrides pass in its slot
+        (drift/analysis/passed_self.py): an instance of the one target class that passes
+        itself there, else unknown."""
+        func, _, rest = ref.partition(":")
+        slot = rest.split(":", 1)[0]
+        if slot != "1" or "." not in func:
+            return UNKNOWN
+        cref, method = func.rsplit(".", 1)
+        bases = self.target_bases(cref) if cref in self.consumer.classes else []
+        if not bases or not any(method in o.as_class.methods for b in bases for o in self.index.mro(b)):
+            return UNKNOWN
+        inherited = frozenset(o.dotted for b in bases for o in self.index.mro(b))
+        classes = passing_classes(self.index, method, inherited, self._held_class)
+        if len(classes) != 1:
+            return UNKNOWN
+        return self.value((f"sym:{classes[0].dotted}", "()"))
+
+    def _held_class(self, owner: str, attr: str) -> Symbol | None:
+        """The class this side types `self.<attr>` of `owner` objects as (None when untyped)."""
+        v = self.value((f"sym:{owner}", "()", f".{attr}"))
+        return v.cls if v.kind == "instance" and v.cls is not None else None
 
     def _named(self, ref: str) -> Value:
         """`self._get_target_class(mod)` (probes/reach.py, `named:` roots): when the method the
