@@ -125,9 +125,28 @@ TWO_LAYERS["gizmo/other.py"] = src('''
 ''')
 
 
-def test_a_slot_two_target_classes_fill_is_left_untyped(tmp_path):
-    # which class reaches the read is not known: a DenseLayer still has ep_rank
-    assert_findings(_findings(tmp_path, BEFORE, TWO_LAYERS, CONSUMER), [])
+def test_a_slot_two_target_classes_fill_is_risky_where_only_one_lost_the_attribute(tmp_path):
+    # a DenseLayer still has ep_rank, a RoutedExperts does not: the read fails for some layers
+    findings = _findings(tmp_path, BEFORE, TWO_LAYERS, CONSUMER)
+    assert_findings(findings, [("DRIFT060", line_of(CONSUMER, "layer.ep_rank"))])
+    (f,) = findings
+    assert f.severity.value == "risky" and "RoutedExperts" in f.title and "DenseLayer" not in f.title
+
+
+BOTH_LOST = dict(TWO_LAYERS)
+BOTH_LOST["gizmo/other.py"] = TWO_LAYERS["gizmo/other.py"].replace("        self.ep_rank = 0\n", "")
+
+
+def test_a_slot_every_target_class_fills_without_the_attribute_is_breaking(tmp_path):
+    assert "ep_rank" not in BOTH_LOST["gizmo/other.py"]
+    findings = _findings(tmp_path, BEFORE, BOTH_LOST, CONSUMER)
+    assert_findings(findings, [("DRIFT060", line_of(CONSUMER, "layer.ep_rank"))])
+    (f,) = findings
+    assert f.severity.value == "breaking" and "DenseLayer" in f.title and "RoutedExperts" in f.title
+
+
+def test_no_union_finding_when_the_baseline_passed_the_same_classes(tmp_path):
+    assert_findings(_findings(tmp_path, TWO_LAYERS, TWO_LAYERS, CONSUMER), [])
 
 
 UNRELATED = dict(AFTER)

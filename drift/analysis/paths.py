@@ -303,22 +303,28 @@ class PathEvaluator:
 
     def _passed(self, ref: str) -> Value:
         """A consumer method's parameter (`passed:` root, probes/reach.py) typed by what this
-        side's own call sites of the method it overrides pass in its slot
-        (drift/analysis/passed_self.py): an instance of the one target class that passes
-        itself there, else unknown."""
-        func, _, rest = ref.partition(":")
-        slot = rest.split(":", 1)[0]
-        if slot != "1" or "." not in func:
-            return UNKNOWN
-        cref, method = func.rsplit(".", 1)
-        bases = self.target_bases(cref) if cref in self.consumer.classes else []
-        if not bases or not any(method in o.as_class.methods for b in bases for o in self.index.mro(b)):
-            return UNKNOWN
-        inherited = frozenset(o.dotted for b in bases for o in self.index.mro(b))
-        classes = passing_classes(self.index, method, inherited, self._held_class)
+        side's own call sites of the method it overrides pass in its slot: an instance of the
+        one target class that passes itself there, else unknown (several classes are a union
+        drift/analysis/rules/passed_union.py judges)."""
+        classes = self.passed_classes(ref)
         if len(classes) != 1:
             return UNKNOWN
         return self.value((f"sym:{classes[0].dotted}", "()"))
+
+    def passed_classes(self, ref: str) -> list[Symbol]:
+        """The target classes whose own methods pass themselves in the slot of the consumer
+        method's parameter `ref` (`<module>.<Class>.<method>:<slot>:<name>`), on this side
+        (drift/analysis/passed_self.py); only slot 1, the first after `self`, is typed."""
+        func, _, rest = ref.partition(":")
+        slot = rest.split(":", 1)[0]
+        if slot != "1" or "." not in func:
+            return []
+        cref, method = func.rsplit(".", 1)
+        bases = self.target_bases(cref) if cref in self.consumer.classes else []
+        if not bases or not any(method in o.as_class.methods for b in bases for o in self.index.mro(b)):
+            return []
+        inherited = frozenset(o.dotted for b in bases for o in self.index.mro(b))
+        return passing_classes(self.index, method, inherited, self._held_class)
 
     def _held_class(self, owner: str, attr: str) -> Symbol | None:
         """The class this side types `self.<attr>` of `owner` objects as (None when untyped)."""
