@@ -157,3 +157,15 @@ UNRELATED["gizmo/layer.py"] = AFTER["gizmo/layer.py"].replace(
 
 def test_a_call_on_an_attribute_typed_as_an_unrelated_class_is_no_evidence(tmp_path):
     assert_findings(_findings(tmp_path, BEFORE, UNRELATED, CONSUMER), [])
+
+
+KEYWORD = dict(AFTER)
+KEYWORD["gizmo/layer.py"] = AFTER["gizmo/layer.py"].replace(
+    "return self.quant_method.apply(self, x)", "return self.quant_method.apply(\n            layer=self,\n            x=x,\n        )")
+
+
+def test_the_layer_passed_by_the_declarations_keyword_types_the_slot_too(tmp_path):
+    assert "layer=self" in KEYWORD["gizmo/layer.py"]
+    findings = _findings(tmp_path, BEFORE, KEYWORD, CONSUMER)
+    assert_findings(findings, [("DRIFT060", line_of(CONSUMER, "layer.ep_rank"))])
+    assert "RoutedExperts" in findings[0].title and findings[0].severity.value == "breaking"

@@ -9,7 +9,8 @@ roots such parameters at `passed:<module>.<Class>.<method>:<slot>:<name>` (probe
 the path evaluator of each side asks this module what that side's call sites pass there.
 
 Only the first parameter after `self` is typed, and only from calls written
-`self.<attr>.<method>(self, ...)` inside a method of a target class, where `self.<attr>` is not
+`self.<attr>.<method>(self, ...)` or `self.<attr>.<method>(<name>=self, ...)` (`<name>` the
+declaration's parameter in that slot) inside a method of a target class, where `self.<attr>` is not
 typed as a class unrelated to the override's (then it is not the consumer's object). A slot fed
 by more than one target class is left untyped: which one reaches a given read is not known.
 """
@@ -23,27 +24,32 @@ from drift.model.facts import ModuleFacts
 from drift.model.index import Needle, PackageIndex, Symbol
 
 
-def passing_needle(method: str, attr: str | None = None) -> Needle:
-    """Text of a call `self.<attr>.<method>(self, ...)` (any attribute when `attr` is None)."""
+def passing_needle(method: str, attr: str | None = None, keyword: str | None = None) -> Needle:
+    """Text of a call `self.<attr>.<method>(self, ...)`, or `(..., <keyword>=self, ...)` when the
+    declaration names the slot `keyword` (any attribute when `attr` is None)."""
     holder = rb"\w+" if attr is None else re.escape(attr.encode())
-    pattern = rb"self\.%s\.%s\(\s*self\s*[,)]" % (holder, re.escape(method.encode()))
-    return Needle(f".{method}(".encode(), re.compile(pattern))
+    head = rb"self\.%s\.%s\(" % (holder, re.escape(method.encode()))
+    forms = [head + rb"\s*self\s*[,)]"]
+    if keyword:  # the keyword anywhere inside the call's parentheses (one level of nesting)
+        forms.append(head + rb"(?:[^()]|\([^()]*\))*?\b%s\s*=\s*self\s*[,)]" % re.escape(keyword.encode()))
+    return Needle(f".{method}(".encode(), re.compile(b"|".join(b"(?:%s)" % f for f in forms)))
 
 
 def passing_classes(index: PackageIndex, method: str, inherited: frozenset[str],
-                    held_class: Callable[[str, str], Symbol | None]) -> list[Symbol]:
-    """Target classes with a method that calls `self.<attr>.<method>(self, ...)`, where
-    `self.<attr>` may be an object whose target classes are `inherited` (`held_class(owner,
-    attr)` says how the target types that attribute; None when it does not)."""
+                    held_class: Callable[[str, str], Symbol | None], keyword: str | None = None) -> list[Symbol]:
+    """Target classes with a method that calls `self.<attr>.<method>(self, ...)` (or passes
+    `<keyword>=self`), where `self.<attr>` may be an object whose target classes are
+    `inherited` (`held_class(owner, attr)` says how the target types that attribute; None when
+    it does not)."""
     if not index.has_sources:
         return []
     found: dict[str, Symbol] = {}
-    for mod_name in index.source_search(passing_needle(method)):
+    for mod_name in index.source_search(passing_needle(method, keyword=keyword)):
         for dotted, holder in _held_calls(index, mod_name, method):
             typed = held_class(dotted, holder)
             if typed is not None and typed.dotted not in inherited:
                 continue
-            if mod_name not in index.source_search(passing_needle(method, holder)):
+            if mod_name not in index.source_search(passing_needle(method, holder, keyword)):
                 continue
             sym = index.lookup(dotted)
             if sym is not None and sym.kind == "class":

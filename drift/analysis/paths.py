@@ -321,10 +321,14 @@ class PathEvaluator:
             return []
         cref, method = func.rsplit(".", 1)
         bases = self.target_bases(cref) if cref in self.consumer.classes else []
-        if not bases or not any(method in o.as_class.methods for b in bases for o in self.index.mro(b)):
+        declared = next((o.as_class.methods[method] for b in bases for o in self.index.mro(b)
+                         if method in o.as_class.methods), None)
+        if declared is None:
             return []
+        params = declared.params
+        keyword = params[1].name if len(params) > 1 and params[1].kind == "POSITIONAL_OR_KEYWORD" else None
         inherited = frozenset(o.dotted for b in bases for o in self.index.mro(b))
-        return passing_classes(self.index, method, inherited, self._held_class)
+        return passing_classes(self.index, method, inherited, self._held_class, keyword)
 
     def _held_class(self, owner: str, attr: str) -> Symbol | None:
         """The class this side types `self.<attr>` of `owner` objects as (None when untyped)."""
