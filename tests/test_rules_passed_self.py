@@ -169,3 +169,31 @@ def test_the_layer_passed_by_the_declarations_keyword_types_the_slot_too(tmp_pat
     findings = _findings(tmp_path, BEFORE, KEYWORD, CONSUMER)
     assert_findings(findings, [("DRIFT060", line_of(CONSUMER, "layer.ep_rank"))])
     assert "RoutedExperts" in findings[0].title and findings[0].severity.value == "breaking"
+
+
+OWN_LAYER = src('''
+    from gizmo.base import MethodBase
+    from gizmo.layer import RoutedExperts
+
+    class MyMethod(MethodBase):
+        def apply(self, layer, x):
+            rank = layer.ep_rank
+            return layer.router, rank, x
+
+    class MyExperts(RoutedExperts):
+        def __init__(self, quant_method):
+            super().__init__(quant_method)
+            self.ep_rank = 0
+''')
+
+
+def test_no_finding_when_the_consumers_own_subclass_of_the_layer_sets_the_attribute(tmp_path):
+    # vLLM may build MyExperts in RoutedExperts' place (a plugin registers its layer over vLLM's)
+    assert_findings(_findings(tmp_path, BEFORE, AFTER, OWN_LAYER), [])
+
+
+def test_the_consumers_subclass_that_lacks_the_attribute_too_leaves_the_read_reported(tmp_path):
+    lacking = OWN_LAYER.replace("        self.ep_rank = 0\n", "")
+    assert "self.ep_rank" not in lacking
+    findings = _findings(tmp_path, BEFORE, AFTER, lacking)
+    assert_findings(findings, [("DRIFT060", line_of(lacking, "layer.ep_rank"))])

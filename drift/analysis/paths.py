@@ -307,9 +307,18 @@ class PathEvaluator:
         one target class that passes itself there, else unknown (several classes are a union
         drift/analysis/rules/passed_union.py judges)."""
         classes = self.passed_classes(ref)
-        if len(classes) != 1:
-            return UNKNOWN
+        if len(classes) != 1 or self.consumer_heirs(classes[0].dotted):
+            return UNKNOWN  # several classes, or the consumer's own subclass may be what is passed
         return self.value((f"sym:{classes[0].dotted}", "()"))
+
+    def consumer_heirs(self, dotted: str) -> list[str]:
+        """Consumer classes that extend the target class `dotted` (vLLM may build them in its
+        place: a plugin's layer registered over vLLM's), on this side."""
+        memo = self.__dict__.setdefault("_heirs", {})
+        if dotted not in memo:
+            memo[dotted] = [ref for ref in self.consumer.classes
+                            if any(o.dotted == dotted for b in self.target_bases(ref) for o in self.index.mro(b))]
+        return memo[dotted]
 
     def passed_classes(self, ref: str) -> list[Symbol]:
         """The target classes whose own methods pass themselves in the slot of the consumer

@@ -4,7 +4,10 @@ vLLM's linear layers each call `self.quant_method.apply(self, x, bias)`, so an o
 is whichever layer holds the method. When the target's call sites pass classes of which some lack
 an attribute the override reads (and every class the baseline passed had it), the read fails for
 those layers only: risky, naming them. When all of them lack it, it fails wherever it runs:
-breaking. A slot one class fills is typed outright and judged by DRIFT060 itself (reach.py).
+breaking. A slot one class fills is typed outright and judged by DRIFT060 itself (reach.py),
+unless the consumer extends that class: vLLM may build the consumer's subclass in its place (a
+plugin's layer registered over vLLM's), so a class counts as lacking the attribute only when no
+consumer subclass of it provides it, and that one-class slot is judged here.
 """
 
 from __future__ import annotations
@@ -37,30 +40,47 @@ def passed_union_findings(ctx: CheckContext) -> Iterator[Finding]:
                 yield found
 
 
-def _lacking(paths: PathEvaluator, classes: list[Symbol], name: str) -> tuple[list[Symbol], bool]:
+def _lacking(ctx: CheckContext, paths: PathEvaluator, classes: list[Symbol], name: str) -> tuple[list[Symbol], bool]:
     """The classes whose instances surely lack `name` (the evaluator's "missing": a fully known
-    class), and whether every other one surely has it."""
+    class, and no consumer subclass of it, which vLLM may build in its place, provides the
+    name), and whether every other one surely has it."""
     lacking, known = [], True
     for c in classes:
         v = paths.value((f"sym:{c.dotted}", "()", f".{name}"))
-        if v.kind == "missing":
+        if v.kind == "missing" and not any(_provides(ctx, ref, name) for ref in paths.consumer_heirs(c.dotted)):
             lacking.append(c)
         elif not v.known:
             known = False
     return lacking, known
 
 
+def _provides(ctx: CheckContext, ref: str, name: str, seen: set[str] | None = None) -> bool:
+    """Whether the consumer class `ref` (or a consumer base of it) sets `self.<name>` or defines
+    `name`, or answers any name (`__getattr__`)."""
+    seen = seen if seen is not None else set()
+    if ref in seen:
+        return False
+    seen.add(ref)
+    cls = ctx.consumer.classes.get(ref) or {}
+    for table in ("self_attrs", "methods", "class_attrs"):
+        have = cls.get(table) or {}
+        if name in have or "__getattr__" in have:
+            return True
+    return any(_provides(ctx, b[0][4:], name, seen) for b in cls.get("bases") or []
+               if b and len(b) == 1 and b[0].startswith("sym:") and b[0][4:] in ctx.consumer.classes)
+
+
 def _judge(ctx: CheckContext, mod: dict, rec: dict, ref: str, name: str) -> Finding | None:
     now = ctx.target_paths.passed_classes(ref)
-    if len(now) < 2:
-        return None
+    if not now or (len(now) == 1 and not ctx.target_paths.consumer_heirs(now[0].dotted)):
+        return None  # none, or one the consumer does not extend: DRIFT060 itself judges the typed slot
     before = ctx.baseline_paths.passed_classes(ref)
     if not before:
         return None  # the baseline's code never passed such an object here: nothing changed
-    lost_before, all_known = _lacking(ctx.baseline_paths, before, name)
+    lost_before, all_known = _lacking(ctx, ctx.baseline_paths, before, name)
     if lost_before or not all_known:
         return None  # an old fact (or one drift cannot judge), not a change
-    lacking, _ = _lacking(ctx.target_paths, now, name)
+    lacking, _ = _lacking(ctx, ctx.target_paths, now, name)
     if not lacking:
         return None
     every = len(lacking) == len(now)
