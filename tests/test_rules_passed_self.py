@@ -86,6 +86,7 @@ def test_a_read_the_layer_class_the_target_passes_lost_is_reported(tmp_path):
     (f,) = findings
     assert "RoutedExperts" in f.title and f.severity.value == "breaking"
     assert f.baseline_evidence and f.baseline_evidence[0] is not None
+    assert f.details == "reached as param .ep_rank"
 
 
 ANNOTATED = src('''

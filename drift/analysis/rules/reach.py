@@ -351,7 +351,7 @@ def _show(step: str) -> str:
             return f"{_show(spec['recv'])}.{spec['m']}(...)"
         except (ValueError, KeyError, TypeError):
             return "named"
-    if step.startswith(("sym:", "self:", "super:", "arg:")):
+    if step.startswith(("sym:", "self:", "super:", "arg:", "passed:")):
         kind, _, ref = step.partition(":")
         return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")
     return step
