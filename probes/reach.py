@@ -305,7 +305,7 @@ class _Module:
         if not path:
             return False
         root = path[0]
-        if root.startswith(("self:", "super:", "arg:", "named:", "passed:")):
+        if root.startswith(("self:", "super:", "arg:", "named:")):
             return True
         dotted = root[4:]
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes + (self.own,))
@@ -729,11 +729,6 @@ class _Function:
                 if p:
                     self.env[a.arg] = p
                     continue
-            if i > 0 and a in args and self._overrides_maybe():
-                # a method of a class with a target (or own) base: what the target's own call
-                # sites pass in this slot (`self.quant_method.apply(self, x)`) types it in drift
-                self.env[a.arg] = ("passed:%s.%s:%d:%s" % (self.mod.module, self.qual, i, a.arg),)
-                continue
             if self.cls is None or fn.name == "__init__":
                 # typed later by drift from the call sites (or the patch) that pass it
                 self.env[a.arg] = ("arg:%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1,
@@ -741,17 +736,6 @@ class _Function:
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env.pop(extra.arg, None)
-
-    def _overrides_maybe(self):
-        """Whether this method's class names a target or consumer base (only then can it
-        override a target method the target calls), and the method is not `__init__` (built by
-        the consumer's own calls) nor a static or class method."""
-        if not self.cls or self.node.name == "__init__":
-            return False
-        if any((_dotted(d) or "").split(".")[-1] in ("staticmethod", "classmethod") for d in self.node.decorator_list):
-            return False
-        rec = self.mod.classes.get(self.cls) or {}
-        return any(b and self.mod.wanted(tuple(b)) for b in rec.get("bases") or [])
 
     def _import_hook_module(self, fn):
         """`@when_imported("vllm.x")` (wrapt and its kin): the hook is called with that module."""

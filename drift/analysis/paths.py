@@ -18,7 +18,6 @@ from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.model.index import PackageIndex, Symbol
-from drift.analysis.passed_self import passing_classes
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
 # then fully known, so a missing attribute really is missing.
@@ -297,52 +296,7 @@ class PathEvaluator:
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         if kind == "named":
             return self._named(ref)
-        if kind == "passed":
-            return self._passed(ref)
         return UNKNOWN
-
-    def _passed(self, ref: str) -> Value:
-        """A consumer method's parameter (`passed:` root, probes/reach.py) typed by what this
-        side's own call sites of the method it overrides pass in its slot: an instance of the
-        one target class that passes itself there, else unknown (several classes are a union
-        drift/analysis/rules/passed_union.py judges)."""
-        classes = self.passed_classes(ref)
-        if len(classes) != 1 or self.consumer_heirs(classes[0].dotted):
-            return UNKNOWN  # several classes, or the consumer's own subclass may be what is passed
-        return self.value((f"sym:{classes[0].dotted}", "()"))
-
-    def consumer_heirs(self, dotted: str) -> list[str]:
-        """Consumer classes that extend the target class `dotted` (vLLM may build them in its
-        place: a plugin's layer registered over vLLM's), on this side."""
-        memo = self.__dict__.setdefault("_heirs", {})
-        if dotted not in memo:
-            memo[dotted] = [ref for ref in self.consumer.classes
-                            if any(o.dotted == dotted for b in self.target_bases(ref) for o in self.index.mro(b))]
-        return memo[dotted]
-
-    def passed_classes(self, ref: str) -> list[Symbol]:
-        """The target classes whose own methods pass themselves in the slot of the consumer
-        method's parameter `ref` (`<module>.<Class>.<method>:<slot>:<name>`), on this side
-        (drift/analysis/passed_self.py); only slot 1, the first after `self`, is typed."""
-        func, _, rest = ref.partition(":")
-        slot = rest.split(":", 1)[0]
-        if slot != "1" or "." not in func:
-            return []
-        cref, method = func.rsplit(".", 1)
-        bases = self.target_bases(cref) if cref in self.consumer.classes else []
-        declared = next((o.as_class.methods[method] for b in bases for o in self.index.mro(b)
-                         if method in o.as_class.methods), None)
-        if declared is None:
-            return []
-        params = declared.params
-        keyword = params[1].name if len(params) > 1 and params[1].kind == "POSITIONAL_OR_KEYWORD" else None
-        inherited = frozenset(o.dotted for b in bases for o in self.index.mro(b))
-        return passing_classes(self.index, method, inherited, self._held_class, keyword)
-
-    def _held_class(self, owner: str, attr: str) -> Symbol | None:
-        """The class this side types `self.<attr>` of `owner` objects as (None when untyped)."""
-        v = self.value((f"sym:{owner}", "()", f".{attr}"))
-        return v.cls if v.kind == "instance" and v.cls is not None else None
 
     def _named(self, ref: str) -> Value:
         """`self._get_target_class(mod)` (probes/reach.py, `named:` roots): when the method the

@@ -23,7 +23,6 @@ from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
-from drift.analysis.rules.passed_union import passed_union_findings
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 
@@ -108,7 +107,6 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
         return
     for f, _function in _attribute_missing(ctx):  # every site: branches fail separately
         yield f
-    yield from passed_union_findings(ctx)  # a parameter several target classes fill
 
 
 def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
@@ -351,7 +349,7 @@ def _show(step: str) -> str:
             return f"{_show(spec['recv'])}.{spec['m']}(...)"
         except (ValueError, KeyError, TypeError):
             return "named"
-    if step.startswith(("sym:", "self:", "super:", "arg:", "passed:")):
+    if step.startswith(("sym:", "self:", "super:", "arg:")):
         kind, _, ref = step.partition(":")
         return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")
     return step
