@@ -70,15 +70,20 @@ def score(name: str) -> Score:
     found = [b["id"] for b in breaks if (b["path"], b["line"]) in at]
     missed = [b for b in breaks if (b["path"], b["line"]) not in at]
     truth = {(b["path"], b["line"]) for b in breaks}
+    return _scored(name, gt, outcome, found, missed, truth)
+
+
+def _scored(name: str, gt: dict, outcome, found: list[str], missed: list[dict], matched: set) -> Score:
+    """The Score, with the breaking findings at no matched place sorted by the review's verdicts."""
     breaking = [f for f in outcome.report.findings if f.severity.value == "breaking"]
-    extra = [f for f in breaking if (f.consumer_site.path, f.consumer_site.line) not in truth]
+    extra = [f for f in breaking if (f.consumer_site.path, f.consumer_site.line) not in matched]
     unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.symbol} {f.title}" for f in extra]
     verdicts = {(r["path"], r["line"], r["rule"], r.get("symbol") or ""): r["verdict"] for r in gt.get("reviewed") or []}
     false, unreviewed = [], []
     for f, text in zip(extra, unmatched):
         v = verdicts.get((f.consumer_site.path, f.consumer_site.line, f.rule_id, f.symbol or ""))
         (false if v == "false" else unreviewed if v is None else []).append(text)
-    return Score(name, len(breaks), found, missed, len(breaking), unmatched, None, false, unreviewed)
+    return Score(name, len(gt.get("breaks") or []), found, missed, len(breaking), unmatched, None, false, unreviewed)
 
 
 def statement_spans(text: str) -> dict[int, tuple[int, int]]:
@@ -136,15 +141,7 @@ def score_by_statement(name: str) -> Score:
             found.append(b["id"])
         else:
             missed.append(b)
-    breaking = [f for f in outcome.report.findings if f.severity.value == "breaking"]
-    extra = [f for f in breaking if (f.consumer_site.path, f.consumer_site.line) not in truth | used]
-    unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.symbol} {f.title}" for f in extra]
-    verdicts = {(r["path"], r["line"], r["rule"], r.get("symbol") or ""): r["verdict"] for r in gt.get("reviewed") or []}
-    false, unreviewed = [], []
-    for f, text in zip(extra, unmatched):
-        v = verdicts.get((f.consumer_site.path, f.consumer_site.line, f.rule_id, f.symbol or ""))
-        (false if v == "false" else unreviewed if v is None else []).append(text)
-    return Score(name, len(breaks), found, missed, len(breaking), unmatched, None, false, unreviewed)
+    return _scored(name, gt, outcome, found, missed, truth | used)
 
 
 def main(argv: list[str]) -> int:

@@ -111,6 +111,16 @@ def own_constants(source: str) -> list[str]:
     return out
 
 
+def _package_texts(files: Mapping[str, bytes], top: str):
+    """(path, text) of the package's Python files that decode as UTF-8, in path order."""
+    for path in sorted(files):
+        if path.startswith(f"{top}/") and path.endswith(".py"):
+            try:
+                yield path, files[path].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+
+
 def choose_gate(files: Mapping[str, bytes], *, top: str, since: str, before: str,
                 line_length: int = 88) -> VersionGate:
     """The gate for a consumer whose package is `top`, given the files drift could read.
@@ -118,13 +128,7 @@ def choose_gate(files: Mapping[str, bytes], *, top: str, since: str, before: str
     `files` holds the consumer's Python files (path relative to the directory that holds `top`);
     a utilities package is recognised by its `__init__.py` being among them.
     """
-    for path in sorted(files):
-        if not path.startswith(f"{top}/") or not path.endswith(".py"):
-            continue
-        try:
-            text = files[path].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for path, text in _package_texts(files, top):
         if "version" not in text:
             continue
         for name, op in own_helpers(path, text):
@@ -138,13 +142,7 @@ def choose_gate(files: Mapping[str, bytes], *, top: str, since: str, before: str
             if op == "==":
                 return VersionGate(since, before, f'{name}("{before}")', new_first=False, import_from=module,
                                    name=name, line_length=line_length)
-    for path in sorted(files):
-        if not path.startswith(f"{top}/") or not path.endswith(".py"):
-            continue
-        try:
-            text = files[path].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+    for path, text in _package_texts(files, top):
         if "version" not in text.lower():
             continue
         for name in own_constants(text):
