@@ -137,6 +137,27 @@ def test_a_file_that_does_not_parse_is_a_breaking_finding(trees, capsys) -> None
     assert not any("bad.py" in n for n in doc["notes"])
 
 
+def test_a_file_only_a_newer_python_parses_is_a_caveat_not_a_break(trees, capsys) -> None:
+    """PEP 695 generics parse on the plugin's 3.12 interpreter: no DRIFT004, but the report says
+    the file went unchecked (which Python refused it, and why)."""
+    import sys
+
+    source = "from vllm.api import f\n\n\ndef first[T](xs: list[T]) -> T:\n    return xs[0]\n"
+    (trees / "repo" / "kvtool" / "generic.py").write_text(source)
+    rc, doc, _ = _check(trees, capsys)
+    if sys.version_info >= (3, 12):  # this interpreter reads it: the file is simply checked
+        assert not any(f["rule_id"] == "DRIFT004" for f in doc["findings"])
+        return
+    assert not any(f["rule_id"] == "DRIFT004" for f in doc["findings"])
+    (note,) = [n for n in doc["notes"] if "generic.py" in n]
+    assert "could not be read" in note and "valid Python for a newer interpreter" in note
+    assert "%d.%d" % sys.version_info[:2] in note
+    # a file no Python parses stays a breaking finding beside it
+    (trees / "repo" / "kvtool" / "bad.py").write_text("from vllm.api import f\n\n\ndef run(:\n    f(1)\n")
+    rc, doc, _ = _check(trees, capsys)
+    assert [f["consumer_site"]["path"] for f in doc["findings"] if f["rule_id"] == "DRIFT004"] == ["kvtool/bad.py"]
+
+
 def test_an_import_that_never_resolved_is_reported_with_target_equal_to_baseline(trees, capsys) -> None:
     (trees / "repo" / "kvtool" / "__init__.py").write_text("from vllm.api import f\nfrom vllm.nothere import x\n")
     rc, doc, _ = _check(trees, capsys, baseline="after")

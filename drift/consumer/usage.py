@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from drift.consumer.newer_syntax import mark_newer_syntax
 from drift.probes.consumer_scan import consumer_usage
 from drift.probes.distinfo import dist_for
 
@@ -20,7 +21,7 @@ def collect_usage(root: Path, packages: list[str], prefixes: list[str], *,
     for package in packages:
         out += consumer_usage(str(root), package, prefixes, use_importlib=False, cache_dir=cache_dir,
                               keep=keep)["modules"]
-    return out
+    return mark_newer_syntax(out, root)
 
 
 def collect_discovered(found, prefixes: list[str], *, cache_dir: str | None = None) -> list[dict[str, Any]]:
@@ -38,7 +39,7 @@ def collect_discovered(found, prefixes: list[str], *, cache_dir: str | None = No
             if prefix and module.get("path"):
                 module = dict(module, path=prefix + module["path"])
             out.append(module)
-    return out
+    return mark_newer_syntax(out, found.root)
 
 
 def read_metadata(root: Path, package: str) -> dict[str, Any]:

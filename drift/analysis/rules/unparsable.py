@@ -20,6 +20,10 @@ def consumer_unparsable(ctx: CheckContext) -> Iterator[Finding]:
 
     Why a finding and not a note: a gate that judged the other files would stay green while the
     file's own breaks went unseen, and the import of that file fails at run time anyway.
+
+    A file only a newer Python parses (PEP 695 generics read by drift on 3.11) is not this
+    finding: the plugin's own interpreter imports it. It is listed among the files drift could
+    not read, with the reason (drift/consumer/newer_syntax.py).
     """
     for mod in ctx.usage:
         error = mod.get("error") or ""
