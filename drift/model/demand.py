@@ -20,6 +20,7 @@ import contextvars
 import hashlib
 import marshal
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -33,6 +34,8 @@ from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of, g
 from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
 from drift.sources.pack import Pack, pack_path
+
+_WORD = re.compile(rb"[A-Za-z0-9_]+")  # the characters of `TreeModules.quoted_words`
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
@@ -305,6 +308,20 @@ class TreeModules(Mapping):
         _check_stop()
         text = self._search_text()
         return [name for name in self._rows if (t := text.get(name)) is not None and needle.search(t)]
+
+    def quoted_words(self) -> frozenset[bytes]:
+        """Every run of identifier characters the package's text writes between two quote marks
+        (`'name'`, `"name"`, `'name"`), over the same text `mentioning` searches: whether the
+        text quotes an identifier `name` is then `name in` this set, the answer a
+        `["']name["']` needle gives over every module. Why: DRIFT070 asks it for each method
+        whose callers never run, and over facts that came whole each answer used to read and
+        search the release's every file (drift.model.index.PackageIndex.writes_quoted stores
+        the set per digest)."""
+        to_double = bytes.maketrans(b"'", b'"')
+        pieces: set[bytes] = set()
+        for text in self._search_text().values():
+            pieces.update(text.translate(to_double).split(b'"')[1:-1])  # the first and last piece are outside quotes
+        return frozenset(p for p in pieces if _WORD.fullmatch(p))
 
     def _search_text(self) -> dict[str, bytes]:
         if self._text is None:

@@ -29,12 +29,11 @@ Everything else is kept: a site whose receiver the facts do not name may reach t
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import BUILT_INSTEAD_OF
-from drift.model.index import Needle, Symbol
+from drift.model.index import Symbol
 
 RECEIVER = 7  # index of the receiver in a call-site row: "self", "self.<attr>", "super" or None
 
@@ -117,8 +116,7 @@ def _named_in_text(ctx: CheckContext, name: str) -> bool:
         return True
     memo = ctx.memo.setdefault("callers.named_in_text", {})
     if name not in memo:
-        quoted = re.compile(rb"[\"']%s[\"']" % re.escape(name.encode()))
-        memo[name] = bool(ctx.target.source_search(Needle(name.encode(), quoted)))
+        memo[name] = ctx.target.writes_quoted(name)
     return memo[name]
 
 
