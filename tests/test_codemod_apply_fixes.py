@@ -78,7 +78,7 @@ def fixes_for(text: str) -> list[Finding]:
 def test_registry_names():
     assert set(REGISTRY) == {"drop_keyword", "add_keyword", "rename_method", "add_second_phase", "unwrap_index", "move_import",
                              "rename_attribute_owner", "rename_keyword", "rename_attribute", "rename_import",
-                             "keywordize_arguments", "add_parameters", "compare_versions"}
+                             "keywordize_arguments", "add_parameters", "compare_versions", "alias_member"}
     for cls in REGISTRY.values():
         assert cls.DESCRIPTION
 

@@ -159,6 +159,21 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "def record", dict(function="record", params=[["mm_cache_stats", "None", "iteration_stats"]]),
     ),
+    "alias_member": (
+        "from vllm.model_executor.models.registry import ModelRegistry",
+        """
+        class Model(Base):
+            def get_input_embeddings(self, input_ids):
+                return helper(input_ids)
+
+            def forward(self, input_ids, positions):
+                return helper(input_ids, positions)
+
+
+        ModelRegistry.register_model("Acme", Model)
+        """,
+        "def get_input_embeddings", dict(old="get_input_embeddings", new="embed_input_ids"),
+    ),
     "compare_versions": (
         "import vllm",
         """

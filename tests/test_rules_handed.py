@@ -4,6 +4,10 @@ synthetic before/after trees; the predictions are held to what the synthetic cod
 
 from __future__ import annotations
 
+import textwrap
+
+from drift.findings import SAFE
+from drift.fixes import plan
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by, write_tree
 
 # -- DRIFT073 -------------------------------------------------------------------------------------
@@ -196,6 +200,35 @@ def test_namespace_built_in_the_function_and_a_class_registered_by_string(tmp_pa
     for arch in ("Built", "Written"):
         assert raised_by(roots, "app.models", f"ModelRegistry.check({arch!r})") \
             == "ValueError: This model does not support generation"
+
+
+def test_the_safe_alias_fixes_each_form_and_runs_on_both_releases(tmp_path):
+    """alias_member binds the new name to the old member in the namespace literal, the namespace
+    filled step by step and the class body: the patched consumer passes the target's check and
+    still the baseline's, re-checks clean, and a second plan changes nothing."""
+    for name, text in (("loader", TYPE_BUILT), ("models", BUILT_NS_AND_STRING)):
+        case = Case(f"alias-{name}", {"gizmo/registry.py": REGISTRY_BEFORE}, {"gizmo/registry.py": REGISTRY_AFTER},
+                    {f"app/{name}.py": text})
+        found = findings_of(tmp_path / name, case)
+        assert found and all(f.rule_id == "DRIFT073" and f.fix.tier == SAFE and f.fix.codemod == "alias_member"
+                             for f in found)
+        assert all("define `embed_input_ids`" in f.fix.description for f in found)
+        rel = f"app/{name}.py"
+        source = (tmp_path / name / "consumer" / rel).read_bytes()
+        patch = plan({rel: source}, list(found))
+        assert [c.path for c in patch.changes] == [rel] and not patch.skipped
+        patched = patch.changes[0].after.decode()
+        assert "get_input_embeddings" in patched  # the old name stays for the baseline
+        (tmp_path / name / "consumer" / rel).write_text(patched)
+        archs = ("Jax",) if name == "loader" else ("Built", "Written")
+        for side in ("before", "after"):
+            roots = [tmp_path / name / side, tmp_path / name / "consumer"]
+            for arch in archs:
+                assert raised_by(roots, f"app.{name}", f"__import__('gizmo.registry').registry.ModelRegistry.check({arch!r})") \
+                    is None, (side, arch, patched)
+        again = Case(f"alias-{name}-again", case.before, case.after, {rel: textwrap.dedent(patched)})
+        assert findings_of(tmp_path / f"{name}-again", again) == ()
+        assert plan({rel: patched.encode()}, list(found)).empty
 
 
 def test_a_class_with_the_new_name_or_never_handed_is_not_reported(tmp_path):

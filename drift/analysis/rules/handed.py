@@ -15,7 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.model.facts import FunctionFacts, ModuleFacts
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.reach import _consumer_defines, _members
@@ -121,6 +121,10 @@ def fallback_name_dropped(ctx: CheckContext) -> Iterator[Finding]:
     no longer for the old. A class that defines only the old name (itself, its consumer bases or
     its target bases) passed the baseline's check and fails the target's. The same change reaches
     a hand-written class and one built with `type(name, bases, namespace)`.
+
+    Fix (safe): `alias_member` binds the new name to the old member (`new = old` after the def,
+    or `"new": value` beside the old entry of the `type()` namespace), the alias the baseline's
+    fallback made at run time.
     """
     if ctx.baseline is None:
         return
@@ -154,11 +158,19 @@ def fallback_name_dropped(ctx: CheckContext) -> Iterator[Finding]:
                     baseline_evidence=(Location(path, line, symbol=f"{module}.{qual}"),),
                     predicted_failure=f"`{module}.{qual}` finds no `{new}` on "
                                       f"`{cls['qual'].rsplit('.', 1)[-1]}` (the fallback to `{old}` is gone)",
-                    fix=Fix(f"define `{new}` on `{cls['qual']}` (keep `{old}` for older releases)",
-                            codemod=None, manual_reason="the class must provide the name the target now asks for"),
+                    fix=_alias_fix(cls["qual"], old, new),
                     symbol=f"{module}.{qual}",
                     details=f"baseline: `{subject}` is asked for `{old}` where `{new}` is missing",
                 )
+
+
+def _alias_fix(qual: str, old: str, new: str) -> Fix:
+    """Bind `new` to the member `old` (alias_member): safe, because it is the alias the baseline's
+    fallback made at run time (`model.new = model.old` where `new` was missing), now written in the
+    class; `old` stays for the releases that still accept it."""
+    return Fix(f"define `{new}` on `{qual}` bound to the member `{old}` names (the alias the baseline's "
+               f"fallback made; `{old}` stays for older releases)",
+               codemod="alias_member", args={"old": old, "new": new}, tier=SAFE)
 
 
 def tfn_path(index: PackageIndex, module: str) -> str | None:
