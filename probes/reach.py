@@ -269,6 +269,7 @@ class _Module:
         self.patches = []
         self.guards = []  # version tests enclosing the statement being walked
         self.returns = {}  # consumer function or method qualname -> path of what it returns
+        self.over_annotations = {}  # `over:` root -> the path the consumer's own annotation gives
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
         self.consts = string_constants(tree)
         self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
@@ -305,7 +306,7 @@ class _Module:
         if not path:
             return False
         root = path[0]
-        if root.startswith(("self:", "super:", "arg:", "named:")):
+        if root.startswith(("self:", "super:", "arg:", "named:", "over:")):
             return True
         dotted = root[4:]
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes + (self.own,))
@@ -318,6 +319,8 @@ class _Module:
         return self.is_target(path) or path[0].startswith("named:")
 
     def is_target(self, path):
+        if path and path[0].startswith("over:") and path[0][5:] in self.over_annotations:
+            return self.is_target(self.over_annotations[path[0][5:]])  # an annotated override parameter
         if not path or not path[0].startswith("sym:"):
             return False
         dotted = path[0][4:]
@@ -724,11 +727,21 @@ class _Function:
             if declared and a.annotation is not None and (_dotted(a.annotation) or "").split(".")[-1] == "ModuleType":
                 self.env[a.arg] = ("sym:" + declared,)  # the module the patch class names as its target
                 continue
-            if a.annotation is not None:
-                p = self.mod.type_of_annotation(a.annotation, self.mod.names)
-                if p:
-                    self.env[a.arg] = p
+            p = self.mod.type_of_annotation(a.annotation, self.mod.names) if a.annotation is not None else None
+            if i > 0 and self.cls and fn.name != "__init__" and self._may_override(decos):
+                # a method of a class with a base: the target's declaration of the method it
+                # overrides says what the target hands in this slot (typed in drift, per side);
+                # drift falls back to the consumer's own annotation. A parameter that shadows a
+                # module-level name (a patch class's `Cls` argument) keeps reading as that name.
+                if p or a.arg not in self.mod.names:
+                    ref = "%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1, a.arg)
+                    self.env[a.arg] = ("over:" + ref,)
+                    if p:
+                        self.mod.over_annotations[ref] = list(p)
                     continue
+            if p:
+                self.env[a.arg] = p
+                continue
             if self.cls is None or fn.name == "__init__":
                 # typed later by drift from the call sites (or the patch) that pass it
                 self.env[a.arg] = ("arg:%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1,
@@ -736,6 +749,15 @@ class _Function:
         for extra in (fn.args.vararg, fn.args.kwarg):
             if extra is not None:
                 self.env.pop(extra.arg, None)
+
+    def _may_override(self, decos):
+        """Whether this method may override a target method: its class names a base this probe
+        keeps (the target's or the consumer's own), and it is no static or class method (whose
+        slots the target fills in other ways)."""
+        if "staticmethod" in decos or "classmethod" in decos:
+            return False
+        rec = self.mod.classes.get(self.cls) or {}
+        return any(b and self.mod.wanted(tuple(b)) for b in rec.get("bases") or [])
 
     def _import_hook_module(self, fn):
         """`@when_imported("vllm.x")` (wrapt and its kin): the hook is called with that module."""
@@ -1592,4 +1614,5 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals),
-            "version_compares": version_compares(tree, prefixes), "returns": mod.returns}
+            "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
+            "over_annotations": mod.over_annotations}

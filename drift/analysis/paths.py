@@ -18,6 +18,7 @@ from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
 from drift.model.index import PackageIndex, Symbol
+from drift.analysis.override_slots import DECLARED, SIBLING, slot_class
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
 # then fully known, so a missing attribute really is missing.
@@ -155,11 +156,14 @@ class ConsumerModel:
         self.patched_fns: dict[str, list[Any]] = {}  # consumer function -> owner path it is copied onto
         self.modules: dict[str, dict[str, Any]] = {}
         self.returns: dict[str, list[str]] = {}  # consumer function/method -> path of what it returns
+        # an override's parameter (`over:` root) -> the path the consumer's own annotation gives
+        self.over_annotations: dict[str, list[str]] = {}
         for mod in usage:
             name = mod.get("module") or ""
             self.modules[name] = mod
             for qual, path in (mod.get("returns") or {}).items():
                 self.returns[f"{name}.{qual}"] = path
+            self.over_annotations.update(mod.get("over_annotations") or {})
             for qual, cls in (mod.get("classes") or {}).items():
                 self.classes[f"{name}.{qual}"] = dict(cls, module=name, qual=qual, path=mod.get("path"))
             for fn, idx in (mod.get("patchers") or {}).items():
@@ -296,7 +300,36 @@ class PathEvaluator:
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         if kind == "named":
             return self._named(ref)
+        if kind == "over":
+            return self._override_value(ref)
         return UNKNOWN
+
+    def _override_value(self, ref: str) -> Value:
+        """An override's parameter: the class this side's declaration of the overridden method
+        names for the slot; else the consumer's own annotation; else the class the declaring
+        class's other methods name for that parameter (drift/analysis/override_slots.py)."""
+        typed = self.override_slot(ref)
+        if typed is not None and typed[1] == DECLARED:
+            return Value("instance", cls=typed[0])
+        own = self.consumer.over_annotations.get(ref)
+        if own:
+            v = self.value(tuple(own))
+            return UNKNOWN if v.kind == "missing" else v  # a gone annotation is the import's finding
+        return Value("instance", cls=typed[0]) if typed is not None else UNKNOWN
+
+    def slot_inferred(self, ref: str) -> bool:
+        """This side types the override's parameter `ref` only from the declaring class's other
+        methods (SIBLING): a likelihood, not a declaration."""
+        typed = self.override_slot(ref)
+        return typed is not None and typed[1] == SIBLING and not self.consumer.over_annotations.get(ref)
+
+    def override_slot(self, ref: str) -> tuple[Symbol, str] | None:
+        """What this side hands a consumer override's parameter (`over:` roots, probes/reach.py)
+        and how that is known (drift/analysis/override_slots.py); memoised per parameter."""
+        memo = self.__dict__.setdefault("_slots", {})
+        if ref not in memo:
+            memo[ref] = slot_class(self, ref)
+        return memo[ref]
 
     def _named(self, ref: str) -> Value:
         """`self._get_target_class(mod)` (probes/reach.py, `named:` roots): when the method the
@@ -588,6 +621,29 @@ class PathEvaluator:
             if "__getattr__" in methods or "__getattribute__" in methods:
                 return True
         return False
+
+    def unseen_miss(self, cls: Symbol, name: str) -> tuple[str, ...] | None:
+        """`instance.name` on `cls` that no class of its MRO defines and nothing makes dynamic,
+        left unknown (not missing) only because some bases resolve to nothing drift read
+        (`torch.nn.Module`): those bases' texts. None when a class defines it, the MRO is
+        dynamic, or every base is known (then the lookup already says missing)."""
+        mro = self.index.mro(cls)
+        if self._dynamic(mro) or self._member(cls, name, on_class=False).kind != "unknown":
+            return None
+        return self.unresolved_bases(cls) or None
+
+    def unresolved_bases(self, cls: Symbol) -> tuple[str, ...]:
+        """The bases in `cls`'s MRO that resolve to no class drift has facts for, as written."""
+        out = set()
+        for o in self.index.mro(cls):
+            for base in o.as_class.bases:
+                text = base.split("[", 1)[0].strip()
+                if text in _INERT_BASES or text.rsplit(".", 1)[-1] in _INERT_BASES:
+                    continue
+                b = self.index.resolve_in(o.module, text)
+                if b is None or b.kind != "class":
+                    out.add(self.index.dotted_in(o.module, text))
+        return tuple(sorted(out))
 
     def _fully_known(self, mro: list[Symbol]) -> bool:
         """Every base of every class in the MRO resolves (or adds nothing): nothing unseen can

@@ -118,13 +118,22 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
         tv = ctx.target_paths.steps(path)
         bv = None  # the baseline is walked only where the target misses a name
         for k in range(_first_read_step(rec), len(path)):
-            if not path[k].startswith(".") or tv[k].kind != "missing":
+            unseen = None  # the bases drift has no facts for, when only they could still provide it
+            if not path[k].startswith("."):
                 continue
+            if tv[k].kind != "missing":
+                unseen = _unseen_slot_miss(ctx, path, tv, k)
+                if unseen is None:
+                    continue
             if bv is None:
                 bv = ctx.baseline_paths.steps(path)
             t, b = tv[k], bv[k]
             if not b.known or b.kind == "consumer":
                 continue
+            if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen):
+                continue
+            if unseen is not None:
+                t = Value("missing", cls=tv[k - 1].cls, name=path[k][1:])
             on_self = tv[k - 1].kind == "consumer" and tv[k - 1].ckind in ("instance", "super") and t.cls is not None
             if not on_self and (bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module")):
                 break
@@ -156,7 +165,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                                             name) if what == "attr" else None
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
-                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
+                else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -172,9 +182,40 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                      if renamed else
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
-                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}",
+                details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
+                    f"; no class of the target's sets it, but drift has no facts for {', '.join(unseen)}, which "
+                    "could still provide it (a registered parameter, buffer or submodule)" if unseen else ""),
             ), rec.get("function") or ""
             break
+
+
+def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, ...] | None:
+    """A read on what the target hands an override (`over:` roots) that no class of the
+    target's MRO defines, unknown only because of bases drift has no facts for (a layer class
+    extending `torch.nn.Module`): those bases; None otherwise."""
+    if not path[0].startswith("over:") or tv[k].kind != "unknown" or tv[k - 1].kind != "instance" \
+            or tv[k - 1].cls is None:
+        return None
+    return ctx.target_paths.unseen_miss(tv[k - 1].cls, path[k][1:])
+
+
+def _set_by_package(ctx: CheckContext, bprev: Value, b: Value, unseen: tuple[str, ...]) -> bool:
+    """The baseline's class got the attribute from the package's own code (a class of its MRO
+    defines it) and shares the bases drift cannot read: the unseen base was not what provided
+    it there, so the target's class lost it."""
+    if bprev.kind != "instance" or bprev.cls is None or b.owner is None or ctx.baseline_paths is None:
+        return False
+    return set(unseen) <= set(ctx.baseline_paths.unresolved_bases(bprev.cls))
+
+
+def _slot_inferred(ctx: CheckContext, path: list[str]) -> bool:
+    """The path starts at an override's parameter that one side types only from the declaring
+    class's other methods (drift/analysis/override_slots.py, SIBLING): likely, not declared, so
+    at most risky."""
+    if not path[0].startswith("over:"):
+        return False
+    ref = path[0][len("over:"):]
+    return any(ev.slot_inferred(ref) for ev in (ctx.target_paths, ctx.baseline_paths) if ev is not None)
 
 
 def _deprecated_rename(ctx: CheckContext, prev: Value, bcls: Symbol | None, name: str):  # type: ignore[no-untyped-def]
@@ -349,6 +390,8 @@ def _show(step: str) -> str:
             return f"{_show(spec['recv'])}.{spec['m']}(...)"
         except (ValueError, KeyError, TypeError):
             return "named"
+    if step.startswith("over:"):  # an override's parameter (drift/analysis/override_slots.py)
+        return step.rsplit(":", 1)[-1]
     if step.startswith(("sym:", "self:", "super:", "arg:")):
         kind, _, ref = step.partition(":")
         return {"self": "self", "super": "super()"}.get(kind, ref.rsplit(".", 1)[-1] if kind == "sym" else "param")
