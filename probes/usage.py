@@ -497,7 +497,7 @@ def _merge_reach(out, reach):
             if new.get(key):
                 old[key] = new[key]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
-                "returns"):
+                "returns", "over_annotations"):
         out[key] = reach[key]
 
 

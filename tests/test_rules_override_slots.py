@@ -74,7 +74,7 @@ AFTER = {**EXT, "gizmo/layers.py": """
             raise NotImplementedError
     """}
 CONSUMER = {"app/method.py": """
-    from gizmo.layers import Layer
+    from gizmo.layers import Layer, Plain
     from gizmo.quant import MethodBase
 
 
@@ -90,6 +90,9 @@ CONSUMER = {"app/method.py": """
 
         def helper(self, layer):
             return layer.anything
+
+        def extra(self, module: Plain):
+            return module.ep_rank
 
 
     class Standalone:
@@ -108,7 +111,10 @@ def test_the_overridden_declaration_types_the_slot_on_each_side(tmp_path):
     run_line = line_of(src, "module.ep_rank")
     apply_line = line_of(src, "layer.router, x")
     process_line = line_of(src, "return layer.ep_rank")
-    assert set(found) == {run_line, apply_line, process_line}, found
+    extra_line = line_of(src, "return module.ep_rank")
+    assert set(found) == {run_line, apply_line, process_line, extra_line}, found
+    # a method the target does not declare: the consumer's own annotation types it, as before
+    assert found[extra_line].severity == Severity.BREAKING
     # declared on both sides, and the target's class is fully known: breaking
     assert found[run_line].severity == Severity.BREAKING
     assert found[run_line].predicted_failure == "AttributeError: 'Plain' object has no attribute 'ep_rank'"
