@@ -78,7 +78,8 @@ def fixes_for(text: str) -> list[Finding]:
 def test_registry_names():
     assert set(REGISTRY) == {"drop_keyword", "add_keyword", "rename_method", "add_second_phase", "unwrap_index", "move_import",
                              "rename_attribute_owner", "rename_keyword", "rename_attribute", "rename_import",
-                             "keywordize_arguments", "add_parameters", "compare_versions", "alias_member"}
+                             "keywordize_arguments", "add_parameters", "compare_versions", "alias_member",
+                             "bind_parameters"}
     for cls in REGISTRY.values():
         assert cls.DESCRIPTION
 

@@ -174,6 +174,23 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "def get_input_embeddings", dict(old="get_input_embeddings", new="embed_input_ids"),
     ),
+    "bind_parameters": (
+        "from vllm.model_executor.layers.fused_moe import FusedMoEMethodBase",
+        """
+        class Method(FusedMoEMethodBase):
+            def apply(
+                self,
+                layer: torch.nn.Module,
+                x: torch.Tensor,
+                router_logits: torch.Tensor,
+                top_k: int,
+                renormalize: bool,
+            ) -> torch.Tensor:
+                \"\"\"Route with the layer's settings.\"\"\"
+                return helper(x, router_logits, top_k, renormalize)
+        """,
+        "def apply", dict(function="apply", params=[["top_k", "layer.top_k"], ["renormalize", "layer.renormalize"]]),
+    ),
     "compare_versions": (
         "import vllm",
         """

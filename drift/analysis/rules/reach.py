@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext, site_of
-from drift.analysis.paths import Value
+from drift.analysis.paths import Value, strip_annotation
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
@@ -671,7 +671,7 @@ def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[
     missing = [p for p in tparams if p.name not in bnames and p.name not in ("self", "cls")
                and p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD") and not _accepts(sig, p.name)]
     if not missing:
-        return manual
+        return _stopped_parameters_fix(ctx, label=label, sig=sig, tm=tm, bm=bm, site=site) or manual
     # the override's parameters once the new ones stand where the target declares them
     grown = [list(x) for x in sig]
     tnames = [p.name for p in tparams]
@@ -683,6 +683,72 @@ def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[
     if _site_failure(label, grown, site) is not None:
         return manual
     return new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=missing, fallback=manual)
+
+
+def _annotated_class(ctx: CheckContext, tm: Symbol, param: str, callers: list[str]) -> Symbol | None:
+    """The target class a parameter of method `tm` is annotated with, read where the method is
+    declared or in a base's declaration. A string annotation no module imports (`"FusedMoE"`,
+    kept out of an import cycle) is the class of that name among `callers` (the classes the
+    baseline's own calls of the method were made from)."""
+    owners = ctx.target.mro(tm.owner) if tm.owner is not None and tm.owner.kind == "class" else []
+    name = tm.dotted.rsplit(".", 1)[-1]
+    texts = []
+    for owner in [None, *owners]:
+        m = tm if owner is None else (_method(owner, name, owner.as_class.methods[name])
+                                      if name in owner.as_class.methods else None)
+        if m is None:
+            continue
+        p = next((q for q in m.as_function.params if q.name == param), None)
+        text = strip_annotation(p.annotation if p is not None else None)
+        cls = ctx.target.resolve_in(m.module, text) if text else None
+        if cls is not None and cls.kind == "class":
+            return cls
+        if text:
+            texts.append(text)
+    for dotted in callers:
+        if dotted.rsplit(".", 1)[-1] in texts:
+            cls = ctx.target.lookup(dotted)
+            if cls is not None and cls.kind == "class":
+                return cls
+    return None
+
+
+def _stopped_parameters_fix(ctx: CheckContext, *, label: str, sig: list[list[Any]], tm: Symbol,
+                            bm: Symbol | None, site: Any) -> Fix | None:
+    """`bind_parameters` for an override that still takes parameters the target's declaration
+    dropped and its callers stopped passing, where the target now hands over the object that
+    holds them: a parameter it still passes (`layer`) is annotated with a class that has every
+    dropped name as a member, and the baseline's own call of the method passed those keywords
+    from inside that class (vLLM's FusedMoE passed `top_k=self.top_k, ...` and now passes
+    `layer=self`). The override then reads each one from that parameter. Unsafe: the names are
+    matched, the values are not proven the same. None when the evidence is not all there."""
+    if ctx.baseline is None or bm is None:
+        return None
+    tnames = {p.name for p in tm.as_function.params}
+    bnames = {p.name for p in bm.as_function.params}
+    gone = [x[0] for x in sig if x[0] in bnames and x[0] not in tnames and x[1] not in ("VAR_POSITIONAL", "VAR_KEYWORD")]
+    if not gone:
+        return None
+    name = tm.dotted.rsplit(".", 1)[-1]
+    required = {x[0] for x in sig if x[0] in gone and not x[2]}
+    # the classes the baseline's own calls passed the now-dropped keywords from
+    callers = sorted({s[5] for s in _sites_of(ctx.baseline, name, bm) or [] if s[5] and required <= set(s[3])})
+    for p in tm.as_function.params:
+        if p.name in ("self", "cls") or not any(x[0] == p.name for x in sig):
+            continue
+        cls = _annotated_class(ctx, tm, p.name, callers)
+        if cls is None or cls.dotted not in callers or not set(gone) <= _members(ctx.target, cls):
+            continue  # no class holding them, or the baseline did not pass them from inside it
+        shrunk = [x for x in sig if x[0] not in gone]
+        if _site_failure(label, shrunk, site) is not None:
+            return None
+        reads = ", ".join(f"`{n} = {p.name}.{n}`" for n in gone[:3]) + (", ..." if len(gone) > 3 else "")
+        return Fix(f"take `{', '.join(gone)}` out of `{label}`'s parameters and read them from `{p.name}` ({reads}): "
+                   f"the target now passes `{p.name}` (a `{cls.dotted.rsplit('.', 1)[-1]}`) instead, and the "
+                   f"baseline passed them from inside that class (check each attribute holds what was passed)",
+                   codemod="bind_parameters", tier=UNSAFE,
+                   args={"function": label.rsplit(".", 1)[-1], "params": [[n, f"{p.name}.{n}"] for n in gone]})
+    return None
 
 
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
@@ -802,7 +868,14 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     `Base.m(self, ...)`, the saved original). Safe when the override forwards and the parameter
     has a default; unsafe when it does not forward (it would take the value and ignore it);
     manual when the default names something of vLLM's or the forward call fills that slot
-    positionally in a way naming cannot undo. No parameter is ever removed."""
+    positionally in a way naming cannot undo. `add_parameters` never removes a parameter.
+
+    Fix, the other way round: an override that still requires parameters the target's declaration
+    dropped and its callers no longer pass (`apply(layer, x, router_logits, top_k, renormalize)`
+    against `apply(layer, x, router_logits)`) gets `bind_parameters`: they leave the `def` and the
+    body reads each from the parameter the target still passes (`top_k = layer.top_k`), when that
+    parameter's annotated class has every one of them and the baseline's own call passed them
+    from inside that class. Unsafe: the attributes are matched by name."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):

@@ -20,6 +20,7 @@ from drift.fixes.kinds.add_keyword import AddKeyword
 from drift.fixes.kinds.add_parameters import AddParameters
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.alias_member import AliasMember
+from drift.fixes.kinds.bind_parameters import BindParameters
 from drift.fixes.kinds.compare_versions import CompareVersions
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
@@ -49,6 +50,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "add_parameters": AddParameters,
     "compare_versions": CompareVersions,
     "alias_member": AliasMember,
+    "bind_parameters": BindParameters,
 }
 
 

@@ -1,0 +1,103 @@
+"""Take parameters the target no longer passes out of an override, and read them where the target
+now keeps them.
+
+Why: when vLLM stops passing a method's arguments one by one and hands over the object that holds
+them instead (`apply(layer, x, router_logits, top_k, renormalize, ...)` became
+`apply(layer, x, router_logits)`, vLLM's own methods reading `layer.top_k`), an override written
+for the old call requires arguments nobody passes and raises TypeError. The edit removes those
+parameters from the `def` and binds each one the body uses at the top of the body
+(`top_k = layer.top_k`), so the rest of the body reads the same names. Parameters the body never
+reads are only removed. The rule that offers it sets the tier; it never adds a parameter.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, parse_expr
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+class _Reads(cst.CSTVisitor):
+    """Names read anywhere in a function body (nested functions included: they close over them)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+class BindParameters(SiteCodemod):
+    DESCRIPTION = "Remove `params` ([name, source]) from `function` and bind the used ones to their source."
+
+    def __init__(self, context: CodemodContext, *, line: int, function: str, params: list) -> None:
+        super().__init__(context, line=line)
+        self.function = function
+        self.params = [(str(name), str(source)) for name, source in params]
+        for _name, source in self.params:
+            parse_expr(source)  # a bad source is a bad argument, said before anything is touched
+        self._target: cst.FunctionDef | None = None
+
+    def visit_Module(self, node: cst.Module) -> None:
+        defs = self.nodes_at_line(cst.FunctionDef, lambda d: d.name.value == self.function)
+        if not defs:
+            self.record(NOT_FOUND, f"no def {self.function}() at line {self.line}")
+            return
+        fn = defs[0]
+        posonly = {p.name.value for p in fn.params.posonly_params}
+        if posonly & {name for name, _s in self.params}:
+            self.record(NOT_FOUND, f"{self.function}(): a positional-only parameter is not removed")
+            return
+        have = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
+        if not have & {name for name, _s in self.params}:
+            self.record(ALREADY, f"{self.function}() takes none of {', '.join(n for n, _s in self.params)}")
+            return
+        self._target = fn
+
+    @staticmethod
+    def _without(plist: tuple[cst.Param, ...], names: set[str]) -> list[cst.Param]:
+        """`plist` without `names`; the new last one keeps the old last one's comma (a trailing
+        comma, the comma before `*`, or none), so the layout around it is unchanged."""
+        kept = [p for p in plist if p.name.value not in names]
+        if kept and plist and plist[-1].name.value in names:
+            kept[-1] = kept[-1].with_changes(comma=plist[-1].comma)
+        return kept
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        if original_node is not self._target:
+            return updated_node
+        params = updated_node.params
+        present = {p.name.value for p in (*params.params, *params.kwonly_params)}
+        names = {name for name, _s in self.params if name in present}
+        plist = self._without(params.params, names)
+        kwonly = self._without(params.kwonly_params, names)
+        star = params.star_arg
+        if params.kwonly_params and not kwonly and isinstance(star, cst.ParamStar):
+            star = cst.MaybeSentinel.DEFAULT  # a bare `*` needs a name after it: it goes too
+            if plist:
+                plist[-1] = plist[-1].with_changes(comma=params.kwonly_params[-1].comma)
+        new_params = params.with_changes(params=plist, kwonly_params=kwonly, star_arg=star)
+        reads = _Reads()
+        updated_node.body.visit(reads)
+        binds = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], parse_expr(source))])
+                 for name, source in self.params if name in names and name in reads.names]
+        node = updated_node.with_changes(params=new_params)
+        if binds and isinstance(node.body, cst.IndentedBlock):
+            body = list(node.body.body)
+            at = 1 if body and _is_docstring(body[0]) else 0
+            node = node.with_changes(body=node.body.with_changes(body=[*body[:at], *binds, *body[at:]]))
+        elif binds:  # `def f(a, b): return b` on one line: give it a block
+            stmts = list(node.body.body)
+            node = node.with_changes(body=cst.IndentedBlock(body=[*binds, cst.SimpleStatementLine(stmts)]))
+        removed = [name for name, _s in self.params if name in names]
+        self.record(APPLIED, f"{self.function}() no longer takes {', '.join(removed)}"
+                             + (f"; reads {', '.join(f'{n} = {s}' for n, s in self.params if n in names and n in reads.names)}"
+                                if binds else ""))
+        return node

@@ -1,0 +1,91 @@
+"""bind_parameters: an override's parameters the target stopped passing are taken out of the `def`
+and the ones the body reads are bound from the object the target passes now: before/after,
+idempotence, layouts (one per line, trailing comma, keyword-only, one-line body), and refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from drift.fixes.kinds import run_codemod
+
+METHOD = '''\
+class Method(Base):
+    def apply(
+        self,
+        layer,
+        x,
+        router_logits,
+        top_k: int,
+        renormalize: bool,
+        use_grouped_topk: bool = False,  # unused here
+        scoring_func: str = "softmax",
+    ):
+        """Route and run."""
+        if scoring_func != "softmax":
+            raise NotImplementedError
+        return run(x, router_logits, top_k=top_k, renormalize=renormalize)
+'''
+NAMES = ["top_k", "renormalize", "use_grouped_topk", "scoring_func"]
+ARGS = {"function": "apply", "params": [[n, f"layer.{n}"] for n in NAMES]}
+
+
+def _twice(src: str, line: int, args: dict) -> str:
+    new, out = run_codemod(src, "bind_parameters", line=line, args=args)
+    assert out.status == "applied", out.reason
+    again, out2 = run_codemod(new, "bind_parameters", line=line, args=args)
+    assert again == new and out2.status == "already", out2
+    compile(new, "m.py", "exec")
+    return new
+
+
+def test_parameters_leave_the_def_and_the_read_ones_are_bound_after_the_docstring():
+    assert _twice(METHOD, 2, ARGS) == (
+        "class Method(Base):\n"
+        "    def apply(\n"
+        "        self,\n"
+        "        layer,\n"
+        "        x,\n"
+        "        router_logits,\n"
+        "    ):\n"
+        "        \"\"\"Route and run.\"\"\"\n"
+        "        top_k = layer.top_k\n"
+        "        renormalize = layer.renormalize\n"
+        "        scoring_func = layer.scoring_func\n"
+        "        if scoring_func != \"softmax\":\n"
+        "            raise NotImplementedError\n"
+        "        return run(x, router_logits, top_k=top_k, renormalize=renormalize)\n"
+    )
+
+
+def test_the_patched_override_takes_the_new_call_and_reads_the_values_from_the_object():
+    new = _twice(METHOD, 2, ARGS)
+    space: dict = {"Base": object, "run": lambda x, r, top_k, renormalize: (x, r, top_k, renormalize)}
+    exec(compile(new, "m.py", "exec"), space)  # noqa: S102 - the synthetic source above
+
+    class Layer:
+        top_k, renormalize, use_grouped_topk, scoring_func = 2, True, False, "softmax"
+
+    assert space["Method"]().apply(layer=Layer(), x="x", router_logits="r") == ("x", "r", 2, True)
+    old: dict = dict(space)
+    exec(compile(METHOD, "m.py", "exec"), old)  # noqa: S102
+    with pytest.raises(TypeError, match="top_k"):
+        old["Method"]().apply(layer=Layer(), x="x", router_logits="r")
+
+
+def test_a_one_line_def_and_keyword_only_parameters():
+    src = "class M:\n    def g(self, a, b, *, c=1): return b + c\n"
+    assert _twice(src, 2, {"function": "g", "params": [["c", "self.c"]]}) == (
+        "class M:\n    def g(self, a, b):\n        c = self.c\n        return b + c\n")
+    src2 = "def g(a, b, c,):\n    return a\n"
+    assert _twice(src2, 1, {"function": "g", "params": [["c", "a.c"], ["b", "a.b"]]}) == "def g(a,):\n    return a\n"
+
+
+def test_nothing_to_take_or_no_such_def():
+    src = "def g(a):\n    return a\n"
+    new, out = run_codemod(src, "bind_parameters", line=1, args={"function": "g", "params": [["b", "a.b"]]})
+    assert new == src and out.status == "already"
+    new, out = run_codemod(src, "bind_parameters", line=1, args={"function": "h", "params": [["a", "x.a"]]})
+    assert new == src and out.status == "not_found"
+    src3 = "def g(a, b, /, c):\n    return b\n"
+    new, out = run_codemod(src3, "bind_parameters", line=1, args={"function": "g", "params": [["b", "a.b"]]})
+    assert new == src3 and out.status == "not_found" and "positional-only" in out.reason

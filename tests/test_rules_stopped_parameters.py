@@ -1,0 +1,88 @@
+"""DRIFT070's bind_parameters over synthetic before/after packages: the target's layer stopped
+passing routing settings one by one to its method (`apply(layer=self, x=, top_k=self.top_k, ...)`
+became `apply(layer=self, x=)`); an override written for the old call gets them out of its `def`
+and reads them from the layer, unsafe, and the patched consumer really runs on the target. With no
+evidence that the baseline passed them from inside the layer's class, the finding stays manual."""
+
+from __future__ import annotations
+
+from drift.findings import UNSAFE
+from drift.fixes import plan
+from tests.rule_cases import Case, findings_of, only, raised_by
+
+BEFORE = {"gizmo/__init__.py": "", "gizmo/moe.py": """
+    class MethodBase:
+        def apply(self, layer: "Layer", x, top_k, renormalize, scoring="softmax"):
+            raise NotImplementedError
+
+
+    class Layer:
+        def __init__(self, method, top_k=2, renormalize=True):
+            self.method, self.top_k, self.renormalize, self.scoring = method, top_k, renormalize, "softmax"
+
+        def forward(self, x):
+            return self.method.apply(layer=self, x=x, top_k=self.top_k, renormalize=self.renormalize,
+                                     scoring=self.scoring)
+    """}
+AFTER = {"gizmo/__init__.py": "", "gizmo/moe.py": """
+    class MethodBase:
+        def apply(self, layer: "Layer", x):
+            raise NotImplementedError
+
+
+    class Layer:
+        def __init__(self, method, top_k=2, renormalize=True):
+            self.method, self.top_k, self.renormalize, self.scoring = method, top_k, renormalize, "softmax"
+
+        def forward(self, x):
+            return self.method.apply(layer=self, x=x)
+    """}
+CONSUMER = {"app/__init__.py": "", "app/moe.py": """
+    from gizmo.moe import Layer, MethodBase
+
+
+    class Mine(MethodBase):
+        def apply(self, layer, x, top_k, renormalize, scoring="softmax"):
+            return (x, top_k, renormalize, scoring)
+
+
+    def run(x):
+        return Layer(Mine(), top_k=3).forward(x)
+    """}
+
+
+def test_the_dropped_parameters_are_read_from_the_layer_the_target_passes(tmp_path):
+    findings = findings_of(tmp_path, Case("stopped", BEFORE, AFTER, CONSUMER))
+    f = only(findings, "DRIFT070")
+    assert f.fix.codemod == "bind_parameters" and f.fix.tier == UNSAFE
+    assert f.fix.args["params"] == [["top_k", "layer.top_k"], ["renormalize", "layer.renormalize"],
+                                    ["scoring", "layer.scoring"]]
+    assert "`top_k = layer.top_k`" in f.fix.description
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    assert raised_by(roots("before"), "app.moe", "run('x')") is None
+    assert raised_by(roots("after"), "app.moe", "run('x')").startswith("TypeError")
+
+    rel = "app/moe.py"
+    source = (tmp_path / "consumer" / rel).read_bytes()
+    assert plan({rel: source}, list(findings)).empty  # unsafe: not written by default
+    patch = plan({rel: source}, list(findings), unsafe_fixes=True)
+    patched = patch.changes[0].after.decode()
+    assert "def apply(self, layer, x):" in patched and "top_k = layer.top_k" in patched
+    (tmp_path / "consumer" / rel).write_text(patched)
+    assert raised_by(roots("after"), "app.moe", "run('x')") is None
+    # the override now gets the layer's own values (the layer was built with top_k=3)
+    assert raised_by(roots("after"), "app.moe", "None if run('x') == ('x', 3, True, 'softmax') else 1 / 0") is None
+    again = findings_of(tmp_path / "again", Case("stopped-again", BEFORE, AFTER, {"app/__init__.py": "", rel: patched}))
+    assert [g for g in again if g.rule_id == "DRIFT070"] == []
+    assert plan({rel: patched.encode()}, list(findings), unsafe_fixes=True).empty
+
+
+def test_without_the_baseline_passing_them_from_the_layer_it_stays_manual(tmp_path):
+    before = {**BEFORE, "gizmo/moe.py": BEFORE["gizmo/moe.py"].replace(
+        "return self.method.apply(layer=self, x=x, top_k=self.top_k, renormalize=self.renormalize,\n"
+        "                                     scoring=self.scoring)",
+        "return route(self.method, self, x)\n\n\n    def route(method, layer, x):\n"
+        "        return method.apply(layer=layer, x=x, top_k=2, renormalize=True)")}
+    findings = findings_of(tmp_path, Case("stopped-manual", before, AFTER, CONSUMER))
+    f = only(findings, "DRIFT070")
+    assert f.fix.codemod is None and f.fix.tier == "manual"
