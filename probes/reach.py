@@ -314,7 +314,7 @@ class _Module:
     def patchable(self, path):
         """A class or module path an assignment patches: a target name, or a class a name getter
         returns (`named:` root), not an instance (`()`) or an element (`[]`)."""
-        if not path or "()" in path or "[]" in path or "[:]" in path:
+        if not path or "()" in path or any(step.startswith("[") for step in path):
             return False
         return self.is_target(path) or path[0].startswith("named:")
 
@@ -823,6 +823,7 @@ class _Function:
             self.expr(st.iter, env)
             self.expr(st.target, env, store=True)
             self._unbind(st.target, env)
+            self._bind_iterated(st, env)
             keys = self._dict_loop(st)
             if keys:
                 self.loop_keys[keys[0]] = keys[1]
@@ -978,6 +979,42 @@ class _Function:
             self.alternatives[key] = list(alts)
         else:
             self.alternatives.pop(key, None)
+
+    def _bind_iterated(self, st, env):
+        """`for x in <path>:` -- x is what iterating the path yields (`[*]`: an element of a
+        sequence, a key of a mapping); `for v in d.values()` and `for k, v in d.items()` -- v is
+        a value of the mapping (`[]`); `for a, b in <path>` and `for i, x in enumerate(<path>)` --
+        each name is its position in the element (`[0]`, `[1]`). drift types these steps from the
+        container annotations the target declares; a loop over anything else binds nothing."""
+        it, tgt = st.iter, st.target
+        chain = _Chain(self.mod, env, self.cls)
+        names = [tgt] if type(tgt) is ast.Name else list(tgt.elts) if type(tgt) is ast.Tuple else []
+        if not names or not all(type(n) is ast.Name for n in names):
+            return
+        method = it.func.attr if type(it) is ast.Call and type(it.func) is ast.Attribute and not it.args \
+            and not it.keywords else None
+        if method in ("values", "items"):
+            base = chain.of(it.func.value)
+            element = tuple(base) + ("[]",) if base else None
+            if method == "items":  # (key, value): only the value is typed
+                names, element = (names[1:], element) if len(names) == 2 else ([], None)
+            elif len(names) != 1:
+                return
+            positions = [None]
+        elif type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and len(it.args) == 1 \
+                and len(names) == 2:
+            base = chain.of(it.args[0])
+            names, element, positions = names[1:], (tuple(base) + ("[*]",) if base else None), [None]
+        else:
+            base = chain.of(it)
+            element = tuple(base) + ("[*]",) if base else None
+            positions = [None] if len(names) == 1 else list(range(len(names)))
+        if element is None or not self.mod.wanted(element) or len(element) >= MAX_PATH:
+            return
+        for name, pos in zip(names, positions * len(names) if positions == [None] else positions):
+            path = element if pos is None else element + ("[%d]" % pos,)
+            env[name.id] = path
+            self._derive(name.id, path)  # a missing name in the iterable fails at the loop, not at each use
 
     def _unbind(self, target, env):
         for n in walk(target):
@@ -1337,7 +1374,7 @@ class _Function:
         spec = node.args[1]
         for elt in (spec.elts if type(spec) is ast.Tuple else [spec]):
             path = chain.of(elt)
-            if path and self.mod.is_target(path) and "()" not in path and "[]" not in path and "[:]" not in path:
+            if path and self.mod.is_target(path) and "()" not in path and not any(p.startswith("[") for p in path):
                 line, col = _attr_pos(elt) if type(elt) is ast.Attribute else (elt.lineno, elt.col_offset)
                 self.mod.use("type_arg", path, line, col, self.qual, call=fname, tuple=type(spec) is ast.Tuple)
 

@@ -88,6 +88,9 @@ def strip_annotation(text: str | None) -> str | None:
 _SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "deque", "Deque"})
 _TUPLES = frozenset({"tuple", "Tuple"})
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"})
+# Containers only iterated (`for x in c`), never indexed: what iterating them yields is their first argument
+_ITERABLES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator",
+                        "Collection", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
 def split_generic(text: str) -> tuple[str, list[str]]:
@@ -129,7 +132,7 @@ def container_annotation(text: str | None) -> str | None:
             continue
         break
     head, args = split_generic(t)
-    return t if args and head in (_SEQUENCES | _TUPLES | _MAPPINGS) else None
+    return t if args and head in (_SEQUENCES | _TUPLES | _MAPPINGS | _ITERABLES) else None
 
 
 def _top_level_split(text: str, sep: str) -> list[str]:
@@ -409,6 +412,10 @@ class PathEvaluator:
             return self._element(base) if base.kind == "container" else UNKNOWN
         if step == "[:]":  # a slice: the same kind of container
             return base if base.kind == "container" else UNKNOWN
+        if step == "[*]":  # what iterating it yields (`for x in c`, probes/reach.py `_bind_iterated`)
+            return self._iterated(base) if base.kind == "container" else UNKNOWN
+        if step[:1] == "[" and step[1:-1].isdigit():  # one position of an unpacked element (`for a, b in c`)
+            return self._position(base, int(step[1:-1])) if base.kind == "container" else UNKNOWN
         name = step[1:]
         if base.kind == "module":
             return self._symbol_value(self.index.lookup(f"{base.sym.dotted}.{name}"), f"{base.sym.dotted}.{name}")
@@ -476,6 +483,24 @@ class PathEvaluator:
         if head in _MAPPINGS and len(args) == 2:
             return self._annotation_value(args[1], base.cref or "")
         return UNKNOWN
+
+    def _iterated(self, base: Value) -> Value:
+        """What `for x in c` binds when c is annotated a container: an element of a sequence, a
+        set or an iterator (`Iterator[tuple[str, C]]` -> the tuple), a key of a mapping."""
+        head, args = split_generic(base.name or "")
+        if head in _MAPPINGS and len(args) == 2:
+            return self._annotation_value(args[0], base.cref or "")
+        if head in (_SEQUENCES | _ITERABLES) and args:
+            return self._annotation_value(args[0], base.cref or "")
+        return self._element(base) if head in _TUPLES else UNKNOWN
+
+    def _position(self, base: Value, i: int) -> Value:
+        """Position `i` of an element unpacked in a loop: `tuple[str, C]` -> C at 1; a homogeneous
+        tuple or a sequence gives its element at any position."""
+        head, args = split_generic(base.name or "")
+        if head in _TUPLES and args and args[1:] != ["..."]:
+            return self._annotation_value(args[i], base.cref or "") if i < len(args) else UNKNOWN
+        return self._element(base) if head in (_SEQUENCES | _TUPLES) else UNKNOWN
 
     # -- members -----------------------------------------------------------------------------------
     def _member(self, cls: Symbol, name: str, *, on_class: bool) -> Value:
