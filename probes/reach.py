@@ -659,6 +659,20 @@ class _Chain:
         return self.of(func) in (("sym:importlib", ".import_module"), ("sym:importlib.import_module",))
 
 
+def unpacking(st):
+    """`a, b = f(...)` (or `= await f(...)`, `a, *rest = ...`): the call and how many names take
+    its result apart (`[plain names, starred]`), so a callee that now returns another number of
+    values is seen where Python raises `ValueError: too many values to unpack`; else None."""
+    value = st.value.value if type(st.value) is ast.Await else st.value
+    if type(value) is not ast.Call:
+        return None
+    for tgt in st.targets:
+        if type(tgt) in (ast.Tuple, ast.List):
+            starred = sum(1 for e in tgt.elts if type(e) is ast.Starred)
+            return value, [len(tgt.elts) - starred, bool(starred)]
+    return None
+
+
 class _Function:
     """One function (or the module body): statements in order, names typed as they flow."""
 
@@ -679,6 +693,7 @@ class _Function:
         self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
         self.derived = {}  # local name -> the paths assignments bound it to (each object itself)
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
+        self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
 
     def run(self):
         node = self.node
@@ -791,6 +806,7 @@ class _Function:
     def stmt(self, st, env):
         t = type(st)
         if t is ast.Assign:
+            self._note_unpacking(st)
             vpath = self.expr(st.value, env)
             for tgt in st.targets:
                 self.assign(tgt, st.value, vpath, env, st)
@@ -1273,6 +1289,11 @@ class _Function:
         else:
             self.expr(node, env)
 
+    def _note_unpacking(self, st):
+        found = unpacking(st)
+        if found:
+            self.unpacks[id(found[0])] = found[1]
+
     def _call(self, node, env, chain):
         self.env_of_call = env
         key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
@@ -1337,6 +1358,8 @@ class _Function:
         bound = self._bound(func, env, callee)
         if bound:
             self.mod.calls[-1]["bound"] = bound
+        if id(node) in self.unpacks:
+            self.mod.calls[-1]["unpacked"] = self.unpacks[id(node)]
         kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}
         if kw_guards:
             self.mod.calls[-1]["kw_guards"] = kw_guards

@@ -12,7 +12,7 @@ import ast
 import re
 
 from .astwalk import memoised, walk
-from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_constants, reach_facts,  # one copy
+from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_constants, reach_facts, unpacking,  # one copy
                     string_constants, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
@@ -411,6 +411,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
         assigns = sorted((n for n in walk(fnode) if isinstance(n, (ast.Assign, ast.NamedExpr))),
                          key=lambda n: (n.lineno, n.col_offset))
         result_vars = {}
+        unpacks = {id(u[0]): u[1] for u in (unpacking(a) for a in assigns if isinstance(a, ast.Assign)) if u}
         for a in assigns:
             target = a.targets[0] if isinstance(a, ast.Assign) and len(a.targets) == 1 else getattr(a, "target", None)
             if isinstance(target, ast.Name):
@@ -436,6 +437,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
                 "kw_values": {k.arg: _src(lines, k.value) for k in call.keywords if k.arg},
                 "result": None,
             }
+            if id(call) in unpacks:
+                rec["unpacked"] = unpacks[id(call)]
             if id(call) in result_vars:
                 var, line = result_vars[id(call)]
                 rec["result"] = dict(_result_uses(fnode, var, line, lines), var=var)

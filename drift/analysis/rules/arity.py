@@ -1,0 +1,106 @@
+"""DRIFT032: a call's result is unpacked into as many names as the baseline returned, not the target.
+
+A function that grows its tuple (`-> tuple[Blocks, int]` becoming `-> tuple[Blocks, int, int]`)
+breaks every `a, b = f(...)` at once with `ValueError: too many values to unpack`, wherever the
+call is: on an object vLLM built and the consumer reached through `self.<attr>`, in a function
+the consumer installed over one of vLLM's methods, or on a name imported plainly. The probe records
+how many names take the result apart (`unpacked`, probes/reach.py); the number of values comes
+from the return annotation on each side, which is what vLLM's own callers are checked against by
+its type checker. A variable-length `tuple[X, ...]`, a union or no annotation says nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, RuleKind, Severity
+
+_TUPLES = ("tuple[", "Tuple[", "typing.Tuple[", "typing.tuple[")
+
+
+def _top_level_split(text: str, sep: str) -> list[str]:
+    """`A, dict[str, int], C` split at the separators outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def returned_count(annotation: str | None) -> int | None:
+    """How many values a return annotation promises every time: `tuple[A, B, C]` -> 3; None for
+    anything that does not fix the number (no annotation, `tuple[A, ...]`, `tuple[A, B] | None`)."""
+    text = (annotation or "").strip().strip("'\"").strip()
+    if len(_top_level_split(text, "|")) > 1 or not text.endswith("]"):
+        return None
+    head = next((h for h in _TUPLES if text.startswith(h)), None)
+    if head is None:
+        return None
+    inner = text[len(head):-1].strip()
+    if not inner or inner == "()":
+        return None
+    items = _top_level_split(inner, ",")
+    items = [i for i in items if i]  # `tuple[A, B,]`
+    if any(i == "..." for i in items):
+        return None
+    return len(items)
+
+
+def unpacks(count: int, names: int, starred: bool) -> bool:
+    """Whether `count` values fill `names` targets (one of them `*rest` when starred)."""
+    return count >= names if starred else count == names
+
+
+def unpack_error(count: int, names: int, starred: bool) -> str:
+    """The ValueError Python raises when `count` values meet `names` targets."""
+    if starred or count < names:
+        return f"ValueError: not enough values to unpack (expected {'at least ' if starred else ''}{names}, got {count})"
+    return f"ValueError: too many values to unpack (expected {names})"
+
+
+@rule("DRIFT032", RuleKind.RETURN_SHAPE)
+def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
+    """The consumer unpacks a call's result into the number of values the baseline's annotation
+    returns, and the target's annotation returns another number: the assignment raises."""
+    if ctx.baseline is None:
+        return
+    seen: set[tuple[str, int]] = set()
+    for rc in ctx.calls:
+        shape = rc.rec.get("unpacked")
+        if not shape or rc.is_constructor or rc.target is None or rc.baseline is None:
+            continue
+        if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+            continue
+        names, starred = int(shape[0]), bool(shape[1])
+        tret, bret = rc.target.as_function.returns, rc.baseline.as_function.returns
+        now, before = returned_count(tret), returned_count(bret)
+        if now is None or before is None or not unpacks(before, names, starred) or unpacks(now, names, starred):
+            continue
+        site = rc.site
+        if (site.path, site.line) in seen:
+            continue
+        seen.add((site.path, site.line))
+        yield Finding(
+            rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
+            title=f"`{rc.label}(...)` now returns {now} values (`{tret}`); the result is unpacked into {names}"
+                  f"{' and a starred name' if starred else ''}",
+            consumer_site=site,
+            target_evidence=(ctx.evidence(rc.target),),
+            baseline_evidence=(ctx.evidence(rc.baseline),),
+            predicted_failure=unpack_error(now, names, starred),
+            details=f"the baseline returned {before} values (`{bret}`)",
+            fix=Fix(f"unpack the {now} values `{rc.label}` now returns (`{tret}`)",
+                    manual_reason="which of the new values the consumer needs is its own decision"),
+            symbol=rc.dotted,
+        )
+
+
+RULES = [unpacked_count_changed]

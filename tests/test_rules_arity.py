@@ -1,0 +1,124 @@
+"""DRIFT032: a call's result unpacked into the number of values the baseline's annotation
+returned, where the target's annotation returns another number."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by, write_tree
+
+MANAGER_BEFORE = """
+    class Blocks:
+        pass
+
+    class Manager:
+        def computed(self, request) -> tuple[Blocks, int]:
+            return Blocks(), 0
+
+        def spans(self) -> tuple[int, ...]:
+            return (1, 2)
+
+        async def acomputed(self, request) -> tuple[Blocks, int]:
+            return Blocks(), 0
+
+        def maybe(self) -> "tuple[int, int] | None":
+            return 1, 2
+
+    def pad(x) -> tuple[int, int]:
+        return x, 0
+
+    def build():
+        return Manager()
+    """
+MANAGER_AFTER = """
+    class Blocks:
+        pass
+
+    class Manager:
+        def computed(self, request) -> tuple[Blocks, int, int]:
+            return Blocks(), 0, 0
+
+        def spans(self) -> tuple[int, ...]:
+            return (1, 2, 3)
+
+        async def acomputed(self, request) -> tuple[Blocks, int, int]:
+            return Blocks(), 0, 0
+
+        def maybe(self) -> "tuple[int, int, int] | None":
+            return 1, 2, 3
+
+    def pad(x) -> tuple[int]:
+        return (x,)
+
+    def build():
+        return Manager()
+    """
+# The manager reaches the consumer the way vLLM's own objects do: built by the library and kept
+# on self; the plain function is imported; a starred unpacking still fits a longer tuple.
+CONSUMER = """
+    from gizmo.core import Manager, build, pad
+
+    class Sched:
+        def __init__(self):
+            self.manager: Manager = build()
+
+        def step(self, request):
+            blocks, n = self.manager.computed(request)
+            first, *rest = self.manager.computed(request)
+            a, b = self.manager.spans()
+            c, d = self.manager.maybe()
+            return blocks, n, first, rest, a, b, c, d
+
+    def padded(x):
+        value, width = pad(x)
+        return value, width
+
+    def padded_star(x):
+        *head, last = pad(x)
+        return head, last
+
+    async def later(m: Manager, request):
+        blocks, n = await m.acomputed(request)
+        return blocks, n
+    """
+
+CASE = Case("arity", before={"gizmo/core.py": MANAGER_BEFORE}, after={"gizmo/core.py": MANAGER_AFTER},
+            consumer={"app/sched.py": CONSUMER},
+            expected=[("DRIFT032", line_of(CONSUMER, "blocks, n = self.manager.computed")),
+                      ("DRIFT032", line_of(CONSUMER, "value, width = pad(x)")),
+                      ("DRIFT032", line_of(CONSUMER, "blocks, n = await m.acomputed"))])
+
+
+def test_unpacking_into_the_old_count_is_reported_where_python_raises(tmp_path):
+    findings = findings_of(tmp_path, CASE)
+    assert_findings(tuple(f for f in findings if f.rule_id == "DRIFT032"), CASE.expected)
+    grown = next(f for f in findings if f.rule_id == "DRIFT032" and "computed" in f.title)
+    assert "now returns 3 values" in grown.title and "unpacked into 2" in grown.title
+    assert grown.severity.value == "breaking"
+    assert grown.target_evidence[0].symbol == "gizmo.core.Manager.computed"
+    assert grown.fix is not None and grown.fix.tier == "manual"
+
+
+def test_predicted_errors_are_the_ones_python_raises(tmp_path):
+    findings = findings_of(tmp_path, CASE)
+    after = write_tree(tmp_path / "run_after", {"gizmo/core.py": MANAGER_AFTER})
+    app = write_tree(tmp_path / "run_app", {"app/sched.py": CONSUMER})
+    grown = next(f for f in findings if f.rule_id == "DRIFT032" and "computed" in f.title)
+    shrunk = next(f for f in findings if f.rule_id == "DRIFT032" and "pad" in f.title)
+    assert raised_by([after, app], "app.sched", "Sched().step(None)") == grown.predicted_failure
+    assert raised_by([after, app], "app.sched", "padded(1)") == shrunk.predicted_failure
+    # the starred forms are silent because they still run
+    assert raised_by([after, app], "app.sched", "padded_star(1)") is None
+
+
+def test_a_call_that_still_fits_is_silent(tmp_path):
+    same = Case("same", before={"gizmo/core.py": MANAGER_BEFORE}, after={"gizmo/core.py": MANAGER_BEFORE},
+                consumer={"app/sched.py": CONSUMER})
+    assert not [f for f in findings_of(tmp_path, same) if f.rule_id == "DRIFT032"]
+
+
+def test_without_a_baseline_nothing_is_compared(tmp_path):
+    from tests.rule_cases import run_case
+
+    outcome = run_case(tmp_path, before=None, after={"gizmo/core.py": MANAGER_AFTER},
+                       consumer={"app/sched.py": CONSUMER})
+    assert outcome.report is not None
+    assert not [f for f in outcome.report.findings if f.rule_id == "DRIFT032"]
