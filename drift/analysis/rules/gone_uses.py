@@ -1,0 +1,94 @@
+"""DRIFT005: a name the target removed, used away from the import that binds it.
+
+DRIFT001 reports the import, where Python fails first. A user who fixes only that line (drops
+the name, or wraps the import in `try/except ImportError`) still has every call and attribute
+read of the name further down: each raises `NameError` (or calls the fallback None) once the
+import no longer stops the module. The maintainers' own fix touches each of those lines, so each
+is a finding of its own, at the use. Risky, not breaking: while the import stands it masks them.
+Only a name that is gone outright counts: a name that moved, or that a `__getattr__` shim still
+serves, works at every use once its import is fixed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.imports import _getattr_shim
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+
+
+def _gone_imports(ctx: CheckContext, mod: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The module's imports of names the baseline defines and the target has nowhere:
+    {dotted name: import record}."""
+    out: dict[str, dict[str, Any]] = {}
+    for imp in mod.get("imports") or []:
+        target = imp.get("target") or ""
+        if imp.get("guarded") or imp.get("statement") != "from" or target in out:
+            continue
+        if ctx.target.lookup(target) is not None or ctx.baseline.lookup(target) is None:
+            continue
+        module, name = target.rsplit(".", 1)
+        if (module in ctx.target.modules and _getattr_shim(ctx, module, name)) or ctx.relocated(target):
+            continue  # moved or shimmed: every use works once the import is fixed
+        out[target] = imp
+    return out
+
+
+def _written(rec: dict[str, Any]) -> str | None:
+    """The dotted name a use is written through (`sym:vllm.x.Gone` -> `vllm.x.Gone`; a call
+    `Gone.make(...)` -> `vllm.x.Gone.make`)."""
+    callee = rec.get("callee") or {}
+    if callee.get("symbol"):
+        return callee["symbol"]
+    path = rec.get("path") or callee.get("path") or ()
+    head = str(path[0]) if path else ""
+    return head[4:] if head.startswith("sym:") else None
+
+
+def _gone_root(written: str | None, gone: dict[str, dict[str, Any]]) -> str | None:
+    """The gone name a written dotted name starts with, if any."""
+    while written:
+        if written in gone:
+            return written
+        written = written.rpartition(".")[0]
+    return None
+
+
+@rule("DRIFT005", RuleKind.IMPORT_REMOVED, Severity.RISKY)
+def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
+    """A call or attribute read of a name the target removed, on a line other than its import:
+    it fails there once the import is fixed alone."""
+    if ctx.baseline is None:
+        return
+    for mod in ctx.usage:
+        gone = _gone_imports(ctx, mod) if not ctx.dead_on_baseline(mod) else None
+        if not gone:
+            continue
+        seen: set[int] = set()
+        for rec in sorted([*(mod.get("calls") or []), *(mod.get("uses") or [])], key=lambda r: r.get("line") or 0):
+            target = _gone_root(_written(rec), gone)
+            imp = gone.get(target or "")
+            line = rec.get("line")
+            if imp is None or not line or line in seen or line in (imp.get("line"), imp.get("stmt_line")):
+                continue
+            seen.add(line)
+            name = target.rsplit(".", 1)[-1]
+            base = ctx.baseline.lookup(target)
+            col = rec.get("col")
+            yield Finding(
+                rule_id="DRIFT005", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY,
+                title=f"`{name}` is used here, but the target no longer has `{target}`",
+                consumer_site=Location(mod["path"], line, snippet=rec.get("callee_src"),
+                                       col=col + 1 if isinstance(col, int) else None),
+                baseline_evidence=(ctx.evidence(base),) if base else (),
+                predicted_failure=f"NameError: name '{imp.get('local') or name}' is not defined (once the import "
+                                  f"at line {imp['line']} no longer fails first)",
+                details=f"imported at line {imp['line']}, which fails first; fixing only the import leaves this use",
+                fix=Fix(f"stop using `{name}` here", manual_reason="nothing of that name is left in the target"),
+                symbol=target,
+            )
+
+
+RULES = [gone_name_used]
