@@ -174,6 +174,31 @@ def test_an_override_that_delegates_to_the_targets_method_keeps_its_calls(tmp_pa
         "TypeError: MyRunner.load() got an unexpected keyword argument 'dummy'"
 
 
+def test_a_method_overridden_in_the_same_class_that_delegates_keeps_the_bases_calls(tmp_path):
+    """The plugin's runner overrides `init_cache` but hands the call on to the target's on the
+    path it does not handle itself: the target's `self.init_backend(cfg, sizes=...)` inside it
+    still runs on the plugin's runner, whose `init_backend` keeps the old parameters."""
+    plugin = """
+        from gizmo.runner import Runner
+
+        class MyRunner(Runner):
+            def init_backend(self, cfg):
+                return cfg
+
+            def init_cache(self, cfg, sizes=None):
+                if cfg is None:
+                    return None
+                return super().init_cache(cfg, sizes)
+        """
+    found = findings_of(tmp_path, Case("same-class", BEFORE, AFTER, {"app/plugin.py": plugin}))
+    assert_findings(found, [("DRIFT070", line_of(plugin, "def init_backend"))])
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.plugin", "MyRunner().init_cache(1, 2)") == \
+        "TypeError: MyRunner.init_backend() got an unexpected keyword argument 'sizes'"
+    # the same override without the hand-on replaces the base's call: nothing to report
+    own = plugin.replace("return super().init_cache(cfg, sizes)", "return cfg")
+    assert not findings_of(tmp_path / "own", Case("own", BEFORE, AFTER, {"app/plugin.py": own}))
+
+
 def test_a_second_consumer_subclass_that_keeps_the_targets_method_keeps_its_calls(tmp_path):
     plugin = """
         from gizmo.runner import Runner

@@ -200,10 +200,21 @@ def _runs_own(ctx: CheckContext, ref: str, name: str, delegating: set[tuple[str,
     return False
 
 
+def runs_own(ctx: CheckContext, ref: str, name: str) -> bool:
+    """Whether the consumer class `ref` has its own `name` (or a consumer base does) that never
+    hands the call on to the target's: only then are the target's calls inside that method gone
+    for `ref`'s objects (an override that calls `super().name(...)` on some path still runs them)."""
+    return _runs_own(ctx, ref, name, _delegating(ctx))
+
+
 def _delegating(ctx: CheckContext) -> set[tuple[str, str]]:
     """(consumer class, method) where the method calls its base's own: `super().m(...)`,
     `Base.m(self, ...)`."""
+    memo = ctx.memo.get("callers.delegating")
+    if memo is not None:
+        return memo
     out: set[tuple[str, str]] = set()
+    ctx.memo["callers.delegating"] = out
     for mod in ctx.usage:
         prefix = mod.get("module") or ""
         for rec in mod.get("calls") or []:

@@ -20,7 +20,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
-from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of
+from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of, runs_own
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
@@ -596,11 +596,14 @@ def _pylist(names: list[str]) -> str:
 
 def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> set[tuple[str, str]]:
     """(target class, method) pairs whose code never runs for the consumer's class `ref`: methods
-    of its target bases that the consumer overrides too (its own caller replaces theirs)."""
+    of its target bases that the consumer overrides too (its own caller replaces theirs), unless
+    the override hands the call on to the base's (`super().m(...)` on the path it does not handle
+    itself): then the base's calls still run for `ref`'s objects."""
     if ref is None:
         return set()
     own = _consumer_defines(ctx, ref)
-    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in o.as_class.methods if m in own}
+    return {(o.dotted, m) for b in tb for o in ctx.target.mro(b) for m in o.as_class.methods
+            if m in own and runs_own(ctx, ref, m)}
 
 
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
