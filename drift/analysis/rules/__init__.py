@@ -1,9 +1,11 @@
 """Rule packs. Generic rules need no knowledge of the target; packs add what only it knows."""
 
 from drift.analysis.rules.arg_types import argument_retyped
+from drift.analysis.rules.arity import RULES as ARITY_RULES
 from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.family import method_vanished
+from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
@@ -27,6 +29,7 @@ from drift.analysis.rules.signature import keyword_removed, positional_arity, po
 GENERIC_RULES = [
     consumer_unparsable,
     import_removed,
+    *GONE_USE_RULES,
     *GUARDED_RULES,
     keyword_removed,
     required_added,
@@ -36,6 +39,7 @@ GENERIC_RULES = [
     *NULL_RULES,
     two_phase_protocol,
     return_shape,
+    *ARITY_RULES,
     method_vanished,
     default_changed,
     *REACH_RULES,
