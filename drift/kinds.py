@@ -72,6 +72,7 @@ class Kind(str, enum.Enum):
     NOT_A_CLASS = "the name the consumer uses as a class is now a function"
     PROPERTY_READ_ONLY = "attribute the consumer assigns is now a property without a setter"
     CONSUMER_UNPARSABLE = "the consumer's file does not parse: nothing in it could be checked"
+    VERSION_ASSERT_FAILS = "a module-level assertion on the target's version fails on the target"
 
 
 ChangeKind = Kind

@@ -88,6 +88,9 @@ def _version_literal(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value[:1].isdigit() \
             and "." in node.value and set(node.value) <= _VERSION_CHARS:
         return node.value
+    if isinstance(node, ast.Tuple) and 2 <= len(node.elts) <= 4 and all(
+            isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 0 for e in node.elts):
+        return ".".join(str(e.value) for e in node.elts)  # `__version_tuple__ < (0, 25)`
     if isinstance(node, ast.Call) and len(node.args) == 1:  # Version("0.12"), parse("0.12")
         return _version_literal(node.args[0])
     return None
@@ -1632,6 +1635,18 @@ def _branch_guards(mod, ifs):
     return out
 
 
+def version_asserts(tree, mod):
+    """Module-level `assert <version test>` (`assert VLLM_VERSION < (0, 25)`): the module fails
+    to import on every version the test rules out, as data drift evaluates per side."""
+    out = []
+    for st in tree.body:
+        if isinstance(st, ast.Assert):
+            guard = version_guard(st.test, mod.names, mod.flags)
+            if guard is not None and "const" not in guard:
+                out.append(dict(guard, line=st.lineno, col=st.col_offset))
+    return out
+
+
 def reach_facts(tree, *, module, is_package, prefixes, lines):
     """{"classes", "uses", "calls", "patches"} of one parsed consumer module (SCHEMA.md, "Reach")."""
     mod = _Module(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines)
@@ -1675,4 +1690,4 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
-            "over_annotations": mod.over_annotations}
+            "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod)}

@@ -502,6 +502,8 @@ def _merge_reach(out, reach):
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
                 "returns", "over_annotations"):
         out[key] = reach[key]
+    if reach.get("version_asserts"):  # most modules have none: no empty list in every record
+        out["version_asserts"] = reach["version_asserts"]
 
 
 def _mark_direct(calls, call_node, kind, rec):

@@ -23,6 +23,7 @@ from drift.analysis.rules.shape import return_shape
 from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
 from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
 from drift.analysis.rules.unparsable import consumer_unparsable
+from drift.analysis.rules.version_asserts import RULES as VERSION_ASSERT_RULES
 from drift.analysis.rules.versions import version_text_compare
 from drift.analysis.rules.signature import keyword_removed, positional_arity, positional_shift, required_added
 
@@ -55,4 +56,5 @@ GENERIC_RULES = [
     *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,
+    *VERSION_ASSERT_RULES,
 ]
