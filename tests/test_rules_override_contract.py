@@ -104,3 +104,57 @@ def test_overrides_that_keep_an_old_contract_no_call_rejects(tmp_path):
 def test_nothing_when_the_contract_did_not_change(tmp_path):
     consumer = {"app/plugin.py": CONSUMER}
     assert_findings(findings_of(tmp_path, Case("same", AFTER, AFTER, consumer)), [])
+
+
+WARM_BEFORE = {"gizmo/worker.py": """
+    class Worker:
+        def warm_up(self) -> float:
+            return 0.0
+
+    def init(workers):
+        return max([w.warm_up() for w in workers])
+    """}
+WARM_AFTER = {"gizmo/worker.py": """
+    from typing import NamedTuple
+
+    class Times(NamedTuple):
+        model: float
+        encoder: float
+
+    class Worker:
+        def warm_up(self) -> Times:
+            return Times(0.0, 0.0)
+
+    def init(workers):
+        times = [w.warm_up() for w in workers]
+        return max(t.model for t in times)
+    """}
+WARM_PLUGIN = """
+    from gizmo.worker import Worker
+
+
+    class MyWorker(Worker):
+        def warm_up(self):
+            self.ready = True
+
+
+    class Timed(Worker):
+        def warm_up(self):
+            return super().warm_up()
+    """
+
+
+def test_an_override_returning_nothing_where_a_plain_value_became_a_targets_object(tmp_path):
+    """`-> float` became `-> Times`: one worker's None passed through `max([None])` before; the
+    target now reads `.model` off it."""
+    found = findings_of(tmp_path, Case("warm", WARM_BEFORE, WARM_AFTER, {"app/plugin.py": WARM_PLUGIN}))
+    assert_findings(found, [("DRIFT078", line_of(WARM_PLUGIN, "def warm_up"))])
+    assert "now returns `Times` (it returned `float`)" in found[0].title
+    before = [tmp_path / "before", tmp_path / "consumer"]
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    call = "init([__import__('app.plugin').plugin.MyWorker()])"
+    assert raised_by(before, "gizmo.worker", call) is None
+    assert raised_by(after, "gizmo.worker", call) == "AttributeError: 'NoneType' object has no attribute 'model'"
+    # a plain value that stays a plain value (or the same class) is no new contract
+    same = {"gizmo/worker.py": WARM_BEFORE["gizmo/worker.py"].replace("-> float", "-> int")}
+    assert not findings_of(tmp_path / "same", Case("same", WARM_BEFORE, same, {"app/plugin.py": WARM_PLUGIN}))

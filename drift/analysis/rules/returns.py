@@ -1,4 +1,4 @@
-"""DRIFT078: an override returns nothing where the target's method now returns a value.
+"""DRIFT078: an override returns nothing where the target's method now returns a value its callers use.
 
 vLLM widens contracts by return value as often as by parameters: `Scheduler.finish_requests`
 went from `-> None` to returning the requests it aborted (the engine sends their ABORT outputs),
@@ -6,7 +6,10 @@ went from `-> None` to returning the requests it aborted (the engine sends their
 the max over workers). A consumer override written for the old contract still returns None, so
 the target's callers get None where they now expect a value: nothing fails where the override
 is, often nothing fails at all, and a feature quietly does nothing (or `max([None, None])` raises
-far away). Whether the override gives a value comes from the consumer's IR (probes/ir.py).
+far away). The same holds when the base already returned a plain value and now returns an object
+of one of the target's classes (`-> float` became `-> CompilationTimes`): a single worker's None
+passed through `max([None])` before, and `None.language_model` raises now. Whether the override
+gives a value comes from the consumer's IR (probes/ir.py).
 """
 
 from __future__ import annotations
@@ -33,11 +36,22 @@ def _gives_value_declared(text: str | None) -> bool:
     return not any(part.strip() == "None" for part in t.split("|"))
 
 
+def _newly_a_target_class(ctx: CheckContext, tm, bret: str | None, tret: str | None) -> bool:
+    """The target's return annotation names a class of the target where the baseline's named
+    something else: the target's callers now read that class's members off the value."""
+    t = (tret or "").strip().strip("'\"")
+    if not t or not bret or t == (bret or "").strip().strip("'\"") or not tm.module:
+        return False
+    sym = ctx.target.lookup(ctx.target.dotted_in(tm.module, t)) or ctx.target.lookup(f"{tm.module}.{t}")
+    return sym is not None and sym.kind == "class" and sym.dotted.split(".")[0] == ctx.target_package
+
+
 @rule("DRIFT078", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
 def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
-    """A consumer override of a method the baseline declared `-> None` and the target declares
-    as returning a value, when no `return` in the override hands back anything: the target's
-    callers now receive None where they expect that value."""
+    """A consumer override of a method the baseline declared `-> None` (or `-> <a plain value>`)
+    and the target declares as returning a value (an object of one of the target's classes), when
+    no `return` in the override hands back anything: the target's callers now receive None where
+    they expect that value, or read its members off None."""
     if ctx.baseline is None:
         return
     gives = ctx.consumer.inferred.gives
@@ -50,13 +64,14 @@ def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or bm is None:
                 continue
             tret, bret = tm.as_function.returns, bm.as_function.returns
-            if not (_gives_nothing_declared(bret) and _gives_value_declared(tret)):
+            if not _gives_value_declared(tret) or not (_gives_nothing_declared(bret)
+                                                       or _newly_a_target_class(ctx, tm, bret, tret)):
                 continue
             base = tm.dotted.rsplit(".", 2)[-2]
             yield Finding(
                 rule_id="DRIFT078", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
                 title=f"`{cls['qual']}.{name}` returns nothing, but `{base}.{name}` now returns `{tret}` "
-                      f"(it returned None)",
+                      f"(it returned {'None' if _gives_nothing_declared(bret) else f'`{bret}`'})",
                 consumer_site=Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}",
                                        col=(m.get("col") or 0) + 1),
                 target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
