@@ -15,6 +15,8 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from drift.probes.consumer_scan import ir_guards, ir_of
+
 _OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
         ">=": operator.ge}
 
@@ -83,8 +85,9 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
                 copy[key] = keep
                 dropped += len(recs) - len(keep)
         ir = mod.get("ir")
-        if isinstance(ir, dict) and ir.get("guards"):
-            live_ir = _ir_live(ir, current, predicates)
+        guards = ir_guards(mod)  # an IR kept as bytes is decoded only when a branch is dead on `version`
+        if guards:
+            live_ir = _ir_live(ir, guards, current, predicates)
             if live_ir is not ir:
                 copy = copy or dict(mod)
                 copy["ir"] = live_ir
@@ -99,16 +102,19 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
 _IR_EDGES = {"store": 3, "call": 3, "key": 2}  # relation -> where its row keeps the line
 
 
-def _ir_live(ir: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _ir_live(ir: Any, guards: Any, version: Version, predicates: dict[str, dict[str, Any]]) -> Any:
     """The IR without the edges written on branches `version` never takes (`Cls.m = fn` under
-    `if version_is("0.13"):` binds nothing on 0.18): the solver does not follow them."""
+    `if version_is("0.13"):` binds nothing on 0.18): the solver does not follow them. `ir` is
+    returned as it is (a dict, or the usage cache's bytes) when no edge is dead."""
     try:
-        dead = [(int(a), int(b)) for a, b, gs in ir["guards"]
+        dead = [(int(a), int(b)) for a, b, gs in guards
                 if any(holds(g, version, predicates) is False for g in gs)]
     except (TypeError, ValueError, AttributeError):
         return ir  # a malformed relation from a host: the solver's own checks judge the rest
     if not dead:
         return ir
+    if type(ir) is bytes:
+        ir = ir_of({"ir": ir})
     out = dict(ir)
     for rel, at in _IR_EDGES.items():
         rows = ir.get(rel)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from drift.probes.consumer_scan import ir_of
+
 MAX_VALUES = 6  # values kept per name: beyond this a name is too polymorphic to say anything useful
 MAX_ROUNDS = 12
 MAX_PATH = 8
@@ -103,7 +105,7 @@ class _Solver:
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
-                self._load(mod, mod.get("ir") or {})
+                self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
             except (TypeError, ValueError, AttributeError, IndexError, KeyError):
                 self.skipped.append(str(mod.get("path")))
         self._roots: dict[str, set] = {}  # sym: roots that are no variable: the same answer every round

@@ -18,6 +18,7 @@ from typing import Any
 
 from drift.consumer import infer
 from drift.consumer.infer import MAX_ROUNDS, MAX_VALUES, Solution, solve
+from drift.probes.consumer_scan import IR_VERSION
 from drift.sources.cache import cache_root
 
 _VERSION = "s5"  # bump when the solver's answer for the same IR changes
@@ -42,8 +43,10 @@ def _digest(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> str:
     h.update(_solver_digest())
     for mod in usage:
         h.update((mod.get("path") or "").encode() + b"\0")
-        h.update(marshal.dumps(mod.get("ir"), 2))  # version 2: no back-references, so the bytes (and the
-        # digest) depend on the IR alone, not on which of its objects this process happens to share
+        ir = mod.get("ir")
+        # version 2: no back-references, so the bytes (and the digest) depend on the IR alone, not on
+        # which of its objects this process happens to share; an IR kept as bytes is those very bytes
+        h.update(ir if type(ir) is bytes else marshal.dumps(ir, IR_VERSION))
     return h.hexdigest()[:32]
 
 

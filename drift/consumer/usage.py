@@ -16,11 +16,12 @@ from drift.probes.distinfo import dist_for
 
 def collect_usage(root: Path, packages: list[str], prefixes: list[str], *,
                   cache_dir: str | None = None, keep=None) -> list[dict[str, Any]]:
-    """Usage facts of every consumer module that imports from one of `prefixes`."""
+    """Usage facts of every consumer module that imports from one of `prefixes` (each module's IR
+    kept as the usage cache's bytes until the solver reads it: `drift.probes.consumer_scan.ir_of`)."""
     out: list[dict[str, Any]] = []
     for package in packages:
         out += consumer_usage(str(root), package, prefixes, use_importlib=False, cache_dir=cache_dir,
-                              keep=keep)["modules"]
+                              keep=keep, ir_as_bytes=True)["modules"]
     return mark_newer_syntax(out, root)
 
 
@@ -35,7 +36,7 @@ def collect_discovered(found, prefixes: list[str], *, cache_dir: str | None = No
         prefix = found.prefix(read_root)
         keep = (lambda rel, _p=prefix: found.keep(_p + rel)) if prefix else found.keep
         for module in consumer_usage(str(read_root), name, prefixes, use_importlib=False, cache_dir=cache_dir,
-                                     keep=keep)["modules"]:
+                                     keep=keep, ir_as_bytes=True)["modules"]:
             if prefix and module.get("path"):
                 module = dict(module, path=prefix + module["path"])
             out.append(module)
