@@ -25,8 +25,12 @@ _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _USAGE_VERSION = "u42-ir10"  # u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
+_LAYOUT = "irb1"  # the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
+# sharing this cache dir, never reads bytes where it expects the IR's dict
+
+
 def _cache_file(cache_dir, root_dir, package, prefixes):
-    key = "\0".join([_USAGE_VERSION, os.path.abspath(root_dir), package] + sorted(prefixes))
+    key = "\0".join([_USAGE_VERSION, _LAYOUT, os.path.abspath(root_dir), package] + sorted(prefixes))
     tag = "py%d%d" % sys.version_info[:2]
     return os.path.join(cache_dir, "usage-%s-%s.marshal" % (hashlib.sha256(key.encode()).hexdigest()[:24], tag))
 
