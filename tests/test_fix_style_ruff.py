@@ -191,6 +191,22 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "def apply", dict(function="apply", params=[["top_k", "layer.top_k"], ["renormalize", "layer.renormalize"]]),
     ),
+    "drop_argument": (
+        "from vllm.entrypoints.openai.api_server import init_app_state",
+        """
+        async def serve(engine_client, vllm_config, state, args) -> None:
+            await init_app_state(engine_client, vllm_config, state, args)
+        """,
+        "await init_app_state", dict(callee="init_app_state", positions=[1], count=4),
+    ),
+    "call_to_attribute": (
+        "from vllm.v1.core.kv_cache_manager import KVCacheManager",
+        """
+        def empty_blocks(manager: KVCacheManager) -> object:
+            return manager.create_empty_block_list()
+        """,
+        "create_empty_block_list", dict(method="create_empty_block_list", attr="empty_kv_cache_blocks"),
+    ),
     "compare_versions": (
         "import vllm",
         """

@@ -69,6 +69,11 @@ class PatchPlan:
 
 
 HELD_REASON = "unsafe fix (it may change what the code does): applied only with --unsafe-fixes"
+# Kinds whose edit cannot run on the baseline by construction: `drop_argument` stops passing a
+# parameter the baseline's signature still has, so the baseline binds the rest one slot off
+# (a shift its re-check does not always see). A range consumer's patch always puts them in a
+# vLLM-version branch, whatever the baseline re-check says.
+NEVER_ON_BASELINE = frozenset({"drop_argument"})
 
 
 def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
@@ -147,11 +152,14 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
         if applied:
             new_text = order_imports(text, new_text, first_party=(path.split("/")[0].removesuffix(".py"),))
             new_text = wrap_long_lines(text, new_text, line_length=width)
-        if gate is not None and applied and (gate_lines is None or path in gate_lines):
+        forced = frozenset(f.consumer_site.line for f in by_path.get(path, ())
+                           if f.key in applied and f.fix is not None and f.fix.codemod in NEVER_ON_BASELINE)
+        if gate is not None and applied and (gate_lines is None or path in gate_lines or forced):
             own = gate if gate.import_from != _module_of(path) else replace(gate, import_from=None, name=None)
             what = [(f.consumer_site.line, f.fix.description if f.fix else "") for f in by_path.get(path, ())
                     if f.key in applied]
-            gated = gate_file(text, new_text, own, what, None if gate_lines is None else gate_lines[path])
+            gated = gate_file(text, new_text, own, what,
+                              None if gate_lines is None else gate_lines.get(path, frozenset()) | forced)
             if gated.problem:
                 skipped.extend((k, f"{path}: not gated by vLLM version, so not applied: {gated.problem}")
                                for k in applied)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import replace
 from typing import Any, Iterator
 
@@ -102,6 +103,11 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     attribute a target `__init__` set on `self`. The baseline must have had the attribute (set on
     `self`, declared, inherited or defined), and the target's class must be fully known (no
     `__getattr__`, no base drift cannot see), so a missing name really is missing.
+
+    Fixes, besides a deprecation successor or a close new name: a removed zero-argument method
+    the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
+    unsafe: the attribute may be one shared object), and a read that sits only in the value of
+    a keyword the target's callable no longer accepts (the keyword's own drop, one edit for both).
     """
     if ctx.baseline_paths is None:
         return
@@ -180,6 +186,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
                      if renamed else
+                     (_became_attribute(ctx, prev, bprev, name) if what == "call" else None) or
+                     _dropped_with(ctx, mod, rec, name) or
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
@@ -216,6 +224,63 @@ def _slot_inferred(ctx: CheckContext, path: list[str]) -> bool:
         return False
     ref = path[0][len("over:"):]
     return any(ev.slot_inferred(ref) for ev in (ctx.target_paths, ctx.baseline_paths) if ev is not None)
+
+
+def _became_attribute(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> Fix | None:
+    """`call_to_attribute` when the target replaced zero-argument method `name` with an attribute
+    and rewrote its own calls (vLLM's `KVCacheManager.create_empty_block_list()` ->
+    `.empty_kv_cache_blocks`): a method of the same class that called `self.name()` in the
+    baseline no longer does and reads `self.<attr>` instead, `<attr>` new in the target's class,
+    and every such method agrees on that one attribute. Unsafe: the method built a value per
+    call, the attribute may be one object shared by every reader."""
+    if ctx.baseline is None or tprev.kind != "instance" or bprev.kind != "instance" \
+            or tprev.cls is None or bprev.cls is None:
+        return None
+    old = next((o.as_class.methods[name] for o in ctx.baseline.mro(bprev.cls) if name in o.as_class.methods), None)
+    if old is None or [p.name for p in old.params] not in (["self"], []):
+        return None
+    tnode, bnode = tprev.cls.as_class, bprev.cls.as_class
+    new_members = _members(ctx.target, tprev.cls) - _members(ctx.baseline, bprev.cls)
+    found: dict[str, list[str]] = {}
+    for mname, tm in tnode.methods.items():
+        bm = bnode.methods.get(mname)
+        if bm is None or name not in bm.behaviour.self_calls or name in tm.behaviour.self_calls:
+            continue
+        for attr in set(tm.behaviour.self_reads) - set(bm.behaviour.self_reads):
+            if attr in new_members:
+                found.setdefault(attr, []).append(mname)
+    if len(found) != 1:
+        return None
+    attr, sites = next(iter(found.items()))
+    owner = tprev.cls.dotted.rsplit(".", 1)[-1]
+    return Fix(f"read `.{attr}` instead of calling `.{name}()`, as the target's own `{owner}."
+               f"{sites[0]}` now does (check the shared object is not changed in place: `.{name}()` built a new one "
+               f"per call)", codemod="call_to_attribute", tier=UNSAFE, args={"method": name, "attr": attr})
+
+
+def _dropped_with(ctx: CheckContext, mod: dict, rec: dict, name: str) -> Fix | None:
+    """The drop of a keyword the target's callable no longer accepts, when the missing attribute
+    is read only in that keyword's value (`target_embedding_padding=self.vocab_size +
+    self.lora_config.lora_extra_vocab_size`): the keyword's own fix (DRIFT010's, tiered the same
+    way) takes the read with it, so both findings have one edit. None when the value is kept (a
+    successor keyword) or the read is not inside exactly one such keyword's value."""
+    from drift.analysis.rules.signature import removed_keyword_fix
+
+    line = rec.get("line")
+    reads = re.compile(rf"\.{re.escape(name)}\b")
+    hits = []
+    for rc in ctx.calls:
+        if rc.module.get("path") != mod.get("path") or not (rc.rec["line"] <= line <= rc.rec.get("end_line", rc.rec["line"])):
+            continue
+        for kw, value in (rc.rec.get("kw_values") or {}).items():
+            if reads.search(value or "") and rc.keyword_site(kw).line == line:
+                fix = removed_keyword_fix(ctx, rc, kw)
+                if fix is not None and fix.codemod == "drop_keyword":
+                    hits.append(fix)
+    if len(hits) != 1:
+        return None
+    fix = hits[0]
+    return replace(fix, description=f"{fix.description}; the read of `{name}` goes with it")
 
 
 def _deprecated_rename(ctx: CheckContext, prev: Value, bcls: Symbol | None, name: str):  # type: ignore[no-untyped-def]

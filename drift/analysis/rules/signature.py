@@ -72,6 +72,18 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
+def removed_keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str) -> Fix | None:
+    """DRIFT010's fix for keyword `kw` of call `rc` when the target's callable no longer accepts
+    it (and the baseline's did); None when it still does, or either side cannot be read."""
+    if not _checkable(rc) or _accepts_var_kw(rc.target_params) or rc.baseline_params is None:
+        return None
+    names = {p.name for p in rc.target_params if p.kind != "POSITIONAL_ONLY"}
+    base_param = next((p for p in rc.baseline_params if p.name == kw), None)
+    if kw in names or (base_param is None and not _accepts_var_kw(rc.baseline_params)):
+        return None
+    return _keyword_fix(ctx, rc, kw, names, base_param)
+
+
 def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], base_param) -> Fix:
     """The successor the baseline's deprecation shim named, when the target takes it and the call
     does not pass it already; else dropping the keyword (safe only when that loses nothing)."""
@@ -129,7 +141,12 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
 
 @rule("DRIFT012", RuleKind.POSITIONAL_ARITY)
 def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
-    """More positional arguments than the target's callable now takes."""
+    """More positional arguments than the target's callable now takes.
+
+    Fix (unsafe): where the target deleted positional parameters and kept the others in the
+    baseline's order, `drop_argument` removes the call's arguments at the deleted positions, so
+    the rest bind to the baseline's names again; only when the shorter call passes everything
+    the target requires. Otherwise manual."""
     for rc in ctx.calls:
         if not _checkable(rc) or any(p.kind == "VAR_POSITIONAL" for p in rc.target_params):
             continue
@@ -150,9 +167,38 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
                               f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
                               f"but {n + (0 if rc.target.kind == 'function' else 1)} "
                               f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
-            fix=Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
+            fix=_removed_slot_fix(rc, n) or
+            Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
             symbol=rc.dotted,
         )
+
+
+def _removed_slot_fix(rc: ResolvedCall, n: int) -> Fix | None:
+    """`drop_argument` when the target deleted positional parameters and kept the others in the
+    baseline's order (`(engine_client, vllm_config, state, args)` -> `(engine_client, state, args)`):
+    dropping the call's arguments at the deleted parameters' positions binds the rest to the
+    same names as on the baseline. Unsafe: the value the consumer passed there is no longer
+    given to anything (the target may read it elsewhere, or not at all). None when the
+    remaining arguments would not line up with the target's names."""
+    if rc.baseline_params is None or any(p.kind == "VAR_POSITIONAL" for p in rc.baseline_params):
+        return None
+    bslots = [p.name for p in _positional_slots(rc.baseline_params)]
+    tslots = [p.name for p in _positional_slots(rc.target_params)]
+    every = {p.name for p in rc.target_params}
+    gone = [i for i, name in enumerate(bslots[:n]) if name not in every]
+    kept = [name for name in bslots[:n] if name in every]
+    if not gone or kept != tslots[:len(kept)]:
+        return None
+    passed = set(kept) | set(rc.rec["keywords"])
+    if any(p.required and p.name not in passed for p in rc.target_params
+           if p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")):
+        return None  # the shorter call still lacks what the target requires: not a drop alone
+    names = ", ".join(f"`{bslots[i]}`" for i in gone)
+    return Fix(f"drop the argument{'s' if len(gone) > 1 else ''} passed as {names} (positional "
+               f"{', '.join(str(i + 1) for i in gone)}), a parameter `{rc.label}` no longer has; the rest then bind "
+               f"to the same names as on the baseline (check nothing else must now receive that value)",
+               codemod="drop_argument", tier=UNSAFE,
+               args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "positions": gone, "count": n})
 
 
 def _positional_slots(params) -> list:

@@ -9,6 +9,7 @@ a reason, never raised.
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -21,7 +22,9 @@ from drift.fixes.kinds.add_parameters import AddParameters
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.alias_member import AliasMember
 from drift.fixes.kinds.bind_parameters import BindParameters
+from drift.fixes.kinds.call_to_attribute import CallToAttribute
 from drift.fixes.kinds.compare_versions import CompareVersions
+from drift.fixes.kinds.drop_argument import DropArgument
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
@@ -51,6 +54,8 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "compare_versions": CompareVersions,
     "alias_member": AliasMember,
     "bind_parameters": BindParameters,
+    "drop_argument": DropArgument,
+    "call_to_attribute": CallToAttribute,
 }
 
 
@@ -129,13 +134,21 @@ def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileF
     skipped: list[tuple[str, str]] = []
     already: list[str] = []
     current = source
+    # one edit that fixes two findings (a dropped keyword whose value read a removed attribute):
+    # the second finding's identical fix at the same line counts as applied with the first
+    done: set[tuple[str, str, int]] = set()
     for n, finding in enumerate(todo):
         assert finding.fix is not None and finding.fix.codemod is not None
+        same = (finding.fix.codemod, json.dumps(finding.fix.args, sort_keys=True, default=str), finding.consumer_site.line)
+        if same in done:
+            applied.append(finding.key)
+            continue
         new, outcome = run_codemod(
             current, finding.fix.codemod, line=lines[id(finding)], args=dict(finding.fix.args), path=path
         )
         if outcome.status == APPLIED:
             applied.append(finding.key)
+            done.add(same)
             if new != current:
                 ops = _line_opcodes(current, new)
                 for later in todo[n + 1 :]:
