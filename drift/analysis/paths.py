@@ -398,10 +398,24 @@ class PathEvaluator:
             mod, _, name = ref.rpartition(".")
             owner = self.index.lookup(mod) if mod else None
             return Value("missing", cls=owner, name=name)
+        if sym.kind == "name":
+            sym = self._alias_of(sym) or sym
         kind = {"module": "module", "class": "class", "function": "function", "method": "unbound"}.get(sym.kind)
         if kind is None:
             return Value("external", sym=sym, name=sym.dotted)
         return Value(kind, sym=sym, evidence=(sym.path, sym.line))
+
+    def _alias_of(self, sym: Symbol, hops: int = 0) -> Symbol | None:
+        """What a module-level alias of the target names (`OldName = NewClass`, kept for backward
+        compatibility): the class or function itself, so members and calls through the old name
+        are judged as through the new one. Only a plain (dotted) name is followed, a few hops."""
+        value = (NameFacts(sym.facts).value or "").strip() if sym.facts is not None else ""
+        if not value or hops > 4 or not value.replace(".", "").replace("_", "").isalnum() or value[0].isdigit():
+            return None
+        found = self.index.resolve_in(sym.module, value)
+        if found is None or found.dotted == sym.dotted:
+            return None
+        return self._alias_of(found, hops + 1) if found.kind == "name" else found
 
     def _step(self, base: Value, step: str) -> Value:
         if not base.known:
