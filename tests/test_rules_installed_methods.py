@@ -91,3 +91,107 @@ def test_python_fails_where_the_findings_say(tmp_path):
     assert raised_by([after, app], "app.patch", "Worker(2).post([1])") == \
         "TypeError: PullWorker.to_kernel() missing 1 required positional argument: 'ratio'"
     assert raised_by([after, app], "app.patch", "Worker(2).fine()") is None
+
+
+# The consumer replaces a target class's `__init__` wholesale; the target's new `__init__` sets
+# state the class's own methods (which the consumer left in place) now read.
+INIT_BEFORE = {"gizmo/conn.py": """
+    class Connector:
+        def __init__(self, cfg):
+            self.cfg = cfg
+            self.peers = {}
+
+        def handshake(self, peer):
+            self.peers[peer] = True
+            return peer
+
+        def send(self, data):
+            return data
+
+    class Owner:
+        def __init__(self, connector: Connector):
+            self.connector = connector
+
+        def start(self, peer):
+            return self.connector.handshake(peer)
+    """}
+INIT_AFTER = {"gizmo/conn.py": """
+    class Connector:
+        def __init__(self, cfg):
+            self.cfg = cfg
+            self.peers = {}
+            self.pp_size = 1
+            self.offset = 0
+
+        def handshake(self, peer):
+            self.peers[peer] = self.pp_size
+            return peer
+
+        def send(self, data):
+            return data[self.offset:]
+
+    class Owner:
+        def __init__(self, connector: Connector):
+            self.connector = connector
+
+        def start(self, peer):
+            return self.connector.handshake(peer)
+    """}
+INIT_CONSUMER = {"app/conn.py": """
+    from gizmo.conn import Connector
+
+
+    def new_init(self, cfg):
+        self.cfg = cfg
+        self.peers = {}
+
+
+    def new_send(self, data):
+        return list(data)
+
+
+    def connect(self, peer):
+        return self.handshake(peer)
+
+
+    Connector.__init__ = new_init
+    Connector.send = new_send
+    Connector.connect = connect
+    """}
+# The same, but the replacement runs the original first: nothing is missing.
+WRAPPED_CONSUMER = {"app/conn.py": """
+    from gizmo.conn import Connector
+
+    _orig_init = Connector.__init__
+
+
+    def new_init(self, cfg):
+        _orig_init(self, cfg)
+        self.extra = 1
+
+
+    Connector.__init__ = new_init
+    """}
+
+
+def test_a_wholesale_init_replacement_misses_new_state_its_kept_methods_read(tmp_path):
+    conn = INIT_CONSUMER["app/conn.py"]
+    findings = findings_of(tmp_path, Case("replaced-init", INIT_BEFORE, INIT_AFTER, INIT_CONSUMER))
+    hit = [f for f in findings if f.rule_id == "DRIFT075"]
+    assert_findings(findings, [("DRIFT075", line_of(conn, "def new_init(self, cfg):"))])
+    assert "`pp_size`" in hit[0].title and "handshake" in hit[0].title  # `offset` is read only by the replaced `send`
+    assert hit[0].severity.value == "breaking"
+
+
+def test_a_replacement_that_runs_the_original_init_is_silent(tmp_path):
+    assert findings_of(tmp_path, Case("wrapped-init", INIT_BEFORE, INIT_AFTER, WRAPPED_CONSUMER)) == ()
+
+
+def test_python_fails_in_the_kept_method(tmp_path):
+    after = write_tree(tmp_path / "after", INIT_AFTER)
+    app = write_tree(tmp_path / "app", INIT_CONSUMER)
+    assert raised_by([after, app], "app.conn", "Connector(1).connect('p')") == \
+        "AttributeError: 'Connector' object has no attribute 'pp_size'"
+    assert raised_by([after, app], "app.conn", "Connector(1).send('ab')") is None
+    wrapped = write_tree(tmp_path / "wrapped", WRAPPED_CONSUMER)
+    assert raised_by([after, wrapped], "app.conn", "Connector(1).handshake('p')") is None

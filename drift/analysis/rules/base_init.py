@@ -25,6 +25,7 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Needle, PackageIndex, Symbol
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _consumer_classes, _consumer_defines, _module_of
+from drift.analysis.rules.replaced_init import installed_inits, replaced_names, self_calls_of, site_of_init, stored_names
 
 
 def receiver_names(cls_name: str) -> list[str]:
@@ -119,6 +120,44 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                      Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
                     symbol=f"{owner.dotted}.{name}",
                     details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
+    yield from _replaced_inits(ctx)
+
+
+def _replaced_inits(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer function installed as a target class's `__init__` that never runs the
+    original, where the class's methods the consumer left in place (and that run: called by the
+    consumer on these objects, by the target on an object named after the class, or by such a
+    method) now read `self.x` that only the target's `__init__` chain sets, and the baseline's
+    did not read it. A name the consumer stores anywhere is never reported."""
+    stored = stored_names(ctx)
+    for mod, patch, tcls, bcls in installed_inits(ctx):
+        skip = replaced_names(ctx, tcls) | {"__init__"}
+        state = {n: v for n, v in _init_state(ctx.target, tcls).items() if n not in stored and not n.startswith("__")}
+        if not state:
+            continue
+        calls = self_calls_of(mod)
+        now = _live_reads(ctx.target, tcls, skip, calls, set(state))
+        before = _live_reads(ctx.baseline, bcls, skip, calls, set(now)) if now else {}
+        fn = (patch.get("value") or {}).get("function") or "?"
+        short = tcls.dotted.rsplit(".", 1)[-1]
+        for name in sorted(set(now) - set(before)):
+            owner, line = state[name]
+            method, mowner, mline = now[name]
+            site = site_of_init(mod, patch)
+            yield Finding(
+                rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
+                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+                title=f"`{fn}` replaces `{short}.__init__` and never sets `{name}`, which the target's "
+                      f"`__init__` now sets; `{mowner.dotted.rsplit('.', 1)[-1]}.{method}` reads it",
+                consumer_site=site,
+                target_evidence=(Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
+                                 Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
+                baseline_evidence=(),
+                predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
+                fix=Fix(f"set `self.{name}` in `{fn}` as the target's `__init__` does",
+                        manual_reason="the value must match what the target's `__init__` computes"),
+                symbol=f"{owner.dotted}.{name}",
+                details=f"`{method}` is the target's own, not replaced, and runs on objects `{fn}` builds")
 
 
 class _Site:
