@@ -195,3 +195,84 @@ def test_python_fails_in_the_kept_method(tmp_path):
     assert raised_by([after, app], "app.conn", "Connector(1).send('ab')") is None
     wrapped = write_tree(tmp_path / "wrapped", WRAPPED_CONSUMER)
     assert raised_by([after, wrapped], "app.conn", "Connector(1).handshake('p')") is None
+
+
+# A target layer built on torch.nn.Module, whose `__getattr__` answers only what is registered on
+# the instance: once the layer's `__init__` stops setting a plain attribute, a function the
+# consumer installs as its `forward` (`self` annotated as the layer) fails reading it. torch is
+# not installed here, so the failure itself is torch's (`'MLA' object has no attribute 'scales'`).
+MODULE_BEFORE = {"gizmo/mla.py": """
+    import torch.nn as nn
+    from torch import nn as tnn
+
+    class MLA(nn.Module):
+        def __init__(self, scales):
+            super().__init__()
+            self.scales = scales
+            self.weight = None
+            self.name = "mla"
+
+    class Quant:
+        def create(self, layer):
+            layer.register_parameter("weight", None)
+
+    def Builder(scales) -> MLA:
+        return MLA(scales)
+    """}
+MODULE_AFTER = {"gizmo/mla.py": """
+    import torch.nn as nn
+
+    class MLA(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.name = "mla"
+
+    class Quant:
+        def create(self, layer):
+            layer.register_parameter("weight", None)
+
+    def Builder(scales) -> MLA:
+        return MLA()
+    """}
+MODULE_CONSUMER = {"app/mla.py": """
+    from gizmo.mla import MLA, Builder
+
+
+    def forward(self: MLA, x):
+        if self.scales:
+            return x
+        return self.weight, self.training, self.name
+
+
+    def built(layer: Builder):
+        return layer.scales
+
+
+    MLA.forward = forward
+    """}
+
+
+def _with_sources(facts: dict, root) -> dict:
+    """Facts as a fetched release has them: with the tree they were read from."""
+    return {**facts, "target": {**(facts.get("target") or {}), "root": str(root)}}
+
+
+def test_an_attribute_an_nn_module_layer_stopped_setting_is_missing(tmp_path):
+    from drift.pipeline.run import check
+    from tests.rule_cases import consumer_of, facts_of
+
+    before = write_tree(tmp_path / "before", MODULE_BEFORE)
+    after = write_tree(tmp_path / "after", MODULE_AFTER)
+    cons = consumer_of(write_tree(tmp_path / "consumer", MODULE_CONSUMER))
+    outcome = check(consumer=cons, target_facts=_with_sources(facts_of(after), after),
+                    baseline_facts=_with_sources(facts_of(before), before), target_package="gizmo")
+    mla = MODULE_CONSUMER["app/mla.py"]
+    # `weight` is registered by string elsewhere, `training` is nn.Module's own, `name` is still set;
+    # `layer: Builder` names a factory kept where a class was: what it holds is not judged
+    assert_findings(outcome.report.findings, [("DRIFT060", line_of(mla, "if self.scales:"))])
+    assert "scales" in outcome.report.findings[0].title
+
+
+def test_without_the_targets_sources_nothing_is_assumed_missing(tmp_path):
+    findings = findings_of(tmp_path, Case("module-no-sources", MODULE_BEFORE, MODULE_AFTER, MODULE_CONSUMER))
+    assert_findings(findings, [])

@@ -10,10 +10,11 @@ path in the baseline and in the target says where the consumer's code stops work
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
+from drift.analysis.torch_module import is_module_base, module_defines, registered_somewhere
 from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
@@ -24,6 +25,13 @@ from drift.analysis.override_slots import DECLARED, SIBLING, slot_class
 # then fully known, so a missing attribute really is missing.
 _INERT_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol",
                           "ABCMeta", "enum.Enum", "Enum", "NamedTuple", "typing.NamedTuple"})
+
+
+def _class_named(dotted: str) -> bool:
+    """A function named as a class is (`def FusedMoE(...) -> MoERunner`): a factory kept where a
+    class was, so a value annotated with that name is typed from what the factory returns."""
+    name = dotted.rsplit(".", 1)[-1]
+    return name[:1].isupper() and not name.isupper()
 
 
 @dataclass(frozen=True)
@@ -436,7 +444,10 @@ class PathEvaluator:
         if base.kind == "class":
             return self._member(base.sym, name, on_class=True)
         if base.kind == "instance":
-            return self._member(base.cls, name, on_class=False)
+            out = self._member(base.cls, name, on_class=False)
+            if out.kind == "missing" and out.via == "torch-module" and base.via == "factory":
+                return UNKNOWN  # what a factory standing in for a class builds may hold the old class's object
+            return out
         if base.kind == "consumer":
             return self._consumer_member(base, name)
         return UNKNOWN
@@ -445,7 +456,10 @@ class PathEvaluator:
         if base.kind == "class":
             return Value("instance", cls=base.sym)
         if base.kind in ("function", "method", "unbound"):
-            return self._annotation_value(base.sym.as_function.returns, base.sym.module)
+            out = self._annotation_value(base.sym.as_function.returns, base.sym.module)
+            if base.kind == "function" and out.kind == "instance" and _class_named(base.sym.dotted):
+                return replace(out, via="factory")
+            return out
         if base.kind == "consumer" and base.ckind == "class":
             return Value("consumer", ckind="instance", cref=base.cref)
         if base.kind == "consumer" and base.ckind in ("function", "method"):
@@ -564,9 +578,10 @@ class PathEvaluator:
                 ia = node.instance_attrs.get(name)
                 if ia is not None:
                     return _found(self._instance_attr_value(ia, owner), owner, "instance", (owner.path, ia.line))
-        if self._dynamic(mro) or not self._fully_known(mro):
+        seen, module_based = self._bases_seen(mro)
+        if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)):
             return UNKNOWN
-        return Value("missing", cls=cls, name=name)
+        return Value("missing", cls=cls, name=name, via="torch-module" if module_based else None)
 
     def _installed_member(self, cls: Symbol, name: str) -> Value | None:
         """`instance.name` that no class of the MRO sets but a consumer function installed on
@@ -684,18 +699,29 @@ class PathEvaluator:
                     out.add(self.index.dotted_in(o.module, text))
         return tuple(sorted(out))
 
-    def _fully_known(self, mro: list[Symbol]) -> bool:
-        """Every base of every class in the MRO resolves (or adds nothing): nothing unseen can
-        provide the attribute."""
+    def _bases_seen(self, mro: list[Symbol]) -> tuple[bool, bool]:
+        """(every base of every class in the MRO resolves or adds nothing, so nothing unseen can
+        provide the attribute; one of them is `torch.nn.Module`). nn.Module provides only its own
+        names and what is registered on the instance (drift/analysis/torch_module.py), so it
+        counts as seen; `_module_may_hold` says which names it may still answer."""
+        module_based = False
         for o in mro:
             for base in o.as_class.bases:
                 text = base.split("[", 1)[0].strip()
                 if text in _INERT_BASES or text.rsplit(".", 1)[-1] in _INERT_BASES:
                     continue
                 b = self.index.resolve_in(o.module, text)
-                if b is None or b.kind != "class":
-                    return False
-        return True
+                if b is not None and b.kind == "class":
+                    continue
+                if not is_module_base(self.index.dotted_in(o.module, text)):
+                    return False, module_based
+                module_based = True
+        return True, module_based
+
+    def _module_may_hold(self, name: str) -> bool:
+        """Whether an nn.Module-based instance may have `name` though no class of it sets it:
+        nn.Module's own, or a name the target registers by string somewhere."""
+        return module_defines(name) or registered_somewhere(self.index, name)
 
     # -- the consumer's own classes ----------------------------------------------------------------
     def _consumer_member(self, base: Value, name: str) -> Value:
