@@ -210,6 +210,7 @@ MODULE_BEFORE = {"gizmo/mla.py": """
             super().__init__()
             self.scales = scales
             self.weight = None
+            self.q_scale = 1.0
             self.name = "mla"
 
     class Quant:
@@ -231,6 +232,9 @@ MODULE_AFTER = {"gizmo/mla.py": """
         def create(self, layer):
             layer.register_parameter("weight", None)
 
+    def set_default_scales(layer):
+        layer.q_scale = 1.0
+
     def Builder(scales) -> MLA:
         return MLA()
     """}
@@ -241,7 +245,7 @@ MODULE_CONSUMER = {"app/mla.py": """
     def forward(self: MLA, x):
         if self.scales:
             return x
-        return self.weight, self.training, self.name
+        return self.weight, self.training, self.name, self.q_scale
 
 
     def built(layer: Builder):
@@ -267,7 +271,8 @@ def test_an_attribute_an_nn_module_layer_stopped_setting_is_missing(tmp_path):
     outcome = check(consumer=cons, target_facts=_with_sources(facts_of(after), after),
                     baseline_facts=_with_sources(facts_of(before), before), target_package="gizmo")
     mla = MODULE_CONSUMER["app/mla.py"]
-    # `weight` is registered by string elsewhere, `training` is nn.Module's own, `name` is still set;
+    # `weight` is registered by string elsewhere, `q_scale` set by a helper on the layers it is
+    # handed, `training` is nn.Module's own, `name` is still set;
     # `layer: Builder` names a factory kept where a class was: what it holds is not judged
     assert_findings(outcome.report.findings, [("DRIFT060", line_of(mla, "if self.scales:"))])
     assert "scales" in outcome.report.findings[0].title

@@ -48,9 +48,11 @@ def module_defines(name: str) -> bool:
 
 def registered_somewhere(index: PackageIndex, name: str) -> bool:
     """Whether the target's text names `name` as a string anywhere (`register_buffer("name", ...)`,
-    `setattr(layer, "name", v)`, `getattr(self, "name")`): it may then be registered on the
+    `setattr(layer, "name", v)`, `getattr(self, "name")`) or stores it on some object
+    (`layer.name = ...` in a helper that sets up layers it is handed): it may then be on the
     instance at run time. True (not provably absent) when the sources are not at hand."""
     if not index.has_sources:
         return True
-    pattern = re.compile(rb"""["']%s["']""" % re.escape(name.encode()))
-    return bool(index.memo("quoted-name.1", name, lambda: index.source_search(Needle(name.encode(), pattern))))
+    word = re.escape(name.encode())
+    pattern = re.compile(rb"""["']%s["']|\.%s\s*=(?!=)""" % (word, word))
+    return bool(index.memo("named-or-stored.1", name, lambda: index.source_search(Needle(name.encode(), pattern))))
