@@ -548,6 +548,25 @@ def _calls_base_init(fn, cls_name, saved=frozenset()):
     return False
 
 
+_TARGET_STRING = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*){2,}$")
+
+
+def _decorator_target(fn):
+    """((owner dotted, attribute), string node) for a decorator call given one dotted string of
+    three parts or more (`@patch("pkg.mod.Cls.m")`, `@register_patch(target="pkg.mod.f")`):
+    the name the decorated function is installed as. None when no decorator names one, or
+    more than one string could."""
+    found = []
+    for d in fn.decorator_list:
+        if not isinstance(d, ast.Call):
+            continue
+        for a in list(d.args) + [k.value for k in d.keywords]:
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and _TARGET_STRING.match(a.value):
+                owner, _, name = a.value.rpartition(".")
+                found.append(((owner, name), a))
+    return found[0] if len(found) == 1 else None
+
+
 def _signature(fn):
     a = fn.args
     params = []
@@ -723,7 +742,9 @@ class _Function:
     def _params(self, fn):
         args = fn.args.posonlyargs + fn.args.args
         decos = [(_dotted(d) or "").split(".")[-1] for d in fn.decorator_list]
-        bound = None
+        named = _decorator_target(fn) if self.cls is None else None
+        owner = ("sym:" + named[0][0],) if named else None
+        bound = owner if owner and self.mod.patchable(owner) and named[0][0].rsplit(".", 1)[-1][:1].isupper() else None
         hooked = self._import_hook_module(fn)
         declared = self.mod.declared_module(self.cls) if self.cls else None
         for i, a in enumerate(args + fn.args.kwonlyargs):
@@ -776,6 +797,22 @@ class _Function:
             return False
         rec = self.mod.classes.get(self.cls) or {}
         return any(b and self.mod.wanted(tuple(b)) for b in rec.get("bases") or [])
+
+    def _decorator_patch(self, fn):
+        """`@register_patch(target="vllm.x.Cls.forward")`: a patch framework's decorator that
+        names, as a dotted string, the target attribute the decorated function is installed as.
+        Recorded as a patch of that attribute (as `Cls.forward = fn` would be)."""
+        owner_name = _decorator_target(fn)
+        if owner_name is None:
+            return
+        (owner, name), node = owner_name
+        path = ("sym:" + owner,)
+        if not self.mod.patchable(path):
+            return
+        self.mod.patches.append({"line": node.lineno, "col": node.col_offset, "path": list(path), "name": name,
+                                 "function": self.qual, "value": {"function": self.mod.quals.get(id(fn), fn.name),
+                                                                  "line": fn.lineno, "signature": _signature(fn)},
+                                 "how": "decorator", "guards": list(self.mod.guards)})
 
     def _import_hook_module(self, fn):
         """`@when_imported("vllm.x")` (wrapt and its kin): the hook is called with that module."""
@@ -871,6 +908,7 @@ class _Function:
         elif t in _FUNCS:
             for d in st.decorator_list:
                 self.expr(d, env)
+            self._decorator_patch(st)
             env.pop(st.name, None)
             qual = self.mod.quals.get(id(st))
             if qual and self.node is not self.mod.tree:  # a nested helper: calls to it are consumer calls

@@ -281,3 +281,81 @@ def test_an_attribute_an_nn_module_layer_stopped_setting_is_missing(tmp_path):
 def test_without_the_targets_sources_nothing_is_assumed_missing(tmp_path):
     findings = findings_of(tmp_path, Case("module-no-sources", MODULE_BEFORE, MODULE_AFTER, MODULE_CONSUMER))
     assert_findings(findings, [])
+
+
+# A patch framework's decorator names the target attribute as a dotted string; the decorated
+# function is installed there (by the framework, later). Its `self` is the class's instance.
+DECO_BEFORE = {"gizmo/moe.py": """
+    class Router:
+        def route(self, x):
+            return x
+
+        def scale(self):
+            return 1
+
+    class Block:
+        def __init__(self, router: Router):
+            self.router = router
+
+        def run(self, x):
+            return self.router.route(x)
+    """}
+DECO_AFTER = {"gizmo/moe.py": """
+    class Router:
+        def route(self, x, sequence_parallel=False):
+            return x
+
+    class Block:
+        def __init__(self, router: Router):
+            self.router = router
+
+        def run(self, x):
+            return self.router.route(x, sequence_parallel=True)
+    """}
+DECO_CONSUMER = {
+    "app/registry.py": """
+        import importlib
+
+        PATCHES = []
+
+
+        def register_patch(target, reason=""):
+            def wrap(fn):
+                PATCHES.append((target, fn))
+                return fn
+            return wrap
+
+
+        def apply():
+            for target, fn in PATCHES:
+                mod, cls, name = target.rsplit(".", 2)
+                setattr(getattr(importlib.import_module(mod), cls), name, fn)
+        """,
+    "app/moe.py": """
+        from app.registry import register_patch
+
+
+        @register_patch(target="gizmo.moe.Router.route", reason="a kernel of ours")
+        def patched_route(self, x):
+            return self.scale() * x
+        """,
+}
+
+
+def test_a_patch_a_decorator_names_by_string_is_judged(tmp_path):
+    moe = DECO_CONSUMER["app/moe.py"]
+    findings = findings_of(tmp_path, Case("decorator", DECO_BEFORE, DECO_AFTER, DECO_CONSUMER))
+    assert_findings(findings, [
+        ("DRIFT070", line_of(moe, "def patched_route(self, x):")),  # the target now passes sequence_parallel=
+        ("DRIFT060", line_of(moe, "return self.scale() * x")),  # `scale` is gone from Router
+    ])
+
+
+def test_python_fails_where_the_decorator_patch_findings_say(tmp_path):
+    after = write_tree(tmp_path / "after", DECO_AFTER)
+    app = write_tree(tmp_path / "app", DECO_CONSUMER)
+    assert raised_by([after, app], "app.moe", "__import__('app.registry').registry.apply() or 0") is None
+    got = raised_by([after, app], "app.moe",
+                    "__import__('app.registry').registry.apply() or "
+                    "__import__('gizmo.moe').moe.Block(__import__('gizmo.moe').moe.Router()).run(1)")
+    assert got == "TypeError: patched_route() got an unexpected keyword argument 'sequence_parallel'"
