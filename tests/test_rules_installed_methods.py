@@ -359,3 +359,48 @@ def test_python_fails_where_the_decorator_patch_findings_say(tmp_path):
                     "__import__('app.registry').registry.apply() or "
                     "__import__('gizmo.moe').moe.Block(__import__('gizmo.moe').moe.Router()).run(1)")
     assert got == "TypeError: patched_route() got an unexpected keyword argument 'sequence_parallel'"
+
+
+# The target keeps a class's name for a factory function that builds another class: a method
+# the consumer sets on the name is set on the function object, and no object ever runs it.
+FACTORY_BEFORE = {"gizmo/layer.py": """
+    class Layer:
+        def __init__(self, n):
+            self.n = n
+    """}
+FACTORY_AFTER = {"gizmo/layer.py": """
+    class Runner:
+        def __init__(self, n):
+            self.n = n
+
+    def Layer(n) -> Runner:
+        return Runner(n)
+    """}
+FACTORY_CONSUMER = {"app/layer.py": """
+    from gizmo.layer import Layer
+
+    _orig_init = Layer.__init__
+
+
+    def tagged_init(self, *args, **kwargs):
+        _orig_init(self, *args, **kwargs)
+        self.tag = "ours"
+
+
+    Layer.__init__ = tagged_init
+    """}
+
+
+def test_a_patch_of_a_class_that_became_a_factory_replaces_nothing(tmp_path):
+    layer = FACTORY_CONSUMER["app/layer.py"]
+    findings = findings_of(tmp_path, Case("factory", FACTORY_BEFORE, FACTORY_AFTER, FACTORY_CONSUMER))
+    assert_findings(findings, [("DRIFT080", line_of(layer, "Layer.__init__ = tagged_init"))])
+    assert "`Runner`" in findings[0].title and findings[0].severity.value == "risky"
+
+
+def test_python_never_runs_the_patched_init(tmp_path):
+    after = write_tree(tmp_path / "after", FACTORY_AFTER)
+    app = write_tree(tmp_path / "app", FACTORY_CONSUMER)
+    assert raised_by([after, app], "app.layer", "Layer(1).tag") == "AttributeError: 'Runner' object has no attribute 'tag'"
+    before = write_tree(tmp_path / "before", FACTORY_BEFORE)
+    assert raised_by([before, app], "app.layer", "Layer(1).tag") is None

@@ -1306,6 +1306,10 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline_paths is None:
         return
     for mod, patch in _patches(ctx):
+        factory = _class_now_factory(ctx, patch)
+        if factory is not None:
+            yield _factory_patch_finding(mod, patch, *factory)
+            continue
         t, b = _patch_values(ctx, patch)
         if t is None or b is None or t.kind != "missing" or not b.known or b.kind == "consumer":
             continue
@@ -1330,6 +1334,38 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="a patch must be re-targeted by hand"),
             symbol=f"{owner.sym.dotted}.{name}",
         )
+
+
+def _class_now_factory(ctx: CheckContext, patch: dict) -> tuple[Value, Value] | None:
+    """(target function, baseline class) when the patched owner is a class on the baseline and
+    a function on the target (a factory kept under the class's name, `def FusedMoE(...)`): a
+    method set on the function object is never run, as the objects built are another class's."""
+    path = tuple(patch.get("path") or ())
+    if not path:
+        return None
+    tv, bv = ctx.target_paths.value(path), ctx.baseline_paths.value(path)
+    if tv.kind == "function" and bv.kind == "class" and tv.sym is not None and bv.sym is not None:
+        return tv, bv
+    return None
+
+
+def _factory_patch_finding(mod: dict, patch: dict, tv: Value, bv: Value) -> Finding:
+    name, short = patch["name"], tv.sym.dotted.rsplit(".", 1)[-1]
+    built = (tv.sym.as_function.returns or "").strip("'\"") or "another class"
+    return Finding(
+        rule_id="DRIFT080", kind=RuleKind.PATCH_TARGET_GONE, severity=Severity.RISKY,
+        title=f"patch of `{short}.{name}` replaces nothing: `{short}` is now a function that builds "
+              f"`{built}`, not a class",
+        consumer_site=Location(mod["path"], patch["line"], col=(patch.get("col") or 0) + 1,
+                               symbol=f"{tv.sym.dotted}.{name}"),
+        target_evidence=(Location(tv.sym.path, tv.sym.line, symbol=tv.sym.dotted),),
+        baseline_evidence=(Location(bv.sym.path, bv.sym.line, symbol=bv.sym.dotted),),
+        predicted_failure=None,
+        details="no error is raised: the attribute is set on the function object and the objects it builds "
+                "never see it",
+        fix=Fix(f"patch the class `{short}` now builds instead", manual_reason="a patch must be re-targeted by hand"),
+        symbol=f"{tv.sym.dotted}.{name}",
+    )
 
 
 def _classes_defining(ctx: CheckContext, name: str, owner: Value) -> list[str]:
