@@ -311,6 +311,17 @@ DECO_AFTER = {"gizmo/moe.py": """
 
         def run(self, x):
             return self.router.route(x, sequence_parallel=True)
+
+    class Planner:
+        def route(self, x, eager):
+            return x
+
+    class EagerPlanner(Planner):
+        def route(self, x, eager):
+            return super().route(x, True)  # `self` is a Planner here, never a Router
+
+    def plan(planner: EagerPlanner, x):
+        return planner.route(x, eager=False)
     """}
 DECO_CONSUMER = {
     "app/registry.py": """
@@ -404,3 +415,22 @@ def test_python_never_runs_the_patched_init(tmp_path):
     assert raised_by([after, app], "app.layer", "Layer(1).tag") == "AttributeError: 'Runner' object has no attribute 'tag'"
     before = write_tree(tmp_path / "before", FACTORY_BEFORE)
     assert raised_by([before, app], "app.layer", "Layer(1).tag") is None
+
+
+# The same patch, written to take the target's new keyword: the only call it does not fit is a
+# `super().route(...)` in a class unrelated to Router, whose `self` is never a Router.
+DECO_FITTING = {
+    "app/registry.py": DECO_CONSUMER["app/registry.py"],
+    "app/moe.py": """
+        from app.registry import register_patch
+
+
+        @register_patch(target="gizmo.moe.Router.route")
+        def patched_route(self, x, *, sequence_parallel=False):
+            return x
+        """,
+}
+
+
+def test_a_call_on_self_in_an_unrelated_class_is_no_caller_of_the_patch(tmp_path):
+    assert_findings(findings_of(tmp_path, Case("decorator-fits", DECO_BEFORE, DECO_AFTER, DECO_FITTING)), [])

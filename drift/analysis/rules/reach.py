@@ -21,7 +21,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
-from drift.analysis.rules.callers import gone_base, mro_names, reaches, receiver_of, runs_own
+from drift.analysis.rules.callers import RECEIVER, gone_base, mro_names, reaches, receiver_of, runs_own
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
@@ -582,6 +582,20 @@ def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]
     return out
 
 
+def _patch_reaches(ctx: CheckContext, site: list[Any], patched: Symbol | None) -> bool:
+    """Whether a target call on `self` (or `super()`) can run a method patched onto the class
+    `patched`: only inside that class, one of its bases, or one of its subclasses; in any other
+    class `self` is another class's object (`super().forward(...)` in an unrelated model)."""
+    owner = site[5] if len(site) > 5 else None
+    recv = site[RECEIVER] if len(site) > RECEIVER else None
+    if patched is None or owner is None or recv not in ("self", "super"):
+        return True
+    if owner in mro_names(ctx.target, [patched]):
+        return True
+    cls = ctx.target.lookup(owner)
+    return cls is None or cls.kind != "class" or patched.dotted in mro_names(ctx.target, [cls])
+
+
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:
     """The target's calls `.name(...)` that can be calls of `decl` (its parameters accept them);
     None when the facts predate call sites."""
@@ -685,7 +699,8 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         declared = tm.owner.dotted if tm.owner is not None else None
         sites = [s for s in _sites_of(ctx.target, name, tm) or []
                  if (s[5], s[6]) not in replaced
-                 and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])]
+                 and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])
+                 and (ref is not None or _patch_reaches(ctx, s, tm.owner))]
         if not sites:
             return  # nothing in the target calls `.name(...)` where it runs for the consumer's class
         if stub and ctx.baseline is not None and _sites_of(ctx.baseline, name, bm):
