@@ -82,6 +82,9 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     runs on its objects (the consumer calls it on `self`, the target calls it on an object
     named after the base, or such a method calls it on `self`) and now reads `self.x` that only the
     skipped `__init__` sets, where the baseline's inherited methods did not read it.
+    The same question is asked of a consumer function installed as a target class's `__init__`
+    (`Cls.__init__ = new_init`) that runs no original `__init__`: the class's own methods the
+    consumer leaves in place play the inherited ones (drift/analysis/rules/replaced_init.py).
     """
     if ctx.baseline is None or ctx.baseline_paths is None:
         return

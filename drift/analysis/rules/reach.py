@@ -1317,7 +1317,10 @@ def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value |
 def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
     """A monkeypatch (`Target.name = fn`, `setattr(module, "name", fn)`, or a helper that does it)
     of a name the target no longer has there: the assignment succeeds, adds a new attribute,
-    and the target never calls it. If the name lives elsewhere now, the finding says where."""
+    and the target never calls it. If the name lives elsewhere now, the finding says where.
+    Also a patch of a class the target turned into a factory function of the same name
+    (`def FusedMoE(...) -> MoERunner`): the method is set on the function object, and the
+    objects it builds never run it."""
     if ctx.baseline_paths is None:
         return
     for mod, patch in _patches(ctx):
