@@ -870,6 +870,7 @@ class _Function:
             self.expr(st.target, env, store=True)
         elif t is ast.If:
             self.expr(st.test, env)
+            self._soft_tested(st.test, env)
             self.mod.tests.append(st.test.lineno)  # uses in the body run only if the test did not raise
             try:
                 self._if(st, env)
@@ -1036,6 +1037,25 @@ class _Function:
             self.alternatives[key] = list(alts)
         else:
             self.alternatives.pop(key, None)
+
+    def _soft_tested(self, test, env):
+        """`if getattr(obj, "x", None) is not None:` (or `if getattr(obj, "x", None):`, alone or in
+        an `and`): the consumer asked whether `obj.x` is there before reading it, as `hasattr` does,
+        so later reads of `obj.x` in the function are guarded by it."""
+        parts = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        for part in parts:
+            if type(part) is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) is ast.IsNot \
+                    and type(part.comparators[0]) is ast.Constant and part.comparators[0].value is None:
+                part = part.left
+            if not (type(part) is ast.Call and type(part.func) is ast.Name and part.func.id == "getattr"
+                    and len(part.args) == 3 and not part.keywords):
+                continue
+            name = part.args[1]
+            if not (type(name) is ast.Constant and isinstance(name.value, str) and name.value.isidentifier()):
+                continue
+            owner = _Chain(self.mod, env, self.cls).of(part.args[0])
+            if owner and self.mod.wanted(owner):
+                self.mod.probed.add((tuple(owner), "." + name.value))
 
     def _bind_iterated(self, st, env):
         """`for x in <path>:` -- x is what iterating the path yields (`[*]`: an element of a

@@ -142,3 +142,32 @@ def test_python_raises_what_drift_predicts(tmp_path):
                      packages=packages) == "AttributeError: 'Plain' object has no attribute 'ep_rank'"
     assert raised_by([after, app], "app.method", "MyMethod().process(__import__('gizmo.layers').layers.Experts())",
                      packages=packages) == "AttributeError: 'Experts' object has no attribute 'ep_rank'"
+
+
+GUARDED = {"app/method.py": """
+    from gizmo.quant import MethodBase
+
+
+    class MyMethod(MethodBase):
+        def run(self, module):
+            if getattr(module, "ep_rank", None) is not None:
+                return module.ep_rank
+            return None
+
+        def process(self, layer):
+            if hasattr(layer, "ep_rank"):
+                return layer.ep_rank
+            return None
+    """}
+
+
+def test_a_read_the_consumer_tested_for_first_is_silent(tmp_path):
+    found = _drift060(findings_of(tmp_path, Case("override-slots-guarded", BEFORE, AFTER, GUARDED)))
+    assert found == {}, found
+    after = write_tree(tmp_path / "after", AFTER)
+    app = write_tree(tmp_path / "app", GUARDED)
+    packages = ("gizmo", "app", "ext")
+    assert raised_by([after, app], "app.method", "MyMethod().run(__import__('gizmo.layers').layers.Plain())",
+                     packages=packages) is None
+    assert raised_by([after, app], "app.method", "MyMethod().process(__import__('gizmo.layers').layers.Experts())",
+                     packages=packages) is None
