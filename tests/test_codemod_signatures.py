@@ -198,3 +198,26 @@ class TestAddParameters(CodemodTest):
         new, out = run_codemod(before, "add_parameters", line=2,
                                args={"function": "m", "params": [["b", "None", "a"]], "forward": "m"})
         assert (new, out.status) == (before, "not_found") and "no call to m()" in out.reason
+
+
+def test_add_parameters_copies_the_targets_annotation_only_where_the_def_already_writes_it():
+    """A triton kernel's new `IS_KDA: tl.constexpr` keeps its annotation (the def annotates its
+    other flags the same way, so `tl` resolves there); an annotation the def never writes is left
+    out rather than naming something the consumer's module may not import."""
+    before = (
+        "@triton.jit\n"
+        "def kernel(\n"
+        "    q,\n"
+        "    IS_VARLEN: tl.constexpr,\n"
+        "    IS_SPEC_DECODING: tl.constexpr,\n"
+        "):\n"
+        "    pass\n"
+    )
+    args = {"function": "kernel", "params": [["IS_KDA", None, "IS_SPEC_DECODING", "tl.constexpr"],
+                                             ["scale", None, "q", "torch.Tensor"]]}
+    new, out = run_codemod(before, "add_parameters", line=2, args=args)
+    assert out.status == "applied"
+    assert new == before.replace("    q,\n", "    q,\n    scale,\n").replace(
+        "    IS_SPEC_DECODING: tl.constexpr,\n", "    IS_SPEC_DECODING: tl.constexpr,\n    IS_KDA: tl.constexpr,\n")
+    again, out2 = run_codemod(new, "add_parameters", line=2, args=args)
+    assert again == new and out2.status == "already"

@@ -73,7 +73,7 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
             return fallback  # vLLM's default names something of vLLM's: the consumer writes it by hand
         i = tnames.index(p.name)
         after = tnames[i - 1] if i > 0 else None
-        specs.append([p.name, default, after])
+        specs.append([p.name, default, after] + ([p.annotation] if p.annotation else []))
         shown.append(f"`{p.name}{'=' + default if default is not None else ''}`"
                      + (f" after `{after}`" if after and after not in ("self", "cls") else ""))
     fwd = _forward_call(ctx, where, label, tm, bm)

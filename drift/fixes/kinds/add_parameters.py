@@ -3,9 +3,10 @@
 Why: when vLLM adds a parameter to a method and its own callers pass it, a subclass override
 (or a function patched over the method) written for the old signature raises TypeError. The edit
 adds each new parameter with the target's default, where the target declares it (after the same
-neighbour, so positional callers bind as before), and, when the override forwards to the base
-(`super().m(...)`, `Base.m(self, ...)`, a saved original), forwards it by keyword so the base
-sees the value vLLM passed. Never removes a parameter. The rule that offers it sets the tier.
+neighbour, so positional callers bind as before), with the target's annotation where the def
+already writes that annotation on another parameter (`IS_KDA: tl.constexpr` in a triton
+kernel), and, when the override forwards to the base (`super().m(...)`, `Base.m(self, ...)`, a
+saved original), forwards it by keyword so the base sees the value vLLM passed. Never removes a parameter. The rule that offers it sets the tier.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ class AddParameters(SiteCodemod):
         super().__init__(context, line=line)
         self.function = function
         self.params = [(str(p[0]), p[1], p[2]) for p in params]
+        # the target's annotation of each new parameter, written only where another parameter of
+        # the same def is annotated with that very text (a triton kernel's `tl.constexpr`): then
+        # it resolves in the consumer's module as it does in the target's
+        self.annotations = {str(p[0]): p[3] for p in params if len(p) > 3 and p[3]}
         self.forward = forward
         self._target: cst.FunctionDef | None = None
 
@@ -70,7 +75,10 @@ class AddParameters(SiteCodemod):
         for name, default, after in self.params:
             if name in have:
                 continue
+            ann = self.annotations.get(name)
             new = cst.Param(cst.Name(name), default=cst.parse_expression(default) if default is not None else None,
+                            annotation=cst.Annotation(cst.parse_expression(ann))
+                            if ann is not None and ann in self._annotation_texts(fn) else None,
                             equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                   whitespace_after=cst.SimpleWhitespace(""))
                             if default is not None else cst.MaybeSentinel.DEFAULT)
@@ -94,6 +102,11 @@ class AddParameters(SiteCodemod):
             elif seen_default:
                 return None
         return params.with_changes(params=plist)
+
+    @staticmethod
+    def _annotation_texts(fn: cst.FunctionDef) -> set[str]:
+        every = [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]
+        return {cst.Module([]).code_for_node(p.annotation.annotation) for p in every if p.annotation is not None}
 
     @staticmethod
     def _separator(fn: cst.FunctionDef) -> cst.Comma:
