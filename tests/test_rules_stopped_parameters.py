@@ -86,3 +86,20 @@ def test_without_the_baseline_passing_them_from_the_layer_it_stays_manual(tmp_pa
     findings = findings_of(tmp_path, Case("stopped-manual", before, AFTER, CONSUMER))
     f = only(findings, "DRIFT070")
     assert f.fix.codemod is None and f.fix.tier == "manual"
+
+
+def test_a_range_consumer_gets_the_old_def_kept_in_a_version_branch(tmp_path):
+    """The baseline's own caller passes the removed parameters: the edited def is always
+    version-gated, the old one kept for the releases that still pass them."""
+    from drift.fixes.version_helper import choose_gate
+
+    findings = findings_of(tmp_path, Case("stopped-range", BEFORE, AFTER, CONSUMER))
+    rel = "app/moe.py"
+    files = {rel: (tmp_path / "consumer" / rel).read_bytes()}
+    gate = choose_gate(files, top="app", since="0.13.0", before="0.12.0")
+    gated = plan(files, list(findings), unsafe_fixes=True, gate=gate, gate_lines={})
+    text = {c.path: c.after.decode() for c in gated.changes}
+    mine = text[rel]
+    assert "app/vllm_version.py" in text and mine.count("if vllm_version_at_least") == 1
+    assert "def apply(self, layer, x):" in mine and "def apply(self, layer, x, top_k, renormalize, scoring=\"softmax\"):" in mine
+    compile(mine, rel, "exec")

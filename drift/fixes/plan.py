@@ -71,9 +71,10 @@ class PatchPlan:
 HELD_REASON = "unsafe fix (it may change what the code does): applied only with --unsafe-fixes"
 # Kinds whose edit cannot run on the baseline by construction: `drop_argument` stops passing a
 # parameter the baseline's signature still has, so the baseline binds the rest one slot off
-# (a shift its re-check does not always see). A range consumer's patch always puts them in a
-# vLLM-version branch, whatever the baseline re-check says.
-NEVER_ON_BASELINE = frozenset({"drop_argument"})
+# (a shift its re-check does not always see); `bind_parameters` removes parameters the
+# baseline's own caller passes. A range consumer's patch always puts them in a vLLM-version
+# branch, whatever the baseline re-check says.
+NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters"})
 
 
 def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
