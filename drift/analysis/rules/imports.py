@@ -9,6 +9,8 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.factory_names import FactoryBuild, factory_build
+from drift.analysis.rules.own_imports import own_import_moves, same_literal_value
 from drift.analysis.rules.renames import import_fix, name_rename
 
 
@@ -54,10 +56,17 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             continue
         shim = _getattr_shim(ctx, module, name)
         moved, different = _moved_to(ctx, target, base)
-        kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
         if shim:
             yield _shim_finding(ctx, mod, imp, target, shim, moved)
             continue
+        build = None
+        if base is not None and base.kind == "name" and not (
+                moved and own_import_moves(ctx.baseline, ctx.target, target, moved)):
+            # a value the baseline built with a factory call is no move: a same-named value elsewhere is another object
+            build = factory_build(ctx.baseline, ctx.target, base)
+            if build is not None:
+                moved, different = None, None
+        kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
         evidence = ()
         if moved:
             sym = ctx.target.lookup(moved)
@@ -69,13 +78,16 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
             consumer_site=_import_site(mod, imp),
             details=(f"a {different[1]} named `{name}` exists at `{different[0]}` with a different API: not a move"
-                     if different else None),
+                     if different else
+                     f"the baseline built it there with `{base.facts.get('value')}`, the factory imported from "
+                     f"`{build.factory_module}`" if build and base else None),
             target_evidence=evidence,
             baseline_evidence=(ctx.evidence(base),) if base else (),
             predicted_failure=(f"ImportError: cannot import name '{name}' from '{module}'"
                                if ctx.target.lookup(module) is not None and imp.get("statement") != "import"
                                else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
             fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
+                 _factory_fix(imp, module, build) if build else
                  _alias_fix(ctx, imp, module, name) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
@@ -91,6 +103,21 @@ def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | No
     if rename is None or ctx.target.lookup(f"{module}.{rename.new}") is None:
         return None
     return import_fix(rename, module=module)
+
+
+def _factory_fix(imp: dict, module: str, build: FactoryBuild) -> Fix:
+    """`build_from_factory` for a `from X import name` of a value the baseline built with a factory
+    call (`factory_names`): safe when the factory returns a registry's entry for its arguments (the
+    consumer gets the baseline's very object), unsafe otherwise (its own object, built the same way)."""
+    if imp.get("statement") != "from" or imp.get("level"):
+        return Fix(build.edit, manual_reason="only `from module import name` statements are rewritten")
+    why = (f" (`{build.factory}` returns the logging registry's entry for that name: the very object "
+           f"`{module}` bound)" if build.registry else
+           f" (a second call of `{build.factory}` may build another object than the one `{module}` held)")
+    return Fix(build.edit + why, codemod="build_from_factory",
+               args={"module": module, "name": build.name, "factory_module": build.factory_module,
+                     "factory": build.factory, "call": build.call},
+               tier=SAFE if build.registry else UNSAFE)
 
 
 def _maybe_compiled(ctx: CheckContext, target: str) -> bool:
@@ -131,7 +158,10 @@ def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) 
     a re-export of it: the edit is exactly equivalent there, and valid on both releases), or the
     definition moved with exactly its API (same parameters and defaults, same members). Otherwise
     it was only judged compatible: unsafe. A module-level name (not a class or function) stays
-    manual: a `logger` of the same name elsewhere is another object.
+    manual (a `logger` of the same name elsewhere is another object) unless something shows it is
+    the same value: the target's own code rewrote its import of the old name to the new home
+    (`own_imports.own_import_moves`: vLLM's own gpu_worker now imports `GiB_bytes` from
+    `vllm.utils.mem_constants`), or both bind one literal expression. Then the edit is safe.
     """
     module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
     homes = {n: d.rsplit(".", 1)[0] for n, d in moves.items()}
@@ -147,7 +177,14 @@ def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) 
 
     kinds = {n: ctx.target.lookup(d) for n, d in moves.items()}
     if any(sym is None or sym.kind not in ("class", "function") for sym in kinds.values()):
-        # a module-level name (a logger, a constant) of the same name elsewhere is rarely the same value
+        # a module-level name (a logger, a constant) of the same name elsewhere is rarely the same
+        # value, unless the target's own code moved its import there or both bind one literal
+        vouched = {n: own_import_moves(ctx.baseline, ctx.target, f"{module}.{n}", moves[n]) for n in moves}
+        if all(vouched[n] or same_literal_value(bases.get(n), kinds[n]) for n in moves):
+            why = "; ".join(f"the target's own {vouched[n][0]} imports it there too" if vouched[n]
+                            else f"`{n}` is the same literal in both" for n in sorted(moves))
+            return Fix(f"{what} ({why})", codemod="move_import", args={"module": module, "moves": homes},
+                       tier=SAFE)
         return Fix(what, manual_reason="a module-level name, not a definition: check it is the same value")
     safe = all(same_in_baseline(moves[n], bases.get(n))
                or (bases.get(n) is not None and identical_api(bases[n], kinds[n])) for n in moves)

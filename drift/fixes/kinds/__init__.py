@@ -22,6 +22,7 @@ from drift.fixes.kinds.add_parameters import AddParameters
 from drift.fixes.kinds.add_second_phase import AddSecondPhase
 from drift.fixes.kinds.alias_member import AliasMember
 from drift.fixes.kinds.bind_parameters import BindParameters
+from drift.fixes.kinds.build_from_factory import BuildFromFactory
 from drift.fixes.kinds.call_to_attribute import CallToAttribute
 from drift.fixes.kinds.compare_versions import CompareVersions
 from drift.fixes.kinds.drop_argument import DropArgument
@@ -56,6 +57,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "bind_parameters": BindParameters,
     "drop_argument": DropArgument,
     "call_to_attribute": CallToAttribute,
+    "build_from_factory": BuildFromFactory,
 }
 
 

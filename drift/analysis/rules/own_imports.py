@@ -1,0 +1,66 @@
+"""Import moves learned from the target's own migration (`from vllm.utils import GiB_bytes` ->
+`from vllm.utils.mem_constants import GiB_bytes` in vLLM's own gpu_worker).
+
+Why: a module-level value (a constant table, a number) that leaves one module for another is
+only believably "the same value" when something says so: a same-named definition elsewhere may
+be another object. The target's maintainers say so when they rewrite their own imports of it
+between the two releases: a module of the target that imported `old.N` in the baseline and
+imports `new.N` under the same local name in the target kept working with the new home as the
+very value it used before. The evidence is read from facts only (each module's import
+bindings), never from source, and a module's answer is parsed only where its text names `N`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from drift.model.facts import ModuleFacts
+from drift.model.index import PackageIndex, Symbol, word
+
+
+def _build_importers(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[list[str]]]:
+    """imported name's last segment -> [[module, local name, dotted target]] of every module-level
+    import binding (plain lists: the answer is stored)."""
+    out: dict[str, list[list[str]]] = {}
+    for mod_name in index.modules if modules is None else modules:
+        for local, imp in ModuleFacts(index.modules[mod_name]).imports.items():
+            target = imp.target
+            if "." in target:
+                out.setdefault(target.rsplit(".", 1)[1], []).append([mod_name, local, target])
+    return out
+
+
+def _importers(index: PackageIndex, name: str) -> list[list[str]]:
+    return index.query("own_importers", name, needle=word(name), build=_build_importers, default=[])
+
+
+def own_import_moves(baseline: PackageIndex | None, target: PackageIndex, old: str, new: str) -> list[str]:
+    """The target's modules that imported `old` in the baseline and import `new` in its place (same
+    local name) in the target: the target's own rewrite of that import; empty when there is none."""
+    if baseline is None or old == new:
+        return []
+    name = old.rsplit(".", 1)[-1]
+    before = {(m, local) for m, local, dotted in _importers(baseline, name) if dotted == old}
+    if not before:
+        return []
+    return sorted({m for m, local, dotted in _importers(target, name)
+                   if dotted == new and (m, local) in before})
+
+
+def same_literal_value(old: Symbol | None, new: Symbol | None) -> bool:
+    """Whether two module-level names are bound to the same literal expression (`1 << 30` in
+    both): a value built from constants alone is the same value wherever it is written. The
+    probe keeps a name's value text only when it is short; a longer one proves nothing."""
+    if old is None or new is None or old.kind != "name" or new.kind != "name":
+        return False
+    before, after = old.facts.get("value"), new.facts.get("value")
+    if not isinstance(before, str) or before != after:
+        return False
+    try:
+        tree = ast.parse(before, mode="eval")
+    except SyntaxError:
+        return False
+    allowed = (ast.Expression, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
+               ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load)
+    return all(isinstance(node, allowed) for node in ast.walk(tree))
