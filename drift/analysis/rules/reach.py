@@ -26,6 +26,7 @@ from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
+from drift.analysis.rules.pinned_settings import pinned_value
 
 
 def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
@@ -182,6 +183,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 predicted_failure=(f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
                                    else _failure(prev, name)),
                 fix=(attribute_fix(deprecated, owner=_shown_owner(path[k - 1])) if deprecated else
+                     settled if (settled := _settled_fix(ctx, bv[k - 1], name)) else
                      Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
@@ -281,6 +283,20 @@ def _dropped_with(ctx: CheckContext, mod: dict, rec: dict, name: str) -> Fix | N
         return None
     fix = hits[0]
     return replace(fix, description=f"{fix.description}; the read of `{name}` goes with it")
+
+
+def _settled_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:
+    """`settle_setting` for a removed setting of a settings module whose value the baseline pinned
+    (`pinned_settings`: its own code raises whenever the setting is otherwise). Safe: every run of
+    the baseline that got past that raise saw this value, and the target has no other."""
+    if owner.kind != "module" or owner.sym is None:
+        return None
+    pin = pinned_value(ctx.baseline, owner.sym.dotted, name)
+    if pin is None:
+        return None
+    return Fix(f"read `{name}` as `{pin.value}` and keep only the code that runs then (the baseline raises "
+               f"otherwise, {pin.path}:{pin.line}; the target dropped the setting)",
+               codemod="settle_setting", args={"attr": name, "value": pin.value}, tier=SAFE)
 
 
 def _deprecated_rename(ctx: CheckContext, prev: Value, bcls: Symbol | None, name: str):  # type: ignore[no-untyped-def]

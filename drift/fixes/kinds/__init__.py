@@ -34,6 +34,7 @@ from drift.fixes.kinds.rename_attribute_owner import RenameAttributeOwner
 from drift.fixes.kinds.rename_import import RenameImport
 from drift.fixes.kinds.rename_keyword import RenameKeyword
 from drift.fixes.kinds.rename_method import RenameMethod
+from drift.fixes.kinds.settle_setting import SettleSetting
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
 
@@ -58,6 +59,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "drop_argument": DropArgument,
     "call_to_attribute": CallToAttribute,
     "build_from_factory": BuildFromFactory,
+    "settle_setting": SettleSetting,
 }
 
 
