@@ -215,6 +215,26 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "__version__", dict(op=">=", version="0.9.0"),
     ),
+    "build_from_factory": (
+        "from vllm.utils import logger",
+        """
+        def run() -> None:
+            logger.info("run")
+        """,
+        "from vllm.utils import logger",
+        dict(module="vllm.utils", name="logger", factory_module="vllm.logger", factory="init_logger",
+             call='init_logger("vllm.utils")'),
+    ),
+    "settle_setting": (
+        "import vllm.envs as envs",
+        """
+        def check() -> None:
+            if not envs.VLLM_USE_V1:
+                raise ValueError("V0")
+            helper()
+        """,
+        "if not envs", dict(attr="VLLM_USE_V1", value=True),
+    ),
 }
 
 
