@@ -320,3 +320,37 @@ def test_an_import_merged_into_an_existing_statement_stays_in_its_section(tmp_pa
             "from acme.base import Base\n") in text, text
     patched = _project(tmp_path, rel, text + "\n\nUSED_TOO = Backend\n")
     assert _violations(patched, rel) == [] and _formatted(patched, rel), text
+
+
+def test_two_fixes_emptying_the_statement_that_opens_a_section_keep_the_sections_apart(tmp_path):
+    """`from vllm.utils import logger, sha256` first of the third-party section: the name that moved
+    and the value built from its factory both leave it, both statements that replace it move to
+    their sorted places, and the blank line between stdlib and third party stays."""
+    rel = "acme/values.py"
+    source = textwrap.dedent('''\
+        """A synthetic consumer module."""
+
+        import os
+
+        from vllm.utils import logger, sha256
+        from vllm.v1.core import BlockPool
+
+        from acme.base import Base
+
+        USED = (os, logger, sha256, BlockPool, Base)
+        ''')
+    orig = _project(tmp_path / "orig", rel, source)
+    assert _violations(orig, rel) == [] and _formatted(orig, rel)
+    line = source.splitlines().index("from vllm.utils import logger, sha256") + 1
+    fixes = [Fix("move", codemod="move_import", args={"module": "vllm.utils", "moves": {"sha256": "vllm.utils.hashing"}},
+                 tier="safe"),
+             Fix("build", codemod="build_from_factory",
+                 args=dict(module="vllm.utils", name="logger", factory_module="vllm.logger", factory="init_logger",
+                           call='init_logger("vllm.utils")'), tier="safe")]
+    findings = [Finding(rule_id="T001", kind=RuleKind.IMPORT_MOVED, severity=Severity.BREAKING, title="t",
+                        consumer_site=Location(rel, line), symbol=f.codemod or "", fix=f) for f in fixes]
+    patched_text = plan({rel: source.encode()}, findings, line_length=88).changes[0].after.decode()
+    assert "import os\n\nfrom vllm.logger import init_logger\nfrom vllm.utils.hashing import sha256\n" in patched_text
+    patched = _project(tmp_path / "patched", rel, patched_text)
+    assert _violations(patched, rel) == [], patched_text
+    assert _formatted(patched, rel), patched_text

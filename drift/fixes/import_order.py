@@ -186,5 +186,13 @@ def order_imports(before: str, after: str, *, first_party: Sequence[str] = ()) -
             here, above = (statement_key(_only_import(block[j]), party)[0] for j in (k, k - 1))  # type: ignore[arg-type]
             block[k] = _with_blank(first_before, here != above)
         block[0] = block[0].with_changes(leading_lines=top_lines)
+    # a moved statement that opened its section took the separating blank line with it: the
+    # statement now first in a section gets one (sections stay apart, as ruff's isort keeps them)
+    for j in range(1, len(block)):
+        here, above = _only_import(block[j]), _only_import(block[j - 1])
+        if here is None or above is None or statement_key(here, party)[0] == statement_key(above, party)[0]:
+            continue
+        if not any(line.comment is None for line in block[j].leading_lines):
+            block[j] = _with_blank(block[j], True)
     body[start:end] = block
     return new.with_changes(body=body).code
