@@ -77,6 +77,16 @@ HELD_REASON = "unsafe fix (it may change what the code does): applied only with 
 NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters"})
 
 
+def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]
+    """A kind above, or `add_parameters` making a parameter required: the baseline's callers do
+    not pass it (its re-check may not see that when the baseline's base never declared the method)."""
+    if fix is None or fix.codemod is None:
+        return False
+    if fix.codemod in NEVER_ON_BASELINE:
+        return True
+    return fix.codemod == "add_parameters" and any(len(p) > 1 and p[1] is None for p in fix.args.get("params") or [])
+
+
 def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
     """Whether `drift patch` writes this finding's codemod: safe ones always, unsafe ones on request."""
     fix = finding.fix
@@ -154,7 +164,7 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
             new_text = order_imports(text, new_text, first_party=(path.split("/")[0].removesuffix(".py"),))
             new_text = wrap_long_lines(text, new_text, line_length=width)
         forced = frozenset(f.consumer_site.line for f in by_path.get(path, ())
-                           if f.key in applied and f.fix is not None and f.fix.codemod in NEVER_ON_BASELINE)
+                           if f.key in applied and _never_on_baseline(f.fix))
         if gate is not None and applied and (gate_lines is None or path in gate_lines or forced):
             own = gate if gate.import_from != _module_of(path) else replace(gate, import_from=None, name=None)
             what = [(f.consumer_site.line, f.fix.description if f.fix else "") for f in by_path.get(path, ())

@@ -859,7 +859,7 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
     has_self = bool(sig) and sig[0][0] in ("self", "cls")
     own = tparams[1:] if tparams and tparams[0].name in ("self", "cls") else tparams
     if bm is None:  # the base newly declares a method the consumer already had: now the target calls it
-        yield from _newly_declared(where=where, label=label, sig=sig[1:] if has_self else sig, tm=tm,
+        yield from _newly_declared(ctx, where=where, label=label, sig=sig[1:] if has_self else sig, tm=tm,
                                    tparams=own, how=how)
         return
     for p in own:
@@ -906,10 +906,12 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         )
 
 
-def _newly_declared(*, where: Location, label: str, sig: list[list[Any]], tm: Symbol, tparams: list,
-                    how: str) -> Iterator[Finding]:
+def _newly_declared(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]], tm: Symbol,
+                    tparams: list, how: str) -> Iterator[Finding]:
     """The consumer's method against a declaration the base did not have before. Where the
-    parameter names mostly agree the target passes them by name; otherwise by position."""
+    parameter names mostly agree the target passes them by name; otherwise by position. A
+    required parameter the method lacks gets `add_parameters` as DRIFT070 tiers it (unsafe:
+    nothing in the method hands it on)."""
     if any(k in ("VAR_POSITIONAL", "VAR_KEYWORD") for _n, k, _d in sig):
         return
     names = {n for n, _k, _d in sig}
@@ -925,7 +927,8 @@ def _newly_declared(*, where: Location, label: str, sig: list[list[Any]], tm: Sy
                 title=f"`{label}` ({how}) does not accept `{p.name}`, which `{base}` now declares as required",
                 consumer_site=where, target_evidence=ev,
                 predicted_failure=f"TypeError: {label}() got an unexpected keyword argument '{p.name}'",
-                fix=Fix(f"add `{p.name}` to `{label}`'s parameters", manual_reason="the new argument's meaning is the target's"),
+                fix=new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=None, missing=[p], fallback=Fix(
+                    f"add `{p.name}` to `{label}`'s parameters", manual_reason="the new argument's meaning is the target's")),
                 symbol=tm.dotted,
             )
         return
