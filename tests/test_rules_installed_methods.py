@@ -434,3 +434,54 @@ DECO_FITTING = {
 
 def test_a_call_on_self_in_an_unrelated_class_is_no_caller_of_the_patch(tmp_path):
     assert_findings(findings_of(tmp_path, Case("decorator-fits", DECO_BEFORE, DECO_AFTER, DECO_FITTING)), [])
+
+
+# What a replacement `__init__` stores on `self` is there, whatever its value, also when the class
+# is patched through a target alias: the target's `__init__` no longer setting it is no break.
+STORED_BEFORE = {
+    "gizmo/pull.py": """
+        class PullWorker:
+            def __init__(self, n):
+                self.mode = "pull"
+                self.width = n
+
+            def step(self):
+                return self.width
+        """,
+    "gizmo/worker.py": ALIAS_BEFORE["gizmo/worker.py"],
+}
+STORED_AFTER = {
+    "gizmo/pull.py": """
+        class PullWorker:
+            def __init__(self, n):
+                self.width = n
+
+            def step(self):
+                return self.width
+        """,
+    "gizmo/worker.py": ALIAS_BEFORE["gizmo/worker.py"],
+}
+STORED_CONSUMER = {"app/patch.py": """
+    from gizmo.worker import Worker
+
+
+    def new_init(self, n):
+        self.width = n
+        self.mode = "push" if n > 1 else "pull"
+
+
+    def describe(self):
+        return self.mode
+
+
+    Worker.__init__ = new_init
+    Worker.describe = describe
+    """}
+
+
+def test_what_a_replacement_init_stores_is_there(tmp_path):
+    findings = findings_of(tmp_path, Case("stored", STORED_BEFORE, STORED_AFTER, STORED_CONSUMER))
+    assert_findings(findings, [])
+    after = write_tree(tmp_path / "after", STORED_AFTER)
+    app = write_tree(tmp_path / "app", STORED_CONSUMER)
+    assert raised_by([after, app], "app.patch", "Worker(2).describe()") is None

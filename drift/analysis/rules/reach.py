@@ -388,6 +388,8 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
             if not b.known or b.kind == "consumer" or prev.kind != "instance":
                 continue
             name = path[-1][1:]
+            if _read_back(ctx, prev.cls, name):
+                continue
             yield Finding(
                 rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
                 title=f"sets `{prev.describe()}.{name}`, which the target no longer has: the value is ignored",
@@ -399,6 +401,27 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
                 fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
                 symbol=f"{prev.cls.dotted}.{name}",
             )
+
+
+def _read_back(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
+    """Whether the consumer itself reads `name` on objects of the target class `cls` (through
+    any path: `self` in a function installed on the class, a parameter typed as it): a value it
+    reads back is not ignored, whatever the target stopped reading."""
+    if cls is None:
+        return False
+    reads = ctx.memo.setdefault("attr_reads_by_name", {})
+    if not reads:
+        for mod in ctx.usage:
+            for rec in mod.get("uses") or []:
+                path = rec.get("path") or []
+                if rec.get("kind") in ("attr", "attr_soft") and len(path) >= 2 and str(path[-1]).startswith("."):
+                    reads.setdefault(path[-1][1:], []).append(tuple(path[:-1]))
+        reads.setdefault("", [])
+    for prefix in reads.get(name, ())[:50]:
+        v = ctx.target_paths.value(prefix)
+        if v.kind == "instance" and v.cls is not None and v.cls.dotted == cls.dotted:
+            return True
+    return False
 
 
 @rule("DRIFT063", RuleKind.ATTRIBUTE_RETYPED, Severity.RISKY)
