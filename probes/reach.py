@@ -195,6 +195,28 @@ def decorator_guard(node, consts):
     return {"specs": specs} if specs else None
 
 
+def _string_items(node):
+    """`("a", "b")` / `["a", "b"]` / `{"a", "b"}` of string literals only -> {text: [line, col]}."""
+    if not isinstance(node, (ast.Tuple, ast.List, ast.Set)) or not node.elts:
+        return None
+    out = {}
+    for e in node.elts:
+        if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
+            return None
+        out[e.value] = [e.lineno, e.col_offset]
+    return out
+
+
+def name_lists(tree):
+    """Module-level `NAMES = ("a", "b")` (string literals only): the literal node, by name."""
+    out = {}
+    for st in tree.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and _string_items(st.value):
+            out[st.targets[0].id] = st.value
+    return out
+
+
 def string_constants(tree):
     """Module-level `NAME = "text"` (what a decorator or a class attribute may name)."""
     out = {}
@@ -275,6 +297,7 @@ class _Module:
         self.over_annotations = {}  # `over:` root -> the path the consumer's own annotation gives
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
         self.consts = string_constants(tree)
+        self.name_lists = name_lists(tree)
         self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
@@ -978,6 +1001,9 @@ class _Function:
             tgt = tgt.elts[0] if isinstance(tgt, ast.Tuple) and len(tgt.elts) == 2 else None
         if isinstance(it, ast.Name) and it.id in self.dicts and isinstance(tgt, ast.Name):
             return tgt.id, self.dicts[it.id]
+        names = _string_items(it if not isinstance(it, ast.Name) else self.mod.name_lists.get(it.id))
+        if names and isinstance(st.target, ast.Name):  # `for name in ("forward", "load"):` names applied by setattr
+            return st.target.id, names
         return None
 
     def _merge(self, env, yes, no):

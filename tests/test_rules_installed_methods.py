@@ -485,3 +485,44 @@ def test_what_a_replacement_init_stores_is_there(tmp_path):
     after = write_tree(tmp_path / "after", STORED_AFTER)
     app = write_tree(tmp_path / "app", STORED_CONSUMER)
     assert raised_by([after, app], "app.patch", "Worker(2).describe()") is None
+
+
+# Methods installed by a loop over literal names (`for name in (...): setattr(Cls, name, ...)`),
+# here through a module-level tuple: each name is a patch, judged like `Cls.name = fn`.
+LOOP_BEFORE = {"gizmo/serving.py": """
+    class Serving:
+        def render(self):
+            return 1
+
+        def legacy(self):
+            return 0
+    """}
+LOOP_AFTER = {"gizmo/serving.py": """
+    class Serving:
+        def render(self):
+            return 1
+    """}
+LOOP_CONSUMER = {"app/serving.py": """
+    from gizmo.serving import Serving
+
+    PATCHED = ("render", "legacy")
+
+
+    class Ours:
+        def render(self):
+            return 2
+
+        def legacy(self):
+            return 3
+
+
+    for _name in PATCHED:
+        setattr(Serving, _name, getattr(Ours, _name))
+    """}
+
+
+def test_setattr_over_a_loop_of_names_patches_each(tmp_path):
+    serving = LOOP_CONSUMER["app/serving.py"]
+    findings = findings_of(tmp_path, Case("loop", LOOP_BEFORE, LOOP_AFTER, LOOP_CONSUMER))
+    assert_findings(findings, [("DRIFT080", line_of(serving, 'PATCHED = ("render", "legacy")'))])
+    assert "legacy" in findings[0].title
