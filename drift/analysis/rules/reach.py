@@ -372,7 +372,9 @@ def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
 def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
     """An attribute the consumer sets on a target object (`obj.x = v`, `setattr(obj, "x", v)`, or
     the keys of a dict applied with setattr) that the target no longer has: Python creates a new
-    attribute that nothing reads, so the setting is silently lost."""
+    attribute that nothing reads, so the setting is silently lost. Not where the consumer itself
+    reads the name back on objects of the same target class (a replacement `__init__` storing
+    state its installed methods read): that value is used."""
     if ctx.baseline_paths is None:
         return
     for mod in ctx.usage:
