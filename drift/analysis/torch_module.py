@@ -53,6 +53,8 @@ def registered_somewhere(index: PackageIndex, name: str) -> bool:
     instance at run time. True (not provably absent) when the sources are not at hand."""
     if not index.has_sources:
         return True
-    word = re.escape(name.encode())
-    pattern = re.compile(rb"""["']%s["']|\.%s\s*=(?!=)""" % (word, word))
-    return bool(index.memo("named-or-stored.1", name, lambda: index.source_search(Needle(name.encode(), pattern))))
+    if index.demand:  # read as the check reads it: only the modules that mention the name
+        word = re.escape(name.encode())
+        pattern = re.compile(rb"""["']%s["']|\.%s\s*=(?!=)""" % (word, word))
+        return bool(index.source_search(Needle(name.encode(), pattern)))
+    return index.writes_quoted(name) or name in index.stored_attribute_names()  # sets stored per release

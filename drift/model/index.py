@@ -27,6 +27,8 @@ DEFAULT_DATACLASS_DECORATORS = frozenset({
 
 
 _QUOTABLE = re.compile(rb"[A-Za-z0-9_]+")  # a name `writes_quoted` answers from the stored set
+_STORED_INDEX = "stored-attrs.1"  # PackageIndex.stored_attribute_names's set, per package digest
+_STORED_ATTR = re.compile(rb"\.([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
 _QUOTED_INDEX = "quoted-words.1"  # PackageIndex.writes_quoted's set, per package digest
 
 # Bases whose subclasses take their annotated fields as constructor parameters.
@@ -174,6 +176,24 @@ class PackageIndex:
                     self._store.put_index(self._pkg_name, self._digest, _QUOTED_INDEX, words)
             self.__dict__["_quoted_words"] = words
         return word in words
+
+    def stored_attribute_names(self) -> frozenset[str]:
+        """Every attribute name the package's text assigns on some object (`x.name = ...`),
+        over facts that came whole: one pass, stored per digest (as `writes_quoted`'s set), so
+        asking it for many names costs one read of the release. Empty without sources."""
+        keyed = self._store is not None and self._digest and self._pkg_name
+        hit = self.__dict__.get("_stored_attrs")
+        if hit is None and keyed:
+            got = self._store.get_index(self._pkg_name, self._digest, _STORED_INDEX)
+            hit = got if type(got) is frozenset else None
+        if hit is None:
+            sources = self._whole_sources()
+            texts = sources._search_text().values() if sources is not None else ()
+            hit = frozenset(m.decode() for text in texts for m in _STORED_ATTR.findall(text))
+            if keyed and sources is not None:
+                self._store.put_index(self._pkg_name, self._digest, _STORED_INDEX, hit)
+        self.__dict__["_stored_attrs"] = hit
+        return hit
 
     def _whole_sources(self):
         """The release's files read as drift.model.demand reads them (once), for facts that came
