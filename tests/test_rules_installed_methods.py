@@ -4,7 +4,7 @@ bodies as it judges the class's own methods. These cases hold the ways the class
 
 from __future__ import annotations
 
-from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, src, write_tree
 
 # The target keeps an old class name as a module-level alias of the new class (a backward
 # compatibility shim); the consumer patches the class through the old name.
@@ -526,3 +526,43 @@ def test_setattr_over_a_loop_of_names_patches_each(tmp_path):
     findings = findings_of(tmp_path, Case("loop", LOOP_BEFORE, LOOP_AFTER, LOOP_CONSUMER))
     assert_findings(findings, [("DRIFT080", line_of(serving, 'PATCHED = ("render", "legacy")'))])
     assert "legacy" in findings[0].title
+
+
+# A function installed only under a name the target no longer has runs nowhere on the target
+# (unless the consumer calls it itself): its patch is the break, not what its body reads.
+DEAD_BEFORE = {"gizmo/spec.py": """
+    class Spec:
+        def __init__(self):
+            self.factor = 2
+
+        def get_handlers(self):
+            return [self.factor]
+    """}
+DEAD_AFTER = {"gizmo/spec.py": """
+    class Spec:
+        def __init__(self):
+            self.chunk = 2
+
+        def get_workers(self):
+            return [self.chunk]
+    """}
+DEAD_CONSUMER = {"app/spec.py": """
+    from gizmo.spec import Spec
+
+
+    def get_handlers(self):
+        return [self.factor * 2]
+
+
+    Spec.get_handlers = get_handlers
+    """}
+
+
+def test_reads_in_a_function_installed_under_a_gone_name_are_not_reported(tmp_path):
+    spec = DEAD_CONSUMER["app/spec.py"]
+    findings = findings_of(tmp_path, Case("dead", DEAD_BEFORE, DEAD_AFTER, DEAD_CONSUMER))
+    assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers"))])
+    called = {"app/spec.py": src(spec) + "\n\ndef use(s: Spec):\n    return s.get_handlers()\n"}
+    findings = findings_of(tmp_path / "called", Case("called", DEAD_BEFORE, DEAD_AFTER, called))
+    assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers")),
+                               ("DRIFT060", line_of(spec, "return [self.factor * 2]"))])

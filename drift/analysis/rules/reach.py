@@ -119,9 +119,12 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
 def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     seen: set[tuple] = set()
     failing: set[tuple] = set()  # (path, line) where a missing attribute already raises
+    dead = _installed_dead(ctx)
     for mod, rec, path, what in _typed_paths(ctx):
         if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
             continue  # inside `if <test>:` whose test already raised: this line never runs
+        if dead and _inside(rec.get("function"), dead.get(mod.get("module") or "", ())):
+            continue  # a function nothing runs on the target (its patch is DRIFT080's)
         tv = ctx.target_paths.steps(path)
         bv = None  # the baseline is walked only where the target misses a name
         for k in range(_first_read_step(rec), len(path)):
@@ -1348,6 +1351,43 @@ def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
         for p in mod.get("patches") or []:
             yield mod, p
     yield from ctx.consumer.helper_patches
+
+
+def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
+    """module -> functions the consumer installs on the target only under names the target no
+    longer has there (each of its patches is one DRIFT080 reports), and that the consumer never
+    calls itself, by that name or directly: nothing runs them on the target, so what their
+    bodies read is no break of its own."""
+    hit = ctx.memo.get("installed_dead")
+    if hit is not None:
+        return hit
+    installs: dict[tuple[str, str], list[tuple[bool, str]]] = {}
+    for mod, patch in _patches(ctx):
+        fn = (patch.get("value") or {}).get("function")
+        if not fn or not patch.get("name"):
+            continue
+        t, b = _patch_values(ctx, patch)
+        gone = t is not None and b is not None and t.kind == "missing" and b.known and b.kind != "consumer"
+        installs.setdefault((mod.get("module") or "", fn), []).append((gone, patch["name"]))
+    called: set[str] = set()
+    for mod in ctx.usage:
+        for rec in mod.get("calls") or []:
+            path = (rec.get("callee") or {}).get("path") or []
+            if path:
+                called.add(str(path[-1]).lstrip("."))
+                called.add(str(path[0])[4:] if str(path[0]).startswith("sym:") and len(path) == 1 else "")
+    out: dict[str, set[str]] = {}
+    for (module, fn), rows in installs.items():
+        if all(g for g, _ in rows) and not any(n in called for _, n in rows) and f"{module}.{fn}" not in called \
+                and fn.rsplit(".", 1)[-1] not in called:
+            out.setdefault(module, set()).add(fn)
+    ctx.memo["installed_dead"] = out
+    return out
+
+
+def _inside(function: str | None, functions) -> bool:
+    """Whether a use in `function` (a qual: `f`, `f.inner`) sits in one of `functions`."""
+    return bool(function) and any(function == f or function.startswith(f + ".") for f in functions)
 
 
 def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value | None]:
