@@ -109,6 +109,8 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
     unsafe: the attribute may be one shared object), and a read that sits only in the value of
     a keyword the target's callable no longer accepts (the keyword's own drop, one edit for both).
+    Reads in a function the consumer installs only under names the target no longer has, and
+    never calls itself, are not reported: nothing runs it (the patch is DRIFT080's finding).
     """
     if ctx.baseline_paths is None:
         return
