@@ -37,6 +37,7 @@ class FactoryBuild:
     call: str  # the consumer's call (`init_logger("vllm.utils")`)
     registry: bool  # the factory returns a registry entry: the call gives the baseline's very object
     line: int  # the baseline's assignment
+    per_module: bool = False  # the call takes the module's `__name__`: each module's value is its own
 
     @property
     def edit(self) -> str:
@@ -86,5 +87,7 @@ def factory_build(baseline: PackageIndex | None, target: PackageIndex, base: Sym
         return None  # the call the baseline made may not bind the same way in the target
     registry = all(bool(_REGISTRY_LOOKUPS & set(fn.as_function.behaviour.call_sites)) for fn in (then, now))
     shown = ", ".join([*(a for a in args if a), *(f"{k}={v}" for k, v in keywords)])
+    per_module = any(isinstance(a, ast.Name) and a.id == "__name__" for a in [*call.args, *(k.value for k in call.keywords)])
     return FactoryBuild(name=base.dotted.rsplit(".", 1)[-1], module=base.module, factory_module=factory_module,
-                        factory=factory, call=f"{factory}({shown})", registry=registry, line=base.line)
+                        factory=factory, call=f"{factory}({shown})", registry=registry, line=base.line,
+                        per_module=per_module)

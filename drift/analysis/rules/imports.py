@@ -59,13 +59,15 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         if shim:
             yield _shim_finding(ctx, mod, imp, target, shim, moved)
             continue
-        build = None
-        if base is not None and base.kind == "name" and not (
-                moved and own_import_moves(ctx.baseline, ctx.target, target, moved)):
-            # a value the baseline built with a factory call is no move: a same-named value elsewhere is another object
-            build = factory_build(ctx.baseline, ctx.target, base)
-            if build is not None:
-                moved, different = None, None
+        # a value the baseline built with a factory call is no move: a same-named value elsewhere is
+        # another object (by construction when the call takes the module's `__name__`), unless the
+        # target's own code moved its import there
+        build = factory_build(ctx.baseline, ctx.target, base) if base is not None and base.kind == "name" else None
+        if build is not None and moved and not build.per_module \
+                and own_import_moves(ctx.baseline, ctx.target, target, moved):
+            build = None
+        if build is not None:
+            moved, different = None, None
         kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
         evidence = ()
         if moved:
