@@ -22,6 +22,11 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     target, the finding says where it lives now. Each name of a `from X import (a, b, c)`
     statement is its own finding at the line where that name is written, the names of a module
     that is gone included: a user fixes the statement name by name.
+
+    A module-level value the baseline built with a factory call (`logger = init_logger(__name__)`)
+    has no new home: the fix builds the consumer's own with that call (`build_from_factory`,
+    `logger = init_logger("vllm.utils")`), safe when the factory returns the logging registry's
+    entry for the name (the very object the baseline bound), unsafe otherwise.
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
@@ -261,7 +266,9 @@ VARIANTS = {
     target defines elsewhere now, with a compatible API (same kind, most methods, the same parameters).
 
     The finding says where the name lives now. A same-named definition with a different API is not
-    a move: it is reported as DRIFT001 with that definition named in the details."""),
+    a move: it is reported as DRIFT001 with that definition named in the details. The fix imports the
+    name from its new home (`move_import`); for a module-level constant it is safe only when the
+    target's own code moved its import of the name there, or both releases bind one literal."""),
     "DRIFT003": (RuleKind.IMPORT_MOVED, Severity.RISKY,
                  """An imported name the target module no longer defines, that only its PEP 562 `__getattr__`
     still provides (a deprecation shim): the import works with a warning until the shim goes."""),
