@@ -18,11 +18,12 @@ from . import background
 from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .locate import module_name, walk_tree
-from .usage import NAME_GETTER, usage_facts
+from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
+_NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 
-_USAGE_VERSION = "u45i-ir10"  # u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
+_USAGE_VERSION = "u46r-ir11"  # u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
 _LAYOUT = "irb1"  # the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -212,7 +213,9 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
             continue
         if any(n in data for n in needles) or b"setattr(" in data \
-                or (b"getattr(" in data and _GETTER.search(data)):  # helpers that patch, name getters (reach.py)
+                or (b"getattr(" in data and _GETTER.search(data)) \
+                or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)):
+            # helpers that patch, name getters (reach.py), a config naming a class (`worker_extension_cls = "..."`)
             jobs[rel] = data
         rows.append(("read", rel, size, mtime))
     read = _read_all(jobs, prefixes)
@@ -225,7 +228,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         _, rel, size, mtime = row
         facts = read.get(rel)
         if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers")
-                                      or facts.get("named_modules") or facts.get("classes")):
+                                      or facts.get("named_modules") or facts.get("classes") or facts.get("ir")):
             facts = None
         stored = _stored_ir(facts)
         new[rel] = (size, mtime, stored)

@@ -213,7 +213,25 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
             out["classes"][names.module + "." + qual] = [[scope.path(b) for b in node.bases], node.lineno]
             _walk_body(out, names, node.body, prefix=qual + ".", cls=names.module + "." + qual, scope=scope)
         else:
+            if cls is not None:
+                _class_field(out, scope, node, cls)
             _relations(out, scope, _own([node]), fn_key=None)
+
+
+def _class_field(out, scope, node, cls):
+    """`name = v` / `name: T = v` in a class body: a store on the class (a config class's field
+    default, `worker_extension_cls: str = "pkg.ext.Sync"`, names what the field holds)."""
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return
+    src = scope.path(node.value)
+    if src:
+        for t in targets:
+            if isinstance(t, ast.Name):
+                out["store"].append([["sym:" + cls], t.id, src, node.lineno])
 
 
 def _function(out, names, fn, *, prefix, cls, outer):

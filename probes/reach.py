@@ -1465,6 +1465,9 @@ class _Function:
         lits = literal_args(node)  # None and other constants passed positionally (probes/derefs.py)
         if lits:
             self.mod.calls[-1]["arg_lits"] = lits
+            if node.args and type(node.args[0]) is ast.Constant and type(node.args[0].value) is str \
+                    and node.args[0].value.isidentifier() and len(node.args[0].value) <= 64:
+                self.mod.calls[-1]["name_arg"] = node.args[0].value  # `rpc("update_weights")`: a method by name
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
         root = _narrowed_key(func, self.env_of_call) or _root_name(func)

@@ -377,6 +377,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)
+        if NAMES_A_CLASS.search(text):  # a config's `worker_extension_cls = "pkg.ext.Sync"`: the class vLLM gets
+            out["ir"] = ir_facts(tree, module=module, is_package=is_package)
         if NAME_GETTER.search(text):  # a patch framework's base: subclasses elsewhere call its getter
             classes = reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes,
                                   lines=text.splitlines())["classes"]
@@ -458,6 +460,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
 
+
+# `worker_extension_cls: str = "pkg.mod.Ext"` (a field, keyword or assignment whose name ends like the
+# target's class-naming keys, drift/consumer/infer.py `_NAMING_KEYS`, given a dotted class name)
+NAMES_A_CLASS = re.compile(r"\b\w+_(?:cls|class)\s*(?::[^=\n]*)?=\s*\(?\s*[\"'][\w.]+[.:]\w+[\"']")
 
 # `return getattr(mod, self.target_class ...)`: a method handing back the class a subclass names
 NAME_GETTER = re.compile(r"return\s+getattr\(\s*[\w.]+\s*,\s*(?:self|cls)\.\w+\s*[,)]")

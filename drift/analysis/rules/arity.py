@@ -62,7 +62,8 @@ def unpacks(count: int, names: int, starred: bool) -> bool:
 def unpack_error(count: int, names: int, starred: bool) -> str:
     """The ValueError Python raises when `count` values meet `names` targets."""
     if starred or count < names:
-        return f"ValueError: not enough values to unpack (expected {'at least ' if starred else ''}{names}, got {count})"
+        at_least = "at least " if starred else ""
+        return f"ValueError: not enough values to unpack (expected {at_least}{names}, got {count})"
     return f"ValueError: too many values to unpack (expected {names})"
 
 

@@ -49,7 +49,8 @@ def version_assert_fails(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             yield Finding(
                 rule_id="DRIFT091", kind=RuleKind.VERSION_ASSERT_FAILS, severity=Severity.BREAKING,
-                title=f"the module asserts `{_shown(guard)}`, which held on {ctx.target_package} {bv} and fails on {tv}",
+                title=f"the module asserts `{_shown(guard)}`, which held on {ctx.target_package} {bv} "
+                      f"and fails on {tv}",
                 consumer_site=Location(mod["path"], guard["line"], col=(guard.get("col") or 0) + 1),
                 predicted_failure=f"AssertionError when `{mod.get('module') or mod['path']}` is imported",
                 details="a module-level assert runs at import: every importer of the module fails with it",

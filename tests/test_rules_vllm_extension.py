@@ -1,0 +1,140 @@
+"""VLLM004: a class named in `worker_extension_cls` defining a name vLLM's worker class now has.
+
+vLLM asserts, before appending the extension to the worker's bases, that the worker has none of
+the extension's names; the synthetic worker wrapper below does what vLLM's `init_worker` does, so
+the predicted AssertionError is checked against what Python raises.
+"""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, findings_of, line_of, raised_by
+
+WRAPPER = """
+    import importlib
+
+    from vllm.v1.worker.gpu_worker import Worker
+
+
+    def init_worker(extension):
+        module, _, name = extension.rpartition(".")
+        ext = getattr(importlib.import_module(module), name)
+        for attr in dir(ext):
+            if attr.startswith("__"):
+                continue
+            assert not hasattr(Worker, attr), (
+                f"Worker class {Worker} already has an attribute {attr}, which conflicts with the worker"
+                f" extension class {ext}."
+            )
+        Worker.__bases__ = Worker.__bases__ + (ext,)
+        return Worker()
+    """
+LLM = """
+    class LLM:
+        def __init__(self, model, **kwargs):
+            self.model = model
+            self.kwargs = kwargs
+    """
+BEFORE = {
+    "vllm/__init__.py": "from vllm.entrypoints.llm import LLM\n",
+    "vllm/entrypoints/llm.py": LLM,
+    "vllm/v1/worker/worker_base.py": WRAPPER,
+    "vllm/v1/worker/gpu_worker.py": """
+        class WorkerBase:
+            pass
+
+        class Worker(WorkerBase):
+            def load_model(self):
+                return None
+        """,
+}
+AFTER = {
+    **BEFORE,
+    "vllm/v1/worker/gpu_worker.py": """
+        class WorkerBase:
+            pass
+
+        class Worker(WorkerBase):
+            def load_model(self):
+                return None
+
+            def update_weights(self, update_info: dict):
+                raise RuntimeError("Weight transfer not configured")
+        """,
+}
+EXTENSION = """
+    import vllm
+
+
+    class Sync:
+        def update_weights(self, model_path):
+            return model_path
+
+        def report(self):
+            return vllm.LLM
+    """
+ENGINE = """
+    from vllm import LLM
+
+
+    def engine():
+        return LLM(model="m", worker_extension_cls="app.ext.Sync")
+    """
+
+
+def test_an_extension_method_the_worker_now_defines_is_reported_at_the_method(tmp_path):
+    consumer = {"app/ext.py": EXTENSION, "app/engine.py": ENGINE}
+    found = [f for f in findings_of(tmp_path, Case("ext", BEFORE, AFTER, consumer), lib="vllm")
+             if f.rule_id == "VLLM004"]
+    assert [(f.consumer_site.path, f.consumer_site.line) for f in found] == \
+        [("app/ext.py", line_of(EXTENSION, "def update_weights"))]
+    f = found[0]
+    assert f.severity.value == "breaking" and f.symbol == "vllm.v1.worker.gpu_worker.Worker.update_weights"
+    before = [tmp_path / "before", tmp_path / "consumer"]
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    build = ("vllm.v1.worker.worker_base", "init_worker('app.ext.Sync')")
+    assert raised_by(before, *build, packages=("vllm", "app")) is None
+    raised = raised_by(after, *build, packages=("vllm", "app"))
+    assert raised == f.predicted_failure
+
+
+def test_a_class_not_named_as_an_extension_is_not_judged(tmp_path):
+    consumer = {"app/ext.py": EXTENSION, "app/engine.py": ENGINE.replace('worker_extension_cls="app.ext.Sync"', "")}
+    assert not [f for f in findings_of(tmp_path, Case("plain", BEFORE, AFTER, consumer), lib="vllm")
+                if f.rule_id == "VLLM004"]
+
+
+CONFIG = """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class RolloutConfig:
+        model: str = "m"
+        worker_extension_cls: str = (
+            "app.ext.Sync"
+        )
+    """
+SERVER = """
+    from vllm import LLM
+
+    from app.config import RolloutConfig
+
+
+    def engine(cfg: RolloutConfig):
+        return LLM(model=cfg.model, **{"worker_extension_cls": cfg.worker_extension_cls})
+
+
+    def update(engine, path):
+        return engine.collective_rpc("update_weights", args=(path,))
+    """
+
+
+def test_a_config_fields_default_names_the_extension_and_its_dispatch_by_name_is_reported(tmp_path):
+    """The class is named only as the default of a config dataclass's field (in a module that never
+    imports vLLM); the consumer's own `collective_rpc("update_weights")` now reaches vLLM's method."""
+    consumer = {"app/ext.py": EXTENSION, "app/config.py": CONFIG, "app/server.py": SERVER}
+    found = [f for f in findings_of(tmp_path, Case("cfg", BEFORE, AFTER, consumer), lib="vllm")
+             if f.rule_id == "VLLM004"]
+    assert sorted((f.consumer_site.path, f.consumer_site.line, f.severity.value) for f in found) == [
+        ("app/ext.py", line_of(EXTENSION, "def update_weights"), "breaking"),
+        ("app/server.py", line_of(SERVER, "collective_rpc"), "risky")]
