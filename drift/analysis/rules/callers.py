@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import BUILT_INSTEAD_OF
-from drift.model.index import Symbol
+from drift.model.index import Symbol, call_of, word
 
 RECEIVER = 7  # index of the receiver in a call-site row: "self", "self.<attr>", "super" or None
 
@@ -72,6 +72,8 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
     if (owner, site[6]) in overridden_for_consumer(ctx):
         return False
     if callers_of is not None and _never_runs(ctx, owner, site[6], callers_of, 0):
+        return False
+    if built_only_for_replaced(ctx, owner):
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if inherited is None:
@@ -253,3 +255,110 @@ def gone_base(ctx: CheckContext, ref: str) -> str | None:
             memo[ref] = old.sym.dotted
             break
     return memo[ref]
+
+
+def built_only_for_replaced(ctx: CheckContext, owner: str) -> bool:
+    """Whether the target class `owner` is built only by target classes that never run for the
+    consumer: the default class the consumer has the target replace by its own (a platform's
+    `worker_cls`) and that default's target subclasses, none of which the consumer extends. Then
+    `owner`'s methods never run either (the GPU worker's model runner, on a platform that names its
+    own worker), so their calls are no evidence against the consumer's classes. Objects of
+    `owner`'s target subclasses count as `owner`'s. A module that writes `Owner(...)` where the
+    facts place no such build in one of those classes keeps it running: unknown is not never."""
+    memo = ctx.memo.setdefault("callers.built_only_for_replaced", {})
+    if owner not in memo:
+        memo[owner] = _built_only_for_replaced(ctx, owner)
+    return memo[owner]
+
+
+def _replaced_families(ctx: CheckContext) -> tuple[frozenset[str], frozenset[str]]:
+    """(the target default classes the consumer replaces and does not extend, every target class
+    a consumer class extends)."""
+    out = ctx.memo.get("callers.replaced_families")
+    if out is None:
+        extended = frozenset(d for ref in ctx.consumer.classes
+                             for d in mro_names(ctx.target, ctx.target_paths.target_bases(ref)))
+        found = set()
+        for key, defaults in BUILT_INSTEAD_OF.items():
+            if not ctx.consumer.inferred.named.get(key):
+                continue
+            sym = next((s for s in map(ctx.target.lookup, defaults) if s is not None and s.kind == "class"), None)
+            if sym is not None and sym.dotted not in extended:
+                found.add(sym.dotted)
+        out = ctx.memo["callers.replaced_families"] = (frozenset(found), extended)
+    return out
+
+
+def _built_only_for_replaced(ctx: CheckContext, owner: str) -> bool:
+    families, extended = _replaced_families(ctx)
+    if not families or not ctx.target.has_sources:
+        return False
+    short = owner.rsplit(".", 1)[-1]
+    subclasses = ctx.target.query("class_builders.v2", "s:" + owner, needle=word(short), build=_class_builders,
+                                  default=[])
+    found_builder = False
+    for cls in [owner, *subclasses]:
+        if cls in extended or cls in families:
+            return False
+        name = cls.rsplit(".", 1)[-1]
+        builds = ctx.target.query("class_builders.v2", "n:" + name, needle=word(name), build=_class_builders,
+                                  default=[])  # [builder class or "" (a function), module, built class]
+        for builder, _module, built in builds:
+            if built != cls or builder == "<defines>":
+                continue
+            found_builder = True
+            sym = ctx.target.lookup(builder) if builder else None
+            if sym is None or sym.kind != "class" or builder in extended or not (mro_names(ctx.target, [sym]) & families):
+                return False
+        # every module writing `Name(...)` (but the ones defining a class of that name) must be one where
+        # a class of the replaced family builds a class of that name: else a build the facts did not see
+        placed = {module for builder, module, _built in builds
+                  if builder and builder != "<defines>" and (b := ctx.target.lookup(builder)) is not None
+                  and mro_names(ctx.target, [b]) & families}
+        defining = {module for b, module, _built in builds if b == "<defines>"}
+        if any(m not in placed and m not in defining for m in ctx.target.source_search(call_of(name))):
+            return False
+    return found_builder
+
+
+def _class_builders(index, modules: Iterable[str]) -> dict[str, list]:
+    """"n:<short name>" -> [builder, module, built class] for every build of a class of that short
+    name in these modules (`self.x = C(...)`, `x = C(...)`; builder: the target class whose method
+    builds it, "" for a module-level function) and ["<defines>", module, class] where a module
+    defines a class of that name; "s:<class>" -> its target subclasses."""
+    from drift.model.facts import ModuleFacts
+
+    out: dict[str, set] = {}
+
+    def resolve(mod_name: str, text: str) -> str | None:
+        for cand in (text, index.dotted_in(mod_name, text), f"{mod_name}.{text}"):
+            sym = index.lookup(cand)
+            if sym is not None and sym.kind == "class":
+                return sym.dotted
+        return None
+
+    def add_builds(mod_name: str, fn, owner: str) -> None:
+        beh = fn.behaviour
+        names = [n for ns in beh.builds.values() for n in ns]
+        names += [kind[5:] for kind in beh.self_types.values() if isinstance(kind, str) and kind.startswith("call:")]
+        for n in names:
+            built = resolve(mod_name, n)
+            if built:
+                out.setdefault("n:" + built.rsplit(".", 1)[-1], set()).add((owner, mod_name, built))
+
+    for mod_name in modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        for fn in mod.functions.values():
+            add_builds(mod_name, fn, "")
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
+        while stack:
+            dotted, c = stack.pop()
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+            out.setdefault("n:" + dotted.rsplit(".", 1)[-1], set()).add(("<defines>", mod_name, dotted))
+            for base in c.bases:
+                b = resolve(mod_name, base)
+                if b:
+                    out.setdefault("s:" + b, set()).add(dotted)
+            for m in c.methods.values():
+                add_builds(mod_name, m, dotted)
+    return {k: sorted(v) for k, v in out.items()}
