@@ -13,6 +13,11 @@ when Python's dispatch rules say it cannot reach the consumer's method:
   delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
   its place wherever the consumer's classes are used (a plugin's executor overriding the method
   that spawns workers silences the spawn call for the plugin's worker class too);
+- it sits in a method of a target class that only the default class the consumer replaces builds
+  (`worker_cls`: the GPU worker builds the GPU model runner; that worker's target subclasses
+  count as it), nor any consumer class extends: on the consumer's platform no such object exists
+  (`built_only_for_replaced`; a module writing the class's constructor where the facts place no
+  such build keeps the site);
 - it sits in a target method all of whose own callers in the target are methods of these kinds
   (three callers deep), and whose name the target never writes as a string (as a dispatch by
   name would);
