@@ -81,7 +81,9 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
     if built_only_for_replaced(ctx, owner):
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
-    if inherited is None:
+    if inherited is None:  # a function patched over `declared`'s method: any object of its family runs it
+        if recv in ("self", "super") and declared is not None:
+            return declared in _mro_of(ctx, owner)  # `self.m()` / `super().m()` in a class outside that family
         return True
     if recv == "super" and (declared is None or declared not in _mro_of(ctx, owner)):
         return True
