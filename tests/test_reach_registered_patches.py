@@ -81,3 +81,29 @@ def test_a_call_on_another_classs_self_is_not_the_patched_methods(tmp_path):
     consumer = {"app/patching.py": PATCHING, "app/plugin.py": PLUGIN}
     found = findings_of(tmp_path, Case("unrelated", BEFORE, UNRELATED, consumer))
     assert not [f for f in found if f.rule_id == "DRIFT070"], [f.title for f in found]
+
+
+INHERITED = {"gizmo/moe.py": """
+    class Base:
+        def step(self, x):
+            return self.forward(x, already=True)
+
+        def forward(self, x, already=False):
+            return x
+
+    class MoE(Base):
+        def forward(self, x, already=False):
+            return x
+    """}
+INHERITED_BEFORE = {"gizmo/moe.py": INHERITED["gizmo/moe.py"].replace("already=True", "").replace(
+    ", already=False", "")}
+
+
+def test_a_base_classs_self_call_reaches_the_patch_on_its_subclass(tmp_path):
+    """`self.forward(...)` in a method `MoE` inherits from `Base` runs the patched `MoE.forward`."""
+    consumer = {"app/patching.py": PATCHING, "app/plugin.py": PLUGIN}
+    found = [f for f in findings_of(tmp_path, Case("inherited", INHERITED_BEFORE, INHERITED, consumer))
+             if f.rule_id == "DRIFT070"]
+    assert [f.consumer_site.line for f in found] == [line_of(PLUGIN, "def patched_forward")]
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.plugin", "__import__('gizmo.moe').moe.MoE().step(1)") == found[0].predicted_failure

@@ -82,8 +82,10 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if inherited is None:  # a function patched over `declared`'s method: any object of its family runs it
-        if recv in ("self", "super") and declared is not None:
-            return declared in _mro_of(ctx, owner)  # `self.m()` / `super().m()` in a class outside that family
+        if recv == "super" and declared is not None:  # `super().m()` in `owner` runs a base of `owner`'s
+            return declared in _mro_of(ctx, owner)
+        if recv == "self" and declared is not None:  # `self.m()` in `owner` runs on `owner`'s subclasses too
+            return declared in _mro_of(ctx, owner) or owner in _mro_of(ctx, declared)
         return True
     if recv == "super" and (declared is None or declared not in _mro_of(ctx, owner)):
         return True
