@@ -126,7 +126,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name")
+                 "by_name", "held_tests")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -154,6 +154,7 @@ class _Scan:
         self.builds = []  # ("self.x" or local, callee node): objects this function constructs
         self.tuple_returns = []  # this function's own `return (a, 2, b * c)`: shape-like tuples
         self.by_name = {}  # dispatcher -> [[line, method, npos, [keywords]]]: `x.rpc("m", args=(..))`
+        self.held_tests = {}  # "x.f" -> lines: `self.x.f` read in an `if`/`while` test (a switch it obeys)
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -336,6 +337,19 @@ class _Scan:
             return
         self.ctor.append((callee, node.lineno, keywords, node.keywords))
 
+    def test_reads(self, test):
+        """`self.x.f` read in a branch test: the method behaves by a setting of an object it
+        holds (`if not self.scheduler_config.enable_chunked_prefill and ...`). A default that
+        changed for `f` changes what this method does for every caller: DRIFT050 follows it."""
+        self_name = self.self_name
+        if self_name is None:
+            return
+        for n in ast.walk(test):
+            if type(n) is _Attribute and type(n.ctx) is _Load:
+                v = n.value
+                if type(v) is _Attribute and type(v.value) is _Name and v.value.id == self_name:
+                    _add(self.held_tests, v.attr + "." + n.attr, n.lineno)
+
     # -- statements --------------------------------------------------------------------------
     def stmts(self, body, guard):
         pending = self.pending
@@ -347,6 +361,7 @@ class _Scan:
                 pending.append(st.value)
             elif t is _If:
                 pending.append(st.test)
+                self.test_reads(st.test)
                 self.stmts(st.body, (st.test, False))
                 if st.orelse:
                     self.stmts(st.orelse, (st.test, True))
@@ -383,6 +398,8 @@ class _Scan:
             elif t is ast.ImportFrom or t is ast.Import:
                 self.import_(st)
             else:
+                if t is ast.While:
+                    self.test_reads(st.test)
                 for f in _child_fields(t):
                     v = getattr(st, f, None)
                     if type(v) is list:
@@ -587,6 +604,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "value_returns": scan.value_returns,
         "probes": scan.probes,
         **({"by_name_calls": scan.by_name} if scan.by_name else {}),
+        **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),

@@ -79,3 +79,76 @@ def test_flip_is_risky_and_does_not_fail_the_check(tmp_path):
 def test_without_baseline_nothing_is_reported(tmp_path):
     case = Case("no-baseline", None, FLIPPED, {"app/main.py": RELIES}, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+# -- where the flipped default acts: a method of the target that branches on it -------------------
+
+ENGINE = OPTIONS + """
+
+    class Engine:
+        def __init__(self, options: Options):
+            self.options = options
+
+        def step(self):
+            if self.options.use_cache:
+                return self._cached()
+            return []
+
+        def drain(self):
+            while self.options.use_cache and self._pending():
+                pass
+            return self._collect()
+
+        def _collect(self):
+            if not self.options.use_cache:
+                return []
+            return [1]
+
+        def _pending(self):
+            return False
+
+        def _cached(self):
+            return [1]
+
+        def size(self):
+            return self.options.size
+    """
+ENGINE_BEFORE = {"gizmo/core.py": ENGINE.format(cache="None", size="1")}
+ENGINE_FLIPPED = {"gizmo/core.py": ENGINE.format(cache="True", size="1")}
+LOOP = """
+    from gizmo.core import Engine, Options
+
+    class Runner:
+        def __init__(self):
+            self.engine = Engine(Options(name="y"))
+
+        def run(self):
+            while out := self.engine.step():
+                print(out)
+            self.engine.drain()
+            return self.engine.size()
+    """
+LOOP_PASSES = LOOP.replace('Options(name="y")', 'Options(name="y", use_cache=None)')
+
+
+def test_the_default_is_also_reported_where_a_target_method_branches_on_it(tmp_path):
+    out = run_case(tmp_path, before=ENGINE_BEFORE, after=ENGINE_FLIPPED, consumer={"app/main.py": LOOP})
+    found = sorted((f.consumer_site.line, f.title) for f in out.report.findings if f.rule_id == "DRIFT050")
+    assert found == [
+        (line_of(LOOP, "Options(name="), "`Options`: default of `use_cache` changed None → True; the call relies on it"),
+        (line_of(LOOP, "self.engine.step()"),
+         "`Engine.step()` branches on `options.use_cache`, whose default the call at line "
+         f"{line_of(LOOP, 'Options(name=')} relies on (None → True)"),
+        # a `while` test, and the same switch read by a method `drain` calls on self: one finding
+        (line_of(LOOP, "self.engine.drain()"),
+         "`Engine.drain()` branches on `options.use_cache`, whose default the call at line "
+         f"{line_of(LOOP, 'Options(name=')} relies on (None → True)"),
+    ]  # `size()` reads the options but branches on nothing: silent
+    acts = [f for f in out.report.findings if f.consumer_site.line == line_of(LOOP, "self.engine.step()")][0]
+    assert acts.severity is Severity.RISKY and "use_cache=None" in acts.fix.description
+    assert [e.line for e in acts.target_evidence][0] == line_of(ENGINE, "if self.options.use_cache")
+
+
+def test_a_consumer_that_passes_the_switch_gets_neither_finding(tmp_path):
+    out = run_case(tmp_path, before=ENGINE_BEFORE, after=ENGINE_FLIPPED, consumer={"app/main.py": LOOP_PASSES})
+    assert [f for f in out.report.findings if f.rule_id == "DRIFT050"] == []

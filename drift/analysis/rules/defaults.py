@@ -19,6 +19,15 @@ def default_changed(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline is None:
         return
+    relied: dict[tuple[str, str], tuple[Finding, str, str]] = {}  # (file, field) -> (finding, old, new)
+    for found, name, old, new in _relied_defaults(ctx):
+        relied.setdefault((found.consumer_site.path, name), (found, old, new))
+        yield found
+    yield from _where_it_acts(ctx, relied)
+
+
+def _relied_defaults(ctx: CheckContext) -> Iterator[tuple[Finding, str, str, str]]:
+    """The calls that leave a flipped switch at its default: (finding, parameter, old, new)."""
     for rc in ctx.calls:
         if not rc.target_params or not rc.baseline_params or rc.rec["star_kwargs"]:
             continue
@@ -43,4 +52,66 @@ def default_changed(ctx: CheckContext) -> Iterator[Finding]:
                 fix=Fix(f"pass `{p.name}={b.default}` to keep the old behaviour, or adopt the new one",
                         manual_reason="which behaviour the consumer wants is a decision"),
                 symbol=f"{rc.dotted}.{p.name}",
+            ), p.name, b.default, p.default
+
+
+def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Finding, str, str]]) -> Iterator[Finding]:
+    """The consumer's calls of target methods that branch on a setting whose default the same
+    file relies on: the place the new default changes what runs, not only where it was chosen.
+
+    Evidence is the target's own branch test on `self.<held>.<field>` in the method (or in a
+    method it calls on self), read by the probe (`held_tests`, facts +ht). Example: a loop that
+    calls `scheduler.schedule()` and finishes each request after one step behaves differently
+    once `enable_chunked_prefill` defaults to True, since a long prompt is then split across steps.
+    """
+    if not relied:
+        return
+    fields = {f for _, f in relied}
+    seen: set[tuple[str, int, str]] = set()
+    for rc in ctx.calls:
+        if rc.is_constructor or rc.target is None or rc.target.kind != "method":
+            continue
+        for held, line in _branch_reads(rc.target, fields):
+            field_name = held.rsplit(".", 1)[-1]
+            key = (rc.site.path, rc.site.line, field_name)
+            if (rc.site.path, field_name) not in relied or key in seen:
+                continue
+            seen.add(key)
+            origin, old, new = relied[(rc.site.path, field_name)]
+            yield Finding(
+                rule_id="DRIFT050", kind=RuleKind.DEFAULT_CHANGED, severity=Severity.RISKY,
+                title=(f"`{rc.label}()` branches on `{held}`, whose default the call at line "
+                       f"{origin.consumer_site.line} relies on ({old} → {new})"),
+                consumer_site=rc.site,
+                target_evidence=(Location(rc.target.path, line, symbol=f"{rc.target.dotted}",
+                                          snippet=f"self.{held}"), *origin.target_evidence),
+                baseline_evidence=origin.baseline_evidence,
+                predicted_failure=None,
+                details=(f"`{rc.label}` tests `self.{held}` (target line {line}); with the new default it takes "
+                         f"the other branch for this consumer, here, where the consumer's code uses its result"),
+                fix=Fix(f"pass `{field_name}={old}` at line {origin.consumer_site.line} to keep the old behaviour here, "
+                        f"or check this code under the new one",
+                        manual_reason="which behaviour the consumer wants is a decision"),
+                symbol=f"{rc.dotted}:{held}",
             )
+
+
+def _branch_reads(method, fields: set[str]) -> list[tuple[str, int]]:
+    """`(held.field, line)` the method's branch tests read, itself and one level of the
+    methods it calls on self (the switch often sits in a helper `schedule()` calls)."""
+    out: list[tuple[str, int]] = []
+    behaviour = method.as_function.behaviour
+    todo = [behaviour]
+    owner = method.owner
+    if owner is not None:
+        methods = owner.facts.get("methods") or {}
+        for name in behaviour.self_calls:
+            callee = methods.get(name)
+            if callee:
+                from drift.model.facts import FunctionFacts
+                todo.append(FunctionFacts(callee).behaviour)
+    for b in todo:
+        for held, lines in b.held_tests.items():
+            if held.rsplit(".", 1)[-1] in fields and lines:
+                out.append((held, lines[0] if b is behaviour else method.line))
+    return out
