@@ -43,7 +43,7 @@ def _check(trees, capsys, *extra, baseline="before") -> tuple[int, dict | None, 
 
 
 @pytest.mark.parametrize("flag, code, near", [
-    ("--select", "DRIFT999", "DRIFT090"),
+    ("--select", "DRIFT999", "DRIFT091"),
     ("--ignore", "DRFT080", "DRIFT080"),
     ("--ignore", "DRFT0", "DRIFT0"),
     ("--select", "VLM", "VLLM"),
@@ -89,7 +89,7 @@ def test_unknown_code_in_an_inline_comment_exits_2(trees, capsys) -> None:
 
 def test_unused_inline_ignores_warn_and_fail_under_strict(trees, capsys) -> None:
     text = ("from vllm.api import f, g  # drift: ignore[DRIFT001, DRIFT050]\n\n\ndef run():\n"
-            "    f(1, b=2)  # drift: ignore\n    return g()  # drift: ignore\n")
+            "    f(1, b=2)  # drift: ignore\n    return None  # drift: ignore\n")
     (trees / "repo" / "kvtool" / "__init__.py").write_text(text)
     (trees / "repo" / "kvtool" / "other.py").write_text("import vllm\nX = 1  # drift: ignore[DRIFT010]\n")
     rc, doc, err = _check(trees, capsys)
@@ -212,7 +212,7 @@ def test_a_newest_target_is_a_caveat(trees, capsys) -> None:
 
 
 def test_unused_suppressions_are_under_the_header_too(trees, capsys) -> None:
-    (trees / "repo" / "kvtool" / "__init__.py").write_text(CONSUMER.replace("return g()", "return g()  # drift: ignore"))
+    (trees / "repo" / "kvtool" / "__init__.py").write_text(CONSUMER.replace("return g()", "x = 0  # drift: ignore\n    return g()"))
     rc = main(["check", str(trees / "repo"), "-t", str(trees / "after"), "-b", str(trees / "before"),
                "--format", "markdown"])
     out = capsys.readouterr().out
