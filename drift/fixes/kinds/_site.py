@@ -79,6 +79,20 @@ class SiteCodemod(VisitorBasedCodemodCommand):
     def calls_at_line(self, callee: str) -> list[cst.Call]:
         return self.nodes_at_line(cst.Call, lambda c: callee_name(c.func) == callee)
 
+    def calls_here(self, callee: str) -> list[cst.Call]:
+        """`calls_at_line`, recording NOT_FOUND when there is none: the caller just stops."""
+        calls = self.calls_at_line(callee)
+        if not calls:
+            self.record(NOT_FOUND, f"no call to {callee}() at line {self.line}")
+        return calls
+
+    def defs_here(self, function: str) -> list[cst.FunctionDef]:
+        """The `def function` spanning the site line, best first; NOT_FOUND recorded when none."""
+        defs = self.nodes_at_line(cst.FunctionDef, lambda d: d.name.value == function)
+        if not defs:
+            self.record(NOT_FOUND, f"no def {function}() at line {self.line}")
+        return defs
+
     def record(self, status: str, reason: str = "") -> None:
         self.outcome = Outcome(status, reason)
 

@@ -21,7 +21,6 @@ from libcst.codemod.visitors import AddImportsVisitor
 from drift.fixes.kinds._site import (
     ALREADY,
     APPLIED,
-    NOT_FOUND,
     SiteCodemod,
     clean_comma,
     has_keyword,
@@ -205,9 +204,8 @@ class AddKeyword(SiteCodemod):
         self._init: cst.FunctionDef | None = None  # the __init__ that builds the value once
 
     def visit_Module(self, node: cst.Module) -> None:
-        calls = self.calls_at_line(self.callee)
+        calls = self.calls_here(self.callee)
         if not calls:
-            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
             return
         if has_keyword(calls[0], self.keyword):
             self.record(ALREADY, f"{self.callee}() at line {self.line} already passes {self.keyword}=")

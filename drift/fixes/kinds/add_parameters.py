@@ -41,9 +41,8 @@ class AddParameters(SiteCodemod):
         self._target: cst.FunctionDef | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        defs = self.nodes_at_line(cst.FunctionDef, lambda d: d.name.value == self.function)
+        defs = self.defs_here(self.function)
         if not defs:
-            self.record(NOT_FOUND, f"no def {self.function}() at line {self.line}")
             return
         fn = defs[0]
         have = _names(fn.params)

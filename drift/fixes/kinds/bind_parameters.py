@@ -46,9 +46,8 @@ class BindParameters(SiteCodemod):
         self._target: cst.FunctionDef | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        defs = self.nodes_at_line(cst.FunctionDef, lambda d: d.name.value == self.function)
+        defs = self.defs_here(self.function)
         if not defs:
-            self.record(NOT_FOUND, f"no def {self.function}() at line {self.line}")
             return
         fn = defs[0]
         posonly = {p.name.value for p in fn.params.posonly_params}

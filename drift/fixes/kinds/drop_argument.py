@@ -33,9 +33,8 @@ class DropArgument(SiteCodemod):
         self._target: cst.Call | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        calls = self.calls_at_line(self.callee)
+        calls = self.calls_here(self.callee)
         if not calls:
-            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
             return
         exact = [c for c in calls if len(_positional(c)) == self.count and not any(a.star for a in c.args)]
         if exact:

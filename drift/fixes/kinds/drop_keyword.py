@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, has_keyword, relayout_comma
+from drift.fixes.kinds._site import ALREADY, APPLIED, SiteCodemod, has_keyword, relayout_comma
 
 
 class DropKeyword(SiteCodemod):
@@ -18,9 +18,8 @@ class DropKeyword(SiteCodemod):
         self._target: cst.Call | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        calls = self.calls_at_line(self.callee)
+        calls = self.calls_here(self.callee)
         if not calls:
-            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
             return
         with_kw = [c for c in calls if has_keyword(c, self.keyword)]
         if not with_kw:

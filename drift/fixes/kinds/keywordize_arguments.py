@@ -30,9 +30,8 @@ class KeywordizeArguments(SiteCodemod):
         self._target: cst.Call | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
-        calls = self.calls_at_line(self.callee)
+        calls = self.calls_here(self.callee)
         if not calls:
-            self.record(NOT_FOUND, f"no call to {self.callee}() at line {self.line}")
             return
         call = calls[0]
         if any(a.star == "*" for a in call.args):
