@@ -267,7 +267,7 @@ VARIANTS = {
 
     The finding says where the name lives now. A same-named definition with a different API is not
     a move: it is reported as DRIFT001 with that definition named in the details. The fix imports the
-    name from its new home (`move_import`); for a module-level constant it is safe only when the
+    name from its new home; for a module-level constant it is safe only when the
     target's own code moved its import of the name there, or both releases bind one literal."""),
     "DRIFT003": (RuleKind.IMPORT_MOVED, Severity.RISKY,
                  """An imported name the target module no longer defines, that only its PEP 562 `__getattr__`
