@@ -137,15 +137,14 @@ def test_the_default_is_also_reported_where_a_target_method_branches_on_it(tmp_p
     assert found == [
         (line_of(LOOP, "Options(name="), "`Options`: default of `use_cache` changed None → True; the call relies on it"),
         (line_of(LOOP, "self.engine.step()"),
-         "`Engine.step()` branches on `options.use_cache`, whose default the call at line "
-         f"{line_of(LOOP, 'Options(name=')} relies on (None → True)"),
+         "`Engine.step()` branches on `options.use_cache`, whose default a call in this file relies on (None → True)"),
         # a `while` test, and the same switch read by a method `drain` calls on self: one finding
         (line_of(LOOP, "self.engine.drain()"),
-         "`Engine.drain()` branches on `options.use_cache`, whose default the call at line "
-         f"{line_of(LOOP, 'Options(name=')} relies on (None → True)"),
+         "`Engine.drain()` branches on `options.use_cache`, whose default a call in this file relies on (None → True)"),
     ]  # `size()` reads the options but branches on nothing: silent
     acts = [f for f in out.report.findings if f.consumer_site.line == line_of(LOOP, "self.engine.step()")][0]
     assert acts.severity is Severity.RISKY and "use_cache=None" in acts.fix.description
+    assert f"the call at line {line_of(LOOP, 'Options(name=')}" in acts.details
     assert [e.line for e in acts.target_evidence][0] == line_of(ENGINE, "if self.options.use_cache")
 
 

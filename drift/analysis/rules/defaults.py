@@ -80,15 +80,17 @@ def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Findin
             origin, old, new = relied[(rc.site.path, field_name)]
             yield Finding(
                 rule_id="DRIFT050", kind=RuleKind.DEFAULT_CHANGED, severity=Severity.RISKY,
-                title=(f"`{rc.label}()` branches on `{held}`, whose default the call at line "
-                       f"{origin.consumer_site.line} relies on ({old} → {new})"),
+                # no line in the title: it is the finding's identity when a patch re-check
+                # compares findings, and an edit above the call moves the line
+                title=f"`{rc.label}()` branches on `{held}`, whose default a call in this file relies on ({old} → {new})",
                 consumer_site=rc.site,
                 target_evidence=(Location(rc.target.path, line, symbol=f"{rc.target.dotted}",
                                           snippet=f"self.{held}"), *origin.target_evidence),
                 baseline_evidence=origin.baseline_evidence,
                 predicted_failure=None,
-                details=(f"`{rc.label}` tests `self.{held}` (target line {line}); with the new default it takes "
-                         f"the other branch for this consumer, here, where the consumer's code uses its result"),
+                details=(f"`{rc.label}` tests `self.{held}` (target line {line}); the call at line "
+                         f"{origin.consumer_site.line} leaves it at the new default, so it takes the other branch "
+                         f"here, where the consumer's code uses its result"),
                 fix=Fix(f"pass `{field_name}={old}` at line {origin.consumer_site.line} to keep the old behaviour here, "
                         f"or check this code under the new one",
                         manual_reason="which behaviour the consumer wants is a decision"),
