@@ -6,6 +6,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.facts import FunctionFacts
 from drift.analysis.rules.base import rule
 
 # Literal defaults whose change flips behaviour (feature switches), as opposed to tuning values.
@@ -110,7 +111,6 @@ def _branch_reads(method, fields: set[str]) -> list[tuple[str, int]]:
         for name in behaviour.self_calls:
             callee = methods.get(name)
             if callee:
-                from drift.model.facts import FunctionFacts
                 todo.append(FunctionFacts(callee).behaviour)
     for b in todo:
         for held, lines in b.held_tests.items():
