@@ -19,10 +19,9 @@ def test_check_fix_writes_the_signature_fixes(tmp_path):
     args = ["-t", str(after), "-b", str(before), "--package", "gizmo"]
     assert raised_by([consumer, after], "gizmo.sched", PROBE) is not None
     res = drift("check", str(consumer), *args, "--fix")
-    # LoggingScheduler.schedule ignores `mask`: its add_parameters is unsafe, still breaking
-    assert res.returncode == 1, res.stderr
-    assert "not applied (unsafe, --unsafe-fixes applies it): app/sched.py:14 add `mask=None` after `now`" in res.stderr
-    assert "wrote 1 file(s): app/sched.py; breaking 2 -> 1" in res.stderr
+    # LoggingScheduler.schedule ignores `mask`, which goes last: safe too, nothing left breaking
+    assert res.returncode == 0, res.stderr
+    assert "wrote 1 file(s): app/sched.py; breaking 2 -> 0" in res.stderr
     text = (consumer / "app" / "sched.py").read_text()
     # the consumer's line length (88 by default) wraps the grown call one argument per line
     assert ("        super().__init__(\n            config,\n            block_size,\n            registry=registry,\n"
@@ -32,10 +31,7 @@ def test_check_fix_writes_the_signature_fixes(tmp_path):
     assert raised_by([consumer, after], "gizmo.sched", PROBE) is None
     again = drift("check", str(consumer), *args, "--fix")
     assert "nothing to change" in again.stderr and (consumer / "app" / "sched.py").read_text() == text
-    res = drift("check", str(consumer), *args, "--fix", "--unsafe-fixes")
-    assert res.returncode == 0, res.stderr
-    assert "def schedule(self, budget, now=0.0, mask=None):\n        return (\"logged\", budget)" in \
-        (consumer / "app" / "sched.py").read_text()
+    assert "def schedule(self, budget, now=0.0, mask=None):\n        return (\"logged\", budget)" in text
 
 
 def _as_vllm(files: dict[str, str], version: str) -> dict[str, str]:
@@ -54,7 +50,7 @@ def test_a_range_consumer_gets_the_forward_gated_and_runs_on_both_releases(tmp_p
     probe = PROBE
     assert raised_by([consumer, after], "vllm.sched", probe, packages=("vllm", "app")) is not None
     res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
-    assert res.returncode == 1, res.stderr
+    assert res.returncode == 0, res.stderr
     assert "re-checked against the baseline 0.11.0: nothing new" in res.stderr
     text = (consumer / "app" / "sched.py").read_text()
     assert "# drift-gate: vllm>=0.12.0" in text

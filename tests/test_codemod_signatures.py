@@ -140,6 +140,19 @@ class TestAddParameters(CodemodTest):
                     self.n += 1
             """, "def record", function="record", params=[["mm_cache_stats", "None", "iteration_stats"]])
 
+    def test_an_ignored_parameter_goes_last_when_the_body_reads_no_such_name(self) -> None:
+        self.check("""
+            class ElasticPool(BlockPool):
+                def cache_full_blocks(self, request, blocks, num_cached, num_full, block_size, group_id):
+                    for block in blocks[num_cached:num_full]:
+                        self.cached[(block.block_hash, group_id)] = block
+            """, """
+            class ElasticPool(BlockPool):
+                def cache_full_blocks(self, request, blocks, num_cached, num_full, block_size, group_id, block_mask=None):
+                    for block in blocks[num_cached:num_full]:
+                        self.cached[(block.block_hash, group_id)] = block
+            """, "def cache_full_blocks", function="cache_full_blocks", params=[["block_mask", "None", "group_id"]])
+
     def test_a_trailing_comma_stays_last_and_comments_stay_put(self) -> None:
         self.check("""
             class AscendEagle(EagleSpeculator):
@@ -192,6 +205,19 @@ class TestAddParameters(CodemodTest):
         new, out = run_codemod(before, "add_parameters", line=1,
                                args={"function": "m", "params": [["b", None, "a"]], "forward": "m"})
         assert (new, out.status) == (before, "not_found") and "cannot follow" in out.reason
+
+    def test_an_ignored_parameter_that_would_shadow_a_name_the_body_reads_is_refused(self) -> None:
+        # `block_mask` is a module global the body reads: a parameter of that name would hide it
+        before = ("block_mask = [True]\n\nclass P(B):\n    def cache(self, blocks):\n"
+                  "        return [b for b, m in zip(blocks, block_mask) if m]\n")
+        new, out = run_codemod(before, "add_parameters", line=4,
+                               args={"function": "cache", "params": [["block_mask", "None", "blocks"]]})
+        assert (new, out.status) == (before, "not_found") and "would shadow it" in out.reason
+        # an attribute or a keyword of the same name is not a read of that name
+        ok = "class P(B):\n    def cache(self, blocks):\n        return self.block_mask or f(block_mask=1)\n"
+        new, out = run_codemod(ok, "add_parameters", line=2,
+                               args={"function": "cache", "params": [["block_mask", "None", "blocks"]]})
+        assert out.status == "applied" and "def cache(self, blocks, block_mask=None):" in new
 
     def test_no_forward_call_is_not_found_and_nothing_is_half_done(self) -> None:
         before = "class S(B):\n    def m(self, a):\n        return a\n"

@@ -92,10 +92,12 @@ def test_fixes_carry_the_baseline_names_and_the_new_parameter(tmp_path):
     assert "pass `hash_block_size=hash_block_size` on to `super().__init__(...)`" in init.fix.description
     forwarding = overrides[9]
     assert forwarding.fix.tier == "safe" and forwarding.fix.args["forward"] == "schedule"
-    # an override that answers itself would take `mask` and ignore it: unsafe, said so
+    # an override that answers itself takes `mask` last and ignores it: every caller binds as
+    # before and the override does what it did on the baseline, whose callers never passed it
     ignoring = overrides[14]
-    assert ignoring.fix.codemod == "add_parameters" and ignoring.fix.tier == "unsafe"
-    assert ignoring.fix.args["forward"] is None and "no call in the override that hands it" in ignoring.fix.description
+    assert ignoring.fix.codemod == "add_parameters" and ignoring.fix.tier == "safe"
+    assert ignoring.fix.args == {"function": "schedule", "params": [["mask", "None", "now"]], "forward": None}
+    assert "last" in ignoring.fix.description and "does not read it" in ignoring.fix.description
 
 
 def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):
@@ -112,9 +114,12 @@ def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):
     assert "def __init__(self, config, block_size, hash_block_size=None, registry=None, log_stats=False):" in patched
     assert "def schedule(self, budget, now=0.0, mask=None):" in patched
     assert "return super().schedule(budget, now, mask=mask)" in patched
-    assert patched.count("mask=None") == 1  # LoggingScheduler's unsafe edit is left for --unsafe-fixes
+    assert patched.count("mask=None") == 2  # LoggingScheduler takes it too, last, and ignores it
     tree = write_tree(tmp_path / "patched", {"app/sched.py": patched})
     assert raised_by([tree, after], "gizmo.sched", probe) is None
+    logging = "step(__import__('app.sched').sched.LoggingScheduler('cfg', 16))"
+    assert "mask" in (raised_by([original, after], "gizmo.sched", logging) or "")
+    assert raised_by([tree, after], "gizmo.sched", logging) is None
     # the forwarded keyword is the target's alone: on the baseline that statement needs the
     # version gate drift/fixes/gate.py writes for a range consumer; the named arguments do not
     assert "hash_block_size" in (raised_by([tree, before], "gizmo.sched", probe) or "")
@@ -128,7 +133,43 @@ def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):
     assert again.new_source == patched and not again.applied
     # the re-check of the patched consumer: the safe fixes' findings are gone, nothing new
     left = findings_of(tmp_path / "recheck", Case("sig-fixes", BEFORE, AFTER, {"app/sched.py": patched}))
-    assert {(f.rule_id, f.consumer_site.line) for f in left} == {("DRIFT070", 14)}
+    assert {(f.rule_id, f.consumer_site.line) for f in left} == set()
+
+
+def test_an_ignored_parameter_in_the_middle_of_the_override_stays_unsafe(tmp_path):
+    """The target inserts `mask` before `now`: an override that does not hand it on would take it
+    in a slot the consumer's own positional calls `schedule(8, 1.0)` fill, so they would bind
+    differently. Unsafe, said so."""
+    before = {"gizmo/sched.py": """
+        class Scheduler:
+            def schedule(self, budget, now=0.0):
+                return (budget, now)
+
+
+        def step(s):
+            return s.schedule(8, now=1.0)
+        """}
+    after = {"gizmo/sched.py": """
+        class Scheduler:
+            def schedule(self, budget, mask=None, now=0.0):
+                return (budget, mask, now)
+
+
+        def step(s):
+            return s.schedule(8, mask="m", now=1.0)
+        """}
+    consumer = {"app/sched.py": """
+        from gizmo.sched import Scheduler
+
+
+        class LoggingScheduler(Scheduler):
+            def schedule(self, budget, now=0.0):
+                return ("logged", budget, now)
+        """}
+    (f,) = [x for x in findings_of(tmp_path, Case("mid", before, after, consumer)) if x.rule_id == "DRIFT070"]
+    assert f.fix.codemod == "add_parameters" and f.fix.tier == "unsafe"
+    assert f.fix.args["params"] == [["mask", "None", "budget"]]
+    assert "no call in the override that hands it" in f.fix.description
 
 
 def test_a_name_the_target_dropped_keeps_the_fix_manual(tmp_path):

@@ -4,10 +4,15 @@ Why a module of its own: both DRIFT070 paths (the target's call sites, the base'
 offer the same edit and must judge it the same way. The edit adds each new parameter with the
 target's default where the target declares it, and, when the override hands its arguments to the
 base (`super().m(...)`, `Base.m(self, ...)`, the saved original), forwards the new one by
-keyword. Safe only when it forwards and the default is the target's own: the base then receives
-exactly what vLLM passed, as if the override were not there. Otherwise unsafe (the override takes
-the value and ignores it), or manual when the default cannot be written in the consumer's module
-(it names something of vLLM's) or the forward call passes that slot positionally already.
+keyword. Safe when it forwards and the default is the target's own: the base then receives
+exactly what vLLM passed, as if the override were not there. Safe too when it does not forward but
+every new parameter has the target's literal default and lands after the override's last
+positional parameter: every existing caller, the consumer's own included, binds as before, and
+the override ignores the value, so it behaves as it did on the baseline, whose callers never
+passed it (`add_parameters` refuses where the body reads a name the new parameter would shadow).
+Otherwise unsafe (a required value taken and ignored, or a slot in the middle that shifts the
+consumer's own positional calls), or manual when the default cannot be written in the consumer's
+module (it names something of vLLM's) or the forward call passes that slot positionally already.
 """
 
 from __future__ import annotations
@@ -56,8 +61,22 @@ def _forward_call(ctx: CheckContext, where: Location, label: str, tm: Symbol, bm
     return None
 
 
+def _appended(sig: list[list[Any]] | None, specs: list[list[Any]]) -> bool:
+    """Whether each new parameter (`[name, default, after]`) lands after the override's last
+    positional parameter, where `add_parameters` puts it: no existing positional call shifts."""
+    if sig is None:
+        return False
+    names = [str(p[0]) for p in sig if p[1] in _POS]
+    for name, _default, after in (s[:3] for s in specs):
+        at = names.index(after) + 1 if after in names else len(names)
+        if at != len(names):
+            return False
+        names.append(name)
+    return True
+
+
 def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Symbol, bm: Symbol | None,
-                       missing: list[Param], fallback: Fix) -> Fix:
+                       missing: list[Param], fallback: Fix, sig: list[list[Any]] | None = None) -> Fix:
     """add_parameters for `missing` (the target's new parameters the override lacks), tiered as
     the module docstring says; `fallback` (manual) when no edit can be written."""
     tparams = tm.as_function.params
@@ -101,6 +120,12 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
         text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
                 f"{'them' if len(missing) > 1 else 'it'}, and pass {names} on to `{fwd.rec['callee_src']}(...)`")
         return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE if required else SAFE)
+    if not required and _appended(sig, specs):
+        text = (f"add {', '.join(shown)} to `{label}`'s parameters, last, as `{base}` declares "
+                f"{'them' if len(missing) > 1 else 'it'}; the override does not read "
+                f"{'them' if len(missing) > 1 else 'it'}, so it keeps its baseline behaviour whatever vLLM passes "
+                f"(check it should not honour the value)")
+        return Fix(text, codemod="add_parameters", args=args, tier=SAFE)
     text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
             f"{'them' if len(missing) > 1 else 'it'} (drift sees no call in the override that hands "
             f"{'them' if len(missing) > 1 else 'it'} to `{base}`: check it should not use the value vLLM passes)")

@@ -814,7 +814,7 @@ def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[
         grown.insert(at, [p.name, "POSITIONAL_OR_KEYWORD", not p.required])
     if _site_failure(label, grown, site) is not None:
         return manual
-    return new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=missing, fallback=manual)
+    return new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=missing, fallback=manual, sig=sig)
 
 
 def _annotated_class(ctx: CheckContext, tm: Symbol, param: str, callers: list[str]) -> Symbol | None:
@@ -918,7 +918,7 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             predicted_failure=failure,
             fix=new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=[p], fallback=Fix(
                 f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters",
-                manual_reason="the override must decide what to do with the new argument")),
+                manual_reason="the override must decide what to do with the new argument"), sig=sig),
             symbol=tm.dotted,
         )
     tn = {p.name for p in tparams}

@@ -7,6 +7,9 @@ neighbour, so positional callers bind as before), with the target's annotation w
 already writes that annotation on another parameter (`IS_KDA: tl.constexpr` in a triton
 kernel), and, when the override forwards to the base (`super().m(...)`, `Base.m(self, ...)`, a
 saved original), forwards it by keyword so the base sees the value vLLM passed. Never removes a parameter. The rule that offers it sets the tier.
+Without a forward the override takes the value and ignores it; where its body reads a name the new
+parameter would shadow (a module global, a closure variable), the edit is refused: it would change
+what that read sees.
 """
 
 from __future__ import annotations
@@ -15,6 +18,31 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, callee_name, iter_calls, separator_comma
+
+
+class _Reads(cst.CSTVisitor):
+    """The bare names a function body reads (`x`, not `.x` of an attribute or `x=` of a keyword)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+
+def _reads(fn: cst.FunctionDef) -> set[str]:
+    v = _Reads()
+    fn.body.visit(v)
+    return v.names
 
 
 def _names(params: cst.Parameters) -> set[str]:
@@ -54,6 +82,10 @@ class AddParameters(SiteCodemod):
             return
         if self.forward and not self._forwards(fn):
             self.record(NOT_FOUND, f"{self.function}() at line {self.line} has no call to {self.forward}()")
+            return
+        shadowed = sorted({n for n, _d, _a in self.params if n not in have} & _reads(fn)) if not self.forward else []
+        if shadowed:
+            self.record(NOT_FOUND, f"{self.function}() reads `{shadowed[0]}` from outside; a parameter of that name would shadow it")
             return
         self._target = fn
 
