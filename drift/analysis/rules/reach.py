@@ -1001,7 +1001,11 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     declares them, with the target's default (a literal; `None` only where that is the target's),
     and forwards them by keyword to the base call the override makes (`super().m(...)`,
     `Base.m(self, ...)`, the saved original). Safe when the override forwards and the parameter
-    has a default; unsafe when it does not forward (it would take the value and ignore it);
+    has a default; safe too without a forward when each new parameter has a literal default and
+    goes after the override's last positional parameter (every caller binds as before; the
+    override ignores the value, as it did on the baseline, whose callers never passed it); unsafe
+    when it does not forward otherwise (a required value ignored, a slot that shifts the
+    consumer's own positional calls);
     manual when the default names something of vLLM's or the forward call fills that slot
     positionally in a way naming cannot undo. `add_parameters` never removes a parameter.
 
