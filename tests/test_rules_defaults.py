@@ -76,6 +76,19 @@ def test_flip_is_risky_and_does_not_fail_the_check(tmp_path):
     assert out.exit_code == 0 and out.report.exit_code == 0
 
 
+def test_a_none_switch_the_target_types_as_bool_is_kept_off_by_false(tmp_path):
+    """vLLM 0.16's CacheConfig annotates `enable_prefix_caching: bool = True` (was
+    `Optional[bool] = None`) and validates it: passing None fails, so the value that keeps the
+    old behaviour is False."""
+    strict = {"gizmo/core.py": OPTIONS.replace("use_cache: bool | None = {cache}", "use_cache: bool = {cache}")
+              .format(cache="True", size="1")}
+    out = run_case(tmp_path, before=BEFORE, after=strict, consumer={"app/main.py": RELIES})
+    f = only(out.report.findings, "DRIFT050")
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    assert f.fix.description.startswith("pass `use_cache=False` to keep the old behaviour (the target's `bool` "
+                                        "no longer takes None, which a truth test read as off)")
+
+
 def test_without_baseline_nothing_is_reported(tmp_path):
     case = Case("no-baseline", None, FLIPPED, {"app/main.py": RELIES}, [])
     assert_findings(findings_of(tmp_path, case), case.expected)

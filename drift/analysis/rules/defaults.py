@@ -20,15 +20,16 @@ def default_changed(ctx: CheckContext) -> Iterator[Finding]:
     """
     if ctx.baseline is None:
         return
-    relied: dict[tuple[str, str], tuple[Finding, str, str]] = {}  # (file, field) -> (finding, old, new)
-    for found, name, old, new in _relied_defaults(ctx):
-        relied.setdefault((found.consumer_site.path, name), (found, old, new))
+    relied: dict[tuple[str, str], tuple[Finding, str, str, str]] = {}  # (file, field) -> (finding, old, new, kept)
+    for found, name, old, new, kept in _relied_defaults(ctx):
+        relied.setdefault((found.consumer_site.path, name), (found, old, new, kept))
         yield found
     yield from _where_it_acts(ctx, relied)
 
 
-def _relied_defaults(ctx: CheckContext) -> Iterator[tuple[Finding, str, str, str]]:
-    """The calls that leave a flipped switch at its default: (finding, parameter, old, new)."""
+def _relied_defaults(ctx: CheckContext) -> Iterator[tuple[Finding, str, str, str, str]]:
+    """The calls that leave a flipped switch at its default: (finding, parameter, old, new, the
+    value that keeps the old behaviour)."""
     for rc in ctx.calls:
         if not rc.target_params or not rc.baseline_params or rc.rec["star_kwargs"]:
             continue
@@ -41,6 +42,7 @@ def _relied_defaults(ctx: CheckContext) -> Iterator[tuple[Finding, str, str, str
                 continue
             if p.default == b.default or p.default not in SWITCH_VALUES or b.default not in SWITCH_VALUES:
                 continue
+            kept, why = old_value(b.default, p.annotation)
             yield Finding(
                 rule_id="DRIFT050", kind=RuleKind.DEFAULT_CHANGED, severity=Severity.RISKY,
                 title=f"`{rc.label}`: default of `{p.name}` changed {b.default} → {p.default}; the call relies on it",
@@ -50,13 +52,23 @@ def _relied_defaults(ctx: CheckContext) -> Iterator[tuple[Finding, str, str, str
                 baseline_evidence=(Location(rc.baseline_params_at.path, b.line, symbol=f"{rc.baseline_params_at.dotted}.{p.name}",
                                             snippet=f"{p.name} = {b.default}"),),
                 predicted_failure=None,
-                fix=Fix(f"pass `{p.name}={b.default}` to keep the old behaviour, or adopt the new one",
+                fix=Fix(f"pass `{p.name}={kept}` to keep the old behaviour{why}, or adopt the new one",
                         manual_reason="which behaviour the consumer wants is a decision"),
                 symbol=f"{rc.dotted}.{p.name}",
-            ), p.name, b.default, p.default
+            ), p.name, b.default, p.default, kept
 
 
-def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Finding, str, str]]) -> Iterator[Finding]:
+def old_value(old: str, annotation: str | None) -> tuple[str, str]:
+    """The value that keeps the old default's behaviour where the target still accepts it, and
+    why it differs from the old default's text. A `None` switch the target now annotates as a
+    plain `bool` (a validated config field rejects None) is written `False`: None was off under
+    every truth test, and it is the one `bool` a truth test reads the same way."""
+    if old == "None" and annotation is not None and annotation.replace(" ", "") == "bool":
+        return "False", f" (the target's `{annotation}` no longer takes None, which a truth test read as off)"
+    return old, ""
+
+
+def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Finding, str, str, str]]) -> Iterator[Finding]:
     """The consumer's calls of target methods that branch on a setting whose default the same
     file relies on: the place the new default changes what runs, not only where it was chosen.
 
@@ -78,7 +90,7 @@ def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Findin
             if (rc.site.path, field_name) not in relied or key in seen:
                 continue
             seen.add(key)
-            origin, old, new = relied[(rc.site.path, field_name)]
+            origin, old, new, kept = relied[(rc.site.path, field_name)]
             yield Finding(
                 rule_id="DRIFT050", kind=RuleKind.DEFAULT_CHANGED, severity=Severity.RISKY,
                 # no line in the title: it is the finding's identity when a patch re-check
@@ -92,7 +104,7 @@ def _where_it_acts(ctx: CheckContext, relied: dict[tuple[str, str], tuple[Findin
                 details=(f"`{rc.label}` tests `self.{held}` (target line {line}); the call at line "
                          f"{origin.consumer_site.line} leaves it at the new default, so it takes the other branch "
                          f"here, where the consumer's code uses its result"),
-                fix=Fix(f"pass `{field_name}={old}` at line {origin.consumer_site.line} to keep the old behaviour here, "
+                fix=Fix(f"pass `{field_name}={kept}` at line {origin.consumer_site.line} to keep the old behaviour here, "
                         f"or check this code under the new one",
                         manual_reason="which behaviour the consumer wants is a decision"),
                 symbol=f"{rc.dotted}:{held}",
