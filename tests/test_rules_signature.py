@@ -674,3 +674,30 @@ def test_a_value_the_target_constructions_disagree_on_is_unsafe(tmp_path):
     assert (split.fix.codemod, split.fix.tier) == ("add_keyword", "unsafe")
     assert split.fix.args["value"] in ("self.cfg.block * 2", "1")
     assert "pass something else" in split.fix.description
+
+
+OWN_CTOR_FROM_ITS_LOCALS = """
+    class Thing:
+        def __init__(self, cfg, size):
+            self.cfg = cfg
+            self.size = size
+
+
+    def build(cfg, counts):
+        size = sum(counts) * 2
+        return Thing(cfg=cfg, size=size)
+    """
+
+
+def test_a_value_built_from_the_targets_own_locals_is_manual_and_said_as_code(tmp_path):
+    """`size` comes from `counts`, a parameter the consumer's call has no counterpart for: no
+    value is written, but the manual edit shows the target's own construction, as vLLM's
+    `SpecDecodeMetadata(cu_num_sampled_tokens=...)` in GPUModelRunner is shown to vllm-ascend."""
+    f = only(findings_of(tmp_path, Case("locals", {"gizmo/core.py": OWN_CTOR_BEFORE},
+                                        {"gizmo/core.py": OWN_CTOR_FROM_ITS_LOCALS}, {"app/main.py": THING_CALL})),
+             "DRIFT011")
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    line = line_of(OWN_CTOR_FROM_ITS_LOCALS, "return Thing(")
+    assert f.fix.description == ("pass `size=` as the target's own construction does: `size=size` in `build`, "
+                                 f"where `size = sum(counts) * 2` (gizmo/core.py:{line})")
+    assert "own locals" in f.fix.manual_reason

@@ -10,7 +10,7 @@ from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import drop_keyword_fix
 from drift.analysis.rules.forwarded import fails_on_baseline
 from drift.analysis.rules.renames import successor_fix
-from drift.analysis.rules.values import determinable_value
+from drift.analysis.rules.values import determinable_value, target_example
 
 
 def _accepts_var_kw(params) -> bool:
@@ -123,8 +123,7 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
             fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
                        tier=SAFE if value.agreed else UNSAFE,
                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
-                   if value else
-                   Fix(f"pass `{p.name}=`", manual_reason="the target's code shows no value drift can reuse"))
+                   if value else _manual_value(ctx, rc, p.name))
             src = p.source if p.source != "param" else "parameter"
             yield Finding(
                 rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
@@ -353,3 +352,14 @@ def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
         return Fix(f"{edit}; then {' and '.join(left)}",
                    manual_reason="naming the arguments alone leaves the call wrong on the target: " + "; ".join(left))
     return Fix(edit, codemod="keywordize_arguments", args={"callee": callee, "start": i, "names": names}, tier=SAFE)
+
+
+def _manual_value(ctx: CheckContext, rc: ResolvedCall, name: str) -> Fix:
+    """The manual edit for a new required argument no value can be written for: concrete where
+    the target's own construction shows how it fills it (the consumer writes its equivalent)."""
+    seen = target_example(ctx, rc, name)
+    if seen is None:
+        return Fix(f"pass `{name}=`", manual_reason="the target's code shows no value drift can reuse")
+    text, at = seen
+    return Fix(f"pass `{name}=` as the target's own construction does: {text} ({at.path}:{at.line})",
+               manual_reason="the target's value is built from its own locals, which the consumer's call does not hold")

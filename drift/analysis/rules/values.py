@@ -95,6 +95,25 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
     return Value(text, why, Location(entry["path"], call.line), agreed=agreed)
 
 
+def target_example(ctx, rc, name: str) -> tuple[str, Location] | None:
+    """How the target's own construction of the callee passes `name`, said as code, when no value
+    can be written in the consumer's terms: `cu_num_sampled_tokens=cu_num_sampled_tokens` in
+    `GPUModelRunner._calc_spec_decode_metadata`, where `cu_num_sampled_tokens = torch.from_numpy(...)`.
+    The consumer's maintainer writes the equivalent from what their own function holds; drift
+    never emits it, since the names are the target function's locals, not the consumer's."""
+    callee = rc.label.rsplit(".", 1)[-1]
+    for entry in ctor_calls(ctx.target, callee):
+        call = CtorCall(entry["call"])
+        src = call.keywords.get(name)
+        if not src:
+            continue
+        built = call.locals.get(src)
+        text = f"`{name}={src}` in `{entry['function']}`" + (
+            f", where `{src} = {built}`" if built and built != src else "")
+        return text, Location(entry["path"], call.line)
+    return None
+
+
 def _in_consumer_terms(expr: str, target_kw: Mapping[str, str], consumer_kw: Mapping[str, str]) -> str | None:
     if expr.endswith("…"):
         return None  # the probe cut a long expression: never emit half of it as code
