@@ -57,6 +57,11 @@ class Fix:
     # safe ones, `--unsafe-fixes` adds the unsafe ones (they may change what the code does),
     # a manual fix is only described. A codemod nobody judged safe is unsafe.
     tier: str | None = None
+    # The tier when the edit is written inside a vLLM-version branch whose other arm keeps the
+    # consumer's original statement verbatim (a range consumer's patch, drift/fixes/gate.py):
+    # that branch cannot change a run on the baseline, so an edit whose only risk was the
+    # baseline's path can be safe there. None: the same as `tier`. Only a codemod has one.
+    gated_tier: str | None = None
 
     def __post_init__(self) -> None:
         tier = self.tier
@@ -65,6 +70,10 @@ class Fix:
         elif tier not in (SAFE, UNSAFE):
             tier = UNSAFE
         object.__setattr__(self, "tier", tier)
+        gated = self.gated_tier
+        if self.codemod is None or gated not in (SAFE, UNSAFE) or gated == tier:
+            gated = None
+        object.__setattr__(self, "gated_tier", gated)
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,8 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if data.get("fix") is not None and data["fix"].get("gated_tier") is None:
+            del data["fix"]["gated_tier"]  # most fixes have none: the report stays as it was
         data["kind"] = self.kind.name
         data["kind_message"] = self.kind.value
         data["severity"] = self.severity.value

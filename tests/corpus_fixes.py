@@ -3,6 +3,9 @@
 For every break: the findings at its line, their fix tiers, and whether the planner's edit
 lands with safe fixes only (`drift patch --apply`) and with `--unsafe-fixes`. A break counts as
 fixed by a mode when every breaking finding at its line had its codemod applied in that mode.
+For a consumer that supports a range of vLLM releases both modes are measured on the
+version-gated patch, the one drift writes for it (a fix safe only inside a version branch,
+`Fix.gated_tier`, counts as safe there).
 The `fix = "..."` field of a break records a reviewer's verdict against the maintainers' own fix
 (same / acceptable / wrong / manual-mechanical / manual-by-design / not-found); this tool prints
 it beside the measurement. Run: `python -m tests.corpus_fixes [name ...]`.
@@ -43,13 +46,16 @@ def measure(name: str) -> tuple[list[dict], str | None]:
     ranged = support(list((consumer.meta or {}).get("requires") or []),
                      baseline=(outcome.report.baseline or {}).get("version"))
     gated_keys: set[str] | None = None
+    gated_unsafe: set[str] | None = None
     recheck: str | None = None
     if ranged.is_range:
         top = top_package(list(files), list(consumer.packages))
         gate = choose_gate(tree_files(consumer.root, top), top=top,
                            since=str(outcome.report.target.get("version")),
                            before=str((outcome.report.baseline or {}).get("version")))
-        gated_keys, recheck = version_gated(consumer, files, findings, gt, gate)
+        gated_keys, gated_unsafe, recheck = version_gated(consumer, files, findings, gt, gate)
+        # what drift writes for a range consumer is the version-gated patch: its figures are that patch's
+        safe, unsafe = gated_keys, gated_unsafe
     rows = []
     for b in gt.get("breaks") or []:
         at = [f for f in findings if (f.consumer_site.path, f.consumer_site.line) == (b["path"], b["line"])
@@ -71,7 +77,7 @@ def measure(name: str) -> tuple[list[dict], str | None]:
     return rows, (None if recheck is None else f"range consumer ({ranged.why}); {recheck}")
 
 
-def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], str]:  # type: ignore[no-untyped-def]
+def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], set[str], str]:  # type: ignore[no-untyped-def]
     """The range consumer's safe patch as `drift check --fix` writes it: plain edits tried on a
     copy of the release against the baseline (baseline and target swapped), a version branch
     where one adds a finding there; then the written patch re-checked the same way."""
@@ -94,18 +100,21 @@ def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], str]: 
 
     notes = []
     keys: set[str] = set()
+    unsafe_keys: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="drift-corpus-fix-") as tmp:
         copy = Path(tmp) / "tree"
         shutil.copytree(consumer.root, copy, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
         original = swapped(str(copy))
         unpatched = on_target(str(copy))
         if original is None or unpatched is None:
-            return set(), "baseline check failed"
+            return set(), set(), "baseline check failed"
         for unsafe in (False, True):
             lines = baseline_breaks(copy, plan(files, findings, unsafe_fixes=unsafe), original, swapped)
             gated = plan(files, findings, gate=gate, gate_lines=lines, unsafe_fixes=unsafe)
             if not unsafe:
                 keys = set(gated.finding_keys)
+            else:
+                unsafe_keys = set(gated.finding_keys)
             mine = Path(tmp) / f"patched-{unsafe}"
             shutil.copytree(copy, mine, symlinks=True)
             problems = write_plan(mine, gated).problems
@@ -125,7 +134,7 @@ def version_gated(consumer, files, findings, gt, gate) -> tuple[set[str], str]: 
                 f"{len(gated.changes)} file(s); baseline re-check: {len(new)} new finding(s)"
                 + (f" ({', '.join(new[:5])})" if new else "")
                 + f"; target re-check: breaking {len(unpatched.breaking)} -> {len(fixed.breaking)}, {len(added)} new")
-    return keys, "\n  ".join(notes)
+    return keys, unsafe_keys, "\n  ".join(notes)
 
 
 def main(argv: list[str]) -> int:

@@ -78,21 +78,36 @@ NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters"})
 
 
 def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]
-    """A kind above, or `add_parameters` making a parameter required: the baseline's callers do
-    not pass it (its re-check may not see that when the baseline's base never declared the method)."""
+    """A kind above; `add_parameters` making a parameter required: the baseline's callers do
+    not pass it (its re-check may not see that when the baseline's base never declared the method);
+    a keyword dropped whose value is not the baseline's default (`drop_keyword`, unsafe): the
+    baseline still reads it, and no finding there says so; and any fix whose tier depends on the
+    branch (`gated_tier`): its judgement holds only where the original stays for the baseline."""
     if fix is None or fix.codemod is None:
         return False
-    if fix.codemod in NEVER_ON_BASELINE:
+    if fix.codemod in NEVER_ON_BASELINE or fix.gated_tier is not None:
+        return True
+    if fix.codemod == "drop_keyword" and fix.tier == UNSAFE:
         return True
     return fix.codemod == "add_parameters" and any(len(p) > 1 and p[1] is None for p in fix.args.get("params") or [])
 
 
-def applies(finding: Finding, *, unsafe_fixes: bool = False) -> bool:
-    """Whether `drift patch` writes this finding's codemod: safe ones always, unsafe ones on request."""
+def tier_of(fix, *, gated: bool = False) -> str | None:  # type: ignore[no-untyped-def]
+    """The fix's tier as this patch writes it: its `gated_tier` when the patch is version-gated
+    (a range consumer; the plan then always puts the edit in a branch), else its `tier`."""
+    if fix is None:
+        return None
+    return fix.gated_tier if gated and fix.gated_tier is not None else fix.tier
+
+
+def applies(finding: Finding, *, unsafe_fixes: bool = False, gated: bool = False) -> bool:
+    """Whether `drift patch` writes this finding's codemod: safe ones always, unsafe ones on request.
+    `gated`: the patch is version-gated (a range consumer), so a fix safe in a branch is safe."""
     fix = finding.fix
     if fix is None or fix.codemod is None:
         return False
-    return fix.tier == SAFE or (unsafe_fixes and fix.tier == UNSAFE)
+    tier = tier_of(fix, gated=gated)
+    return tier == SAFE or (unsafe_fixes and tier == UNSAFE)
 
 
 def _module_of(path: str) -> str:
@@ -129,7 +144,7 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
             reason = (f.fix.manual_reason if f.fix else None) or "no automatic fix is known"
             manual.append((f, reason))
             bucket = marked
-        elif not applies(f, unsafe_fixes=unsafe_fixes):
+        elif not applies(f, unsafe_fixes=unsafe_fixes, gated=gate is not None):
             held.append((f, HELD_REASON))
             bucket = marked
         else:

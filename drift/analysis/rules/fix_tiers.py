@@ -6,6 +6,14 @@ anyway (its default), or a value that carries no data (`None`, an empty literal)
 loses nothing. Otherwise the consumer chose something the
 target no longer lets it say (`SamplingParams(guided_decoding=...)` dropped silently loses the
 constraint), so the drop is unsafe: `drift patch` applies it only with `--unsafe-fixes`.
+
+A range consumer's patch is different (`gated_tier`): there the edit sits in a vLLM-version
+branch whose other arm is the consumer's statement verbatim, so no run on the baseline changes,
+and on the target the original call raised. What is left to fear is a value the target still
+wants under another name (`guided_decoding=` -> `structured_outputs=`, `uniform_decode=` ->
+`uniform=`). When the target's callable takes no parameter the baseline's did not (a pure
+removal: nothing in the target's signature can be the dropped value's successor), the branch's
+drop loses nothing the target could still say, so it is safe there (`removal_gated_tier`).
 """
 
 from __future__ import annotations
@@ -43,8 +51,22 @@ def passes_nothing(value: str | None) -> bool:
             and node.func.id in ("dict", "list", "tuple", "set"))
 
 
-def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None) -> Fix:
-    """`drop_keyword`, safe when the value passed equals the baseline's default, else unsafe."""
+def removal_gated_tier(target_params, baseline_params, *, breaks: bool = True) -> str | None:  # type: ignore[no-untyped-def]
+    """SAFE when a drop is a pure removal: the target's callable has no parameter the baseline's
+    lacked (so none can be the dropped value's successor) and the original call raises on the
+    target (`breaks`); else None. Its tier inside a vLLM-version branch (see the module's text)."""
+    if not breaks or target_params is None or baseline_params is None:
+        return None
+    before = {p.name for p in baseline_params}
+    if any(p.name not in before for p in target_params):
+        return None
+    return SAFE
+
+
+def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None,
+                     gated_tier: str | None = None) -> Fix:
+    """`drop_keyword`, safe when the value passed equals the baseline's default, else unsafe;
+    `gated_tier` (from `removal_gated_tier`): its tier inside a vLLM-version branch."""
     args = {"callee": callee, "keyword": keyword}
     if base_param is not None and same_value(value, base_param.default):
         return Fix(f"drop `{keyword}={value}` from the call (the baseline's default: dropping it loses nothing)",
@@ -53,5 +75,10 @@ def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param
         return Fix(f"drop `{keyword}={value}` from the call (it passes no data: dropping it loses nothing)",
                    codemod="drop_keyword", args=args, tier=SAFE)
     shown = f"{keyword}={value}" if value else f"{keyword}="
+    if gated_tier == SAFE:
+        return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost on the target, whose "
+                   f"`{callee}` takes no new parameter that could hold it; safe in a vLLM-version branch that "
+                   f"keeps the call for the baseline)", codemod="drop_keyword", args=args, tier=UNSAFE,
+                   gated_tier=SAFE)
     return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost: check what replaced it)",
                codemod="drop_keyword", args=args, tier=UNSAFE)

@@ -26,7 +26,7 @@ from drift.model.facts import KwargsForward
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param, Symbol
 from drift.analysis.rules.base import error_call_name, rule
-from drift.analysis.rules.fix_tiers import drop_keyword_fix
+from drift.analysis.rules.fix_tiers import drop_keyword_fix, removal_gated_tier
 from drift.analysis.rules.renames import successor_fix
 
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -222,7 +222,8 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                                   value=(call.get("kw_values") or {}).get(kw))
                 or drop_keyword_fix(callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1], keyword=kw,
                                     value=(call.get("kw_values") or {}).get(kw),
-                                    base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None)),
+                                    base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None),
+                                    gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params)),
                 symbol=rc.dotted,
             )
     for rc, fwd, cls, tparams, tat, bparams, bat, _pos, _have, keys in _factories(ctx):
@@ -244,7 +245,8 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                                   value=(rc.rec.get("kw_values") or {}).get(kw))
                 or drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
                                     value=(rc.rec.get("kw_values") or {}).get(kw),
-                                    base_param=next((p for p in bparams or [] if p.name == kw), None)),
+                                    base_param=next((p for p in bparams or [] if p.name == kw), None),
+                                    gated_tier=removal_gated_tier(tparams, bparams)),
                 symbol=cls.dotted,
             )
 

@@ -7,7 +7,7 @@ from typing import Iterator
 from drift.analysis.context import CheckContext, ResolvedCall
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
-from drift.analysis.rules.fix_tiers import drop_keyword_fix
+from drift.analysis.rules.fix_tiers import drop_keyword_fix, removal_gated_tier
 from drift.analysis.rules.forwarded import fails_on_baseline
 from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value, target_example
@@ -89,9 +89,11 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
     does not pass it already; else dropping the keyword (safe only when that loses nothing)."""
     callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
     value = (rc.rec.get("kw_values") or {}).get(kw)
+    silent = _pydantic(ctx, rc) and not ctx.target.forbids_extra(rc.target_params_at)
     return (successor_fix(ctx.baseline, rc.baseline_params_at, kw, accepted=names, passed=set(rc.rec["keywords"]),
                           callee=callee, value=value)
-            or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param))
+            or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
+                                gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent)))
 
 
 @rule("DRIFT011", RuleKind.REQUIRED_ADDED)
@@ -193,10 +195,15 @@ def _removed_slot_fix(rc: ResolvedCall, n: int) -> Fix | None:
            if p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")):
         return None  # the shorter call still lacks what the target requires: not a drop alone
     names = ", ".join(f"`{bslots[i]}`" for i in gone)
+    # a pure removal (nothing new in the target's signature could take the value) is safe in the
+    # vLLM-version branch a range consumer's patch always puts this edit in
+    gated = removal_gated_tier(rc.target_params, rc.baseline_params)
+    check = ("no new parameter of the target's could receive that value; safe in a vLLM-version branch that keeps "
+             "the call for the baseline" if gated else "check nothing else must now receive that value")
     return Fix(f"drop the argument{'s' if len(gone) > 1 else ''} passed as {names} (positional "
                f"{', '.join(str(i + 1) for i in gone)}), a parameter `{rc.label}` no longer has; the rest then bind "
-               f"to the same names as on the baseline (check nothing else must now receive that value)",
-               codemod="drop_argument", tier=UNSAFE,
+               f"to the same names as on the baseline ({check})",
+               codemod="drop_argument", tier=UNSAFE, gated_tier=gated,
                args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "positions": gone, "count": n})
 
 

@@ -1,0 +1,129 @@
+"""A fix that is safe only inside a vLLM-version branch (`Fix.gated_tier`), through the real CLI.
+
+A synthetic `vllm` in two releases: 0.12.0 removes `make`'s `label=` and `init`'s positional
+`cfg` and adds nothing in their place (pure removals), while `build` loses `tag=` and gains
+`kind=` (the value may have a successor). For a consumer that supports 0.10 to 0.11 the pure
+removals are written by `drift check --fix` without `--unsafe-fixes`, each in a version branch
+whose old arm is the original call, so 0.11 still gets the consumer's values; `build`'s drop stays
+unsafe. A consumer pinned to 0.11 (it moves to 0.12 whole) gets none of them by default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from drift.fixes.gate import MARK
+from tests.rule_cases import write_tree
+
+
+def _vllm(version: str, body: str) -> dict[str, str]:
+    return {"vllm/__init__.py": f'__version__ = "{version}"\n',
+            f"vllm-{version}.dist-info/METADATA": f"Metadata-Version: 2.1\nName: vllm\nVersion: {version}\n",
+            "vllm/utils/__init__.py": body}
+
+
+BEFORE = _vllm("0.11.0", """
+    def make(a, size=1, label=None):
+        return [a if label is None else label] * size
+
+
+    def init(a, cfg, state):
+        return (a, cfg, state)
+
+
+    def build(a, tag=None):
+        return (a, tag)
+    """)
+AFTER = _vllm("0.12.0", """
+    def make(a, size=1):
+        return [a] * size
+
+
+    def init(a, state):
+        return (a, state)
+
+
+    def build(a, kind=None):
+        return (a, kind)
+    """)
+MAIN = """
+    from vllm.utils import build, init, make
+
+
+    def run():
+        return make(1, label="L"), init(1, "cfg", "st"), build(1, tag="T")
+    """
+
+
+def drift(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "drift.cli", *argv], capture_output=True, text=True, timeout=600)
+
+
+def trees(tmp_path: Path, requires: str) -> tuple[Path, Path, Path]:
+    consumer = {"pyproject.toml": f'[project]\nname = "app"\nversion = "1.0"\ndependencies = ["{requires}"]\n',
+                "app/__init__.py": "", "app/main.py": MAIN}
+    return (write_tree(tmp_path / "before", BEFORE), write_tree(tmp_path / "after", AFTER),
+            write_tree(tmp_path / "consumer", consumer))
+
+
+def run_under(vllm_tree: Path, consumer: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{vllm_tree}{os.pathsep}{consumer}", "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run([sys.executable, "-c", "from app.main import run; print(run())"],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+def fixes(consumer: Path, before: Path, after: Path) -> dict[str, dict]:
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--format", "json")
+    assert res.returncode == 1, res.stderr
+    findings = json.loads(res.stdout)["findings"]
+    return {f["title"]: f["fix"] for f in findings if f.get("fix")}
+
+
+def test_pure_removals_are_safe_in_a_version_branch_and_the_baseline_keeps_its_values(tmp_path):
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0")
+    assert "TypeError" in run_under(after, consumer).stderr
+    by_title = fixes(consumer, before, after)
+    label = next(f for t, f in by_title.items() if "`label=`" in t)
+    tag = next(f for t, f in by_title.items() if "`tag=`" in t)
+    cfg = next(f for t, f in by_title.items() if "positional" in t)
+    assert (label["tier"], label["gated_tier"]) == ("unsafe", "safe")
+    assert (cfg["codemod"], cfg["tier"], cfg["gated_tier"]) == ("drop_argument", "unsafe", "safe")
+    assert tag["tier"] == "unsafe" and "gated_tier" not in tag  # `kind=` is new: it may be tag's successor
+
+    args = ["check", str(consumer), "-t", str(after), "-b", str(before), "--fix"]
+    res = drift(*args)
+    assert res.returncode == 1, res.stderr  # build's drop is held: one breaking finding is left
+    assert "re-checked against the baseline 0.11.0: nothing new" in res.stderr
+    main = (consumer / "app" / "main.py").read_text()
+    assert main.count('if vllm_version_at_least("0.12.0"):') == 1
+    assert f"# {MARK} vllm>=0.12.0:" in main and "make(1), init(1, \"st\"), build(1, tag=\"T\")" in main
+    assert 'make(1, label="L"), init(1, "cfg", "st"), build(1, tag="T")' in main  # the old arm, verbatim
+    # the baseline still gets the consumer's label and config; the target runs up to build's break
+    assert run_under(before, consumer).stdout.strip() == "(['L'], (1, 'cfg', 'st'), (1, 'T'))"
+    assert "unexpected keyword argument 'tag'" in run_under(after, consumer).stderr
+    again = drift(*args)
+    assert "nothing to change" in again.stderr and (consumer / "app" / "main.py").read_text() == main
+
+
+def test_unsafe_drops_of_a_range_consumer_are_gated_too(tmp_path):
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0")
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix", "--unsafe-fixes")
+    assert res.returncode == 0, res.stderr
+    main = (consumer / "app" / "main.py").read_text()
+    assert "make(1), init(1, \"st\"), build(1)\n" in main
+    assert run_under(before, consumer).stdout.strip() == "(['L'], (1, 'cfg', 'st'), (1, 'T'))"
+    assert run_under(after, consumer).stdout.strip() == "([1], (1, 'st'), (1, None))"
+
+
+def test_a_pinned_consumer_gets_no_gated_promotion(tmp_path):
+    before, after, consumer = trees(tmp_path, "vllm==0.11.0")
+    original = (consumer / "app" / "main.py").read_text()
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix")
+    assert res.returncode == 1 and "Traceback" not in res.stderr
+    assert (consumer / "app" / "main.py").read_text() == original  # every drop here is unsafe: held
+    res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix", "--single-version")
+    assert (consumer / "app" / "main.py").read_text() == original  # plain edits: no branch, no promotion
