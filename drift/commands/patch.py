@@ -170,7 +170,10 @@ async def _run(args, say) -> tuple[int, dict]:
         report = scan.outcome.report
         options = {"unsafe_fixes": bool(args.unsafe_fixes), "add_todo": bool(args.add_todo),
                    "single_version": bool(args.single_version)}
-        fixable = [f for f in report.findings if applies(f, unsafe_fixes=args.unsafe_fixes)]
+        # a fix safe only in a version branch (`gated_tier`) may be written when the consumer supports
+        # a range: its file is read too, and the gate (known below) decides
+        fixable = [f for f in report.findings
+                   if applies(f, unsafe_fixes=args.unsafe_fixes, gated=not args.single_version)]
         # breaking findings without a codemod; with --add-todo every unfixed finding gets its comment
         considered = [f for f in report.findings
                       if f.fix and f.fix.codemod or f.severity.value == "breaking" or args.add_todo]
@@ -190,6 +193,7 @@ async def _run(args, say) -> tuple[int, dict]:
             gate = None if args.single_version else await _gate(connector, report, scan.outcome.extra, root,
                                                                  files, declared=cfg.supports, say=say)
             the_plan = plan(files, considered, unsafe_fixes=args.unsafe_fixes, add_todo=args.add_todo, gate=gate)
+            fixable = [f for f in fixable if applies(f, unsafe_fixes=args.unsafe_fixes, gated=gate is not None)]
             if gate is not None:
                 say(f"{label}: re-checking the patch against the baseline")
                 the_plan, baseline_check = await asyncio.to_thread(
