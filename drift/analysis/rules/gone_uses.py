@@ -7,14 +7,23 @@ import no longer stops the module. The maintainers' own fix touches each of thos
 is a finding of its own, at the use. Risky, not breaking: while the import stands it masks them.
 Only a name that is gone outright counts: a name that moved, or that a `__getattr__` shim still
 serves, works at every use once its import is fixed.
+
+Where the gone name is a class of constants the target replaced by one of the same member values
+(`enum_successors`: `CompilationLevel.PIECEWISE` -> `CompilationMode.VLLM_COMPILE`), the fix says
+each member the line reads by its new name, and the field the value now belongs in when the
+target's class types exactly one other field with the successor and the baseline typed the field
+the line uses with the constants' builtin type (`compilation_config.level` -> `.mode`). Manual:
+matched by values, and the maintainers' other edits at that site are theirs to make.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.enum_successors import enum_successor
 from drift.analysis.rules.imports import _getattr_shim
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
@@ -67,6 +76,16 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
         if not gone:
             continue
         seen: set[int] = set()
+        members: dict[int, list[str]] = {}  # line -> the gone names' members it reads (`Gone.X`)
+        others: dict[int, list[tuple[str, ...]]] = {}  # line -> the other attribute paths it reads or sets
+        for rec in [*(mod.get("calls") or []), *(mod.get("uses") or [])]:
+            path = [str(p) for p in rec.get("path") or ()]
+            if not rec.get("line") or len(path) < 2:
+                continue
+            if path[0][4:] in gone and path[1].startswith("."):
+                members.setdefault(rec["line"], []).append(path[1][1:])
+            elif rec.get("kind") in ("attr", "attr_set") and path[-1].startswith("."):
+                others.setdefault(rec["line"], []).append(tuple(path))
         for rec in sorted([*(mod.get("calls") or []), *(mod.get("uses") or [])], key=lambda r: r.get("line") or 0):
             target = _gone_root(_written(rec), gone)
             imp = gone.get(target or "")
@@ -86,9 +105,62 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
                 predicted_failure=f"NameError: name '{imp.get('local') or name}' is not defined (once the import "
                                   f"at line {imp['line']} no longer fails first)",
                 details=f"imported at line {imp['line']}, which fails first; fixing only the import leaves this use",
-                fix=Fix(f"stop using `{name}` here", manual_reason="nothing of that name is left in the target"),
+                fix=_successor_fix(ctx, base, target, members.get(line) or [], others.get(line) or []) or
+                Fix(f"stop using `{name}` here", manual_reason="nothing of that name is left in the target"),
                 symbol=target,
             )
+
+
+def _successor_fix(ctx: CheckContext, base: Any, target: str, used: list[str],
+                   others: list[tuple[str, ...]]) -> Fix | None:
+    """The use's concrete edit where the gone name is a class of constants the target replaced by
+    one of the same member values (`enum_successors`): each member the line reads, by its new name,
+    and the field of the target's class the line compares it with or stores it in, where that
+    class now declares one other field typed with the successor (`compilation_config.level` beside
+    `mode: CompilationMode | None`): the value belongs there now."""
+    if base is None or not used:
+        return None
+    module, name = target.rsplit(".", 1)
+    succ = enum_successor(ctx.target, base, module)
+    if succ is None or not all(m in succ.members for m in used):
+        return None
+    new = succ.dotted.rsplit(".", 1)[-1]
+    pairs = ", ".join(f"`{new}.{succ.members[m]}` for `{name}.{m}`" for m in dict.fromkeys(used))
+    field = next((f for f in (_successor_field(ctx, p, new, succ.value_types) for p in others) if f), None)
+    text = f"write {pairs} (the same value; import `{new}` from `{succ.importable}`)"
+    text += (f" and `.{field[1]}` for `.{field[0]}` here (the target's `{field[2]}.{field[1]}` is typed `{field[3]}`)"
+             if field else " here; check the field the value is compared with or stored in: it may have a successor too")
+    return Fix(text,
+               manual_reason=f"`{new}` is matched to `{name}` by its members' values; the target's code that read "
+                             f"the value may read another field now")
+
+
+def _successor_field(ctx: CheckContext, path: tuple[str, ...], new: str,
+                     value_types: frozenset[str]) -> tuple[str, str, str, str] | None:
+    """(field read, its successor, class, successor's annotation) when `path` ends at a field of a
+    target class that declares exactly one other field whose annotation names class `new`, and the
+    baseline typed the field read with the old constants' own builtin type."""
+    v = ctx.target_paths.value(path)
+    owner = v.owner if v.owner is not None else None
+    if owner is None or owner.kind != "class" or v.via != "field":
+        return None
+    attr = path[-1][1:]
+    typed = [f for f in owner.as_class.fields if f.name != attr and f.annotation
+             and new in re.findall(r"[A-Za-z_]\w*", f.annotation)]
+    mine = next((f for f in owner.as_class.fields if f.name == attr), None)
+    if len(typed) != 1 or mine is None or (mine.annotation and new in (mine.annotation or "")):
+        return None
+    # the field held the old constants themselves: the baseline typed it with a plain builtin
+    # (`level: Optional[int]`), not another class (`cudagraph_mode: Optional[CUDAGraphMode]`)
+    was = ctx.baseline.lookup(owner.dotted) if ctx.baseline is not None else None
+    old = next((f for f in was.as_class.fields if f.name == attr), None) if was is not None and was.kind == "class" else None
+    words = set(re.findall(r"[A-Za-z_]\w*", (old.annotation or "") if old is not None else ""))
+    if not words or not words <= _PLAIN or not words & value_types:
+        return None
+    return attr, typed[0].name, owner.dotted.rsplit(".", 1)[-1], typed[0].annotation or ""
+
+
+_PLAIN = frozenset({"int", "str", "None", "Optional", "Union", "typing"})
 
 
 RULES = [gone_name_used]

@@ -9,6 +9,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.enum_successors import enum_successor
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
 from drift.analysis.rules.own_imports import own_import_moves, same_literal_value
 from drift.analysis.rules.renames import import_fix, name_rename
@@ -27,6 +28,10 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     has no new home: the fix builds the consumer's own with that call (`build_from_factory`,
     `logger = init_logger("vllm.utils")`), safe when the factory returns the logging registry's
     entry for the name (the very object the baseline bound), unsafe otherwise.
+
+    A removed class of constants whose successor the target defines beside it with the same
+    member values (`CompilationLevel` -> `CompilationMode`, `enum_successors`) gets the concrete
+    edit, member by member, as a manual fix: the values tie them, not a deprecation shim.
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
@@ -96,6 +101,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
                  _factory_fix(imp, module, build) if build else
                  _alias_fix(ctx, imp, module, name) or
+                 (_enum_fix(ctx, base, module, name) if base is not None else None) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
@@ -110,6 +116,20 @@ def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | No
     if rename is None or ctx.target.lookup(f"{module}.{rename.new}") is None:
         return None
     return import_fix(rename, module=module)
+
+
+def _enum_fix(ctx: CheckContext, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]
+    """The manual edit for a removed class of constants whose successor the target defines beside
+    it with the same member values (`enum_successors`): the import and every member, said in full."""
+    succ = enum_successor(ctx.target, base, module)
+    if succ is None:
+        return None
+    new = succ.dotted.rsplit(".", 1)[-1]
+    pairs = ", ".join(f"`{name}.{a}` -> `{new}.{b}`" for a, b in succ.members.items())
+    return Fix(f"import `{new}` from `{succ.importable}` instead and use its member of the same value: {pairs}; "
+               f"a field that held a `{name}` may have a successor too (check what reads the value)",
+               manual_reason=f"`{new}` is matched to `{name}` by its members' values; the target's code that "
+                             f"read the value may read another field now")
 
 
 def _factory_fix(imp: dict, module: str, build: FactoryBuild) -> Fix:

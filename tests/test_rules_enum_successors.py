@@ -1,0 +1,99 @@
+"""A removed class of constants whose successor the target defines beside it with the same
+member values (vLLM 0.13's `CompilationLevel` -> `CompilationMode`): DRIFT001 at the import and
+DRIFT005 at each use say the concrete edit, the field the value now belongs in included where the
+target's class types one field with the successor; manual, never a guess written into code."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, findings_of, line_of
+
+BEFORE = {"gizmo/config.py": """
+    from dataclasses import dataclass
+    from typing import Optional
+
+
+    class Level:
+        OFF = 0
+        ONCE = 2
+        FULL = 3
+
+
+    @dataclass
+    class Config:
+        level: Optional[int] = None
+        graph: Optional[str] = None
+    """}
+AFTER = {"gizmo/config.py": """
+    import enum
+    from dataclasses import dataclass
+    from typing import Optional
+
+
+    class Mode(enum.IntEnum):
+        NONE = 0
+        TRACE_ONCE = 2
+        COMPILE = 3
+
+
+    class Verbosity(enum.IntEnum):
+        QUIET = 0
+        LOUD = 1
+
+
+    @dataclass
+    class Config:
+        level: Optional[int] = None
+        mode: Optional[Mode] = None
+        graph: Optional[str] = None
+    """}
+CONSUMER = {"app/setup.py": """
+    from gizmo.config import Config, Level
+
+
+    def setup(config: Config) -> bool:
+        config.level = Level.OFF
+        return config.graph is None and config.level == Level.FULL
+    """}
+
+
+def _by_rule(tmp_path, after=AFTER):
+    found = findings_of(tmp_path, Case("enum", BEFORE, after, CONSUMER))
+    return {(f.rule_id, f.consumer_site.line): f for f in found}
+
+
+def test_the_import_and_each_use_name_the_successor_member_by_value(tmp_path):
+    text = CONSUMER["app/setup.py"]
+    found = _by_rule(tmp_path)
+    imp = found[("DRIFT001", line_of(text, "import Config, Level"))]
+    assert imp.fix.codemod is None and imp.fix.tier == "manual"
+    assert imp.fix.description.startswith(
+        "import `Mode` from `gizmo.config` instead and use its member of the same value: `Level.OFF` -> `Mode.NONE`, "
+        "`Level.ONCE` -> `Mode.TRACE_ONCE`, `Level.FULL` -> `Mode.COMPILE`")
+    stored = found[("DRIFT005", line_of(text, "config.level = Level.OFF"))]
+    assert stored.fix.codemod is None
+    assert stored.fix.description == (
+        "write `Mode.NONE` for `Level.OFF` (the same value; import `Mode` from `gizmo.config`) and `.mode` for "
+        "`.level` here (the target's `Config.mode` is typed `Optional[Mode]`)")
+    # `graph` on the same line held a str before and is typed str now: not the value's new home
+    compared = found[("DRIFT005", line_of(text, "config.level == Level.FULL"))]
+    assert "`Mode.COMPILE` for `Level.FULL`" in compared.fix.description
+    assert "`.mode` for `.level`" in compared.fix.description and ".graph" not in compared.fix.description
+
+
+def test_no_class_of_the_same_values_leaves_the_plain_manual_fix(tmp_path):
+    # the successor's values differ (NONE = 0, COMPILE = 4): nothing ties it to the old class
+    after = {"gizmo/config.py": AFTER["gizmo/config.py"].replace("COMPILE = 3", "COMPILE = 4")}
+    found = _by_rule(tmp_path, after)
+    imp = found[("DRIFT001", line_of(CONSUMER["app/setup.py"], "import Config, Level"))]
+    assert imp.fix.description == "stop using `gizmo.config.Level`"
+    use = found[("DRIFT005", line_of(CONSUMER["app/setup.py"], "config.level = Level.OFF"))]
+    assert use.fix.description == "stop using `Level` here"
+
+
+def test_two_classes_of_the_same_values_are_a_guess_and_stay_plain(tmp_path):
+    twin = AFTER["gizmo/config.py"].replace(
+        "    class Verbosity(enum.IntEnum):", "    class Twin(enum.IntEnum):\n        A = 0\n        B = 2\n"
+        "        C = 3\n\n\n    class Verbosity(enum.IntEnum):")
+    found = _by_rule(tmp_path, {"gizmo/config.py": twin})
+    imp = found[("DRIFT001", line_of(CONSUMER["app/setup.py"], "import Config, Level"))]
+    assert imp.fix.description == "stop using `gizmo.config.Level`"
