@@ -256,3 +256,56 @@ def test_a_renamed_slot_the_forward_fills_positionally_keeps_the_fix_manual_and_
     assert f.fix.codemod is None and f.fix.tier == "manual"
     assert f.fix.description == ("match `Scheduler.schedule`'s parameters in `Mine.schedule`: the target declares "
                                  "(budget, at=0.0, mask=None) and calls it with 1 positional argument, at=, mask=")
+
+
+def test_parameters_packed_into_one_new_object_are_read_from_it_in_the_manual_edit(tmp_path):
+    """vLLM 0.13 packs get_attn_backend_cls's head_size, dtype, ... into one AttentionSelectorConfig
+    and passes it as `attn_selector_config=`: an override with the old separate parameters is told
+    to take the new ones and read each old one from that object, and which old one it does not
+    hold (`use_v1`, no longer passed at all). Manual: the body decides what that one means now."""
+    before = {"gizmo/select.py": """
+        class Platform:
+            @classmethod
+            def backend_cls(cls, backend, head_size, use_v1, use_mla=False):
+                return "base"
+
+
+        def pick(platform):
+            return platform.backend_cls("flash", 64, True, False)
+        """}
+    after = {"gizmo/select.py": """
+        from typing import NamedTuple
+
+
+        class SelectorConfig(NamedTuple):
+            head_size: int
+            use_mla: bool = False
+
+
+        class Platform:
+            @classmethod
+            def backend_cls(cls, backend, selector_config: SelectorConfig):
+                return "base"
+
+
+        def pick(platform):
+            return platform.backend_cls("flash", selector_config=SelectorConfig(64, False))
+        """}
+    consumer = {"app/platform.py": """
+        from gizmo.select import Platform
+
+
+        class MyPlatform(Platform):
+            @classmethod
+            def backend_cls(cls, backend, head_size, use_v1, use_mla=False):
+                if not use_v1:
+                    raise ValueError("v0")
+                return "mine" if use_mla else "plain"
+        """}
+    found = [x for x in findings_of(tmp_path, Case("packed", before, after, consumer)) if x.rule_id == "DRIFT070"]
+    assert found and all(f.fix.codemod is None and f.fix.tier == "manual" for f in found)
+    texts = {f.fix.description for f in found}
+    assert ("take `MyPlatform.backend_cls`'s parameters as the target declares them (backend, selector_config) and "
+            "read the old ones from `selector_config` (its class `SelectorConfig` holds 2 of them: "
+            "`head_size = selector_config.head_size`, `use_mla = selector_config.use_mla`); `use_v1` is not among "
+            "them: the target passes it no more") in texts, texts

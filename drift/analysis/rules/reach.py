@@ -813,8 +813,44 @@ def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[
         at = names.index(after) + 1 if after in names else sum(1 for x in grown if x[1] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"))
         grown.insert(at, [p.name, "POSITIONAL_OR_KEYWORD", not p.required])
     if _site_failure(label, grown, site) is not None:
-        return manual
+        return _packed_parameters_text(ctx, label=label, sig=sig, tm=tm, bm=bm, missing=missing) or manual
     return new_parameters_fix(ctx, where=where, label=label, tm=tm, bm=bm, missing=missing, fallback=manual, sig=sig)
+
+
+def _packed_parameters_text(ctx: CheckContext, *, label: str, sig: list[list[Any]], tm: Symbol,
+                            bm: Symbol | None, missing: list[Any]) -> Fix | None:
+    """The manual edit, said concretely, for an override whose separate parameters the target now
+    packs into one new parameter of a class that has them as members (vLLM 0.13's
+    `get_attn_backend_cls(selected_backend, attn_selector_config)`, an `AttentionSelectorConfig`
+    holding head_size, dtype, ...): take the target's parameters and read each old one from the
+    new one; the old ones that class does not hold are named, since the target passes them no more
+    (`use_v1`). Manual: the override's body decides what those mean now."""
+    if bm is None:
+        return None
+    tnames = [p.name for p in tm.as_function.params]
+    # the override's parameters the target's declaration does not have (the baseline's, or the
+    # override's own extras such as a `use_v1` the baseline's caller still filled)
+    gone = [x[0] for x in sig if x[0] not in tnames and x[0] not in ("self", "cls")
+            and x[1] not in ("VAR_POSITIONAL", "VAR_KEYWORD")]
+    if not gone:
+        return None
+    for p in missing:
+        cls = _annotated_class(ctx, tm, p.name, [])
+        if cls is None:
+            continue
+        members = _members(ctx.target, cls)
+        held = [g for g in gone if g in members]
+        if not held:
+            continue
+        rest = [g for g in gone if g not in members]
+        own = ", ".join(n for n in tnames if n not in ("self", "cls"))
+        reads = ", ".join(f"`{g} = {p.name}.{g}`" for g in held[:4]) + (", ..." if len(held) > 4 else "")
+        return Fix(f"take `{label}`'s parameters as the target declares them ({own}) and read the old ones from "
+                   f"`{p.name}` (its class `{cls.dotted.rsplit('.', 1)[-1]}` holds {len(held)} of them: {reads})"
+                   + (f"; {', '.join(f'`{r}`' for r in rest)} {'is' if len(rest) == 1 else 'are'} not among them: "
+                      f"the target passes {'it' if len(rest) == 1 else 'them'} no more" if rest else ""),
+                   manual_reason="the override's body decides what the values the target no longer passes mean now")
+    return None
 
 
 def _annotated_class(ctx: CheckContext, tm: Symbol, param: str, callers: list[str]) -> Symbol | None:
@@ -1008,6 +1044,11 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     consumer's own positional calls);
     manual when the default names something of vLLM's or the forward call fills that slot
     positionally in a way naming cannot undo. `add_parameters` never removes a parameter.
+
+    Where the target packs the override's separate parameters into one new parameter whose class
+    holds them (`get_attn_backend_cls(selected_backend, attn_selector_config)`), the manual edit
+    says to take the target's parameters, read each old one from the new object, and which old
+    ones it does not hold (`use_v1`, no longer passed).
 
     Fix, the other way round: an override that still requires parameters the target's declaration
     dropped and its callers no longer pass (`apply(layer, x, router_logits, top_k, renormalize)`
