@@ -127,3 +127,27 @@ def test_a_pinned_consumer_gets_no_gated_promotion(tmp_path):
     assert (consumer / "app" / "main.py").read_text() == original  # every drop here is unsafe: held
     res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--fix", "--single-version")
     assert (consumer / "app" / "main.py").read_text() == original  # plain edits: no branch, no promotion
+
+
+def test_drift_patch_on_a_host_gates_and_rechecks_the_promoted_edits(tmp_path):
+    """What `drift patch` does with the files it fixes for a range consumer (its `_baseline_checked`):
+    the plain plan holds the unsafe drops, the gated one writes the pure removals in a branch, and
+    the re-check with baseline and target swapped finds nothing new."""
+    from drift.fixes import plan
+    from drift.fixes.version_helper import choose_gate
+    from drift.pipeline.recheck import gate_on_files
+    from drift.pipeline.run import run_check
+
+    before, after, consumer = trees(tmp_path, "vllm>=0.10.0,<=0.11.0")
+    report = run_check(consumer_spec=str(consumer), target_spec=str(after), baseline_spec=str(before)).report
+    files = {"app/main.py": (consumer / "app" / "main.py").read_bytes()}
+    findings = list(report.findings)
+    plain = plan(files, findings)
+    assert plain.empty and len(plain.held) == 3  # no gate: every drop is unsafe
+    gate = choose_gate(files, top="app", since="0.12.0", before="0.11.0")
+    gated, new, why = gate_on_files(files, plain, lambda lines: plan(files, findings, gate=gate, gate_lines=lines),
+                                    packages=["app"], baseline_spec=str(before), target_spec=str(after))
+    assert why is None and new == []
+    assert len(gated.finding_keys) == 2 and len(gated.held) == 1 and "`tag=`" in gated.held[0][0].title
+    main = next(c.after.decode() for c in gated.changes if c.path == "app/main.py")
+    assert 'make(1), init(1, "st"), build(1, tag="T")' in main and 'make(1, label="L")' in main
