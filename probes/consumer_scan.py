@@ -17,13 +17,14 @@ import time
 from . import background
 from .distinfo import dist_for
 from .guard import decode_source, guarded
+from .links import package_reach, text_links
 from .locate import module_name, walk_tree
 from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 
-_USAGE_VERSION = "u46r-ir11"  # u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
+_USAGE_VERSION = "u46r-ir11-lk1"  # lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
 _LAYOUT = "irb1"  # the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -190,6 +191,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     if keep is not None:
         entries = [e for e in entries if keep(e[0])]
     needles = [p.encode() for p in prefixes]
+    links = {}  # rel -> which modules of the package the file names (probes/links.py), None: unknowable
     old = _load(cache_path) if cache_path else {}
     new = {}
     rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract
@@ -199,11 +201,13 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             # the file exists but its uses are unknowable: say so rather than pass it as clean
             why = error or "too large: %d bytes" % size
             rows.append(("record", _skipped(rel, why)))
+            links[rel] = None  # what it imports is unknowable too
             continue
         hit = old.get(rel)
-        if hit is not None and hit[0] == size and hit[1] == mtime:
+        if hit is not None and hit[0] == size and hit[1] == mtime and len(hit) > 3:
             stored = _stored_ir(hit[2])  # a cache from before the IR was kept as bytes is rewritten once
-            new[rel] = hit if stored is hit[2] else (size, mtime, stored)
+            new[rel] = hit if stored is hit[2] else (size, mtime, stored, hit[3])
+            links[rel] = hit[3]
             rows.append(("record", stored if ir_as_bytes else _decoded_ir(stored)))
             continue
         try:
@@ -211,12 +215,15 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                 data = fh.read()
         except OSError as exc:
             rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
+            links[rel] = None
             continue
         if any(n in data for n in needles) or b"setattr(" in data \
                 or (b"getattr(" in data and _GETTER.search(data)) \
                 or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)):
             # helpers that patch, name getters (reach.py), a config naming a class (`worker_extension_cls = "..."`)
             jobs[rel] = data
+        else:
+            links[rel] = text_links(data, module_name(rel), rel.endswith("__init__.py"))
         rows.append(("read", rel, size, mtime))
     read = _read_all(jobs, prefixes)
     modules = []
@@ -227,19 +234,69 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             continue
         _, rel, size, mtime = row
         facts = read.get(rel)
+        if rel in jobs:
+            links[rel] = _links_of(facts, jobs[rel], rel)
         if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers")
                                       or facts.get("named_modules") or facts.get("classes") or facts.get("ir")):
             facts = None
         stored = _stored_ir(facts)
-        new[rel] = (size, mtime, stored)
+        new[rel] = (size, mtime, stored, links[rel])
         if facts is not None:
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
     if cache_path and new != old:
         _save(cache_path, new)
+    modules = _marked(modules, links, root_dir)
     info = dist_for(root_dir, package, use_importlib=use_importlib)
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,
             "errors": errors}
+
+
+def _links_of(facts, data, rel):
+    """A parsed file's links, taken out of its usage record (drift reads them only as the marks
+    `_marked` adds); read from the bytes when the parse gave none (a syntax error)."""
+    got = facts.pop("links", None) if isinstance(facts, dict) else None
+    return got if got is not None else text_links(data, module_name(rel), rel.endswith("__init__.py"))
+
+
+_METADATA = ("setup.py", "setup.cfg", "pyproject.toml")
+
+
+def _metadata_text(root_dir):
+    """The package's own build metadata and installed entry points: the modules they name load
+    without the package importing them (a vLLM plugin's entry point)."""
+    out = []
+    for folder in (root_dir, os.path.dirname(os.path.abspath(root_dir))):
+        for name in _METADATA:
+            try:
+                with open(os.path.join(folder, name), "rb") as fh:
+                    out.append(fh.read(1 << 20))
+            except OSError:
+                pass
+    try:
+        names = os.listdir(root_dir)
+    except OSError:
+        names = []
+    for name in names:
+        if name.endswith((".dist-info", ".egg-info")):
+            try:
+                with open(os.path.join(root_dir, name, "entry_points.txt"), "rb") as fh:
+                    out.append(fh.read(1 << 20))
+            except OSError:
+                pass
+    return b"\n".join(out)
+
+
+def _marked(modules, links, root_dir):
+    """Each record of a module the package never names (`unreferenced`) or loads only under
+    version tests (`loaded_under`) carries that mark; nothing is marked when a file's links are
+    unknowable (it might import any module)."""
+    if not links or any(v is None for v in links.values()):
+        return modules
+    marks = package_reach(links, _metadata_text(root_dir))
+    if not marks:
+        return modules
+    return [dict(m, **marks[m["path"]]) if isinstance(m, dict) and m.get("path") in marks else m for m in modules]
 
 
 PARALLEL_AT = 24  # files to read from which forked workers share them (vllm-omni: 208, ~2-3 s on one core)

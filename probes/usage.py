@@ -16,6 +16,7 @@ from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_consta
                     string_constants, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
+from .links import parsed_links
 from .splits import axis_splits
 
 
@@ -36,6 +37,16 @@ class _Imports(ast.NodeVisitor):
         self.own_names = {}  # every name imported here, for resolving a version helper's module
         self.consts = {}  # module-level string constants (a version gate may name one)
         self.flags = {}  # module-level True/False switches (reach.flag_constants)
+        self.top = module.split(".")[0]
+        self.own = []  # [dotted, guards or None]: the package's own modules imported or named here (probes/links.py)
+
+    def _own(self, dotted):
+        if dotted == self.top or dotted.startswith(self.top + "."):
+            self.own.append([dotted, list(self.versions) or None])
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, str) and len(node.value) < 300 and node.value.startswith(self.top):
+            self._own(node.value.replace(":", ".").replace("/", "."))
 
     def visit_Try(self, node):
         catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
@@ -88,6 +99,7 @@ class _Imports(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
             self.visit(d)
+        self.visit(node.args)  # a default may name a module of the package (`cls="pkg.mod.C"`)
         gate = decorator_guard(node, self.consts)  # `@version_range(">=0.8,<0.9")`: imports inside are gated
         if gate:
             self.versions.append(gate)
@@ -139,6 +151,7 @@ class _Imports(ast.NodeVisitor):
 
     def visit_Import(self, node):
         for alias in node.names:
+            self._own(alias.name)
             local = alias.asname or alias.name.split(".")[0]
             target = alias.name if alias.asname else alias.name.split(".")[0]
             if self._keep(alias.name):
@@ -150,10 +163,12 @@ class _Imports(ast.NodeVisitor):
         mod = node.module or ""
         if node.level:
             mod = _resolve_relative(self.module, self.is_package, node.level, node.module)
+        self._own(mod)
         for alias in node.names:
             if alias.name == "*":
                 continue
             target = mod + "." + alias.name
+            self._own(target)
             self.own_names[alias.asname or alias.name] = ("sym:" + target,)
             if self._keep(target):
                 local = alias.asname or alias.name
@@ -369,7 +384,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
     imports.flags = flag_constants(tree)
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
-           "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {}}
+           "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
+           "links": parsed_links(imports.own, text)}
     named = _named_modules(tree, prefixes) if not imports.bindings else []
     if named:  # reaches the target only through strings (`importlib.import_module("vllm.x")`)
         out["named_modules"] = named

@@ -75,12 +75,12 @@ def test_a_cache_of_the_old_layout_is_read_and_rewritten_once(tmp_path):
     (path,) = (tmp_path / "cache").glob("usage-*.marshal")
     stored = marshal.loads(path.read_bytes())
     old = {rel: (size, mtime, dict({k: v for k, v in facts.items() if k != "ir_guards"}, ir=ir_of(facts))
-                 if facts else facts) for rel, (size, mtime, facts) in stored.items()}
+                 if facts else facts, links) for rel, (size, mtime, facts, links) in stored.items()}
     path.write_bytes(marshal.dumps(old))  # as a drift from before this layout wrote it
     got = _read(root, tmp_path / "cache", True)
     assert [ir_of(m) for m in got] == [m["ir"] for m in plain]
     rewritten = marshal.loads(path.read_bytes())
-    assert all(type(f["ir"]) is bytes for _s, _m, f in rewritten.values() if f)
+    assert all(type(f["ir"]) is bytes for _s, _m, f, _links in rewritten.values() if f)
     assert rewritten == stored
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
+from drift.analysis.unloaded import downgrade_unloaded
 
 
 def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
@@ -16,8 +17,9 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
                 findings.setdefault(f.key, f)
         except Exception as exc:  # noqa: BLE001 - reported, the other rules still run
             notes.append(f"rule {r.id} failed: {type(exc).__name__}: {exc}")
-    ordered = sorted(findings.values(), key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
-                                                       f.consumer_site.line, f.rule_id))
+    kept = downgrade_unloaded(ctx, list(findings.values()))  # a module that never loads on the target: risky
+    ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
+                                          f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)
 
 

@@ -45,6 +45,11 @@ def _admitted(specs: list[str], version: Version) -> bool | None:
     return any(s.contains(version, prereleases=True) for s in sets)
 
 
+def as_version(text: str | None) -> Version | None:
+    """A release string as the guards compare it (None when it is not one)."""
+    return _version(text)
+
+
 def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
     """Whether the branch runs on `version` (None: not a test drift can evaluate)."""
     if "const" in guard:  # a module-level True/False switch: the same answer on every version

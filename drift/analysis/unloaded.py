@@ -1,0 +1,85 @@
+"""Findings in consumer modules that never load on the target are risky, not breaking.
+
+Why: a break the user never meets is a false alarm in a gate. Two kinds of module do not load
+on the target although drift reads them (the marks come from the probe's map of the package's
+own imports, probes/links.py):
+- a module the package reaches only through imports under version tests, all false on the
+  target (`if vllm_version == "0.8.4": from .vllm_0_8_4 import patch`): a per-release
+  subpackage of a framework;
+- a module nothing in the package imports or names (no import, no dotted string, no entry point,
+  not run as a script) that sits at the path of a module of the target itself
+  (`plugin/v1/worker/gpu_model_runner.py` beside vLLM's `vllm/v1/worker/gpu_model_runner.py`): a
+  copy of vLLM's module that the plugin once loaded through an import hook or a class path and
+  no longer names. A module that mirrors nothing stays breaking even when nothing names it: a
+  library's users (and vLLM's configuration: a connector's module path, a worker extension)
+  import such modules by name, and the corpus's real breaks there (KV connectors, offloading
+  specs, model files, CLI modules) say so.
+Nothing is dropped: the finding stays, risky, with the reason in its title.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from drift.analysis.context import CheckContext
+from drift.consumer.guards import as_version, holds
+from drift.findings import Finding, Severity
+
+
+def downgrade_unloaded(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
+    """`findings` with each breaking one in a module that does not load on the target made risky."""
+    marked = {m["path"]: m for m in ctx.usage
+              if isinstance(m, dict) and m.get("path") and (m.get("unreferenced") or m.get("loaded_under"))}
+    if not marked:
+        return findings
+    reasons: dict[str, str | None] = {}
+    out = []
+    for f in findings:
+        mod = marked.get(f.consumer_site.path) if f.severity is Severity.BREAKING else None
+        if mod is not None:
+            if mod["path"] not in reasons:
+                reasons[mod["path"]] = not_loaded_reason(ctx, mod)
+            why = reasons[mod["path"]]
+            if why:
+                f = replace(f, severity=Severity.RISKY, title=f"{f.title}; {why}")
+        out.append(f)
+    return out
+
+
+def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
+    """Why the module does not load on the target, or None when it may."""
+    name = mod.get("module") or ""
+    package = name.split(".")[0]
+    version = ctx.target.versions.get(ctx.target_package)
+    if mod.get("loaded_under"):
+        current = as_version(version)
+        if current is None:
+            return None
+        predicates: dict[str, dict[str, Any]] = {}
+        for m in ctx.usage:
+            predicates.update(m.get("version_predicates") or {})
+        alternatives = mod["loaded_under"]
+        if all(any(holds(g, current, predicates) is False for g in guards) for guards in alternatives):
+            return (f"{package} imports {name} only under version tests that are false on "
+                    f"{ctx.target_package} {version}, so it never loads there")
+        return None
+    if mod.get("unreferenced"):
+        mirror = mirrored_module(ctx, name)
+        if mirror:
+            return (f"no module of {package} imports or names {name}, a copy kept where "
+                    f"{ctx.target_package} has {mirror}; it runs only if a user imports it directly")
+    return None
+
+
+def mirrored_module(ctx: CheckContext, name: str) -> str | None:
+    """The target's module at the consumer module's path below its top package, in the target or
+    the baseline (`plugin.v1.worker.x` -> `vllm.v1.worker.x`), or None."""
+    rest = name.split(".", 1)[1] if "." in name else ""
+    if not rest:
+        return None
+    dotted = f"{ctx.target_package}.{rest}"
+    for index in (ctx.target, ctx.baseline):
+        if index is not None and index.modules.get(dotted) is not None:
+            return dotted
+    return None

@@ -1,0 +1,164 @@
+"""Findings in consumer modules that never load on the target are risky, with the reason
+(drift/analysis/unloaded.py over the probe's map of the package's own imports, probes/links.py):
+a copy of a target module that nothing in the package imports or names, and a per-release
+subpackage imported only under a version test the target fails. A module of the package that
+loads (imported, named by a dotted string, enumerated at run time, or simply a library module
+mirroring nothing) keeps its breaking finding."""
+
+from __future__ import annotations
+
+from drift.consumer.usage import collect_usage
+from drift.pipeline.run import check
+from tests.rule_cases import consumer_of, facts_of, line_of, write_tree
+
+BEFORE = {
+    "gizmo/__init__.py": "__version__ = 'x'\n",
+    "gizmo/util.py": """
+        def helper():
+            return 1
+
+        def other():
+            return 2
+        """,
+    "gizmo/worker/runner.py": """
+        class Runner:
+            def step(self):
+                return 0
+        """,
+}
+AFTER = {
+    "gizmo/__init__.py": "__version__ = 'x'\n",
+    "gizmo/util.py": """
+        def other():
+            return 2
+        """,
+    "gizmo/worker/runner.py": """
+        class Runner:
+            def step(self):
+                return 0
+        """,
+}
+USES_HELPER = """
+    from gizmo.util import helper
+
+    def run():
+        return helper()
+    """
+
+
+def _report(tmp_path, consumer, *, target_version="0.9.0", baseline_version="0.8.4"):
+    a = facts_of(write_tree(tmp_path / "after", AFTER))
+    a["packages"]["gizmo"]["version"] = target_version
+    b = facts_of(write_tree(tmp_path / "before", BEFORE))
+    b["packages"]["gizmo"]["version"] = baseline_version
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    assert report is not None
+    return report
+
+
+def _severities(report, rule_id="DRIFT001"):
+    return {f.consumer_site.path: f.severity.value for f in report.findings if f.rule_id == rule_id}
+
+
+def _title(report, path):
+    return next(f.title for f in report.findings if f.consumer_site.path == path and f.rule_id == "DRIFT001")
+
+
+def test_a_copy_of_a_target_module_nothing_names_is_risky_with_the_reason(tmp_path):
+    report = _report(tmp_path, {
+        "app/__init__.py": "from app import platform\n",
+        "app/platform.py": USES_HELPER,
+        "app/worker/runner.py": USES_HELPER,  # where gizmo keeps gizmo.worker.runner; nothing imports it
+        "app/extra.py": USES_HELPER,  # nothing imports it either, but it mirrors no gizmo module
+    })
+    assert _severities(report) == {"app/platform.py": "breaking", "app/worker/runner.py": "risky",
+                                   "app/extra.py": "breaking"}
+    assert ("no module of app imports or names app.worker.runner, a copy kept where gizmo has "
+            "gizmo.worker.runner; it runs only if a user imports it directly") in _title(report, "app/worker/runner.py")
+    assert report.findings[0].consumer_site.line == line_of(USES_HELPER, "import helper")
+
+
+def test_a_copy_the_package_names_by_string_or_imports_stays_breaking(tmp_path):
+    named = _report(tmp_path / "named", {
+        "app/__init__.py": 'RUNNER_CLS = "app.worker.runner.Runner"\n',
+        "app/worker/runner.py": USES_HELPER,
+    })
+    assert _severities(named) == {"app/worker/runner.py": "breaking"}
+    imported = _report(tmp_path / "imported", {
+        "app/__init__.py": "",
+        "app/plugin.py": "from .worker import runner\n",  # a plain module of the package imports it
+        "app/worker/runner.py": USES_HELPER,
+    })
+    assert _severities(imported) == {"app/worker/runner.py": "breaking"}
+
+
+def test_a_package_that_imports_its_modules_by_computed_names_marks_none(tmp_path):
+    report = _report(tmp_path, {
+        "app/__init__.py": """
+            import importlib
+            import pkgutil
+
+            for info in pkgutil.iter_modules(__path__):
+                importlib.import_module(f"{__name__}.{info.name}")
+            """,
+        "app/worker/__init__.py": """
+            import importlib
+            import pkgutil
+
+            for info in pkgutil.iter_modules(__path__):
+                importlib.import_module(f"{__name__}.{info.name}")
+            """,
+        "app/worker/runner.py": USES_HELPER,
+    })
+    assert _severities(report) == {"app/worker/runner.py": "breaking"}
+
+
+VERSIONED_INIT = """
+    import gizmo
+    from packaging.version import Version
+
+    if Version(gizmo.__version__) == Version("0.8.4"):
+        from app import gizmo_0_8_4  # the patches for that release only
+    """
+
+
+def test_a_subpackage_imported_only_for_another_release_is_risky(tmp_path):
+    consumer = {
+        "app/__init__.py": VERSIONED_INIT,
+        "app/gizmo_0_8_4/__init__.py": "from .patch import run\n",
+        "app/gizmo_0_8_4/patch.py": USES_HELPER,
+        "app/current.py": USES_HELPER,  # unreferenced, mirrors nothing: a library module users import
+    }
+    report = _report(tmp_path, consumer)
+    assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "risky", "app/current.py": "breaking"}
+    assert ("app imports app.gizmo_0_8_4.patch only under version tests that are false on gizmo 0.9.0, "
+            "so it never loads there") in _title(report, "app/gizmo_0_8_4/patch.py")
+
+
+def test_the_same_subpackage_stays_breaking_where_its_test_holds(tmp_path):
+    """Target 0.8.4 (the release the subpackage is for), baseline 0.8.3: it loads, so it breaks."""
+    consumer = {"app/__init__.py": VERSIONED_INIT, "app/gizmo_0_8_4/__init__.py": "from .patch import run\n",
+                "app/gizmo_0_8_4/patch.py": USES_HELPER}
+    report = _report(tmp_path, consumer, target_version="0.8.4", baseline_version="0.8.3")
+    assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "breaking"}
+
+
+def test_an_unguarded_importer_keeps_the_subpackage_loaded(tmp_path):
+    consumer = {"app/__init__.py": VERSIONED_INIT, "app/gizmo_0_8_4/__init__.py": "from .patch import run\n",
+                "app/gizmo_0_8_4/patch.py": USES_HELPER,
+                "app/tools.py": "from app.gizmo_0_8_4.patch import run\n"}  # no version test around it
+    report = _report(tmp_path, consumer)
+    assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "breaking"}
+
+
+def test_the_marks_come_from_files_that_never_mention_the_target(tmp_path):
+    """The importer of a module may not name the target at all: its link is read from its bytes."""
+    root = write_tree(tmp_path / "consumer", {
+        "app/__init__.py": "from app import glue\n",
+        "app/glue.py": "from .worker import runner  # no gizmo here\n",
+        "app/worker/runner.py": USES_HELPER,
+        "app/worker/spare.py": USES_HELPER,
+    })
+    marks = {m["path"]: m.get("unreferenced") for m in collect_usage(root, ["app"], ["gizmo"])}
+    assert marks == {"app/worker/runner.py": None, "app/worker/spare.py": True}
