@@ -132,8 +132,8 @@ def test_a_subpackage_imported_only_for_another_release_is_risky(tmp_path):
     }
     report = _report(tmp_path, consumer)
     assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "risky", "app/current.py": "breaking"}
-    assert ("app imports app.gizmo_0_8_4.patch only under version tests that are false on gizmo 0.9.0, "
-            "so it never loads there") in _title(report, "app/gizmo_0_8_4/patch.py")
+    assert ("app imports app.gizmo_0_8_4.patch only under tests that are false on gizmo 0.9.0 (version tests, "
+            "module switches), so it never loads there") in _title(report, "app/gizmo_0_8_4/patch.py")
 
 
 def test_the_same_subpackage_stays_breaking_where_its_test_holds(tmp_path):
@@ -142,6 +142,22 @@ def test_the_same_subpackage_stays_breaking_where_its_test_holds(tmp_path):
                 "app/gizmo_0_8_4/patch.py": USES_HELPER}
     report = _report(tmp_path, consumer, target_version="0.8.4", baseline_version="0.8.3")
     assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "breaking"}
+
+
+def test_a_module_imported_only_under_a_constant_false_switch_is_risky(tmp_path):
+    report = _report(tmp_path, {
+        "app/__init__.py": """
+            import gizmo  # a file that never names the target is read for links only, without its branches
+
+            USE_POOL = False
+
+            if USE_POOL:
+                from app import pool  # a feature switched off in the source
+            """,
+        "app/pool.py": USES_HELPER,
+    })
+    assert _severities(report) == {"app/pool.py": "risky"}
+    assert "app imports app.pool only under tests that are false on gizmo 0.9.0" in _title(report, "app/pool.py")
 
 
 def test_an_unguarded_importer_keeps_the_subpackage_loaded(tmp_path):

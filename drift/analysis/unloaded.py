@@ -61,8 +61,8 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
             predicates.update(m.get("version_predicates") or {})
         alternatives = mod["loaded_under"]
         if all(any(holds(g, current, predicates) is False for g in guards) for guards in alternatives):
-            return (f"{package} imports {name} only under version tests that are false on "
-                    f"{ctx.target_package} {version}, so it never loads there")
+            return (f"{package} imports {name} only under tests that are false on {ctx.target_package} "
+                    f"{version} (version tests, module switches), so it never loads there")
         return None
     if mod.get("unreferenced"):
         mirror = mirrored_module(ctx, name)
