@@ -27,6 +27,7 @@ from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
+from drift.analysis.rules.sibling_methods import sibling_delegation
 
 
 def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
@@ -1320,9 +1321,26 @@ def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: lis
                                   else "the target calls it)")),
             details=None if inherited else
             f"only code outside `{owner}` calls `{name}`: the class fails on the paths that call it",
-            fix=Fix(f"implement `{name}` in `{cls['qual']}`", manual_reason="the new method's contract is the target's"),
+            fix=_stub_fix(ctx, cls, m, name),
             symbol=m.dotted,
         )
+
+
+def _stub_fix(ctx: CheckContext, cls: dict, stub: Symbol, name: str) -> Fix:
+    """`implement name`, said as the target's own subclasses implement it where they all hand the
+    call to one attribute (`sibling_methods`): the GPU worker's `sample_tokens` returns
+    `self.model_runner.sample_tokens(...)`."""
+    d = sibling_delegation(ctx, cls, stub, name)
+    if d is None:
+        return Fix(f"implement `{name}` in `{cls['qual']}`", manual_reason="the new method's contract is the target's")
+    sib = d.sibling.dotted.rsplit(".", 1)[-1]
+    params = ", ".join(p.name for p in stub.as_function.params)
+    text = (f"implement `{name}({params})` in `{cls['qual']}` as the target's `{sib}` does: it hands the call to "
+            f"`self.{d.held}.{name}(...)` ({d.sibling.path}:{d.line})")
+    if d.lacking is not None:
+        text += (f"; `self.{d.held}` is the consumer's `{d.lacking.rsplit('.', 1)[-1]}` here, which has no "
+                 f"`{name}` either: it needs one too")
+    return Fix(text, manual_reason="the new method's contract is the target's")
 
 
 def _inherited_self_callers(index: PackageIndex, bases: list[Symbol], name: str, own: set[str]
