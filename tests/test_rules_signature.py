@@ -701,3 +701,16 @@ def test_a_value_built_from_the_targets_own_locals_is_manual_and_said_as_code(tm
     assert f.fix.description == ("pass `size=` as the target's own construction does: `size=size` in `build`, "
                                  f"where `size = sum(counts) * 2` (gizmo/core.py:{line})")
     assert "own locals" in f.fix.manual_reason
+
+
+def test_too_many_positionals_for_a_reworked_signature_name_both_signatures(tmp_path):
+    """vLLM 0.13's get_num_common_prefix_blocks(request, num_running_requests) became
+    (running_request_id): no argument drops into place, so the manual edit shows both signatures
+    and names the parameter the call must now fill."""
+    before = {"gizmo/core.py": "def common(request, num_running):\n    return 0\n"}
+    after = {"gizmo/core.py": "def common(running_request_id):\n    return 0\n"}
+    consumer = {"app/main.py": "from gizmo.core import common\n\ndef main(r, rs):\n    return common(r, len(rs))\n"}
+    f = only(findings_of(tmp_path, Case("reworked", before, after, consumer)), "DRIFT012")
+    assert f.fix.codemod is None and f.fix.tier == "manual"
+    assert f.fix.description == ("call `common` as the target declares it (running_request_id) where the baseline "
+                                 "took (request, num_running): pass what `running_request_id` names (new in the target)")

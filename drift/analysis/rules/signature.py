@@ -168,10 +168,25 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
                               f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
                               f"but {n + (0 if rc.target.kind == 'function' else 1)} "
                               f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
-            fix=_removed_slot_fix(rc, n) or
-            Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human"),
+            fix=_removed_slot_fix(rc, n) or _arity_manual(rc, slots, base_slots),
             symbol=rc.dotted,
         )
+
+
+def _arity_manual(rc: ResolvedCall, slots: list, base_slots: list) -> Fix:
+    """The manual edit for a call with more positional arguments than the target takes: where the
+    baseline's names are known, the two signatures side by side, and the new parameters no
+    argument of the call maps to by name (`get_num_common_prefix_blocks(request, num_running_requests)`
+    became `(running_request_id)`: the call must pass what that names, not its old arguments)."""
+    if rc.baseline_params is None or not base_slots:
+        return Fix("pass the extra arguments by keyword", manual_reason="which parameter each argument maps to needs a human")
+    own = [p.name for p in slots if p.name not in ("self", "cls")]
+    old = [p.name for p in base_slots if p.name not in ("self", "cls")]
+    new = [n for n in own if n not in old]
+    return Fix(f"call `{rc.label}` as the target declares it ({', '.join(own)}) where the baseline took "
+               f"({', '.join(old)})" + (f": pass what {', '.join(f'`{n}`' for n in new)} "
+                                       f"{'names' if len(new) == 1 else 'name'} (new in the target)" if new else ""),
+               manual_reason="which value each new parameter takes needs a human")
 
 
 def _removed_slot_fix(rc: ResolvedCall, n: int) -> Fix | None:
