@@ -309,3 +309,20 @@ def test_parameters_packed_into_one_new_object_are_read_from_it_in_the_manual_ed
             "read the old ones from `selector_config` (its class `SelectorConfig` holds 2 of them: "
             "`head_size = selector_config.head_size`, `use_mla = selector_config.use_mla`); `use_v1` is not among "
             "them: the target passes it no more") in texts, texts
+
+
+def test_an_ignored_parameter_before_the_overrides_star_args_stays_unsafe(tmp_path):
+    """`def schedule(self, budget, now=0.0, *extra)`: a `mask=None` added last among the named
+    parameters would take the first argument a positional caller meant for `*extra`."""
+    consumer = {"app/sched.py": """
+        from gizmo.sched import Scheduler
+
+
+        class StarScheduler(Scheduler):
+            def schedule(self, budget, now=0.0, *extra):
+                return ("star", budget, extra)
+        """}
+    found = [x for x in findings_of(tmp_path, Case("star", BEFORE, AFTER, consumer)) if x.rule_id == "DRIFT070"]
+    (f,) = [f for f in found if "schedule" in f.title]
+    assert (f.fix.codemod, f.fix.tier) == ("add_parameters", "unsafe")
+    assert f.fix.args["params"] == [["mask", "None", "now"]]

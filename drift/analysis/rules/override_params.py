@@ -7,7 +7,7 @@ base (`super().m(...)`, `Base.m(self, ...)`, the saved original), forwards the n
 keyword. Safe when it forwards and the default is the target's own: the base then receives
 exactly what vLLM passed, as if the override were not there. Safe too when it does not forward but
 every new parameter has the target's literal default and lands after the override's last
-positional parameter: every existing caller, the consumer's own included, binds as before, and
+positional parameter (and no `*args` follows): every existing caller, the consumer's own included, binds as before, and
 the override ignores the value, so it behaves as it did on the baseline, whose callers never
 passed it (`add_parameters` refuses where the body reads a name the new parameter would shadow).
 Otherwise unsafe (a required value taken and ignored, or a slot in the middle that shifts the
@@ -64,8 +64,8 @@ def _forward_call(ctx: CheckContext, where: Location, label: str, tm: Symbol, bm
 def _appended(sig: list[list[Any]] | None, specs: list[list[Any]]) -> bool:
     """Whether each new parameter (`[name, default, after]`) lands after the override's last
     positional parameter, where `add_parameters` puts it: no existing positional call shifts."""
-    if sig is None:
-        return False
+    if sig is None or any(p[1] == "VAR_POSITIONAL" for p in sig):
+        return False  # `*args` after it: a positional call's extra arguments would bind to the new one
     names = [str(p[0]) for p in sig if p[1] in _POS]
     for name, _default, after in (s[:3] for s in specs):
         at = names.index(after) + 1 if after in names else len(names)
