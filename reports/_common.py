@@ -72,13 +72,16 @@ def fix_text(fix: Fix | None, *, verbose: bool = False) -> str:
     """The fix said concretely, with its tier first (ruff's safe/unsafe fixes).
 
     'safe: <edit>' is what `drift patch --apply` writes; 'unsafe (--unsafe-fixes): <edit>' may
-    change what the code does and is written only on request; 'manual: <edit>' is left to a
+    change what the code does and is written only on request ('...; safe when version-gated': a
+    range consumer's patch writes it in a vLLM-version branch, `Fix.gated_tier`); 'manual: <edit>' is left to a
     person, and why (`verbose`: -v, and the long forms) is for whoever doubts it: the line a
     reader acts on is the edit.
     """
     if fix is None:
         return "manual: no automatic fix known"
     if fix.codemod:
+        if fix.tier == "unsafe" and fix.gated_tier == "safe":  # a range consumer's gated patch writes it
+            return f"unsafe (--unsafe-fixes; safe when version-gated): {fix.description}"
         return f"{fix.tier}{' (--unsafe-fixes)' if fix.tier == 'unsafe' else ''}: {fix.description}"
     if verbose and fix.manual_reason and fix.manual_reason != fix.description:
         return f"manual: {fix.description} ({fix.manual_reason})"

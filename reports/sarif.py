@@ -187,6 +187,8 @@ def _result(finding: Finding, report: Report, *, rule_index: int, repo_root: str
             "fixTier": finding.fix.tier if finding.fix else "manual",
         },
     }
+    if finding.fix is not None and finding.fix.gated_tier is not None:
+        result["properties"]["fixGatedTier"] = finding.fix.gated_tier  # its tier in a range consumer's branch
     if related:
         result["relatedLocations"] = related
     location = result["locations"][0]["physicalLocation"]["artifactLocation"]

@@ -94,6 +94,13 @@ def test_pure_removals_are_safe_in_a_version_branch_and_the_baseline_keeps_its_v
     assert (cfg["codemod"], cfg["tier"], cfg["gated_tier"]) == ("drop_argument", "unsafe", "safe")
     assert tag["tier"] == "unsafe" and "gated_tier" not in tag  # `kind=` is new: it may be tag's successor
 
+    shown = drift("check", str(consumer), "-t", str(after), "-b", str(before))
+    assert "unsafe (--unsafe-fixes; safe when version-gated): drop `label=\"L\"`" in shown.stdout
+    assert "unsafe (--unsafe-fixes): drop `tag=\"T\"`" in shown.stdout
+    sarif = json.loads(drift("check", str(consumer), "-t", str(after), "-b", str(before), "--format", "sarif").stdout)
+    props = {r["message"]["text"].split("`")[1]: r["properties"] for r in sarif["runs"][0]["results"]}
+    assert props["make"]["fixGatedTier"] == "safe" and "fixGatedTier" not in props["build"]
+
     args = ["check", str(consumer), "-t", str(after), "-b", str(before), "--fix"]
     res = drift(*args)
     assert res.returncode == 1, res.stderr  # build's drop is held: one breaking finding is left
