@@ -32,6 +32,7 @@ import re
 from itertools import islice
 
 from .astwalk import walk
+from .runners import inner_call
 from .reach import compound_guards, flag_constants, strip_optional, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
 
@@ -425,6 +426,9 @@ def _call(out, scope, node):
                 out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
     callee = scope.path(node.func)
+    inner = inner_call(node, callee)  # `asyncio.to_thread(f, x)`, `Thread(target=f, args=(x,))`: f(x)
+    if inner is not None:
+        _call(out, scope, inner)
     if callee is None:
         return
     for k in node.keywords:

@@ -24,6 +24,7 @@ import re
 from .astwalk import walk
 from .derefs import literal_args
 from .forwards import star_forwarding
+from .runners import inner_call
 from .shapes import list_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
@@ -1388,6 +1389,9 @@ class _Function:
             return
         self.seen_calls.add(key)
         func = node.func
+        inner = inner_call(node, chain.of(func))  # `asyncio.to_thread(f, x, k=v)` calls f(x, k=v)
+        if inner is not None:
+            self._call(inner, env, chain)
         fname = func.id if type(func) is ast.Name else None
         if fname == "setattr" and len(node.args) == 3:
             self._setattr(node, env, chain)
