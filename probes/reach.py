@@ -660,6 +660,8 @@ class _Chain:
             return base + ("()",) if base else None
         if t is ast.Subscript:  # `x[i]` is an element; `x[a:b]` is a slice, of the same kind as x
             base = self.of(node.value, depth + 1)
+            if base is None and type(node.slice) is not ast.Slice:
+                return self.stored(node.value)
             return base + ("[:]" if type(node.slice) is ast.Slice else "[]",) if base else None
         if t is ast.NamedExpr:
             return self.of(node.value, depth + 1)
@@ -667,6 +669,15 @@ class _Chain:
             return self.of(node.value, depth + 1)
         return None
 
+
+    def stored(self, node, kind=None):
+        """What the function stored in a container it built (`d[k] = v` then `d[k]`), or None."""
+        if type(node) is not ast.Name or node.id in self.env:
+            return None
+        got = getattr(self.mod, "elements", {}).get(node.id)
+        if got is None or got[1] is None or (kind and got[0] != kind):
+            return None
+        return got[1]
 
     def _named_call(self, node, depth):
         """`self._get_target_class(mod)` in a consumer class that sets a name string: a `named:`
@@ -705,6 +716,26 @@ class _Chain:
         return self.of(func) in (("sym:importlib", ".import_module"), ("sym:importlib.import_module",))
 
 
+_MAPPINGS = ("dict", "OrderedDict", "defaultdict", "collections.OrderedDict", "collections.defaultdict")
+
+
+def _empty_container(value):
+    """"dict" for `{}`, `dict()`, `OrderedDict()`, `defaultdict(f)`; "list" for `[]`, `list()`;
+    else None."""
+    t = type(value)
+    if t is ast.Dict and not value.keys:
+        return "dict"
+    if t is ast.List and not value.elts:
+        return "list"
+    if t is ast.Call and not value.keywords:
+        name = _dotted(value.func)
+        if name in _MAPPINGS and len(value.args) <= (1 if name.endswith("defaultdict") else 0):
+            return "dict"
+        if name == "list" and not value.args:
+            return "list"
+    return None
+
+
 def unpacking(st):
     """`a, b = f(...)` (or `= await f(...)`, `a, *rest = ...`): the call and how many names take
     its result apart (`[plain names, starred]`), so a callee that now returns another number of
@@ -740,12 +771,14 @@ class _Function:
         self.derived = {}  # local name -> the paths assignments bound it to (each object itself)
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
+        self.awaited = set()  # id(call node) of each `await f(...)`
 
     def run(self):
         node = self.node
         gates = self._gates()
         self.mod.guards.extend(gates)
         self.mod.probed = set()
+        self.mod.elements = {}  # local container -> (kind, path of what the function stores in it)
         try:
             if isinstance(node, _FUNCS):
                 self._params(node)
@@ -1099,7 +1132,7 @@ class _Function:
             and not it.keywords else None
         if method in ("values", "items"):
             base = chain.of(it.func.value)
-            element = tuple(base) + ("[]",) if base else None
+            element = tuple(base) + ("[]",) if base else chain.stored(it.func.value, "dict")
             if method == "items":  # (key, value): only the value is typed
                 names, element = (names[1:], element) if len(names) == 2 else ([], None)
             elif len(names) != 1:
@@ -1108,10 +1141,11 @@ class _Function:
         elif type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and len(it.args) == 1 \
                 and len(names) == 2:
             base = chain.of(it.args[0])
-            names, element, positions = names[1:], (tuple(base) + ("[*]",) if base else None), [None]
+            element = tuple(base) + ("[*]",) if base else chain.stored(it.args[0], "list")
+            names, positions = names[1:], [None]
         else:
             base = chain.of(it)
-            element = tuple(base) + ("[*]",) if base else None
+            element = tuple(base) + ("[*]",) if base else chain.stored(it, "list")
             positions = [None] if len(names) == 1 else list(range(len(names)))
         if element is None or not self.mod.wanted(element) or len(element) >= MAX_PATH:
             return
@@ -1120,9 +1154,28 @@ class _Function:
             env[name.id] = path
             self._derive(name.id, path)  # a missing name in the iterable fails at the loop, not at each use
 
+    def _filtered(self, node, env):
+        """`[t for t in c if ...]` (a list, set or generator of c's own elements, some left out):
+        the same kind of container as c, as a slice `c[a:b]` is (`[:]`), so `kept[0].x` and
+        `for t in kept: t.x` are typed as c's elements are. None for any other comprehension."""
+        if type(node) is ast.DictComp or len(node.generators) != 1:
+            return None
+        gen = node.generators[0]
+        if gen.is_async or type(gen.target) is not ast.Name or type(node.elt) is not ast.Name \
+                or node.elt.id != gen.target.id:
+            return None
+        it = gen.iter
+        if type(it) is ast.Call:  # `.items()`, `enumerate(...)`: the elements are not c's own
+            return None
+        base = _Chain(self.mod, env, self.cls).of(it)
+        if not base or not self.mod.wanted(base) or len(base) >= MAX_PATH:
+            return None
+        return tuple(base) + ("[:]",)
+
     def _unbind(self, target, env):
         for n in walk(target):
             if isinstance(n, ast.Name):
+                self.mod.elements.pop(n.id, None)
                 env.pop(n.id, None)
                 self.dicts.pop(n.id, None)
                 self.lists.discard(n.id)
@@ -1152,6 +1205,7 @@ class _Function:
             keys = self._dict_keys(value, env)
             if keys is not None:
                 self.dicts[tgt.id] = keys
+            self._note_container(tgt.id, value)
             self._type_class(tgt.id, value, env)  # `W = type("W", (Base,), {...})`: a class
         elif t is ast.Attribute:
             if type(tgt.value) is ast.Name:  # `self.x = ...`: an earlier isinstance narrowing is over
@@ -1187,6 +1241,8 @@ class _Function:
                     self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
         elif t is ast.Subscript:
             self.expr(tgt, env, store=True)
+            if isinstance(tgt.value, ast.Name):
+                self._store_element(tgt.value.id, vpath)
             if isinstance(tgt.value, ast.Name):  # `x[i] = v`: x's elements are no longer known
                 self.lists.discard(tgt.value.id)
                 self.empties.discard(tgt.value.id)
@@ -1298,12 +1354,13 @@ class _Function:
             for gen in node.generators:
                 self.expr(gen.iter, inner)
                 self._unbind(gen.target, inner)
+                self._bind_iterated(gen, inner)  # `[t for t in c if t.x]`: t is an element of c, as in a loop
                 for cond in gen.ifs:
                     self.expr(cond, inner)
             for child in ("elt", "key", "value"):
                 if hasattr(node, child):
                     self.expr(getattr(node, child), inner)
-            return None
+            return self._filtered(node, env)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expr(child, env)
@@ -1371,6 +1428,8 @@ class _Function:
             self._record_chain(node.value, env, chain, top=True)
             self.expr(node.slice, env)
         elif t in (ast.NamedExpr, ast.Await):
+            if t is ast.Await and type(node.value) is ast.Call:
+                self.awaited.add(id(node.value))  # `await f(...)`: f must still return an awaitable
             self.expr(node.value, env)
         elif t is ast.Name:
             return
@@ -1451,6 +1510,8 @@ class _Function:
             self.mod.calls[-1]["bound"] = bound
         if id(node) in self.unpacks:
             self.mod.calls[-1]["unpacked"] = self.unpacks[id(node)]
+        if id(node) in self.awaited:
+            self.mod.calls[-1]["awaited"] = True
         kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}
         if kw_guards:
             self.mod.calls[-1]["kw_guards"] = kw_guards
@@ -1504,6 +1565,26 @@ class _Function:
         elif list_shape(value, self.lists):
             self.lists.add(name)
 
+    def _note_container(self, name, value):
+        """`d = {}` / `dict()` / `defaultdict(...)` (a mapping) or `xs = []` / `list()` (a sequence)
+        built empty here: what the function then stores in it (`d[k] = v`, `xs.append(v)`) is what
+        reading it gives back (`d[k]`, `d.values()`, `for x in xs`). Any other binding forgets it."""
+        kind = _empty_container(value)
+        if kind:
+            self.mod.elements[name] = (kind, None)
+        else:
+            self.mod.elements.pop(name, None)
+
+    def _store_element(self, name, vpath):
+        """The first value stored in a container this function built is its element (one kind of
+        value per container, as consumers fill a name-to-spec map or a list of layers); when that
+        value is untyped, the container's elements stay unknown."""
+        kind, cur = self.mod.elements.get(name, (None, None))
+        if not kind or cur is not None:
+            return
+        typed = vpath and self.mod.wanted(vpath) and len(vpath) < MAX_PATH
+        self.mod.elements[name] = (kind, tuple(vpath) if typed else ())  # () : something untyped went in
+
     def _appended(self, node):
         """`x.append(v)` on a list this function built: plain values keep it plain, anything else
         makes its elements unknown."""
@@ -1511,6 +1592,9 @@ class _Function:
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return
         name = func.value.id
+        if func.attr in ("append", "add") and len(node.args) == 1 and not node.keywords \
+                and self.mod.elements.get(name, ("",))[0] == "list":
+            self._store_element(name, _Chain(self.mod, self.env_of_call, self.cls).of(node.args[0]))
         if name not in self.empties and name not in self.lists:
             return
         if func.attr == "append" and len(node.args) == 1 and not node.keywords \

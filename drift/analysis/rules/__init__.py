@@ -2,6 +2,7 @@
 
 from drift.analysis.rules.arg_types import argument_retyped
 from drift.analysis.rules.arity import RULES as ARITY_RULES
+from drift.analysis.rules.awaited import RULES as AWAITED_RULES
 from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.family import method_vanished
@@ -41,6 +42,7 @@ GENERIC_RULES = [
     two_phase_protocol,
     return_shape,
     *ARITY_RULES,
+    *AWAITED_RULES,
     method_vanished,
     default_changed,
     *REACH_RULES,
