@@ -297,6 +297,7 @@ class _Module:
         self.returns = {}  # consumer function or method qualname -> path of what it returns
         self.over_annotations = {}  # `over:` root -> the path the consumer's own annotation gives
         self.tests = []  # lines of the `if` tests enclosing the statement being walked
+        self.failing = 0  # > 0 while walking an assert's message or a raised exception
         self.consts = string_constants(tree)
         self.name_lists = name_lists(tree)
         self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
@@ -501,6 +502,8 @@ class _Module:
             rec["guards"] = list(self.guards)
         if self.tests:
             rec["within"] = self.tests[-3:]
+        if self.failing:
+            rec["on_failure"] = True  # evaluated only on a path that raises anyway
         self.uses.append(rec)
 
 
@@ -986,6 +989,11 @@ class _Function:
             vpath = self.expr(st.value, env) if st.value is not None else None
             if vpath and self.mod.wanted(vpath) and isinstance(self.node, _FUNCS):
                 self.mod.returns.setdefault(self.qual, list(vpath[:MAX_PATH]))  # what a factory hands back
+        elif t is ast.Assert:
+            self.expr(st.test, env)
+            self._on_failure((st.msg,), env)
+        elif t is ast.Raise:
+            self._on_failure((st.exc, st.cause), env)
         elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
             pass
         else:
@@ -1153,6 +1161,17 @@ class _Function:
             path = element if pos is None else element + ("[%d]" % pos,)
             env[name.id] = path
             self._derive(name.id, path)  # a missing name in the iterable fails at the loop, not at each use
+
+    def _on_failure(self, nodes, env):
+        """An assert's message and a raised exception are evaluated only on a path that fails
+        anyway: a name missing there changes which exception is raised, not whether."""
+        self.mod.failing += 1
+        try:
+            for node in nodes:
+                if node is not None:
+                    self.expr(node, env)
+        finally:
+            self.mod.failing -= 1
 
     def _filtered(self, node, env):
         """`[t for t in c if ...]` (a list, set or generator of c's own elements, some left out):
@@ -1512,6 +1531,8 @@ class _Function:
             self.mod.calls[-1]["unpacked"] = self.unpacks[id(node)]
         if id(node) in self.awaited:
             self.mod.calls[-1]["awaited"] = True
+        if self.mod.failing:
+            self.mod.calls[-1]["on_failure"] = True
         kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}
         if kw_guards:
             self.mod.calls[-1]["kw_guards"] = kw_guards
