@@ -662,9 +662,10 @@ class _Chain:
             base = self.of(node.func, depth + 1)
             return base + ("()",) if base else None
         if t is ast.Subscript:  # `x[i]` is an element; `x[a:b]` is a slice, of the same kind as x
+            stored = self.stored(node.value) if type(node.slice) is not ast.Slice else None
+            if stored:  # a container this function built or annotated (a local, even one named
+                return stored  # like a module-level function)
             base = self.of(node.value, depth + 1)
-            if base is None and type(node.slice) is not ast.Slice:
-                return self.stored(node.value)
             return base + ("[:]" if type(node.slice) is ast.Slice else "[]",) if base else None
         if t is ast.NamedExpr:
             return self.of(node.value, depth + 1)
@@ -678,7 +679,7 @@ class _Chain:
         if type(node) is not ast.Name or node.id in self.env:
             return None
         got = getattr(self.mod, "elements", {}).get(node.id)
-        if got is None or got[1] is None or (kind and got[0] != kind):
+        if got is None or not got[1] or (kind and got[0] != kind):
             return None
         return got[1]
 
@@ -736,6 +737,27 @@ def _empty_container(value):
             return "dict"
         if name == "list" and not value.args:
             return "list"
+    return None
+
+
+_MAPPING_HINTS = ("dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict")
+_SEQUENCE_HINTS = ("list", "List", "Sequence", "MutableSequence", "Iterable", "Iterator", "set", "Set",
+                   "frozenset", "FrozenSet", "Collection", "deque", "Deque")
+
+
+def _container_annotation(node):
+    """`dict[K, C]` -> ("dict", C); `list[C]`, `Sequence[C]`, `tuple[C, ...]` -> ("list", C); else None."""
+    node = strip_optional(node)
+    if type(node) is not ast.Subscript:
+        return None
+    head = (_dotted(node.value) or "").split(".")[-1]
+    args = node.slice.elts if type(node.slice) is ast.Tuple else [node.slice]
+    if head in _MAPPING_HINTS and len(args) == 2:
+        return "dict", args[1]
+    if head in _SEQUENCE_HINTS and len(args) == 1:
+        return "list", args[0]
+    if head in ("tuple", "Tuple") and len(args) == 2 and type(args[1]) is ast.Constant and args[1].value is Ellipsis:
+        return "list", args[0]
     return None
 
 
@@ -840,6 +862,8 @@ class _Function:
                     continue
             if p:
                 self.env[a.arg] = p
+            elif a.annotation is not None:
+                self._declared_container(a.arg, a.annotation)
                 continue
             if self.cls is None or fn.name == "__init__":
                 # typed later by drift from the call sites (or the patch) that pass it
@@ -914,12 +938,14 @@ class _Function:
             vpath = self.expr(st.value, env) if st.value is not None else None
             ann = self.mod.type_of_annotation(st.annotation, env)
             if isinstance(st.target, ast.Name):
+                self.mod.elements.pop(st.target.id, None)
                 if ann or vpath:
                     env[st.target.id] = ann or vpath
                     if not ann:
                         self._derive(st.target.id, vpath)
                 else:
                     env.pop(st.target.id, None)
+                    self._declared_container(st.target.id, st.annotation)
             else:
                 self.assign(st.target, st.value, ann or vpath, env, st)
         elif t is ast.AugAssign:
@@ -1140,7 +1166,7 @@ class _Function:
             and not it.keywords else None
         if method in ("values", "items"):
             base = chain.of(it.func.value)
-            element = tuple(base) + ("[]",) if base else chain.stored(it.func.value, "dict")
+            element = chain.stored(it.func.value, "dict") or (tuple(base) + ("[]",) if base else None)
             if method == "items":  # (key, value): only the value is typed
                 names, element = (names[1:], element) if len(names) == 2 else ([], None)
             elif len(names) != 1:
@@ -1149,11 +1175,11 @@ class _Function:
         elif type(it) is ast.Call and type(it.func) is ast.Name and it.func.id == "enumerate" and len(it.args) == 1 \
                 and len(names) == 2:
             base = chain.of(it.args[0])
-            element = tuple(base) + ("[*]",) if base else chain.stored(it.args[0], "list")
+            element = chain.stored(it.args[0], "list") or (tuple(base) + ("[*]",) if base else None)
             names, positions = names[1:], [None]
         else:
             base = chain.of(it)
-            element = tuple(base) + ("[*]",) if base else chain.stored(it, "list")
+            element = chain.stored(it, "list") or (tuple(base) + ("[*]",) if base else None)
             positions = [None] if len(names) == 1 else list(range(len(names)))
         if element is None or not self.mod.wanted(element) or len(element) >= MAX_PATH:
             return
@@ -1592,19 +1618,39 @@ class _Function:
         reading it gives back (`d[k]`, `d.values()`, `for x in xs`). Any other binding forgets it."""
         kind = _empty_container(value)
         if kind:
-            self.mod.elements[name] = (kind, None)
+            self.mod.elements[name] = (kind, None, False)
         else:
             self.mod.elements.pop(name, None)
+
+    def _declared_container(self, name, annotation):
+        """`specs: dict[str, KVCacheSpec]` (a parameter or an annotated local): reading an element
+        gives the declared class's instance, as for a container the function fills itself."""
+        got = _container_annotation(annotation)
+        if got is None:
+            return
+        kind, element = got
+        path = self.mod.type_of_annotation(element, self.env)
+        if path and len(path) < MAX_PATH:
+            self.mod.elements[name] = (kind, tuple(path), False)
 
     def _store_element(self, name, vpath):
         """The first value stored in a container this function built is its element (one kind of
         value per container, as consumers fill a name-to-spec map or a list of layers); when that
         value is untyped, the container's elements stay unknown."""
-        kind, cur = self.mod.elements.get(name, (None, None))
-        if not kind or cur is not None:
+        kind, cur, weak = self.mod.elements.get(name, (None, None, False))
+        typed = bool(vpath) and self.mod.wanted(vpath) and len(vpath) < MAX_PATH
+        guessed = typed and self._tested_read(vpath)
+        if not kind or (cur is not None and not (weak and typed and not guessed)):
             return
-        typed = vpath and self.mod.wanted(vpath) and len(vpath) < MAX_PATH
-        self.mod.elements[name] = (kind, tuple(vpath) if typed else ())  # () : something untyped went in
+        # () : something untyped went in; a value read through an attribute the consumer tested
+        # with hasattr is a guess a later, plainer store replaces
+        self.mod.elements[name] = (kind, tuple(vpath) if typed else (), guessed)
+
+    def _tested_read(self, path):
+        """Whether `path` reads an attribute the consumer asked `hasattr` about first: the
+        object's declared class may not have it (`if hasattr(spec, "specs"): d[k] = spec.specs[k]`)."""
+        path = tuple(path)
+        return any((path[:i], path[i]) in self.mod.probed for i in range(1, len(path)))
 
     def _appended(self, node):
         """`x.append(v)` on a list this function built: plain values keep it plain, anything else

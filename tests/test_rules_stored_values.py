@@ -2,7 +2,9 @@
 comprehension's variable is an element of what it iterates, a comprehension that only filters
 (`[t for t in c if ...]`) is a container of c's own elements, and what a function stores in a dict
 or list it built itself (`d[k] = v`, `xs.append(v)`) is what reading it back gives (`d[k]`,
-`d.values()`, `for x in xs`, `xs[0]`). A read of a renamed attribute on such a value is DRIFT060
+`d.values()`, `for x in xs`, `xs[0]`), as is an element of a container the consumer annotates
+(`specs: dict[str, C]`, `order: list[C]`). A value read through an attribute the consumer first
+asked `hasattr` about is a guess that a plainer store replaces. A read of a renamed attribute on such a value is DRIFT060
 where Python raises. A container that also received something untyped types nothing. A read in an
 assert's message or in a raised exception is not reported: that path fails anyway."""
 
@@ -34,7 +36,7 @@ AFTER = {"gizmo/kv.py": """
             self.tensors: list[Tensor] = [Tensor()]
     """}
 CONSUMER = {"app/use.py": """
-    from gizmo.kv import Config
+    from gizmo.kv import Config, Tensor
 
 
     def filtered(config: Config):
@@ -64,6 +66,21 @@ CONSUMER = {"app/use.py": """
         return out[0].shared_by
 
 
+    def declared(specs: dict[str, Tensor], order: list[Tensor]):
+        local: dict[str, Tensor] = {}
+        return specs["a"].shared_by, order[0].shared_by, [t.shared_by for t in order], local["a"].size
+
+
+    def guessed(config: Config):
+        by_name = {}
+        for t in config.tensors:
+            if hasattr(t, "children"):
+                by_name["c"] = t.children[0]
+            else:
+                by_name["t"] = t
+        return by_name["t"].shared_by
+
+
     def mixed(config: Config):
         specs = {}
         specs["n"] = 1
@@ -79,9 +96,10 @@ def test_stored_and_filtered_values_keep_their_type(tmp_path):
     expected = {line_of(src, "kept = [t for t in"), line_of(src, "n = len(kept[0].shared_by)"),
                 line_of(src, "assert len(t.shared_by) == n"), line_of(src, "print(spec.shared_by)"),
                 line_of(src, "print(s.shared_by)"), line_of(src, "print(o.shared_by)"),
-                line_of(src, "return out[0].shared_by")}
+                line_of(src, "return out[0].shared_by"), line_of(src, "return specs[\"a\"].shared_by"),
+                line_of(src, "return by_name[\"t\"].shared_by")}
     assert {f.consumer_site.line for f in found} == expected, [(f.consumer_site.line, f.title) for f in found]
-    assert len(found) == len(expected)
+    assert len(found) == len(expected)  # one per line: `declared` reads the same name three times on its line
     for f in found:
         assert f.severity == Severity.BREAKING
         assert f.predicted_failure == "AttributeError: 'Tensor' object has no attribute 'shared_by'"
@@ -92,9 +110,12 @@ def test_python_raises_what_drift_predicts(tmp_path):
     after = write_tree(tmp_path / "after", AFTER)
     app = write_tree(tmp_path / "app", CONSUMER)
     cfg = "__import__('gizmo.kv').kv.Config()"
-    for fn in ("filtered", "by_name", "mixed"):
+    for fn in ("filtered", "by_name", "mixed", "guessed"):
         assert raised_by([before, app], "app.use", f"{fn}({cfg})") is None
-    for fn in ("filtered", "by_name"):
+    for fn in ("filtered", "by_name", "guessed"):
         assert raised_by([after, app], "app.use", f"{fn}({cfg})") == \
             "AttributeError: 'Tensor' object has no attribute 'shared_by'"
     assert raised_by([after, app], "app.use", f"mixed({cfg})") is None
+    tensor = "__import__('gizmo.kv').kv.Tensor()"
+    assert raised_by([after, app], "app.use", f"declared({{'a': {tensor}}}, [{tensor}])") == \
+        "AttributeError: 'Tensor' object has no attribute 'shared_by'"
