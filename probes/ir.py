@@ -112,8 +112,36 @@ class _Scope:
             elif isinstance(node, ast.Constant) and not steps and isinstance(node.value, str) \
                     and len(node.value) < 200 and _DOTTED.match(node.value):
                 return ["lit:" + node.value]  # a class named by string (`"pkg.mod:Ext"`): vLLM may build it
+            elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and not steps:
+                text = _module_named(node, self.names.module)  # f"{__name__}.Ext": this module's class
+                return ["lit:" + text] if text and len(text) < 200 and _DOTTED.match(text) else None
             else:
                 return None
+
+
+def _module_named(node, module):
+    """The text of `f"{__name__}.Ext"` or `__name__ + ".Ext"`, with this module's dotted name in
+    place of `__name__` (a class naming itself for vLLM to import); None for any other text."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _module_named(node.left, module), _module_named(node.right, module)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return module
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None:
+            v = v.value
+            if not (isinstance(v, ast.Name) and v.id == "__name__"):
+                return None
+        text = _module_named(v, module)
+        if text is None:
+            return None
+        parts.append(text)
+    return "".join(parts)
 
 
 def _annotation_path(scope, node):

@@ -309,6 +309,24 @@ def test_a_class_named_in_worker_extension_cls_is_read_as_part_of_the_worker(tmp
                      packages=("vllm", APP)) is None
 
 
+def test_a_class_that_names_itself_with_its_module_name_is_an_extension_too(tmp_path):
+    """`EXT = f"{__name__}.WeightSync"` (or `__name__ + ".WeightSync"`) beside the class: the text is
+    known without running anything, so the name reaches `worker_extension_cls` as a literal would."""
+    from tests.rule_cases import run_case
+
+    for spelled in ('f"{__name__}.WeightSync"', '__name__ + ".WeightSync"'):
+        ext = EXTENSION + f"\n\n    EXT_CLS = {spelled}\n"
+        launch = LAUNCH.replace('EXTENSION = "app.ext.WeightSync"', "from app.ext import EXT_CLS as EXTENSION")
+        out = run_case(tmp_path / spelled[:2], before=WORKER_BEFORE, after=WORKER_AFTER,
+                       consumer={"app/ext.py": ext, "app/launch.py": launch}, lib="vllm")
+        assert out.error is None
+        assert_findings(out.report.findings, [("DRIFT010", line_of(ext, "load_weights=True"))])
+        silent = launch.replace("LLM(**engine_kwargs(EXTENSION))", "LLM(model='m')")
+        out = run_case(tmp_path / (spelled[:2] + "-silent"), before=WORKER_BEFORE, after=WORKER_AFTER,
+                       consumer={"app/ext.py": ext, "app/launch.py": silent}, lib="vllm")
+        assert_findings(out.report.findings, [])
+
+
 def test_a_malformed_module_ir_is_set_aside_and_the_rest_is_solved(tmp_path):
     """A host's reply is untrusted: an IR whose rows have the wrong shape or types is skipped
     whole, never half read, and never stops the other modules' solution."""
