@@ -60,13 +60,27 @@ class _Names:
                 for a in node.names:
                     if a.name != "*":
                         self.names.setdefault(a.asname or a.name, base + "." + a.name if base else a.name)
-        for node in tree.body:
+        for node in _module_statements(tree.body):
             for name in _bound_names(node):
                 self.names[name] = module + "." + name
 
     def root(self, name):
         dotted = self.names.get(name)
         return "sym:" + dotted if dotted else None
+
+
+def _module_statements(body):
+    """The module's own statements, also those inside a module-level `if`, `try` or `with`
+    (a compatibility shim: `if hasattr(m, "A"): A = m.A` / `else: A = m.B`), never a def's or a
+    class's."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.If, ast.With)):
+            yield from _module_statements(node.body)
+            yield from _module_statements(getattr(node, "orelse", []))
+        elif isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+            for part in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
+                yield from _module_statements(part)
 
 
 def _bound_names(node):

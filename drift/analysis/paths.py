@@ -299,6 +299,9 @@ class PathEvaluator:
                 return self._symbol_value(sym, ref)
             if ref in self.consumer.classes:
                 return Value("consumer", ckind="class", cref=ref)
+            aliased = self._consumer_alias(ref)
+            if aliased is not None:
+                return aliased
             return Value("consumer", ckind="function", cref=ref) if ref.split(".")[0] in self._consumer_roots() \
                 else UNKNOWN
         if kind == "self":
@@ -314,6 +317,25 @@ class PathEvaluator:
         if kind == "over":
             return self._override_value(ref)
         return UNKNOWN
+
+    def _consumer_alias(self, ref: str) -> Value | None:
+        """A consumer module-level name the solved model sees bound only to target names
+        (`FusedMoEFactory = vllm_mod.FusedMoEFactory`, re-exported to the consumer's other
+        modules): the one of them this side defines, as the consumer's own `hasattr` fallback
+        picks it. None when the name binds nothing of the target's, or when this side has more
+        than one of them (which one the consumer binds is its own decision)."""
+        paths = self.consumer.inferred.names.get(ref)
+        if not paths or self._depth > 20:
+            return None
+        self._depth += 1
+        try:
+            values = [self.value(tuple(p)) for p in paths]
+        finally:
+            self._depth -= 1
+        found = [v for v in values if v.known and v.kind != "missing"]
+        if len(found) != 1 and not (found and all(v.sym is not None and v.sym == found[0].sym for v in found)):
+            return None
+        return found[0]
 
     def _override_value(self, ref: str) -> Value:
         """An override's parameter: the class this side's declaration of the overridden method

@@ -46,6 +46,8 @@ class Solution:
     key_uses: list[dict[str, Any]] = field(default_factory=list)  # string keys reaching setattr/hasattr/getattr or **kwargs
     target_attrs: dict[str, dict[str, list[tuple[str, ...]]]] = field(default_factory=dict)  # target class ->
     # attr -> paths: what the consumer's functions installed on that class store on `self`
+    names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
+    # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -417,6 +419,18 @@ class _Solver:
                     out.setdefault(key, set()).add(v[1])
         return {k: sorted(v) for k, v in out.items()}
 
+    def _target_aliases(self) -> dict[str, list[tuple[str, ...]]]:
+        """Module-level names of the consumer bound only to target names (`FusedMoEFactory =
+        vllm_fused_moe.FusedMoEFactory`, a fallback to another name in the `else` of a `hasattr`
+        test): another module that imports the name from the consumer's module reaches the
+        target's. Which one a side binds is for the evaluator, which knows which exist there."""
+        out = {}
+        for dotted in self.vars:
+            values = self.pts.get("sym:" + dotted)
+            if values and all(v[0] == "T" for v in values):
+                out[dotted] = sorted(v[1] for v in values)
+        return out
+
     def _is_class_path(self, path: tuple[str, ...]) -> bool:
         """A target path that names a class by convention (`vllm.x.Worker`): the last dotted part
         is capitalised and nothing was called on the way."""
@@ -446,6 +460,7 @@ class _Solver:
                 paths = sorted({p for p in map(_as_path, values) if p})
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
+        sol.names = self._target_aliases()
         for cls in self.classes:
             init = [v for v in self.step(("I", cls), ".__init__") if v[0] == "B"]
             if len(init) == 1:
