@@ -18,7 +18,7 @@ default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
 [[key, value path, line]] (`{"k": v}`, `d["k"] = v`), ``guards`` [[first line, last line, [guard,
 ...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
-(`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
+(`"pkg.mod.Ext"`, `"pkg.mod:Ext"`, also spelled `f"{__name__}.Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
 Keys as data: ``dict`` [[name, [[key, line, col]], line]] (`d = {"k": ...}`), ``dictcomp`` [[name,
 source path, "signature" | "filter" | "keep", line]] (a comprehension over a dict; "signature"
 when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
