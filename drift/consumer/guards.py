@@ -61,12 +61,26 @@ def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[st
     if literal is None:
         return None
     op = guard.get("op")
+    if op is None and _is_prefix_test(guard.get("call")):
+        result = _starts_with(version, guard["version"])
+        return not result if guard.get("negated") else result
     if op is None and guard.get("call"):
         op = (predicates.get(guard["call"]) or {}).get("op")
     if op not in _OPS:
         return None
     result = _compare(op, version, literal)
     return not result if guard.get("negated") else result
+
+
+def _is_prefix_test(call: str | None) -> bool:
+    """`vllm.__version__.startswith("0.16")`: the running version's text tested for a prefix."""
+    return bool(call) and call.endswith("__version__.startswith")
+
+
+def _starts_with(version: Version, prefix: str) -> bool:
+    """Whether the release's text starts with `prefix` as Python's str.startswith answers it,
+    on the release's own spelling (a dev or local build starts with its release's text too)."""
+    return str(version).startswith(prefix)
 
 
 def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict[str, Any]], int]:
