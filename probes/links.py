@@ -45,31 +45,44 @@ def _names(blob):
 
 
 def text_links(data, module, is_package):
-    """{"links": [[dotted, None]], "dynamic": bool, "main": bool} of a file read as bytes only."""
+    """{"links": [[dotted, None]], "bases": [...], "dynamic": bool, "main": bool} of a file read as
+    bytes only. `bases`: modules named only as the source of a `from M import a, b` (the file takes
+    those names from M, not M whole: a class of M it does not list stays unnamed by it)."""
     top = module.split(".")[0]
     mention, from_abs = _absolute(top)
-    found = set()
-    for m in mention.finditer(data):
-        found.add(m.group(0).decode().replace(":", ".").replace("/", "."))
+    found, bases, starts = set(), set(), set()
     for m in from_abs.finditer(data):
         base = m.group(1).decode()
+        bases.add(base)
+        starts.add(m.start(1))
+        found.add(base)
         found.update(base + "." + n for n in _names(m.group(2)))
+    whole = set()
+    for m in mention.finditer(data):
+        dotted = m.group(0).decode().replace(":", ".").replace("/", ".")
+        found.add(dotted)
+        if m.start() not in starts:
+            whole.add(dotted)
     for m in _FROM_RELATIVE.finditer(data):
         base = relative_module(module, is_package, len(m.group(1)), m.group(2).decode() or None)
         if base:
             found.add(base)
+            bases.add(base)
             found.update(base + "." + n for n in _names(m.group(3)))
-    return {"links": [[d, None] for d in sorted(found)], "dynamic": bool(_DYNAMIC.search(data)),
-            "main": bool(_MAIN.search(data))}
+    return {"links": [[d, None] for d in sorted(found)], "bases": sorted(bases - whole),
+            "dynamic": bool(_DYNAMIC.search(data)), "main": bool(_MAIN.search(data))}
 
 
 def parsed_links(own, text):
-    """The same record for a file the usage scan parsed: `own` is [[dotted, guards or None]], every
-    import of the package's own modules and every string naming one (`"pkg.mod.Cls"`,
-    `"pkg.mod:Cls"`: a class vLLM or the package builds by name), with the version tests around it
-    (usage's import visitor). An unguarded mention makes the guarded ones of that name moot."""
-    free, gated = set(), {}
-    for dotted, guards in own:
+    """The same record for a file the usage scan parsed: `own` is [[dotted, guards or None(,
+    "from")]], every import of the package's own modules and every string naming one
+    (`"pkg.mod.Cls"`, `"pkg.mod:Cls"`: a class vLLM or the package builds by name), with the version
+    tests around it (usage's import visitor); "from" marks the source of a `from M import a`. An
+    unguarded mention makes the guarded ones of that name moot."""
+    free, gated, bases, whole = set(), {}, set(), set()
+    for entry in own:
+        dotted, guards = entry[0], entry[1]
+        (bases if entry[2:] == ["from"] else whole).add(dotted)
         if guards:
             gated.setdefault(dotted, {})[repr(guards)] = guards
         else:
@@ -79,7 +92,25 @@ def parsed_links(own, text):
         if d not in free:
             links.extend([d, g] for g in gated[d].values())
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
-    return {"links": links, "dynamic": bool(_DYNAMIC.search(data)), "main": bool(_MAIN.search(data))}
+    return {"links": links, "bases": sorted(bases - whole), "dynamic": bool(_DYNAMIC.search(data)),
+            "main": bool(_MAIN.search(data))}
+
+
+def lone_classes(tree, text):
+    """[[name, first line, last line]] of the module's undecorated top-level classes whose name the
+    module's text holds once (the `class` line itself): nothing here builds, subclasses, lists or
+    names them."""
+    classes = [n for n in tree.body if n.__class__.__name__ == "ClassDef" and not n.decorator_list]  # a decorator
+    # may register the class where it is defined (`@register_quantization_config("x")`)
+    if not classes:
+        return []
+    counts = {}
+    for word in _WORD.findall(text):
+        counts[word] = counts.get(word, 0) + 1
+    return [[c.name, c.lineno, getattr(c, "end_lineno", c.lineno)] for c in classes if counts.get(c.name) == 1]
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _module_of(rel):
@@ -103,7 +134,7 @@ def _with_parents(name, modules):
     return [".".join(parts[:i]) for i in range(1, len(parts) + 1) if ".".join(parts[:i]) in modules]
 
 
-def package_reach(per_file, metadata_text=b""):
+def package_reach(per_file, metadata_text=b"", lone=None):
     """{module: {"unreferenced": True} | {"loaded_under": [[guard, ...], ...]}} for the modules of
     one package, from `per_file` {rel: links record}; `metadata_text`: the package's setup.py,
     setup.cfg, pyproject.toml and entry_points.txt bytes (an entry point is a root).
@@ -112,7 +143,8 @@ def package_reach(per_file, metadata_text=b""):
     `__init__`, modules run as scripts, modules its metadata names, and every module nothing in
     the package names (`unreferenced`: whether that is a root or dead code is drift's call, from
     what the module is). A module reached from the roots only through imports under version tests
-    gets the tests of each way in (`loaded_under`)."""
+    gets the tests of each way in (`loaded_under`). `lone`: {rel: usage's `lone_classes`}; those no
+    other file takes by name, in a module no file takes whole, are `unnamed_classes`."""
     modules = {_module_of(rel): rel for rel in per_file}
     edges = {m: [] for m in modules}  # module -> [(target module, guards or None)]
     for rel, rec in per_file.items():
@@ -125,6 +157,7 @@ def package_reach(per_file, metadata_text=b""):
             if hit is not None and hit != src:
                 edges[src].extend((p, guards) for p in _with_parents(hit, modules) if p != src)
     referenced = {t for src, out in edges.items() for t, _ in out if t != src}
+    taken, whole = _names_taken(per_file, modules)
     named = set()
     if metadata_text:
         tops = {m.split(".")[0] for m in modules}
@@ -155,7 +188,36 @@ def package_reach(per_file, metadata_text=b""):
     for m, alternatives in ways.items():
         if len(alternatives) <= MAX_ALTERNATIVES and m not in out:
             out[m] = {"loaded_under": list(alternatives.values())}
+    for rel, classes in (lone or {}).items():
+        m = _module_of(rel)
+        if m in modules and m not in whole:
+            unnamed = [c for c in classes if c[0] not in taken.get(m, ())]
+            if unnamed:
+                out.setdefault(m, {})["unnamed_classes"] = unnamed
     return {modules[m]: mark for m, mark in out.items()}
+
+
+def _names_taken(per_file, modules):
+    """({module: names other files take from it}, {modules some file takes whole}): `from M import
+    C` and `"M.C"` take C; `import M`, `from P import M`, `from M import *`, a string naming M, and a
+    folder enumerated at run time take M whole (any of its names may be read)."""
+    named, whole = {}, set()
+    for rel, rec in per_file.items():
+        src = _module_of(rel)
+        if rec.get("dynamic"):
+            folder = src if rel.endswith("__init__.py") else src.rpartition(".")[0]
+            whole.update(m for m in modules if m.startswith(folder + "."))
+        bases = set(rec.get("bases") or ())
+        for dotted, _guards in rec.get("links") or ():
+            hit = _resolve(dotted, modules)
+            if hit is None or hit == src:
+                continue
+            if hit == dotted:
+                if dotted not in bases:
+                    whole.add(hit)
+            else:
+                named.setdefault(hit, set()).add(dotted[len(hit) + 1:].split(".")[0])
+    return named, whole
 
 
 def _closure(start, edges, modules, guarded, outside=frozenset()):

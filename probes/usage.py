@@ -16,7 +16,7 @@ from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_consta
                     string_constants, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
-from .links import parsed_links
+from .links import lone_classes, parsed_links
 from .splits import axis_splits
 
 
@@ -40,9 +40,9 @@ class _Imports(ast.NodeVisitor):
         self.top = module.split(".")[0]
         self.own = []  # [dotted, guards or None]: the package's own modules imported or named here (probes/links.py)
 
-    def _own(self, dotted):
+    def _own(self, dotted, from_base=False):
         if dotted == self.top or dotted.startswith(self.top + "."):
-            self.own.append([dotted, list(self.versions) or None])
+            self.own.append([dotted, list(self.versions) or None] + (["from"] if from_base else []))
 
     def visit_Constant(self, node):
         if isinstance(node.value, str) and len(node.value) < 300 and node.value.startswith(self.top):
@@ -163,7 +163,7 @@ class _Imports(ast.NodeVisitor):
         mod = node.module or ""
         if node.level:
             mod = _resolve_relative(self.module, self.is_package, node.level, node.module)
-        self._own(mod)
+        self._own(mod, from_base=not any(a.name == "*" for a in node.names))  # `import *` takes every name
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -386,6 +386,9 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
            "links": parsed_links(imports.own, text)}
+    lone = lone_classes(tree, text)
+    if lone:
+        out["lone_classes"] = lone
     named = _named_modules(tree, prefixes) if not imports.bindings else []
     if named:  # reaches the target only through strings (`importlib.import_module("vllm.x")`)
         out["named_modules"] = named

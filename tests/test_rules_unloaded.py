@@ -178,3 +178,49 @@ def test_the_marks_come_from_files_that_never_mention_the_target(tmp_path):
     })
     marks = {m["path"]: m.get("unreferenced") for m in collect_usage(root, ["app"], ["gizmo"])}
     assert marks == {"app/worker/runner.py": None, "app/worker/spare.py": True}
+
+
+CLASS_COPIES = """
+    import gizmo.util
+
+
+    class Helper:
+        def go(self):
+            return gizmo.util.other()
+
+
+    class Runner:  # a copy of the class gizmo keeps in gizmo.worker.runner; nothing in app names it
+        def step(self):
+            return gizmo.util.helper()
+
+
+    class Spare:  # nothing names it either, but gizmo has no such class
+        def step(self):
+            return gizmo.util.helper()
+    """
+
+
+def _by_line(report):
+    return {f.consumer_site.line: f for f in report.findings if f.consumer_site.path == "app/worker/runner.py"}
+
+
+def test_a_copy_of_a_target_class_nothing_names_is_risky_with_the_reason(tmp_path):
+    report = _report(tmp_path, {
+        "app/__init__.py": "from app.worker.runner import Helper\n",  # the module loads; Runner is never taken
+        "app/worker/runner.py": CLASS_COPIES,
+    })
+    found = _by_line(report)
+    copy, own = found[line_of(CLASS_COPIES, "helper()", 1)], found[line_of(CLASS_COPIES, "helper()", 2)]
+    assert (copy.severity.value, own.severity.value) == ("risky", "breaking")
+    assert ("nothing in app names Runner, a copy of gizmo.worker.runner.Runner kept in app.worker.runner; "
+            "its code runs only if a user builds it") in copy.title
+
+
+def test_a_copied_class_the_package_takes_stays_breaking(tmp_path):
+    for how, init in (("by name", "from app.worker.runner import Helper, Runner\n"),
+                      ("whole", "from app.worker import runner\n"),
+                      ("by string", 'from app.worker.runner import Helper\nRUNNER = "app.worker.runner.Runner"\n')):
+        report = _report(tmp_path / how.replace(" ", "_"), {"app/__init__.py": init,
+                                                           "app/worker/runner.py": CLASS_COPIES})
+        found = _by_line(report)
+        assert found[line_of(CLASS_COPIES, "helper()", 1)].severity.value == "breaking", how

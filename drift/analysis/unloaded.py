@@ -29,22 +29,56 @@ from drift.findings import Finding, Severity
 
 def downgrade_unloaded(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking one in a module that does not load on the target made risky."""
-    marked = {m["path"]: m for m in ctx.usage
-              if isinstance(m, dict) and m.get("path") and (m.get("unreferenced") or m.get("loaded_under"))}
+    marked = {m["path"]: m for m in ctx.usage if isinstance(m, dict) and m.get("path")
+              and (m.get("unreferenced") or m.get("loaded_under") or m.get("unnamed_classes"))}
     if not marked:
         return findings
-    reasons: dict[str, str | None] = {}
+    reasons: dict[tuple[str, str], str | None] = {}
     out = []
     for f in findings:
         mod = marked.get(f.consumer_site.path) if f.severity is Severity.BREAKING else None
         if mod is not None:
-            if mod["path"] not in reasons:
-                reasons[mod["path"]] = not_loaded_reason(ctx, mod)
-            why = reasons[mod["path"]]
+            why = _memo(reasons, (mod["path"], ""), lambda: not_loaded_reason(ctx, mod))
+            cls = _class_at(mod, f.consumer_site.line) if not why else None
+            if cls is not None:
+                why = _memo(reasons, (mod["path"], cls), lambda: unbuilt_class_reason(ctx, mod, cls))
             if why:
                 f = replace(f, severity=Severity.RISKY, title=f"{f.title}; {why}")
         out.append(f)
     return out
+
+
+def _memo(memo: dict, key: tuple[str, str], compute) -> str | None:
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _class_at(mod: dict[str, Any], line: int) -> str | None:
+    """The unnamed class (probes/links.py `unnamed_classes`) whose body holds `line`, if any."""
+    for name, first, last in mod.get("unnamed_classes") or ():
+        if first <= line <= last:
+            return name
+    return None
+
+
+def unbuilt_class_reason(ctx: CheckContext, mod: dict[str, Any], cls: str) -> str | None:
+    """Why a class nothing in the package names never runs on the target: it is a copy of the
+    target's class of that name at the mirrored module (MetaX's `MLAAttention` in its
+    `model_executor/layers/attention/mla_attention.py`, beside vLLM's), which the plugin's code
+    replaced by vLLM's own or its other classes and no longer builds. None for a class of its own:
+    users and vLLM's configuration may build that by name."""
+    name = mod.get("module") or ""
+    mirror = mirrored_module(ctx, name)
+    if mirror is None:
+        return None
+    dotted = f"{mirror}.{cls}"
+    for index in (ctx.target, ctx.baseline):
+        sym = index.lookup(dotted) if index is not None else None
+        if sym is not None and sym.kind == "class":
+            return (f"nothing in {name.split('.')[0]} names {cls}, a copy of {dotted} kept in {name}; "
+                    f"its code runs only if a user builds it")
+    return None
 
 
 def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
