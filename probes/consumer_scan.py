@@ -243,9 +243,17 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         new[rel] = (size, mtime, stored, links[rel])
         if facts is not None:
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
-    if cache_path and new != old:
+    kept = old.pop(_MARKS, None)
+    metadata = _metadata_text(root_dir)
+    digest = hashlib.sha256(metadata).hexdigest()
+    same = new == old
+    marks = kept[1] if same and kept is not None and kept[0] == digest else None
+    if marks is None:
+        marks = _marks(modules, links, metadata)
+    new[_MARKS] = (digest, marks)  # what `_marked` adds, reused while no file and no metadata changed
+    if cache_path and not (same and kept == new[_MARKS]):
         _save(cache_path, new)
-    modules = _marked(modules, links, root_dir)
+    modules = _marked(modules, marks)
     info = dist_for(root_dir, package, use_importlib=use_importlib)
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,
@@ -287,14 +295,21 @@ def _metadata_text(root_dir):
     return b"\n".join(out)
 
 
-def _marked(modules, links, root_dir):
-    """Each record of a module the package never names (`unreferenced`) or loads only under
-    version tests (`loaded_under`) carries that mark; nothing is marked when a file's links are
+_MARKS = "\0marks"  # the cache's entry for the marks (no file's relative path starts with NUL)
+
+
+def _marks(modules, links, metadata):
+    """{rel: marks} of the package (probes/links.py `package_reach`): none when a file's links are
     unknowable (it might import any module)."""
     if not links or any(v is None for v in links.values()):
-        return modules
+        return {}
     lone = {m["path"]: m["lone_classes"] for m in modules if isinstance(m, dict) and m.get("lone_classes")}
-    marks = package_reach(links, _metadata_text(root_dir), lone)
+    return package_reach(links, metadata, lone)
+
+
+def _marked(modules, marks):
+    """Each record of a module the package never names (`unreferenced`), loads only under version
+    tests (`loaded_under`) or whose classes nothing names (`unnamed_classes`) carries that mark."""
     if not marks:
         return modules
     return [dict(m, **marks[m["path"]]) if isinstance(m, dict) and m.get("path") in marks else m for m in modules]

@@ -224,3 +224,23 @@ def test_a_copied_class_the_package_takes_stays_breaking(tmp_path):
                                                            "app/worker/runner.py": CLASS_COPIES})
         found = _by_line(report)
         assert found[line_of(CLASS_COPIES, "helper()", 1)].severity.value == "breaking", how
+
+
+def test_the_marks_follow_the_package_when_a_cached_read_is_reused(tmp_path):
+    """The marks are kept in the usage cache beside the files' links: a new importer, or an entry
+    point in the package's metadata, takes the mark away on the next read."""
+    root = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker/spare.py": USES_HELPER})
+    cache = tmp_path / "cache"
+
+    def mark():
+        (rec,) = [m for m in collect_usage(root, ["app"], ["gizmo"], cache_dir=str(cache))
+                  if m["path"] == "app/worker/spare.py"]
+        return rec.get("unreferenced")
+
+    assert mark() is True and mark() is True  # read, then served from the cache
+    (root / "pyproject.toml").write_text('[project.entry-points."gizmo.plugins"]\nspare = "app.worker.spare:run"\n')
+    assert mark() is None
+    (root / "pyproject.toml").unlink()
+    assert mark() is True
+    (root / "app" / "glue.py").write_text("from app.worker import spare\n")
+    assert mark() is None

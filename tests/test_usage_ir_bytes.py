@@ -14,7 +14,7 @@ from pathlib import Path
 
 from drift.consumer.guards import live_on
 from drift.consumer.solved import solved_model
-from drift.probes.consumer_scan import consumer_usage, ir_of
+from drift.probes.consumer_scan import _MARKS, consumer_usage, ir_of
 
 APP = {
     "app/__init__.py": "",
@@ -74,13 +74,14 @@ def test_a_cache_of_the_old_layout_is_read_and_rewritten_once(tmp_path):
     _read(root, tmp_path / "cache", True)
     (path,) = (tmp_path / "cache").glob("usage-*.marshal")
     stored = marshal.loads(path.read_bytes())
+    files = {rel: entry for rel, entry in stored.items() if rel != _MARKS}  # the marks entry is no file's
     old = {rel: (size, mtime, dict({k: v for k, v in facts.items() if k != "ir_guards"}, ir=ir_of(facts))
-                 if facts else facts, links) for rel, (size, mtime, facts, links) in stored.items()}
+                 if facts else facts, links) for rel, (size, mtime, facts, links) in files.items()}
     path.write_bytes(marshal.dumps(old))  # as a drift from before this layout wrote it
     got = _read(root, tmp_path / "cache", True)
     assert [ir_of(m) for m in got] == [m["ir"] for m in plain]
     rewritten = marshal.loads(path.read_bytes())
-    assert all(type(f["ir"]) is bytes for _s, _m, f, _links in rewritten.values() if f)
+    assert all(type(entry[2]["ir"]) is bytes for rel, entry in rewritten.items() if rel != _MARKS and entry[2])
     assert rewritten == stored
 
 
