@@ -244,3 +244,13 @@ def test_the_marks_follow_the_package_when_a_cached_read_is_reused(tmp_path):
     assert mark() is True
     (root / "app" / "glue.py").write_text("from app.worker import spare\n")
     assert mark() is None
+
+
+def test_a_class_copy_kept_at_a_shorter_path_is_found_by_the_path_it_ends_with(tmp_path):
+    """app/runner.py copies gizmo/worker/runner.py's class (a plugin's models/x.py beside vLLM's
+    model_executor/models/x.py): the target's module path ends with the consumer's."""
+    report = _report(tmp_path, {"app/__init__.py": "from app.runner import Helper\n", "app/runner.py": CLASS_COPIES})
+    found = {f.consumer_site.line: f for f in report.findings if f.consumer_site.path == "app/runner.py"}
+    assert found[line_of(CLASS_COPIES, "helper()", 1)].severity.value == "risky"
+    assert "a copy of gizmo.worker.runner.Runner kept in app.runner" in found[line_of(CLASS_COPIES, "helper()", 1)].title
+    assert found[line_of(CLASS_COPIES, "helper()", 2)].severity.value == "breaking"

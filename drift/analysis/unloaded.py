@@ -64,20 +64,35 @@ def _class_at(mod: dict[str, Any], line: int) -> str | None:
 
 def unbuilt_class_reason(ctx: CheckContext, mod: dict[str, Any], cls: str) -> str | None:
     """Why a class nothing in the package names never runs on the target: it is a copy of the
-    target's class of that name at the mirrored module (MetaX's `MLAAttention` in its
-    `model_executor/layers/attention/mla_attention.py`, beside vLLM's), which the plugin's code
-    replaced by vLLM's own or its other classes and no longer builds. None for a class of its own:
-    users and vLLM's configuration may build that by name."""
+    target's class of that name in the module at the same path below the top package, or one ending
+    in it (MetaX's `MLAAttention` in its `model_executor/layers/attention/mla_attention.py`, beside
+    vLLM's; a plugin's `models/internlm2.py` copy of `vllm.model_executor.models.internlm2`'s reward
+    model that its registry never lists). The plugin's code uses vLLM's class or its own others and
+    no longer builds this one. None for a class of its own: users and vLLM's configuration may
+    build that by name."""
     name = mod.get("module") or ""
-    mirror = mirrored_module(ctx, name)
-    if mirror is None:
+    copied = copied_class(ctx, name, cls)
+    if copied is None:
         return None
-    dotted = f"{mirror}.{cls}"
+    return (f"nothing in {name.split('.')[0]} names {cls}, a copy of {copied} kept in {name}; "
+            f"its code runs only if a user builds it")
+
+
+def copied_class(ctx: CheckContext, module: str, cls: str) -> str | None:
+    """The target's (or baseline's) class `cls` in a module whose path ends with `module`'s below
+    its top package (`plugin.models.x` -> `vllm.models.x` or `vllm.model_executor.models.x`)."""
+    tail = module.split(".", 1)[1] if "." in module else ""
+    if not tail:
+        return None
     for index in (ctx.target, ctx.baseline):
-        sym = index.lookup(dotted) if index is not None else None
-        if sym is not None and sym.kind == "class":
-            return (f"nothing in {name.split('.')[0]} names {cls}, a copy of {dotted} kept in {name}; "
-                    f"its code runs only if a user builds it")
+        if index is None:
+            continue
+        candidates = [f"{ctx.target_package}.{tail}.{cls}"]
+        candidates += [d for d in index.definitions_named(cls) if d.endswith(f".{tail}.{cls}")]
+        for dotted in candidates:
+            sym = index.lookup(dotted)
+            if sym is not None and sym.kind == "class" and sym.dotted.startswith(ctx.target_package + "."):
+                return sym.dotted
     return None
 
 
