@@ -141,8 +141,8 @@ def package_reach(per_file, metadata_text=b"", lone=None):
 
     Roots are the modules users or vLLM may load without the package naming them: its top
     `__init__`, modules run as scripts, modules its metadata names, and every module nothing in
-    the package names (`unreferenced`: whether that is a root or dead code is drift's call, from
-    what the module is). A module reached from the roots only through imports under version tests
+    the package names (`unreferenced`, marked only in a package loaded through plugin entry points:
+    whether that is a root or dead code is drift's call, from what the module is). A module reached from the roots only through imports under version tests
     gets the tests of each way in (`loaded_under`). `lone`: {rel: usage's `lone_classes`}; those no
     other file takes by name, in a module no file takes whole, are `unnamed_classes`."""
     modules = {_module_of(rel): rel for rel in per_file}
@@ -166,6 +166,7 @@ def package_reach(per_file, metadata_text=b"", lone=None):
                 hit = _resolve(m.group(0).decode().replace(":", ".").replace("/", "."), modules)
                 if hit:
                     named.add(hit)
+    plugin = declares_plugin_entry_points(metadata_text)
     roots = set()
     out = {}
     for m, rel in modules.items():
@@ -173,7 +174,7 @@ def package_reach(per_file, metadata_text=b"", lone=None):
             roots.add(m)
         elif m not in referenced:
             roots.add(m)
-            if not rel.endswith("__init__.py"):
+            if plugin and not rel.endswith("__init__.py"):
                 out[m] = {"unreferenced": True}
     free = _closure(roots, edges, modules, guarded=False)
     entries = {}  # (target, guards as text) -> guards: a version-gated way from a freely loaded module
@@ -190,11 +191,32 @@ def package_reach(per_file, metadata_text=b"", lone=None):
             out[m] = {"loaded_under": list(alternatives.values())}
     for rel, classes in (lone or {}).items():
         m = _module_of(rel)
-        if m in modules and m not in whole:
+        if plugin and m in modules and m not in whole:
             unnamed = [c for c in classes if c[0] not in taken.get(m, ())]
             if unnamed:
                 out.setdefault(m, {})["unnamed_classes"] = unnamed
     return {modules[m]: mark for m, mark in out.items()}
+
+
+# an entry-point group declared in setup.py (`"group": [...]` in its entry_points dict), setup.cfg (`[options.entry_points]`
+# then `group =`), pyproject.toml (`[project.entry-points."group"]`) or an installed entry_points.txt (`[group]`)
+_GROUPS = re.compile(rb"[\"']([\w\-]+(?:\.[\w\-]+)+)[\"']\s*:\s*\[|entry-points\.[\"']?([\w.\-]+)"
+                     rb"|^\[([\w.\-]+)\]\s*$|^([\w.\-]+)\s*=\s*\n\s+\w", re.M)
+_SCRIPTS = {b"console_scripts", b"gui_scripts", b"options.entry_points", b"options", b"metadata", b"build-system",
+            b"project", b"tool"}
+
+
+def declares_plugin_entry_points(metadata_text):
+    """Whether the package declares entry points a host application loads it through (any group
+    but console and GUI scripts: `vllm.platform_plugins`, `vllm.general_plugins`, ...). Such a package
+    runs from those roots, so a module nothing reaches from them is not one a user imports; a
+    library (no such group) is imported by its users, module by module."""
+    for m in _GROUPS.finditer(metadata_text or b""):
+        group = next(g for g in m.groups() if g)
+        if b"." in group and group not in _SCRIPTS \
+                and not group.startswith((b"tool.", b"project.", b"options.", b"coverage.")):
+            return True
+    return False
 
 
 def _names_taken(per_file, modules):

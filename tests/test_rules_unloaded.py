@@ -38,6 +38,8 @@ AFTER = {
                 return 0
         """,
 }
+# a package loaded by its host through a plugin entry point (as a vLLM platform plugin is)
+PLUGIN = {"pyproject.toml": '[project.entry-points."gizmo.plugins"]\napp = "app:register"\n'}
 USES_HELPER = """
     from gizmo.util import helper
 
@@ -66,7 +68,7 @@ def _title(report, path):
 
 
 def test_a_copy_of_a_target_module_nothing_names_is_risky_with_the_reason(tmp_path):
-    report = _report(tmp_path, {
+    report = _report(tmp_path, {**PLUGIN,
         "app/__init__.py": "from app import platform\n",
         "app/platform.py": USES_HELPER,
         "app/worker/runner.py": USES_HELPER,  # where gizmo keeps gizmo.worker.runner; nothing imports it
@@ -80,12 +82,12 @@ def test_a_copy_of_a_target_module_nothing_names_is_risky_with_the_reason(tmp_pa
 
 
 def test_a_copy_the_package_names_by_string_or_imports_stays_breaking(tmp_path):
-    named = _report(tmp_path / "named", {
+    named = _report(tmp_path / "named", {**PLUGIN,
         "app/__init__.py": 'RUNNER_CLS = "app.worker.runner.Runner"\n',
         "app/worker/runner.py": USES_HELPER,
     })
     assert _severities(named) == {"app/worker/runner.py": "breaking"}
-    imported = _report(tmp_path / "imported", {
+    imported = _report(tmp_path / "imported", {**PLUGIN,
         "app/__init__.py": "",
         "app/plugin.py": "from .worker import runner\n",  # a plain module of the package imports it
         "app/worker/runner.py": USES_HELPER,
@@ -94,7 +96,7 @@ def test_a_copy_the_package_names_by_string_or_imports_stays_breaking(tmp_path):
 
 
 def test_a_package_that_imports_its_modules_by_computed_names_marks_none(tmp_path):
-    report = _report(tmp_path, {
+    report = _report(tmp_path, {**PLUGIN,
         "app/__init__.py": """
             import importlib
             import pkgutil
@@ -170,7 +172,7 @@ def test_an_unguarded_importer_keeps_the_subpackage_loaded(tmp_path):
 
 def test_the_marks_come_from_files_that_never_mention_the_target(tmp_path):
     """The importer of a module may not name the target at all: its link is read from its bytes."""
-    root = write_tree(tmp_path / "consumer", {
+    root = write_tree(tmp_path / "consumer", {**PLUGIN,
         "app/__init__.py": "from app import glue\n",
         "app/glue.py": "from .worker import runner  # no gizmo here\n",
         "app/worker/runner.py": USES_HELPER,
@@ -205,7 +207,7 @@ def _by_line(report):
 
 
 def test_a_copy_of_a_target_class_nothing_names_is_risky_with_the_reason(tmp_path):
-    report = _report(tmp_path, {
+    report = _report(tmp_path, {**PLUGIN,
         "app/__init__.py": "from app.worker.runner import Helper\n",  # the module loads; Runner is never taken
         "app/worker/runner.py": CLASS_COPIES,
     })
@@ -220,7 +222,7 @@ def test_a_copied_class_the_package_takes_stays_breaking(tmp_path):
     for how, init in (("by name", "from app.worker.runner import Helper, Runner\n"),
                       ("whole", "from app.worker import runner\n"),
                       ("by string", 'from app.worker.runner import Helper\nRUNNER = "app.worker.runner.Runner"\n')):
-        report = _report(tmp_path / how.replace(" ", "_"), {"app/__init__.py": init,
+        report = _report(tmp_path / how.replace(" ", "_"), {**PLUGIN, "app/__init__.py": init,
                                                            "app/worker/runner.py": CLASS_COPIES})
         found = _by_line(report)
         assert found[line_of(CLASS_COPIES, "helper()", 1)].severity.value == "breaking", how
@@ -229,7 +231,7 @@ def test_a_copied_class_the_package_takes_stays_breaking(tmp_path):
 def test_the_marks_follow_the_package_when_a_cached_read_is_reused(tmp_path):
     """The marks are kept in the usage cache beside the files' links: a new importer, or an entry
     point in the package's metadata, takes the mark away on the next read."""
-    root = write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/worker/spare.py": USES_HELPER})
+    root = write_tree(tmp_path / "consumer", {**PLUGIN, "app/__init__.py": "", "app/worker/spare.py": USES_HELPER})
     cache = tmp_path / "cache"
 
     def mark():
@@ -238,19 +240,19 @@ def test_the_marks_follow_the_package_when_a_cached_read_is_reused(tmp_path):
         return rec.get("unreferenced")
 
     assert mark() is True and mark() is True  # read, then served from the cache
-    (root / "pyproject.toml").write_text('[project.entry-points."gizmo.plugins"]\nspare = "app.worker.spare:run"\n')
+    (root / "pyproject.toml").write_text(PLUGIN["pyproject.toml"] + 'spare = "app.worker.spare:run"\n')
     assert mark() is None
-    (root / "pyproject.toml").unlink()
+    (root / "pyproject.toml").write_text(PLUGIN["pyproject.toml"])
     assert mark() is True
     (root / "app" / "glue.py").write_text("from app.worker import spare\n")
     assert mark() is None
 
 
-def test_a_class_copy_kept_at_a_shorter_path_is_found_by_the_path_it_ends_with(tmp_path):
-    """app/runner.py copies gizmo/worker/runner.py's class (a plugin's models/x.py beside vLLM's
-    model_executor/models/x.py): the target's module path ends with the consumer's."""
-    report = _report(tmp_path, {"app/__init__.py": "from app.runner import Helper\n", "app/runner.py": CLASS_COPIES})
-    found = {f.consumer_site.line: f for f in report.findings if f.consumer_site.path == "app/runner.py"}
-    assert found[line_of(CLASS_COPIES, "helper()", 1)].severity.value == "risky"
-    assert "a copy of gizmo.worker.runner.Runner kept in app.runner" in found[line_of(CLASS_COPIES, "helper()", 1)].title
-    assert found[line_of(CLASS_COPIES, "helper()", 2)].severity.value == "breaking"
+def test_a_library_without_plugin_entry_points_keeps_its_unreferenced_copies_breaking(tmp_path):
+    """A library is imported by its users module by module (a patch module a user imports to apply
+    it may well sit at the target's path): nothing in it is judged dead for being unreferenced."""
+    consumer = {"app/__init__.py": "", "app/worker/runner.py": USES_HELPER}
+    assert _severities(_report(tmp_path / "lib", consumer)) == {"app/worker/runner.py": "breaking"}
+    scripts = {"pyproject.toml": '[project.scripts]\napp = "app.cli:main"\n'}  # console scripts only
+    assert _severities(_report(tmp_path / "cli", {**scripts, **consumer})) == {"app/worker/runner.py": "breaking"}
+    assert _severities(_report(tmp_path / "plugin", {**PLUGIN, **consumer})) == {"app/worker/runner.py": "risky"}
