@@ -97,7 +97,7 @@ def test_fixes_carry_the_baseline_names_and_the_new_parameter(tmp_path):
     ignoring = overrides[14]
     assert ignoring.fix.codemod == "add_parameters" and ignoring.fix.tier == "safe"
     assert ignoring.fix.args == {"function": "schedule", "params": [["mask", "None", "now"]], "forward": None}
-    assert "last" in ignoring.fix.description and "does not read it" in ignoring.fix.description
+    assert "last" in ignoring.fix.description and "leave it unread" in ignoring.fix.description
 
 
 def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):

@@ -121,10 +121,11 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
                 f"{'them' if len(missing) > 1 else 'it'}, and pass {names} on to `{fwd.rec['callee_src']}(...)`")
         return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE if required else SAFE)
     if not required and _appended(sig, specs):
-        text = (f"add {', '.join(shown)} to `{label}`'s parameters, last, as `{base}` declares "
-                f"{'them' if len(missing) > 1 else 'it'}; the override does not read "
-                f"{'them' if len(missing) > 1 else 'it'}, so it keeps its baseline behaviour whatever vLLM passes "
-                f"(check it should not honour the value)")
+        it = 'them' if len(missing) > 1 else 'it'
+        text = (f"add {', '.join(shown)} to `{label}`'s parameters, last, as `{base}` declares {it}, and leave "
+                f"{it} unread: the override keeps its baseline behaviour whatever vLLM passes (written only where "
+                f"the body reads no name of {'those names' if len(missing) > 1 else 'that name'} already; check the "
+                f"override should not honour the value)")
         return Fix(text, codemod="add_parameters", args=args, tier=SAFE)
     text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
             f"{'them' if len(missing) > 1 else 'it'} (drift sees no call in the override that hands "
