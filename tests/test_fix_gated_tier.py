@@ -158,3 +158,22 @@ def test_drift_patch_on_a_host_gates_and_rechecks_the_promoted_edits(tmp_path):
     assert len(gated.finding_keys) == 2 and len(gated.held) == 1 and "`tag=`" in gated.held[0][0].title
     main = next(c.after.decode() for c in gated.changes if c.path == "app/main.py")
     assert 'make(1), init(1, "st"), build(1, tag="T")' in main and 'make(1, label="L")' in main
+
+
+def test_the_gated_tier_survives_the_report_and_the_check_cache_round_trip():
+    """A warm check reads findings back with `Finding.from_dict` (drift/pipeline/check_cache.py):
+    the branch's tier must come back, or a second run would hold what the first one wrote."""
+    from drift.findings import Finding, Fix, Location, RuleKind, Severity
+
+    def finding(fix: Fix) -> Finding:
+        return Finding(rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING, title="t",
+                       consumer_site=Location("app/main.py", 3), fix=fix)
+
+    gated = finding(Fix("drop", codemod="drop_keyword", args={"callee": "f", "keyword": "k"}, tier="unsafe",
+                        gated_tier="safe"))
+    assert Finding.from_dict(gated.to_dict()).fix == gated.fix
+    plain = finding(Fix("drop", codemod="drop_keyword", args={"callee": "f", "keyword": "k"}, tier="unsafe"))
+    assert "gated_tier" not in plain.to_dict()["fix"] and Finding.from_dict(plain.to_dict()).fix == plain.fix
+    # a tier equal to the fix's own, or on a manual fix, is no separate tier
+    assert Fix("drop", codemod="drop_keyword", tier="safe", gated_tier="safe").gated_tier is None
+    assert Fix("by hand", manual_reason="why", gated_tier="safe").gated_tier is None
