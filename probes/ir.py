@@ -16,7 +16,7 @@ Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotati
 default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
-[[key, value path, line]] (`{"k": v}`, `d["k"] = v`), ``guards`` [[first line, last line, [guard,
+[[key, value path, line]] (`{"k": v}`, `d["k"] = v`, `dict(k=v)`), ``guards`` [[first line, last line, [guard,
 ...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
 (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`, also spelled `f"{__name__}.Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
 Keys as data: ``dict`` [[name, [[key, line, col]], line]] (`d = {"k": ...}`), ``dictcomp`` [[name,
@@ -415,6 +415,11 @@ def _dict_value(out, scope, name, value):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
         if keys:
             out["dict"].append([root, keys, value.lineno])
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+            and scope.root("dict") is None and not value.args:
+        keys = [[k.arg, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in value.keywords if k.arg]
+        if keys:
+            out["dict"].append([root, keys, value.lineno])
     elif isinstance(value, ast.DictComp) and len(value.generators) == 1:
         gen = value.generators[0]
         src = gen.iter.func.value if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Attribute) \
@@ -467,6 +472,11 @@ def _call(out, scope, node):
             if obj and val:
                 out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
+    if isinstance(node.func, ast.Name) and node.func.id == "dict" and scope.root("dict") is None:
+        for k in node.keywords:  # `dict(k=v)` is the dict literal `{"k": v}`
+            p = scope.path(k.value) if k.arg else None
+            if p:
+                out["key"].append([k.arg, p, node.lineno])
     callee = scope.path(node.func)
     inner = inner_call(node, callee)  # `asyncio.to_thread(f, x)`, `Thread(target=f, args=(x,))`: f(x)
     if inner is not None:

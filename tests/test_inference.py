@@ -327,6 +327,19 @@ def test_a_class_that_names_itself_with_its_module_name_is_an_extension_too(tmp_
         assert_findings(out.report.findings, [])
 
 
+def test_a_dict_built_with_keywords_names_the_extension_as_a_literal_does(tmp_path):
+    """`dict(model="m", worker_extension_cls=EXT)` is `{"model": "m", "worker_extension_cls": EXT}`."""
+    from tests.rule_cases import run_case
+
+    launch = LAUNCH.replace('return {"model": "m", "worker_extension_cls": ext}',
+                            'return dict(model="m", worker_extension_cls=ext)')
+    assert launch != LAUNCH
+    out = run_case(tmp_path, before=WORKER_BEFORE, after=WORKER_AFTER,
+                   consumer={"app/ext.py": EXTENSION, "app/launch.py": launch}, lib="vllm")
+    assert out.error is None
+    assert_findings(out.report.findings, [("DRIFT010", line_of(EXTENSION, "load_weights=True"))])
+
+
 def test_a_malformed_module_ir_is_set_aside_and_the_rest_is_solved(tmp_path):
     """A host's reply is untrusted: an IR whose rows have the wrong shape or types is skipped
     whole, never half read, and never stops the other modules' solution."""
