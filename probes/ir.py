@@ -304,6 +304,21 @@ def _function(out, names, fn, *, prefix, cls, outer):
     for node in own:
         if isinstance(node, _FUNCS):
             _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
+        elif isinstance(node, ast.ClassDef):
+            _local_class(out, names, node, prefix=qual + ".", scope=scope)
+
+
+def _local_class(out, names, node, *, prefix, scope):
+    """A class made inside a function (`class Chat(Mixin, OpenAIServingChat): pass`, then
+    `Chat(**kwargs)`): a consumer class like any other, under the function's qual, and the local
+    name holds it."""
+    qual = prefix + node.name
+    dotted = names.module + "." + qual
+    out["classes"][dotted] = [[scope.path(b) for b in node.bases], node.lineno]
+    _walk_body(out, names, node.body, prefix=qual + ".", cls=dotted, scope=scope)
+    root = scope.root(node.name)
+    if root and root.startswith("var:"):
+        out["assign"].append([root, ["sym:" + dotted]])
 
 
 def _gives_value(own):
@@ -420,6 +435,15 @@ def _dict_value(out, scope, name, value):
         keys = [[k.arg, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in value.keywords if k.arg]
         if keys:
             out["dict"].append([root, keys, value.lineno])
+    elif isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
+        for part in (value.left, value.right):  # `d = defaults | overrides`: the keys of both
+            keys = _literal_keys(part, scope)
+            if keys:
+                out["dict"].append([root, keys, part.lineno * 1000 + part.col_offset])
+            elif isinstance(part, ast.Name):
+                src = scope.path(part)
+                if src:
+                    out["assign"].append([root, src])
     elif isinstance(value, ast.DictComp) and len(value.generators) == 1:
         gen = value.generators[0]
         src = gen.iter.func.value if isinstance(gen.iter, ast.Call) and isinstance(gen.iter.func, ast.Attribute) \
@@ -430,6 +454,32 @@ def _dict_value(out, scope, name, value):
                                for cond in gen.ifs for n in walk(cond))
             how = "signature" if by_signature else "filter" if gen.ifs else "keep"
             out["dictcomp"].append([root, path, how, value.lineno])
+
+
+def _literal_keys(value, scope):
+    """`{"k": v}` or `dict(k=v)` -> [[key, line, col]] (None when not such a literal)."""
+    if isinstance(value, ast.Dict):
+        return [[k.value, k.lineno, k.col_offset] for k in value.keys
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+            and scope.root("dict") is None and not value.args:
+        return [[k.arg, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in value.keywords if k.arg]
+    return None
+
+
+def _dict_update(out, scope, node):
+    """`d.update({"k": v})`, `d.update(dict(k=v))`, `d.update(k=v)`: more keys of d, where written."""
+    root = scope.root(node.func.value.id)
+    if root is None:
+        return
+    if len(node.args) == 1 and not node.keywords:
+        keys = _literal_keys(node.args[0], scope)
+    elif not node.args:
+        keys = [[k.arg, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in node.keywords if k.arg]
+    else:
+        keys = None
+    if keys:
+        out["dict"].append([root, keys, node.lineno])
 
 
 def _reads_signature(node):
@@ -472,6 +522,8 @@ def _call(out, scope, node):
             if obj and val:
                 out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and isinstance(node.func.value, ast.Name):
+        _dict_update(out, scope, node)
     if isinstance(node.func, ast.Name) and node.func.id == "dict" and scope.root("dict") is None:
         for k in node.keywords:  # `dict(k=v)` is the dict literal `{"k": v}`
             p = scope.path(k.value) if k.arg else None

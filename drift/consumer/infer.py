@@ -382,6 +382,8 @@ class _Solver:
         out = []
         for how, obj, key, where, line, col in self.key_sites:
             targets = [v[1] for v in self.eval(obj) if v[0] == "T"]
+            if how == "call":  # `Mine(**d)` where Mine writes no __init__: the target base's runs
+                targets += [t for v in self.eval(obj) if v[0] == "C" for t in [self._target_ctor(v[1])] if t]
             if not targets:
                 continue
             if how == "call":
@@ -399,6 +401,27 @@ class _Solver:
                                 "col": kcol, "site": [where, line, col],
                                 "may": bool(key and key[0] in self.maybe) or len(targets) > 1})
         return out
+
+    def _target_ctor(self, qual: str, depth: int = 0) -> tuple[str, ...] | None:
+        """The target class whose constructor building consumer class `qual` runs: its bases in
+        order, depth first, through consumer bases that define no `__init__` of their own; None
+        when a consumer `__init__` comes first (its own parameters take the keys)."""
+        if depth > 8 or self._own_init(qual):
+            return None
+        for b in self.classes.get(qual, [[]])[0]:
+            for v in self.eval(b) if b else ():
+                if v[0] == "T":
+                    return v[1]
+                if v[0] == "C":
+                    if self._own_init(v[1]):
+                        return None
+                    found = self._target_ctor(v[1], depth + 1)
+                    if found:
+                        return found
+        return None
+
+    def _own_init(self, qual: str) -> bool:
+        return f"{qual}.__init__" in self.defs or bool(self.pts.get(f"field:{qual}:__init__"))
 
     def _named(self) -> dict[str, list[str]]:
         """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword,
