@@ -38,6 +38,7 @@ from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*[.:][A-Za-z_]\w*$")
+_CLASS_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*$")  # `Engine`, not `FOO` or `x`
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -124,8 +125,10 @@ class _Scope:
             elif isinstance(node, ast.NamedExpr):
                 node = node.value
             elif isinstance(node, ast.Constant) and not steps and isinstance(node.value, str) \
-                    and len(node.value) < 200 and _DOTTED.match(node.value):
-                return ["lit:" + node.value]  # a class named by string (`"pkg.mod:Ext"`): vLLM may build it
+                    and len(node.value) < 200 and (_DOTTED.match(node.value) or _CLASS_NAME.match(node.value)):
+                # a class named by string (`"pkg.mod:Ext"`, or `"pkg.mod", "Ext"` to a lazy registry): vLLM
+                # may build it
+                return ["lit:" + node.value]
             elif isinstance(node, (ast.JoinedStr, ast.BinOp)) and not steps:
                 text = _module_named(node, self.names.module)  # f"{__name__}.Ext": this module's class
                 return ["lit:" + text] if text and len(text) < 200 and _DOTTED.match(text) else None

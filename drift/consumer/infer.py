@@ -48,6 +48,8 @@ class Solution:
     # attr -> paths: what the consumer's functions installed on that class store on `self`
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
+    registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
+    # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -84,6 +86,13 @@ def _as_path(v: tuple) -> tuple[str, ...] | None:
     if v[0] == "C":
         return ("sym:" + v[1],)
     return None
+
+
+def _dotted(path: tuple[str, ...]) -> str | None:
+    """`sym:a.b` `.c` `.d` as `a.b.c.d`; None for a path with a call or any other step."""
+    if not path[0].startswith("sym:") or not all(p.startswith(".") for p in path[1:]):
+        return None
+    return path[0][4:] + "".join(path[1:])
 
 
 class _Solver:
@@ -150,6 +159,8 @@ class _Solver:
         self.classes.update(classes)
         self.assign += assign
         self.call += call
+        for row in call:
+            self.where[id(row)] = where
         self.ret += ret
         self.keys += keys
         self.dicts.update(dicts)
@@ -454,6 +465,43 @@ class _Solver:
                 out[dotted] = sorted(v[1] for v in values)
         return out
 
+    def _registered(self) -> list[dict[str, Any]]:
+        """Consumer classes a call of the target is given, by object or by name: the class itself,
+        one `"pkg.mod.Cls"` / `"pkg.mod:Cls"` string, or a module string followed by the class's
+        name (`register_engine("delta", "pkg.mod", "Cls")`, a lazy registry). The target's
+        parameter there says what it will take the class for (`type[Engine]`)."""
+        out: list[dict[str, Any]] = []
+        for row in self.call:
+            callee, args, kwargs, line = row
+            dotted = [_dotted(v[1]) for v in self.eval(callee) if v[0] == "T"] if callee else []
+            dotted = [d for d in dotted if d]
+            if not dotted:
+                continue
+            slots = [(i, self.eval(a) if a else _EMPTY) for i, a in enumerate(args)]
+            slots += [(k, self.eval(a) if a else _EMPTY) for k, a in kwargs.items()]
+            for n, (slot, values) in enumerate(slots):
+                follow = slots[n + 1][1] if n + 1 < len(slots) and isinstance(slots[n + 1][0], int) else _EMPTY
+                for cls in sorted(self._classes_given(values, follow)):
+                    out.append({"callee": dotted[0], "arg": slot, "class": cls,
+                                "path": self.where.get(id(row), ""), "line": line})
+        return out
+
+    def _classes_given(self, values, follow) -> set[str]:
+        """The consumer classes one argument names: the class, its dotted name, or (with the next
+        argument, a class name) its module's name."""
+        out: set[str] = set()
+        for v in values:
+            if v[0] == "C":
+                out.add(v[1])
+            elif v[0] == "S":
+                qual = v[1].replace(":", ".")
+                if qual in self.classes:
+                    out.add(qual)
+                    continue
+                out.update(f"{v[1]}.{w[1]}" for w in follow
+                           if w[0] == "S" and f"{v[1]}.{w[1]}" in self.classes)
+        return out
+
     def _is_class_path(self, path: tuple[str, ...]) -> bool:
         """A target path that names a class by convention (`vllm.x.Worker`): the last dotted part
         is capitalised and nothing was called on the way."""
@@ -493,6 +541,7 @@ class _Solver:
         sol.gives = dict(self.gives)
         sol.named = self._named()
         sol.key_uses = self._key_uses()
+        sol.registered = self._registered()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

@@ -1,0 +1,300 @@
+"""Rules over consumer classes vLLM builds in a slot of its own: what the target now needs of them.
+
+A plugin hands vLLM a class rather than an object: it registers it with a registry whose
+parameter says what the class is taken for (`register_engine("delta", "pkg.mod", "Delta")`, the
+parameter annotated `str | type[WeightTransferEngine]`), or names it in a configuration key that
+names a class (`scheduler_config.scheduler_cls = DPScheduler`). vLLM then builds the class where
+it would build its own and keeps the object in an attribute typed as that class
+(`self.weight_transfer_engine: WeightTransferEngine | None`, `self.scheduler: SchedulerInterface`).
+Nothing in the consumer calls the class's methods, so no call site of the consumer's shows what
+the target now asks of it; the target's own uses of that attribute do.
+
+The class is held to what its slot expects, as if it were a subclass of the slot's class:
+- DRIFT082: a member the target now uses on the attribute that holds such objects (a call
+  `self.h.m(...)` or a read in a branch test, `if self.h.x is not None:`), that the baseline did
+  not use there and that the consumer's class (its own members, the `self.x` it sets, its bases'
+  members, the target's included) does not have: AttributeError inside vLLM.
+- DRIFT083: a class registered for a target class it does not extend (a duck-typed stand-in) that
+  writes its own `__init__`: the target builds what it registers as the slot's class is built, so
+  an `__init__` that took the baseline class's required arguments and cannot take the target's
+  fails when vLLM builds it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.paths import MIXED_INTO
+from drift.analysis.rules.base import plural, rule
+from drift.analysis.rules.handed import _available
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.facts import ModuleFacts
+from drift.model.index import PackageIndex, Symbol, word
+
+_TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+def _resolve_in(index: PackageIndex, module: str, text: str) -> Symbol | None:
+    """The class a name written in `module` refers to: through its imports, or defined there."""
+    for dotted in (index.dotted_in(module, text), f"{module}.{text}"):
+        sym = index.lookup(dotted)
+        if sym is not None and sym.kind == "class":
+            return sym
+    return None
+
+
+def _registered_for(index: PackageIndex, entry: dict[str, Any]) -> list[Symbol]:
+    """The classes the target's parameter takes a registered class for: `type[X]` in the
+    annotation of the parameter the class (or its module's name) was passed to."""
+    fn = index.lookup(entry["callee"])
+    if fn is None or fn.kind not in ("function", "method"):
+        return []
+    params = fn.as_function.params
+    if fn.kind == "method" and params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    slot = entry["arg"]
+    if isinstance(slot, int):
+        positional = [p for p in params if p.kind in _POS]
+        param = positional[slot] if slot < len(positional) else None
+    else:
+        param = next((p for p in params if p.name == slot), None)
+    if param is None or not param.annotation:
+        return []
+    out = []
+    for text in _TYPE_OF.findall(param.annotation):
+        sym = _resolve_in(index, fn.module, text)
+        if sym is not None and all(s.dotted != sym.dotted for s in out):
+            out.append(sym)
+    return out
+
+
+def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Symbol], bool, str]]:
+    """(consumer class, the target classes its slot expects on one side, whether the class extends
+    them, how it got there) for every class the consumer registers or names in a class key."""
+    index = ctx.target if on_target else ctx.baseline
+    paths = ctx.target_paths if on_target else ctx.baseline_paths
+    if index is None or paths is None:
+        return
+    inferred = ctx.consumer.inferred
+    seen: set[str] = set()
+    for entry in inferred.registered:
+        ref = entry["class"]
+        if ref in seen or ref not in ctx.consumer.classes:
+            continue
+        expected = _registered_for(index, entry)
+        if expected:
+            seen.add(ref)
+            bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
+            yield ref, expected, all(s.dotted in bases for s in expected), \
+                f"registered with `{entry['callee'].rsplit('.', 2)[-2]}.{entry['callee'].rsplit('.', 1)[-1]}`"
+    for key, refs in sorted(inferred.named.items()):
+        if key in MIXED_INTO:
+            continue  # mixed into the worker's bases, not built in a slot (VLLM004)
+        for ref in refs:
+            if ref in seen or ref not in ctx.consumer.classes:
+                continue
+            expected = paths.target_bases(ref)
+            if expected:
+                seen.add(ref)
+                yield ref, expected, True, f"named in `{key}`"
+
+
+# -- the attributes the target keeps such objects in, and what it uses on them -------------------
+def _types_named(index: PackageIndex, module: str, kind: Any) -> set[str]:
+    """The classes a `self_types` entry says an attribute holds: an annotation's names, or the
+    return annotation of the function called to build it."""
+    if not isinstance(kind, str):
+        return set()
+    if kind.startswith("ann:"):
+        texts, where = _NAME.findall(kind[4:]), module
+    elif kind.startswith("call:"):
+        fn = index.lookup(index.dotted_in(module, kind[5:])) or index.lookup(f"{module}.{kind[5:]}")
+        if fn is None or fn.kind not in ("function", "method") or not fn.as_function.returns:
+            return set()
+        texts, where = _NAME.findall(fn.as_function.returns), fn.module
+    else:
+        return set()
+    out = set()
+    for text in texts:
+        sym = _resolve_in(index, where, text)
+        if sym is not None:
+            out.add(sym.dotted)
+    return out
+
+
+def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[Any]]]:
+    """class dotted -> [[holder class, attribute, path, {member: [line, "call" | "read"]}]]: target
+    classes that keep an object of that class in `self.<attribute>` (annotated so, or built by a
+    function that returns one) and the members their methods use on it unguarded (calls, and reads
+    in a branch test)."""
+    out: dict[str, list[list[Any]]] = {}
+    for mod_name in modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
+        while stack:
+            dotted, c = stack.pop()
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+            behaviours = [m.behaviour for m in c.methods.values()]
+            typed: dict[str, set[str]] = {}
+            for beh in behaviours:
+                for attr, kind in beh.self_types.items():
+                    typed.setdefault(attr, set()).update(_types_named(index, mod_name, kind))
+            for attr, classes in typed.items():
+                used: dict[str, list[Any]] = {}
+                for beh in behaviours:
+                    guarded = beh.probes.get("self." + attr) or {}
+                    for name, line in (beh.held_calls.get("self." + attr) or {}).items():
+                        if name not in guarded:
+                            used.setdefault(name, [line, "call"])
+                    for read, lines in beh.held_tests.items():
+                        holder, _, name = read.partition(".")
+                        if holder == attr and name not in guarded and lines:
+                            used.setdefault(name, [lines[0], "read"])
+                if used:
+                    for cls in sorted(classes):
+                        out.setdefault(cls, []).append([dotted, attr, mod.path, used])
+    return out
+
+
+def _uses(index: PackageIndex, cls: Symbol) -> list[list[Any]]:
+    return [row for row in index.query("slot_holders.v2", cls.dotted,
+                                       needle=word(cls.dotted.rsplit(".", 1)[-1]), build=_holders, default=[])]
+
+
+@rule("DRIFT082", RuleKind.INTERFACE_METHOD_MISSING)
+def slot_member_missing(ctx: CheckContext) -> Iterator[Finding]:
+    """A class the consumer registers with the target or names in a class key lacks a member the
+    target now uses on the attribute where it keeps objects of that slot's class, and did not use
+    in the baseline: vLLM raises AttributeError on the object it built from the consumer's class."""
+    if ctx.baseline is None:
+        return
+    before = {ref: expected for ref, expected, _ext, _how in _plugged(ctx, on_target=False)}
+    for ref, expected, _extends, how in _plugged(ctx, on_target=True):
+        have = _available(ctx, ctx.target, ref)
+        if have is None:
+            continue
+        old: set[str] = set()
+        for cls in before.get(ref) or []:
+            old |= {name for row in _uses(ctx.baseline, cls) for name in row[3]}
+        missing: dict[str, tuple[str, str, str, int, str]] = {}
+        for cls in expected:
+            for holder, attr, path, used in _uses(ctx.target, cls):
+                for name, (line, how_used) in sorted(used.items()):
+                    if name not in have and name not in old and not name.startswith("__") \
+                            and name not in missing:
+                        missing[name] = (holder, attr, path, line, how_used)
+        crec = ctx.consumer.classes[ref]
+        init = (crec.get("methods") or {}).get("__init__")
+        reads = sorted(n for n, m in missing.items() if m[4] == "read")
+        calls = sorted(n for n in missing if n not in reads)
+        if init is not None and reads:  # state: what the class's own `__init__` must set
+            yield _member_finding(ctx, ref, crec, how, reads, missing, init["line"], init.get("col") or 0)
+        else:
+            calls = sorted(missing)
+        if calls:  # methods: what the class body must define
+            yield _member_finding(ctx, ref, crec, how, calls, missing, crec["line"], crec.get("col") or 0)
+
+
+def _member_finding(ctx: CheckContext, ref: str, crec: dict, how: str, names: list[str],
+                    missing: dict[str, tuple[str, str, str, int, str]], line: int, col: int) -> Finding:
+    mod = ctx.consumer.modules.get(crec["module"]) or {}
+    short = crec["qual"].rsplit(".", 1)[-1]
+    holder, attr = missing[names[0]][0], missing[names[0]][1]
+    listed = ", ".join(f"`{n}`" for n in names)
+    state = all(missing[n][4] == "read" for n in names)
+    return Finding(
+        rule_id="DRIFT082", kind=RuleKind.INTERFACE_METHOD_MISSING, severity=Severity.BREAKING,
+        title=f"`{short}` ({how}) lacks {listed}: the target's `{holder.rsplit('.', 1)[-1]}` now uses "
+              f"{'it' if len(names) == 1 else 'them'} on the `self.{attr}` it builds from the class",
+        consumer_site=Location(mod.get("path") or crec.get("path") or "?", line,
+                               symbol=f"{ref}.__init__" if state and line != crec["line"] else ref, col=col + 1),
+        target_evidence=tuple(Location(missing[n][2], missing[n][3], symbol=f"{missing[n][0]}.{n}") for n in names),
+        predicted_failure=f"AttributeError: '{short}' object has no attribute '{names[0]}'",
+        fix=Fix(f"{'set' if state else 'implement'} {listed} in `{crec['qual']}`"
+                f"{'.__init__' if state and line != crec['line'] else ''} (what the target's slot class provides)",
+                manual_reason="what each member must hold or do is the target's contract"),
+        symbol=f"{holder}.{names[0]}",
+        details=f"{plural(len(names), 'member')} the target uses on `self.{attr}` and the baseline did not",
+    )
+
+
+# -- DRIFT083: the constructor of a duck-typed class the target builds ----------------------------
+def _init_of(index: PackageIndex, cls: Symbol) -> list[Any] | None:
+    """The slot class's `__init__` parameters (its own or inherited), without `self`."""
+    for owner in index.mro(cls):
+        m = owner.as_class.methods.get("__init__")
+        if m is not None:
+            return m.params[1:]
+    return None
+
+
+def _binds(params: list[list[Any]], positional: int, keywords: set[str]) -> bool:
+    """Whether a consumer signature ([name, kind, optional], `self` first) takes a call of
+    `positional` arguments and `keywords`."""
+    params = params[1:]
+    slots = [p for p in params if p[1] in _POS]
+    if positional > len(slots) and not any(p[1] == "VAR_POSITIONAL" for p in params):
+        return False
+    taken = {p[0] for p in slots[:positional]}
+    named = {p[0] for p in params if p[1] in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY")}
+    if any(k not in named or k in taken for k in keywords) and not any(p[1] == "VAR_KEYWORD" for p in params):
+        return False
+    return all(p[2] or p[0] in taken or p[0] in keywords or p[1] in ("VAR_POSITIONAL", "VAR_KEYWORD")
+               for p in params)
+
+
+def _call_shape(params) -> tuple[int, set[str]]:
+    """How the target builds a slot class: its required positional parameters by position, its
+    required keyword-only ones by name."""
+    return (sum(1 for p in params if p.required and p.kind in _POS),
+            {p.name for p in params if p.required and p.kind == "KEYWORD_ONLY"})
+
+
+@rule("DRIFT083", RuleKind.OVERRIDE_INCOMPATIBLE)
+def slot_init_mismatch(ctx: CheckContext) -> Iterator[Finding]:
+    """A duck-typed class registered for a target class (the registry's parameter is
+    `type[Base]`, the class does not extend Base) writes an `__init__` that takes the arguments
+    the baseline's `Base.__init__` requires and not those the target's requires: the target builds
+    every class it registers there as Base is built, so building the consumer's fails."""
+    if ctx.baseline is None:
+        return
+    before = {ref: (expected, extends) for ref, expected, extends, _how in _plugged(ctx, on_target=False)}
+    for ref, expected, extends, how in _plugged(ctx, on_target=True):
+        bexp, bextends = before.get(ref) or ([], True)
+        if extends or bextends or len(expected) != 1 or len(bexp) != 1:
+            continue
+        init = ((ctx.consumer.classes[ref].get("methods") or {}).get("__init__"))
+        tparams, bparams = _init_of(ctx.target, expected[0]), _init_of(ctx.baseline, bexp[0])
+        if init is None or tparams is None or bparams is None:
+            continue
+        tshape, bshape = _call_shape(tparams), _call_shape(bparams)
+        if tshape == bshape or not _binds(init["params"], *bshape) or _binds(init["params"], *tshape):
+            continue
+        crec = ctx.consumer.classes[ref]
+        mod = ctx.consumer.modules.get(crec["module"]) or {}
+        short = crec["qual"].rsplit(".", 1)[-1]
+        base = expected[0].dotted.rsplit(".", 1)[-1]
+        wanted = ", ".join(p.name for p in tparams if p.required)
+        ctor = expected[0].as_class.methods.get("__init__")
+        yield Finding(
+            rule_id="DRIFT083", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{short}.__init__` ({how} as a `{base}`) cannot take what the target's `{base}` is now "
+                  f"built with ({wanted})",
+            consumer_site=Location(mod.get("path") or "?", init["line"], symbol=f"{ref}.__init__",
+                                   col=(init.get("col") or 0) + 1),
+            target_evidence=(Location(expected[0].path, ctor.line if ctor is not None else expected[0].line,
+                                      symbol=f"{expected[0].dotted}.__init__"),),
+            baseline_evidence=(Location(bexp[0].path, bexp[0].line, symbol=f"{bexp[0].dotted}.__init__"),),
+            predicted_failure=f"TypeError when the target builds `{short}` as a `{base}` "
+                              f"({tshape[0]} positional argument{'s' if tshape[0] != 1 else ''})",
+            fix=Fix(f"take `{base}.__init__`'s parameters ({wanted}) in `{crec['qual']}.__init__`",
+                    manual_reason="which new argument replaces which old one is the target's contract"),
+            symbol=f"{expected[0].dotted}.__init__",
+        )
+
+
+RULES = [slot_member_missing, slot_init_mismatch]
