@@ -48,6 +48,7 @@ class Solution:
     # attr -> paths: what the consumer's functions installed on that class store on `self`
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
+    returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
     # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}
     rounds: int = 0
@@ -542,6 +543,10 @@ class _Solver:
         sol.named = self._named()
         sol.key_uses = self._key_uses()
         sol.registered = self._registered()
+        for fn, expr in self.ret:
+            classes = sorted(v[1] for v in self.eval(expr) if v[0] == "C")
+            if classes:
+                sol.returned[fn] = sorted(set(sol.returned.get(fn, [])) | set(classes))
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

@@ -1087,20 +1087,65 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
         if not sig and copied is None:
             continue
         tv, bv = _patch_values(ctx, patch)
-        if tv is None or bv is None or tv.kind not in ("method", "unbound") or bv.kind not in ("method", "unbound"):
+        if tv is None or bv is None or tv.kind not in ("method", "unbound", "function") \
+                or bv.kind not in ("method", "unbound", "function") or tv.sym is None or bv.sym is None:
             continue
         how = f"patched over `{tv.sym.dotted.rsplit('.', 2)[-2]}.{patch['name']}`"
+        if tv.kind == "function" or bv.kind == "function":  # a static method, or a module's function
+            if copied is not None and tv.sym.kind == bv.sym.kind == "method":  # a staticmethod's copy
+                where, label, m = copied
+                yield from _baseline_copy_findings(ctx, where=where, label=label, sig=_sig(m), tm=tv.sym,
+                                                   bm=bv.sym, how=how)
+            continue
         if copied is not None:
             where, label, m = copied
-            yield from _override_findings(ctx, where=where, label=label, sig=_sig(m), tm=tv.sym, bm=bv.sym,
-                                          how=how, stub=bool(m.get("raises_only")))
-            continue
-        where = Location(mod["path"], patch["value"].get("line") or patch["line"],
-                         symbol=patch["value"].get("function"))
-        yield from _override_findings(ctx, where=where, label=patch["value"]["function"], sig=sig,
-                                      tm=tv.sym, bm=bv.sym, how=how,
-                                      stub=bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only")))
+            sig, stub = _sig(m), bool(m.get("raises_only"))
+        else:
+            where = Location(mod["path"], patch["value"].get("line") or patch["line"],
+                             symbol=patch["value"].get("function"))
+            label = patch["value"]["function"]
+            stub = bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only"))
+        found = list(_override_findings(ctx, where=where, label=label, sig=sig, tm=tv.sym, bm=bv.sym,
+                                        how=how, stub=stub))
+        yield from found or _baseline_copy_findings(ctx, where=where, label=label, sig=sig, tm=tv.sym,
+                                                    bm=bv.sym, how=how)
     yield from _replacement_findings(ctx)
+
+
+def _baseline_copy_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
+                            tm: Symbol, bm: Symbol, how: str) -> Iterator[Finding]:
+    """A function patched over a target method with exactly the baseline's parameters, where the
+    target declares new ones and hands them over in a way no `.name(...)` call site shows: by a
+    quoted key (`Process(target=Cls.run, kwargs={"new": v})`, `collective_rpc`-style dispatch), or
+    from the target's own method the consumer also replaced (its calls are the evidence that the
+    replaced pair now passes more). The patch was written from the baseline's declaration, and
+    runs wherever the target's method did; each new parameter it lacks is held to the target's
+    declaration as an override's would be (risky when the parameter is optional)."""
+    if name_of(tm) == "__init__":
+        return
+    theirs = [[p.name, p.kind] for p in bm.as_function.params]
+    mine = [[n, k] for n, k, _d in sig]
+    if theirs != mine or tm.as_function.same_params(bm.as_function):
+        return  # not a copy of the baseline's signature, or nothing changed
+    name = name_of(tm)
+    old = {p.name for p in bm.as_function.params}
+    new = [p for p in tm.as_function.params if p.name not in old and p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")]
+    sites = _sites_of(ctx.target, name, None) or []
+    capacity = len(old) - (1 if old & {"self", "cls"} else 0)
+    by_position = any(s[2] > capacity for s in sites)
+    by_key = {p.name for p in new if ctx.target.writes_quoted(p.name) or any(p.name in s[3] for s in sites)}
+    passed = by_key | ({p.name for p in new} if by_position else set())
+    for f in _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how):
+        hit = next((n for n in passed if f"`{n}`" in f.title), None)
+        if hit is None:
+            continue
+        if not by_position:  # handed over by name: Python names the keyword
+            f = replace(f, predicted_failure=f"TypeError: {label}() got an unexpected keyword argument '{hit}'")
+        yield f
+
+
+def name_of(sym: Symbol) -> str:
+    return sym.dotted.rsplit(".", 1)[-1]
 
 
 def _copied_method(ctx: CheckContext, patch: dict) -> tuple[Location, str, dict] | None:

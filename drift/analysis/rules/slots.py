@@ -91,6 +91,11 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
             bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
             yield ref, expected, all(s.dotted in bases for s in expected), \
                 f"registered with `{entry['callee'].rsplit('.', 2)[-2]}.{entry['callee'].rsplit('.', 1)[-1]}`"
+    for ref, expected, how in _returned_for(ctx, index, paths):
+        if ref not in seen:
+            seen.add(ref)
+            bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
+            yield ref, expected, all(s.dotted in bases for s in expected), how
     for key, refs in sorted(inferred.named.items()):
         if key in MIXED_INTO:
             continue  # mixed into the worker's bases, not built in a slot (VLLM004)
@@ -101,6 +106,31 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
             if expected:
                 seen.add(ref)
                 yield ref, expected, True, f"named in `{key}`"
+
+
+def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tuple[str, list[Symbol], str]]:
+    """Consumer classes an override returns where the target's method it overrides is annotated
+    `-> type[X]` (`get_builder_cls`, `get_impl_cls`): the target takes the class for an X."""
+    returned = ctx.consumer.inferred.returned
+    for owner in sorted(ctx.consumer.classes):
+        methods = (ctx.consumer.classes[owner].get("methods") or {})
+        bases = paths.target_bases(owner)
+        if not bases:
+            continue
+        for name in sorted(methods):
+            refs = [r for r in returned.get(f"{owner}.{name}") or () if r in ctx.consumer.classes]
+            if not refs:
+                continue
+            decl = next((c.as_class.methods.get(name) for b in bases for c in index.mro(b)
+                         if c.as_class.methods.get(name) is not None), None)
+            if decl is None or not decl.returns:
+                continue
+            module = next(c.module for b in bases for c in index.mro(b) if c.as_class.methods.get(name) is not None)
+            expected = [sym for text in _TYPE_OF.findall(decl.returns)
+                        for sym in [_resolve_in(index, module, text)] if sym is not None]
+            for ref in refs:
+                if expected:
+                    yield ref, expected, f"returned by `{owner.rsplit('.', 1)[-1]}.{name}`"
 
 
 # -- the attributes the target keeps such objects in, and what it uses on them -------------------
