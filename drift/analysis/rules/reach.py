@@ -1130,7 +1130,9 @@ def _baseline_copy_findings(ctx: CheckContext, *, where: Location, label: str, s
     name = name_of(tm)
     old = {p.name for p in bm.as_function.params}
     new = [p for p in tm.as_function.params if p.name not in old and p.kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")]
-    sites = _sites_of(ctx.target, name, None) or []
+    # every call that can run the patched method (`self.name(...)` in an unrelated class cannot),
+    # those inside target methods the consumer replaced too included
+    sites = [s for s in _sites_of(ctx.target, name, None) or [] if _patch_reaches(ctx, s, tm.owner)]
     capacity = len(old) - (1 if old & {"self", "cls"} else 0)
     by_position = any(s[2] > capacity for s in sites)
     by_key = {p.name for p in new if ctx.target.writes_quoted(p.name) or any(p.name in s[3] for s in sites)}
