@@ -491,6 +491,9 @@ class _Module:
         if inits:  # an __init__ that never hands on to a base's: what the base sets is never set
             saved = _saved_inits(node.body) | self.saved_inits
             self.classes[qual]["init_calls_base"] = _calls_base_init(inits[0], node.name, saved)
+            named = _named_base_inits(inits[0], saved)
+            if named:  # only `Base.__init__(self, ...)` calls: which bases' `__init__` run, and no other
+                self.classes[qual]["init_calls"] = [p for p in (chain.of(n) for n in named) if p]
 
     # -- records -------------------------------------------------------------------------------
     def use(self, kind, path, line, col, function, **extra):
@@ -573,6 +576,29 @@ def _calls_base_init(fn, cls_name, saved=frozenset()):
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             return True
     return False
+
+
+def _named_base_inits(fn, saved=frozenset()):
+    """The `X` of each `X.__init__(self, ...)` in an `__init__` whose only hand-on to a base is such
+    calls (no `super()`, saved original, `__new__`, `__setstate__`, `__dict__` or `vars()`): then
+    the bases between the class and X never run their `__init__`. Empty otherwise."""
+    out = []
+    for node in walk(fn):
+        if isinstance(node, ast.Call) and saved:
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
+                return []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("super", "vars"):
+            return []
+        if isinstance(node, ast.Attribute) and node.attr in ("__new__", "__setstate__", "__dict__"):
+            return []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+            receiver = node.func.value
+            if not isinstance(receiver, (ast.Name, ast.Attribute)) or not node.args \
+                    or not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+                return []
+            out.append(receiver)
+    return out
 
 
 _TARGET_STRING = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*){2,}$")

@@ -119,3 +119,57 @@ def test_a_bare_annotation_in_a_base_does_not_stand_for_the_skipped_state(tmp_pa
     assert findings[0].symbol == "gizmo.pool.Pool.by_block"
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "MyPool(2).use(5)") == \
         findings[0].predicted_failure
+
+
+# -- a grandparent's `__init__` called by name skips the parent's; the parent's implementation of its
+# base's method is called through that base (nothing names the receiver after the parent) -------------
+METHOD_BEFORE = """
+    class MethodBase:
+        def __init__(self, moe):
+            self.moe = moe
+
+        def create(self, layer):
+            raise NotImplementedError
+
+
+    class Fp8Method(MethodBase):
+        def __init__(self, config, moe):
+            super().__init__(moe)
+            self.block = config
+
+        def create(self, layer):
+            return [self.block]
+
+
+    def build(quant_method: MethodBase, layer):
+        return quant_method.create(layer)
+    """
+METHOD_AFTER = METHOD_BEFORE.replace("""            self.block = config
+""", """            self.block = config
+            self.block_shape = (config, config)
+""").replace("return [self.block]", "return [self.block, self.block_shape]")
+GRANDPARENT = """
+    from gizmo.quant import Fp8Method, MethodBase
+
+
+    class MyFp8Method(Fp8Method):
+        def __init__(self, config, moe):
+            MethodBase.__init__(self, moe)
+            self.block = config
+    """
+
+
+def test_a_grandparents_init_called_by_name_skips_the_parents(tmp_path):
+    case = Case("grandparent-init", {"gizmo/quant.py": METHOD_BEFORE}, {"gizmo/quant.py": METHOD_AFTER},
+                {"app/mine.py": GRANDPARENT})
+    found = findings_of(tmp_path, case)
+    assert_findings(found, [("DRIFT075", line_of(GRANDPARENT, "def __init__"))])
+    assert "`block_shape`" in found[0].title and "Fp8Method.create" in found[0].title
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    run = "__import__('gizmo.quant').quant.build(MyFp8Method(2, None), None)"
+    assert raised_by(roots("before"), "app.mine", run) is None
+    assert raised_by(roots("after"), "app.mine", run) == found[0].predicted_failure
+    # the parent's own `__init__` called by name runs what it sets: silent
+    parent = GRANDPARENT.replace("MethodBase.__init__(self, moe)", "Fp8Method.__init__(self, config, moe)")
+    case2 = Case("parent-init", case.before, case.after, {"app/mine.py": parent})
+    assert_findings(findings_of(tmp_path / "parent", case2), [])

@@ -89,12 +89,16 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
     for ref, cls, tb, _bb in _consumer_classes(ctx):
-        if cls.get("init_calls_base") is not False:
+        ran = _named_inits_ran(ctx, cls)
+        if cls.get("init_calls_base") is not False and ran is None:
             continue
+        ran_classes, ran_state = ran or (set(), set())
         skip = _consumer_defines(ctx, ref)
-        own = skip | set(cls.get("self_attrs") or {})
+        own = skip | set(cls.get("self_attrs") or {}) | ran_state
         site = _Site(ctx, ref, cls)
         for base in tb:
+            if base.dotted in ran_classes:
+                continue  # its `__init__` is the one called by name
             bbase = ctx.baseline.lookup(base.dotted)
             if bbase is None or bbase.kind != "class":
                 continue
@@ -124,6 +128,25 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     symbol=f"{owner.dotted}.{name}",
                     details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
     yield from _replaced_inits(ctx)
+
+
+def _named_inits_ran(ctx: CheckContext, cls: dict) -> tuple[set[str], set[str]] | None:
+    """For an `__init__` that hands on only by `Base.__init__(self, ...)` calls (the probe's
+    `init_calls`): the target classes whose `__init__` it calls and what their `__init__` chains
+    set; the classes between the subclass and those never run theirs (`FusedMoEMethodBase.__init__`
+    called from a subclass of `Fp8MoEMethod` skips `Fp8MoEMethod.__init__`). None when the
+    record has no such calls or none names a target class."""
+    calls = cls.get("init_calls")
+    if not calls:
+        return None
+    classes: set[str] = set()
+    state: set[str] = set()
+    for path in calls:
+        v = ctx.target_paths.value(tuple(path))
+        if v.kind == "class" and v.sym is not None:
+            classes |= {c.dotted for c in ctx.target.mro(v.sym)}
+            state |= set(_init_state(ctx.target, v.sym))
+    return (classes, state) if classes else None
 
 
 def _replaced_inits(ctx: CheckContext) -> Iterator[Finding]:
@@ -199,13 +222,17 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
     consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
     consumer calls on itself, one the target calls on an object named after `base`
-    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), or one such a method calls on
-    `self`. Only the readers and
+    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one that implements a method a
+    class further up declares (the target calls it through that interface: `quant_method.create_weights`),
+    or one such a method calls on `self`. Only the readers and
     their callers are looked up, so a base with hundreds of methods costs a few searches."""
     methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
+    interface: set[str] = set()  # implemented here, declared by a class further up: called through it
     for owner in index.mro(base):
         for name, fn in owner.as_class.methods.items():
-            if name not in skip and name != "__init__" and name not in methods:
+            if name in methods:
+                interface.add(name)
+            elif name not in skip and name != "__init__":
                 methods[name] = (owner, fn)
     callers: dict[str, set[str]] = {}
     for name, (_owner, fn) in methods.items():
@@ -215,7 +242,8 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
 
     def called(name: str) -> bool:
         if name not in memo:
-            memo[name] = name in own_calls or (not name.startswith("__") and bool(_reads(index, base, name, call=True)))
+            memo[name] = name in own_calls or name in interface or \
+                (not name.startswith("__") and bool(_reads(index, base, name, call=True)))
         return memo[name]
 
     def live(name: str) -> bool:
