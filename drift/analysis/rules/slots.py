@@ -140,12 +140,12 @@ def _types_named(index: PackageIndex, module: str, kind: Any) -> set[str]:
     if not isinstance(kind, str):
         return set()
     if kind.startswith("ann:"):
-        texts, where = _NAME.findall(kind[4:]), module
+        texts, where = _held_names(kind[4:]), module
     elif kind.startswith("call:"):
         fn = index.lookup(index.dotted_in(module, kind[5:])) or index.lookup(f"{module}.{kind[5:]}")
         if fn is None or fn.kind not in ("function", "method") or not fn.as_function.returns:
             return set()
-        texts, where = _NAME.findall(fn.as_function.returns), fn.module
+        texts, where = _held_names(fn.as_function.returns), fn.module
     else:
         return set()
     out = set()
@@ -154,6 +154,37 @@ def _types_named(index: PackageIndex, module: str, kind: Any) -> set[str]:
         if sym is not None:
             out.add(sym.dotted)
     return out
+
+
+def _held_names(annotation: str) -> list[str]:
+    """The classes an annotation says the value itself is: `X`, `X | None`, `Optional[X]`,
+    `Union[X, Y]`, `"X"`, a generic `X[T]` as X; never what a container holds (`dict[str, X]`)."""
+    out: list[str] = []
+    for part in _top_level(annotation.strip().strip("'\""), "|"):
+        part = part.strip().strip("'\"")
+        head, _, inner = part.partition("[")
+        head = head.strip()
+        if head.rsplit(".", 1)[-1] in ("Optional", "Union") and inner.endswith("]"):
+            for sub in _top_level(inner[:-1], ","):
+                out += _held_names(sub)
+        elif _NAME.fullmatch(head) and head != "None":
+            out.append(head)
+    return out
+
+
+def _top_level(text: str, sep: str) -> list[str]:
+    """`text` split at `sep` outside brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == sep and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
 
 
 def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[Any]]]:
@@ -191,7 +222,7 @@ def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
 
 
 def _uses(index: PackageIndex, cls: Symbol) -> list[list[Any]]:
-    return [row for row in index.query("slot_holders.v2", cls.dotted,
+    return [row for row in index.query("slot_holders.v3", cls.dotted,
                                        needle=word(cls.dotted.rsplit(".", 1)[-1]), build=_holders, default=[])]
 
 
