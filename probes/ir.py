@@ -23,7 +23,8 @@ Keys as data: ``dict`` [[name, [[key, line, col]], line]] (`d = {"k": ...}`), ``
 source path, "signature" | "filter" | "keep", line]] (a comprehension over a dict; "signature"
 when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
 ``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
-[[callee path, dict path, line, col]] (`f(**d)`). A path is a
+[[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
+(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -226,6 +227,45 @@ def ir_facts(tree, *, module, is_package):
     branches = _guarded_lines(tree, names)
     if branches:
         out["guards"] = branches
+    modmap = _module_mappings(tree)
+    if modmap:
+        out["modmap"] = modmap
+    return out
+
+
+_MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+
+
+def _swaps_modules(tree):
+    """Whether the module puts modules into the import system itself: a store into
+    `sys.modules[...]`, an assignment to `builtins.__import__`, or a finder added to
+    `sys.meta_path`."""
+    for node in walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                and _dotted(node.value) in ("sys.modules", "modules"):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr == "__import__":
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("insert", "append") and _dotted(node.func.value) in ("sys.meta_path", "meta_path"):
+            return True
+    return False
+
+
+def _module_mappings(tree):
+    """[[module name, replacement module name, line, col]]: in a module that puts modules into the
+    import system itself (`sys.modules[name] = ...`, an `__import__` hook, a meta-path finder), every
+    dict entry pairing two dotted module names written as string literals
+    (`{"vllm.x.wrapper": "plugin.x.wrapper"}`): the first is answered with the second."""
+    if not _swaps_modules(tree):
+        return []
+    out = []
+    for node in walk(tree):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Constant) and isinstance(k.value, str) \
+                        and isinstance(v.value, str) and _MODULE_NAME.match(k.value) and _MODULE_NAME.match(v.value):
+                    out.append([k.value, v.value, k.lineno, k.col_offset])
     return out
 
 

@@ -49,6 +49,8 @@ class Solution:
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
+    module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
+    # with its own: {"target", "consumer", "path", "line", "col"}
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
     # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}
     rounds: int = 0
@@ -115,6 +117,7 @@ class _Solver:
         self.iters: list = []  # (key variable, dict path)
         self.key_sites: list = []  # (how, object or callee path, key or dict path, path, line, col)
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
+        self.modmap: list = []  # (module, replacement module, path, line, col)
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
@@ -124,6 +127,7 @@ class _Solver:
         self._memo: dict[tuple, set] = {}  # path -> values, this round (a stale read is caught next round)
         self._mro: dict[str, list[str]] = {}
         self.roots = {m["module"].split(".")[0] for m in usage if isinstance(m.get("module"), str)} - {""}
+        self.modules = {m["module"] for m in usage if isinstance(m.get("module"), str)}
         self.vars = {row[0][4:] for row in self.assign + self.dict_rows if row[0].startswith("sym:")}
         self.pts: dict[str, set] = {}
         self.changed = False
@@ -155,6 +159,7 @@ class _Solver:
         sites += [("call", _t(callee), _t(src), where, int(line), int(col))
                   for callee, src, line, col in ir.get("starkw") or []]
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
+        self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
         self.defs.update(defs)
         self.gives.update(gives)
         self.classes.update(classes)
@@ -543,6 +548,9 @@ class _Solver:
         sol.named = self._named()
         sol.key_uses = self._key_uses()
         sol.registered = self._registered()
+        own = {m for m in self.modules}
+        sol.module_swaps = [{"target": a, "consumer": b, "path": where, "line": line, "col": col}
+                            for a, b, where, line, col in self.modmap if self.is_target(a) and b in own]
         for fn, expr in self.ret:
             classes = sorted(v[1] for v in self.eval(expr) if v[0] == "C")
             if classes:
@@ -565,3 +573,45 @@ class _Solver:
 def solve(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> Solution:
     """The consumer model solved over every module's IR at once."""
     return _Solver(usage, prefixes).solve()
+
+
+def top_level_names(mod: dict[str, Any] | None) -> set[str] | None:
+    """The names a consumer module defines at its top, as far as its IR and imports show:
+    functions, classes, names assigned from a recorded value, and names it imports (anywhere).
+    None when it has no IR or may define any name (a module `__getattr__`, a star import)."""
+    if not mod or not mod.get("ir") or not isinstance(mod.get("module"), str):
+        return None
+    try:
+        ir = ir_of(mod)
+    except (TypeError, ValueError):
+        return None
+    prefix = mod["module"] + "."
+    out: set[str] = set()
+    for qual in list(ir.get("defs") or {}) + list(ir.get("classes") or {}):
+        if isinstance(qual, str) and qual.startswith(prefix) and "." not in qual[len(prefix):]:
+            out.add(qual[len(prefix):])
+    for dst, _src in ir.get("assign") or []:
+        if isinstance(dst, str) and dst.startswith("sym:" + prefix) and "." not in dst[4 + len(prefix):]:
+            out.add(dst[4 + len(prefix):])
+    for imp in mod.get("imports") or []:
+        local = imp.get("local") if isinstance(imp, dict) else None
+        if local == "*":
+            return None
+        if isinstance(local, str):
+            out.add(local)
+    return None if "__getattr__" in out else out
+
+
+def top_level_line(mod: dict[str, Any]) -> int | None:
+    """The line of a consumer module's first top-level function or class (None when it has
+    none): an import above it runs when the module loads."""
+    try:
+        ir = ir_of(mod)
+    except (TypeError, ValueError):
+        return None
+    prefix = mod.get("module", "") + "."
+    lines = [spec[2] for q, spec in (ir.get("defs") or {}).items()
+             if isinstance(q, str) and q.startswith(prefix) and "." not in q[len(prefix):]]
+    lines += [spec[1] for q, spec in (ir.get("classes") or {}).items()
+              if isinstance(q, str) and q.startswith(prefix) and "." not in q[len(prefix):]]
+    return min((n for n in lines if isinstance(n, int)), default=None)

@@ -10,6 +10,7 @@ from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
+from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.keys import RULES as KEY_RULES
@@ -54,6 +55,7 @@ GENERIC_RULES = [
     *SETTER_RULES,
     *HANDED_RULES,
     *SLOT_RULES,
+    *MODULE_SWAP_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
     *OVERRIDE_TYPE_RULES,
