@@ -192,3 +192,78 @@ def test_a_read_the_target_guards_with_hasattr_is_silent(tmp_path):
                                  "if getattr(self.scheduler, 'ec_connector', None) is not None:")
     case = Case("guarded", {"gizmo/core.py": CORE_BEFORE}, {"gizmo/core.py": guarded}, {"app/sched.py": MINE})
     assert_findings(findings_of(tmp_path, case), [])
+
+
+BACKEND_BEFORE = """
+    class Builder:
+        support = 1
+
+
+    class Backend:
+        @staticmethod
+        def get_builder_cls():
+            raise NotImplementedError
+
+
+    class FlashBuilder(Builder):
+        pass
+
+
+    class FlashBackend(Backend):
+        @staticmethod
+        def get_builder_cls() -> type["FlashBuilder"]:
+            return FlashBuilder
+
+
+    class TreeBuilder(Builder):
+        pass
+
+
+    class TreeBackend(Backend):
+        @staticmethod
+        def get_builder_cls() -> type["TreeBuilder"]:
+            return TreeBuilder
+
+
+    def select(backend):
+        builder_cls = backend.get_builder_cls()
+        return builder_cls.support
+    """
+BACKEND_AFTER = BACKEND_BEFORE.replace("""    class Builder:
+        support = 1
+""", """    class Builder:
+        _support = 1
+
+        @classmethod
+        def get_support(cls, config):
+            return cls._support
+""").replace("return builder_cls.support", "return builder_cls.get_support(None)")
+MY_BACKEND = """
+    from gizmo.backend import Backend
+
+
+    class MyBuilder:
+        support = 2
+
+
+    class MyBackend(Backend):
+        @staticmethod
+        def get_builder_cls():
+            return MyBuilder
+    """
+
+
+def test_a_stand_in_returned_where_the_targets_implementations_return_a_slot_class(tmp_path):
+    """The base's `get_builder_cls` has no return annotation; the target's own implementations say
+    they return Builders, so the consumer's returned class stands in for a Builder, and lacks the
+    classmethod the target now calls on what `get_builder_cls` returns (risky: the call is on a local)."""
+    case = Case("returned", {"gizmo/backend.py": BACKEND_BEFORE}, {"gizmo/backend.py": BACKEND_AFTER},
+                {"app/backend.py": MY_BACKEND})
+    found = findings_of(tmp_path, case)
+    assert_findings(found, [("DRIFT082", line_of(MY_BACKEND, "support = 2"))])
+    f = only(found, "DRIFT082")
+    assert f.severity.value == "risky" and "`get_support`" in f.title and "`support`" in f.title
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    run = "__import__('gizmo.backend').backend.select(MyBackend)"
+    assert raised_by(roots("before"), "app.backend", run) is None
+    assert raised_by(roots("after"), "app.backend", run) == f.predicted_failure

@@ -46,11 +46,13 @@ def _imported_from(index: PackageIndex, module: str) -> dict[str, list[Any]]:
                        default={})
 
 
-def _fails_to_load(ctx: CheckContext, record: dict) -> bool:
+def fails_to_load(ctx: CheckContext, record: dict | None) -> bool:
     """Whether the replacement module itself imports, at its top (before its first definition), a
     target name the baseline has and the target does not: it cannot load on the target, so the hook
     that installs it fails before any importer reads it (and one guarded by `try` keeps the target's
-    own module)."""
+    own module). Used for any consumer module whose own import is the first thing to fail."""
+    if not record:
+        return False
     first = top_level_line(record)
     for imp in record.get("imports") or []:
         line, target = imp.get("line"), imp.get("target")
@@ -79,7 +81,7 @@ def replacement_module_incomplete(ctx: CheckContext) -> Iterator[Finding]:
         have = top_level_names(record)
         if have is None:
             continue  # a star import or a module `__getattr__`: any name may be there
-        if _fails_to_load(ctx, record):
+        if fails_to_load(ctx, record):
             continue  # the replacement's own import fails first (DRIFT001 there); a guarded hook falls back
         now = _imported_from(ctx.target, module)
         before = _imported_from(ctx.baseline, module)

@@ -22,16 +22,19 @@ The class is held to what its slot expects, as if it were a subclass of the slot
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any, Iterable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import MIXED_INTO
 from drift.analysis.rules.base import plural, rule
+from drift.analysis.rules.callers import RECEIVER
 from drift.analysis.rules.handed import _available
+from drift.analysis.rules.reach import _members, _sites_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.facts import ModuleFacts
-from drift.model.index import PackageIndex, Symbol, word
+from drift.model.index import PackageIndex, Symbol, def_of, word
 
 _TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -121,16 +124,51 @@ def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tup
             refs = [r for r in returned.get(f"{owner}.{name}") or () if r in ctx.consumer.classes]
             if not refs:
                 continue
-            decl = next((c.as_class.methods.get(name) for b in bases for c in index.mro(b)
-                         if c.as_class.methods.get(name) is not None), None)
-            if decl is None or not decl.returns:
+            owner_sym = next((c for b in bases for c in index.mro(b) if c.as_class.methods.get(name) is not None), None)
+            if owner_sym is None:
                 continue
-            module = next(c.module for b in bases for c in index.mro(b) if c.as_class.methods.get(name) is not None)
-            expected = [sym for text in _TYPE_OF.findall(decl.returns)
-                        for sym in [_resolve_in(index, module, text)] if sym is not None]
+            decl = owner_sym.as_class.methods[name]
+            expected = [sym for text in _TYPE_OF.findall(decl.returns or "")
+                        for sym in [_resolve_in(index, owner_sym.module, text)] if sym is not None]
+            expected = expected or _slot_of_implementations(index, owner_sym, name)
             for ref in refs:
                 if expected:
                     yield ref, expected, f"returned by `{owner.rsplit('.', 1)[-1]}.{name}`"
+
+
+def _implementations(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[str]]]:
+    """method name -> [[class, class its annotation says it returns]]: target methods annotated
+    `-> type[X]`, by name (`FlashAttentionBackend.get_builder_cls -> type[FlashAttentionMetadataBuilder]`)."""
+    out: dict[str, list[list[str]]] = {}
+    for mod_name in modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
+        while stack:
+            dotted, c = stack.pop()
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+            for name, fn in c.methods.items():
+                for text in _TYPE_OF.findall(fn.returns or ""):
+                    sym = _resolve_in(index, mod_name, text)
+                    if sym is not None:
+                        out.setdefault(name, []).append([dotted, sym.dotted])
+    return out
+
+
+def _slot_of_implementations(index: PackageIndex, base: Symbol, name: str) -> list[Symbol]:
+    """The slot class of a method the base declares without a return annotation
+    (`get_builder_cls():  # -> Type[...]`): the nearest class that every class the target's own
+    implementations in the base's subclasses are annotated to return extends."""
+    rows = index.query("type_returns", name, needle=def_of(name), build=_implementations, default=[])
+    returned = []
+    for cls, ret in rows:
+        impl, sym = index.lookup(cls), index.lookup(ret)
+        if impl is not None and sym is not None and base.dotted in {c.dotted for c in index.mro(impl)}:
+            returned.append(sym)
+    if len(returned) < 2:
+        return []  # one implementation says what it returns, not what the slot is
+    common = set.intersection(*({c.dotted for c in index.mro(r)} for r in returned))
+    first = next((c for c in index.mro(returned[0]) if c.dotted in common), None)
+    return [first] if first is not None else []
 
 
 # -- the attributes the target keeps such objects in, and what it uses on them -------------------
@@ -234,7 +272,7 @@ def slot_member_missing(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None:
         return
     before = {ref: expected for ref, expected, _ext, _how in _plugged(ctx, on_target=False)}
-    for ref, expected, _extends, how in _plugged(ctx, on_target=True):
+    for ref, expected, extends, how in _plugged(ctx, on_target=True):
         have = _available(ctx, ctx.target, ref)
         if have is None:
             continue
@@ -248,6 +286,8 @@ def slot_member_missing(ctx: CheckContext) -> Iterator[Finding]:
                     if name not in have and name not in old and not name.startswith("__") \
                             and name not in missing:
                         missing[name] = (holder, attr, path, line, how_used)
+        if not missing and not extends:  # no holder shows the slot's use: the slot class's new members
+            yield from _duck_new_members(ctx, ref, expected, before.get(ref) or [], have, how)
         crec = ctx.consumer.classes[ref]
         init = (crec.get("methods") or {}).get("__init__")
         reads = sorted(n for n, m in missing.items() if m[4] == "read")
@@ -258,6 +298,52 @@ def slot_member_missing(ctx: CheckContext) -> Iterator[Finding]:
             calls = sorted(missing)
         if calls:  # methods: what the class body must define
             yield _member_finding(ctx, ref, crec, how, calls, missing, crec["line"], crec.get("col") or 0)
+
+
+def _duck_new_members(ctx: CheckContext, ref: str, expected: list[Symbol], bexpected: list[Symbol],
+                      have: set[str], how: str) -> Iterator[Finding]:
+    """A duck-typed class (it does not extend its slot class) lacks a public method the slot class
+    gained in the target, that the target now calls on something other than `self` and the
+    baseline never called: risky, since which of those calls reach the consumer's object is not
+    followed. Reported where the class defines the baseline member the new one most resembles
+    (`cudagraph_support` -> `get_cudagraph_support()`), else at the class."""
+    if len(expected) != 1 or len(bexpected) != 1:
+        return
+    tnew = _members(ctx.target, expected[0])
+    bold = _members(ctx.baseline, bexpected[0])
+    gained = sorted(n for n in tnew - bold if not n.startswith("_") and n not in have)
+    called = []
+    for name in gained:
+        sites = [s for s in _sites_of(ctx.target, name, None) or []
+                 if (s[RECEIVER] if len(s) > RECEIVER else None) not in ("self", "super")]
+        if sites and not _sites_of(ctx.baseline, name, None):
+            called.append((name, sites[0]))
+    if not called:
+        return
+    crec = ctx.consumer.classes[ref]
+    mod = ctx.consumer.modules.get(crec["module"]) or {}
+    short = crec["qual"].rsplit(".", 1)[-1]
+    own = {**(crec.get("class_attrs") or {}), **(crec.get("methods") or {})}
+    dropped = sorted(n for n in bold - tnew if n in own)
+    names = [n for n, _site in called]
+    close = difflib.get_close_matches(names[0], dropped, n=1, cutoff=0.6)
+    line, col = (own[close[0]]["line"], own[close[0]].get("col") or 0) if close else (crec["line"], crec.get("col") or 0)
+    listed = ", ".join(f"`{n}`" for n in names)
+    base = expected[0].dotted.rsplit(".", 1)[-1]
+    yield Finding(
+        rule_id="DRIFT082", kind=RuleKind.INTERFACE_METHOD_MISSING, severity=Severity.RISKY,
+        title=f"`{short}` ({how}, standing in for `{base}` without extending it) lacks {listed}, new in the "
+              f"target's `{base}`" + (f" where the baseline had `{close[0]}`" if close else ""),
+        consumer_site=Location(mod.get("path") or "?", line, symbol=f"{ref}.{close[0]}" if close else ref,
+                               col=col + 1),
+        target_evidence=tuple(Location(site[0], site[1], symbol=f".{n}()") for n, site in called[:5]),
+        predicted_failure=f"AttributeError: type object '{short}' has no attribute '{names[0]}'",
+        fix=Fix(f"implement {listed} in `{crec['qual']}` as `{base}` now defines it",
+                manual_reason="what the member must return is the target's contract"),
+        symbol=f"{expected[0].dotted}.{names[0]}",
+        details=f"the target calls it on objects it does not name after the class: whether they are "
+                f"`{short}`'s is not followed",
+    )
 
 
 def _member_finding(ctx: CheckContext, ref: str, crec: dict, how: str, names: list[str],
