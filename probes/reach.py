@@ -456,6 +456,10 @@ class _Module:
             else:
                 p = chain.of(b)
                 bases.append(list(p) if p else None)
+                if p and len(p) > 1 and self.is_target(p) and all(st.startswith(".") for st in p[1:]):
+                    # `class Mine(mod_alias.Base)`: the base is read from the module when the class
+                    # is defined, an attribute read like any other (a name gone is an AttributeError)
+                    self.use("attr", p, b.lineno, b.col_offset, None)
         decorators = []
         for d in node.decorator_list:
             if isinstance(d, ast.Call):
