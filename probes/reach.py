@@ -905,9 +905,10 @@ class _Function:
 
     def _may_override(self, decos):
         """Whether this method may override a target method: its class names a base this probe
-        keeps (the target's or the consumer's own), and it is no static or class method (whose
-        slots the target fills in other ways)."""
-        if "staticmethod" in decos or "classmethod" in decos:
+        keeps (the target's or the consumer's own), and it is no static method (whose slots start
+        one place earlier). A class method's slots after `cls` are filled as an instance method's
+        after `self` (`Platform.check_and_update_config(cls, vllm_config)`)."""
+        if "staticmethod" in decos:
             return False
         rec = self.mod.classes.get(self.cls) or {}
         return any(b and self.mod.wanted(tuple(b)) for b in rec.get("bases") or [])
