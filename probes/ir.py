@@ -33,6 +33,7 @@ import re
 from itertools import islice
 
 from .astwalk import walk
+from .closed_dicts import closed_dicts
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, strip_optional, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
@@ -221,7 +222,7 @@ def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
-           "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": []}
+           "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
     _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
     branches = _guarded_lines(tree, names)
@@ -344,6 +345,9 @@ def _function(out, names, fn, *, prefix, cls, outer):
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
+    closed, opened = closed_dicts(own, scope)
+    out["closed"] += closed
+    out["opened"] += [[root] for root in opened]
     for node in own:
         if isinstance(node, _FUNCS):
             _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
@@ -583,6 +587,11 @@ def _call(out, scope, node):
             p = scope.path(k.value)
             if p:
                 out["starkw"].append([callee, p, node.lineno, node.col_offset])
+    stars = [k.value for k in node.keywords if k.arg is None]
+    if stars and all(isinstance(v, ast.Name) for v in stars) and not any(isinstance(a, ast.Starred) for a in node.args):
+        paths = [scope.path(v) for v in stars]
+        if all(paths):  # every `**d` of the call, for a callee whose keywords may then be all known
+            out["starcall"].append([paths, node.lineno])
     args = [scope.path(a) if not isinstance(a, ast.Starred) else None for a in node.args]
     kwargs = {k.arg: scope.path(k.value) for k in node.keywords if k.arg}
     kwargs = {k: v for k, v in kwargs.items() if v}

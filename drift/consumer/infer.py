@@ -46,6 +46,8 @@ class Solution:
     key_uses: list[dict[str, Any]] = field(default_factory=list)  # string keys reaching setattr/hasattr/getattr or **kwargs
     target_attrs: dict[str, dict[str, list[tuple[str, ...]]]] = field(default_factory=dict)  # target class ->
     # attr -> paths: what the consumer's functions installed on that class store on `self`
+    closed_kwargs: dict[str, list[str]] = field(default_factory=dict)  # "path:line" of a call whose every
+    # `**d` is a dict only literal keys enter (probes/closed_dicts.py) -> all the keys those dicts can hold
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
@@ -118,6 +120,10 @@ class _Solver:
         self.key_sites: list = []  # (how, object or callee path, key or dict path, path, line, col)
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         self.modmap: list = []  # (module, replacement module, path, line, col)
+        self.closed: dict[str, list[str]] = {}  # closed dict -> every key it can hold
+        self.closed_rows: list = []  # (variable, closed dict)
+        self.starcalls: list = []  # ([paths of each **d], module path, line)
+        self.opened: set[str] = set()  # locals unknown keys may enter (or that are handed on)
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
@@ -160,6 +166,10 @@ class _Solver:
                   for callee, src, line, col in ir.get("starkw") or []]
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
+        closed = [(_s(dst), [_s(k) for k in keys], f"{where}:{int(line)}:{_s(dst)}:closed")
+                  for dst, keys, line in ir.get("closed") or []]
+        starcalls = [([_t(p) for p in paths], where, int(line)) for paths, line in ir.get("starcall") or []]
+        opened = {_s(row[0]) for row in ir.get("opened") or []}
         self.defs.update(defs)
         self.gives.update(gives)
         self.classes.update(classes)
@@ -180,6 +190,11 @@ class _Solver:
                 self.assign.append((dst, src))
         self.iters += iters
         self.key_sites += sites
+        for dst, keys, ident in closed:
+            self.closed[ident] = keys
+            self.closed_rows.append((dst, ident))
+        self.starcalls += starcalls
+        self.opened |= opened
         for row in stores:
             self.store.append(row)
             self.where[id(row)] = where
@@ -351,6 +366,8 @@ class _Solver:
             self.add(dst, self.eval(src))
         for dst, ident in self.dict_rows:
             self.add(dst, (("D", ident),))
+        for dst, ident in self.closed_rows:
+            self.add(dst, (("Z", ident, dst),))
         for dst, src in self.iters:
             for v in self.eval(src):
                 if v[0] == "D":
@@ -459,6 +476,25 @@ class _Solver:
                     out.setdefault(key, set()).add(v[1])
         return {k: sorted(v) for k, v in out.items()}
 
+    def _closed_kwargs(self) -> dict[str, list[str]]:
+        """Calls whose every `**d` holds only dicts whose keys are all known: each value a
+        closed dict, or a literal dict of a variable that is itself closed (its own rows)."""
+        dst_of = {ident: dst for dst, ident in self.dict_rows}
+        out: dict[str, list[str]] = {}
+        for paths, where, line in self.starcalls:
+            keys: set[str] = set()
+            for p in paths:
+                if len(p) != 1 or p[0] in self.opened:
+                    break  # `**x` where keys drift does not know may enter x itself
+                values = self.eval(p)
+                owners = {v[2] for v in values if v[0] == "Z"}
+                if not owners or any(v[0] != "Z" and not (v[0] == "D" and dst_of.get(v[1]) in owners) for v in values):
+                    break
+                keys.update(k for v in values if v[0] == "Z" for k in self.closed[v[1]])
+            else:
+                out[f"{where}:{line}"] = sorted(keys)
+        return out
+
     def _target_aliases(self) -> dict[str, list[tuple[str, ...]]]:
         """Module-level names of the consumer bound only to target names (`FusedMoEFactory =
         vllm_fused_moe.FusedMoEFactory`, a fallback to another name in the `else` of a `hasattr`
@@ -538,6 +574,7 @@ class _Solver:
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
         sol.names = self._target_aliases()
+        sol.closed_kwargs = self._closed_kwargs()
         for cls in self.classes:
             init = [v for v in self.step(("I", cls), ".__init__") if v[0] == "B"]
             if len(init) == 1:

@@ -104,14 +104,18 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     The fix passes the value the target's own code uses when the target shows it (a factory's
     `kwargs[...] = value`, or its own construction of the same class rewritten in terms of the
     arguments the consumer already passes); otherwise the finding stays manual.
+    A call with `**d` is judged too where every such dict holds only keys the consumer wrote
+    literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
+    closed = ctx.consumer.inferred.closed_kwargs
     for rc in ctx.calls:
-        if not _checkable(rc) or rc.rec["star_kwargs"] or rc.rec["star_args"]:
+        through = closed.get(f"{rc.module.get('path')}:{rc.rec.get('call_line')}") if rc.rec["star_kwargs"] else None
+        if not _checkable(rc) or (rc.rec["star_kwargs"] and through is None) or rc.rec["star_args"]:
             continue
-        if fails_on_baseline(ctx, rc):
+        if through is None and fails_on_baseline(ctx, rc):
             continue  # a required argument was missing on the baseline already: the call never worked
         positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
-        covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"])
+        covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"]) | set(through or ())
         base_required = {p.name for p in rc.baseline_params or [] if p.required}
         for p in rc.target_params:
             if not p.required or p.name in covered:
