@@ -54,3 +54,35 @@ def test_a_class_method_override_reads_a_field_the_target_dropped(tmp_path):
     assert raised_by(roots("after"), "app.platform", run) == \
         "AttributeError: 'CompilationConfig' object has no attribute 'use_cudagraph'"
     assert found[0].predicted_failure == "AttributeError: 'CompilationConfig' object has no attribute 'use_cudagraph'"
+
+
+SETS_UNDER_ITS_OWN_TEST = """
+    from gizmo.config import Platform
+
+
+    class MyPlatform(Platform):
+        @classmethod
+        def check_and_update_config(cls, vllm_config: "VllmConfig") -> None:
+            if (vllm_config.compilation_config.mode == 0
+                    and vllm_config.compilation_config.use_cudagraph):
+                vllm_config.compilation_config.use_cudagraph = False
+    """
+SETS_FIRST = SETS_UNDER_ITS_OWN_TEST.replace(
+    "            if (vllm_config.compilation_config.mode == 0\n",
+    "            vllm_config.compilation_config.use_cudagraph = True\n"
+    "            if (vllm_config.compilation_config.mode == 0\n")
+
+
+def test_a_store_that_runs_only_after_its_own_test_read_does_not_provide_the_name(tmp_path):
+    """The consumer sets the dropped field too, but only inside the `if` whose test reads it: the
+    read fails before the store can run, so it is still reported; a store before the read is not."""
+    case = Case("set-under-test", {"gizmo/config.py": CONFIG_BEFORE}, {"gizmo/config.py": CONFIG_AFTER},
+                {"app/platform.py": SETS_UNDER_ITS_OWN_TEST})
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT060"]
+    assert [f.consumer_site.line for f in found] == [line_of(SETS_UNDER_ITS_OWN_TEST, "and vllm_config")]
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    run = "__import__('gizmo.config').config.configure(MyPlatform, __import__('gizmo.config').config.VllmConfig())"
+    assert raised_by(roots("before"), "app.platform", run) is None
+    assert raised_by(roots("after"), "app.platform", run) == found[0].predicted_failure
+    first = Case("set-first", case.before, case.after, {"app/platform.py": SETS_FIRST})
+    assert not [f for f in findings_of(tmp_path / "first", first) if f.rule_id == "DRIFT060"]

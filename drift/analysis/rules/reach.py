@@ -160,7 +160,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
                 break  # `import a.b` then `a.b.f()`: the import's own finding says it
             held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
-            if held is not None and (held.dotted, name) in _consumer_sets(ctx):
+            if held is not None and (held.dotted, name) in _consumer_sets(ctx) \
+                    and not _set_only_under_own_test(ctx, held.dotted, name, mod, rec):
                 break  # the consumer itself attaches `name` to such objects: it is there when read
             if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
                     _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
@@ -378,6 +379,33 @@ def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
                         memo.add((owner.cls.dotted, path[-1][1:]))
         ctx.memo["reach.consumer_sets"] = memo
     return memo
+
+
+def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, rec: dict) -> bool:
+    """Whether every store of `name` on `cls`'s objects sits in the same function as the read
+    `rec`, after it, inside an `if` whose test began at or before the read's line: the read is
+    (part of) that test, so the store runs only once the read has succeeded and cannot provide
+    it (`if a and cfg.use_x: ... cfg.use_x = False`)."""
+    sites = ctx.memo.get("reach.consumer_set_sites")
+    if sites is None:
+        sites = {}
+        for m in ctx.usage:
+            for r in m.get("uses") or []:
+                path = r.get("path") or []
+                if r.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
+                    owner = ctx.target_paths.value(tuple(path[:-1]))
+                    if owner.kind == "instance" and owner.cls is not None:
+                        sites.setdefault((owner.cls.dotted, path[-1][1:]), []).append(
+                            (m.get("path"), r.get("function"), r.get("line") or 0, tuple(r.get("within") or ())))
+        ctx.memo["reach.consumer_set_sites"] = sites
+    line = rec.get("line") or 0
+    outer = set(rec.get("within") or ())  # the tests whose bodies hold the read
+    found = sites.get((cls, name)) or []
+    # a test that began at or before the read and whose body does not hold it is the one the read is in
+    return bool(found) and all(
+        path == mod.get("path") and function == rec.get("function") and at > line
+        and any(test <= line and test not in outer for test in within)
+        for path, function, at, within in found)
 
 
 @rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
