@@ -468,10 +468,13 @@ class _Module:
                     if ap and self.is_target(ap):
                         decorators.append(list(ap))
         methods, class_attrs = {}, {}
+        fields = []  # a dataclass's own fields, in order: its generated __init__ takes them
         for st in node.body:
             if isinstance(st, _FUNCS):
                 methods[st.name] = _signature(st)
             elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+                if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and not _class_var(st.annotation):
+                    fields.append([st.target.id, st.lineno])
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
                 for t in targets:
                     if isinstance(t, ast.Name):
@@ -486,6 +489,8 @@ class _Module:
         self.classes[qual] = {"line": node.lineno, "col": node.col_offset, "bases": bases, "generic": generic,
                               "decorated_with": decorators, "methods": methods, "class_attrs": class_attrs,
                               "self_attrs": prior.get("self_attrs") or {}}
+        if _is_dataclass(node):  # `@dataclass` on the consumer's class: its own fields are constructor parameters
+            self.classes[qual]["dataclass_fields"] = fields
         if patch_bases:  # indexes of bases written `Factory[TargetClass]` (a patch or wrapper factory)
             self.classes[qual]["patch_bases"] = patch_bases
         getters = {st.name: g for st in node.body if isinstance(st, _FUNCS) for g in [_name_getter(st, chain)] if g}
@@ -1964,3 +1969,22 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             "version_predicates": version_predicates(tree, module, mod.quals),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod)}
+
+
+def _is_dataclass(node):
+    """Whether a class statement is decorated `@dataclass` / `@dataclasses.dataclass(...)`:
+    Python then generates its `__init__` from the fields of the dataclasses in its MRO, whatever
+    `__init__` a plain base defines."""
+    for d in node.decorator_list:
+        f = d.func if isinstance(d, ast.Call) else d
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name == "dataclass":
+            return True
+    return False
+
+
+def _class_var(annotation):
+    """`x: ClassVar[int] = 0` is no dataclass field."""
+    a = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = a.attr if isinstance(a, ast.Attribute) else a.id if isinstance(a, ast.Name) else None
+    return name == "ClassVar"

@@ -222,10 +222,38 @@ class CheckContext:
         bsym = self.baseline_paths.constructed_base(cref) if self.baseline_paths else None
         if tsym is None or (self.baseline is not None and bsym is None) or self.target.is_typeddict(tsym):
             return None  # a TypedDict subclass's call builds a dict: nothing is checked at run time
-        tparams, tat = _with_own_fields(self.target, tsym, self._consumer_fields(cref))
-        bparams, bat = _with_own_fields(self.baseline, bsym, self._consumer_fields(cref)) if bsym else (None, None)
+        own = self._dataclass_fields(cref)
+        if own is not None:  # the consumer's `@dataclass` writes `__init__` from the MRO's dataclass fields
+            tparams, tat = _dataclass_init(self.target, tsym, own)
+            bparams, bat = _dataclass_init(self.baseline, bsym, own) if bsym else (None, None)
+            if tat is None and (bsym is None or bat is None):
+                return None  # only the consumer's own fields on each side: nothing of the target binds the call
+        else:
+            tparams, tat = _with_own_fields(self.target, tsym, self._consumer_fields(cref))
+            bparams, bat = _with_own_fields(self.baseline, bsym, self._consumer_fields(cref)) if bsym else (None, None)
         return ResolvedCall(rec, mod, cref.rsplit(".", 1)[-1], tsym.dotted, tsym, bsym, True,
                             tparams, bparams, tat, bat)
+
+    def _dataclass_fields(self, cref: str) -> list[tuple[str, int]] | None:
+        """The fields of `cref` and its consumer bases when `cref` is decorated `@dataclass`
+        (Python's generated `__init__` takes them whatever a plain target base's `__init__`
+        takes); None when it is not a dataclass."""
+        cls = self.consumer.classes.get(cref) or {}
+        if "dataclass_fields" not in cls:
+            return None
+        out, todo, seen = [], [cref], set()
+        while todo:
+            ref = todo.pop()
+            c = self.consumer.classes.get(ref)
+            if c is None or ref in seen:
+                continue
+            seen.add(ref)
+            out += [(name, line) for name, line in c.get("dataclass_fields") or ()]
+            for b in c.get("bases") or []:
+                v = self.target_paths.value(tuple(b)) if b else None
+                if v is not None and v.kind == "consumer" and v.ckind == "class" and v.cref:
+                    todo.append(v.cref)
+        return out
 
     def _consumer_fields(self, cref: str) -> list[tuple[str, int]]:
         """Class-level names the consumer class and its consumer bases declare, with their lines."""
@@ -345,6 +373,21 @@ def _with_own_fields(index: PackageIndex, base: Symbol, fields: list[tuple[str, 
         have = {p.name for p in params}
         params += [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None, line=line,
                          source="field") for n, line in fields if n not in have]
+    return params, at
+
+
+def _dataclass_init(index: PackageIndex, base: Symbol, fields: list[tuple[str, int]]):
+    """A consumer dataclass's generated `__init__` over a target base: the base's fields when
+    the base is itself built from fields (a dataclass), then the consumer's own; a plain base's
+    `__init__` is not called by it, so its parameters do not count. (params, where the target's
+    part is defined; None when the target contributes nothing)."""
+    params, at = index.constructor(base)
+    if at is None or at.kind != "class":
+        params, at = [], None
+    params = list(params)
+    have = {p.name for p in params}
+    params += [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None, line=line,
+                     source="field") for n, line in fields if n not in have]
     return params, at
 
 
