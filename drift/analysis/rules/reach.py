@@ -1550,7 +1550,9 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
     and the target never calls it. If the name lives elsewhere now, the finding says where.
     Also a patch of a class the target turned into a factory function of the same name
     (`def FusedMoE(...) -> MoERunner`): the method is set on the function object, and the
-    objects it builds never run it."""
+    objects it builds never run it. And, breaking, a patch whose owner itself is gone (a class
+    or module of the baseline the target no longer has, `vllm.worker.cache_engine.X.m = fn`):
+    the patch statement raises where it reaches the owner, and nothing is left to patch."""
     if ctx.baseline_paths is None:
         return
     for mod, patch in _patches(ctx):
@@ -1559,10 +1561,15 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
             yield _factory_patch_finding(mod, patch, *factory)
             continue
         t, b = _patch_values(ctx, patch)
-        if t is None or b is None or t.kind != "missing" or not b.known or b.kind == "consumer":
+        if t is None or b is None or not b.known or b.kind == "consumer":
             continue
         owner = ctx.target_paths.value(tuple(patch["path"]))
-        if owner.kind not in ("class", "module"):
+        if owner.kind in ("missing", "unknown") and t.kind in ("missing", "unknown"):
+            gone = _owner_gone_finding(ctx, mod, patch, b)
+            if gone is not None:
+                yield gone
+            continue
+        if t.kind != "missing" or owner.kind not in ("class", "module"):
             continue
         name = patch["name"]
         moved = [d for d in ctx.target.definitions_named(name)] if owner.kind == "module" else []
@@ -1582,6 +1589,44 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="a patch must be re-targeted by hand"),
             symbol=f"{owner.sym.dotted}.{name}",
         )
+
+
+def _owner_gone_finding(ctx: CheckContext, mod: dict, patch: dict, b: Value) -> Finding | None:
+    """`Owner.name = fn` where the baseline had `Owner` (a class or module of the target) and the
+    target has none: the patch statement itself fails (reaching `Owner` raises, through a module
+    attribute or the import that bound it), and once that is mended nothing is left to patch.
+    Reported at the patch, beside the import's own finding, so a migration sees every patch that
+    must be re-targeted or dropped, not only the first to raise."""
+    path = tuple(patch.get("path") or ())
+    bowner = ctx.baseline_paths.value(path)
+    if bowner.kind not in ("class", "module") or bowner.sym is None:
+        return None
+    tsteps = ctx.target_paths.steps(path)
+    k = next((i for i, v in enumerate(tsteps) if v.kind == "missing"), None)
+    if k is None or (k > 0 and tsteps[k - 1].kind not in ("module", "class")):
+        return None  # the chain leaves the target's known objects before it breaks: not judged
+    name, owner = patch["name"], bowner.sym.dotted
+    short = owner.rsplit(".", 1)[-1]
+    if k > 0:
+        prev = tsteps[k - 1]
+        failure = (f"AttributeError: module '{prev.sym.dotted}' has no attribute '{path[k][1:]}'"
+                   if prev.kind == "module" and prev.sym is not None else
+                   f"AttributeError: type object '{prev.sym.dotted.rsplit('.', 1)[-1]}' has no attribute "
+                   f"'{path[k][1:]}'" if prev.sym is not None else None)
+    else:  # the owner is a name the consumer imported: its import raises first
+        failure = f"ImportError: cannot import `{owner}` (the import that binds `{short}` fails first)"
+    return Finding(
+        rule_id="DRIFT080", kind=RuleKind.PATCH_TARGET_GONE, severity=Severity.BREAKING,
+        title=f"patch of `{short}.{name}`: the target has no `{owner}` to patch",
+        consumer_site=Location(mod["path"], patch["line"], col=(patch.get("col") or 0) + 1, symbol=f"{owner}.{name}"),
+        target_evidence=(),
+        baseline_evidence=(Location(bowner.sym.path, bowner.sym.line, symbol=owner),),
+        predicted_failure=failure,
+        details=f"`{owner}` was a {bowner.kind} of the baseline; nothing of that name is left in the target",
+        fix=Fix(f"re-target or drop the patch of `{short}.{name}`", manual_reason="what replaced the patched "
+                f"{bowner.kind} must be read by hand"),
+        symbol=f"{owner}.{name}",
+    )
 
 
 def _class_now_factory(ctx: CheckContext, patch: dict) -> tuple[Value, Value] | None:
