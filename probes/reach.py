@@ -313,7 +313,10 @@ class _Module:
 
     # -- names ---------------------------------------------------------------------------------
     def _imports(self, tree):
+        fallback = _fallback_imports(tree)
         for node in walk(tree):
+            if id(node) in fallback:
+                continue  # `except ImportError:` re-imports what the `try` body bound: the first choice stands
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -1021,11 +1024,15 @@ class _Function:
                     self._unbind(item.optional_vars, env)
             self.block(st.body, env)
         elif t is ast.Try or t.__name__ == "TryStar":
+            before = dict(env)
             self.block(st.body, env)
+            tried = {k: v for k, v in env.items() if before.get(k) is not v}
             for h in st.handlers:
                 if h.name:
                     env.pop(h.name, None)
                 self.block(h.body, env)
+                if _catches_import_error(h):  # `try: from new import X / except ImportError: from old import X`:
+                    env.update(tried)  # the first choice names what the code is written against
             self.block(st.orelse, env)
             self.block(st.finalbody, env)
         elif t in _FUNCS:
@@ -1988,3 +1995,48 @@ def _class_var(annotation):
     a = annotation.value if isinstance(annotation, ast.Subscript) else annotation
     name = a.attr if isinstance(a, ast.Attribute) else a.id if isinstance(a, ast.Name) else None
     return name == "ClassVar"
+
+
+def _catches_import_error(handler):
+    """An `except` that catches a failed import (ImportError, ModuleNotFoundError, a bare or
+    `Exception` clause): its body is the fallback binding of what the `try` imported."""
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    for n in names:
+        name = n.attr if isinstance(n, ast.Attribute) else n.id if isinstance(n, ast.Name) else None
+        if name in ("ImportError", "ModuleNotFoundError", "Exception", "BaseException"):
+            return True
+    return False
+
+
+def _import_names(node):
+    if isinstance(node, ast.Import):
+        return {a.asname or a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name for a in node.names if a.name != "*"}
+    return set()
+
+
+def _fallback_imports(tree):
+    """ids of import statements in an import-error handler that only re-bind names the `try`
+    body imported (`try: from new import X` / `except ImportError: from old import X`)."""
+    out = set()
+    for node in walk(tree):
+        if not (isinstance(node, ast.Try) or type(node).__name__ == "TryStar"):
+            continue
+        tried = set()
+        for st in node.body:
+            for sub in ast.walk(st):
+                tried |= _import_names(sub)
+        if not tried:
+            continue
+        for h in node.handlers:
+            if not _catches_import_error(h):
+                continue
+            for st in h.body:
+                for sub in ast.walk(st):
+                    names = _import_names(sub)
+                    if names and names <= tried:
+                        out.add(id(sub))
+    return out

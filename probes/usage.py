@@ -54,9 +54,11 @@ class _Imports(ast.NodeVisitor):
                       for h in node.handlers)
         self.guarded += catches
         start = len(self.records)
+        before = dict(self.bindings)
         for st in node.body:
             self.visit(st)
         self.guarded -= catches
+        first_choice = {k: v for k, v in self.bindings.items() if before.get(k) != v}
         tried = [r["target"] for r in self.records[start:]]
         if catches:  # what the except path is taken on: a name gone makes it the only path (DRIFT077)
             caught = sorted({_caught(h) for h in node.handlers})
@@ -69,6 +71,7 @@ class _Imports(ast.NodeVisitor):
             if catches and tried:  # a fallback: it runs only when an import above failed
                 for r in self.records[first:]:
                     r["fallback_for"] = tried
+                self.bindings.update(first_choice)  # the code is written against the first choice
         for part in node.orelse + node.finalbody:
             self.visit(part)
 
