@@ -629,8 +629,22 @@ def test_positional_shift_names_a_removal_as_a_removal(tmp_path):
     case = _shift("def make(a, old=0, b=0, c=0):\n    return a\n",
                   "def make(a, b=0, c=0, new=None):\n    return a\n", "make(1, 2, 3, 4)")
     f = only(findings_of(tmp_path, case), "DRIFT013")
-    assert f.title == "`make`: positional argument 4 was `c`, now binds `new` (old removed before it)"
+    assert f.title == "`make`: positional argument 2 was `old`, now binds `b` (old removed)"
+    assert f.details == ("argument 2 (old) now binds b, argument 3 (b) now binds c, "
+                         "argument 4 (c) now binds new")
     assert "inserted" not in f.title
+
+
+def test_a_removed_positional_parameter_shifts_the_next_onto_a_keyword_the_call_also_passes(tmp_path):
+    """`f(a, b, gone, mla=False)` called `f(1, 2, 3, mla=True)`: the value written for `gone` now
+    binds `mla`, which the call names too."""
+    case = _shift("def make(a, b, gone=False, mla=False):\n    return a\n",
+                  "def make(a, b, mla=False):\n    return a\n", "make(1, 2, False, mla=True)")
+    f = only(findings_of(tmp_path, case), "DRIFT013")
+    assert f.severity.value == "breaking"
+    assert f.title == "`make`: positional argument 3 was `gone`, now binds `mla` (gone removed)"
+    assert f.predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "main()")
+    assert "multiple values for argument 'mla'" in f.predicted_failure
 
 
 @pytest.mark.parametrize("cid", ["required-displaced", "multiple-values"])

@@ -326,7 +326,9 @@ class PackageIndex:
         if fn is not None:
             return None if tail else Symbol(f"{mod_name}.{head}", "function", mod_name, path, fn.line, fn.raw)
         imp = mod.imports.get(head)
-        if imp is not None and imp.target:
+        if imp is not None and imp.target and (not imp.type_checking or "__getattr__" in mod.functions):
+            # `if TYPE_CHECKING:` binds nothing at run time, unless a module `__getattr__` serves the
+            # name lazily (vllm/__init__.py's `MODULE_ATTRS`)
             target = imp.target + ("." + ".".join(tail) if tail else "")
             if target != f"{mod_name}.{'.'.join(rest)}":
                 found = self.lookup(target, depth + 1)

@@ -265,6 +265,8 @@ def _shift_cause(base_slots, slots, i: int) -> str:
     if names[i] not in base_names and was in names and names.index(was) > i:
         inserted.append(names[i])  # the new one stands where the value's parameter was, which moved on
     parts = [f"{', '.join(removed)} removed before it"] if removed else []
+    if was not in names:
+        parts.append(f"{was} removed")
     if inserted:
         parts.append(f"{', '.join(inserted)} inserted before it")
     return "; ".join(parts) or "positional parameters reordered"
@@ -274,7 +276,8 @@ def _shift_cause(base_slots, slots, i: int) -> str:
 def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     """A positional argument that now lands on a different parameter: the target inserted a
     parameter (even an optional one) at or before its position, so `f(a, b, c)` written for
-    `f(a, b, c)` passes `c`'s value as the new parameter of `f(a, new=None, b, c)`.
+    `f(a, b, c)` passes `c`'s value as the new parameter of `f(a, new=None, b, c)`; or removed
+    one before it, so `f(a, gone, b, c=...)` called `f(1, 2, 3, c=4)` now gives `c` twice.
 
     Breaking when Python rejects the call (a displaced required parameter is now missing, or a
     parameter is given positionally and by keyword) or when the annotations of the parameter the
@@ -303,6 +306,8 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # same parameter, or renamed in place: the value still lands where it did
             if any(p.name not in base_slot_names for p in slots[: i + 1]):
                 shifted.append((i, was, now))  # a parameter new to the positional slots before it
+            elif any(b.name not in target_names for b in base_slots[: i + 1]):
+                shifted.append((i, was, now))  # a parameter at or before it removed: the rest move up
         if not shifted:
             continue
         i, was, now = shifted[0]
@@ -322,11 +327,14 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
             where = "positional" if missing_pos else "keyword-only"
             failure = (f"TypeError: {error_call_name(rc)} missing {len(missing_names)} required {where} "
                        f"argument{'s' if len(missing_names) > 1 else ''}: {_quoted_list(missing_names)}")
-        else:
-            wrote, lands = _type_names(was.annotation), _type_names(now.annotation)
-            if wrote is not None and lands is not None and not wrote & lands:
-                details = (f"the value written for `{was.name}: {was.annotation}` is passed as "
-                           f"`{now.name}: {now.annotation}`; Python does not check it at the call")
+        else:  # the first shifted value whose annotations disagree, if any, is the one to show
+            for j, w, m in shifted:
+                wrote, lands = _type_names(w.annotation), _type_names(m.annotation)
+                if wrote is not None and lands is not None and not wrote & lands:
+                    i, was, now = j, w, m
+                    details = (f"the value written for `{was.name}: {was.annotation}` is passed as "
+                               f"`{now.name}: {now.annotation}`; Python does not check it at the call")
+                    break
         moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
         yield Finding(
             rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
