@@ -1969,8 +1969,9 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
         finally:
             del mod.guards[len(mod.guards) - len(branch):]
-    wanted = bool(mod.patches or any(c.get("args") for c in mod.calls))
-    functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals} if wanted else {}
+    # every module's functions: another module of the package may install one over a target name
+    # (`from .patches import f` then `vllm.x.g = f`), and DRIFT070 holds it to how the target calls g
+    functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals),

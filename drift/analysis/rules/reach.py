@@ -1111,7 +1111,7 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
             yield from (_orphaned(f, gone) for f in found) if gone else found
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
-        copied = None if sig else _copied_method(ctx, patch)
+        copied = None if sig else (_copied_method(ctx, patch) or _imported_function(ctx, patch))
         if not sig and copied is None:
             continue
         tv, bv = _patch_values(ctx, patch)
@@ -1192,6 +1192,25 @@ def _copied_method(ctx: CheckContext, patch: dict) -> tuple[Location, str, dict]
         return None
     where = Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
     return where, f"{cls.get('qual') or ref.rsplit('.', 1)[-1]}.{name}", m
+
+
+def _imported_function(ctx: CheckContext, patch: dict) -> tuple[Location, str, dict] | None:
+    """A patch whose value is a function another module of the consumer defines (`from
+    .patches import my_g` then `vllm.x.g = my_g`): where it is, its label and its signature."""
+    path = (patch.get("value") or {}).get("path") or []
+    if len(path) != 1 or not path[0].startswith("sym:"):
+        return None
+    dotted = path[0][4:]
+    for cut in range(dotted.count("."), 0, -1):
+        module, qual = dotted.rsplit(".", cut)[0], ".".join(dotted.rsplit(".", cut)[1:])
+        mod = ctx.consumer.modules.get(module)
+        if mod is None:
+            continue
+        m = (mod.get("functions") or {}).get(qual)
+        if m is None:
+            return None
+        return Location(mod["path"], m.get("line") or 1, symbol=dotted), qual, m
+    return None
 
 
 def _orphaned(f: Finding, gone: str) -> Finding:
