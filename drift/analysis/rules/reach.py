@@ -548,6 +548,8 @@ def _show(step: str) -> str:
 def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     """An attribute the consumer reads through now holds another kind of value, one without the
     member the consumer uses: e.g. a `CpuGpuBuffer` (with `.np` and `.gpu`) became a plain tensor.
+    Also a container the consumer iterates that became one object of a class with no iteration
+    (`list[CachedRequestData]` -> `CachedRequestData`): reported at the loop, where it raises.
     """
     if ctx.baseline_paths is None:
         return
@@ -555,6 +557,12 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     for mod, rec, path, what in _typed_paths(ctx):
         tv = ctx.target_paths.steps(path)
         for k in range(2, len(path)):
+            if path[k] == "[*]":
+                found = _no_longer_iterable(ctx, mod, rec, path, tv, k, seen)
+                if found is not None:
+                    yield found
+                    break
+                continue
             if not path[k].startswith("."):
                 continue
             tprev = tv[k - 1]
@@ -593,6 +601,54 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
                 symbol=f"{was}.{name}",
             )
             break
+
+
+_ITERATION = ("__iter__", "__getitem__")
+
+
+def _no_longer_iterable(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
+                        seen: set[tuple]) -> Finding | None:
+    """`for x in holder.attr:` where the baseline annotated `attr` as a container and the target
+    as one object of a class whose every base drift read and none of which defines `__iter__` or
+    `__getitem__` (`list[CachedRequestData]` -> `CachedRequestData`): the loop raises TypeError."""
+    tprev = tv[k - 1]
+    if tprev.kind != "instance" or tprev.cls is None or not path[k - 1].startswith("."):
+        return None
+    mro = ctx.target.mro(tprev.cls)
+    if ctx.target_paths.unresolved_bases(tprev.cls) or any(
+            name in o.as_class.methods for o in mro for name in _ITERATION + ("__getattr__",)):
+        return None
+    bprev = ctx.baseline_paths.steps(path)[k - 1]
+    if bprev.kind != "container":
+        return None
+    loop = _iterated_read(mod, rec, path[:k])  # the `for` statement's own read of the container
+    key = (mod.get("path"), (loop or rec)["line"], tuple(path[:k]))
+    if key in seen:
+        return None
+    seen.add(key)
+    holder, now = path[k - 1][1:], tprev.describe()
+    return Finding(
+        rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"`{holder}` is now one `{now}`, no longer a container: iterating it fails",
+        consumer_site=_site(mod, loop, True) if loop is not None else _site(mod, rec, False),
+        target_evidence=(_evidence(tprev) or Location(tprev.cls.path, tprev.cls.line, symbol=tprev.cls.dotted),),
+        baseline_evidence=tuple(e for e in (_evidence(bprev),) if e),
+        predicted_failure=f"TypeError: '{now}' object is not iterable",
+        fix=Fix(f"read `{holder}` as one `{now}`", manual_reason="what the single object now holds needs reading"),
+        symbol=f"{tprev.cls.dotted}",
+    )
+
+
+def _iterated_read(mod: dict, rec: dict, container: list[str]) -> dict | None:
+    """The read of `container` itself nearest before `rec` in the same function: the `for`
+    statement whose loop variable `rec` reads through (where Python raises)."""
+    best = None
+    for u in mod.get("uses") or ():
+        if u.get("path") == container and u.get("function") == rec.get("function") and u["line"] <= rec["line"]:
+            if best is None or u["line"] > best["line"]:
+                best = u
+    return best
 
 
 def _sig(method: dict) -> list[list[Any]]:
