@@ -235,6 +235,12 @@ class ConsumerModel:
         inferred = self.inferred.params.get(f"{func}:{i}")
         return list(inferred[0]) if inferred and len(inferred) == 1 else None
 
+    def arg_paths(self, ref: str) -> list[list[str]]:
+        """Every path the solved model says a consumer function's parameter may receive (one per
+        call site or patch that hands it a different one)."""
+        parts = ref.split(":")
+        return [list(p) for p in self.inferred.params.get(f"{parts[0]}:{int(parts[1])}") or ()]
+
 
 class PathEvaluator:
     """Evaluates paths in one model (target or baseline); memoised per path prefix."""
@@ -310,7 +316,7 @@ class PathEvaluator:
             return Value("consumer", ckind="super", cref=ref) if ref in self.consumer.classes else UNKNOWN
         if kind == "arg":
             path = self.consumer.arg_path(ref)
-            v = self.value(tuple(path)) if path else UNKNOWN
+            v = self.value(tuple(path)) if path else self._one_of(self.consumer.arg_paths(ref))
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         if kind == "named":
             return self._named(ref)
@@ -336,6 +342,26 @@ class PathEvaluator:
         if len(found) != 1 and not (found and all(v.sym is not None and v.sym == found[0].sym for v in found)):
             return None
         return found[0]
+
+    def _one_of(self, paths: list[list[str]]) -> Value:
+        """The value several candidate paths all evaluate to, when they are one object under two
+        names (a function patched onto `a.InputBatch` and `b.InputBatch`, where `b` imports it
+        from `a`): the same class or instance of the same class; else unknown."""
+        if len(paths) < 2 or self._depth > 20:
+            return UNKNOWN
+        self._depth += 1
+        try:
+            values = [self.value(tuple(p)) for p in paths]
+        finally:
+            self._depth -= 1
+        first = values[0]
+        if first.kind not in ("instance", "class"):
+            return UNKNOWN
+        ident = (first.kind, (first.cls or first.sym).dotted if (first.cls or first.sym) else None)
+        if ident[1] is None or any((v.kind, (v.cls or v.sym).dotted if (v.cls or v.sym) else None) != ident
+                                   for v in values[1:]):
+            return UNKNOWN
+        return first
 
     def _override_value(self, ref: str) -> Value:
         """An override's parameter: the class this side's declaration of the overridden method
