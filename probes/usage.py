@@ -152,6 +152,19 @@ class _Imports(ast.NodeVisitor):
     def _keep(self, target):
         return any(target == p or target.startswith(p + ".") for p in self.prefixes)
 
+    def visit_Call(self, node):
+        """`importlib.import_module("vllm.x")` / `__import__("vllm.x")` with a literal name: an
+        import of that module where it is written (it fails there as an import statement would);
+        it binds no name here."""
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+        if name in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            text = node.args[0].value
+            if self._keep(text) and all(part.isidentifier() for part in text.split(".")):
+                self._record(None, text, node.args[0].lineno, "import_module", node.args[0].col_offset)
+        self.generic_visit(node)
+
     def visit_Import(self, node):
         for alias in node.names:
             self._own(alias.name)

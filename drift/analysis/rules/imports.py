@@ -48,6 +48,9 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # `vllm._C`: a compiled extension neither side's Python source shows
             yield _never_resolved_finding(ctx, mod, imp, target)
             continue  # not drift, but the import fails all the same: a green gate would lie
+        if imp.get("statement") == "import_module":
+            yield _named_module_finding(ctx, mod, imp, target, base)
+            continue
         name = target.rsplit(".", 1)[-1]
         module = target.rsplit(".", 1)[0]
         dead = ctx.dead_on_baseline(mod)
@@ -105,6 +108,23 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
+
+
+def _named_module_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, base) -> Finding:
+    """`importlib.import_module("vllm.x")` of a module the baseline had and the target has not:
+    it raises where it is called, as `import vllm.x` would. The string is the user's to change."""
+    return Finding(
+        rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"module `{target}` no longer exists (imported by name)",
+        consumer_site=_import_site(mod, imp),
+        target_evidence=(),
+        baseline_evidence=(ctx.evidence(base),) if base else (),
+        predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'",
+        fix=Fix(f"stop importing `{target}` by name, or name the module that holds what is used from it now",
+                manual_reason="a module named in a string is changed by hand"),
+        symbol=target,
+    )
 
 
 def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | None:
