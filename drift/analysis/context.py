@@ -238,39 +238,29 @@ class CheckContext:
         """The fields of `cref` and its consumer bases when `cref` is decorated `@dataclass`
         (Python's generated `__init__` takes them whatever a plain target base's `__init__`
         takes); None when it is not a dataclass."""
-        cls = self.consumer.classes.get(cref) or {}
-        if "dataclass_fields" not in cls:
+        if "dataclass_fields" not in (self.consumer.classes.get(cref) or {}):
             return None
-        out, todo, seen = [], [cref], set()
-        while todo:
-            ref = todo.pop()
-            c = self.consumer.classes.get(ref)
-            if c is None or ref in seen:
-                continue
-            seen.add(ref)
-            out += [(name, line) for name, line in c.get("dataclass_fields") or ()]
-            for b in c.get("bases") or []:
-                v = self.target_paths.value(tuple(b)) if b else None
-                if v is not None and v.kind == "consumer" and v.ckind == "class" and v.cref:
-                    todo.append(v.cref)
-        return out
+        return [(name, line) for cls in self._consumer_lineage(cref) for name, line in cls.get("dataclass_fields") or ()]
 
     def _consumer_fields(self, cref: str) -> list[tuple[str, int]]:
         """Class-level names the consumer class and its consumer bases declare, with their lines."""
-        out, todo, seen = [], [cref], set()
+        return [(name, (rec or {}).get("line") or cls.get("line") or 0)
+                for cls in self._consumer_lineage(cref) for name, rec in (cls.get("class_attrs") or {}).items()]
+
+    def _consumer_lineage(self, cref: str) -> Iterator[dict]:
+        """The records of consumer class `cref` and of its consumer bases, each once."""
+        todo, seen = [cref], set()
         while todo:
             ref = todo.pop()
             cls = self.consumer.classes.get(ref)
             if cls is None or ref in seen:
                 continue
             seen.add(ref)
-            out += [(name, (rec or {}).get("line") or cls.get("line") or 0)
-                    for name, rec in (cls.get("class_attrs") or {}).items()]
+            yield cls
             for b in cls.get("bases") or []:
                 v = self.target_paths.value(tuple(b)) if b else None
                 if v is not None and v.kind == "consumer" and v.ckind == "class" and v.cref:
                     todo.append(v.cref)
-        return out
 
     def _resolve(self, mod: dict, rec: dict) -> ResolvedCall | None:
         callee = rec["callee"]
