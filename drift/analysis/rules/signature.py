@@ -296,6 +296,8 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
             continue
         n = rc.rec["positional"]
         slots, base_slots = _positional_slots(rc.target_params), _positional_slots(rc.baseline_params)
+        if n > len(base_slots) and not any(p.kind == "VAR_POSITIONAL" for p in rc.baseline_params):
+            continue  # more positional arguments than the baseline took: the call never worked, not drift
         base_names = {p.name for p in rc.baseline_params}
         base_slot_names = {p.name for p in base_slots}
         target_names = {p.name for p in rc.target_params}
