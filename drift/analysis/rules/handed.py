@@ -16,7 +16,7 @@ from typing import Any, Iterable, Iterator
 from drift.analysis.context import CheckContext
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import PackageIndex, word
+from drift.model.index import PackageIndex, classes_in, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.reach import _consumer_defines, _members
 
@@ -184,38 +184,34 @@ def _builds(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[
     target class builds from a class outside the target (`self.engine = cls(...)` with `cls`
     imported by name, lazily or not), and the unguarded calls it makes on them."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name in modules:
+    for mod_name, dotted, c in classes_in(index, modules):
         mod = ModuleFacts(index.modules[mod_name])
         own = mod_name.split(".")[0]
         imports = mod.imports
-        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
-        while stack:
-            dotted, c = stack.pop()
-            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-            behaviours = [m.behaviour for m in c.methods.values()]
-            built: dict[str, set[str]] = {}
+        behaviours = [m.behaviour for m in c.methods.values()]
+        built: dict[str, set[str]] = {}
+        for beh in behaviours:
+            for holder, names in beh.builds.items():
+                built.setdefault(holder, set()).update(names)
+            for attr, kind in beh.self_types.items():
+                if isinstance(kind, str) and kind.startswith("call:"):
+                    built.setdefault("self." + attr, set()).add(kind[5:])
+        for holder, names in built.items():
+            classes = {index.dotted_in(mod_name, n) if n.split(".")[0] in imports
+                       else n for n in names}
+            classes = {n for n in classes if "." in n and n.split(".")[0] != own}
+            if not classes:
+                continue
+            calls: dict[str, int] = {}
             for beh in behaviours:
-                for holder, names in beh.builds.items():
-                    built.setdefault(holder, set()).update(names)
-                for attr, kind in beh.self_types.items():
-                    if isinstance(kind, str) and kind.startswith("call:"):
-                        built.setdefault("self." + attr, set()).add(kind[5:])
-            for holder, names in built.items():
-                classes = {index.dotted_in(mod_name, n) if n.split(".")[0] in imports
-                           else n for n in names}
-                classes = {n for n in classes if "." in n and n.split(".")[0] != own}
-                if not classes:
-                    continue
-                calls: dict[str, int] = {}
-                for beh in behaviours:
-                    guarded = beh.probes.get(holder) or {}
-                    for name, line in (beh.held_calls.get(holder) or {}).items():
-                        if name not in guarded and name not in calls:
-                            calls[name] = line
-                if not calls:
-                    continue
-                for n in sorted(classes):
-                    out.setdefault(n.split(".")[0], []).append([n, dotted, holder, mod.path, calls])
+                guarded = beh.probes.get(holder) or {}
+                for name, line in (beh.held_calls.get(holder) or {}).items():
+                    if name not in guarded and name not in calls:
+                        calls[name] = line
+            if not calls:
+                continue
+            for n in sorted(classes):
+                out.setdefault(n.split(".")[0], []).append([n, dotted, holder, mod.path, calls])
     return out
 
 

@@ -34,7 +34,7 @@ from drift.analysis.rules.handed import _available
 from drift.analysis.rules.reach import _members, _sites_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.facts import ModuleFacts
-from drift.model.index import PackageIndex, Symbol, def_of, word
+from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
 
 _TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
@@ -140,17 +140,12 @@ def _implementations(index: PackageIndex, modules: Iterable[str]) -> dict[str, l
     """method name -> [[class, class its annotation says it returns]]: target methods annotated
     `-> type[X]`, by name (`FlashAttentionBackend.get_builder_cls -> type[FlashAttentionMetadataBuilder]`)."""
     out: dict[str, list[list[str]]] = {}
-    for mod_name in modules:
-        mod = ModuleFacts(index.modules[mod_name])
-        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
-        while stack:
-            dotted, c = stack.pop()
-            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-            for name, fn in c.methods.items():
-                for text in _TYPE_OF.findall(fn.returns or ""):
-                    sym = _resolve_in(index, mod_name, text)
-                    if sym is not None:
-                        out.setdefault(name, []).append([dotted, sym.dotted])
+    for mod_name, dotted, c in classes_in(index, modules):
+        for name, fn in c.methods.items():
+            for text in _TYPE_OF.findall(fn.returns or ""):
+                sym = _resolve_in(index, mod_name, text)
+                if sym is not None:
+                    out.setdefault(name, []).append([dotted, sym.dotted])
     return out
 
 
@@ -231,31 +226,27 @@ def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
     function that returns one) and the members their methods use on it unguarded (calls, and reads
     in a branch test)."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name in modules:
+    for mod_name, dotted, c in classes_in(index, modules):
         mod = ModuleFacts(index.modules[mod_name])
-        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
-        while stack:
-            dotted, c = stack.pop()
-            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-            behaviours = [m.behaviour for m in c.methods.values()]
-            typed: dict[str, set[str]] = {}
+        behaviours = [m.behaviour for m in c.methods.values()]
+        typed: dict[str, set[str]] = {}
+        for beh in behaviours:
+            for attr, kind in beh.self_types.items():
+                typed.setdefault(attr, set()).update(_types_named(index, mod_name, kind))
+        for attr, classes in typed.items():
+            used: dict[str, list[Any]] = {}
             for beh in behaviours:
-                for attr, kind in beh.self_types.items():
-                    typed.setdefault(attr, set()).update(_types_named(index, mod_name, kind))
-            for attr, classes in typed.items():
-                used: dict[str, list[Any]] = {}
-                for beh in behaviours:
-                    guarded = beh.probes.get("self." + attr) or {}
-                    for name, line in (beh.held_calls.get("self." + attr) or {}).items():
-                        if name not in guarded:
-                            used.setdefault(name, [line, "call"])
-                    for read, lines in beh.held_tests.items():
-                        holder, _, name = read.partition(".")
-                        if holder == attr and name not in guarded and lines:
-                            used.setdefault(name, [lines[0], "read"])
-                if used:
-                    for cls in sorted(classes):
-                        out.setdefault(cls, []).append([dotted, attr, mod.path, used])
+                guarded = beh.probes.get("self." + attr) or {}
+                for name, line in (beh.held_calls.get("self." + attr) or {}).items():
+                    if name not in guarded:
+                        used.setdefault(name, [line, "call"])
+                for read, lines in beh.held_tests.items():
+                    holder, _, name = read.partition(".")
+                    if holder == attr and name not in guarded and lines:
+                        used.setdefault(name, [lines[0], "read"])
+            if used:
+                for cls in sorted(classes):
+                    out.setdefault(cls, []).append([dotted, attr, mod.path, used])
     return out
 
 
