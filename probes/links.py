@@ -18,6 +18,7 @@ file), and a file that imports modules by computed names (`pkgutil.iter_modules`
 
 import re
 
+from .locate import module_name
 from .srctext import relative_module
 
 MAX_ALTERNATIVES = 8  # more version-gated ways in than this: not worth judging, left unmarked
@@ -114,8 +115,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def _module_of(rel):
-    name = rel[:-3].replace("/", ".") if rel.endswith(".py") else rel.replace("/", ".")
-    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+    return module_name(rel) if rel.endswith(".py") else rel.replace("/", ".")
 
 
 def _resolve(dotted, modules):

@@ -1031,7 +1031,7 @@ class _Function:
                 if h.name:
                     env.pop(h.name, None)
                 self.block(h.body, env)
-                if _catches_import_error(h):  # `try: from new import X / except ImportError: from old import X`:
+                if catches_import_error(h):  # `try: from new import X / except ImportError: from old import X`:
                     env.update(tried)  # the first choice names what the code is written against
             self.block(st.orelse, env)
             self.block(st.finalbody, env)
@@ -1998,7 +1998,7 @@ def _class_var(annotation):
     return name == "ClassVar"
 
 
-def _catches_import_error(handler):
+def catches_import_error(handler):
     """An `except` that catches a failed import (ImportError, ModuleNotFoundError, a bare or
     `Exception` clause): its body is the fallback binding of what the `try` imported."""
     if handler.type is None:
@@ -2033,7 +2033,7 @@ def _fallback_imports(tree):
         if not tried:
             continue
         for h in node.handlers:
-            if not _catches_import_error(h):
+            if not catches_import_error(h):
                 continue
             for st in h.body:
                 for sub in ast.walk(st):

@@ -12,8 +12,8 @@ import ast
 import re
 
 from .astwalk import memoised, walk
-from .reach import (_dotted, _src, compound_guards, decorator_guard, flag_constants, reach_facts, unpacking,  # one copy
-                    string_constants, version_guard)
+from .reach import (_dotted, _src, catches_import_error, compound_guards, decorator_guard, flag_constants,  # one copy
+                    reach_facts, string_constants, unpacking, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
 from .links import lone_classes, parsed_links
@@ -49,9 +49,7 @@ class _Imports(ast.NodeVisitor):
             self._own(node.value.replace(":", ".").replace("/", "."))
 
     def visit_Try(self, node):
-        catches = any(h.type is None or any(n in ast.dump(h.type) for n in ("ImportError", "ModuleNotFoundError",
-                                                                             "Exception"))
-                      for h in node.handlers)
+        catches = any(catches_import_error(h) for h in node.handlers)
         self.guarded += catches
         start = len(self.records)
         before = dict(self.bindings)

@@ -358,12 +358,16 @@ def _with_own_fields(index: PackageIndex, base: Symbol, fields: list[tuple[str, 
     fields (dataclass, struct, pydantic) also takes the subclass's own fields, as optional
     keywords (their defaults are not modelled: a missing one is the consumer's own concern)."""
     params, at = index.constructor(base)
-    params = list(params)
-    if at is not None and at.kind == "class" and fields:
-        have = {p.name for p in params}
-        params += [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None, line=line,
-                         source="field") for n, line in fields if n not in have]
-    return params, at
+    if at is not None and at.kind == "class":
+        return _plus_fields(params, fields), at
+    return list(params), at
+
+
+def _plus_fields(params, fields: list[tuple[str, int]]) -> list[Param]:
+    """`params` and then each of `fields` it lacks, as an optional keyword."""
+    have = {p.name for p in params}
+    return list(params) + [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None,
+                                 line=line, source="field") for n, line in fields if n not in have]
 
 
 def _dataclass_init(index: PackageIndex, base: Symbol, fields: list[tuple[str, int]]):
@@ -374,11 +378,7 @@ def _dataclass_init(index: PackageIndex, base: Symbol, fields: list[tuple[str, i
     params, at = index.constructor(base)
     if at is None or at.kind != "class":
         params, at = [], None
-    params = list(params)
-    have = {p.name for p in params}
-    params += [Param(name=n, kind="POSITIONAL_OR_KEYWORD", required=False, default="...", annotation=None, line=line,
-                     source="field") for n, line in fields if n not in have]
-    return params, at
+    return _plus_fields(params, fields), at
 
 
 _CALLABLE_KINDS = frozenset({"class", "method", "function", "unbound"})

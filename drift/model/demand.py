@@ -35,8 +35,7 @@ from drift.probes.distinfo import dist_for
 from drift.probes.locate import module_name, walk_tree
 from drift.sources.pack import Pack, pack_path
 
-_WORD = re.compile(rb"[A-Za-z0-9_]+")  # the characters of `TreeModules.quoted_words`
-_IDENTIFIER = re.compile(rb"[A-Za-z0-9_]+")  # runs a needle's identifier boundaries cut the text into
+_WORD = re.compile(rb"[A-Za-z0-9_]+")  # the characters of `TreeModules.quoted_words` and of the word index
 
 _TAG = f"f{FACTS_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
 
@@ -331,7 +330,7 @@ class TreeModules(Mapping):
                 return None
             words: dict[bytes, set[str]] = {}
             for name, t in self._search_text().items():
-                for w in set(_IDENTIFIER.findall(t)):
+                for w in set(_WORD.findall(t)):
                     words.setdefault(w, set()).add(name)
             self._words = words
         return self._words.get(literal, set())

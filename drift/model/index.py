@@ -753,13 +753,13 @@ def _subclass_counts(index: PackageIndex) -> dict[str, int]:
     return counts
 
 
-def classes_in(index: "PackageIndex", modules) -> Iterator[tuple[str, str, Any]]:
-    """(module, dotted, class facts) of every class `modules` define, nested classes included:
-    the walk rules make when they index what the target's classes hold or return."""
+def classes_in(index: "PackageIndex", modules) -> Iterator[tuple[str, ModuleFacts, str, Any]]:
+    """(module name, its facts, dotted, class facts) of every class `modules` define, nested
+    classes included: the walk rules make when they index what the target's classes hold or return."""
     for mod_name in modules:
         mod = ModuleFacts(index.modules[mod_name])
         stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
         while stack:
             dotted, c = stack.pop()
             stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-            yield mod_name, dotted, c
+            yield mod_name, mod, dotted, c

@@ -184,10 +184,8 @@ def _builds(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[
     target class builds from a class outside the target (`self.engine = cls(...)` with `cls`
     imported by name, lazily or not), and the unguarded calls it makes on them."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name, dotted, c in classes_in(index, modules):
-        mod = ModuleFacts(index.modules[mod_name])
-        own = mod_name.split(".")[0]
-        imports = mod.imports
+    for mod_name, mod, dotted, c in classes_in(index, modules):
+        own, imports = mod_name.split(".")[0], mod.imports
         behaviours = [m.behaviour for m in c.methods.values()]
         built: dict[str, set[str]] = {}
         for beh in behaviours:

@@ -33,7 +33,6 @@ from drift.analysis.rules.callers import RECEIVER
 from drift.analysis.rules.handed import _available
 from drift.analysis.rules.reach import _members, _sites_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.model.facts import ModuleFacts
 from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
 
 _TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
@@ -140,7 +139,7 @@ def _implementations(index: PackageIndex, modules: Iterable[str]) -> dict[str, l
     """method name -> [[class, class its annotation says it returns]]: target methods annotated
     `-> type[X]`, by name (`FlashAttentionBackend.get_builder_cls -> type[FlashAttentionMetadataBuilder]`)."""
     out: dict[str, list[list[str]]] = {}
-    for mod_name, dotted, c in classes_in(index, modules):
+    for mod_name, _mod, dotted, c in classes_in(index, modules):
         for name, fn in c.methods.items():
             for text in _TYPE_OF.findall(fn.returns or ""):
                 sym = _resolve_in(index, mod_name, text)
@@ -226,8 +225,7 @@ def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
     function that returns one) and the members their methods use on it unguarded (calls, and reads
     in a branch test)."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name, dotted, c in classes_in(index, modules):
-        mod = ModuleFacts(index.modules[mod_name])
+    for mod_name, mod, dotted, c in classes_in(index, modules):
         behaviours = [m.behaviour for m in c.methods.values()]
         typed: dict[str, set[str]] = {}
         for beh in behaviours:
