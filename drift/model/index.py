@@ -128,10 +128,22 @@ class PackageIndex:
 
     def modules_mentioning(self, needle: "Needle") -> list[str]:
         """Modules whose source can match `needle` (`word`, `call_of`, `def_of`), in module order: a text search of the
-        sources when facts are demand-driven; every module when facts came whole (a host's
-        reply, a snapshot, the store), whose sources drift does not have."""
+        sources when facts are demand-driven, or when facts came whole (the store) for a release
+        whose files are on this machine (`source_search`, kept per digest, in the facts' own
+        module order); every module when drift does not have the sources (a host's reply, a
+        snapshot).
+
+        Why the search over whole facts: a warm check reads the target from the store, and a
+        question asked of every module decodes every module (vllm-ascend 0.18 against vLLM 0.23:
+        DRIFT004's sibling stubs alone decoded 7.7 MB of vLLM's facts for one `def_of`); a needle
+        matches every module that can contribute to its answer, so the rest are never read."""
         if self.demand:
+            if self.from_sources:
+                return list(self.memo("mentioning", _needle_key(needle), lambda: self.modules.mentioning(needle)))
             return self.modules.mentioning(needle)
+        if self._local_root() is not None:
+            hits = set(self.source_search(needle))
+            return [name for name in self.modules if name in hits]
         return list(self.modules)
 
     @property
@@ -147,8 +159,9 @@ class PackageIndex:
         whole read the release's files through drift.model.demand, as a check reads them, once."""
         if self.demand:
             return self.modules_mentioning(needle)
-        sources = self._whole_sources()
-        return [] if sources is None else sources.mentioning(needle)
+        if self._local_root() is None:
+            return []
+        return list(self.memo("mentioning", _needle_key(needle), lambda: self._whole_sources().mentioning(needle)))
 
     def writes_quoted(self, name: str) -> bool:
         """Whether the package's text writes `name` between quote marks (`"name"`, `'name'`)
@@ -697,6 +710,24 @@ def _needle(name: str, before: bytes = b"", after: bytes = b"", behind: bytes = 
     return Needle(lit, _Lazy(before + _ID % re.escape(lit) + after),
                   _Lazy(re.escape(lit) + rb"(?![A-Za-z0-9_])" + after),
                   _Lazy(behind + rb"\Z") if behind else None)
+
+
+def _needle_key(needle: Needle) -> str:
+    """What a text search's answer depends on besides the package's text: every pattern of the
+    needle, by its source (a `_Lazy` is not compiled for it) and flags.
+
+    Why: `PackageIndex.modules_mentioning` keeps each answer per package digest (`memo`), as
+    `query` keeps its answers: a release's text never changes under its digest, and a check of
+    vllm-ascend 0.18 against vLLM 0.23 asks ~470 searches (DRIFT070's built-only-for-replaced
+    test alone ~430 call-site searches), whose scans, regex compiles and word index (~1.5 s of
+    CPU) a later check then skips."""
+    def src(p: Any) -> str:
+        if p is None:
+            return "-"
+        if isinstance(p, _Lazy):
+            return repr(p.pattern)
+        return f"{p.pattern!r}/{p.flags}"
+    return "\0".join((repr(needle.literal), src(needle.pattern), src(needle.after), src(needle.behind)))
 
 
 def word(name: str) -> Needle:
