@@ -27,8 +27,12 @@ _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 _USAGE_VERSION = "u46r-ir11-lk3-infa10-infb6-u47dc-u48tf-u49fn-u50im-u51ce"  # u51ce: an import is guarded by the one test of an import-error handler the binding fallbacks use (no more name substrings); u50im: importlib.import_module("vllm.x") with a literal name is an import record (statement import_module); u49fn: every module's functions' signatures (a patch may install one from another module); u48tf: a name a try body imports keeps that binding past an ImportError fallback; u47dc: a consumer dataclass's own fields (dataclass_fields); infa10: closed dicts (only literal keys enter), opened locals, calls whose **d are all names (starcall); infb6: a class method overriding a target method types its parameters by the declaration (over: roots); infb5: a class base read off a target module alias (`class C(mod.Base)`) is an attr use; infb4: modmap, module names a module-swapping module maps to its own; infb3: init_calls, the bases an `__init__` runs by name (`Base.__init__(self)`); infb2: a capitalised identifier string is a lit: root (a class named to a lazy registry); infa9: d.update({...}/dict(...)/k=v) and d = a | b add keys, classes made inside a function are IR classes; infa8: dict(k=v) is a dict literal in the IR; infa1-7: calls a runner makes (to_thread, run_in_executor, submit, partial, Thread/Process target=), awaited calls, comprehension variables and container elements (d[k] = v, xs.append(v), dict[str, C] annotations), uses in an assert message or raise (on_failure), f"{__name__}.Cls" literals, names bound in a module-level if/try/with; lk3: unreferenced and unnamed_classes marked only in a package with plugin entry points; lk2: from-import sources kept apart (bases), classes nothing names (lone_classes, unnamed_classes); lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data; infa7: module-level names bound inside a module-level if/try/with are module names in the IR; infa6: f"{__name__}.Cls" is a literal class name in the IR; infa5: elements of containers a function annotates or fills (d[k] = v, xs.append(v)), a hasattr-tested read a guess; infa4: uses in an assert message or a raise (on_failure); infa3: awaited calls (awaited); infa2: comprehension variables typed as loop variables, a filtering comprehension is its container ([:]), what a function stores in a container it built (d[k] = v, xs.append(v)) is what reading it gives; infa1: calls a runner makes (asyncio.to_thread, run_in_executor, partial, Thread/Process target=) recorded as calls of the function; lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
-_LAYOUT = "irb1"  # the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
-# sharing this cache dir, never reads bytes where it expects the IR's dict
+_LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
+# sharing this cache dir, never reads bytes where it expects the IR's dict; c1: each entry keyed by its file's
+# content (`_consumer_usage`), never by size and mtime alone
+
+RACY_NS = 2 * 10 ** 9  # a file changed this close to the read that hashed it is hashed again next time:
+# a second write within one filesystem timestamp tick (coarse: ~4 ms on ext4, 2 s on FAT) leaves every stamp as it was
 
 
 def _cache_file(cache_dir, root_dir, package, prefixes):
@@ -187,7 +191,16 @@ def _lock(cache_path, wait=LOCK_WAIT):
 
 def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, cache_path, keep=None,
                     ir_as_bytes=False):
-    entries, errors = walk_tree(root_dir, package)
+    """Each file's entry in the cache is (size, mtime_ns, record, links, sha256 of the bytes read,
+    (ctime_ns, dev, ino), when they were read): its record is reused when the file's content is
+    the one it was read from. A file whose stat is the entry's, stamps included, and that had
+    not changed for RACY_NS before it was read, is that content without being read (no call
+    but a write sets ctime; a write within RACY_NS of the read could share its tick); any other
+    file is read and hashed, and an unchanged hash reuses the record all the same (a `git
+    checkout` back and forth, a tarball restored). Why not size and mtime alone: an edit that
+    keeps both (`cp -p`, `touch -r`, an extractor that restores mtimes, two writes within one
+    timestamp tick) read the old file's uses."""
+    entries, errors = walk_tree(root_dir, package, stamps=True)
     if keep is not None:
         entries = [e for e in entries if keep(e[0])]
     needles = [p.encode() for p in prefixes]
@@ -196,7 +209,9 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     new = {}
     rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract
     jobs = {}  # rel -> source bytes whose usage is read (in forked workers when there are many)
-    for rel, path, size, mtime, error in entries:
+    keys = {}  # rel -> (sha256, stamps, read at) of a file read here
+    now = time.time_ns()
+    for rel, path, size, mtime, error, stamp in entries:
         if error or size > max_file_bytes:
             # the file exists but its uses are unknowable: say so rather than pass it as clean
             why = error or "too large: %d bytes" % size
@@ -204,19 +219,32 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             links[rel] = None  # what it imports is unknowable too
             continue
         hit = old.get(rel)
-        if hit is not None and hit[0] == size and hit[1] == mtime and len(hit) > 3:
-            stored = _stored_ir(hit[2])  # a cache from before the IR was kept as bytes is rewritten once
-            new[rel] = hit if stored is hit[2] else (size, mtime, stored, hit[3])
+        if hit is not None and (type(hit) is not tuple or len(hit) != 7 or hit[0] != size):
+            hit = None
+        data = sha = None
+        if hit is not None and not (hit[1] == mtime and hit[5] == stamp and stamp[0] + RACY_NS < hit[6]):
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                data = b""  # unreadable now: read (and reported) below
+            sha = hashlib.sha256(data).digest()
+            hit = (size, mtime, hit[2], hit[3], sha, stamp, now) if sha == hit[4] else None
+        if hit is not None:  # an entry of this layout keeps the IR as bytes (`_stored_ir`)
+            new[rel] = hit
             links[rel] = hit[3]
-            rows.append(("record", stored if ir_as_bytes else _decoded_ir(stored)))
+            rows.append(("record", hit[2] if ir_as_bytes else _decoded_ir(hit[2])))
             continue
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
-            links[rel] = None
-            continue
+        if not data:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError as exc:
+                rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
+                links[rel] = None
+                continue
+            sha = None
+        keys[rel] = (sha or hashlib.sha256(data).digest(), stamp, now)
         if any(n in data for n in needles) or b"setattr(" in data \
                 or (b"getattr(" in data and _GETTER.search(data)) \
                 or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)):
@@ -240,7 +268,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                                       or facts.get("named_modules") or facts.get("classes") or facts.get("ir")):
             facts = None
         stored = _stored_ir(facts)
-        new[rel] = (size, mtime, stored, links[rel])
+        new[rel] = (size, mtime, stored, links[rel]) + keys[rel]
         if facts is not None:
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
     kept = old.pop(_MARKS, None)

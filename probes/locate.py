@@ -31,20 +31,25 @@ def find_package(top: str):
     return None
 
 
-def walk_tree(root_dir: str, package: str):
+def walk_tree(root_dir: str, package: str, stamps=False):
     """Files of `package` under `root_dir`: (entries, errors).
 
     entries: sorted list of (relpath, abspath, size, mtime_ns, error) for every `*.py`; relpath
     uses "/" and is relative to `root_dir`; error is None or why the file cannot be read (it is
     still listed: the module exists, its content is unknowable). errors: directory-level
     problems. A single-module package (`root_dir/<package>.py`) works too.
+
+    `stamps`: each entry also carries (ctime_ns, dev, ino) last, None for an unreadable file,
+    from the stat the walk makes anyway: what probes/consumer_scan.py needs to tell a file
+    rewritten with its old size and mtime (a cache restored from a tarball, `cp -p`, `touch -r`)
+    from an unchanged one, since no user-level call sets ctime.
     """
     entries, errors = [], []
     single = os.path.join(root_dir, package + ".py")
     top = os.path.join(root_dir, package)
     if not os.path.isdir(top):
         if os.path.exists(single) or os.path.islink(single):
-            entries.append(_file_entry(single, package + ".py"))
+            entries.append(_file_entry(single, package + ".py", None, stamps))
         return entries, errors
     seen = set()
     inside = os.path.realpath(top)  # the tree stays a tree: no symlink leads out of the package
@@ -77,9 +82,10 @@ def walk_tree(root_dir: str, package: str):
                     is_dir = False
                 if not is_dir:
                     if _leaves(e, inside):
-                        entries.append((erel, e.path, -1, 0, "unreadable: a symlink that leaves the package"))
+                        entries.append((erel, e.path, -1, 0, "unreadable: a symlink that leaves the package")
+                                       + ((None,) if stamps else ()))
                     else:
-                        entries.append(_file_entry(e.path, erel, e))
+                        entries.append(_file_entry(e.path, erel, e, stamps))
                     continue
             if name == "__pycache__" or name.startswith("."):
                 continue
@@ -110,13 +116,15 @@ def _leaves(entry, inside):
     return real != inside and not real.startswith(inside.rstrip(os.sep) + os.sep)
 
 
-def _file_entry(path, rel, entry=None):
+def _file_entry(path, rel, entry=None, stamps=False):
     try:
         st = entry.stat() if entry is not None else os.stat(path)
     except OSError as exc:
-        return (rel, path, -1, 0, "unreadable: %s" % _describe(exc))
+        return (rel, path, -1, 0, "unreadable: %s" % _describe(exc)) + ((None,) if stamps else ())
     if not _stat.S_ISREG(st.st_mode):
-        return (rel, path, st.st_size, st.st_mtime_ns, "unreadable: not a regular file")
+        return (rel, path, st.st_size, st.st_mtime_ns, "unreadable: not a regular file") + ((None,) if stamps else ())
+    if stamps:
+        return (rel, path, st.st_size, st.st_mtime_ns, None, (st.st_ctime_ns, st.st_dev, st.st_ino))
     return (rel, path, st.st_size, st.st_mtime_ns, None)
 
 

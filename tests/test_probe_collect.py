@@ -204,10 +204,14 @@ def test_warm_snapshot_trusts_stat_and_reads_no_source(v1, tmp_path):
     assert fresh["packages"]["widgetlib"]["digest"] != first["packages"]["widgetlib"]["digest"]
 
 
-def test_consumer_usage_cache_reuses_unchanged_files(tmp_path):
-    """A second probe of an unchanged consumer reads no file; an edited one is read again."""
+def test_consumer_usage_cache_reuses_unchanged_files(tmp_path, monkeypatch):
+    """A second probe of an unchanged consumer opens none of its files; a file edited with its
+    size and mtime kept (`cp -p`, `touch -r`, a restored tarball) is read again, as any edit is:
+    the cache is keyed by each file's content (probes/consumer_scan.py `_consumer_usage`)."""
+    from drift.probes import consumer_scan
     from drift.probes.consumer_scan import consumer_usage
 
+    monkeypatch.setattr(consumer_scan, "RACY_NS", 0)  # the files were written just now: trust their stamps at once
     root = tmp_path / "site"
     (root / "app").mkdir(parents=True)
     (root / "app" / "__init__.py").write_text("")
@@ -216,12 +220,38 @@ def test_consumer_usage_cache_reuses_unchanged_files(tmp_path):
     first = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
     assert [c["keywords"] for m in first["modules"] for c in m["calls"]] == [["x"]]
     assert list(cache.glob("usage-*.marshal"))
-    # unchanged: same facts without reading (make the file unreadable-by-content: same size+mtime)
+    opened = _opens_under(root / "app")  # the package's files (its metadata is read every time)
+    second = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert [c["keywords"] for m in second["modules"] for c in m["calls"]] == [["x"]]
+    assert opened() == []  # served from the cache without reading a file
     st = (root / "app" / "a.py").stat()
     (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(y=1)\n")
-    os.utime(root / "app" / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))
-    second = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
-    assert [c["keywords"] for m in second["modules"] for c in m["calls"]] == [["x"]]  # served from the cache
-    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(zz=1)\n")
+    os.utime(root / "app" / "a.py", ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
     third = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
-    assert [c["keywords"] for m in third["modules"] for c in m["calls"]] == [["zz"]]
+    assert [c["keywords"] for m in third["modules"] for c in m["calls"]] == [["y"]]
+    assert set(opened()) == {str(root / "app" / "a.py")}  # the edited file alone
+    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(zz=1)\n")
+    fourth = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert [c["keywords"] for m in fourth["modules"] for c in m["calls"]] == [["zz"]]
+
+
+def _opens_under(root):
+    """The paths under `root` that `open()` was called on since the last call (a real audit hook:
+    CPython raises the `open` event for every file opened from Python code)."""
+    import sys
+
+    seen = []
+    prefix = str(root) + os.sep
+
+    def hook(event, args):
+        if event == "open" and isinstance(args[0], str) and args[0].startswith(prefix):
+            seen.append(args[0])
+
+    sys.addaudithook(hook)  # an audit hook cannot be removed; it only records paths under this test's tmp dir
+
+    def since():
+        out = list(seen)
+        seen.clear()
+        return out
+
+    return since

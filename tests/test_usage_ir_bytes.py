@@ -9,6 +9,7 @@ version is still left out of the solution."""
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 from pathlib import Path
 
@@ -68,7 +69,10 @@ def test_a_host_still_gets_the_records_as_extracted(tmp_path):
     assert _read(root, tmp_path / "cache", False) == plain
 
 
-def test_a_cache_of_the_old_layout_is_read_and_rewritten_once(tmp_path):
+def test_a_cache_of_an_old_layout_is_read_again_and_rewritten_once(tmp_path):
+    """Entries written before the IR was kept as bytes, or before each was keyed by its file's
+    content (size and mtime only), are never trusted: the files are read again and the cache is
+    rewritten in the current layout, with each file's sha256."""
     root = _site(tmp_path / "site")
     plain = _read(root, None, False)
     _read(root, tmp_path / "cache", True)
@@ -76,13 +80,18 @@ def test_a_cache_of_the_old_layout_is_read_and_rewritten_once(tmp_path):
     stored = marshal.loads(path.read_bytes())
     files = {rel: entry for rel, entry in stored.items() if rel != _MARKS}  # the marks entry is no file's
     old = {rel: (size, mtime, dict({k: v for k, v in facts.items() if k != "ir_guards"}, ir=ir_of(facts))
-                 if facts else facts, links) for rel, (size, mtime, facts, links) in files.items()}
-    path.write_bytes(marshal.dumps(old))  # as a drift from before this layout wrote it
+                 if facts else facts, links) for rel, (size, mtime, facts, links, *_key) in files.items()}
+    path.write_bytes(marshal.dumps(old))  # as a drift from before these layouts wrote it
     got = _read(root, tmp_path / "cache", True)
     assert [ir_of(m) for m in got] == [m["ir"] for m in plain]
     rewritten = marshal.loads(path.read_bytes())
-    assert all(type(entry[2]["ir"]) is bytes for rel, entry in rewritten.items() if rel != _MARKS and entry[2])
-    assert rewritten == stored
+    for rel, entry in rewritten.items():
+        if rel == _MARKS:
+            continue
+        assert len(entry) == 7 and entry[4] == hashlib.sha256((root / rel).read_bytes()).digest()
+        assert not entry[2] or type(entry[2]["ir"]) is bytes
+    assert {rel: e[:4] for rel, e in rewritten.items() if rel != _MARKS} == \
+        {rel: e[:4] for rel, e in stored.items() if rel != _MARKS}
 
 
 def test_a_binding_for_another_version_is_not_solved_from_bytes(tmp_path):
