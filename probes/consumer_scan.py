@@ -210,11 +210,12 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract
     jobs = {}  # rel -> source bytes whose usage is read (in forked workers when there are many)
     keys = {}  # rel -> (sha256, stamps, read at) of a file read here
+    unread = {}  # rel -> why a file's uses are unknowable (its record says so)
     now = time.time_ns()
     for rel, path, size, mtime, error, stamp in entries:
         if error or size > max_file_bytes:
             # the file exists but its uses are unknowable: say so rather than pass it as clean
-            why = error or "too large: %d bytes" % size
+            why = unread[rel] = error or "too large: %d bytes" % size
             rows.append(("record", _skipped(rel, why)))
             links[rel] = None  # what it imports is unknowable too
             continue
@@ -240,7 +241,8 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                 with open(path, "rb") as fh:
                     data = fh.read()
             except OSError as exc:
-                rows.append(("record", _skipped(rel, "unreadable: %s" % exc)))
+                why = unread[rel] = "unreadable: %s" % exc
+                rows.append(("record", _skipped(rel, why)))
                 links[rel] = None
                 continue
             sha = None
@@ -285,7 +287,27 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     info = dist_for(root_dir, package, use_importlib=use_importlib)
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,
-            "errors": errors}
+            "errors": errors, "content_key": _content_key(package, prefixes, ir_as_bytes, digest, entries, new,
+                                                          unread)}
+
+
+def _content_key(package, prefixes, ir_as_bytes, metadata_digest, entries, new, unread):
+    """A digest of everything `modules` was made from: this reader's version, the package and
+    prefixes, each file read (its relative path and sha256, or why it was not read) and the
+    build metadata the marks read. Equal keys, equal records, so drift's answer cache
+    (drift/pipeline/check_cache.py) keys the consumer by it instead of re-encoding and hashing
+    every record (vllm-omni 0.22: 45 MB, ~0.14 s of each warm check)."""
+    h = hashlib.sha256("\0".join([_USAGE_VERSION, _LAYOUT, package, ",".join(sorted(prefixes)),
+                                  "bytes" if ir_as_bytes else "dicts", metadata_digest]).encode())
+    for entry in entries:
+        rel = entry[0]
+        h.update(b"\0" + rel.encode("utf-8", "surrogateescape") + b"\1")
+        got = new.get(rel)
+        if got is not None:
+            h.update(got[4])
+        else:  # not read: its record says why
+            h.update(("!" + unread.get(rel, "?")).encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
 
 
 def _links_of(facts, data, rel):

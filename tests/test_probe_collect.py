@@ -233,6 +233,11 @@ def test_consumer_usage_cache_reuses_unchanged_files(tmp_path, monkeypatch):
     (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(zz=1)\n")
     fourth = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
     assert [c["keywords"] for m in fourth["modules"] for c in m["calls"]] == [["zz"]]
+    # the digest of what the records were read from: the same content, the same key
+    assert first["content_key"] == second["content_key"] != third["content_key"] != fourth["content_key"]
+    (root / "app" / "a.py").write_text("from lib.core import f\n\ndef g():\n    return f(x=1)\n")
+    back = consumer_usage(str(root), "app", ["lib"], use_importlib=False, cache_dir=str(cache))
+    assert back["content_key"] == first["content_key"]
 
 
 def _opens_under(root):

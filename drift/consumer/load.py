@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from drift.consumer.discover import Selection, discover, file_filter
-from drift.consumer.usage import collect_discovered, collect_usage, read_metadata
+from drift.consumer.usage import discovered_and_key, read_metadata, usage_and_key
 from drift.model.targets import _tree_root, classify, default_probe_cache, probe_interpreter
 from drift.sources.errors import FetchError
 from drift.sources.fetch import fetch_sources, parse_requirement
@@ -23,6 +23,8 @@ class Consumer:
     packages: list[str]
     meta: dict[str, Any]
     usage: list[dict[str, Any]]
+    usage_key: str | None = None  # a digest of what `usage` was read from (drift.consumer.usage.content_key);
+    # None when it came from elsewhere (a host, another interpreter): the answer cache then hashes the usage itself
 
     @classmethod
     def from_usage(cls, label: str, package: str, use: dict[str, Any]) -> "Consumer":
@@ -57,8 +59,8 @@ def load_consumer(spec: str, *, target_package: str, packages: list[str] | None 
     if not pkgs:
         raise FetchError(f"{spec}: no importable package found")
     meta = read_metadata(root, pkgs[0])
-    usage = collect_usage(root, pkgs, [target_package], cache_dir=default_probe_cache())
-    return Consumer(spec, root, pkgs, meta, usage)
+    usage, key = usage_and_key(root, pkgs, [target_package], cache_dir=default_probe_cache())
+    return Consumer(spec, root, pkgs, meta, usage, key)
 
 
 def _checkout(spec: str, path: Path, packages: list[str] | None, selection: Selection,
@@ -72,14 +74,14 @@ def _checkout(spec: str, path: Path, packages: list[str] | None, selection: Sele
     if packages or (path / "__init__.py").exists():
         root, pkgs = _tree_root(path, packages)
         keep = file_filter(root, selection) if selection.include or selection.exclude else None
-        usage = collect_usage(root, pkgs, [target_package], cache_dir=default_probe_cache(), keep=keep)
-        return Consumer(spec, root, pkgs, read_metadata(root, pkgs[0]), usage)
+        usage, key = usage_and_key(root, pkgs, [target_package], cache_dir=default_probe_cache(), keep=keep)
+        return Consumer(spec, root, pkgs, read_metadata(root, pkgs[0]), usage, key)
     try:
         found = discover(path, selection)
     except ValueError as exc:
         raise FetchError(str(exc)) from None
-    usage = collect_discovered(found, [target_package], cache_dir=default_probe_cache())
-    return Consumer(spec, found.root, found.packages, _checkout_metadata(found), usage)
+    usage, key = discovered_and_key(found, [target_package], cache_dir=default_probe_cache())
+    return Consumer(spec, found.root, found.packages, _checkout_metadata(found), usage, key)
 
 
 def _checkout_metadata(found) -> dict:

@@ -265,7 +265,7 @@ def check(
     digest = None if labels and labels.get("host") else check_cache.key(
         rules=rules, builtin=frozenset(r.id for r in (*GENERIC_RULES, *VLLM_RULES)), usage=usage,
         target_facts=target_facts, baseline_facts=baseline_facts, target_package=target_package,
-        consumer_name=ctx.consumer_name, decorators=decos)
+        consumer_name=ctx.consumer_name, decorators=decos, usage_key=consumer.usage_key)
     answer = check_cache.load(digest) if digest else None
     if answer is None:  # the rules run: nothing this check reads was answered before (drift/pipeline/check_cache.py)
         findings, rule_notes = run_rules(ctx, rules)
