@@ -378,13 +378,18 @@ def _bound_functions(tree, source_lines):
     return binds
 
 
-def usage_facts(source, *, module, path, prefixes, is_package=False):
-    """The usage record of one consumer module (see SCHEMA.md, "Usage")."""
+def usage_facts(source, *, module, path, prefixes, is_package=False, handed=False):
+    """The usage record of one consumer module (see SCHEMA.md, "Usage").
+
+    `handed`: the module never names the target, but a module that does uses one of its classes
+    as a value (probes/consumer_scan.py `_handed_modules`): its classes and IR are recorded, since
+    the target may receive such a class (a duck-typed backend an override returns)."""
     with memoised():  # the extractors below walk the same trees again and again
-        return _usage_facts(source, module=module, path=path, prefixes=prefixes, is_package=is_package)
+        return _usage_facts(source, module=module, path=path, prefixes=prefixes, is_package=is_package,
+                            handed=handed)
 
 
-def _usage_facts(source, *, module, path, prefixes, is_package):
+def _usage_facts(source, *, module, path, prefixes, is_package, handed=False):
     try:
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         tree = ast.parse(text)
@@ -410,9 +415,12 @@ def _usage_facts(source, *, module, path, prefixes, is_package):
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)
-        if NAMES_A_CLASS.search(text):  # a config's `worker_extension_cls = "pkg.ext.Sync"`: the class vLLM gets
+        if handed or NAMES_A_CLASS.search(text):  # a config's `worker_extension_cls = "pkg.ext.Sync"`: the class vLLM gets
             out["ir"] = ir_facts(tree, module=module, is_package=is_package)
-        if NAME_GETTER.search(text):  # a patch framework's base: subclasses elsewhere call its getter
+        if handed:  # its classes as the target will see them (members, what they set on self)
+            out["classes"] = reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes,
+                                         lines=text.splitlines())["classes"]
+        elif NAME_GETTER.search(text):  # a patch framework's base: subclasses elsewhere call its getter
             classes = reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes,
                                   lines=text.splitlines())["classes"]
             if any(c.get("name_getters") for c in classes.values()):

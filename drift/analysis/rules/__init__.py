@@ -12,6 +12,7 @@ from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
 from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
+from drift.analysis.rules.self_builds import RULES as SELF_BUILD_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.keys import RULES as KEY_RULES
 from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
@@ -55,6 +56,7 @@ GENERIC_RULES = [
     *SETTER_RULES,
     *HANDED_RULES,
     *SLOT_RULES,
+    *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
