@@ -21,6 +21,7 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
 from drift.analysis.rules.base import plural, rule
+from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import RECEIVER, gone_base, mro_names, reaches, receiver_of, runs_own
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
@@ -824,9 +825,12 @@ def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> s
 
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
-                       tb: list[Symbol] = (), stub: bool = False) -> Iterator[Finding]:
+                       tb: list[Symbol] = (), stub: bool = False,
+                       on: tuple[Symbol | None, Symbol | None] = (None, None)) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target now calls that name (its own
-    call sites, when the facts have them), else against how the target's base declares it.
+    call sites, when the facts have them, and the calls of a public method that runs it through
+    a bound method the class chose, rules/dispatch.py), else against how the target's base
+    declares it. `on`: the patched target class on each side (an override's are `tb`).
     A replacement that only raises (`stub`) already failed wherever the baseline called it: a
     call it no longer fits raises a TypeError there instead, which is no new failure."""
     name = tm.dotted.rsplit(".", 1)[-1]
@@ -834,7 +838,9 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         replaced = _replaced_callers(ctx, ref, list(tb))
         inherited = mro_names(ctx.target, tb) if ref is not None else None
         declared = tm.owner.dotted if tm.owner is not None else None
-        sites = [s for s in _sites_of(ctx.target, name, tm) or []
+        family = list(tb) if ref is not None else [on[0]]
+        chosen = dispatched_sites(ctx.target, family, name, tm, _sites_of)
+        sites = [s for s in (_sites_of(ctx.target, name, tm) or []) + chosen
                  if (s[5], s[6]) not in replaced
                  and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])
                  and (ref is not None or _patch_reaches(ctx, s, tm.owner))]
@@ -847,7 +853,9 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             return  # most overrides fit every call: nothing to sort, no baseline to ask
         old_decl = _as_sig(bm.as_function.params) if ctx.baseline is not None and bm is not None else None
         # failures the override already had against the baseline's own calls: not drift
-        before = {_category(_site_failure(label, sig, s)) for s in _sites_of(ctx.baseline, name, bm) or []} \
+        bfamily = _baseline_family(ctx, tb) if ref is not None else [on[1]]
+        before = {_category(_site_failure(label, sig, s)) for s in (_sites_of(ctx.baseline, name, bm) or [])
+                  + dispatched_sites(ctx.baseline, bfamily, name, bm, _sites_of)} \
             if old_decl is not None else set()
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
@@ -856,8 +864,10 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         for site, failure in failing:
             if failure in seen or _category(failure) in before:
                 continue
-            if old_decl is not None and _site_failure(label, old_decl, site) is None:
+            if old_decl is not None and _site_failure(label, old_decl, site) is None \
+                    and not any(site is c for c in chosen):
                 continue  # the old declaration took this call too: not a call the change brought
+                # (a dispatched call's is the chooser's `*args, **kwargs`: `before` judges it)
             seen.add(failure)
             yield Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
@@ -873,6 +883,16 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             )
         return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _baseline_family(ctx: CheckContext, tb: list[Symbol]) -> list[Symbol]:
+    """The baseline's classes of the target bases `tb` (by name)."""
+    out = []
+    for b in tb:
+        sym = ctx.baseline.lookup(b.dotted) if ctx.baseline is not None else None
+        if sym is not None:
+            out.append(sym)
+    return out
 
 
 def _site_fix(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]], tm: Symbol,
@@ -1190,7 +1210,7 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
             label = patch["value"]["function"]
             stub = bool(((patch.get("value") or {}).get("signature") or {}).get("raises_only"))
         found = list(_override_findings(ctx, where=where, label=label, sig=sig, tm=tv.sym, bm=bv.sym,
-                                        how=how, stub=stub))
+                                        how=how, stub=stub, on=_patched_classes(ctx, patch)))
         yield from found or _baseline_copy_findings(ctx, where=where, label=label, sig=sig, tm=tv.sym,
                                                     bm=bv.sym, how=how)
     yield from _replacement_findings(ctx)
@@ -1609,6 +1629,15 @@ def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
 def _inside(function: str | None, functions) -> bool:
     """Whether a use in `function` (a qual: `f`, `f.inner`) sits in one of `functions`."""
     return bool(function) and any(function == f or function.startswith(f + ".") for f in functions)
+
+
+def _patched_classes(ctx: CheckContext, patch: dict) -> tuple[Symbol | None, Symbol | None]:
+    """The class a patch sets its method on, in the target and in the baseline (None for a module)."""
+    path = tuple(patch["path"])
+    t = ctx.target_paths.value(path)
+    b = ctx.baseline_paths.value(path) if ctx.baseline_paths else None
+    return tuple(v.sym if v is not None and v.sym is not None and v.sym.kind == "class" else None
+                 for v in (t, b))
 
 
 def _patch_values(ctx: CheckContext, patch: dict) -> tuple[Value | None, Value | None]:
