@@ -1305,6 +1305,7 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
     that extends the target's is an override (above); a stand-in is judged by its `__init__`."""
     solved = ctx.consumer.inferred
     seen: set[tuple[str, str]] = set()
+    emitted: set[tuple] = set()
     for rep in solved.replacements:
         dotted, ref = rep["target"], rep["consumer"]
         if (dotted, ref) in seen:
@@ -1333,6 +1334,77 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
         where = Location(home.get("path") or rep["path"], line, symbol=fn)
         yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
                                       how=f"assigned over `{dotted}`")
+    for dotted, ref, t, b in stand_ins(ctx):
+        for f in _stand_in_methods(ctx, ref, dotted, t, b):
+            key = (f.consumer_site.path, f.consumer_site.line, f.symbol, f.predicted_failure)
+            if key not in emitted:  # a consumer base shared by two stand-ins is judged once
+                emitted.add(key)
+                yield f
+
+
+def stand_ins(ctx: CheckContext) -> list[tuple[str, str, Symbol, Symbol]]:
+    """(target class dotted, consumer class, target class, baseline class) of every consumer class
+    assigned over a target class it does not extend: seen by the solved model (`vllm.x.Y = Mine`)
+    or recorded as a patch whose value names the class (a patching function the IR did not
+    read, such as one defined under a module-level `if`)."""
+    hit = ctx.memo.get("stand_ins")
+    if hit is not None:
+        return hit
+    pairs = [(rep["target"], rep["consumer"]) for rep in ctx.consumer.inferred.replacements
+             if rep.get("kind") == "class"]
+    for _mod, patch in _patches(ctx):
+        value = (patch.get("value") or {}).get("path") or []
+        owner = _dotted_path(patch.get("path") or [])
+        if len(value) == 1 and value[0].startswith("sym:") and value[0][4:] in ctx.consumer.classes \
+                and owner and patch.get("name"):
+            pairs.append((f"{owner}.{patch['name']}", value[0][4:]))
+    out, seen = [], set()
+    for dotted, ref in pairs:
+        if (dotted, ref) in seen or ref not in ctx.consumer.classes or ctx.baseline is None:
+            continue
+        seen.add((dotted, ref))
+        t, b = ctx.target.lookup(dotted), ctx.baseline.lookup(dotted)
+        if t is None or b is None or t.kind != "class" or b.kind != "class" or ctx.target_paths.target_bases(ref):
+            continue
+        out.append((dotted, ref, t, b))
+    ctx.memo["stand_ins"] = out
+    return out
+
+
+def _dotted_path(path: list[str]) -> str | None:
+    """`sym:a` `.b` `.c` as `a.b.c`; None for a path with a call or another step."""
+    if not path or not path[0].startswith("sym:") or not all(p.startswith(".") for p in path[1:]):
+        return None
+    return path[0][4:] + "".join(path[1:])
+
+
+def _stand_in_methods(ctx: CheckContext, ref: str, dotted: str, t: Symbol, b: Symbol) -> Iterator[Finding]:
+    """The methods of a stand-in class assigned over a target class (`vllm.x.Manager = Mine`,
+    Mine not extending it): the target's code now builds Mine where it built its own class and
+    calls Mine's methods as it calls the class's own, so each method the replaced class also
+    defines is held to the target's calls of it, as a function patched over that method is."""
+    visited: set[str] = set()
+    names: set[str] = set()
+    stack = [ref]
+    while stack:
+        r = stack.pop(0)
+        cls = ctx.consumer.classes.get(r)
+        if cls is None or r in visited:
+            continue
+        visited.add(r)
+        mod = _module_of(ctx, cls)
+        for name, m in sorted((cls.get("methods") or {}).items()):
+            if name.startswith("__") or name in names:
+                continue
+            names.add(name)  # the nearest definition runs; a base's of the same name never does
+            tm, bm = _lookup_method(ctx.target, [t], name), _lookup_method(ctx.baseline, [b], name)
+            if tm is None or bm is None:
+                continue
+            where = Location(mod["path"], m["line"], symbol=f"{r}.{name}", col=(m.get("col") or 0) + 1)
+            yield from _override_findings(ctx, where=where, label=f"{cls.get('qual') or r}.{name}", sig=_sig(m),
+                                          tm=tm, bm=bm, how=f"assigned over `{dotted}`",
+                                          stub=bool(m.get("raises_only")), on=(t, b))
+        stack.extend(x[0][4:] for x in cls.get("bases") or [] if x and len(x) == 1 and x[0].startswith("sym:"))
 
 
 def _consumer_module(ctx: CheckContext, qual: str) -> dict | None:

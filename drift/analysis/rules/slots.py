@@ -31,7 +31,7 @@ from drift.analysis.paths import MIXED_INTO
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import RECEIVER
 from drift.analysis.rules.handed import _available
-from drift.analysis.rules.reach import _members, _sites_of
+from drift.analysis.rules.reach import _members, _sites_of, stand_ins
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
 
@@ -108,6 +108,10 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
             if expected:
                 seen.add(ref)
                 yield ref, expected, True, f"named in `{key}`"
+    for dotted, ref, t, b in stand_ins(ctx):  # (d) assigned over a target class: built where it was
+        if ref not in seen:
+            seen.add(ref)
+            yield ref, [t if on_target else b], False, f"assigned over `{dotted}`"
 
 
 def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tuple[str, list[Symbol], str]]:
