@@ -161,3 +161,70 @@ def test_a_subclass_that_overrides_the_copy_is_silent(tmp_path):
 def test_a_copy_the_baseline_already_made_is_no_drift(tmp_path):
     case = _clone_case(MINE, PREFILL_AFTER, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+# -- objects handed over: the consumer builds them, the target keeps them as one of its classes ----
+SINK_BEFORE = """
+    class Sink:
+        def write(self, item):
+            raise NotImplementedError
+
+
+    class Engine:
+        def __init__(self):
+            self.sink: Sink | None = None
+
+        def attach(self, sink: Sink):
+            self.sink = sink
+
+        def step(self, item):
+            self.sink.write(item)
+    """
+SINK_AFTER = """
+    class Sink:
+        def write(self, item):
+            raise NotImplementedError
+
+        def flush(self):
+            pass
+
+
+    class Engine:
+        def __init__(self):
+            self.sink: Sink | None = None
+
+        def attach(self, sink: Sink):
+            self.sink = sink
+
+        def step(self, item):
+            self.sink.write(item)
+            self.sink.flush()
+    """
+MY_SINK = """
+    from gizmo.engine import Engine
+
+
+    class ListSink:
+        def __init__(self, size):
+            self.items = []
+
+        def write(self, item):
+            self.items.append(item)
+
+
+    def start():
+        engine = Engine()
+        engine.attach(ListSink(4))
+        return engine
+    """
+
+
+def test_a_duck_object_handed_to_the_target_is_held_to_what_the_target_now_uses_on_it(tmp_path):
+    case = Case("handed-object", {"gizmo/engine.py": SINK_BEFORE}, {"gizmo/engine.py": SINK_AFTER},
+                {"app/sink.py": MY_SINK}, [("DRIFT082", line_of(MY_SINK, "class ListSink"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    f = only(findings, "DRIFT082")
+    raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.sink", "start().step(1)")
+    assert raised == f.predicted_failure == "AttributeError: 'ListSink' object has no attribute 'flush'"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.sink", "start().step(1)") is None

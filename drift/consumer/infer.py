@@ -51,10 +51,13 @@ class Solution:
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
+    returned_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes
+    # whose instances it returns
     module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
     # with its own: {"target", "consumer", "path", "line", "col"}
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
-    # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}
+    # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}, and
+    # "instance": True where an object of the class is handed (the target keeps it, never builds it)
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -515,16 +518,23 @@ class _Solver:
         out: list[dict[str, Any]] = []
         for row in self.call:
             callee, args, kwargs, line = row
-            dotted = [_dotted(v[1]) for v in self.eval(callee) if v[0] == "T"] if callee else []
-            dotted = [d for d in dotted if d]
-            if not dotted:
+            targets = [v[1] for v in self.eval(callee) if v[0] == "T"] if callee else []
+            dotted = [d for d in map(_dotted, targets) if d]
+            # a method of a target object (`engine.attach(...)`): its path, for the evaluator
+            on_object = [t for t in targets if not _dotted(t) and t[-1].startswith(".")]
+            if not dotted and len(on_object) != 1:
                 continue
+            where = {"callee": dotted[0]} if dotted else \
+                {"callee": "".join(on_object[0][1:]).lstrip("."), "callee_path": list(on_object[0])}
             slots = [(i, self.eval(a) if a else _EMPTY) for i, a in enumerate(args)]
             slots += [(k, self.eval(a) if a else _EMPTY) for k, a in kwargs.items()]
             for n, (slot, values) in enumerate(slots):
                 follow = slots[n + 1][1] if n + 1 < len(slots) and isinstance(slots[n + 1][0], int) else _EMPTY
                 for cls in sorted(self._classes_given(values, follow)):
-                    out.append({"callee": dotted[0], "arg": slot, "class": cls,
+                    out.append({**where, "arg": slot, "class": cls,
+                                "path": self.where.get(id(row), ""), "line": line})
+                for cls in sorted({v[1] for v in values if v[0] == "I"}):  # an object the target keeps
+                    out.append({**where, "arg": slot, "class": cls, "instance": True,
                                 "path": self.where.get(id(row), ""), "line": line})
         return out
 
@@ -589,9 +599,13 @@ class _Solver:
         sol.module_swaps = [{"target": a, "consumer": b, "path": where, "line": line, "col": col}
                             for a, b, where, line, col in self.modmap if self.is_target(a) and b in own]
         for fn, expr in self.ret:
-            classes = sorted(v[1] for v in self.eval(expr) if v[0] == "C")
+            values = self.eval(expr)
+            classes = sorted(v[1] for v in values if v[0] == "C")
             if classes:
                 sol.returned[fn] = sorted(set(sol.returned.get(fn, [])) | set(classes))
+            objects = sorted(v[1] for v in values if v[0] == "I")
+            if objects:
+                sol.returned_objects[fn] = sorted(set(sol.returned_objects.get(fn, [])) | set(objects))
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

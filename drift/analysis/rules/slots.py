@@ -35,6 +35,8 @@ from drift.analysis.rules.reach import _members, _sites_of, stand_ins
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
 
+OBJECT_HANDED = "an object of it handed to"  # how an object (not the class) reached the slot:
+OBJECT_RETURNED = "an object of it returned by"  # the consumer built it, the target never does
 _TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -49,10 +51,15 @@ def _resolve_in(index: PackageIndex, module: str, text: str) -> Symbol | None:
     return None
 
 
-def _registered_for(index: PackageIndex, entry: dict[str, Any]) -> list[Symbol]:
+def _registered_for(index: PackageIndex, entry: dict[str, Any], paths=None) -> list[Symbol]:
     """The classes the target's parameter takes a registered class for: `type[X]` in the
-    annotation of the parameter the class (or its module's name) was passed to."""
-    fn = index.lookup(entry["callee"])
+    annotation of the parameter the class (or its module's name) was passed to (`X` for an object
+    handed over). A method of a target object (`callee_path`) is found by the path evaluator."""
+    if entry.get("callee_path"):
+        value = paths.value(tuple(entry["callee_path"])) if paths is not None else None
+        fn = value.sym if value is not None and value.kind in ("method", "function") else None
+    else:
+        fn = index.lookup(entry["callee"])
     if fn is None or fn.kind not in ("function", "method"):
         return []
     params = fn.as_function.params
@@ -67,7 +74,8 @@ def _registered_for(index: PackageIndex, entry: dict[str, Any]) -> list[Symbol]:
     if param is None or not param.annotation:
         return []
     out = []
-    for text in _TYPE_OF.findall(param.annotation):
+    texts = _held_names(param.annotation) if entry.get("instance") else _TYPE_OF.findall(param.annotation)
+    for text in texts:
         sym = _resolve_in(index, fn.module, text)
         if sym is not None and all(s.dotted != sym.dotted for s in out):
             out.append(sym)
@@ -87,12 +95,13 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
         ref = entry["class"]
         if ref in seen or ref not in ctx.consumer.classes:
             continue
-        expected = _registered_for(index, entry)
+        expected = _registered_for(index, entry, paths)
         if expected:
             seen.add(ref)
             bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
+            callee = f"{entry['callee'].rsplit('.', 2)[-2]}.{entry['callee'].rsplit('.', 1)[-1]}"
             yield ref, expected, all(s.dotted in bases for s in expected), \
-                f"registered with `{entry['callee'].rsplit('.', 2)[-2]}.{entry['callee'].rsplit('.', 1)[-1]}`"
+                (f"{OBJECT_HANDED} `{callee}`" if entry.get("instance") else f"registered with `{callee}`")
     for ref, expected, how in _returned_for(ctx, index, paths):
         if ref not in seen:
             seen.add(ref)
@@ -116,27 +125,38 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
 
 def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tuple[str, list[Symbol], str]]:
     """Consumer classes an override returns where the target's method it overrides is annotated
-    `-> type[X]` (`get_builder_cls`, `get_impl_cls`): the target takes the class for an X."""
-    returned = ctx.consumer.inferred.returned
+    `-> type[X]` (`get_builder_cls`, `get_impl_cls`): the target takes the class for an X. And
+    classes whose objects it returns where that method is annotated `-> X`: the target keeps the
+    object as an X (`get_connector() -> Connector`)."""
+    inferred = ctx.consumer.inferred
+    objects = getattr(inferred, "returned_objects", None) or {}
     for owner in sorted(ctx.consumer.classes):
         methods = (ctx.consumer.classes[owner].get("methods") or {})
         bases = paths.target_bases(owner)
         if not bases:
             continue
         for name in sorted(methods):
-            refs = [r for r in returned.get(f"{owner}.{name}") or () if r in ctx.consumer.classes]
-            if not refs:
+            refs = [r for r in inferred.returned.get(f"{owner}.{name}") or () if r in ctx.consumer.classes]
+            made = [r for r in objects.get(f"{owner}.{name}") or () if r in ctx.consumer.classes]
+            if not refs and not made:
                 continue
             owner_sym = next((c for b in bases for c in index.mro(b) if c.as_class.methods.get(name) is not None), None)
             if owner_sym is None:
                 continue
             decl = owner_sym.as_class.methods[name]
-            expected = [sym for text in _TYPE_OF.findall(decl.returns or "")
+            if refs:
+                expected = [sym for text in _TYPE_OF.findall(decl.returns or "")
+                            for sym in [_resolve_in(index, owner_sym.module, text)] if sym is not None]
+                expected = expected or _slot_of_implementations(index, owner_sym, name)
+                for ref in refs:
+                    if expected:
+                        yield ref, expected, f"returned by `{owner.rsplit('.', 1)[-1]}.{name}`"
+            if made and not _TYPE_OF.search(decl.returns or ""):
+                kept = [sym for text in _held_names(decl.returns or "")
                         for sym in [_resolve_in(index, owner_sym.module, text)] if sym is not None]
-            expected = expected or _slot_of_implementations(index, owner_sym, name)
-            for ref in refs:
-                if expected:
-                    yield ref, expected, f"returned by `{owner.rsplit('.', 1)[-1]}.{name}`"
+                for ref in made:
+                    if kept:
+                        yield ref, kept, f"{OBJECT_RETURNED} `{owner.rsplit('.', 1)[-1]}.{name}`"
 
 
 def _implementations(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list[str]]]:
@@ -330,7 +350,9 @@ def _duck_new_members(ctx: CheckContext, ref: str, expected: list[Symbol], bexpe
         consumer_site=Location(mod.get("path") or "?", line, symbol=f"{ref}.{close[0]}" if close else ref,
                                col=col + 1),
         target_evidence=tuple(Location(site[0], site[1], symbol=f".{n}()") for n, site in called[:5]),
-        predicted_failure=f"AttributeError: type object '{short}' has no attribute '{names[0]}'",
+        predicted_failure=(f"AttributeError: '{short}' object has no attribute '{names[0]}'"
+                           if how.startswith((OBJECT_HANDED, OBJECT_RETURNED))
+                           else f"AttributeError: type object '{short}' has no attribute '{names[0]}'"),
         fix=Fix(f"implement {listed} in `{crec['qual']}` as `{base}` now defines it",
                 manual_reason="what the member must return is the target's contract"),
         symbol=f"{expected[0].dotted}.{names[0]}",
@@ -405,8 +427,9 @@ def slot_init_mismatch(ctx: CheckContext) -> Iterator[Finding]:
     before = {ref: (expected, extends) for ref, expected, extends, _how in _plugged(ctx, on_target=False)}
     for ref, expected, extends, how in _plugged(ctx, on_target=True):
         bexp, bextends = before.get(ref) or ([], True)
-        if extends or bextends or len(expected) != 1 or len(bexp) != 1:
-            continue
+        if extends or bextends or len(expected) != 1 or len(bexp) != 1 \
+                or how.startswith((OBJECT_HANDED, OBJECT_RETURNED)):
+            continue  # an object the consumer built: the target never runs its `__init__`
         init = ((ctx.consumer.classes[ref].get("methods") or {}).get("__init__"))
         tparams, bparams = _init_of(ctx.target, expected[0]), _init_of(ctx.baseline, bexp[0])
         if init is None or tparams is None or bparams is None:
