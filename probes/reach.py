@@ -649,10 +649,29 @@ def _signature(fn):
     decos = [(_dotted(d.func if isinstance(d, ast.Call) else d) or "") for d in fn.decorator_list]
     out = {"line": fn.lineno, "col": fn.col_offset, "params": params, "decorators": decos,
            "is_async": isinstance(fn, ast.AsyncFunctionDef)}
+    returns = _return_type(fn)
+    if returns:
+        out["returns"] = returns  # what the override says it hands the target's callers
     body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
     if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
         out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
     return out
+
+
+def _return_type(fn):
+    """The function's return annotation as written, else the builtin type of the one constant it
+    returns (`return "gdn_attention"` is a str); None when neither says."""
+    if fn.returns is not None:
+        try:
+            return ast.unparse(fn.returns).strip("'\"")
+        except (AttributeError, ValueError, RecursionError):
+            return None
+    body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+    if len(body) == 1 and type(body[0]) is ast.Return and isinstance(body[0].value, ast.Constant):
+        value = body[0].value.value
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return type(value).__name__
+    return None
 
 
 def _is_docstring(st):

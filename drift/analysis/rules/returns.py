@@ -19,6 +19,7 @@ from typing import Iterator
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of
+from drift.analysis.rules.signature import _type_names
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 _NOTHING = frozenset({"", "None", "NoReturn", "Never", "typing.NoReturn", "typing.Never"})
@@ -84,4 +85,44 @@ def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-RULES = [override_returns_nothing]
+@rule("DRIFT086", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
+def override_returns_old_type(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer override that says it returns the type the baseline's method declared (its
+    annotation, or the type of the one constant it returns: `return "gdn_attention"`), where the
+    target's method now declares one of the target's classes sharing no type with the old
+    (`-> str` became `-> MambaAttentionBackendEnum`): the target's callers now take the override's
+    value for that class, and fail on the plain value it still hands them (an isinstance assert,
+    a member read)."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        for name, m in sorted((cls.get("methods") or {}).items()):
+            mine = m.get("returns")
+            if not mine or name.startswith("__") or m.get("raises_only"):
+                continue
+            tm, bm = _lookup_method(ctx.target, tb, name), _lookup_method(ctx.baseline, bb, name)
+            if tm is None or bm is None:
+                continue
+            tret, bret = tm.as_function.returns, bm.as_function.returns
+            was, now, says = _type_names(bret), _type_names(tret), _type_names(mine)
+            if not was or not now or not says or was & now or not says <= was \
+                    or not _newly_a_target_class(ctx, tm, bret, tret):
+                continue
+            base = tm.dotted.rsplit(".", 2)[-2]
+            yield Finding(
+                rule_id="DRIFT086", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
+                title=f"`{cls['qual']}.{name}` returns `{mine}`, but `{base}.{name}` now returns `{tret}` "
+                      f"(it returned `{bret}`)",
+                consumer_site=Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}",
+                                       col=(m.get("col") or 0) + 1),
+                target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+                predicted_failure=None,
+                details="the target's callers now use the value as the new type; the override hands them the old",
+                fix=Fix(f"return a `{tret}` from `{cls['qual']}.{name}` as `{base}.{name}` now does",
+                        manual_reason="which value of the new type stands for the old one is the consumer's choice"),
+                symbol=tm.dotted,
+            )
+
+
+RULES = [override_returns_nothing, override_returns_old_type]
