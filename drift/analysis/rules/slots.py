@@ -37,6 +37,7 @@ from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
 
 OBJECT_HANDED = "an object of it handed to"  # how an object (not the class) reached the slot:
 OBJECT_RETURNED = "an object of it returned by"  # the consumer built it, the target never does
+ASSIGNED_OVER = "assigned over"  # a stand-in: its `__init__` is DRIFT070's (reach._replacement_findings)
 _TYPE_OF = re.compile(r"\b(?:type|Type)\[\s*['\"]?([A-Za-z_][\w.]*)")
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -120,7 +121,7 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
     for dotted, ref, t, b in stand_ins(ctx):  # (d) assigned over a target class: built where it was
         if ref not in seen:
             seen.add(ref)
-            yield ref, [t if on_target else b], False, f"assigned over `{dotted}`"
+            yield ref, [t if on_target else b], False, f"{ASSIGNED_OVER} `{dotted}`"
 
 
 def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tuple[str, list[Symbol], str]]:
@@ -428,8 +429,9 @@ def slot_init_mismatch(ctx: CheckContext) -> Iterator[Finding]:
     for ref, expected, extends, how in _plugged(ctx, on_target=True):
         bexp, bextends = before.get(ref) or ([], True)
         if extends or bextends or len(expected) != 1 or len(bexp) != 1 \
-                or how.startswith((OBJECT_HANDED, OBJECT_RETURNED)):
-            continue  # an object the consumer built: the target never runs its `__init__`
+                or how.startswith((OBJECT_HANDED, OBJECT_RETURNED, ASSIGNED_OVER)):
+            continue  # an object the consumer built: the target never runs its `__init__`; a
+            # stand-in's `__init__` is judged against the replaced class's by DRIFT070
         init = ((ctx.consumer.classes[ref].get("methods") or {}).get("__init__"))
         tparams, bparams = _init_of(ctx.target, expected[0]), _init_of(ctx.baseline, bexp[0])
         if init is None or tparams is None or bparams is None:
