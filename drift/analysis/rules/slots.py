@@ -326,6 +326,8 @@ def _duck_new_members(ctx: CheckContext, ref: str, expected: list[Symbol], bexpe
     tnew = _members(ctx.target, expected[0])
     bold = _members(ctx.baseline, bexpected[0])
     gained = sorted(n for n in tnew - bold if not n.startswith("_") and n not in have)
+    if how.startswith((OBJECT_HANDED, OBJECT_RETURNED)):  # an object: what its class's objects answer
+        gained = [n for n in gained if not _on_the_class(ctx.target, expected[0], n)]
     called = []
     for name in gained:
         sites = [s for s in _sites_of(ctx.target, name, None) or []
@@ -360,6 +362,16 @@ def _duck_new_members(ctx: CheckContext, ref: str, expected: list[Symbol], bexpe
         details=f"the target calls it on objects it does not name after the class: whether they are "
                 f"`{short}`'s is not followed",
     )
+
+
+def _on_the_class(index: PackageIndex, cls: Symbol, name: str) -> bool:
+    """Whether `name` is a class or static method of `cls` (called on the class, such as a
+    `make_empty()` constructor, not on the objects the consumer hands over)."""
+    for owner in index.mro(cls):
+        m = owner.as_class.methods.get(name)
+        if m is not None:
+            return any(d.rsplit(".", 1)[-1] in ("classmethod", "staticmethod") for d in m.decorators)
+    return False
 
 
 def _member_finding(ctx: CheckContext, ref: str, crec: dict, how: str, names: list[str],
