@@ -64,8 +64,10 @@ def _registered_for(index: PackageIndex, entry: dict[str, Any], paths=None) -> l
     if fn is None or fn.kind not in ("function", "method"):
         return []
     params = fn.as_function.params
-    if fn.kind == "method" and params and params[0].name in ("self", "cls"):
-        params = params[1:]
+    through_class = not entry.get("callee_path") and params and params[0].name == "self" \
+        and not any(d.rsplit(".", 1)[-1] in ("classmethod", "staticmethod") for d in fn.as_function.decorators)
+    if fn.kind == "method" and params and params[0].name in ("self", "cls") and not through_class:
+        params = params[1:]  # bound: `Cls.m(obj, ...)` called through the class passes `self` itself
     slot = entry["arg"]
     if isinstance(slot, int):
         positional = [p for p in params if p.kind in _POS]
@@ -92,7 +94,13 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
         return
     inferred = ctx.consumer.inferred
     seen: set[str] = set()
-    for entry in inferred.registered:
+    # classes first, objects last: a class slot says what the target builds, an object's only
+    # what it keeps (the same class may reach both)
+    entries = [e for e in inferred.registered if not e.get("instance")] + \
+        [e for e in inferred.registered if e.get("instance")]
+    for entry in entries:
+        if entry.get("instance"):
+            break  # objects come after the other slots, below
         ref = entry["class"]
         if ref in seen or ref not in ctx.consumer.classes:
             continue
@@ -100,11 +108,13 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
         if expected:
             seen.add(ref)
             bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
-            callee = f"{entry['callee'].rsplit('.', 2)[-2]}.{entry['callee'].rsplit('.', 1)[-1]}"
             yield ref, expected, all(s.dotted in bases for s in expected), \
-                (f"{OBJECT_HANDED} `{callee}`" if entry.get("instance") else f"registered with `{callee}`")
+                f"registered with `{_short_callee(entry['callee'])}`"
+    objects = []
     for ref, expected, how in _returned_for(ctx, index, paths):
-        if ref not in seen:
+        if how.startswith(OBJECT_RETURNED):
+            objects.append((ref, expected, how))
+        elif ref not in seen:
             seen.add(ref)
             bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
             yield ref, expected, all(s.dotted in bases for s in expected), how
@@ -122,6 +132,22 @@ def _plugged(ctx: CheckContext, on_target: bool) -> Iterator[tuple[str, list[Sym
         if ref not in seen:
             seen.add(ref)
             yield ref, [t if on_target else b], False, f"{ASSIGNED_OVER} `{dotted}`"
+    for entry in entries:  # (e) objects the consumer built and handed over, or returned
+        ref = entry["class"]
+        if not entry.get("instance") or ref in seen or ref not in ctx.consumer.classes:
+            continue
+        expected = _registered_for(index, entry, paths)
+        if expected:
+            objects.insert(0, (ref, expected, f"{OBJECT_HANDED} `{_short_callee(entry['callee'])}`"))
+    for ref, expected, how in objects:
+        if ref not in seen:
+            seen.add(ref)
+            bases = {s.dotted for b in paths.target_bases(ref) for s in index.mro(b)}
+            yield ref, expected, all(s.dotted in bases for s in expected), how
+
+
+def _short_callee(callee: str) -> str:
+    return ".".join(callee.rsplit(".", 2)[-2:])
 
 
 def _returned_for(ctx: CheckContext, index: PackageIndex, paths) -> Iterator[tuple[str, list[Symbol], str]]:
