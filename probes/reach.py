@@ -652,6 +652,9 @@ def _signature(fn):
     returns = _return_type(fn)
     if returns:
         out["returns"] = returns  # what the override says it hands the target's callers
+    line = _constant_return_line(fn)
+    if line:
+        out["returns_line"] = line  # the value to change is written there
     body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
     if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
         out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
@@ -671,6 +674,14 @@ def _return_type(fn):
         value = body[0].value.value
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return type(value).__name__
+    return None
+
+
+def _constant_return_line(fn):
+    """The line of the one `return <constant>` a function's body is (None otherwise)."""
+    body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+    if len(body) == 1 and type(body[0]) is ast.Return and isinstance(body[0].value, ast.Constant):
+        return body[0].lineno
     return None
 
 

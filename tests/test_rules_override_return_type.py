@@ -93,7 +93,7 @@ def test_an_override_annotated_with_the_old_return_type(tmp_path):
 
 
 def test_an_override_returning_a_constant_of_the_old_type(tmp_path):
-    case = _case(LITERAL, [("DRIFT086", line_of(LITERAL, "def mamba_type"))])
+    case = _case(LITERAL, [("DRIFT086", line_of(LITERAL, "return \"gdn\""))])
     assert_findings(findings_of(tmp_path, case), case.expected)
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().get_backend()") \
         == "AssertionError: "

@@ -92,7 +92,8 @@ def override_returns_old_type(ctx: CheckContext) -> Iterator[Finding]:
     target's method now declares one of the target's classes sharing no type with the old
     (`-> str` became `-> MambaAttentionBackendEnum`): the target's callers now take the override's
     value for that class, and fail on the plain value it still hands them (an isinstance assert,
-    a member read)."""
+    a member read). Reported at that constant's `return` when the body is one, else at the
+    override."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
@@ -113,8 +114,8 @@ def override_returns_old_type(ctx: CheckContext) -> Iterator[Finding]:
                 rule_id="DRIFT086", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
                 title=f"`{cls['qual']}.{name}` returns `{mine}`, but `{base}.{name}` now returns `{tret}` "
                       f"(it returned `{bret}`)",
-                consumer_site=Location(_module_of(ctx, cls)["path"], m["line"], symbol=f"{ref}.{name}",
-                                       col=(m.get("col") or 0) + 1),
+                consumer_site=Location(_module_of(ctx, cls)["path"], m.get("returns_line") or m["line"],
+                                       symbol=f"{ref}.{name}", col=1 if m.get("returns_line") else (m.get("col") or 0) + 1),
                 target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
                 baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
                 predicted_failure=None,
