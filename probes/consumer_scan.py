@@ -24,7 +24,7 @@ from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 
-_USAGE_VERSION = "u46r-ir11-lk3-infa10-infb6-u47dc-u48tf-u49fn-u50im-u51ce"  # u51ce: an import is guarded by the one test of an import-error handler the binding fallbacks use (no more name substrings); u50im: importlib.import_module("vllm.x") with a literal name is an import record (statement import_module); u49fn: every module's functions' signatures (a patch may install one from another module); u48tf: a name a try body imports keeps that binding past an ImportError fallback; u47dc: a consumer dataclass's own fields (dataclass_fields); infa10: closed dicts (only literal keys enter), opened locals, calls whose **d are all names (starcall); infb6: a class method overriding a target method types its parameters by the declaration (over: roots); infb5: a class base read off a target module alias (`class C(mod.Base)`) is an attr use; infb4: modmap, module names a module-swapping module maps to its own; infb3: init_calls, the bases an `__init__` runs by name (`Base.__init__(self)`); infb2: a capitalised identifier string is a lit: root (a class named to a lazy registry); infa9: d.update({...}/dict(...)/k=v) and d = a | b add keys, classes made inside a function are IR classes; infa8: dict(k=v) is a dict literal in the IR; infa1-7: calls a runner makes (to_thread, run_in_executor, submit, partial, Thread/Process target=), awaited calls, comprehension variables and container elements (d[k] = v, xs.append(v), dict[str, C] annotations), uses in an assert message or raise (on_failure), f"{__name__}.Cls" literals, names bound in a module-level if/try/with; lk3: unreferenced and unnamed_classes marked only in a package with plugin entry points; lk2: from-import sources kept apart (bases), classes nothing names (lone_classes, unnamed_classes); lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data; infa7: module-level names bound inside a module-level if/try/with are module names in the IR; infa6: f"{__name__}.Cls" is a literal class name in the IR; infa5: elements of containers a function annotates or fills (d[k] = v, xs.append(v)), a hasattr-tested read a guess; infa4: uses in an assert message or a raise (on_failure); infa3: awaited calls (awaited); infa2: comprehension variables typed as loop variables, a filtering comprehension is its container ([:]), what a function stores in a container it built (d[k] = v, xs.append(v)) is what reading it gives; infa1: calls a runner makes (asyncio.to_thread, run_in_executor, partial, Thread/Process target=) recorded as calls of the function; lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
+_USAGE_VERSION = "u46r-ir11-lk3-infa10-infb6-u47dc-u48tf-u49fn-u50im-u51ce-infc4"  # infc4: handed records marked (`handed`), one hop only, a file read and found irrelevant may be handed; infc3: infc2 plus the line of a method's one returned constant (returns_line); infc2: a method record says its return type (annotation, or one returned constant's type); infc1: a module that never names the target is read (classes and IR) when a module that does uses one of its classes as a value (_handed_modules); u51ce: an import is guarded by the one test of an import-error handler the binding fallbacks use (no more name substrings); u50im: importlib.import_module("vllm.x") with a literal name is an import record (statement import_module); u49fn: every module's functions' signatures (a patch may install one from another module); u48tf: a name a try body imports keeps that binding past an ImportError fallback; u47dc: a consumer dataclass's own fields (dataclass_fields); infa10: closed dicts (only literal keys enter), opened locals, calls whose **d are all names (starcall); infb6: a class method overriding a target method types its parameters by the declaration (over: roots); infb5: a class base read off a target module alias (`class C(mod.Base)`) is an attr use; infb4: modmap, module names a module-swapping module maps to its own; infb3: init_calls, the bases an `__init__` runs by name (`Base.__init__(self)`); infb2: a capitalised identifier string is a lit: root (a class named to a lazy registry); infa9: d.update({...}/dict(...)/k=v) and d = a | b add keys, classes made inside a function are IR classes; infa8: dict(k=v) is a dict literal in the IR; infa1-7: calls a runner makes (to_thread, run_in_executor, submit, partial, Thread/Process target=), awaited calls, comprehension variables and container elements (d[k] = v, xs.append(v), dict[str, C] annotations), uses in an assert message or raise (on_failure), f"{__name__}.Cls" literals, names bound in a module-level if/try/with; lk3: unreferenced and unnamed_classes marked only in a package with plugin entry points; lk2: from-import sources kept apart (bases), classes nothing names (lone_classes, unnamed_classes); lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data; infa7: module-level names bound inside a module-level if/try/with are module names in the IR; infa6: f"{__name__}.Cls" is a literal class name in the IR; infa5: elements of containers a function annotates or fills (d[k] = v, xs.append(v)), a hasattr-tested read a guess; infa4: uses in an assert message or a raise (on_failure); infa3: awaited calls (awaited); infa2: comprehension variables typed as loop variables, a filtering comprehension is its container ([:]), what a function stores in a container it built (d[k] = v, xs.append(v)) is what reading it gives; infa1: calls a runner makes (asyncio.to_thread, run_in_executor, partial, Thread/Process target=) recorded as calls of the function; lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -120,14 +120,14 @@ def _skipped(rel, why):
             "imports": [], "calls": [], "binds": [], "subclasses": []}
 
 
-def _usage_of(data, rel, prefixes):
+def _usage_of(data, rel, prefixes, handed=False):
     """Usage facts of one file, or a record saying why it was skipped: a hostile or generated
     file (too deep to walk, an unknown coding cookie) is noted and the scan goes on."""
     text, why = decode_source(data)
     if text is None:
         return _skipped(rel, why)
     facts, why = guarded(usage_facts, text, module=module_name(rel), path=rel, prefixes=prefixes,
-                         is_package=rel.endswith("__init__.py"))
+                         is_package=rel.endswith("__init__.py"), handed=handed)
     if facts is None:
         return _skipped(rel, why)
     return facts
@@ -207,8 +207,9 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     links = {}  # rel -> which modules of the package the file names (probes/links.py), None: unknowable
     old = _load(cache_path) if cache_path else {}
     new = {}
-    rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime) of a file to extract
+    rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime, path, stamp) of a file to extract
     jobs = {}  # rel -> source bytes whose usage is read (in forked workers when there are many)
+    plain = {}  # rel -> (path, size, mtime, stamp) of a file with no record (it never names the target)
     keys = {}  # rel -> (sha256, stamps, read at) of a file read here
     unread = {}  # rel -> why a file's uses are unknowable (its record says so)
     now = time.time_ns()
@@ -235,6 +236,8 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             new[rel] = hit
             links[rel] = hit[3]
             rows.append(("record", hit[2] if ir_as_bytes else _decoded_ir(hit[2])))
+            if hit[2] is None:
+                plain[rel] = (path, size, mtime, stamp)
             continue
         if not data:
             try:
@@ -254,7 +257,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             jobs[rel] = data
         else:
             links[rel] = text_links(data, module_name(rel), rel.endswith("__init__.py"))
-        rows.append(("read", rel, size, mtime))
+        rows.append(("read", rel, size, mtime, path, stamp))
     read = _read_all(jobs, prefixes)
     modules = []
     for row in rows:
@@ -262,7 +265,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             if row[1] is not None:
                 modules.append(row[1])
             continue
-        _, rel, size, mtime = row
+        _, rel, size, mtime, path, stamp = row
         facts = read.get(rel)
         if rel in jobs:
             links[rel] = _links_of(facts, jobs[rel], rel)
@@ -273,6 +276,15 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         new[rel] = (size, mtime, stored, links[rel]) + keys[rel]
         if facts is not None:
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
+        else:  # read, and nothing in it names the target: as a file never read, it may be handed
+            plain[rel] = (path, size, mtime, stamp)
+    for rel, (facts, sha) in _read_handed(_handed_modules(modules, plain), plain, prefixes).items():
+        _path, size, mtime, stamp = plain[rel]
+        got = facts.pop("links", None)
+        links[rel] = got if got is not None else links.get(rel)
+        stored = _stored_ir(facts)
+        new[rel] = (size, mtime, stored, links[rel], sha, stamp, now)
+        modules.append(stored if ir_as_bytes else facts)
     kept = old.pop(_MARKS, None)
     metadata = _metadata_text(root_dir)
     digest = hashlib.sha256(metadata).hexdigest()
@@ -308,6 +320,56 @@ def _content_key(package, prefixes, ir_as_bytes, metadata_digest, entries, new, 
         else:  # not read: its record says why
             h.update(("!" + unread.get(rel, "?")).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
+
+
+_CLASS_NAME = re.compile(r"[A-Z]\w*\Z")
+
+
+def _handed_modules(modules, plain):
+    """The files among `plain` (no record: they never name the target) that define a class a
+    recorded module uses as a value: assigned, stored, returned or passed (`self.attn_backend =
+    Backend`, `return Backend`), not only called or subclassed. The target may receive that class
+    (an override's return, a registry, a `*_cls` key) and then holds it to its own protocol, so its
+    members must be known although its module never names the target."""
+    by_module = {module_name(rel): rel for rel in plain}
+    if not by_module:
+        return []
+    out = set()
+    for mod in modules:
+        if not isinstance(mod, dict) or not mod.get("ir") or mod.get("handed"):
+            continue  # one hop: a handed module's own uses hand nothing on (the same files every run)
+        ir = ir_of(mod)
+        values = [src for _dst, src in ir.get("assign") or []]
+        values += [row[2] for row in ir.get("store") or [] if len(row) > 2]
+        values += [expr for _fn, expr in ir.get("ret") or []]
+        for row in ir.get("call") or []:
+            if len(row) > 2 and isinstance(row[1], list) and isinstance(row[2], dict):
+                values += list(row[1]) + list(row[2].values())
+        for path in values:
+            if not isinstance(path, (list, tuple)) or len(path) != 1 or not isinstance(path[0], str) \
+                    or not path[0].startswith("sym:"):
+                continue
+            owner, _, name = path[0][4:].rpartition(".")
+            if owner in by_module and _CLASS_NAME.match(name):
+                out.add(by_module[owner])
+    return sorted(out)
+
+
+def _read_handed(rels, plain, prefixes):
+    """{rel: (usage facts, sha256 of the bytes read)} of the files `_handed_modules` chose, their
+    classes and IR recorded."""
+    out = {}
+    for rel in rels:
+        try:
+            with open(plain[rel][0], "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        facts = _usage_of(data, rel, prefixes, handed=True)
+        if facts is not None and not facts.get("error"):
+            facts["handed"] = True
+            out[rel] = (facts, hashlib.sha256(data).digest())
+    return out
 
 
 def _links_of(facts, data, rel):
