@@ -252,6 +252,25 @@ def version_compares(tree, prefixes):
     return out
 
 
+def names_carrying(fn, param):
+    """`param` and the locals of `fn` assigned from it, directly or through another such local:
+    `target = version.parse(v).base_version` carries `v` into the comparison
+    `return running == target` (vllm-gcu's `is_vllm_equal`), as a compare of `v` itself does."""
+    carried = {param}
+    assigns = [n for n in walk(fn) if isinstance(n, ast.Assign) and n.targets
+               and all(isinstance(t, ast.Name) for t in n.targets)]
+    grew = True
+    while grew:
+        grew = False
+        for a in assigns:
+            if any(isinstance(x, ast.Name) and x.id in carried for x in walk(a.value)):
+                for t in a.targets:
+                    if t.id not in carried:
+                        carried.add(t.id)
+                        grew = True
+    return carried
+
+
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
@@ -264,12 +283,13 @@ def version_predicates(tree, module, quals):
             continue
         param = fn.args.args[0].arg
         reads_version = any(isinstance(n, ast.Attribute) and n.attr == "__version__" for n in walk(fn))
+        carried = names_carrying(fn, param)
         for node in walk(fn):
             if isinstance(node, ast.Return) and isinstance(node.value, ast.Compare) \
                     and len(node.value.ops) == 1 and type(node.value.ops[0]) in _OPS:
                 op = _OPS[type(node.value.ops[0])]
                 left, right = node.value.left, node.value.comparators[0]
-                uses = lambda n: any(isinstance(x, ast.Name) and x.id == param for x in walk(n))  # noqa: E731
+                uses = lambda n: any(isinstance(x, ast.Name) and x.id in carried for x in walk(n))  # noqa: E731
                 other = left if uses(right) else right
                 if not (reads_version or _mentions_version(other)):
                     continue

@@ -138,6 +138,43 @@ def test_a_subpackage_imported_only_for_another_release_is_risky(tmp_path):
             "module switches), so it never loads there") in _title(report, "app/gizmo_0_8_4/patch.py")
 
 
+PARSED_PREDICATE = {
+    "app/utils.py": """
+        from packaging import version
+
+
+        def is_gizmo_equal(target):  # the parameter reaches the comparison through a parsed local
+            try:
+                import gizmo
+                running = version.parse(str(gizmo.__version__)).base_version
+                wanted = version.parse(target).base_version
+                return running == wanted
+            except Exception:
+                return False
+        """,
+    "app/__init__.py": """
+        from app.utils import is_gizmo_equal
+
+        if is_gizmo_equal("0.8.4"):
+            from app import gizmo_0_8_4
+        elif is_gizmo_equal("0.9.0"):
+            from app import gizmo_0_9_0
+        """,
+    "app/gizmo_0_8_4/__init__.py": "import app.gizmo_0_8_4.patch\n",
+    "app/gizmo_0_8_4/patch.py": USES_HELPER,
+    "app/gizmo_0_9_0/__init__.py": "import app.gizmo_0_9_0.patch\n",
+    "app/gizmo_0_9_0/patch.py": USES_HELPER,
+}
+
+
+def test_a_version_predicate_that_compares_a_local_parsed_from_its_parameter_gates_subpackages(tmp_path):
+    """`is_gizmo_equal(v)` compares the running version with `version.parse(v)` held in a local:
+    the subpackage for 0.8.4 never loads on 0.9.0 (risky), the one for 0.9.0 does (breaking)."""
+    report = _report(tmp_path, PARSED_PREDICATE)
+    assert _severities(report) == {"app/gizmo_0_8_4/patch.py": "risky", "app/gizmo_0_9_0/patch.py": "breaking"}
+    assert "only under tests that are false on gizmo 0.9.0" in _title(report, "app/gizmo_0_8_4/patch.py")
+
+
 def test_the_same_subpackage_stays_breaking_where_its_test_holds(tmp_path):
     """Target 0.8.4 (the release the subpackage is for), baseline 0.8.3: it loads, so it breaks."""
     consumer = {"app/__init__.py": VERSIONED_INIT, "app/gizmo_0_8_4/__init__.py": "from .patch import run\n",
