@@ -24,7 +24,9 @@ source path, "signature" | "filter" | "keep", line]] (a comprehension over a dic
 when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
 ``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
 [[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
-(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`). A path is a
+(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``sigtest``
+[[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
+does not, line]] (`if "name" in inspect.signature(C).parameters:`). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -35,7 +37,7 @@ from itertools import islice
 from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .runners import inner_call
-from .reach import compound_guards, flag_constants, strip_optional, version_guard
+from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
@@ -222,7 +224,8 @@ def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
-           "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": []}
+           "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
+           "sigtest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
     _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
     branches = _guarded_lines(tree, names)
@@ -345,6 +348,7 @@ def _function(out, names, fn, *, prefix, cls, outer):
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
+    _signature_tests(out, scope, own)
     closed, opened = closed_dicts(own, scope)
     out["closed"] += closed
     out["opened"] += [[root] for root in opened]
@@ -411,6 +415,8 @@ def _relations(out, scope, own, *, fn_key):
             _call(out, scope, node)
         elif isinstance(node, (ast.If, ast.Assert)):
             _narrowed(out, scope, node)
+            if isinstance(node, ast.If):
+                _signature_pruned(out, scope, node)
         elif isinstance(node, ast.Dict):
             for k, v in zip(node.keys, node.values):
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
@@ -431,6 +437,64 @@ def _relations(out, scope, own, *, fn_key):
 
 
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _signature_of(node, held):
+    """The callee C when `node` reads `inspect.signature(C)`, `.parameters` or `.parameters.keys()`
+    of it, directly or through a local in `held` (name -> C) that holds one of those; else None."""
+    if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) \
+            and node.func.attr == "keys":
+        node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr == "parameters":
+        node = node.value
+    if isinstance(node, ast.Name):
+        return held.get(node.id)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and (_dotted(node.func) or "").split(".")[-1] == "signature":
+        return node.args[0]
+    return None
+
+
+def _span(body):
+    return [body[0].lineno, max(getattr(n, "end_lineno", None) or n.lineno for n in body)] if body else None
+
+
+def _signature_tests(out, scope, own):
+    """`if "p" in inspect.signature(C).parameters:` (also through a local, `sig = inspect.signature(C)`
+    then `"p" in sig.parameters`, and `not in`): a feature test on C's own signature. Each side of the
+    branch runs only where C does (or does not) take `p`, which drift answers per vLLM release from
+    the facts, so a keyword written for the other release's C is not a break (``sigtest`` [p, C path,
+    lines run when C takes p, lines run when it does not, line])."""
+    held = {}
+    for node in own:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            callee = _signature_of(node.value, held)
+            if callee is not None:
+                held[node.targets[0].id] = callee
+    for node in own:
+        if not isinstance(node, ast.If):
+            continue
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn))
+                and isinstance(test.left, ast.Constant) and isinstance(test.left.value, str)):
+            continue
+        callee = _signature_of(test.comparators[0], held)
+        path = scope.path(callee) if callee is not None else None
+        if not path:
+            continue
+        takes, lacks = _span(node.body), _span(node.orelse)
+        if isinstance(test.ops[0], ast.NotIn):
+            takes, lacks = lacks, takes
+        out["sigtest"].append([test.left.value, path, takes, lacks, node.lineno])
+
+
+def _signature_pruned(out, scope, node):
+    """A dict pruned in place to what a callable accepts (reach.py `signature_pruned`): recorded as
+    ``dictcomp`` [d, d, "signature", line], as a comprehension through the signature is."""
+    for name in signature_pruned(node, scope.signature_names):
+        root, path = scope.root(name), scope.path(ast.Name(id=name, ctx=ast.Load()))
+        if root and path:
+            out["dictcomp"].append([root, path, "signature", node.lineno])
 
 
 def _narrowed(out, scope, node):

@@ -271,6 +271,47 @@ def names_carrying(fn, param):
     return carried
 
 
+def reads_signature(node):
+    """`X.parameters` or a call of `signature(...)` (`inspect.signature(C)`): C's accepted names."""
+    return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
+        isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
+
+
+def signature_names(nodes):
+    """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature)."""
+    out = set()
+    for node in nodes:
+        if isinstance(node, ast.Assign) and any(reads_signature(n) for n in walk(node.value)):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def signature_pruned(if_node, names):
+    """The dicts `if k not in params: del d[k]` (or `d.pop(k)`) prunes to what a callable accepts,
+    `params` read off `inspect.signature(C)` (directly or through one of `names`): no key of such
+    a d reaches `C(**d)` unaccepted, whatever it held before."""
+    test = if_node.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)
+            and isinstance(test.left, ast.Name)):
+        return []
+    if not any(reads_signature(n) or isinstance(n, ast.Name) and n.id in names for n in walk(test.comparators[0])):
+        return []
+    key, out = test.left.id, []
+    for st in if_node.body:
+        victim = None
+        if isinstance(st, ast.Delete) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Subscript):
+            sub = st.targets[0]
+            if isinstance(sub.slice, ast.Name) and sub.slice.id == key:
+                victim = sub.value
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute) \
+                and st.value.func.attr == "pop" and st.value.args and isinstance(st.value.args[0], ast.Name) \
+                and st.value.args[0].id == key:
+            victim = st.value.func.value
+        if isinstance(victim, ast.Name):
+            out.append(victim.id)
+    return out
+
+
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
@@ -885,6 +926,12 @@ class _Function:
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
         self.awaited = set()  # id(call node) of each `await f(...)`
+        self._sig_names = None  # names read off `inspect.signature(C)`, computed at the first `if` that may prune
+
+    def _signature_names(self):
+        if self._sig_names is None:
+            self._sig_names = signature_names(walk(self.node)) if self.node is not None else set()
+        return self._sig_names
 
     def run(self):
         node = self.node
@@ -1051,6 +1098,8 @@ class _Function:
                 self._if(st, env)
             finally:
                 self.mod.tests.pop()
+            for name in signature_pruned(st, self._signature_names()):
+                self.dicts.pop(name, None)  # pruned to what the callee takes: its keys at `**d` are the callee's
         elif t in (ast.For, ast.AsyncFor):
             self.expr(st.iter, env)
             self.expr(st.target, env, store=True)

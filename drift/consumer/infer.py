@@ -58,6 +58,8 @@ class Solution:
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
     # {"callee": dotted, "arg": position or keyword, "class": consumer class, "path", "line"}, and
     # "instance": True where an object of the class is handed (the target keeps it, never builds it)
+    signature_tests: list[dict[str, Any]] = field(default_factory=list)  # `if "p" in inspect.signature(C)
+    # .parameters:` with C typed as target callables: {"name", "callees", "takes", "lacks", "path", "line"}
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -103,6 +105,13 @@ def _dotted(path: tuple[str, ...]) -> str | None:
     return path[0][4:] + "".join(path[1:])
 
 
+def _span(lines: Any) -> list[int] | None:
+    """[first, last] line of one side of a branch, or None (no such side, or malformed)."""
+    if isinstance(lines, list) and len(lines) == 2 and all(type(x) is int for x in lines):
+        return [lines[0], lines[1]]
+    return None
+
+
 class _Solver:
     def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...]):
         self.prefixes = prefixes
@@ -127,6 +136,7 @@ class _Solver:
         self.closed_rows: list = []  # (variable, closed dict)
         self.starcalls: list = []  # ([paths of each **d], module path, line)
         self.opened: set[str] = set()  # locals unknown keys may enter (or that are handed on)
+        self.sigtests: list = []  # (name, callee path, lines if it takes name, lines if not, module path, line)
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
@@ -169,6 +179,8 @@ class _Solver:
                   for callee, src, line, col in ir.get("starkw") or []]
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
+        self.sigtests += [(_s(name), _t(callee), _span(takes), _span(lacks), where, int(line))
+                          for name, callee, takes, lacks, line in ir.get("sigtest") or []]
         closed = [(_s(dst), [_s(k) for k in keys], f"{where}:{int(line)}:{_s(dst)}:closed")
                   for dst, keys, line in ir.get("closed") or []]
         starcalls = [([_t(p) for p in paths], where, int(line)) for paths, line in ir.get("starcall") or []]
@@ -412,6 +424,19 @@ class _Solver:
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
 
+    def _signature_tests(self) -> list[dict[str, Any]]:
+        """Each `if "p" in inspect.signature(C).parameters:` whose C the solution types as target
+        callables only (one, or one per branch that bound it): the analysis answers the test per
+        release from the facts. A C that may be the consumer's own, or is unknown, is left out."""
+        out = []
+        for name, callee, takes, lacks, where, line in self.sigtests:
+            values = self.eval(callee)
+            if not values or any(v[0] != "T" for v in values) or len(values) > MAX_VALUES:
+                continue
+            out.append({"name": name, "callees": sorted(list(v[1]) for v in values), "takes": takes,
+                        "lacks": lacks, "path": where, "line": line})
+        return out
+
     def _key_uses(self) -> list[dict[str, Any]]:
         """Keys written as string literals that reach `setattr(obj, k, v)` / `hasattr` / `getattr`
         (through `for k, v in d.items()`) or a call's `**d`, with the target object or callee as
@@ -594,6 +619,7 @@ class _Solver:
         sol.gives = dict(self.gives)
         sol.named = self._named()
         sol.key_uses = self._key_uses()
+        sol.signature_tests = self._signature_tests()
         sol.registered = self._registered()
         own = {m for m in self.modules}
         sol.module_swaps = [{"target": a, "consumer": b, "path": where, "line": line, "col": col}
