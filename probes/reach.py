@@ -312,6 +312,57 @@ def signature_pruned(if_node, names):
     return out
 
 
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _reraises(handler):
+    """Whether the handler's body raises again (`raise`, `raise e`, `raise X from e`) on its last
+    statement: the error still leaves the function, only dressed differently."""
+    return bool(handler.body) and isinstance(handler.body[-1], ast.Raise)
+
+
+def _caught_names(handler):
+    """The exception names an `except` clause catches (`None` for a bare `except:`)."""
+    if handler.type is None:
+        return None
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    out = []
+    for n in names:
+        d = _dotted(n)
+        if d:
+            out.append(d.split(".")[-1])
+    return out
+
+
+def caught_ranges(tree):
+    """[[first, last, [exception names], try line]] for each `try:` body whose handlers swallow
+    the error (no handler on the way re-raises it): a use there that the target breaks raises into
+    the handler, which runs its fallback instead (`try: n = runner.attn_backends ... except
+    (AttributeError, NotImplementedError): n = 1`). ["*"] for a bare `except:`. The bodies of
+    functions defined inside the `try` run later, outside it: they are cut out as ranges of their own
+    with no names."""
+    out = []
+    for node in walk(tree):
+        if not (isinstance(node, ast.Try) or type(node).__name__ == "TryStar") or not node.body:
+            continue
+        names = []
+        for h in node.handlers:
+            if _reraises(h):
+                continue
+            caught = _caught_names(h)
+            names.extend(["*"] if caught is None else caught)
+        if not names:
+            continue
+        first = node.body[0].lineno
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
+        out.append([first, last, sorted(set(names)), node.lineno])
+        for st in node.body:
+            for inner in walk(st):
+                if isinstance(inner, _NESTED):
+                    out.append([inner.lineno, getattr(inner, "end_lineno", None) or inner.lineno, [], node.lineno])
+    return out
+
+
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
@@ -2075,7 +2126,8 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
-            "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod)}
+            "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
+            "caught": caught_ranges(tree)}
 
 
 def _is_dataclass(node):

@@ -551,6 +551,8 @@ def _merge_reach(out, reach):
         out[key] = reach[key]
     if reach.get("version_asserts"):  # most modules have none: no empty list in every record
         out["version_asserts"] = reach["version_asserts"]
+    if reach.get("caught"):  # `try:` bodies whose handlers swallow an error (drift/analysis/caught.py)
+        out["caught"] = reach["caught"]
 
 
 def _mark_direct(calls, call_node, kind, rec):
