@@ -9,6 +9,8 @@ when Python's dispatch rules say it cannot reach the consumer's method:
 
 - it sits in a method of the target's default class that the consumer has the target replace
   by its own (`worker_cls` names the plugin's worker, which does not extend vLLM's GPU worker);
+- it sits in a target method the consumer replaces outright by assignment (`Cls.m = my_m`, not
+  keeping the original to call it: `patched_away`);
 - it sits in a target method every consumer subclass of that target class overrides without
   delegating to it (`super().f(...)`, `Base.f(self, ...)`): the consumer's own method runs in
   its place wherever the consumer's classes are used (a plugin's executor overriding the method
@@ -162,7 +164,7 @@ def overridden_for_consumer(ctx: CheckContext) -> frozenset[tuple[str, str]]:
     for ref in ctx.consumer.classes:
         for dotted in mro_names(ctx.target, ctx.target_paths.target_bases(ref)):
             heirs.setdefault(dotted, []).append(ref)
-    found = set(_replaced_defaults(ctx, heirs))
+    found = set(_replaced_defaults(ctx, heirs)) | patched_away(ctx)
     for dotted, refs in heirs.items():
         sym = ctx.target.lookup(dotted)
         if sym is None or sym.as_class is None:
@@ -174,6 +176,55 @@ def overridden_for_consumer(ctx: CheckContext) -> frozenset[tuple[str, str]]:
                 found.add((dotted, m))
     out = ctx.memo["callers.overridden"] = frozenset(found)
     return out
+
+
+def patched_away(ctx: CheckContext) -> set[tuple[str, str]]:
+    """(target class, method) the consumer replaces outright with a function of its own
+    (`GPUModelRunner._reshape_kv_cache_tensors = my_reshape`): the target's own body never runs
+    again, for any object, so the calls written in it reach nothing. Left out (the original may
+    still run): a replacement whose module reads the original (`orig = Cls.m`, saved to be called),
+    one that calls a target function of that name, dunders (`__init__` patches usually chain), and
+    a lambda or a value drift cannot follow."""
+    memo = ctx.memo.get("callers.patched_away")
+    if memo is not None:
+        return memo
+    out: set[tuple[str, str]] = set()
+    ctx.memo["callers.patched_away"] = out
+    for mod in ctx.usage:
+        for p in mod.get("patches") or []:
+            value, name, path = p.get("value") or {}, p.get("name"), p.get("path")
+            fn = value.get("function")
+            if not fn or fn == "<lambda>" or not isinstance(name, str) or name.startswith("__") or not path:
+                continue
+            owner = ctx.target_paths.value(tuple(path))
+            if owner.sym is None or owner.sym.kind != "class" or ctx.target.lookup(f"{owner.sym.dotted}.{name}") is None:
+                continue
+            if _reads_original(mod, list(path), name, p.get("line")) or _calls_named(ctx, mod, fn, name):
+                continue
+            out.add((owner.sym.dotted, name))
+    return out
+
+
+def _reads_original(mod: dict, owner: list, name: str, line: Any) -> bool:
+    """The module reads `Owner.name` somewhere else than the patch: the original is kept to be called."""
+    want = owner + [f".{name}"]
+    return any(u.get("path") == want and u.get("line") != line for u in mod.get("uses") or ())
+
+
+def _calls_named(ctx: CheckContext, mod: dict, fn: str, name: str) -> bool:
+    """The replacement (or a function nested in it) calls something named `name`, or a target
+    function of that name: it may hand the call on to the original."""
+    for rec in mod.get("calls") or ():
+        where = rec.get("function") or ""
+        if where != fn and not where.startswith(fn + "."):
+            continue
+        path = rec.get("path") or (rec.get("callee") or {}).get("path") or []
+        if path and path[-1] == f".{name}":
+            return True
+        v = ctx.target_paths.value(tuple(path)) if path else None
+        if v is not None and v.sym is not None and v.sym.dotted.rsplit(".", 1)[-1] == name:
+            return True
+    return False
 
 
 def _replaced_defaults(ctx: CheckContext, heirs: dict[str, list[str]]) -> Iterator[tuple[str, str]]:
