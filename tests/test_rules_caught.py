@@ -84,3 +84,4 @@ def test_a_break_the_handler_catches_is_risky_and_the_rest_stay_breaking(tmp_pat
     assert raised_by(after, "app.use", "other_error(Runner())").startswith("AttributeError")
     assert raised_by(after, "app.use", "reraised(Runner())").startswith("RuntimeError")
     assert raised_by(after, "app.use", "defined_inside()(Runner())").startswith("AttributeError")
+

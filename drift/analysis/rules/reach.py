@@ -167,6 +167,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
                     _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
                 break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
+            if tv[k - 1].kind == "class" and _installed_above(ctx, mod, rec, tv[k - 1].sym, name):
+                break  # `Cls.name = v` a few lines up, in the same scope: it is there when this line runs
             key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
             if key in seen:
                 break
@@ -363,6 +365,22 @@ def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> 
     if not installed:
         return False
     return any((c.dotted, name) in installed for c in ctx.target.mro(cls))
+
+
+def _installed_above(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None, name: str) -> bool:
+    """Whether `Cls.name = v` is written earlier in the same module and scope as the read, on no
+    version branch of its own (`Sampler.f = f` then `Sampler.f.__set_name__(Sampler, "f")` at module
+    level): by the time the read runs the consumer has put the name there itself."""
+    if cls is None:
+        return False
+    for patch in mod.get("patches") or ():
+        if patch.get("name") != name or patch.get("guards") or patch.get("function") != rec.get("function") \
+                or not isinstance(patch.get("line"), int) or patch["line"] >= rec["line"]:
+            continue
+        owner = ctx.target_paths.value(tuple(patch.get("path") or ()))
+        if owner.kind == "class" and owner.sym is not None and owner.sym.dotted == cls.dotted:
+            return True
+    return False
 
 
 def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
