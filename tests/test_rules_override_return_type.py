@@ -103,3 +103,33 @@ def test_an_override_that_follows_the_new_type_is_silent(tmp_path):
     case = _case(FOLLOWS, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().get_backend()") is None
+
+
+AFTER_PROTOCOL = """
+    from typing import Protocol
+
+
+    class Named(Protocol):
+        def upper(self) -> str:
+            ...
+
+
+    class MambaBase:
+        @property
+        def mamba_type(self) -> Named:
+            raise NotImplementedError
+
+        def get_backend(self):
+            return pick(self.mamba_type)
+
+
+    def pick(kind):
+        return kind.upper()
+    """
+
+
+def test_a_protocol_the_old_value_satisfies_is_silent(tmp_path):
+    case = Case("override-return-protocol", {"gizmo/abstract.py": BEFORE}, {"gizmo/abstract.py": AFTER_PROTOCOL},
+                {"app/mine.py": ANNOTATED}, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().get_backend()") is None

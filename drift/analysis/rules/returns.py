@@ -37,14 +37,20 @@ def _gives_value_declared(text: str | None) -> bool:
     return not any(part.strip() == "None" for part in t.split("|"))
 
 
-def _newly_a_target_class(ctx: CheckContext, tm, bret: str | None, tret: str | None) -> bool:
+def _newly_a_target_class(ctx: CheckContext, tm, bret: str | None, tret: str | None,
+                          nominal: bool = False) -> bool:
     """The target's return annotation names a class of the target where the baseline's named
-    something else: the target's callers now read that class's members off the value."""
+    something else: the target's callers now read that class's members off the value.
+    `nominal`: only a class a value must be an instance of, not a `Protocol` (any object with
+    its members is one: an `nn.Module` is a `VllmModel`)."""
     t = (tret or "").strip().strip("'\"")
     if not t or not bret or t == (bret or "").strip().strip("'\"") or not tm.module:
         return False
     sym = ctx.target.lookup(ctx.target.dotted_in(tm.module, t)) or ctx.target.lookup(f"{tm.module}.{t}")
-    return sym is not None and sym.kind == "class" and sym.dotted.split(".")[0] == ctx.target_package
+    if sym is None or sym.kind != "class" or sym.dotted.split(".")[0] != ctx.target_package:
+        return False
+    return not nominal or not any(b.split("[")[0].rsplit(".", 1)[-1] == "Protocol"
+                                  for c in ctx.target.mro(sym) for b in c.as_class.bases)
 
 
 @rule("DRIFT078", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
@@ -107,7 +113,7 @@ def override_returns_old_type(ctx: CheckContext) -> Iterator[Finding]:
             tret, bret = tm.as_function.returns, bm.as_function.returns
             was, now, says = _type_names(bret), _type_names(tret), _type_names(mine)
             if not was or not now or not says or was & now or not says <= was \
-                    or not _newly_a_target_class(ctx, tm, bret, tret):
+                    or not _newly_a_target_class(ctx, tm, bret, tret, nominal=True):
                 continue
             base = tm.dotted.rsplit(".", 2)[-2]
             yield Finding(
