@@ -128,3 +128,26 @@ def test_a_stand_in_that_keeps_up_is_silent(tmp_path):
     case = Case("stand-in-fixed", {"gizmo/manager.py": MANAGER_BEFORE, "gizmo/runner.py": RUNNER_BEFORE},
                 {"gizmo/manager.py": MANAGER_AFTER, "gizmo/runner.py": RUNNER_AFTER}, {"app/patch.py": fixed}, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+STAND_IN_AND_LOADER = STAND_IN.replace("""    def apply():
+        gizmo.runner.Manager = MyManager
+""", """    def my_load(self, model, cfg):
+        self.manager = MyManager(cfg)
+        return self.manager.create(model)
+
+
+    def apply():
+        gizmo.runner.Manager = MyManager
+        gizmo.runner.Runner.load = my_load
+""")
+
+
+def test_a_call_inside_a_target_method_the_consumer_also_replaces_never_runs(tmp_path):
+    case = Case("stand-in-and-loader", {"gizmo/manager.py": MANAGER_BEFORE, "gizmo/runner.py": RUNNER_BEFORE},
+                {"gizmo/manager.py": MANAGER_AFTER, "gizmo/runner.py": RUNNER_AFTER},
+                {"app/patch.py": STAND_IN_AND_LOADER},
+                [("DRIFT082", line_of(STAND_IN_AND_LOADER, "class MyManager"))])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "gizmo.runner",
+                     "__import__('app.patch', fromlist=['apply']).apply() or Runner().load(1, 2)") is None

@@ -844,11 +844,13 @@ def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> s
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
                        tb: list[Symbol] = (), stub: bool = False,
-                       on: tuple[Symbol | None, Symbol | None] = (None, None)) -> Iterator[Finding]:
+                       on: tuple[Symbol | None, Symbol | None] = (None, None),
+                       replaced_too: frozenset[tuple[str, str]] = frozenset()) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target now calls that name (its own
     call sites, when the facts have them, and the calls of a public method that runs it through
     a bound method the class chose, rules/dispatch.py), else against how the target's base
-    declares it. `on`: the patched target class on each side (an override's are `tb`).
+    declares it. `on`: the patched target class on each side (an override's are `tb`);
+    `replaced_too`: (class, method) of target methods the consumer replaces, whose calls never run.
     A replacement that only raises (`stub`) already failed wherever the baseline called it: a
     call it no longer fits raises a TypeError there instead, which is no new failure."""
     name = tm.dotted.rsplit(".", 1)[-1]
@@ -859,7 +861,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         family = list(tb) if ref is not None else [on[0]]
         chosen = dispatched_sites(ctx.target, family, name, tm, _sites_of)
         sites = [s for s in (_sites_of(ctx.target, name, tm) or []) + chosen
-                 if (s[5], s[6]) not in replaced
+                 if (s[5], s[6]) not in replaced and (s[5], s[6]) not in replaced_too
                  and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])
                  and (ref is not None or _patch_reaches(ctx, s, tm.owner))]
         if not sites:
@@ -1421,8 +1423,30 @@ def _stand_in_methods(ctx: CheckContext, ref: str, dotted: str, t: Symbol, b: Sy
             where = Location(mod["path"], m["line"], symbol=f"{r}.{name}", col=(m.get("col") or 0) + 1)
             yield from _override_findings(ctx, where=where, label=f"{cls.get('qual') or r}.{name}", sig=_sig(m),
                                           tm=tm, bm=bm, how=f"assigned over `{dotted}`",
-                                          stub=bool(m.get("raises_only")), on=(t, b))
+                                          stub=bool(m.get("raises_only")), on=(t, b),
+                                          replaced_too=_patched_methods(ctx))
         stack.extend(x[0][4:] for x in cls.get("bases") or [] if x and len(x) == 1 and x[0].startswith("sym:"))
+
+
+def _patched_methods(ctx: CheckContext) -> frozenset[tuple[str, str]]:
+    """(target class, method) of every target method the consumer replaces with a function of its
+    own (`Runner._prepare_inputs = _prepare_inputs`): the target's calls inside it never run."""
+    hit = ctx.memo.get("patched_methods")
+    if hit is not None:
+        return hit
+    out = set()
+    for _mod, patch in _patches(ctx):
+        value = patch.get("value") or {}
+        path = value.get("path") or []
+        named = path[0][4:] if len(path) == 1 and path[0].startswith("sym:") else None
+        if not patch.get("name") or not (value.get("function") or (named and named not in ctx.consumer.classes
+                                                                   and named.rsplit(".", 1)[0] in ctx.consumer.modules)):
+            continue  # a function of the consumer's, defined there or imported (not a class stand-in)
+        owner = ctx.target_paths.value(tuple(patch.get("path") or ()))
+        if owner is not None and owner.sym is not None and owner.sym.kind == "class":
+            out.add((owner.sym.dotted, patch["name"]))
+    ctx.memo["patched_methods"] = frozenset(out)
+    return ctx.memo["patched_methods"]
 
 
 def _consumer_module(ctx: CheckContext, qual: str) -> dict | None:
