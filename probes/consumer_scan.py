@@ -278,7 +278,10 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
         else:  # read, and nothing in it names the target: as a file never read, it may be handed
             plain[rel] = (path, size, mtime, stamp)
-    for rel, (facts, sha) in _read_handed(_handed_modules(modules, plain), plain, prefixes).items():
+    handed = _handed_modules(modules, plain) if any(row[0] == "read" for row in rows) else []
+    # nothing read this time: every file is as the run that chose the handed ones left it (their
+    # records are among `modules` already), and the IR need not be decoded to find them again
+    for rel, (facts, sha) in _read_handed(handed, plain, prefixes).items():
         _path, size, mtime, stamp = plain[rel]
         got = facts.pop("links", None)
         links[rel] = got if got is not None else links.get(rel)

@@ -27,6 +27,12 @@ from drift.model.index import PackageIndex, Symbol
 _PASS_THROUGH = [("POSITIONAL_OR_KEYWORD",), ("VAR_POSITIONAL",), ("VAR_KEYWORD",)]
 
 
+def _passes_through(m: Any) -> bool:
+    """Parameters `self, *args, **kwargs` and nothing else (read off the raw rows: cheap)."""
+    rows = m.param_facts
+    return len(rows) == 3 and [(p.kind,) for p in rows] == _PASS_THROUGH
+
+
 def _methods(index: PackageIndex, cls: Symbol) -> dict[str, Any]:
     """name -> the method the class's objects run (nearest in the MRO)."""
     out: dict[str, Any] = {}
@@ -36,15 +42,25 @@ def _methods(index: PackageIndex, cls: Symbol) -> dict[str, Any]:
     return out
 
 
+def _choosers(index: PackageIndex, owner: Symbol) -> dict[str, str]:
+    """attr -> chooser of the `self.<attr> = self.<chooser>()` stores in one class's methods
+    (memoised per class: every class of a family asks for its bases')."""
+    memo = index.__dict__.setdefault("_choosers", {})
+    hit = memo.get(owner.dotted)
+    if hit is None:
+        hit = memo[owner.dotted] = {
+            attr: kind[len("call:self."):]
+            for m in owner.as_class.methods.values() for attr, kind in m.behaviour.self_types.items()
+            if isinstance(kind, str) and kind.startswith("call:self.")}
+    return hit
+
+
 def _chosen(index: PackageIndex, cls: Symbol, methods: dict[str, Any], attr: str) -> set[str]:
     """The methods a chooser stored in `self.<attr>` may return: `self.<m>` read where it returns.
     Any method of the MRO may store it (a base's `__init__` the subclass's hands on to)."""
     out: set[str] = set()
-    for m in (m for owner in index.mro(cls) for m in owner.as_class.methods.values()):
-        kind = m.behaviour.self_types.get(attr)
-        if not isinstance(kind, str) or not kind.startswith("call:self."):
-            continue
-        chooser = methods.get(kind[len("call:self."):])
+    for owner in index.mro(cls):
+        chooser = methods.get(_choosers(index, owner).get(attr, ""))
         if chooser is None:
             continue
         returns = set(chooser.behaviour.value_returns)
@@ -59,11 +75,15 @@ def dispatchers(index: PackageIndex, cls: Symbol) -> dict[str, set[str]]:
     hit = memo.get(cls.dotted)
     if hit is not None:
         return hit
-    methods = _methods(index, cls)
     out: dict[str, set[str]] = {}
+    passing = [owner for owner in index.mro(cls)
+               if any(_passes_through(m) for m in owner.as_class.methods.values())]
+    if not passing:  # most classes: no method hands its arguments on whole
+        memo[cls.dotted] = out
+        return out
+    methods = _methods(index, cls)
     for name, m in methods.items():
-        params = m.params
-        if [(p.kind,) for p in params] != _PASS_THROUGH:
+        if not _passes_through(m):
             continue
         for row in m.behaviour.kwargs_into:
             if row.callee.startswith("self.") and row.star_args and not row.positional \
@@ -88,11 +108,15 @@ def dispatched_sites(index: PackageIndex, classes: Iterable[Symbol], name: str, 
         for public, chosen in sorted(dispatchers(index, cls).items()):
             if name not in chosen:
                 continue
-            for s in sites_of(index, public, decl) or []:
-                owner = index.lookup(s[5]) if s[5] else None
-                if len(s) <= RECEIVER or s[RECEIVER] not in ("self", "super") or owner is None \
-                        or owner.kind != "class":
+            near = []
+            for s in sites_of(index, public, None) or []:  # every call first, cheaply narrowed
+                if len(s) <= RECEIVER or s[RECEIVER] not in ("self", "super") or not s[5]:
                     continue
-                if s[5] in family or cls.dotted in {o.dotted for o in index.mro(owner)}:
-                    out.append(s)
+                owner = index.lookup(s[5])
+                if owner is not None and owner.kind == "class" \
+                        and (s[5] in family or cls.dotted in {o.dotted for o in index.mro(owner)}):
+                    near.append(s)
+            if near:  # then those that fit the declaration (a per-declaration pass over them all)
+                fitting = {id(s) for s in sites_of(index, public, decl) or []}
+                out += [s for s in near if id(s) in fitting]
     return out
