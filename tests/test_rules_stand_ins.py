@@ -106,6 +106,7 @@ def _held_to_python(tmp_path, findings) -> None:
     assert raised == by_rule["DRIFT082"].predicted_failure \
         == "AttributeError: 'MyManager' object has no attribute 'supports_tower'"
     assert by_rule["DRIFT082"].severity.value == "breaking"
+    assert by_rule["DRIFT070"].severity.value == "risky"  # which target paths reach it is not followed
 
 
 def test_a_stand_in_assigned_over_a_target_class_is_held_to_what_the_target_does_with_it(tmp_path):

@@ -1421,10 +1421,16 @@ def _stand_in_methods(ctx: CheckContext, ref: str, dotted: str, t: Symbol, b: Sy
             if tm is None or bm is None:
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{r}.{name}", col=(m.get("col") or 0) + 1)
-            yield from _override_findings(ctx, where=where, label=f"{cls.get('qual') or r}.{name}", sig=_sig(m),
-                                          tm=tm, bm=bm, how=f"assigned over `{dotted}`",
-                                          stub=bool(m.get("raises_only")), on=(t, b),
-                                          replaced_too=_patched_methods(ctx))
+            for f in _override_findings(ctx, where=where, label=f"{cls.get('qual') or r}.{name}", sig=_sig(m),
+                                        tm=tm, bm=bm, how=f"assigned over `{dotted}`",
+                                        stub=bool(m.get("raises_only")), on=(t, b),
+                                        replaced_too=_patched_methods(ctx)):
+                # risky: a stand-in usually comes with the consumer's own versions of the code
+                # around it, and which of the target's paths still reach it is not followed
+                yield replace(f, severity=Severity.RISKY,
+                              details=(f.details + "; " if f.details else "") + "the target builds the stand-in "
+                                      "where it built its own class; whether this call's path runs with it is "
+                                      "not followed")
         stack.extend(x[0][4:] for x in cls.get("bases") or [] if x and len(x) == 1 and x[0].startswith("sym:"))
 
 
