@@ -82,9 +82,27 @@ KEPT = """
     """
 
 
-def _drift070(tmp_path, patch):
+IMPORTED_REPLACEMENT = """
+    from gizmo.runner import Runner
+
+    from app.reshape import my_reshape
+
+    Runner.reshape = my_reshape
+    """
+RESHAPE = """
+    import gizmo.runner  # a module the probe reads: it names the target
+
+    from app.backend import MyBackend
+
+
+    def my_reshape(self, blocks):
+        return MyBackend.get_shape(blocks, 16)
+    """
+
+
+def _drift070(tmp_path, patch, **more):
     found = findings_of(tmp_path, Case("patched", BEFORE, AFTER, {"app/__init__.py": "", "app/backend.py": BACKEND,
-                                                                 "app/patch.py": patch}))
+                                                                 "app/patch.py": patch, **more}))
     return [f for f in found if f.rule_id == "DRIFT070"]
 
 
@@ -93,6 +111,10 @@ def test_a_caller_the_consumer_replaced_outright_is_not_counted(tmp_path):
     after = [tmp_path / "after", tmp_path / "consumer"]
     call = "(__import__('app.patch'), __import__('gizmo.runner').runner.Runner(MyBackend).reshape(4))[1]"
     assert raised_by(after, "app.backend", call) is None  # the target's reshape, and its new keyword, never run
+
+
+def test_a_replacement_imported_from_another_module_of_the_consumer_counts_too(tmp_path):
+    assert _drift070(tmp_path, IMPORTED_REPLACEMENT, **{"app/reshape.py": RESHAPE}) == []
 
 
 def test_a_replacement_that_calls_the_original_keeps_the_finding(tmp_path):

@@ -7,6 +7,7 @@ from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.caught import downgrade_caught
 from drift.analysis.signature_tests import drop_dead_signature_sides
+from drift.analysis.swapped_imports import downgrade_swapped_imports
 from drift.analysis.unloaded import downgrade_unloaded
 
 
@@ -20,7 +21,9 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
         except Exception as exc:  # noqa: BLE001 - reported, the other rules still run
             notes.append(f"rule {r.id} failed: {type(exc).__name__}: {exc}")
     live = drop_dead_signature_sides(ctx, list(findings.values()))  # `else` of `"p" in signature(C)`
-    kept = downgrade_caught(ctx, downgrade_unloaded(ctx, live))  # never loads on the target, or a handler swallows the error: risky
+    kept = downgrade_unloaded(ctx, live)  # a module that never loads on the target: risky
+    kept = downgrade_caught(ctx, kept)  # a handler that names the error swallows it: risky
+    kept = downgrade_swapped_imports(ctx, kept)  # the consumer's import hook answers the import: risky
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

@@ -193,16 +193,31 @@ def patched_away(ctx: CheckContext) -> set[tuple[str, str]]:
     for mod in ctx.usage:
         for p in mod.get("patches") or []:
             value, name, path = p.get("value") or {}, p.get("name"), p.get("path")
-            fn = value.get("function")
+            home, fn = _replacement(ctx, mod, value)
             if not fn or fn == "<lambda>" or not isinstance(name, str) or name.startswith("__") or not path:
                 continue
             owner = ctx.target_paths.value(tuple(path))
             if owner.sym is None or owner.sym.kind != "class" or ctx.target.lookup(f"{owner.sym.dotted}.{name}") is None:
                 continue
-            if _reads_original(mod, list(path), name, p.get("line")) or _calls_named(ctx, mod, fn, name):
+            if _reads_original(mod, list(path), name, p.get("line")) or _calls_named(ctx, home, fn, name):
                 continue
             out.add((owner.sym.dotted, name))
     return out
+
+
+def _replacement(ctx: CheckContext, mod: dict, value: dict) -> tuple[dict, str | None]:
+    """(the module record defining the replacement, its qualname): a function of the patching
+    module, or one it imports from another module of the consumer (`from .runner import f`)."""
+    if value.get("function"):
+        return mod, value["function"]
+    path = value.get("path") or []
+    if len(path) != 1 or not isinstance(path[0], str) or not path[0].startswith("sym:"):
+        return mod, None
+    module, _, fn = path[0][4:].rpartition(".")
+    home = ctx.consumer.modules.get(module)
+    if home is None or f"{module}.{fn}" not in ctx.consumer.inferred.signatures:
+        return mod, None
+    return home, fn
 
 
 def _reads_original(mod: dict, owner: list, name: str, line: Any) -> bool:
