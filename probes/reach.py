@@ -1614,14 +1614,18 @@ class _Function:
         if type(node) is ast.IfExp:
             self.expr(node.test, env)
             guard = version_guard(node.test, self.mod.names, self.mod.flags)
-            for part, negated in ((node.body, False), (node.orelse, True)):
-                if guard is not None:
-                    self.mod.guards.append(dict(guard, negated=not guard.get("negated")) if negated else guard)
-                try:
-                    self.expr(part, env)
-                finally:
+            self.mod.tests.append(node.test.lineno)  # either branch runs only if the test did not raise
+            try:
+                for part, negated in ((node.body, False), (node.orelse, True)):
                     if guard is not None:
-                        self.mod.guards.pop()
+                        self.mod.guards.append(dict(guard, negated=not guard.get("negated")) if negated else guard)
+                    try:
+                        self.expr(part, env)
+                    finally:
+                        if guard is not None:
+                            self.mod.guards.pop()
+            finally:
+                self.mod.tests.pop()
             return None
         pushed = 0  # a BoolOp: each value runs only when the ones before it let evaluation go on
         try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
+from drift.analysis.struct_base import is_struct_base, struct_defines
 from drift.analysis.torch_module import is_module_base, module_defines, registered_somewhere
 from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
@@ -627,7 +628,8 @@ class PathEvaluator:
                 if ia is not None:
                     return _found(self._instance_attr_value(ia, owner), owner, "instance", (owner.path, ia.line))
         seen, module_based = self._bases_seen(mro)
-        if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)):
+        if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)) \
+                or (self._struct_based(mro) and struct_defines(name)):
             return UNKNOWN
         return Value("missing", cls=cls, name=name, via="torch-module" if module_based else None)
 
@@ -743,9 +745,14 @@ class PathEvaluator:
                 if text in _INERT_BASES or text.rsplit(".", 1)[-1] in _INERT_BASES:
                     continue
                 b = self.index.resolve_in(o.module, text)
-                if b is None or b.kind != "class":
+                if (b is None or b.kind != "class") and not is_struct_base(self.index.dotted_in(o.module, text)):
                     out.add(self.index.dotted_in(o.module, text))
         return tuple(sorted(out))
+
+    def _struct_based(self, mro: list[Symbol]) -> bool:
+        """Whether a class of the MRO names `msgspec.Struct` as a base (drift/analysis/struct_base.py)."""
+        return any(is_struct_base(self.index.dotted_in(o.module, base.split("[", 1)[0].strip()))
+                   for o in mro for base in o.as_class.bases)
 
     def _bases_seen(self, mro: list[Symbol]) -> tuple[bool, bool]:
         """(every base of every class in the MRO resolves or adds nothing, so nothing unseen can
@@ -760,6 +767,8 @@ class PathEvaluator:
                     continue
                 b = self.index.resolve_in(o.module, text)
                 if b is not None and b.kind == "class":
+                    continue
+                if is_struct_base(self.index.dotted_in(o.module, text)):  # closed: its fields only
                     continue
                 if not is_module_base(self.index.dotted_in(o.module, text)):
                     return False, module_based
