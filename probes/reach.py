@@ -827,10 +827,11 @@ class _Chain:
             fname = node.func.id if type(node.func) is ast.Name else None
             if fname == "super" and self.cls and not node.args:
                 return ("super:%s.%s" % (self.mod.module, self.cls),)
-            if fname == "getattr" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                    and isinstance(node.args[1].value, str) and len(node.args) == 2:
-                base = self.of(node.args[0], depth + 1)
-                return base + ("." + node.args[1].value,) if base else None
+            if fname == "getattr" and len(node.args) in (2, 3) and isinstance(node.args[1], ast.Constant) \
+                    and isinstance(node.args[1].value, str) and node.args[1].value.isidentifier() \
+                    and not node.keywords:
+                base = self.of(node.args[0], depth + 1)  # with a default: a soft step, `.?x` (SCHEMA.md)
+                return base + ((".?" if len(node.args) == 3 else ".") + node.args[1].value,) if base else None
             if len(node.args) == 1 and not node.keywords and self._imports_module(node.func):
                 named = self.mod.target_module_named(node.args[0])
                 return ("sym:" + named,) if named else None
@@ -1252,6 +1253,10 @@ class _Function:
             self.block(st.orelse, no)
         finally:
             del self.mod.guards[len(self.mod.guards) - len(else_guards):]
+        if _leaves(st.body) and not _leaves(st.orelse):  # `if isinstance(x, C): continue`: what
+            yes = no  # follows runs only after the other branch, whatever the exiting one bound
+        elif _leaves(st.orelse) and not _leaves(st.body):
+            no = yes
         self._merge(env, yes, no)
 
     def _dict_loop(self, st):
@@ -1960,6 +1965,12 @@ class _Function:
                                          "how": "setattr", "guards": list(self.mod.guards)})
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
+
+
+def _leaves(body):
+    """Whether a block always leaves the code that follows its `if` (it ends in return, raise,
+    continue or break): its bindings never reach that code."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
 
 
 def _narrowed_key(node, env):

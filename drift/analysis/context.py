@@ -52,8 +52,9 @@ def _written_name(rec: dict[str, Any]) -> str | None:
     if "symbol" in callee:
         return callee["symbol"]
     path = callee.get("path") or ()
-    if not path or not str(path[0]).startswith("sym:") or not all(str(p).startswith(".") for p in path[1:]):
-        return None
+    if not path or not str(path[0]).startswith("sym:") or \
+            not all(str(p).startswith(".") and not str(p).startswith(".?") for p in path[1:]):
+        return None  # (a soft step, `getattr(m, "f", d)`, is judged through the path evaluator)
     return path[0][4:] + "".join(path[1:])
 
 

@@ -35,6 +35,13 @@ def _class_named(dotted: str) -> bool:
     return name[:1].isupper() and not name.isupper()
 
 
+def is_soft(step: str) -> bool:
+    """A soft step, `.?name` (probes/reach.py): read by `getattr(x, "name", default)`, so where the
+    name is gone the value is the consumer's default, not an AttributeError; later reads through it
+    are never judged as missing (the soft read itself is DRIFT065's, at its own line)."""
+    return step[:2] == ".?"
+
+
 @dataclass(frozen=True)
 class Value:
     """What a path step evaluates to. `kind` is one of:
@@ -487,6 +494,9 @@ class PathEvaluator:
             return self._iterated(base) if base.kind == "container" else UNKNOWN
         if step[:1] == "[" and step[1:-1].isdigit():  # one position of an unpacked element (`for a, b in c`)
             return self._position(base, int(step[1:-1])) if base.kind == "container" else UNKNOWN
+        if is_soft(step):  # `getattr(x, "name", default)`: the member, or the default where it is gone
+            out = self._step(base, "." + step[2:])
+            return UNKNOWN if out.kind == "missing" else out
         name = step[1:]
         if base.kind == "module":
             return self._symbol_value(self.index.lookup(f"{base.sym.dotted}.{name}"), f"{base.sym.dotted}.{name}")

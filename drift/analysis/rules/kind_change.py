@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, site_of
-from drift.analysis.paths import Value
+from drift.analysis.paths import Value, is_soft
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _lookup_method, _module_of, _sites_of, _typed_paths
@@ -120,8 +120,8 @@ def class_became_function(ctx: CheckContext) -> Iterator[Finding]:
             continue  # the factory is a name the consumer imports (or a module attribute of one)
         tv, bv = tp.steps(path), bp.steps(path)
         for k in range(1, len(path)):
-            if not path[k].startswith(".") or path[k].startswith(".__"):
-                continue
+            if not path[k].startswith(".") or path[k].startswith(".__") or is_soft(path[k]):
+                continue  # (a soft read, `getattr(f, "x", d)`, falls back to its default: no error)
             if not _turned(tv[k - 1], bv[k - 1]):
                 continue
             name = path[k][1:]

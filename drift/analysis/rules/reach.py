@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext, site_of
-from drift.analysis.paths import Value, strip_annotation
+from drift.analysis.paths import Value, is_soft, strip_annotation
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
@@ -220,7 +220,7 @@ def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: in
     target's MRO defines, unknown only because of bases drift has no facts for (a layer class
     extending `torch.nn.Module`): those bases; None otherwise."""
     if not path[0].startswith("over:") or tv[k].kind != "unknown" or tv[k - 1].kind != "instance" \
-            or tv[k - 1].cls is None:
+            or tv[k - 1].cls is None or is_soft(path[k]):
         return None
     return ctx.target_paths.unseen_miss(tv[k - 1].cls, path[k][1:])
 
@@ -582,8 +582,8 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
                     yield found
                     break
                 continue
-            if not path[k].startswith("."):
-                continue
+            if not path[k].startswith(".") or is_soft(path[k]):
+                continue  # a soft read (`getattr(x, "a", d)`) on a retyped holder gives its default
             tprev = tv[k - 1]
             if not ((tprev.kind in ("external", "literal") and tprev.name) or
                     (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
@@ -602,7 +602,7 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
             if key in seen:
                 break
             seen.add(key)
-            holder, name = path[k - 1][1:], path[k][1:]
+            holder, name = path[k - 1][1:].lstrip("?"), path[k][1:]
             now = tprev.describe() if tprev.kind == "instance" else tprev.name
             was = bprev.describe()
             ev = tv[k - 1]
