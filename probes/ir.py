@@ -305,7 +305,13 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
         else:
             if cls is not None:
                 _class_field(out, scope, node, cls)
-            _relations(out, scope, _own([node]), fn_key=None)
+            own = _own([node])
+            _relations(out, scope, own, fn_key=None)
+            # defs and classes inside a module-level (or class-level) `if` / `try` / `with` (an
+            # `if find_spec("vllm"):` block, a compatibility shim) are the module's (class's) own
+            nested = [n for n in own if isinstance(n, (ast.ClassDef, *_FUNCS))]
+            if nested:
+                _walk_body(out, names, nested, prefix=prefix, cls=cls, scope=scope)
 
 
 def _class_field(out, scope, node, cls):

@@ -678,6 +678,29 @@ def _accepts(params: list[list[Any]], name: str) -> bool:
     return any(p[0] == name and p[1] != "POSITIONAL_ONLY" for p in params) or any(p[1] == "VAR_KEYWORD" for p in params)
 
 
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+def _positional_renames(own: list, bparams: list, sig: list[list[Any]]) -> dict[str, str]:
+    """{target name: consumer name} for each parameter the target renamed in place (the
+    baseline's parameter at the same position, positional on both sides, is gone by its name)
+    where the consumer's function takes a positional parameter at that position: a caller
+    that passes it by position, as calls written against the baseline do, still reaches the
+    consumer's parameter; only a call by the new name fails."""
+    bown = bparams[1:] if bparams and bparams[0].name in ("self", "cls") else bparams
+    tnames = {p.name for p in own}
+    mine = [p for p in sig if p[1] in _POSITIONAL]
+    out = {}
+    for i, p in enumerate(own):
+        if p.kind not in _POSITIONAL or i >= len(bown) or i >= len(mine) or any(q[1] == "VAR_POSITIONAL" for q in sig):
+            continue
+        b = bown[i]
+        if b.kind in _POSITIONAL and b.name != p.name and b.name not in tnames \
+                and all(q.kind in _POSITIONAL for q in bown[:i]) and all(q.kind in _POSITIONAL for q in own[:i]):
+            out[p.name] = mine[i][0]
+    return out
+
+
 def _positional_capacity(params: list[list[Any]]) -> int | None:
     if any(p[1] == "VAR_POSITIONAL" for p in params):
         return None
@@ -1059,12 +1082,16 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         yield from _newly_declared(ctx, where=where, label=label, sig=sig[1:] if has_self else sig, tm=tm,
                                    tparams=own, how=how)
         return
+    renamed = _positional_renames(own, bparams, sig[1:] if has_self else sig)
     for p in own:
         if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in bnames or _accepts(sig, p.name):
             continue
         cap = _positional_capacity(sig)
         positional = p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
-        if p.required:
+        if p.name in renamed:
+            severity, why = Severity.RISKY, (f"`{renamed[p.name]}` renamed at the same position: breaks only "
+                                             "where the target's callers pass it by name")
+        elif p.required:
             severity, why = Severity.BREAKING, "required, so the target's callers pass it"
         else:
             severity, why = Severity.RISKY, "optional: breaks where the target's callers pass it"
@@ -1087,8 +1114,8 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         )
     tn = {p.name for p in tparams}
     for name, kind, has_default in sig[1:] if has_self else sig:
-        if kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or has_default or name in tn:
-            continue
+        if kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or has_default or name in tn or name in renamed.values():
+            continue  # (a parameter the target renamed at its position still gets the value there)
         if bm is None or name not in bnames:
             continue
         yield Finding(
