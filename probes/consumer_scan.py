@@ -19,12 +19,13 @@ from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .links import package_reach, text_links
 from .locate import module_name, walk_tree
+from .reexports import export_map, linked
 from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 
-_USAGE_VERSION = "u46r-ir11-lk3-infa10-infb6-u47dc-u48tf-u49fn-u50im-u51ce-infc4-pr1sgtc-infb10"  # infb10: the IR walks defs and classes inside a module-level if/try/with; infb9 (infb8 a draft): `getattr(x, "a", d)` is a soft step `.?a` of a path (a gone `a` gives the default), an `if` branch that leaves (return, raise, continue, break) binds nothing for what follows; infb7: the branches of `a if t else b` run within the test (within); tc: try bodies whose handlers swallow an error (caught); sg: signature feature tests (sigtest) and keys pruned in place by a signature (dictcomp); pr1: a version predicate compares a local its parameter was parsed into (is_vllm_equal); infc4: handed records marked (`handed`), one hop only, a file read and found irrelevant may be handed; infc3: infc2 plus the line of a method's one returned constant (returns_line); infc2: a method record says its return type (annotation, or one returned constant's type); infc1: a module that never names the target is read (classes and IR) when a module that does uses one of its classes as a value (_handed_modules); u51ce: an import is guarded by the one test of an import-error handler the binding fallbacks use (no more name substrings); u50im: importlib.import_module("vllm.x") with a literal name is an import record (statement import_module); u49fn: every module's functions' signatures (a patch may install one from another module); u48tf: a name a try body imports keeps that binding past an ImportError fallback; u47dc: a consumer dataclass's own fields (dataclass_fields); infa10: closed dicts (only literal keys enter), opened locals, calls whose **d are all names (starcall); infb6: a class method overriding a target method types its parameters by the declaration (over: roots); infb5: a class base read off a target module alias (`class C(mod.Base)`) is an attr use; infb4: modmap, module names a module-swapping module maps to its own; infb3: init_calls, the bases an `__init__` runs by name (`Base.__init__(self)`); infb2: a capitalised identifier string is a lit: root (a class named to a lazy registry); infa9: d.update({...}/dict(...)/k=v) and d = a | b add keys, classes made inside a function are IR classes; infa8: dict(k=v) is a dict literal in the IR; infa1-7: calls a runner makes (to_thread, run_in_executor, submit, partial, Thread/Process target=), awaited calls, comprehension variables and container elements (d[k] = v, xs.append(v), dict[str, C] annotations), uses in an assert message or raise (on_failure), f"{__name__}.Cls" literals, names bound in a module-level if/try/with; lk3: unreferenced and unnamed_classes marked only in a package with plugin entry points; lk2: from-import sources kept apart (bases), classes nothing names (lone_classes, unnamed_classes); lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data; infa7: module-level names bound inside a module-level if/try/with are module names in the IR; infa6: f"{__name__}.Cls" is a literal class name in the IR; infa5: elements of containers a function annotates or fills (d[k] = v, xs.append(v)), a hasattr-tested read a guess; infa4: uses in an assert message or a raise (on_failure); infa3: awaited calls (awaited); infa2: comprehension variables typed as loop variables, a filtering comprehension is its container ([:]), what a function stores in a container it built (d[k] = v, xs.append(v)) is what reading it gives; infa1: calls a runner makes (asyncio.to_thread, run_in_executor, partial, Thread/Process target=) recorded as calls of the function; lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
+_USAGE_VERSION = "u46r-ir11-lk3-infa10-infb6-u47dc-u48tf-u49fn-u50im-u51ce-infc4-pr1sgtc-infb11"  # infb11: modules importing a target name another module of the package hands on are read again with it resolved (exports, probes/reexports.py); infb10: the IR walks defs and classes inside a module-level if/try/with; infb9 (infb8 a draft): `getattr(x, "a", d)` is a soft step `.?a` of a path (a gone `a` gives the default), an `if` branch that leaves (return, raise, continue, break) binds nothing for what follows; infb7: the branches of `a if t else b` run within the test (within); tc: try bodies whose handlers swallow an error (caught); sg: signature feature tests (sigtest) and keys pruned in place by a signature (dictcomp); pr1: a version predicate compares a local its parameter was parsed into (is_vllm_equal); infc4: handed records marked (`handed`), one hop only, a file read and found irrelevant may be handed; infc3: infc2 plus the line of a method's one returned constant (returns_line); infc2: a method record says its return type (annotation, or one returned constant's type); infc1: a module that never names the target is read (classes and IR) when a module that does uses one of its classes as a value (_handed_modules); u51ce: an import is guarded by the one test of an import-error handler the binding fallbacks use (no more name substrings); u50im: importlib.import_module("vllm.x") with a literal name is an import record (statement import_module); u49fn: every module's functions' signatures (a patch may install one from another module); u48tf: a name a try body imports keeps that binding past an ImportError fallback; u47dc: a consumer dataclass's own fields (dataclass_fields); infa10: closed dicts (only literal keys enter), opened locals, calls whose **d are all names (starcall); infb6: a class method overriding a target method types its parameters by the declaration (over: roots); infb5: a class base read off a target module alias (`class C(mod.Base)`) is an attr use; infb4: modmap, module names a module-swapping module maps to its own; infb3: init_calls, the bases an `__init__` runs by name (`Base.__init__(self)`); infb2: a capitalised identifier string is a lit: root (a class named to a lazy registry); infa9: d.update({...}/dict(...)/k=v) and d = a | b add keys, classes made inside a function are IR classes; infa8: dict(k=v) is a dict literal in the IR; infa1-7: calls a runner makes (to_thread, run_in_executor, submit, partial, Thread/Process target=), awaited calls, comprehension variables and container elements (d[k] = v, xs.append(v), dict[str, C] annotations), uses in an assert message or raise (on_failure), f"{__name__}.Cls" literals, names bound in a module-level if/try/with; lk3: unreferenced and unnamed_classes marked only in a package with plugin entry points; lk2: from-import sources kept apart (bases), classes nothing names (lone_classes, unnamed_classes); lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data; infa7: module-level names bound inside a module-level if/try/with are module names in the IR; infa6: f"{__name__}.Cls" is a literal class name in the IR; infa5: elements of containers a function annotates or fills (d[k] = v, xs.append(v)), a hasattr-tested read a guess; infa4: uses in an assert message or a raise (on_failure); infa3: awaited calls (awaited); infa2: comprehension variables typed as loop variables, a filtering comprehension is its container ([:]), what a function stores in a container it built (d[k] = v, xs.append(v)) is what reading it gives; infa1: calls a runner makes (asyncio.to_thread, run_in_executor, partial, Thread/Process target=) recorded as calls of the function; lk1: links between the package's own modules (probes/links.py) kept per file, records marked unreferenced / loaded_under; u46r/ir11: class-body fields are stores on the class, a module naming a class in a `*_cls` field keeps its IR, a string first argument naming an identifier (name_arg); u45i: setattr over a loop of literal names; u44h: a getattr(x, "a", None) test guards later x.a reads as hasattr does; u43i: patches a decorator names by a dotted string; u42: module-level version asserts (version_asserts), a version tuple literal is a version; u41: how many names unpack a call's result (unpacked); u32: loop variables typed by what iterating a path yields ([*], [0]); u31 (u27-u30 were drafts of it): over: roots, an override's parameter typed by the method it overrides; u26: after the passed-slot typing (u25) was taken back; u24: a def inside a version branch carries its guards; ir10: guarded line ranges; const switches; u22: keys set under a version test (kw_guards); u21: the steps a local's assignment read (bound); u20: isinstance narrowing before continue/break; u19: result attribute reads; ir4: returns-a-value flag, try_line; ir5: no binding pass; ir8: keys as data
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -120,14 +121,15 @@ def _skipped(rel, why):
             "imports": [], "calls": [], "binds": [], "subclasses": []}
 
 
-def _usage_of(data, rel, prefixes, handed=False):
+def _usage_of(data, rel, prefixes, handed=False, reexports=None):
     """Usage facts of one file, or a record saying why it was skipped: a hostile or generated
     file (too deep to walk, an unknown coding cookie) is noted and the scan goes on."""
     text, why = decode_source(data)
     if text is None:
         return _skipped(rel, why)
     facts, why = guarded(usage_facts, text, module=module_name(rel), path=rel, prefixes=prefixes,
-                         is_package=rel.endswith("__init__.py"), handed=handed)
+                         is_package=rel.endswith("__init__.py"), handed=handed,
+                         reexports=reexports)
     if facts is None:
         return _skipped(rel, why)
     return facts
@@ -288,6 +290,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         stored = _stored_ir(facts)
         new[rel] = (size, mtime, stored, links[rel], sha, stamp, now)
         modules.append(stored if ir_as_bytes else facts)
+    _read_importers(modules, entries, links, old, new, prefixes, ir_as_bytes)
     kept = old.pop(_MARKS, None)
     metadata = _metadata_text(root_dir)
     digest = hashlib.sha256(metadata).hexdigest()
@@ -373,6 +376,52 @@ def _read_handed(rels, plain, prefixes):
             facts["handed"] = True
             out[rel] = (facts, hashlib.sha256(data).digest())
     return out
+
+
+_IMPORTERS = "\0importers"  # cache key: {rel: (size, mtime, exports read with, record)} of the second read
+
+
+def _read_importers(modules, entries, links, old, new, prefixes, ir_as_bytes):
+    """Read again, with those names taken for the target's, every module that imports a target
+    name another module of the package hands on (`from .compat import Runner`,
+    probes/reexports.py); its record replaces (or joins) the first one. Cached per file with the
+    exports it was read with, so a warm scan reads nothing."""
+    exports = export_map(modules)
+    cached = old.get(_IMPORTERS) or {}
+    if not exports:
+        return
+    where = {e[0]: (e[1], e[2], e[3]) for e in entries if not e[4]}  # rel -> (path, size, mtime)
+    index = {m.get("path"): i for i, m in enumerate(modules)}
+    done = {}
+    for rel in sorted(where):
+        got = linked(links.get(rel), exports)
+        if not got:
+            continue
+        path, size, mtime = where[rel]
+        hit = cached.get(rel)
+        if hit is not None and hit[0] == size and hit[1] == mtime and hit[2] == got:
+            facts = hit[3]
+        else:
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                continue
+            facts = _usage_of(data, rel, prefixes, got)
+            if isinstance(facts, dict):
+                facts.pop("links", None)  # the first read's links stand
+            facts = _stored_ir(facts)
+        done[rel] = (size, mtime, got, facts)
+        if not isinstance(facts, dict) or facts.get("error"):
+            continue
+        record = facts if ir_as_bytes else _decoded_ir(facts)
+        if rel in index:
+            modules[index[rel]] = record
+        else:
+            index[rel] = len(modules)
+            modules.append(record)
+    if done:
+        new[_IMPORTERS] = done
 
 
 def _links_of(facts, data, rel):

@@ -16,6 +16,7 @@ from .reach import (_dotted, _src, catches_import_error, compound_guards, decora
                     reach_facts, string_constants, unpacking, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
+from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 
@@ -187,6 +188,8 @@ class _Imports(ast.NodeVisitor):
             if self._keep(target):
                 local = alias.asname or alias.name
                 self.bindings[local] = target
+                if getattr(node, REEXPORTED, False):
+                    continue  # taken from a module of the package that imports it: that import is the use
                 # each imported name where it is written (3.10+ ASTs place aliases)
                 self._record(local, target, getattr(alias, "lineno", node.lineno), "from",
                              getattr(alias, "col_offset", None))
@@ -378,18 +381,20 @@ def _bound_functions(tree, source_lines):
     return binds
 
 
-def usage_facts(source, *, module, path, prefixes, is_package=False, handed=False):
+def usage_facts(source, *, module, path, prefixes, is_package=False, handed=False, reexports=None):
     """The usage record of one consumer module (see SCHEMA.md, "Usage").
 
     `handed`: the module never names the target, but a module that does uses one of its classes
     as a value (probes/consumer_scan.py `_handed_modules`): its classes and IR are recorded, since
-    the target may receive such a class (a duck-typed backend an override returns)."""
+    the target may receive such a class (a duck-typed backend an override returns).
+    `reexports`: {consumer dotted name: target dotted} of names other modules of the package hand
+    on (probes/reexports.py)."""
     with memoised():  # the extractors below walk the same trees again and again
         return _usage_facts(source, module=module, path=path, prefixes=prefixes, is_package=is_package,
-                            handed=handed)
+                            handed=handed, reexports=reexports)
 
 
-def _usage_facts(source, *, module, path, prefixes, is_package, handed=False):
+def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, reexports=None):
     try:
         text = source.decode("utf-8") if isinstance(source, bytes) else source
         tree = ast.parse(text)
@@ -398,13 +403,22 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False):
                 "imports": [], "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [],
                 "patches": [], "patchers": {}}
     lines = text.splitlines()
+    links = None
+    if reexports:
+        own = _Imports(module, is_package, tuple(prefixes))  # the package's own links, as written
+        own.visit(tree)
+        links = parsed_links(own.own, text)
+        rewrite_imports(tree, module, is_package, reexports)
     imports = _Imports(module, is_package, tuple(prefixes))
     imports.consts = string_constants(tree)
     imports.flags = flag_constants(tree)
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
-           "links": parsed_links(imports.own, text)}
+           "links": links if links is not None else parsed_links(imports.own, text)}
+    exports = module_exports(tree, prefixes)
+    if exports:
+        out["exports"] = exports
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone
