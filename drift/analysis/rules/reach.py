@@ -105,7 +105,10 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     a parameter or variable annotated with a target type, what a target call returns, an
     attribute a target `__init__` set on `self`. The baseline must have had the attribute (set on
     `self`, declared, inherited or defined), and the target's class must be fully known (no
-    `__getattr__`, no base drift cannot see), so a missing name really is missing.
+    `__getattr__`, no base drift cannot see), so a missing name really is missing. A
+    `msgspec.Struct` base counts as seen (drift/analysis/struct_base.py): its instances hold only
+    the fields their classes declare. A read in a branch of `a if <test> else b` whose test
+    already fails is not reported again: Python evaluates the test first.
 
     Fixes, besides a deprecation successor or a close new name: a removed zero-argument method
     the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
@@ -1187,6 +1190,16 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     class the consumer's does not extend, or on another attribute of the object. An override in
     a class whose base the target no longer has anywhere is at most risky (the target cannot
     build the class as written; the base is the break).
+
+    A stand-in (a consumer class assigned over a target class name without extending it,
+    `vllm.x.Manager = MyManager`) is held the same way: the target's own code builds it under that
+    name and calls the replaced class's methods on it, so each of its methods answers to the
+    target's calls of that name (none on `self` in the target's code, which is not the
+    stand-in's), and a method the replaced class gained that the target now calls on such objects
+    and the stand-in lacks is reported at the consumer class standing in for the method's
+    declarer (an AttributeError inside the target's code). A parameter the target renamed in
+    place (`set_config(config, runtime_shape)` -> `(config, compile_range)`) is at most risky for
+    a replacement that takes it positionally: callers written positionally still reach it.
 
     Fix: `add_parameters` adds the target's new parameters to the override where the target
     declares them, with the target's default (a literal; `None` only where that is the target's),

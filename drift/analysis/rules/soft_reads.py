@@ -39,7 +39,11 @@ def soft_read_missing(ctx: CheckContext) -> Iterator[Finding]:
     the default (or False) now always applies.
 
     The object is typed as every other reach path is; the target's class must be fully known
-    (no `__getattr__`, no base drift cannot see), so "no longer has" really means it."""
+    (no `__getattr__`, no base drift cannot see), so "no longer has" really means it. A chain of
+    such reads (`getattr(getattr(self, "manager", None), "coordinator", None)`) keeps its type
+    through each soft step wherever the names are there; where a step's own name is gone, what
+    follows holds the consumer's default, so only that step's read is reported, never a read
+    further down the chain."""
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
