@@ -378,40 +378,43 @@ def _read_handed(rels, plain, prefixes):
     return out
 
 
-_IMPORTERS = "\0importers"  # cache key: {rel: (size, mtime, exports read with, record)} of the second read
+_IMPORTERS = "\0importers"  # cache key: {rel: (sha256 of the bytes, exports read with, record)} of the second read
 
 
 def _read_importers(modules, entries, links, old, new, prefixes, ir_as_bytes):
     """Read again, with those names taken for the target's, every module that imports a target
     name another module of the package hands on (`from .compat import Runner`,
-    probes/reexports.py); its record replaces (or joins) the first one. Cached per file with the
-    exports it was read with, so a warm scan reads nothing."""
+    probes/reexports.py); its record replaces (or joins) the first one. Cached per file by the
+    content its first read hashed and the exports it was read with, so a warm scan reads nothing."""
     exports = export_map(modules)
     cached = old.get(_IMPORTERS) or {}
     if not exports:
         return
-    where = {e[0]: (e[1], e[2], e[3]) for e in entries if not e[4]}  # rel -> (path, size, mtime)
+    where = {e[0]: e[1] for e in entries if not e[4]}  # rel -> path
     index = {m.get("path"): i for i, m in enumerate(modules)}
     done = {}
     for rel in sorted(where):
         got = linked(links.get(rel), exports)
-        if not got:
+        entry = new.get(rel)
+        if not got or type(entry) is not tuple or len(entry) < 5:
             continue
-        path, size, mtime = where[rel]
+        sha = entry[4]
         hit = cached.get(rel)
-        if hit is not None and hit[0] == size and hit[1] == mtime and hit[2] == got:
-            facts = hit[3]
+        if type(hit) is tuple and len(hit) == 3 and hit[0] == sha and hit[1] == got:
+            facts = hit[2]
         else:
             try:
-                with open(path, "rb") as fh:
+                with open(where[rel], "rb") as fh:
                     data = fh.read()
             except OSError:
                 continue
+            if hashlib.sha256(data).digest() != sha:
+                continue  # changed since the first read: the next scan reads both again
             facts = _usage_of(data, rel, prefixes, got)
             if isinstance(facts, dict):
                 facts.pop("links", None)  # the first read's links stand
             facts = _stored_ir(facts)
-        done[rel] = (size, mtime, got, facts)
+        done[rel] = (sha, got, facts)
         if not isinstance(facts, dict) or facts.get("error"):
             continue
         record = facts if ir_as_bytes else _decoded_ir(facts)
