@@ -1764,12 +1764,12 @@ def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
         return hit
     installs: dict[tuple[str, str], list[tuple[bool, str]]] = {}
     for mod, patch in _patches(ctx):
-        fn = (patch.get("value") or {}).get("function")
+        module, fn = _installed_function(ctx, mod, patch)
         if not fn or not patch.get("name"):
             continue
         t, b = _patch_values(ctx, patch)
         gone = t is not None and b is not None and t.kind == "missing" and b.known and b.kind != "consumer"
-        installs.setdefault((mod.get("module") or "", fn), []).append((gone, patch["name"]))
+        installs.setdefault((module, fn), []).append((gone or _owner_gone(ctx, patch), patch["name"]))
     called: set[str] = set()
     for mod in ctx.usage:
         for rec in mod.get("calls") or []:
@@ -1784,6 +1784,31 @@ def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
             out.setdefault(module, set()).add(fn)
     ctx.memo["installed_dead"] = out
     return out
+
+
+def _installed_function(ctx: CheckContext, mod: dict, patch: dict) -> tuple[str, str | None]:
+    """(consumer module, function qualname) a patch installs: one defined where the patch is
+    written, or one the patching module imports from another module of the consumer
+    (`from .worker.spec import _run_no_spec`, then `Target._run_no_spec = _run_no_spec`)."""
+    value = patch.get("value") or {}
+    if value.get("function"):
+        return mod.get("module") or "", value["function"]
+    vp = value.get("path") or []
+    if len(vp) == 1 and isinstance(vp[0], str) and vp[0].startswith("sym:"):
+        home, _, name = vp[0][4:].rpartition(".")
+        if home in ctx.consumer.modules and name:
+            return home, name
+    return mod.get("module") or "", None
+
+
+def _owner_gone(ctx: CheckContext, patch: dict) -> bool:
+    """The class or module a patch installs onto was the baseline's and the target has none:
+    the patch raises before it installs anything, so nothing runs the installed function there."""
+    path = tuple(patch.get("path") or ())
+    if not path or ctx.baseline_paths is None:
+        return False
+    b = ctx.baseline_paths.value(path)
+    return b.kind in ("class", "module") and any(v.kind == "missing" for v in ctx.target_paths.steps(list(path)))
 
 
 def _inside(function: str | None, functions) -> bool:
