@@ -1191,17 +1191,9 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     a class whose base the target no longer has anywhere is at most risky (the target cannot
     build the class as written; the base is the break).
 
-    A stand-in (a consumer class assigned over a target class name without extending it,
-    `vllm.x.Manager = MyManager`) is held the same way: the target's own code builds it under that
-    name and calls the replaced class's methods on it, so each of its methods answers to the
-    target's calls of that name (none on `self` in the target's code, which is not the
-    stand-in's, nor inside a target method the consumer patched over or whose every caller is),
-    and a method the replaced class gained that the target now calls on such objects and the
-    stand-in lacks is reported at the consumer class standing in for the method's declarer (an
-    AttributeError inside the target's code); both risky, since whether the target's call still
-    runs there depends on what else the consumer replaced. A parameter the target renamed in
-    place (`set_config(config, runtime_shape)` -> `(config, compile_range)`) is at most risky for
-    a replacement that takes it positionally: callers written positionally still reach it.
+    A parameter the target renamed in place (`set_config(config, runtime_shape)` ->
+    `(config, compile_range)`) is at most risky for a replacement that takes it positionally:
+    callers written positionally still reach it.
 
     Fix: `add_parameters` adds the target's new parameters to the override where the target
     declares them, with the target's default (a literal; `None` only where that is the target's),
