@@ -126,7 +126,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests")
+                 "by_name", "held_tests", "kw_calls")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -141,6 +141,7 @@ class _Scan:
         self.shape_returns = []
         self.kwarg_defaults = {}
         self.ctor = []
+        self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
         self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
@@ -214,6 +215,8 @@ class _Scan:
                         head = func.id if tf is _Name else func.attr if tf is _Attribute else ""
                         if head[:1].isupper():
                             self.ctor_call(n)
+                        elif head:
+                            self.kw_call(n)
                     elif type(func) is _Attribute and func.attr == "setdefault" and len(n.args) == 2:
                         self.setdefault(n)
                 extend(n.args)
@@ -336,6 +339,25 @@ class _Scan:
         if all(k == "**" for k in keywords):
             return
         self.ctor.append((callee, node.lineno, keywords, node.keywords))
+
+    def kw_call(self, node):
+        """`x.name(a, k=v)` / `name(a, k=v)` with a lower-case name and keywords: the argument
+        texts, so a consumer's identical call can be given the rewrite the target made to its own
+        (a keyword dropped, an optional one added in its place). Only calls passing a keyword by
+        name are kept: those are the ones a keyword removal can break."""
+        callee = dotted(node.func)
+        if not callee:
+            return
+        keywords = {}
+        for kw in node.keywords:
+            if kw.arg is not None:
+                keywords[kw.arg] = self.text.of(kw.value, _VALUE_CUT)
+        if not keywords:
+            return
+        args = [("*" if type(a) is ast.Starred else "") + (self.text.of(a, _VALUE_CUT) or "") for a in node.args]
+        if any(k.arg is None for k in node.keywords):
+            keywords["**"] = "1"
+        self.kw_calls.append([callee, node.lineno, args, keywords])
 
     def test_reads(self, test):
         """`self.x.f` read in a branch test: the method behaves by a setting of an object it
@@ -604,6 +626,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         "value_returns": scan.value_returns,
         "probes": scan.probes,
         **({"by_name_calls": scan.by_name} if scan.by_name else {}),
+        **({"kw_calls": [{"callee": c, "line": ln, "args": a, "keywords": k} for c, ln, a, k in scan.kw_calls]}
+           if scan.kw_calls else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **_built(scan),
         **_tuple_returns(scan),

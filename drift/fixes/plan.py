@@ -80,15 +80,16 @@ NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters"})
 def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]
     """A kind above; `add_parameters` making a parameter required: the baseline's callers do
     not pass it (its re-check may not see that when the baseline's base never declared the method);
-    a keyword dropped whose value is not the baseline's default (`drop_keyword`, unsafe): the
-    baseline still reads it, and no finding there says so; and any fix whose tier depends on the
+    a keyword dropped whose value is not the baseline's default (`drop_keyword`, unsafe, or safe
+    as the target rewrote its own call: `migration`): the baseline still reads it, and no finding
+    there says so; and any fix whose tier depends on the
     branch (`gated_tier`): its judgement holds only where the original stays for the baseline."""
     if fix is None or fix.codemod is None:
         return False
     if fix.codemod in NEVER_ON_BASELINE or fix.gated_tier is not None:
         return True
-    if fix.codemod == "drop_keyword" and fix.tier == UNSAFE:
-        return True
+    if fix.codemod == "drop_keyword" and (fix.tier == UNSAFE or "migration" in fix.args):
+        return True  # a drop as the target rewrote its own call: the baseline still reads the value
     return fix.codemod == "add_parameters" and any(len(p) > 1 and p[1] is None for p in fix.args.get("params") or [])
 
 

@@ -223,6 +223,17 @@ class CtorCall(Located):
     locals: _Key[Mapping[str, str]] = _Key("locals", {})
 
 
+class KwCall(Located):
+    """A call of a lower-case name that passes keywords (`self._lora_model_cls.from_local_checkpoint(
+    lora_path, ..., model_vocab_size=self.vocab_size)`): argument texts cut at 120 chars, `*`
+    before a starred positional, `"**": "1"` when a `**dict` is passed too (facts +kwc)."""
+
+    __slots__ = ()
+    callee: _Key[str] = _Key("callee", "", doc="the callee as written, dotted")
+    args: _Key[Sequence[str]] = _Key("args", _NO_TEXTS, doc="each positional argument's source text")
+    keywords: _Key[Mapping[str, str]] = _Key("keywords", {})
+
+
 class KwargsForward(Located):
     """A call a function makes with its own `**kwargs` passed on whole (probes/forwards.py): a
     factory handing the caller's keywords to the class it builds."""
@@ -277,6 +288,8 @@ class Behaviour(Record):
     raises: _Key[list[RaiseFacts]] = _Key("raises", [], _rows(RaiseFacts))
     asserts: _Key[list[AssertFacts]] = _Key("asserts", [], _rows(AssertFacts))
     ctor_calls: _Key[list[CtorCall]] = _Key("ctor_calls", [], _rows(CtorCall))
+    kw_calls: _Key[list[KwCall]] = _Key("kw_calls", [], _rows(KwCall),
+                                        doc="calls of lower-case names passing keywords, with argument texts")
     kwarg_defaults: _Key[Mapping[str, Mapping[str, Any]]] = _Key("kwarg_defaults", {})
     return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
     returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")

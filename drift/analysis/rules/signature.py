@@ -7,8 +7,9 @@ from typing import Iterator
 from drift.analysis.context import CheckContext, ResolvedCall
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
-from drift.analysis.rules.fix_tiers import drop_keyword_fix, removal_gated_tier
+from drift.analysis.rules.fix_tiers import drop_keyword_fix, passes_nothing, removal_gated_tier, same_value
 from drift.analysis.rules.forwarded import fails_on_baseline
+from drift.analysis.rules.own_rewrites import own_rewrite
 from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value, target_example
 
@@ -92,8 +93,27 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
     silent = _pydantic(ctx, rc) and not ctx.target.forbids_extra(rc.target_params_at)
     return (successor_fix(ctx.baseline, rc.baseline_params_at, kw, accepted=names, passed=set(rc.rec["keywords"]),
                           callee=callee, value=value)
+            or _own_rewrite_fix(ctx, rc, kw, callee, value, base_param)
             or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
                                 gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent)))
+
+
+def _own_rewrite_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, callee: str, value: str | None,
+                     base_param) -> Fix | None:
+    """`drop_keyword` as the target rewrote its own identical call (own_rewrites.py): safe, and
+    written with the keyword the target passes in its place where that may carry the value on.
+    Only where a plain drop would be unsafe (a drop of the default or of no data already is safe)."""
+    if (base_param is not None and same_value(value, base_param.default)) or passes_nothing(value):
+        return None
+    found = own_rewrite(ctx, rc, kw)
+    if found is None:
+        return None
+    added = "".join(f" and pass `{k}={v}`" for k, v in found.add.items())
+    return Fix(f"drop `{kw}={value}` from the call{added}, as the target's own `{found.function}` rewrote "
+               f"this very call ({found.baseline_evidence} -> {found.evidence})",
+               codemod="drop_keyword", tier=SAFE,
+               args={"callee": callee, "keyword": kw, **({"add": dict(found.add)} if found.add else {}),
+                     "migration": str(found.evidence)})
 
 
 @rule("DRIFT011", RuleKind.REQUIRED_ADDED)

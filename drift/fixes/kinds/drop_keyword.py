@@ -1,20 +1,26 @@
-"""Remove a keyword argument the target no longer accepts (TypeError: unexpected keyword)."""
+"""Remove a keyword argument the target no longer accepts (TypeError: unexpected keyword).
+
+With `add` (keyword -> source), the keywords the target's own rewrite of the same call passes in
+its place are written where the dropped one stood, unless the call passes them already
+(drift/analysis/rules/own_rewrites.py); `migration` names that rewrite and changes nothing here."""
 
 from __future__ import annotations
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, SiteCodemod, has_keyword, relayout_comma
+from drift.fixes.kinds._site import ALREADY, APPLIED, SiteCodemod, has_keyword, parse_expr, relayout_comma
 
 
 class DropKeyword(SiteCodemod):
     DESCRIPTION = "Remove `keyword=` from the call to `callee` at the site line."
 
-    def __init__(self, context: CodemodContext, *, line: int, callee: str, keyword: str) -> None:
+    def __init__(self, context: CodemodContext, *, line: int, callee: str, keyword: str,
+                 add: dict[str, str] | None = None, migration: str | None = None) -> None:
         super().__init__(context, line=line)
         self.callee = callee
         self.keyword = keyword
+        self.add = dict(add or {})
         self._target: cst.Call | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
@@ -32,6 +38,16 @@ class DropKeyword(SiteCodemod):
             return updated_node
         args = list(updated_node.args)
         idx = next(i for i, a in enumerate(args) if a.keyword is not None and a.keyword.value == self.keyword)
+        missing = [k for k in self.add if not has_keyword(updated_node, k)]
+        if missing:  # the target's own rewrite: its keyword takes the dropped one's place
+            first = args[idx]
+            comma = first.comma if isinstance(first.comma, cst.Comma) else cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" "))
+            args[idx:idx + 1] = [first.with_changes(keyword=cst.Name(k), value=parse_expr(self.add[k]),
+                                                    **({} if i == len(missing) - 1 else {"comma": comma}))
+                                 for i, k in enumerate(missing)]
+            self.record(APPLIED, f"replaced {self.keyword}= by {', '.join(k + '=' for k in missing)} in {self.callee}()")
+            return updated_node.with_changes(args=args)
         removed = args.pop(idx)
         if idx == len(args) and idx > 0:
             # The removed argument was last: its comma (trailing or none) now ends the call.

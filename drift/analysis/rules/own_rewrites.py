@@ -1,0 +1,123 @@
+"""A removed keyword dropped the way the target dropped it from its own identical call.
+
+Why: `drop_keyword` of a value that is not the baseline's default is unsafe on its own (the
+consumer chose the value; the target may want it under another name). But when the baseline's
+own code made the very same call, passing the very same expression for that keyword, and the
+target's version of that function still makes the call without it, vLLM's maintainers already
+judged the rewrite for this exact argument (MELT's "learn from the library's own migration").
+vLLM 0.11's `WorkerLoRAManager._load_adapter` passed `target_embedding_padding=self.vocab_size +
+self.lora_config.lora_extra_vocab_size` to `from_local_checkpoint`; 0.12's passes
+`model_vocab_size=self.vocab_size` instead, and a plugin's copy of that call gets the same edit.
+
+Read from the probe's `kw_calls` / `ctor_calls` facts (argument texts per call), never from source.
+What the target's call adds in place of the dropped keyword:
+- a keyword whose value reads from the same root names as the dropped value (`self` above) may
+  carry the dropped setting on; it is written too, in the target's words, and only when the
+  consumer's value was the baseline's verbatim (so those roots mean the same at both calls) and
+  every root it reads is one the consumer's matching arguments read; otherwise no rewrite;
+- any other keyword must be optional in the target's signature (it is left out: the call works
+  and behaves as the target's default); a required one means the drop alone is not the rewrite.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from drift.analysis.rules.fix_tiers import same_value
+from drift.analysis.rules.values import _functions
+from drift.findings import Location
+from drift.model.facts import CtorCall, KwCall
+from drift.model.index import PackageIndex, call_of
+
+
+@dataclass(frozen=True)
+class OwnRewrite:
+    function: str  # the target's function that made the same call
+    evidence: Location  # its rewritten call in the target
+    baseline_evidence: Location  # its call in the baseline, the consumer's verbatim
+    add: dict[str, str] = field(default_factory=dict)  # keywords the rewrite writes, in order
+
+
+def _build_kw_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """callee's last segment -> [{path, function, line, keywords}] over `kw_calls` and `ctor_calls`."""
+    out: dict[str, list] = {}
+    for _name, mod, fn in _functions(index, modules):
+        beh = fn.behaviour
+        for call in list(beh.kw_calls) + list(beh.ctor_calls):
+            kws = {k: v for k, v in call.keywords.items() if k != "**"}
+            if kws and "**" not in call.keywords:
+                out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
+                    {"path": mod.path, "function": fn.qualname or fn.name, "line": call.line, "keywords": kws})
+    return out
+
+
+def kw_calls(index: PackageIndex, name: str) -> list[dict]:
+    """The package's own calls of `name` / `x.name` that pass keywords (no `**dict`), with the
+    keywords' source texts (cached per package digest and name)."""
+    return index.query("kw_calls", name, needle=call_of(name), build=_build_kw_calls, default=[], scoped=True)
+
+
+def _roots(src: str | None) -> set[str] | None:
+    """The names an expression reads (`self.a + b.c` -> {self, b}); None when it does not parse
+    or the probe cut it."""
+    if not src or src.endswith("…"):
+        return None
+    try:
+        tree = ast.parse(src.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - {"None", "True", "False"}
+
+
+def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyped-def]
+    """The target's rewrite of its own identical call dropping `kw`, if the facts show one."""
+    baseline = getattr(ctx, "baseline", None)
+    if baseline is None or rc.baseline_params is None or rc.target_params is None:
+        return None
+    consumer_kw = rc.rec.get("kw_values") or {}
+    value = consumer_kw.get(kw)
+    if not value or _roots(value) is None:
+        return None
+    name = rc.rec["callee_src"].rsplit(".", 1)[-1]
+    base_names = {p.name for p in rc.baseline_params}
+    target = {p.name: p for p in rc.target_params}
+    after = kw_calls(ctx.target, name)
+    for b in kw_calls(baseline, name):
+        if not same_value(b["keywords"].get(kw), value) or not set(b["keywords"]) <= base_names:
+            continue  # not the consumer's argument, or a call of another callable of that name
+        mine = [a for a in after if a["function"] == b["function"] and set(a["keywords"]) <= set(target)]
+        same_path = [a for a in mine if a["path"] == b["path"]]
+        mine = same_path or mine
+        if len(mine) != 1 or kw in mine[0]["keywords"]:
+            continue  # not exactly one call there, or the target still passes it
+        a = mine[0]
+        dropped_roots = _roots(b["keywords"][kw]) or set()
+        matched_roots: set[str] = set()
+        for k, v in b["keywords"].items():
+            if same_value(consumer_kw.get(k), v):
+                matched_roots |= _roots(v) or set()
+        add: dict[str, str] = {}
+        ok = True
+        for k, v in a["keywords"].items():
+            if k in b["keywords"]:
+                continue
+            roots = _roots(v)
+            if roots is None:
+                ok = False
+                break
+            if roots & dropped_roots:  # may carry the dropped setting on: write it, if it can be said here
+                if k in consumer_kw:
+                    continue
+                if not roots <= matched_roots:
+                    ok = False
+                    break
+                add[k] = v.strip()
+            elif target[k].required and k not in consumer_kw:
+                ok = False  # the target's call needs more than the drop
+                break
+        if ok:
+            return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
+                              Location(b["path"], b["line"], symbol=b["function"]), add)
+    return None
