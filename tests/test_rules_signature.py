@@ -735,3 +735,44 @@ def test_a_call_that_already_passed_too_many_positionals_is_no_shift(tmp_path):
     removal of `gone` is no drift of that call."""
     case = _shift("def make(a, b, gone=0):\n    return a\n", "def make(a, b):\n    return a\n", "make(1, 2, 3, 4)")
     assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT013"] == []
+
+
+OWN_CALL_BEFORE = """
+    def alloc(cfg):
+        return [cfg]
+
+
+    def serve(config):
+        return alloc(cfg=config)
+    """
+OWN_CALL_AFTER = """
+    def alloc(cfg, block):
+        return [cfg] * block
+
+
+    def serve(config):
+        return alloc(cfg=config, block=config.block)
+
+
+    def serve_again(config):
+        return alloc(cfg=config, block=config.block)
+    """
+ALLOC_CALL = """
+    from gizmo.core import alloc
+
+    class App:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def build(self):
+            return alloc(cfg=self.cfg)
+    """
+
+
+def test_a_new_required_argument_of_a_function_takes_the_value_the_targets_own_calls_pass(tmp_path):
+    """A function's new parameter, not a class's: the target's own calls (facts +kwc `kw_calls`)
+    give the value in the consumer's terms, safe when all of them agree."""
+    f = only(findings_of(tmp_path, Case("own-call", {"gizmo/core.py": OWN_CALL_BEFORE},
+                                        {"gizmo/core.py": OWN_CALL_AFTER}, {"app/main.py": ALLOC_CALL})), "DRIFT011")
+    assert (f.fix.codemod, f.fix.tier, f.fix.args["value"]) == ("add_keyword", "safe", "self.cfg.block")
+    assert "as `serve` calls it; all 2 of the target's calls agree" in f.fix.description

@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Iterable
-
 from drift.analysis.rules.fix_tiers import same_value
-from drift.analysis.rules.values import _functions
+from drift.analysis.rules.values import kw_calls
 from drift.findings import Location
-from drift.model.facts import CtorCall, KwCall
-from drift.model.index import PackageIndex, call_of
 
 
 @dataclass(frozen=True)
@@ -38,25 +34,6 @@ class OwnRewrite:
     evidence: Location  # its rewritten call in the target
     baseline_evidence: Location  # its call in the baseline, the consumer's verbatim
     add: dict[str, str] = field(default_factory=dict)  # keywords the rewrite writes, in order
-
-
-def _build_kw_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
-    """callee's last segment -> [{path, function, line, keywords}] over `kw_calls` and `ctor_calls`."""
-    out: dict[str, list] = {}
-    for _name, mod, fn in _functions(index, modules):
-        beh = fn.behaviour
-        for call in list(beh.kw_calls) + list(beh.ctor_calls):
-            kws = {k: v for k, v in call.keywords.items() if k != "**"}
-            if kws and "**" not in call.keywords:
-                out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
-                    {"path": mod.path, "function": fn.qualname or fn.name, "line": call.line, "keywords": kws})
-    return out
-
-
-def kw_calls(index: PackageIndex, name: str) -> list[dict]:
-    """The package's own calls of `name` / `x.name` that pass keywords (no `**dict`), with the
-    keywords' source texts (cached per package digest and name)."""
-    return index.query("kw_calls", name, needle=call_of(name), build=_build_kw_calls, default=[], scoped=True)
 
 
 def _roots(src: str | None) -> set[str] | None:

@@ -1,7 +1,7 @@
 """The value the target's own code passes for a parameter, in the consumer's terms.
 
 Two sources, both read from facts: a factory that fills `kwargs["name"] = value` for the class,
-and the target's own construction of the same callable (`Scheduler(..., block_size=x)` with
+and the target's own construction (or, for a function or method, call: `kw_calls`) of the same callable (`Scheduler(..., block_size=x)` with
 `x = vllm_config.cache_config.block_size * ...`), rewritten with the expressions the consumer
 passes for the same keywords (`vllm_config` -> `self.vllm_config`).
 """
@@ -63,6 +63,25 @@ def ctor_calls(index: PackageIndex, callee: str) -> list[dict]:
                        scoped=True)
 
 
+def _build_kw_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """callee's last segment -> [{path, function, line, keywords}] over `kw_calls` and `ctor_calls`."""
+    out: dict[str, list] = {}
+    for _name, mod, fn in _functions(index, modules):
+        beh = fn.behaviour
+        for call in list(beh.kw_calls) + list(beh.ctor_calls):
+            kws = {k: v for k, v in call.keywords.items() if k != "**"}
+            if kws and "**" not in call.keywords:
+                out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
+                    {"path": mod.path, "function": fn.qualname or fn.name, "line": call.line, "keywords": kws})
+    return out
+
+
+def kw_calls(index: PackageIndex, name: str) -> list[dict]:
+    """The package's own calls of `name` / `x.name` that pass keywords (no `**dict`), with the
+    keywords' source texts (cached per package digest and name)."""
+    return index.query("kw_calls", name, needle=call_of(name), build=_build_kw_calls, default=[], scoped=True)
+
+
 def determinable_value(ctx, rc, name: str) -> Value | None:
     at = rc.target_params_at
     if at is not None and at.kind == "method" and at.owner is not None:
@@ -76,23 +95,36 @@ def determinable_value(ctx, rc, name: str) -> Value | None:
                                  Location(owner.path, kd.get("line", meth.line), symbol=f"{owner.dotted}.{meth.name}"))
     callee = rc.label.rsplit(".", 1)[-1]
     consumer_kw = rc.rec.get("kw_values") or {}
-    found: list[tuple[str | None, dict, CtorCall]] = []
-    for entry in ctor_calls(ctx.target, callee):
-        call = CtorCall(entry["call"])
-        src = call.keywords.get(name)
+    found: list[tuple[str | None, dict, int]] = []
+    for entry, keywords, local, line in _own_calls(ctx.target, callee):
+        src = keywords.get(name)
         if not src:
             continue
-        expr = call.locals.get(src, src)
-        found.append((_in_consumer_terms(expr, call.keywords, consumer_kw), entry, call))
-    usable = [(text, entry, call) for text, entry, call in found if text]
+        expr = local.get(src, src)
+        found.append((_in_consumer_terms(expr, keywords, consumer_kw), entry, line))
+    usable = [(text, entry, line) for text, entry, line in found if text]
     if not usable:
         return None
-    text, entry, call = usable[0]
+    text, entry, line = usable[0]
     agreed = all(other == text for other, _e, _c in found)
-    why = f"as `{entry['function']}` builds it" + (
-        f"; all {len(found)} of the target's constructions agree" if agreed and len(found) > 1 else
-        "" if agreed else f"; {len(found) - 1} other construction(s) in the target pass something else")
-    return Value(text, why, Location(entry["path"], call.line), agreed=agreed)
+    verb, what = ("builds", "constructions") if callee[:1].isupper() else ("calls", "calls")
+    why = f"as `{entry['function']}` {verb} it" + (
+        f"; all {len(found)} of the target's {what} agree" if agreed and len(found) > 1 else
+        "" if agreed else f"; {len(found) - 1} other {what[:-1]}(s) in the target pass something else")
+    return Value(text, why, Location(entry["path"], line), agreed=agreed)
+
+
+def _own_calls(index: PackageIndex, callee: str) -> Iterator[tuple[dict, Mapping[str, str], Mapping[str, str], int]]:
+    """(entry, keywords, locals, line) of the target's own calls of `callee` that pass keywords: its
+    constructions (`ctor_calls`, with the locals their values use) for a class, its `kw_calls`
+    (facts +kwc, no locals) for a function or method."""
+    if callee[:1].isupper():
+        for entry in ctor_calls(index, callee):
+            call = CtorCall(entry["call"])
+            yield entry, call.keywords, call.locals, call.line
+        return
+    for entry in kw_calls(index, callee):
+        yield entry, entry["keywords"], {}, entry["line"]
 
 
 def target_example(ctx, rc, name: str) -> tuple[str, Location] | None:
