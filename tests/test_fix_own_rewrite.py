@@ -6,7 +6,8 @@ gains an optional `vocab_size=`; the baseline's own `Manager.add` called it with
 `padding=self.vocab + self.extra, modules=self.modules`, the target's `Manager.add` calls it with
 `vocab_size=self.vocab`. A consumer whose call passes those very expressions gets the same rewrite
 by default (safe): the padding keyword becomes `vocab_size=self.vocab` in its place, `modules=`
-goes. A call passing another value, or a callee whose rewrite needs a new required keyword, keeps
+goes. The same holds for a sibling method that lost `padding=` too (`Model.from_tensors`), which
+the target's own code never calls with those expressions. A call passing another value, or a callee whose rewrite needs a new required keyword, keeps
 the plain drop, unsafe.
 """
 
@@ -34,6 +35,10 @@ BEFORE = _vllm("0.11.0", """
         def load(cls, path, *, padding=None, modules=None):
             return ("old", path, padding, modules)
 
+        @classmethod
+        def from_tensors(cls, t, *, padding=None):
+            return ("old", t, padding)
+
 
     def build(a, *, tag=None):
         return (a, tag)
@@ -54,6 +59,10 @@ AFTER = _vllm("0.12.0", """
         @classmethod
         def load(cls, path, *, vocab_size=None):
             return ("new", path, vocab_size)
+
+        @classmethod
+        def from_tensors(cls, t, *, vocab_size=None):
+            return ("new", t, vocab_size)
 
 
     def build(a, *, kind):
@@ -91,6 +100,9 @@ MAIN = """
         def make(self, a):
             return build(a, tag=self.modules)
 
+        def tensors(self, t):
+            return Model.from_tensors(t, padding=self.vocab + self.extra)
+
 
     def run():
         p = Plugin()
@@ -127,9 +139,12 @@ def test_the_targets_own_rewrite_is_offered_safe_only_for_the_identical_call(tmp
     padding, modules = found[(11, "padding=")], found[(12, "modules=")]
     assert padding["tier"] == "safe" and padding["args"]["add"] == {"vocab_size": "self.vocab"}
     assert "as the target's own `Manager.add` rewrote this very call" in padding["description"]
-    assert modules["tier"] == "safe" and padding["args"]["migration"].endswith("vllm/lora/__init__.py:16")
+    assert modules["tier"] == "safe" and padding["args"]["migration"].endswith("vllm/lora/__init__.py:20")
     assert found[(16, "padding=")]["tier"] == "unsafe"  # another value: the target never made that call
     assert found[(19, "tag=")]["tier"] == "unsafe"  # the target's call passes a new required `kind=`
+    sibling = found[(22, "padding=")]  # vLLM never called from_tensors so, but rewrote load's identical call
+    assert sibling["tier"] == "safe" and sibling["args"]["add"] == {"vocab_size": "self.vocab"}
+    assert "its identical call of `load` (a sibling that lost `padding` too)" in sibling["description"]
 
 
 def test_a_pinned_consumer_gets_the_rewrite_by_default_and_a_second_run_is_a_no_op(tmp_path):
@@ -142,6 +157,7 @@ def test_a_pinned_consumer_gets_the_rewrite_by_default_and_a_second_run_is_a_no_
     assert "return Model.load(\n            path,\n            vocab_size=self.vocab,\n        )\n" in main
     assert "Model.load(path, padding=self.vocab * 2)" in main and "build(a, tag=self.modules)" in main  # held
     assert run_under(after, consumer).stdout.strip() == "('new', 'x', 10)"
+    assert "return Model.from_tensors(t, vocab_size=self.vocab)\n" in main
     again = drift(*args)
     assert (consumer / "app" / "main.py").read_text() == main and "Traceback" not in again.stderr
 

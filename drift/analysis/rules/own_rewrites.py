@@ -34,6 +34,7 @@ class OwnRewrite:
     evidence: Location  # its rewritten call in the target
     baseline_evidence: Location  # its call in the baseline, the consumer's verbatim
     add: dict[str, str] = field(default_factory=dict)  # keywords the rewrite writes, in order
+    callee: str = ""  # the name the target's call calls: the consumer's callee or a sibling method
 
 
 def _roots(src: str | None) -> set[str] | None:
@@ -48,6 +49,28 @@ def _roots(src: str | None) -> set[str] | None:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - {"None", "True", "False"}
 
 
+def _callables(ctx, rc, kw: str):  # type: ignore[no-untyped-def]
+    """(name, baseline parameter names, target parameters by name) of the callee, then of each
+    sibling method of its class that lost `kw` too: vLLM may have rewritten its own call of
+    `from_local_checkpoint` but never called `from_lora_tensors` with a plugin's expressions."""
+    yield (rc.rec["callee_src"].rsplit(".", 1)[-1], {p.name for p in rc.baseline_params},
+           {p.name: p for p in rc.target_params})
+    at = rc.target_params_at
+    owner = at.owner if at is not None and at.kind == "method" else None
+    base_at = rc.baseline_params_at
+    base_owner = base_at.owner if base_at is not None and base_at.kind == "method" else None
+    if owner is None or base_owner is None:
+        return
+    base_methods = base_owner.as_class.methods
+    for name, meth in sorted(owner.as_class.methods.items()):
+        old = base_methods.get(name)
+        if name == at.dotted.rsplit(".", 1)[-1] or old is None:
+            continue
+        before, after = old.params, meth.params
+        if any(p.name == kw for p in before) and not any(p.name == kw for p in after):
+            yield name, {p.name for p in before}, {p.name: p for p in after}
+
+
 def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyped-def]
     """The target's rewrite of its own identical call dropping `kw`, if the facts show one."""
     baseline = getattr(ctx, "baseline", None)
@@ -57,9 +80,17 @@ def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyp
     value = consumer_kw.get(kw)
     if not value or _roots(value) is None:
         return None
-    name = rc.rec["callee_src"].rsplit(".", 1)[-1]
-    base_names = {p.name for p in rc.baseline_params}
-    target = {p.name: p for p in rc.target_params}
+    mine_target = {p.name: p for p in rc.target_params}
+    for name, base_names, target in _callables(ctx, rc, kw):
+        found = _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_target)
+        if found is not None:
+            return found
+    return None
+
+
+def _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_target):  # type: ignore[no-untyped-def]
+    """The rewrite of the baseline's own calls of `name` that pass the consumer's `kw=` verbatim."""
+    value = consumer_kw[kw]
     after = kw_calls(ctx.target, name)
     for b in kw_calls(baseline, name):
         if not same_value(b["keywords"].get(kw), value) or not set(b["keywords"]) <= base_names:
@@ -81,8 +112,8 @@ def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyp
             if k in b["keywords"]:
                 continue
             roots = _roots(v)
-            if roots is None:
-                ok = False
+            if roots is None or k not in mine_target:
+                ok = False  # unreadable, or the consumer's callee takes no such keyword
                 break
             if roots & dropped_roots:  # may carry the dropped setting on: write it, if it can be said here
                 if k in consumer_kw:
@@ -91,10 +122,10 @@ def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyp
                     ok = False
                     break
                 add[k] = v.strip()
-            elif target[k].required and k not in consumer_kw:
+            elif mine_target[k].required and k not in consumer_kw:
                 ok = False  # the target's call needs more than the drop
                 break
         if ok:
             return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
-                              Location(b["path"], b["line"], symbol=b["function"]), add)
+                              Location(b["path"], b["line"], symbol=b["function"]), add, name)
     return None

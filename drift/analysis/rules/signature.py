@@ -109,8 +109,9 @@ def _own_rewrite_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, callee: str, 
     if found is None:
         return None
     added = "".join(f" and pass `{k}={v}`" for k, v in found.add.items())
+    what = "this very call" if found.callee == callee else f"its identical call of `{found.callee}` (a sibling that lost `{kw}` too)"
     return Fix(f"drop `{kw}={value}` from the call{added}, as the target's own `{found.function}` rewrote "
-               f"this very call ({found.baseline_evidence} -> {found.evidence})",
+               f"{what} ({found.baseline_evidence} -> {found.evidence})",
                codemod="drop_keyword", tier=SAFE,
                args={"callee": callee, "keyword": kw, **({"add": dict(found.add)} if found.add else {}),
                      "migration": str(found.evidence)})
