@@ -776,3 +776,23 @@ def test_a_new_required_argument_of_a_function_takes_the_value_the_targets_own_c
                                         {"gizmo/core.py": OWN_CALL_AFTER}, {"app/main.py": ALLOC_CALL})), "DRIFT011")
     assert (f.fix.codemod, f.fix.tier, f.fix.args["value"]) == ("add_keyword", "safe", "self.cfg.block")
     assert "as `serve` calls it; all 2 of the target's calls agree" in f.fix.description
+
+
+def test_a_shift_from_a_deleted_slot_shares_drift012s_drop_argument(tmp_path):
+    """`init(a, cfg, state)` -> `init(a, state)` called `init(1, "cfg", "st")`: DRIFT012 (one argument
+    too many) and DRIFT013 (`cfg`'s value now binds `state`) are one break; naming the arguments
+    cannot be written (`cfg` is gone), so DRIFT013 carries DRIFT012's very `drop_argument`, and the
+    one edit fixes both."""
+    from drift.fixes import plan
+
+    case = Case("deleted-slot", {"gizmo/core.py": "def init(a, cfg, state):\n    return (a, cfg, state)\n"},
+                {"gizmo/core.py": "def init(a, state):\n    return (a, state)\n"},
+                {"app/main.py": "from gizmo.core import init\n\n\ndef main():\n    return init(1, \"cfg\", \"st\")\n"})
+    found = findings_of(tmp_path, case)
+    arity, shift = only(found, "DRIFT012"), only(found, "DRIFT013")
+    assert shift.fix == arity.fix and shift.fix.codemod == "drop_argument"
+    assert shift.consumer_site == arity.consumer_site
+    src = (tmp_path / "consumer" / "app" / "main.py").read_bytes()
+    written = plan({"app/main.py": src}, [arity, shift], unsafe_fixes=True)
+    assert set(written.finding_keys) == {arity.key, shift.key}
+    assert written.changes[0].after.decode().endswith('    return init(1, "st")\n')

@@ -369,9 +369,20 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
             baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
             predicted_failure=failure,
             details=details or moves,
-            fix=_keywordize_fix(rc, base_slots, i, n),
+            fix=_shift_fix(rc, base_slots, i, n),
             symbol=rc.dotted,
         )
+
+
+def _shift_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
+    """Naming the shifted arguments; where that cannot be written because a slot before them was
+    deleted (`init_app_state(engine_client, vllm_config, state, args)` lost `vllm_config`), DRIFT012's
+    `drop_argument` of that slot's argument: the very fix of the same call, so one edit fixes both
+    findings (identical fixes at one line are applied once)."""
+    fix = _keywordize_fix(rc, base_slots, i, n)
+    if fix.codemod is None:
+        return _removed_slot_fix(rc, n) or fix
+    return fix
 
 
 def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
