@@ -1,12 +1,14 @@
 """DRIFT070's bind_parameters over synthetic before/after packages: the target's layer stopped
 passing routing settings one by one to its method (`apply(layer=self, x=, top_k=self.top_k, ...)`
 became `apply(layer=self, x=)`); an override written for the old call gets them out of its `def`
-and reads them from the layer, unsafe, and the patched consumer really runs on the target. With no
+and reads them from the layer, and the patched consumer really runs on the target. Safe when every
+call the baseline's layer made passed `layer=self` and each setting as `self.<same name>` (facts
++kwc: the reads then give the very values), unsafe when one was passed as anything else. With no
 evidence that the baseline passed them from inside the layer's class, the finding stays manual."""
 
 from __future__ import annotations
 
-from drift.findings import UNSAFE
+from drift.findings import SAFE, UNSAFE
 from drift.fixes import plan
 from tests.rule_cases import Case, findings_of, only, raised_by
 
@@ -54,7 +56,8 @@ CONSUMER = {"app/__init__.py": "", "app/moe.py": """
 def test_the_dropped_parameters_are_read_from_the_layer_the_target_passes(tmp_path):
     findings = findings_of(tmp_path, Case("stopped", BEFORE, AFTER, CONSUMER))
     f = only(findings, "DRIFT070")
-    assert f.fix.codemod == "bind_parameters" and f.fix.tier == UNSAFE
+    assert f.fix.codemod == "bind_parameters" and f.fix.tier == SAFE
+    assert "each read gives the value the baseline passed" in f.fix.description
     assert f.fix.args["params"] == [["top_k", "layer.top_k"], ["renormalize", "layer.renormalize"],
                                     ["scoring", "layer.scoring"]]
     assert "`top_k = layer.top_k`" in f.fix.description
@@ -64,8 +67,7 @@ def test_the_dropped_parameters_are_read_from_the_layer_the_target_passes(tmp_pa
 
     rel = "app/moe.py"
     source = (tmp_path / "consumer" / rel).read_bytes()
-    assert plan({rel: source}, list(findings)).empty  # unsafe: not written by default
-    patch = plan({rel: source}, list(findings), unsafe_fixes=True)
+    patch = plan({rel: source}, list(findings))  # safe: written by default
     patched = patch.changes[0].after.decode()
     assert "def apply(self, layer, x):" in patched and "top_k = layer.top_k" in patched
     (tmp_path / "consumer" / rel).write_text(patched)
@@ -75,6 +77,13 @@ def test_the_dropped_parameters_are_read_from_the_layer_the_target_passes(tmp_pa
     again = findings_of(tmp_path / "again", Case("stopped-again", BEFORE, AFTER, {"app/__init__.py": "", rel: patched}))
     assert [g for g in again if g.rule_id == "DRIFT070"] == []
     assert plan({rel: patched.encode()}, list(findings), unsafe_fixes=True).empty
+
+
+def test_a_setting_the_baseline_passed_as_anything_but_the_layers_own_is_unsafe(tmp_path):
+    before = {**BEFORE, "gizmo/moe.py": BEFORE["gizmo/moe.py"].replace("scoring=self.scoring)", 'scoring="softmax")')}
+    f = only(findings_of(tmp_path, Case("stopped-literal", before, AFTER, CONSUMER)), "DRIFT070")
+    assert f.fix.codemod == "bind_parameters" and f.fix.tier == UNSAFE
+    assert "check each attribute holds what was passed" in f.fix.description
 
 
 def test_without_the_baseline_passing_them_from_the_layer_it_stays_manual(tmp_path):

@@ -1065,12 +1065,36 @@ def _stopped_parameters_fix(ctx: CheckContext, *, label: str, sig: list[list[Any
         if _site_failure(label, shrunk, site) is not None:
             return None
         reads = ", ".join(f"`{n} = {p.name}.{n}`" for n in gone[:3]) + (", ..." if len(gone) > 3 else "")
+        proven = _passed_own_attributes(ctx.baseline, name, cls.dotted, p.name, gone)
+        check = (f"every call the baseline made of it passed `{p.name}=self` and each of them as `self.<name>`, "
+                 f"so each read gives the value the baseline passed" if proven else
+                 "check each attribute holds what was passed")
         return Fix(f"take `{', '.join(gone)}` out of `{label}`'s parameters and read them from `{p.name}` ({reads}): "
                    f"the target now passes `{p.name}` (a `{cls.dotted.rsplit('.', 1)[-1]}`) instead, and the "
-                   f"baseline passed them from inside that class (check each attribute holds what was passed)",
-                   codemod="bind_parameters", tier=UNSAFE,
+                   f"baseline passed them from inside that class ({check})",
+                   codemod="bind_parameters", tier=SAFE if proven else UNSAFE,
                    args={"function": label.rsplit(".", 1)[-1], "params": [[n, f"{p.name}.{n}"] for n in gone]})
     return None
+
+
+def _passed_own_attributes(baseline: PackageIndex, name: str, cls: str, holder: str, gone: list[str]) -> bool:
+    """Whether every call the baseline's class `cls` made of `.name(...)` passing keywords passed
+    `holder=self` and each of `gone` as `self.<same name>` (vLLM 0.12's FusedMoE:
+    `quant_method.apply(layer=self, ..., top_k=self.top_k, ...)`, facts +kwc): then reading
+    `holder.<name>` in the override gives exactly the value the baseline handed it. At least one
+    such call; the facts must show the argument texts whole."""
+    from drift.analysis.rules.values import kw_calls
+
+    owner = baseline.lookup(cls)
+    if owner is None or owner.kind != "class":
+        return False
+    qual = cls[len(owner.module) + 1:]
+    calls = [c for c in kw_calls(baseline, name)
+             if c["path"] == owner.path and c["function"].rsplit(".", 1)[0] == qual]
+    if not calls:
+        return False
+    return all(c["keywords"].get(holder) == "self" and all(c["keywords"].get(n) == f"self.{n}" for n in gone)
+               for c in calls)
 
 
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
