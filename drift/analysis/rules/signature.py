@@ -123,8 +123,9 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     the call does not pass.
 
     The fix passes the value the target's own code uses when the target shows it (a factory's
-    `kwargs[...] = value`, or its own construction of the same class rewritten in terms of the
-    arguments the consumer already passes); otherwise the finding stays manual.
+    `kwargs[...] = value`, or its own construction of the same class, or call of the same function
+    or method, rewritten in terms of the arguments the consumer already passes); otherwise the
+    finding stays manual.
     A call with `**d` is judged too where every such dict holds only keys the consumer wrote
     literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
