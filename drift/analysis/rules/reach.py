@@ -1241,7 +1241,8 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     against `apply(layer, x, router_logits)`) gets `bind_parameters`: they leave the `def` and the
     body reads each from the parameter the target still passes (`top_k = layer.top_k`), when that
     parameter's annotated class has every one of them and the baseline's own call passed them
-    from inside that class. Unsafe: the attributes are matched by name."""
+    from inside that class. Unsafe: the attributes are matched by name; safe when every call the
+    baseline's class made passed the holder as `self` and each setting as `self.<same name>`."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
