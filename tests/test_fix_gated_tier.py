@@ -150,12 +150,12 @@ def test_drift_patch_on_a_host_gates_and_rechecks_the_promoted_edits(tmp_path):
     files = {"app/main.py": (consumer / "app" / "main.py").read_bytes()}
     findings = list(report.findings)
     plain = plan(files, findings)
-    assert plain.empty and len(plain.held) == 3  # no gate: every drop is unsafe
+    assert plain.empty and len(plain.held) == 4  # no gate: every drop is unsafe (DRIFT013 carries DRIFT012's)
     gate = choose_gate(files, top="app", since="0.12.0", before="0.11.0")
     gated, new, why = gate_on_files(files, plain, lambda lines: plan(files, findings, gate=gate, gate_lines=lines),
                                     packages=["app"], baseline_spec=str(before), target_spec=str(after))
     assert why is None and new == []
-    assert len(gated.finding_keys) == 2 and len(gated.held) == 1 and "`tag=`" in gated.held[0][0].title
+    assert len(gated.finding_keys) == 3 and len(gated.held) == 1 and "`tag=`" in gated.held[0][0].title
     main = next(c.after.decode() for c in gated.changes if c.path == "app/main.py")
     assert 'make(1), init(1, "st"), build(1, tag="T")' in main and 'make(1, label="L")' in main
 
