@@ -212,6 +212,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     rows = []  # per entry: ("record", facts) | ("read", rel, size, mtime, path, stamp) of a file to extract
     jobs = {}  # rel -> source bytes whose usage is read (in forked workers when there are many)
     plain = {}  # rel -> (path, size, mtime, stamp) of a file with no record (it never names the target)
+    stat_of = {}  # rel -> (path, size, mtime, stamp) of every file
     keys = {}  # rel -> (sha256, stamps, read at) of a file read here
     unread = {}  # rel -> why a file's uses are unknowable (its record says so)
     now = time.time_ns()
@@ -222,6 +223,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             rows.append(("record", _skipped(rel, why)))
             links[rel] = None  # what it imports is unknowable too
             continue
+        stat_of[rel] = (path, size, mtime, stamp)
         hit = old.get(rel)
         if hit is not None and (type(hit) is not tuple or len(hit) != 7 or hit[0] != size):
             hit = None
@@ -280,11 +282,20 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             modules.append(stored if ir_as_bytes else facts)  # the same record a later run reads back
         else:  # read, and nothing in it names the target: as a file never read, it may be handed
             plain[rel] = (path, size, mtime, stamp)
-    handed = _handed_modules(modules, plain) if any(row[0] == "read" for row in rows) else []
+    # a record of a file that names nothing of the target (read for a `setattr`, say) may be
+    # handed too: its handed read records all the plain one does, and its classes
+    bare = {m["path"]: stat_of[m["path"]] for m in modules
+            if type(m) is dict and m.get("path") in stat_of and not m.get("handed") and not m.get("imports")
+            and not m.get("classes") and not m.get("named_modules") and not m.get("error")}
+    candidates = dict(plain, **bare)
+    handed = _handed_modules(modules, candidates) if any(row[0] == "read" for row in rows) else []
     # nothing read this time: every file is as the run that chose the handed ones left it (their
     # records are among `modules` already), and the IR need not be decoded to find them again
-    for rel, (facts, sha) in _read_handed(handed, plain, prefixes).items():
-        _path, size, mtime, stamp = plain[rel]
+    got = _read_handed(handed, candidates, prefixes)
+    if got:
+        modules = [m for m in modules if not (type(m) is dict and m.get("path") in got)]
+    for rel, (facts, sha) in got.items():
+        _path, size, mtime, stamp = candidates[rel]
         got = facts.pop("links", None)
         links[rel] = got if got is not None else links.get(rel)
         stored = _stored_ir(facts)

@@ -228,3 +228,37 @@ def test_a_duck_object_handed_to_the_target_is_held_to_what_the_target_now_uses_
     raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.sink", "start().step(1)")
     assert raised == f.predicted_failure == "AttributeError: 'ListSink' object has no attribute 'flush'"
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.sink", "start().step(1)") is None
+
+
+def test_handed_modules_are_the_same_read_cold_and_warm(tmp_path):
+    """A module the reader looks into for another reason (it names a class in a `*_cls` string,
+    calls `setattr`) and keeps a record of, naming nothing of the target, is handed like any
+    file never read, on the first run and on runs that read the cache back."""
+    from drift.consumer.usage import collect_usage
+    from tests.rule_cases import write_tree
+
+    backends = """
+        from app.helpers import Helper
+
+        default_cls = "app.helpers:Helper"
+
+
+        class MyBackend:
+            @staticmethod
+            def get_name() -> str:
+                return "MINE"
+
+
+        def configure(obj):
+            setattr(obj, "ready", True)
+            return Helper
+        """
+    root = write_tree(tmp_path / "consumer", {"app/backends.py": backends, "app/layer.py": MY_LAYER,
+                                              "app/helpers.py": "class Helper:\n    pass\n"})
+    cache = str(tmp_path / "cache")
+    runs = [collect_usage(root, ["app"], ["gizmo"], cache_dir=cache) for _ in range(3)]
+    read = [sorted(m["module"] for m in usage if isinstance(m, dict)) for usage in runs]
+    assert read[0] == read[1] == read[2]
+    assert "app.backends" in read[0]
+    backend = next(m for m in runs[2] if m["module"] == "app.backends")
+    assert "MyBackend" in backend["classes"] and backend.get("handed")
