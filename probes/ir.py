@@ -26,7 +26,8 @@ when its filter reads `inspect.signature(C).parameters`, "filter" for any other 
 [[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
 (string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``sigtest``
 [[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
-does not, line]] (`if "name" in inspect.signature(C).parameters:`). A path is a
+does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
+`if hasattr(X, "name"):` (X's path in place of the callee's). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -225,7 +226,7 @@ def ir_facts(tree, *, module, is_package):
     names = _Names(tree, module, is_package)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
-           "sigtest": []}
+           "sigtest": [], "hastest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
     _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
     branches = _guarded_lines(tree, names)
@@ -355,6 +356,7 @@ def _function(out, names, fn, *, prefix, cls, outer):
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
     _signature_tests(out, scope, own)
+    _attribute_tests(out, scope, fn.body)
     closed, opened = closed_dicts(own, scope)
     out["closed"] += closed
     out["opened"] += [[root] for root in opened]
@@ -492,6 +494,60 @@ def _signature_tests(out, scope, own):
         if isinstance(test.ops[0], ast.NotIn):
             takes, lacks = lacks, takes
         out["sigtest"].append([test.left.value, path, takes, lacks, node.lineno])
+
+
+def _blocks(body):
+    """Every statement list of a function body (branches, loops, `try` parts, `with`), nested
+    functions and classes left out: they run at another time."""
+    todo = [body]
+    while todo:
+        block = todo.pop()
+        yield block
+        for st in block:
+            if isinstance(st, _SCOPES):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                sub = getattr(st, field, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    todo.append(sub)
+            for h in getattr(st, "handlers", None) or ():
+                todo.append(h.body)
+
+
+def _hasattr_of(test):
+    """(object node, name, negated) for `hasattr(x, "name")` / `not hasattr(x, "name")`, else None."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        negated, test = not negated, test.operand
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[1], ast.Constant) \
+            and isinstance(test.args[1].value, str):
+        return test.args[0], test.args[1].value, negated
+    return None
+
+
+def _attribute_tests(out, scope, body):
+    """`if hasattr(X, "name"):` (and `not hasattr`): a feature test on X. Its body runs only where
+    X has the name, its `else` (or, when the body always leaves the block, the statements after
+    it) only where X lacks it; drift answers it per release from the facts, so the code written for
+    the other release's X is not checked against this one (``hastest`` [name, X path, lines run
+    when X has it, lines run when it does not, line])."""
+    for block in _blocks(body):
+        for i, st in enumerate(block):
+            if not isinstance(st, ast.If):
+                continue
+            hit = _hasattr_of(st.test)
+            if hit is None:
+                continue
+            obj, name, negated = hit
+            path = scope.path(obj)
+            if not path:
+                continue
+            when_true = _span(st.body)
+            when_false = _span(st.orelse) if st.orelse else \
+                _span(block[i + 1:]) if st.body and isinstance(st.body[-1], _EXITS) else None
+            has, lacks = (when_false, when_true) if negated else (when_true, when_false)
+            out["hastest"].append([name, path, has, lacks, st.lineno])
 
 
 def _signature_pruned(out, scope, node):

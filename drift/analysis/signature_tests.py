@@ -1,4 +1,4 @@
-"""Code on the side of a signature feature test the target never takes is not checked against it.
+"""Code on the side of a feature test the target never takes is not checked against it.
 
 Why: a consumer that supports two releases of a callable asks the callable itself
 (`if "model_vocab_size" in inspect.signature(load).parameters: kwargs["model_vocab_size"] = n`
@@ -9,7 +9,9 @@ callable (drift/consumer/infer.py `signature_tests`, target callables only), and
 answered on the target's facts: where every callable the name may hold takes the parameter, the
 side written for its absence is dead (and the other way round), and a finding on a line of that
 side is dropped. A callable the consumer may define itself, or one drift cannot resolve, answers
-nothing and every finding stays.
+nothing and every finding stays. `if hasattr(X, "name"):` is answered the same way, on whether the
+target's X (every object the solver types it as) has the name: its `else`, or the statements after
+a body that always leaves the block, hold the code for a release whose X lacks it.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from drift.findings import Finding
 
 def drop_dead_signature_sides(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` without those on the side of a signature test that does not run on the target."""
-    tests = getattr(ctx.consumer.inferred, "signature_tests", None) or ()
     dead: dict[str, list[tuple[int, int]]] = {}
-    for test in tests:
+    for test in getattr(ctx.consumer.inferred, "signature_tests", None) or ():
         takes = target_takes(ctx, test)
         side = test.get("lacks") if takes is True else test.get("takes") if takes is False else None
+        if side:
+            dead.setdefault(test["path"], []).append((side[0], side[1]))
+    for test in getattr(ctx.consumer.inferred, "attribute_tests", None) or ():
+        has = target_has(ctx, test)
+        side = test.get("lacks") if has is True else test.get("has") if has is False else None
         if side:
             dead.setdefault(test["path"], []).append((side[0], side[1]))
     if not dead:
@@ -42,6 +48,21 @@ def target_takes(ctx: CheckContext, test: dict) -> bool | None:
         if params is None:
             return None
         answers.add(any(p.name == test["name"] for p in params))
+    return answers.pop() if len(answers) == 1 else None
+
+
+def target_has(ctx: CheckContext, test: dict) -> bool | None:
+    """Whether every target object the `hasattr` test's subject may be has the name (True), none
+    has (False), or drift cannot tell (None)."""
+    answers = set()
+    for obj in test.get("objects") or ():
+        subject = target_value(ctx, tuple(obj))
+        if not subject.known or subject.sym is None and subject.cls is None:
+            return None
+        v = ctx.target_paths.value(tuple(obj) + ("." + test["name"],))
+        if v.kind == "unknown":
+            return None
+        answers.add(v.kind != "missing")
     return answers.pop() if len(answers) == 1 else None
 
 

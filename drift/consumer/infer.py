@@ -60,6 +60,8 @@ class Solution:
     # "instance": True where an object of the class is handed (the target keeps it, never builds it)
     signature_tests: list[dict[str, Any]] = field(default_factory=list)  # `if "p" in inspect.signature(C)
     # .parameters:` with C typed as target callables: {"name", "callees", "takes", "lacks", "path", "line"}
+    attribute_tests: list[dict[str, Any]] = field(default_factory=list)  # `if hasattr(X, "name"):` with X
+    # typed as target objects: {"name", "objects", "has", "lacks", "path", "line"}
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -137,6 +139,7 @@ class _Solver:
         self.starcalls: list = []  # ([paths of each **d], module path, line)
         self.opened: set[str] = set()  # locals unknown keys may enter (or that are handed on)
         self.sigtests: list = []  # (name, callee path, lines if it takes name, lines if not, module path, line)
+        self.hastests: list = []  # (name, object path, lines if it has name, lines if not, module path, line)
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
@@ -181,6 +184,8 @@ class _Solver:
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
         self.sigtests += [(_s(name), _t(callee), _span(takes), _span(lacks), where, int(line))
                           for name, callee, takes, lacks, line in ir.get("sigtest") or []]
+        self.hastests += [(_s(name), _t(obj), _span(has), _span(lacks), where, int(line))
+                          for name, obj, has, lacks, line in ir.get("hastest") or []]
         closed = [(_s(dst), [_s(k) for k in keys], f"{where}:{int(line)}:{_s(dst)}:closed")
                   for dst, keys, line in ir.get("closed") or []]
         starcalls = [([_t(p) for p in paths], where, int(line)) for paths, line in ir.get("starcall") or []]
@@ -428,12 +433,17 @@ class _Solver:
         """Each `if "p" in inspect.signature(C).parameters:` whose C the solution types as target
         callables only (one, or one per branch that bound it): the analysis answers the test per
         release from the facts. A C that may be the consumer's own, or is unknown, is left out."""
+        return [dict(row, takes=row.pop("has")) for row in self._feature_rows(self.sigtests, "callees")]
+
+    def _feature_rows(self, rows: list, key: str) -> list[dict[str, Any]]:
+        """Feature tests (a signature's parameter, `hasattr`) whose subject the solution types as
+        target objects only: {"name", key: [paths], "has", "lacks", "path", "line"}."""
         out = []
-        for name, callee, takes, lacks, where, line in self.sigtests:
-            values = self.eval(callee)
+        for name, subject, has, lacks, where, line in rows:
+            values = self.eval(subject)
             if not values or any(v[0] != "T" for v in values) or len(values) > MAX_VALUES:
                 continue
-            out.append({"name": name, "callees": sorted(list(v[1]) for v in values), "takes": takes,
+            out.append({"name": name, key: sorted(list(v[1]) for v in values), "has": has,
                         "lacks": lacks, "path": where, "line": line})
         return out
 
@@ -620,6 +630,7 @@ class _Solver:
         sol.named = self._named()
         sol.key_uses = self._key_uses()
         sol.signature_tests = self._signature_tests()
+        sol.attribute_tests = self._feature_rows(self.hastests, "objects")
         sol.registered = self._registered()
         own = {m for m in self.modules}
         sol.module_swaps = [{"target": a, "consumer": b, "path": where, "line": line, "col": col}
