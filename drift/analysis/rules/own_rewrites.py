@@ -10,13 +10,12 @@ self.lora_config.lora_extra_vocab_size` to `from_local_checkpoint`; 0.12's passe
 `model_vocab_size=self.vocab_size` instead, and a plugin's copy of that call gets the same edit.
 
 Read from the probe's `kw_calls` / `ctor_calls` facts (argument texts per call), never from source.
-What the target's call adds in place of the dropped keyword:
-- a keyword whose value reads from the same root names as the dropped value (`self` above) may
-  carry the dropped setting on; it is written too, in the target's words, and only when the
-  consumer's value was the baseline's verbatim (so those roots mean the same at both calls) and
-  every root it reads is one the consumer's matching arguments read; otherwise no rewrite;
-- any other keyword must be optional in the target's signature (it is left out: the call works
-  and behaves as the target's default); a required one means the drop alone is not the rewrite.
+What the target's call adds in place of the dropped keywords may carry a dropped setting on
+(vLLM 0.13's own `get_rope(...)` calls lost `base=rope_theta` and gained `rope_parameters=
+config.rope_parameters`: leaving that out would silently fall back to the default base), so each
+added keyword is written too, in the target's words, and only when every root name it reads is
+one the consumer's verbatim arguments read (so it means the same at the consumer's call);
+otherwise there is no rewrite and the drop stays unsafe.
 """
 
 from __future__ import annotations
@@ -101,7 +100,6 @@ def _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_t
         if len(mine) != 1 or kw in mine[0]["keywords"]:
             continue  # not exactly one call there, or the target still passes it
         a = mine[0]
-        dropped_roots = _roots(b["keywords"][kw]) or set()
         matched_roots: set[str] = set()
         for k, v in b["keywords"].items():
             if same_value(consumer_kw.get(k), v):
@@ -109,22 +107,16 @@ def _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_t
         add: dict[str, str] = {}
         ok = True
         for k, v in a["keywords"].items():
-            if k in b["keywords"]:
+            if k in b["keywords"] or k in consumer_kw:
                 continue
             roots = _roots(v)
-            if roots is None or k not in mine_target:
-                ok = False  # unreadable, or the consumer's callee takes no such keyword
+            # any keyword the target's call adds may carry a dropped setting on (vLLM's get_rope lost
+            # base=rope_theta and gained rope_parameters=config.rope_parameters): the rewrite is written
+            # whole, in the target's words, or not at all
+            if roots is None or k not in mine_target or not roots <= matched_roots:
+                ok = False
                 break
-            if roots & dropped_roots:  # may carry the dropped setting on: write it, if it can be said here
-                if k in consumer_kw:
-                    continue
-                if not roots <= matched_roots:
-                    ok = False
-                    break
-                add[k] = v.strip()
-            elif mine_target[k].required and k not in consumer_kw:
-                ok = False  # the target's call needs more than the drop
-                break
+            add[k] = v.strip()
         if ok:
             return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
                               Location(b["path"], b["line"], symbol=b["function"]), add, name)
