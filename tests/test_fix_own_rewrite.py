@@ -39,6 +39,10 @@ BEFORE = _vllm("0.11.0", """
         def from_tensors(cls, t, *, padding=None):
             return ("old", t, padding)
 
+        @classmethod
+        def scale(cls, x, *, factor=None):
+            return x
+
 
     def build(a, *, tag=None):
         return (a, tag)
@@ -53,6 +57,9 @@ BEFORE = _vllm("0.11.0", """
 
         def make(self, a):
             return build(a, tag=self.modules)
+
+        def grow(self, x):
+            return self.cls.scale(x, factor=self.vocab)
     """)
 AFTER = _vllm("0.12.0", """
     class Model:
@@ -63,6 +70,10 @@ AFTER = _vllm("0.12.0", """
         @classmethod
         def from_tensors(cls, t, *, vocab_size=None):
             return ("new", t, vocab_size)
+
+        @classmethod
+        def scale(cls, x, *, params=None):
+            return x
 
 
     def build(a, *, kind):
@@ -78,6 +89,9 @@ AFTER = _vllm("0.12.0", """
 
         def make(self, a):
             return build(a, kind=a)
+
+        def grow(self, x):
+            return self.cls.scale(x, params=self.config.params)
     """)
 MAIN = """
     from vllm.lora import Model, build
@@ -102,6 +116,9 @@ MAIN = """
 
         def tensors(self, t):
             return Model.from_tensors(t, padding=self.vocab + self.extra)
+
+        def grow(self, x):
+            return Model.scale(x, factor=self.vocab)
 
 
     def run():
@@ -139,12 +156,14 @@ def test_the_targets_own_rewrite_is_offered_safe_only_for_the_identical_call(tmp
     padding, modules = found[(11, "padding=")], found[(12, "modules=")]
     assert padding["tier"] == "safe" and padding["args"]["add"] == {"vocab_size": "self.vocab"}
     assert "as the target's own `Manager.add` rewrote this very call" in padding["description"]
-    assert modules["tier"] == "safe" and padding["args"]["migration"].endswith("vllm/lora/__init__.py:20")
+    assert modules["tier"] == "safe" and padding["args"]["migration"].endswith("vllm/lora/__init__.py:24")
     assert found[(16, "padding=")]["tier"] == "unsafe"  # another value: the target never made that call
     assert found[(19, "tag=")]["tier"] == "unsafe"  # the target's call passes a new required `kind=`
     sibling = found[(22, "padding=")]  # vLLM never called from_tensors so, but rewrote load's identical call
     assert sibling["tier"] == "safe" and sibling["args"]["add"] == {"vocab_size": "self.vocab"}
     assert "its identical call of `load` (a sibling that lost `padding` too)" in sibling["description"]
+    # the target's rewrite reads `self.config`, which the consumer's call never read: not written, unsafe
+    assert found[(25, "factor=")]["tier"] == "unsafe" and "add" not in found[(25, "factor=")]["args"]
 
 
 def test_a_pinned_consumer_gets_the_rewrite_by_default_and_a_second_run_is_a_no_op(tmp_path):

@@ -13,8 +13,10 @@ Read from the probe's `kw_calls` / `ctor_calls` facts (argument texts per call),
 What the target's call adds in place of the dropped keywords may carry a dropped setting on
 (vLLM 0.13's own `get_rope(...)` calls lost `base=rope_theta` and gained `rope_parameters=
 config.rope_parameters`: leaving that out would silently fall back to the default base), so each
-added keyword is written too, in the target's words, and only when every root name it reads is
-one the consumer's verbatim arguments read (so it means the same at the consumer's call);
+added keyword is written too, in the target's words, and only when every dotted name it reads
+(`self.vocab_size`) is one the consumer's verbatim arguments read, whole or as a prefix (so it
+exists and means the same at the consumer's call: `self.config.rope_parameters` is not written
+where the consumer's call never read `self.config`);
 otherwise there is no rewrite and the drop stays unsafe.
 """
 
@@ -70,6 +72,32 @@ def _callables(ctx, rc, kw: str):  # type: ignore[no-untyped-def]
             yield name, {p.name for p in before}, {p.name: p for p in after}
 
 
+def _chains(src: str | None) -> set[str] | None:
+    """The dotted names an expression reads, each whole (`self.a.b + c` -> {self.a.b, c}); None when
+    it does not parse or the probe cut it."""
+    if not src or src.endswith("…"):
+        return None
+    try:
+        tree = ast.parse(src.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    out: set[str] = set()
+    inner: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            inner.add(id(node.value))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
+            parts = []
+            cur = node
+            while isinstance(cur, ast.Attribute):
+                parts.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name) and cur.id not in ("None", "True", "False"):
+                out.add(".".join([cur.id, *reversed(parts)]))
+    return out
+
+
 def own_rewrite(ctx, rc, kw: str) -> OwnRewrite | None:  # type: ignore[no-untyped-def]
     """The target's rewrite of its own identical call dropping `kw`, if the facts show one."""
     baseline = getattr(ctx, "baseline", None)
@@ -100,20 +128,21 @@ def _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_t
         if len(mine) != 1 or kw in mine[0]["keywords"]:
             continue  # not exactly one call there, or the target still passes it
         a = mine[0]
-        matched_roots: set[str] = set()
+        matched: set[str] = set()
         for k, v in b["keywords"].items():
             if same_value(consumer_kw.get(k), v):
-                matched_roots |= _roots(v) or set()
+                matched |= _chains(v) or set()
         add: dict[str, str] = {}
         ok = True
         for k, v in a["keywords"].items():
             if k in b["keywords"] or k in consumer_kw:
                 continue
-            roots = _roots(v)
+            chains = _chains(v)
             # any keyword the target's call adds may carry a dropped setting on (vLLM's get_rope lost
             # base=rope_theta and gained rope_parameters=config.rope_parameters): the rewrite is written
             # whole, in the target's words, or not at all
-            if roots is None or k not in mine_target or not roots <= matched_roots:
+            if chains is None or k not in mine_target or not all(
+                    any(m == c or m.startswith(c + ".") for m in matched) for c in chains):
                 ok = False
                 break
             add[k] = v.strip()
