@@ -26,6 +26,31 @@ from drift.analysis.override_slots import DECLARED, SIBLING, slot_class
 # then fully known, so a missing attribute really is missing.
 _INERT_BASES = frozenset({"object", "ABC", "abc.ABC", "Generic", "typing.Generic", "Protocol", "typing.Protocol",
                           "ABCMeta", "enum.Enum", "Enum", "NamedTuple", "typing.NamedTuple"})
+# Bases whose only additions are a builtin type's own members (an IntEnum member is an int): a class
+# built on them is still fully known, except for the names that builtin (or the enum machinery) has.
+_ENUM_MACHINERY = frozenset({"name", "value", "_name_", "_value_", "_missing_", "_generate_next_value_",
+                             "__members__", "_member_map_", "_member_names_", "_value2member_map_"})
+_BUILTIN_BACKED = {"IntEnum": int, "IntFlag": int, "StrEnum": str, "Flag": None, "ReprEnum": None,
+                   "int": int, "str": str}
+
+
+def _builtin_backed(text: str) -> bool:
+    """`IntEnum`, `enum.StrEnum`, `str` (as in `class Mode(str, Enum)`): a base written as one of
+    them adds the builtin's members and no others."""
+    if text in ("int", "str"):
+        return True
+    head, _, last = text.rpartition(".")
+    return last in _BUILTIN_BACKED and last not in ("int", "str") and head in ("", "enum")
+
+
+def _builtin_may_hold(bases: list[str], name: str) -> bool:
+    """Whether a class on these builtin-backed bases may answer `name` without defining it: a
+    member of the builtin (`bit_length` on an IntEnum) or of the enum machinery (`value`)."""
+    if not bases:
+        return False
+    if name in _ENUM_MACHINERY or name.startswith("__"):
+        return True
+    return any(_BUILTIN_BACKED.get(b) is not None and hasattr(_BUILTIN_BACKED[b], name) for b in bases)
 
 
 def _class_named(dotted: str) -> bool:
@@ -639,7 +664,8 @@ class PathEvaluator:
                     return _found(self._instance_attr_value(ia, owner), owner, "instance", (owner.path, ia.line))
         seen, module_based = self._bases_seen(mro)
         if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)) \
-                or (self._struct_based(mro) and struct_defines(name)):
+                or (self._struct_based(mro) and struct_defines(name)) \
+                or _builtin_may_hold(self._builtin_bases(mro), name):
             return UNKNOWN
         return Value("missing", cls=cls, name=name, via="torch-module" if module_based else None)
 
@@ -780,10 +806,25 @@ class PathEvaluator:
                     continue
                 if is_struct_base(self.index.dotted_in(o.module, text)):  # closed: its fields only
                     continue
+                if _builtin_backed(text):
+                    continue
                 if not is_module_base(self.index.dotted_in(o.module, text)):
                     return False, module_based
                 module_based = True
         return True, module_based
+
+    def _builtin_bases(self, mro: list[Symbol]) -> list[str]:
+        """The builtin-backed bases (`IntEnum`, `str`) written in `mro`'s classes that resolve to no
+        class drift read: their members are the builtin's, which no facts list."""
+        out = []
+        for o in mro:
+            for base in o.as_class.bases:
+                text = base.split("[", 1)[0].strip()
+                if _builtin_backed(text):
+                    b = self.index.resolve_in(o.module, text)
+                    if b is None or b.kind != "class":
+                        out.append(text.rsplit(".", 1)[-1])
+        return out
 
     def _module_may_hold(self, name: str) -> bool:
         """Whether an nn.Module-based instance may have `name` though no class of it sets it:
