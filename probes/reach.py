@@ -1242,6 +1242,11 @@ class _Function:
             name, path, negated, alts = narrowed
             self._narrow(no if negated else yes, (name, path, False, alts), exits=False)
             (yes if negated else no).pop(name, None) if path == env.get(name) else None
+        elif isinstance(st.test, ast.BoolOp) and isinstance(st.test.op, ast.And):
+            for part in st.test.values:  # `if isinstance(x, C) and ...:` the body runs where x is a C
+                got = self._isinstance(part)
+                if got and not got[2]:
+                    self._narrow(yes, got, exits=False)
         body_guards, else_guards = compound_guards(st.test, self.mod.names, self.mod.flags)
         self.mod.guards.extend(body_guards)
         try:
@@ -1288,7 +1293,9 @@ class _Function:
 
     def _isinstance(self, test):
         """`isinstance(x, C)` (or `self.x`, or a tuple of classes) -> (key, path of a C, negated,
-        paths of the tuple's other classes); None unless every class is typed."""
+        paths of the tuple's other target classes); None unless some class is the target's. A
+        class of the tuple that is not the target's (`(ErrorResponse, str)`) is left out: where x
+        is one of those, a read of the target class's attribute was never what the branch meant."""
         negated = False
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             negated, test = True, test.operand
@@ -1306,9 +1313,8 @@ class _Function:
         paths = []
         for elt in (spec.elts if isinstance(spec, ast.Tuple) else [spec]):
             cls = _Chain(self.mod, self.env).of(elt)
-            if not (cls and self.mod.wanted(cls)):
-                return None
-            paths.append(cls + ("()",))
+            if cls and self.mod.wanted(cls):
+                paths.append(cls + ("()",))
         if not paths:
             return None
         return key, paths[0], negated, paths[1:]
@@ -1613,6 +1619,30 @@ class _Function:
                 self.expr(child.iter, env)
         return None
 
+    def _expr_narrowed(self, node, env, tests, negated):
+        """Walk `node`, which runs only where each of `tests` came out true (`negated`: false):
+        `isinstance(x, C) and x.a`, `x.a if isinstance(x, C) else d`, `not isinstance(x, C) or
+        x.a` -- x is a C in it. The narrowing stays inside `node`: env and the function's tables
+        are as before once it is walked."""
+        narrowed = [n for n in (self._isinstance(t) for t in tests) if n]
+        if not narrowed:
+            self.expr(node, env)
+            return
+        inner = dict(env)
+        saved = {n[0]: (n[0] in self.narrowed, self.alternatives.get(n[0])) for n in narrowed}
+        for key, path, neg, alts in narrowed:
+            self._narrow(inner, (key, path, neg != negated, alts), exits=False)
+        try:
+            self.expr(node, inner)
+        finally:
+            for key, (was, alts) in saved.items():
+                if not was:
+                    self.narrowed.discard(key)
+                if alts is None:
+                    self.alternatives.pop(key, None)
+                else:
+                    self.alternatives[key] = alts
+
     def _guarded_expr(self, node, env):
         """`a if <version test> else b`, `<version test> and a`, `<version test> or a`: each
         operand runs only on the versions its test lets through, as in an `if` statement."""
@@ -1625,7 +1655,7 @@ class _Function:
                     if guard is not None:
                         self.mod.guards.append(dict(guard, negated=not guard.get("negated")) if negated else guard)
                     try:
-                        self.expr(part, env)
+                        self._expr_narrowed(part, env, [node.test], negated)
                     finally:
                         if guard is not None:
                             self.mod.guards.pop()
@@ -1634,8 +1664,8 @@ class _Function:
             return None
         pushed = 0  # a BoolOp: each value runs only when the ones before it let evaluation go on
         try:
-            for value in node.values:
-                self.expr(value, env)
+            for i, value in enumerate(node.values):
+                self._expr_narrowed(value, env, node.values[:i], isinstance(node.op, ast.Or))
                 guard = version_guard(value, self.mod.names, self.mod.flags)
                 if guard is not None:
                     if isinstance(node.op, ast.Or):  # `t or x`: x runs only where t is false

@@ -32,6 +32,12 @@ _ENUM_MACHINERY = frozenset({"name", "value", "_name_", "_value_", "_missing_", 
                              "__members__", "_member_map_", "_member_names_", "_value2member_map_"})
 _BUILTIN_BACKED = {"IntEnum": int, "IntFlag": int, "StrEnum": str, "Flag": None, "ReprEnum": None,
                    "int": int, "str": str}
+# pydantic's BaseModel: an instance answers its fields, which the facts list, and the model API
+# below (v1 and v2 names); anything else raises AttributeError (an `extra="allow"` model answers an
+# extra key only when the builder passed one, and vLLM builds its models with its own fields).
+_PYDANTIC_BASES = frozenset({"pydantic.BaseModel", "pydantic.main.BaseModel", "pydantic.v1.BaseModel"})
+_PYDANTIC_API = frozenset({"dict", "json", "copy", "parse_obj", "parse_raw", "parse_file", "from_orm", "construct",
+                           "schema", "schema_json", "validate", "update_forward_refs", "fields", "Config"})
 
 
 def _builtin_backed(text: str) -> bool:
@@ -48,6 +54,8 @@ def _builtin_may_hold(bases: list[str], name: str) -> bool:
     member of the builtin (`bit_length` on an IntEnum) or of the enum machinery (`value`)."""
     if not bases:
         return False
+    if "BaseModel" in bases and (name in _PYDANTIC_API or name.startswith(("model_", "_"))):
+        return True
     if name in _ENUM_MACHINERY or name.startswith("__"):
         return True
     return any(_BUILTIN_BACKED.get(b) is not None and hasattr(_BUILTIN_BACKED[b], name) for b in bases)
@@ -806,7 +814,7 @@ class PathEvaluator:
                     continue
                 if is_struct_base(self.index.dotted_in(o.module, text)):  # closed: its fields only
                     continue
-                if _builtin_backed(text):
+                if _builtin_backed(text) or self.index.dotted_in(o.module, text) in _PYDANTIC_BASES:
                     continue
                 if not is_module_base(self.index.dotted_in(o.module, text)):
                     return False, module_based
@@ -814,16 +822,18 @@ class PathEvaluator:
         return True, module_based
 
     def _builtin_bases(self, mro: list[Symbol]) -> list[str]:
-        """The builtin-backed bases (`IntEnum`, `str`) written in `mro`'s classes that resolve to no
-        class drift read: their members are the builtin's, which no facts list."""
+        """The builtin-backed bases (`IntEnum`, `str`) and pydantic's BaseModel written in `mro`'s
+        classes that resolve to no class drift read: their members are the builtin's or the model
+        API's, which no facts list."""
         out = []
         for o in mro:
             for base in o.as_class.bases:
                 text = base.split("[", 1)[0].strip()
-                if _builtin_backed(text):
+                pydantic = self.index.dotted_in(o.module, text) in _PYDANTIC_BASES
+                if _builtin_backed(text) or pydantic:
                     b = self.index.resolve_in(o.module, text)
                     if b is None or b.kind != "class":
-                        out.append(text.rsplit(".", 1)[-1])
+                        out.append("BaseModel" if pydantic else text.rsplit(".", 1)[-1])
         return out
 
     def _module_may_hold(self, name: str) -> bool:
