@@ -19,6 +19,7 @@ from .ir import ir_facts
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
+from .string_paths import caught_here, string_paths
 
 
 def _caught(handler):
@@ -40,6 +41,9 @@ class _Imports(ast.NodeVisitor):
         self.flags = {}  # module-level True/False switches (reach.flag_constants)
         self.top = module.split(".")[0]
         self.own = []  # [dotted, guards or None]: the package's own modules imported or named here (probes/links.py)
+        self.paths = {}  # id(string node) -> what probes/string_paths.py read in it
+        self.strings = []  # the target paths strings name where they are written (probes/string_paths.py)
+        self.caught = 0  # > 0 inside a try whose handlers catch a failed resolution
 
     def _own(self, dotted, from_base=False):
         if dotted == self.top or dotted.startswith(self.top + "."):
@@ -48,15 +52,26 @@ class _Imports(ast.NodeVisitor):
     def visit_Constant(self, node):
         if isinstance(node.value, str) and len(node.value) < 300 and node.value.startswith(self.top):
             self._own(node.value.replace(":", ".").replace("/", "."))
+        named = self.paths.get(id(node))
+        if named is not None:
+            rec = dict(named, line=node.lineno, col=node.col_offset)
+            if self.guarded or self.caught:
+                rec["guarded"] = True
+            if self.versions:
+                rec["guards"] = list(self.versions)
+            self.strings.append(rec)
 
     def visit_Try(self, node):
         catches = any(catches_import_error(h) for h in node.handlers)
         self.guarded += catches
+        caught = caught_here(node)
+        self.caught += caught
         start = len(self.records)
         before = dict(self.bindings)
         for st in node.body:
             self.visit(st)
         self.guarded -= catches
+        self.caught -= caught
         first_choice = {k: v for k, v in self.bindings.items() if before.get(k) != v}
         tried = [r["target"] for r in self.records[start:]]
         if catches:  # what the except path is taken on: a name gone makes it the only path (DRIFT077)
@@ -412,6 +427,9 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     imports = _Imports(module, is_package, tuple(prefixes))
     imports.consts = string_constants(tree)
     imports.flags = flag_constants(tree)
+    roots = {p.split(".")[0] for p in prefixes}
+    if any(q + r + "." in text for r in roots for q in "\"'"):  # only a file that quotes a target path
+        imports.paths = string_paths(tree, prefixes)
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
@@ -419,6 +437,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     exports = module_exports(tree, prefixes)
     if exports:
         out["exports"] = exports
+    if imports.strings:
+        out["string_paths"] = imports.strings
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone

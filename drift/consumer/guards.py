@@ -95,7 +95,7 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
     out = []
     for mod in usage:
         copy = None
-        for key in ("imports", "calls", "uses", "patches"):
+        for key in ("imports", "calls", "uses", "patches", "string_paths"):
             recs = mod.get(key) or []
             keep = [r for r in recs if not r.get("guards") or  # most records are on no branch at all
                     all(holds(g, current, predicates) is not False for g in r["guards"])]

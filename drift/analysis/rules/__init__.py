@@ -25,6 +25,7 @@ from drift.analysis.rules.rebound import RULES as REBOUND_RULES
 from drift.analysis.rules.returns import RULES as RETURN_RULES
 from drift.analysis.rules.shape import return_shape
 from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
+from drift.analysis.rules.string_paths import RULES as STRING_PATH_RULES
 from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
 from drift.analysis.rules.unparsable import consumer_unparsable
 from drift.analysis.rules.version_asserts import RULES as VERSION_ASSERT_RULES
@@ -34,6 +35,7 @@ from drift.analysis.rules.signature import keyword_removed, positional_arity, po
 GENERIC_RULES = [
     consumer_unparsable,
     import_removed,
+    *STRING_PATH_RULES,
     *GONE_USE_RULES,
     *GUARDED_RULES,
     keyword_removed,

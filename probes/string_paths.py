@@ -1,0 +1,123 @@
+"""Import paths a consumer writes as string literals: `"vllm.pkg.mod:Name"` (the entry-point form)
+and `"vllm.pkg.mod.Name"` handed to something that imports them (`importlib.import_module`,
+`pydoc.locate`, the consumer's own helper that splits on ':' or '.', a vLLM setting such as
+`worker_cls` that vLLM resolves by name). A path the target no longer holds fails where the
+string is resolved, as an import would.
+
+Plain prose stays out by shape and by place (stdlib only, Python 3.9+):
+- shape: the whole string is a dotted path of identifiers rooted at a target package, with at
+  most one ':' (no blanks, no other punctuation), so a sentence that mentions a module is never one;
+- place: the string is a value something keeps or hands on -- an assignment's value, a dict
+  value, a call's argument or keyword, a `return`, a parameter's default. Not a comparison operand,
+  a dict key or subscript (`sys.modules["vllm.x"]`), a container element (a list of paths tried in
+  turn, one per release), either side of a conditional expression, a docstring, nor the argument of
+  a call that names rather than imports: a logger or tracer name, `types.ModuleType`,
+  `importlib.util.find_spec`, `sys.modules.get`, string methods.
+
+Each record says whether something in the file is seen to resolve it (`resolved`): the string goes
+straight into an importing call, or the file itself imports by a computed name (its own helper).
+"""
+
+import ast
+import re
+
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?$")
+
+# calls that import what a string names (the importlib form is an import record of its own)
+_IMPORTERS = frozenset({"import_module", "__import__", "locate", "resolve_name", "import_string",
+                        "import_from_string", "import_object", "resolve_obj_by_qualname", "load_object"})
+# calls that take a dotted name as a name, not as something to import
+_NAMERS = frozenset({"getLogger", "_getLogger", "get_logger", "init_logger", "ModuleType", "find_spec",
+                     "get", "pop", "setdefault", "print", "warn", "split", "rsplit", "partition", "rpartition",
+                     "replace", "startswith", "endswith", "join", "format", "index", "find", "count",
+                     "removeprefix", "removesuffix", "strip", "lstrip", "rstrip", "debug", "info", "warning",
+                     "error", "exception", "critical", "log", "warning_once", "info_once", "debug_once",
+                     "append", "add", "extend", "insert", "remove", "discard", "__contains__"})
+# handlers that make a failed resolution a fallback rather than a failure
+_CAUGHT = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"})
+
+
+def _callee_name(func):
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _names_only(name):
+    low = (name or "").lower()
+    return name in _NAMERS or "logger" in low or "tracer" in low
+
+
+def _catches(handler):
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(_callee_name(n) in _CAUGHT for n in names)
+
+
+def path_of(text, prefixes):
+    """The dotted target path a string names (`a.b:C.d` -> `a.b.C.d`), or None."""
+    if not isinstance(text, str) or len(text) > 200 or not _PATH.match(text):
+        return None
+    root = text.split(".", 1)[0]
+    if not any(root == p.split(".")[0] for p in prefixes):
+        return None
+    return text.replace(":", ".")
+
+
+def _place(parent, node):
+    """(kept, into an importer) for a string `node` whose parent is `parent`."""
+    if isinstance(parent, ast.Call):
+        if node not in parent.args:
+            return False, False
+        name = _callee_name(parent.func)
+        if name in ("import_module", "__import__"):
+            return False, False  # an import record of its own (probes/usage.py `visit_Call`)
+        if _names_only(name):
+            return False, False
+        return True, name in _IMPORTERS
+    if isinstance(parent, ast.Dict):
+        return any(v is node for v in parent.values), False
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        return parent.value is node and all(isinstance(t, (ast.Name, ast.Attribute)) for t in targets), False
+    if isinstance(parent, ast.Return):
+        return True, False
+    if isinstance(parent, ast.arguments):
+        return any(d is node for d in parent.defaults + parent.kw_defaults), False
+    return False, False
+
+
+def string_paths(tree, prefixes):
+    """id(string node) -> {"target", "resolved"} for each string of the file that names a path
+    in a target package in a place that keeps or hands it on (see the module's docstring)."""
+    dynamic = False
+    found = {}
+    for parent in ast.walk(tree):
+        if isinstance(parent, ast.Call) and _callee_name(parent.func) in _IMPORTERS and parent.args \
+                and not isinstance(parent.args[0], ast.Constant):
+            dynamic = True  # the file imports by a computed name: its own helper resolves strings
+        children = list(ast.iter_child_nodes(parent))
+        if isinstance(parent, ast.keyword):
+            continue
+        if isinstance(parent, ast.Call):
+            children += [k.value for k in parent.keywords]
+        for child in children:
+            if not (isinstance(child, ast.Constant) and isinstance(child.value, str)):
+                continue
+            target = path_of(child.value, prefixes)
+            if target is None:
+                continue
+            if isinstance(parent, ast.Call) and child not in parent.args:
+                kept, direct = not _names_only(_callee_name(parent.func)), False
+            else:
+                kept, direct = _place(parent, child)
+            if kept:
+                found[id(child)] = {"target": target, "resolved": direct}
+    if dynamic:
+        for rec in found.values():
+            rec["resolved"] = True
+    return found
+
+
+def caught_here(try_node):
+    """Whether a `try` body's failed resolution is caught (a fallback, not a failure)."""
+    return any(_catches(h) for h in try_node.handlers)

@@ -1,0 +1,90 @@
+"""Import paths written as strings (`"gizmo.x:Cls"`, `"gizmo.x.Cls"`) that reach an importer: a
+path the target no longer holds fails where the string is resolved (synthetic before/after pairs;
+the predicted failure is what Python raises). Prose, logger names, `sys.modules` keys,
+comparisons and lists of paths tried in turn stay silent."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
+
+BEFORE = {"gizmo/conn/__init__.py": "", "gizmo/conn/base.py": "class Connector:\n    pass\n",
+          "gizmo/ops.py": "def fused():\n    return 1\n\n\ndef kept():\n    return 2\n"}
+AFTER = {"gizmo/conn/__init__.py": "", "gizmo/conn/v1/__init__.py": "", "gizmo/conn/v1/base.py": "class Connector:\n    pass\n",
+         "gizmo/ops.py": "def kept():\n    return 2\n"}
+
+MINE = """
+    import importlib
+    import logging
+    import sys
+
+    CONNECTORS = {"default": "gizmo.conn.base:Connector"}
+    HELP = "the connector lives in gizmo.conn.base, see its docs"
+    LOG = logging.getLogger("gizmo.conn.base")
+    TRIED = ["gizmo.conn.base", "gizmo.conn.v1.base"]
+
+
+    def resolve(path):
+        if ":" in path:
+            module, _, name = path.partition(":")
+        else:
+            module, _, name = path.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+
+    def connector(kind="default"):
+        return resolve(CONNECTORS[kind])
+
+
+    def fused_op():
+        return resolve("gizmo.ops.fused")
+
+
+    def kept_op():
+        return resolve("gizmo.ops.kept")
+
+
+    def loaded():
+        return "gizmo.conn.base" in sys.modules or sys.modules.get("gizmo.ops.fused")
+
+
+    def optional():
+        try:
+            return resolve("gizmo.ops.fused")
+        except AttributeError:
+            return None
+    """
+
+SETTINGS = """
+    from gizmo.ops import kept
+
+
+    def configure(config):
+        config.worker_cls = "gizmo.conn.base.Connector"
+        return kept()
+    """
+
+
+def _case(files):
+    return Case("strings", BEFORE, AFTER, {"app/__init__.py": "", **files})
+
+
+def test_a_path_a_helper_resolves_breaks_where_the_string_is_written(tmp_path):
+    findings = findings_of(tmp_path, _case({"app/mine.py": MINE}))
+    assert_findings(findings, [("DRIFT008", line_of(MINE, '"gizmo.conn.base:Connector"')),
+                               ("DRIFT008", line_of(MINE, 'resolve("gizmo.ops.fused")'))])
+    assert all(f.severity.value == "breaking" for f in findings)
+    after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
+    moved = only(tuple(f for f in findings if "Connector" in f.symbol), "DRIFT008")
+    assert "gizmo.conn.v1.base" in moved.title
+    assert moved.predicted_failure == raised_by(after, "app.mine", "connector()")
+    gone = only(tuple(f for f in findings if f.symbol == "gizmo.ops.fused"), "DRIFT008")
+    assert gone.predicted_failure == raised_by(after, "app.mine", "fused_op()")
+    for expr in ("connector()", "fused_op()", "kept_op()", "loaded()", "optional()"):
+        assert raised_by(before, "app.mine", expr) is None
+    assert raised_by(after, "app.mine", "kept_op(), loaded(), optional()") is None
+
+
+def test_a_path_handed_to_a_setting_resolved_elsewhere_is_risky(tmp_path):
+    findings = findings_of(tmp_path, _case({"app/settings.py": SETTINGS}))
+    assert_findings(findings, [("DRIFT008", line_of(SETTINGS, "worker_cls"))])
+    assert findings[0].severity.value == "risky"
