@@ -19,6 +19,7 @@ from .ir import ir_facts
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
+from .cli_args import namespaces
 from .string_paths import caught_here, string_paths
 
 
@@ -461,6 +462,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
                 out["classes"] = classes
         return out
     bindings = imports.bindings
+    if "parse_args" in text or "parse_known_args" in text:
+        found = namespaces(tree, bindings)  # `args = parser.parse_args()` of a parser vLLM filled
+        if found:
+            out["cli_namespaces"] = found
 
     class_methods = {}
     for qual, cls, node in _functions(tree):

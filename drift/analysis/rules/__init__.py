@@ -2,6 +2,7 @@
 
 from drift.analysis.rules.arg_types import argument_retyped
 from drift.analysis.rules.arity import RULES as ARITY_RULES
+from drift.analysis.rules.cli_options import RULES as CLI_OPTION_RULES
 from drift.analysis.rules.awaited import RULES as AWAITED_RULES
 from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.defaults import default_changed
@@ -36,6 +37,7 @@ GENERIC_RULES = [
     consumer_unparsable,
     import_removed,
     *STRING_PATH_RULES,
+    *CLI_OPTION_RULES,
     *GONE_USE_RULES,
     *GUARDED_RULES,
     keyword_removed,

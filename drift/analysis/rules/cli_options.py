@@ -1,0 +1,120 @@
+"""DRIFT009: `args.<option>` read off the Namespace of a parser the target filled, for an option
+the baseline's parser builders registered and the target's no longer do.
+
+The consumer builds (or receives) a parser, hands it to the target (`make_arg_parser(parser)`,
+`AsyncEngineArgs.add_cli_args(parser)`), parses, and reads the options: `args.disable_log_requests`.
+When the target's builders stop registering that option, argparse never sets it and the read
+raises AttributeError at start-up. The options are facts of each side's source (`behaviour["cli"]`,
+probes/cli_args.py): literal `add_argument` dests, the fields of a class a loop turns into options,
+and the options of every builder the parser is handed on to; the consumer's own `add_argument`
+dests on that parser are not the target's and never reported.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import PackageIndex, Symbol
+
+_DEPTH = 8
+
+
+@rule("DRIFT009", RuleKind.ATTRIBUTE_REMOVED)
+def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
+    """`args.opt` where `args` is what `parse_args()` returns for a parser the target's builders
+    filled (`make_arg_parser(parser)`, `EngineArgs.add_cli_args(parser)`), and `opt` is an option the
+    baseline's builders registered that the target's do not: argparse never sets it, so the read
+    raises AttributeError. An option the consumer adds itself is its own."""
+    if ctx.baseline is None:
+        return
+    seen: set[tuple] = set()
+    for mod in ctx.usage:
+        for ns in mod.get("cli_namespaces") or []:
+            builders = [b for b in ns.get("builders") or [] if isinstance(b, str)]
+            before, base_opaque = _options_of(ctx.baseline, builders)
+            after, target_opaque = _options_of(ctx.target, builders)
+            if before is None or after is None or not target_opaque <= base_opaque:
+                continue  # a builder unread on a side, or a new source of options drift cannot read
+            own = set(ns.get("own") or ())
+            for line, col, attr in ns.get("reads") or []:
+                if attr not in before or attr in after or attr in own:
+                    continue
+                key = (mod.get("path"), line, attr)
+                if key in seen:
+                    continue
+                seen.add(key)
+                yield _finding(ctx, mod, line, col, attr, builders)
+
+
+def _finding(ctx: CheckContext, mod: dict, line: int, col: int, attr: str, builders: list[str]) -> Finding:
+    flag = "--" + attr.replace("_", "-")
+    base = next((s for s in (ctx.baseline.lookup(b) for b in builders) if s is not None), None)
+    return Finding(
+        rule_id="DRIFT009", kind=RuleKind.ATTRIBUTE_REMOVED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"option `{flag}` is no longer registered by `{builders[0].rsplit('.', 1)[-1]}`: `args.{attr}` is unset",
+        consumer_site=Location(mod["path"], line, col=col + 1, symbol=attr),
+        details="the parser's options come from " + ", ".join(f"`{b}`" for b in builders),
+        target_evidence=(),
+        baseline_evidence=(ctx.evidence(base),) if base is not None else (),
+        predicted_failure=f"AttributeError: 'Namespace' object has no attribute '{attr}'",
+        fix=Fix(f"stop reading `args.{attr}`, add `{flag}` to the consumer's own parser, or read the option "
+                "that replaced it", manual_reason="which option replaced it is the consumer's to judge"),
+        symbol=attr,
+    )
+
+
+def _options_of(index: PackageIndex, builders: list[str]) -> tuple[set[str] | None, set[str]]:
+    """(every dest the builders register on this side, or None when one is not there; the source
+    texts of builders they hand the parser to that resolve to nothing drift read)."""
+    out: set[str] = set()
+    opaque: set[str] = set()
+    for dotted in builders:
+        sym = index.lookup(dotted)
+        if sym is None or sym.kind not in ("function", "method"):
+            return None, opaque
+        _collect(index, sym, out, opaque, set(), 0)
+    return out, opaque
+
+
+def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], seen: set[str], depth: int) -> None:
+    if sym.dotted in seen or depth > _DEPTH:
+        return
+    seen.add(sym.dotted)
+    cli = sym.as_function.behaviour.cli or {}
+    out.update(d for d in cli.get("dests") or () if isinstance(d, str))
+    for text in cli.get("fields_of") or ():
+        cls = index.resolve_in(sym.module, text)
+        if cls is not None and cls.kind == "class":
+            for c in index.mro(cls):
+                out.update(f.get("name") for f in c.as_class.raw.get("fields") or () if isinstance(f, dict))
+        else:
+            opaque.add(text)
+    for text in cli.get("builders") or ():
+        callee = _builder(index, sym, text)
+        if callee is None:
+            opaque.add(text)
+        else:
+            _collect(index, callee, out, opaque, seen, depth + 1)
+
+
+def _builder(index: PackageIndex, sym: Symbol, text: str) -> Symbol | None:
+    """The function a builder hands the parser to, as written in `sym`'s module: a name, a dotted
+    name, or `super().m` (the next class of `sym`'s class's MRO that defines `m`)."""
+    if text.startswith("super()."):
+        owner = index.lookup(sym.dotted.rsplit(".", 1)[0]) if sym.kind == "method" else None
+        if owner is None or owner.kind != "class":
+            return None
+        name = text[len("super()."):]
+        for c in index.mro(owner)[1:]:
+            if name in c.as_class.methods:
+                return index.lookup(f"{c.dotted}.{name}")
+        return None
+    callee = index.resolve_in(sym.module, text)
+    return callee if callee is not None and callee.kind in ("function", "method") else None
+
+
+RULES = [cli_option_gone]

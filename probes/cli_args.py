@@ -1,0 +1,219 @@
+"""The argparse options a target's parser builders register, and the consumer's reads of the
+Namespace such a parser returns (stdlib only, Python 3.9+).
+
+Target side (`parser_facts`, a function's `behaviour["cli"]`): a function that fills a parser --
+vLLM's `make_arg_parser(parser)`, `EngineArgs.add_cli_args(parser)` -- records
+- `dests`: the dest of each `add_argument` whose flags are literals (`"--max-model-len"` ->
+  `max_model_len`; `dest=` wins), on the parser or on a group of it;
+- `fields_of`: the classes whose fields a loop turns into options (`for k, v in
+  get_kwargs(FrontendArgs).items(): group.add_argument(f"--{k}", **v)`, `for f in fields(C)`);
+- `builders`: the source text of each call handed the parser (`AsyncEngineArgs.add_cli_args(parser)`,
+  `super().add_cli_args(parser)`), whose options are the parser's too.
+
+Consumer side (`namespaces`): in each function (and at module level), a parser the consumer
+builds or receives and hands to a target builder (`make_arg_parser(parser)`), the Namespace its
+`parse_args()` / `parse_known_args()[0]` returns, every `args.<name>` read of it, the consumer's
+own `add_argument` dests on that parser, and the functions of the module the Namespace is passed
+to (their reads of that parameter are reads of it too).
+"""
+
+import ast
+
+_PARSER_CTORS = ("ArgumentParser",)  # FlexibleArgumentParser, argparse.ArgumentParser
+_GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+_FIELD_SOURCES = frozenset({"get_kwargs", "fields"})
+
+
+def _name(func):
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" and parts:
+        return "super()." + ".".join(reversed(parts))
+    return None
+
+
+def dest_of(call):
+    """The dest an `add_argument(...)` call registers, or None when its flags are not literals."""
+    for k in call.keywords:
+        if k.arg == "dest":
+            return k.value.value if isinstance(k.value, ast.Constant) and isinstance(k.value.value, str) else None
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not flags or len(flags) != len(call.args):
+        return None
+    longs = [f for f in flags if f.startswith("--")]
+    flag = longs[0] if longs else flags[0]
+    dest = flag.lstrip("-").replace("-", "_")
+    return dest if dest.isidentifier() else None
+
+
+def _parser_names(fn, params, walk=ast.walk):
+    """Names that hold a parser or one of its groups in `fn`: parameters named or annotated as a
+    parser, names bound to an `*ArgumentParser(...)`, to a group of a parser, or to what a call
+    handed a parser returns (`parser = EngineArgs.add_cli_args(parser)`)."""
+    names = set()
+    for a in params:
+        ann = ast.unparse(a.annotation) if a.annotation is not None and hasattr(ast, "unparse") else ""
+        if "ArgumentParser" in ann or a.arg in ("parser", "subparser"):
+            names.add(a.arg)
+    for _ in range(2):  # a group of a parser bound after it
+        for node in walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Call):
+                call, func = node.value, node.value.func
+                callee = _name(func) or ""
+                if callee.endswith(_PARSER_CTORS) \
+                        or (callee in _GROUPS and isinstance(func, ast.Attribute) and _dotted(func.value) in names) \
+                        or any(isinstance(a, ast.Name) and a.id in names for a in call.args):
+                    names.add(node.targets[0].id)
+    return names
+
+
+def parser_facts(fn):
+    """`behaviour["cli"]` of a function that fills a parser (see the module's docstring), or None."""
+    if "add_argument" not in {_name(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}:
+        return None
+    args = fn.args
+    names = _parser_names(fn, args.posonlyargs + args.args + args.kwonlyargs)
+    dests, fields_of, builders = [], [], []
+    looped = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.For):
+            sources = [c for c in ast.walk(node.iter) if isinstance(c, ast.Call) and _name(c.func) in _FIELD_SOURCES
+                       and len(c.args) == 1 and _dotted(c.args[0])]
+            adds = [c for c in ast.walk(node) if isinstance(c, ast.Call) and _name(c.func) == "add_argument"
+                    and dest_of(c) is None]
+            if sources and adds:
+                fields_of += [_dotted(c.args[0]) for c in sources]
+                looped.update(id(c) for c in adds)
+        if not isinstance(node, ast.Call):
+            continue
+        if _name(node.func) == "add_argument" and isinstance(node.func, ast.Attribute) \
+                and _dotted(node.func.value) in names:
+            dest = dest_of(node)
+            if dest and dest not in dests:
+                dests.append(dest)
+        elif any(isinstance(a, ast.Name) and a.id in names for a in node.args) and _dotted(node.func):
+            text = _dotted(node.func)
+            if _name(node.func) not in _GROUPS and text not in builders:
+                builders.append(text)
+    if not (dests or fields_of or builders):
+        return None
+    return {"dests": dests, "fields_of": sorted(set(fields_of)), "builders": builders}
+
+
+def _walk_scope(scope):
+    """The nodes of one scope: a function's (or the module's) own code, not its nested defs or
+    classes, whose names are their own."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _namespace_names(fn, parsers):
+    """Names bound to what a parser's `parse_args()` / `parse_known_args()[0]` returns."""
+    out = set()
+    for node in _walk_scope(fn):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        value, target = node.value, node.targets[0]
+        index0 = isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) and value.slice.value == 0
+        call = value.value if index0 else value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and _dotted(call.func.value) in parsers):
+            continue
+        if call.func.attr == "parse_args" and isinstance(target, ast.Name):
+            out.add(target.id)
+        elif call.func.attr == "parse_known_args":
+            if index0 and isinstance(target, ast.Name):
+                out.add(target.id)
+            elif isinstance(target, ast.Tuple) and target.elts and isinstance(target.elts[0], ast.Name):
+                out.add(target.elts[0].id)
+    return out
+
+
+def _reads(fn, name):
+    """[line, col, attr] of each `name.attr` read in `fn` (a store or a hasattr test is no read)."""
+    nodes = list(_walk_scope(fn))
+    tested = {(n.args[1].value) for n in nodes if isinstance(n, ast.Call) and _name(n.func) in ("hasattr", "getattr")
+              and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == name
+              and isinstance(n.args[1], ast.Constant)}
+    stored = {n.attr for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+              and isinstance(n.value, ast.Name) and n.value.id == name}
+    return [[n.lineno, n.col_offset, n.attr] for n in nodes
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+            and n.value.id == name and n.attr not in tested and n.attr not in stored]
+
+
+def _scopes(tree):
+    """(qualname, node) of the module and every function in it."""
+    out = [("", tree)]
+
+    def walk(body, prefix):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((prefix + node.name, node))
+                walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, prefix + node.name + ".")
+
+    walk(tree.body, "")
+    return out
+
+
+def namespaces(tree, bindings):
+    """The module's Namespaces of target-filled parsers (see the module's docstring):
+    `[{"builders": [dotted], "own": [dest], "reads": [[line, col, attr]], "passed": [[qual, param]]}]`.
+    `bindings` maps a local name to the target path it imports."""
+    defs = {qual.rsplit(".", 1)[-1]: (qual, node) for qual, node in _scopes(tree)[1:]}
+    out = []
+    for qual, fn in _scopes(tree):
+        body_calls = [n for n in _walk_scope(fn) if isinstance(n, ast.Call)]
+        if not any(_name(c.func) in ("parse_args", "parse_known_args") for c in body_calls):
+            continue
+        params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if qual else []
+        parsers = _parser_names(fn, params, _walk_scope)
+        builders, own = [], []
+        for c in body_calls:
+            text = _dotted(c.func)
+            if not text or not any(isinstance(a, ast.Name) and a.id in parsers for a in c.args):
+                if _name(c.func) == "add_argument" and isinstance(c.func, ast.Attribute) \
+                        and _dotted(c.func.value) in parsers and dest_of(c):
+                    own.append(dest_of(c))
+                continue
+            head, _, rest = text.partition(".")
+            if head in bindings:
+                builders.append(bindings[head] + ("." + rest if rest else ""))
+        if not builders:
+            continue
+        for ns in _namespace_names(fn, parsers):
+            passed = []
+            for c in body_calls:
+                callee = defs.get(_name(c.func) or "")
+                if callee is None:
+                    continue
+                cparams = callee[1].args.posonlyargs + callee[1].args.args
+                skip = 1 if cparams and cparams[0].arg in ("self", "cls") and isinstance(c.func, ast.Attribute) else 0
+                for i, a in enumerate(c.args):
+                    if isinstance(a, ast.Name) and a.id == ns and i + skip < len(cparams):
+                        passed.append([callee[0], cparams[i + skip].arg])
+                for k in c.keywords:
+                    if isinstance(k.value, ast.Name) and k.value.id == ns and k.arg:
+                        passed.append([callee[0], k.arg])
+            reads = _reads(fn, ns)
+            scopes = dict(_scopes(tree))
+            for callee_qual, param in passed:
+                reads += _reads(scopes[callee_qual], param)
+            out.append({"builders": sorted(set(builders)), "own": sorted(set(own)), "reads": sorted(reads)})
+    return out

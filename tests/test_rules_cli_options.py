@@ -1,0 +1,93 @@
+"""`args.<option>` read off the Namespace of a parser the target's builders filled
+(`make_arg_parser(parser)`, `EngineArgs.add_cli_args(parser)`): an option the baseline registered
+and the target no longer does is never set, so the read raises AttributeError (synthetic
+before/after pairs, the consumer really run on both). Options come from literal `add_argument`
+dests, from a loop over a dataclass's fields and from the builders a parser is handed on to; the
+consumer's own options are its own."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+
+ARGS = """
+    from dataclasses import dataclass, fields
+
+
+    @dataclass
+    class EngineArgs:
+        model: str = "m"
+        old_flag: bool = False
+        keep: int = 1
+
+        @staticmethod
+        def add_cli_args(parser):
+            for f in fields(EngineArgs):
+                parser.add_argument("--" + f.name.replace("_", "-"), dest=None or f.name, default=f.default)
+            parser.add_argument("--legacy-opt", type=int, default=0)
+            return parser
+
+
+    class AsyncEngineArgs(EngineArgs):
+        @staticmethod
+        def add_cli_args(parser):
+            parser = EngineArgs.add_cli_args(parser)
+            group = parser.add_argument_group("async")
+            group.add_argument("--disable-log", action="store_true")
+            return parser
+    """
+CLI = """
+    from gizmo.args import AsyncEngineArgs
+
+
+    def make_arg_parser(parser):
+        parser.add_argument("--host", type=str, default="h")
+        return AsyncEngineArgs.add_cli_args(parser)
+    """
+BEFORE = {"gizmo/args.py": ARGS, "gizmo/cli.py": CLI}
+AFTER = {"gizmo/args.py": ARGS.replace("old_flag", "new_flag").replace("--legacy-opt", "--modern-opt")
+         .replace("--disable-log", "--enable-log"), "gizmo/cli.py": CLI}
+
+MINE = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser(conflict_handler="resolve")
+        parser.add_argument("--legacy-opt", type=int, default=3)
+        parser = make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return args.host, args.keep, args.legacy_opt, run(args)
+
+
+    def run(args: argparse.Namespace):
+        return args.model, args.disable_log
+
+
+    def flags(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args, _ = parser.parse_known_args(argv)
+        return args.old_flag
+    """
+
+
+def _case(mine=MINE):
+    return Case("cli", BEFORE, AFTER, {"app/__init__.py": "", "app/mine.py": mine})
+
+
+def test_an_option_the_target_no_longer_registers_breaks_where_it_is_read(tmp_path):
+    findings = findings_of(tmp_path, _case())
+    assert_findings(findings, [("DRIFT009", line_of(MINE, "args.disable_log")),
+                               ("DRIFT009", line_of(MINE, "return args.old_flag"))])
+    after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
+    by_line = {f.consumer_site.line: f for f in findings}
+    assert by_line[line_of(MINE, "args.disable_log")].predicted_failure == raised_by(after, "app.mine", "main([])")
+    assert by_line[line_of(MINE, "return args.old_flag")].predicted_failure == raised_by(after, "app.mine", "flags([])")
+    assert raised_by(before, "app.mine", "main([]), flags([])") is None
+
+
+def test_a_parser_the_target_never_filled_is_the_consumers_own(tmp_path):
+    mine = MINE.replace("parser = make_arg_parser(parser)", "pass").replace("make_arg_parser(parser)\n", "\n")
+    assert_findings(findings_of(tmp_path, _case(mine)), [])
