@@ -63,6 +63,16 @@ def path_of(text, prefixes):
     return text.replace(":", ".")
 
 
+def _dotted(node):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
+    return None
+
+
 def _place(parent, node):
     """(kept, into an importer) for a string `node` whose parent is `parent`."""
     if isinstance(parent, ast.Call):
@@ -112,6 +122,9 @@ def string_paths(tree, prefixes):
                 kept, direct = _place(parent, child)
             if kept:
                 found[id(child)] = {"target": target, "resolved": direct}
+                via = _dotted(parent.func) if isinstance(parent, ast.Call) and not direct else None
+                if via:
+                    found[id(child)]["via"] = via  # a call that may be the consumer's own resolver
     if dynamic:
         for rec in found.values():
             rec["resolved"] = True
@@ -121,3 +134,22 @@ def string_paths(tree, prefixes):
 def caught_here(try_node):
     """Whether a `try` body's failed resolution is caught (a fallback, not a failure)."""
     return any(_catches(h) for h in try_node.handlers)
+
+
+def importers(tree):
+    """Qualnames of the module's functions that import by a computed name (`import_module(mod)`):
+    a string handed to one of them from another module is resolved there."""
+    out = []
+
+    def walk(body, prefix):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if any(isinstance(c, ast.Call) and _callee_name(c.func) in _IMPORTERS and c.args
+                       and not isinstance(c.args[0], ast.Constant) for c in ast.walk(node)):
+                    out.append(prefix + node.name)
+                walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, prefix + node.name + ".")
+
+    walk(tree.body, "")
+    return out

@@ -20,7 +20,7 @@ from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .cli_args import namespaces
-from .string_paths import caught_here, string_paths
+from .string_paths import caught_here, importers, string_paths
 
 
 def _caught(handler):
@@ -56,6 +56,11 @@ class _Imports(ast.NodeVisitor):
         named = self.paths.get(id(node))
         if named is not None:
             rec = dict(named, line=node.lineno, col=node.col_offset)
+            via = rec.pop("via", None)
+            if via:  # the callee as the package names it: an imported function, or one of this module
+                head, _, rest = via.partition(".")
+                own = self.own_names.get(head)
+                rec["via"] = (own[0][4:] if own else self.module + "." + head) + ("." + rest if rest else "")
             if self.guarded or self.caught:
                 rec["guarded"] = True
             if self.versions:
@@ -431,6 +436,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     roots = {p.split(".")[0] for p in prefixes}
     if any(q + r + "." in text for r in roots for q in "\"'"):  # only a file that quotes a target path
         imports.paths = string_paths(tree, prefixes)
+    resolvers = importers(tree) if "import_module" in text or "__import__" in text else []
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
@@ -440,6 +446,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         out["exports"] = exports
     if imports.strings:
         out["string_paths"] = imports.strings
+    if resolvers:
+        out["string_resolvers"] = resolvers
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone

@@ -88,3 +88,31 @@ def test_a_path_handed_to_a_setting_resolved_elsewhere_is_risky(tmp_path):
     findings = findings_of(tmp_path, _case({"app/settings.py": SETTINGS}))
     assert_findings(findings, [("DRIFT008", line_of(SETTINGS, "worker_cls"))])
     assert findings[0].severity.value == "risky"
+
+
+HELPER = """
+    import importlib
+
+
+    def load_object(path):
+        module, _, name = path.replace(":", ".").rpartition(".")
+        return getattr(importlib.import_module(module), name)
+    """
+USER = """
+    from gizmo.ops import kept
+
+    from app.helpers import load_object
+
+
+    def fused_op():
+        return load_object("gizmo.ops:fused"), kept
+    """
+
+
+def test_a_path_handed_to_the_packages_own_resolver_in_another_module_breaks(tmp_path):
+    findings = findings_of(tmp_path, _case({"app/helpers.py": HELPER, "app/user.py": USER}))
+    assert_findings(findings, [("DRIFT008", line_of(USER, '"gizmo.ops:fused"'))])
+    assert findings[0].severity.value == "breaking"
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert findings[0].predicted_failure == raised_by(after, "app.user", "fused_op()")
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.user", "fused_op()") is None

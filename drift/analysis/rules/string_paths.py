@@ -6,8 +6,9 @@ helper that splits on ':' or '.', a vLLM setting such as `worker_cls` that vLLM 
 so it fails where the string is resolved, as an import of that name would. Which strings count
 (their shape and where they are written, so prose stays out) is the probe's
 (`probes/string_paths.py`). Breaking where the file is seen to resolve it (the string goes into an
-importing call, or the file imports by a computed name); risky otherwise: the resolver is elsewhere
-(vLLM's own, or another module's helper), and the string might only be a name.
+importing call, the file imports by a computed name, or the call it goes into is a function of the
+package that does); risky otherwise: the resolver is elsewhere (vLLM's own), and the string might
+only be a name.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
+    resolvers = {f"{mod.get('module')}.{q}" for mod in ctx.usage for q in mod.get("string_resolvers") or ()}
     for mod in ctx.usage:
         for rec in mod.get("string_paths") or []:
             target = rec.get("target")
@@ -42,19 +44,20 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
             if key in seen:
                 continue
             seen.add(key)
-            yield _finding(ctx, mod, rec, target, base)
+            resolved = bool(rec.get("resolved")) or rec.get("via") in resolvers
+            yield _finding(ctx, mod, rec, target, base, resolved)
 
 
-def _finding(ctx: CheckContext, mod: dict, rec: dict, target: str, base) -> Finding:
+def _finding(ctx: CheckContext, mod: dict, rec: dict, target: str, base, resolved: bool) -> Finding:
     moved, _ = moved_to(ctx, target, base) if base.kind != "module" else (None, None)
-    resolved = bool(rec.get("resolved")) and not ctx.dead_on_baseline(mod)
+    resolved = resolved and not ctx.dead_on_baseline(mod)
     where = f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""
     return Finding(
         rule_id="DRIFT008", kind=RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED,
         severity=Severity.BREAKING if resolved else Severity.RISKY,
         title=f"`{target}`, named in a string, no longer exists{where}",
         consumer_site=Location(mod["path"], rec["line"], col=(rec.get("col") or 0) + 1, symbol=target),
-        details=None if rec.get("resolved") else
+        details=None if resolved else
         "the string is handed on to be resolved elsewhere (vLLM's own lookup by name, or another module's helper)",
         target_evidence=(Location(ctx.target.lookup(moved).path, ctx.target.lookup(moved).line, symbol=moved),)
         if moved and ctx.target.lookup(moved) else (),
