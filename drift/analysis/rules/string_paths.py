@@ -26,8 +26,9 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
     """A module or name written as an import path in a string (`"vllm.pkg.mod:Name"` or
     `"vllm.pkg.mod.Name"`, kept in a variable, a dict, a setting or handed to a call) that the
     baseline has and the target has not: whatever resolves the string fails there, as an import of
-    it would. Breaking when the file itself resolves it (an importing call, or its own helper that
-    imports by a computed name), risky when the resolver is elsewhere."""
+    it would. Breaking when the package is seen to resolve it (an importing call, a file that imports
+    by a computed name, or a function of the package that does, in any module), risky when the
+    resolver is elsewhere (vLLM's own lookup of a setting)."""
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
