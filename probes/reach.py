@@ -1299,6 +1299,9 @@ class _Function:
         negated = False
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             negated, test = True, test.operand
+        exact = _type_test(test)  # `type(x) is C` / `type(x) == C` narrows as isinstance does
+        if exact is not None:
+            test, negated = exact[0], negated != exact[1]
         if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
                 and len(test.args) == 2):
             return None
@@ -2001,6 +2004,18 @@ def _leaves(body):
     """Whether a block always leaves the code that follows its `if` (it ends in return, raise,
     continue or break): its bindings never reach that code."""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def _type_test(test):
+    """`type(x) is C` (`==`; `is not` / `!=` negated) -> (the `isinstance(x, C)` it implies, negated);
+    None for any other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Call)
+            and isinstance(test.left.func, ast.Name) and test.left.func.id == "type" and len(test.left.args) == 1
+            and isinstance(test.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
+        return None
+    call = ast.Call(func=ast.Name(id="isinstance", ctx=ast.Load()), args=[test.left.args[0], test.comparators[0]],
+                    keywords=[])
+    return call, isinstance(test.ops[0], (ast.IsNot, ast.NotEq))
 
 
 def _narrowed_key(node, env):

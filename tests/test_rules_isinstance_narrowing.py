@@ -64,6 +64,12 @@ MINE = """
                 return out.tokens
             return None
 
+        def exact_type(self):
+            out = self.result()
+            if type(out) is not Output:
+                return None
+            return out.tokens  # exact
+
         def kept(self):
             out = self.result()
             if isinstance(out, Output):
@@ -85,6 +91,7 @@ def test_a_value_narrowed_to_a_target_class_is_checked_as_one(tmp_path):
         ("DRIFT060", line_of(MINE, "len(out.tokens)")),
         ("DRIFT060", line_of(MINE, "return out.tokens if")),
         ("DRIFT060", line_of(MINE, "            return out.tokens")),
+        ("DRIFT060", line_of(MINE, "return out.tokens  # exact")),
     ])
     assert all(f.severity.value == "breaking" for f in findings)
 
@@ -97,7 +104,7 @@ def test_python_raises_what_the_findings_say(tmp_path):
     out = "proto.Output('t', [1])"
     setup = "__import__('gizmo.proto').proto"
     for method, value in (("in_branch", err), ("after_exit", err), ("in_expression", out),
-                          ("in_conditional", out), ("in_conjunction", out)):
+                          ("in_conditional", out), ("in_conjunction", out), ("exact_type", out)):
         expr = f"Handler(lambda: (lambda proto: {value})({setup})).{method}()"
         got = raised_by(after, "app.mine", expr)
         assert got is not None and got.startswith("AttributeError") and ("message" in got or "tokens" in got), got
