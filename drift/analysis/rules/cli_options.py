@@ -33,13 +33,18 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     for mod in ctx.usage:
         for ns in mod.get("cli_namespaces") or []:
+            if not isinstance(ns, dict):
+                continue
             builders = [b for b in ns.get("builders") or [] if isinstance(b, str)]
             before, base_opaque = _options_of(ctx.baseline, builders)
             after, target_opaque = _options_of(ctx.target, builders)
             if before is None or after is None or not target_opaque <= base_opaque:
                 continue  # a builder unread on a side, or a new source of options drift cannot read
-            own = set(ns.get("own") or ())
-            for line, col, attr in ns.get("reads") or []:
+            own = {d for d in ns.get("own") or () if isinstance(d, str)}
+            for read in ns.get("reads") or []:
+                if not _read_row(read):
+                    continue  # a malformed row (a host's reply is not trusted): nothing to say
+                line, col, attr = read
                 if attr not in before or attr in after or attr in own:
                     continue
                 key = (mod.get("path"), line, attr)
@@ -47,6 +52,11 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
                     continue
                 seen.add(key)
                 yield _finding(ctx, mod, line, col, attr, builders)
+
+
+def _read_row(read: object) -> bool:
+    return isinstance(read, (list, tuple)) and len(read) == 3 and isinstance(read[0], int) \
+        and isinstance(read[1], int) and isinstance(read[2], str)
 
 
 def _finding(ctx: CheckContext, mod: dict, line: int, col: int, attr: str, builders: list[str]) -> Finding:
@@ -84,16 +94,23 @@ def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], 
     if sym.dotted in seen or depth > _DEPTH:
         return
     seen.add(sym.dotted)
-    cli = sym.as_function.behaviour.cli or {}
+    cli = sym.as_function.behaviour.cli
+    if not isinstance(cli, dict):
+        return
     out.update(d for d in cli.get("dests") or () if isinstance(d, str))
     for text in cli.get("fields_of") or ():
+        if not isinstance(text, str):
+            continue
         cls = index.resolve_in(sym.module, text)
         if cls is not None and cls.kind == "class":
             for c in index.mro(cls):
-                out.update(f.get("name") for f in c.as_class.raw.get("fields") or () if isinstance(f, dict))
+                out.update(f["name"] for f in c.as_class.raw.get("fields") or ()
+                           if isinstance(f, dict) and isinstance(f.get("name"), str))
         else:
             opaque.add(text)
     for text in cli.get("builders") or ():
+        if not isinstance(text, str):
+            continue
         callee = _builder(index, sym, text)
         if callee is None:
             opaque.add(text)

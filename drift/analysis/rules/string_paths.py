@@ -32,9 +32,12 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
-    resolvers = {f"{mod.get('module')}.{q}" for mod in ctx.usage for q in mod.get("string_resolvers") or ()}
+    resolvers = {f"{mod.get('module')}.{q}" for mod in ctx.usage for q in mod.get("string_resolvers") or ()
+                 if isinstance(q, str)}
     for mod in ctx.usage:
         for rec in mod.get("string_paths") or []:
+            if not isinstance(rec, dict) or not isinstance(rec.get("line"), int):
+                continue  # a malformed row (a host's reply is not trusted): nothing to say
             target = rec.get("target")
             if not isinstance(target, str) or rec.get("guarded") or ctx.target.lookup(target) is not None:
                 continue
@@ -57,7 +60,8 @@ def _finding(ctx: CheckContext, mod: dict, rec: dict, target: str, base, resolve
         rule_id="DRIFT008", kind=RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED,
         severity=Severity.BREAKING if resolved else Severity.RISKY,
         title=f"`{target}`, named in a string, no longer exists{where}",
-        consumer_site=Location(mod["path"], rec["line"], col=(rec.get("col") or 0) + 1, symbol=target),
+        consumer_site=Location(mod["path"], rec["line"], col=(rec["col"] if isinstance(rec.get("col"), int) else 0) + 1,
+                               symbol=target),
         details=None if resolved else
         "the string is handed on to be resolved elsewhere (vLLM's own lookup by name, or another module's helper)",
         target_evidence=(Location(ctx.target.lookup(moved).path, ctx.target.lookup(moved).line, symbol=moved),)
