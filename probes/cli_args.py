@@ -133,6 +133,8 @@ def _namespace_names(fn, parsers):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and _dotted(call.func.value) in parsers):
             continue
+        if len(call.args) > 1 or any(k.arg == "namespace" for k in call.keywords):
+            continue  # parsed into the consumer's own Namespace: it may hold what the parser does not set
         if call.func.attr == "parse_args" and isinstance(target, ast.Name):
             out.add(target.id)
         elif call.func.attr == "parse_known_args":
@@ -143,17 +145,45 @@ def _namespace_names(fn, parsers):
     return out
 
 
+def _filled_freely(nodes, name):
+    """Whether the scope sets attributes of `name` by computed names (`setattr(args, k, v)`,
+    `args.__dict__.update(...)`, `vars(args).update(...)`): then any read may be one of those."""
+    for n in nodes:
+        if not isinstance(n, ast.Call):
+            continue
+        if _name(n.func) == "setattr" and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == name \
+                and not (len(n.args) > 1 and isinstance(n.args[1], ast.Constant)):
+            return True
+        if _name(n.func) == "update" and isinstance(n.func, ast.Attribute):
+            owner = n.func.value
+            if isinstance(owner, ast.Attribute) and owner.attr == "__dict__" and isinstance(owner.value, ast.Name) \
+                    and owner.value.id == name:
+                return True
+            if isinstance(owner, ast.Call) and _name(owner.func) == "vars" and owner.args \
+                    and isinstance(owner.args[0], ast.Name) and owner.args[0].id == name:
+                return True
+    return False
+
+
 def _reads(fn, name):
-    """[line, col, attr] of each `name.attr` read in `fn` (a store or a hasattr test is no read)."""
+    """[line, col, attr] of each `name.attr` read in `fn` (a store or a hasattr test is no read),
+    and of `getattr(name, "attr")` without a default; none when the scope fills `name` freely."""
     nodes = list(_walk_scope(fn))
-    tested = {(n.args[1].value) for n in nodes if isinstance(n, ast.Call) and _name(n.func) in ("hasattr", "getattr")
-              and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id == name
-              and isinstance(n.args[1], ast.Constant)}
+    if _filled_freely(nodes, name):
+        return []
+    tested = {n.args[1].value for n in nodes if isinstance(n, ast.Call)  # hasattr, or getattr with a default
+              and ((_name(n.func) == "hasattr" and len(n.args) == 2) or (_name(n.func) == "getattr" and len(n.args) == 3))
+              and isinstance(n.args[0], ast.Name) and n.args[0].id == name and isinstance(n.args[1], ast.Constant)}
     stored = {n.attr for n in nodes if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
               and isinstance(n.value, ast.Name) and n.value.id == name}
-    return [[n.lineno, n.col_offset, n.attr] for n in nodes
-            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
-            and n.value.id == name and n.attr not in tested and n.attr not in stored]
+    reads = [[n.lineno, n.col_offset, n.attr] for n in nodes
+             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
+             and n.value.id == name and n.attr not in tested and n.attr not in stored]
+    reads += [[n.lineno, n.col_offset, n.args[1].value] for n in nodes
+              if isinstance(n, ast.Call) and _name(n.func) == "getattr" and len(n.args) == 2 and not n.keywords
+              and isinstance(n.args[0], ast.Name) and n.args[0].id == name and isinstance(n.args[1], ast.Constant)
+              and isinstance(n.args[1].value, str) and n.args[1].value not in stored]
+    return reads
 
 
 def _scopes(tree):

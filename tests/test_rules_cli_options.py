@@ -69,7 +69,24 @@ MINE = """
         parser = argparse.ArgumentParser()
         make_arg_parser(parser)
         args, _ = parser.parse_known_args(argv)
-        return args.old_flag
+        legacy = getattr(args, "legacy_opt")
+        return args.old_flag, legacy
+
+
+    def seeded(argv, preset):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv, namespace=preset)
+        return args.disable_log
+
+
+    def filled(argv, extra):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        for key, value in extra.items():
+            setattr(args, key, value)
+        return args.disable_log, getattr(args, "legacy_opt", None)
     """
 
 
@@ -80,12 +97,19 @@ def _case(mine=MINE):
 def test_an_option_the_target_no_longer_registers_breaks_where_it_is_read(tmp_path):
     findings = findings_of(tmp_path, _case())
     assert_findings(findings, [("DRIFT009", line_of(MINE, "args.disable_log")),
-                               ("DRIFT009", line_of(MINE, "return args.old_flag"))])
+                               ("DRIFT009", line_of(MINE, "return args.old_flag, legacy")),
+                               ("DRIFT009", line_of(MINE, 'getattr(args, "legacy_opt")'))])
     after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
     by_line = {f.consumer_site.line: f for f in findings}
     assert by_line[line_of(MINE, "args.disable_log")].predicted_failure == raised_by(after, "app.mine", "main([])")
-    assert by_line[line_of(MINE, "return args.old_flag")].predicted_failure == raised_by(after, "app.mine", "flags([])")
+    assert by_line[line_of(MINE, 'getattr(args, "legacy_opt")')].predicted_failure == \
+        raised_by(after, "app.mine", "flags([])")
+    assert by_line[line_of(MINE, "return args.old_flag, legacy")].predicted_failure == \
+        "AttributeError: 'Namespace' object has no attribute 'old_flag'"
     assert raised_by(before, "app.mine", "main([]), flags([])") is None
+    # the consumer's own Namespace, or one it fills by computed names, may hold what the parser does not set
+    preset = "__import__('argparse').Namespace(disable_log=True)"
+    assert raised_by(after, "app.mine", f"seeded([], {preset}), filled([], {{'disable_log': 1}})") is None
 
 
 def test_a_parser_the_target_never_filled_is_the_consumers_own(tmp_path):
