@@ -1216,6 +1216,8 @@ class _Function:
             self._on_failure((st.exc, st.cause), env)
         elif t in (ast.Global, ast.Nonlocal, ast.Pass, ast.Break, ast.Continue):
             pass
+        elif t.__name__ == "Match":
+            self._match(st, env)
         else:
             for child in ast.iter_child_nodes(st):
                 if isinstance(child, ast.expr):
@@ -1224,6 +1226,24 @@ class _Function:
                     self.stmt(child, env)
                 elif hasattr(child, "body") and isinstance(getattr(child, "body"), list):  # match cases
                     self.block(child.body, env)
+
+    def _match(self, st, env):
+        """`match x:` / `case C(...):` -- in that case's body x is a C, as after `isinstance(x, C)`;
+        other cases run in the function's env as before (3.10+ syntax, read by name on 3.9)."""
+        self.expr(st.subject, env)
+        for case in st.cases:
+            pattern = case.pattern
+            narrowed = None
+            if type(pattern).__name__ == "MatchClass":
+                test = ast.Call(func=ast.Name(id="isinstance", ctx=ast.Load()), args=[st.subject, pattern.cls],
+                                keywords=[])
+                narrowed = self._isinstance(test)
+            inner = dict(env) if narrowed else env
+            if narrowed:
+                self._narrow(inner, narrowed, exits=False)
+            if case.guard is not None:
+                self.expr(case.guard, inner)
+            self.block(case.body, inner)
 
     def _if(self, st, env):
         guard = version_guard(st.test, self.mod.names, self.mod.flags)

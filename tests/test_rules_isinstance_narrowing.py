@@ -70,6 +70,13 @@ MINE = """
                 return None
             return out.tokens  # exact
 
+        def matched(self):
+            out = self.result()
+            match out:
+                case Output():
+                    return out.tokens  # matched
+            return None
+
         def kept(self):
             out = self.result()
             if isinstance(out, Output):
@@ -92,6 +99,7 @@ def test_a_value_narrowed_to_a_target_class_is_checked_as_one(tmp_path):
         ("DRIFT060", line_of(MINE, "return out.tokens if")),
         ("DRIFT060", line_of(MINE, "            return out.tokens")),
         ("DRIFT060", line_of(MINE, "return out.tokens  # exact")),
+        ("DRIFT060", line_of(MINE, "return out.tokens  # matched")),
     ])
     assert all(f.severity.value == "breaking" for f in findings)
 
@@ -104,7 +112,8 @@ def test_python_raises_what_the_findings_say(tmp_path):
     out = "proto.Output('t', [1])"
     setup = "__import__('gizmo.proto').proto"
     for method, value in (("in_branch", err), ("after_exit", err), ("in_expression", out),
-                          ("in_conditional", out), ("in_conjunction", out), ("exact_type", out)):
+                          ("in_conditional", out), ("in_conjunction", out), ("exact_type", out),
+                          ("matched", out)):
         expr = f"Handler(lambda: (lambda proto: {value})({setup})).{method}()"
         got = raised_by(after, "app.mine", expr)
         assert got is not None and got.startswith("AttributeError") and ("message" in got or "tokens" in got), got
