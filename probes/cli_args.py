@@ -202,7 +202,32 @@ def _scopes(tree):
     return out
 
 
-def namespaces(tree, bindings):
+def _namespace_param(a):
+    ann = a.annotation
+    text = (ann.attr if isinstance(ann, ast.Attribute) else ann.id if isinstance(ann, ast.Name)
+            else ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else "")
+    return text.rsplit(".", 1)[-1] == "Namespace" or (ann is None and a.arg in ("args", "cli_args", "parsed_args"))
+
+
+def namespace_params(tree):
+    """`{qualname: [[position, name, reads]]}` for each function of the module with a parameter
+    annotated `Namespace` (or an unannotated `args`): where a Namespace another module parses and
+    hands over is read (`reads` as `_reads`; position counts `self`)."""
+    out = {}
+    for qual, fn in _scopes(tree)[1:]:
+        params = fn.args.posonlyargs + fn.args.args
+        rows = []
+        for i, a in enumerate(params + fn.args.kwonlyargs):
+            if _namespace_param(a):
+                reads = _reads(fn, a.arg)
+                if reads:
+                    rows.append([i if i < len(params) else -1, a.arg, reads])
+        if rows:
+            out[qual] = rows
+    return out
+
+
+def namespaces(tree, bindings, own_names=None):
     """The module's Namespaces of target-filled parsers (see the module's docstring):
     `[{"builders": [dotted], "own": [dest], "reads": [[line, col, attr]], "passed": [[qual, param]]}]`.
     `bindings` maps a local name to the target path it imports."""
@@ -228,10 +253,15 @@ def namespaces(tree, bindings):
         if not builders:
             continue
         for ns in _namespace_names(fn, parsers):
-            passed = []
+            passed, handed = [], []
             for c in body_calls:
                 callee = defs.get(_name(c.func) or "")
                 if callee is None:
+                    far = _far_callee(c.func, own_names or {})
+                    if far:  # a function of another module of the package: its reads are looked up there
+                        handed += [[far, i, None] for i, a in enumerate(c.args) if isinstance(a, ast.Name) and a.id == ns]
+                        handed += [[far, None, k.arg] for k in c.keywords
+                                   if k.arg and isinstance(k.value, ast.Name) and k.value.id == ns]
                     continue
                 cparams = callee[1].args.posonlyargs + callee[1].args.args
                 skip = 1 if cparams and cparams[0].arg in ("self", "cls") and isinstance(c.func, ast.Attribute) else 0
@@ -245,5 +275,17 @@ def namespaces(tree, bindings):
             scopes = dict(_scopes(tree))
             for callee_qual, param in passed:
                 reads += _reads(scopes[callee_qual], param)
-            out.append({"builders": sorted(set(builders)), "own": sorted(set(own)), "reads": sorted(reads)})
+            rec = {"builders": sorted(set(builders)), "own": sorted(set(own)), "reads": sorted(reads)}
+            if handed:
+                rec["handed"] = handed
+            out.append(rec)
     return out
+
+
+def _far_callee(func, own_names):
+    """The dotted name of a function the module imported from its own package (`from .serve import
+    run`), or None."""
+    if isinstance(func, ast.Name):
+        hit = own_names.get(func.id)
+        return hit[0][4:] if hit and isinstance(hit[0], str) and hit[0].startswith("sym:") else None
+    return None

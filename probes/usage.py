@@ -19,7 +19,7 @@ from .ir import ir_facts
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
-from .cli_args import namespaces
+from .cli_args import namespace_params, namespaces
 from .string_paths import caught_here, importers, string_paths
 
 
@@ -448,6 +448,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         out["string_paths"] = imports.strings
     if resolvers:
         out["string_resolvers"] = resolvers
+    if "Namespace" in text or "args" in text:
+        ns_params = namespace_params(tree)  # where a Namespace another module parsed is read
+        if ns_params:
+            out["namespace_params"] = ns_params
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone
@@ -471,7 +475,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         return out
     bindings = imports.bindings
     if "parse_args" in text or "parse_known_args" in text:
-        found = namespaces(tree, bindings)  # `args = parser.parse_args()` of a parser vLLM filled
+        found = namespaces(tree, bindings, imports.own_names)  # `args = parser.parse_args()` of a parser vLLM filled
         if found:
             out["cli_namespaces"] = found
 

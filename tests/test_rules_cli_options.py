@@ -115,3 +115,39 @@ def test_an_option_the_target_no_longer_registers_breaks_where_it_is_read(tmp_pa
 def test_a_parser_the_target_never_filled_is_the_consumers_own(tmp_path):
     mine = MINE.replace("parser = make_arg_parser(parser)", "pass").replace("make_arg_parser(parser)\n", "\n")
     assert_findings(findings_of(tmp_path, _case(mine)), [])
+
+
+SERVE = """
+    import argparse
+
+
+    def run_server(args: argparse.Namespace, *, extra=None):
+        return args.host, args.disable_log
+
+
+    def unrelated(args):
+        return args.disable_log
+    """
+ENTRY = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+    from app.serve import run_server
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return run_server(args)
+    """
+
+
+def test_a_namespace_handed_to_another_module_is_read_there(tmp_path):
+    case = Case("cli", BEFORE, AFTER, {"app/__init__.py": "", "app/serve.py": SERVE, "app/entry.py": ENTRY})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT009", line_of(SERVE, "return args.host, args.disable_log"))])
+    assert findings[0].consumer_site.path.endswith("app/serve.py")
+    assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.entry", "main([])")
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.entry", "main([])") is None

@@ -94,18 +94,18 @@ HELPER = """
     import importlib
 
 
-    def load_object(path):
+    def from_path(path):
         module, _, name = path.replace(":", ".").rpartition(".")
         return getattr(importlib.import_module(module), name)
     """
 USER = """
     from gizmo.ops import kept
 
-    from app.helpers import load_object
+    from app.helpers import from_path
 
 
     def fused_op():
-        return load_object("gizmo.ops:fused"), kept
+        return from_path("gizmo.ops:fused"), kept
     """
 
 

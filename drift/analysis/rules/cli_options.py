@@ -31,6 +31,7 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
+    by_module = {m.get("module"): m for m in ctx.usage if isinstance(m.get("module"), str)}
     for mod in ctx.usage:
         for ns in mod.get("cli_namespaces") or []:
             if not isinstance(ns, dict):
@@ -41,17 +42,39 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
             if before is None or after is None or not target_opaque <= base_opaque:
                 continue  # a builder unread on a side, or a new source of options drift cannot read
             own = {d for d in ns.get("own") or () if isinstance(d, str)}
-            for read in ns.get("reads") or []:
+            for where, read in [(mod, r) for r in ns.get("reads") or []] + _handed_reads(by_module, ns):
                 if not _read_row(read):
                     continue  # a malformed row (a host's reply is not trusted): nothing to say
                 line, col, attr = read
                 if attr not in before or attr in after or attr in own:
                     continue
-                key = (mod.get("path"), line, attr)
+                key = (where.get("path"), line, attr)
                 if key in seen:
                     continue
                 seen.add(key)
-                yield _finding(ctx, mod, line, col, attr, builders)
+                yield _finding(ctx, where, line, col, attr, builders)
+
+
+def _handed_reads(by_module: dict, ns: dict) -> list[tuple[dict, object]]:
+    """(module, read) for the reads of the Namespace in the functions of other modules of the
+    package it is handed to (`run_server(args)` imported from `.serve`): that function's parameter
+    at the position or keyword the call fills, as `namespace_params` recorded it there."""
+    out: list[tuple[dict, object]] = []
+    for row in ns.get("handed") or []:
+        if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)):
+            continue
+        dotted, pos, kw = row
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            mod = by_module.get(".".join(parts[:cut]))
+            if mod is None:
+                continue
+            for param in (mod.get("namespace_params") or {}).get(".".join(parts[cut:])) or []:
+                if isinstance(param, list) and len(param) == 3 and \
+                        ((isinstance(pos, int) and param[0] == pos) or (kw is not None and param[1] == kw)):
+                    out += [(mod, r) for r in param[2] or []]
+            break
+    return out
 
 
 def _read_row(read: object) -> bool:
