@@ -17,7 +17,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -295,8 +295,8 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
             behaviour["param_guards"] = guards
     if any(last_segment(d) in ("property", "cached_property") for d in decorators):
         behaviour["returns_src"] = return_sources(node.body, text)
-    if any(b"add_argument" in line for line in text.lines[node.lineno - 1:node.end_lineno]):
-        cli = parser_facts(node)  # a parser builder: the options it registers (probes/cli_args.py)
+    if any(b"add_argument" in line or b"parser" in line for line in text.lines[node.lineno - 1:node.end_lineno]):
+        cli = parser_facts(node)  # a builder, or one that only hands its parser on (probes/cli_args.py)
         if cli:
             behaviour["cli"] = cli
     if node.args.kwarg is not None:  # `f(x, **kwargs)` handing the caller's keywords on (probes/forwards.py)

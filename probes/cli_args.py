@@ -7,6 +7,8 @@ vLLM's `make_arg_parser(parser)`, `EngineArgs.add_cli_args(parser)` -- records
   `max_model_len`; `dest=` wins), on the parser or on a group of it;
 - `fields_of`: the classes whose fields a loop turns into options (`for k, v in
   get_kwargs(FrontendArgs).items(): group.add_argument(f"--{k}", **v)`, `for f in fields(C)`);
+- `open`: true when an `add_argument` outside such a loop computes its flags (`add_argument(*flags)`):
+  the builder registers options no fact names, so none can be said to be gone from it;
 - `builders`: the source text of each call handed the parser (`AsyncEngineArgs.add_cli_args(parser)`,
   `super().add_cli_args(parser)`), whose options are the parser's too.
 
@@ -79,20 +81,27 @@ def _parser_names(fn, params, walk=ast.walk):
 
 def parser_facts(fn):
     """`behaviour["cli"]` of a function that fills a parser (see the module's docstring), or None."""
-    if "add_argument" not in {_name(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}:
-        return None
     args = fn.args
-    names = _parser_names(fn, args.posonlyargs + args.args + args.kwonlyargs)
+    params = args.posonlyargs + args.args + args.kwonlyargs
+    if "add_argument" not in {_name(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)} \
+            and not any(a.arg in ("parser", "subparser") for a in params):
+        return None  # neither adds options nor takes a parser to hand on
+    names = _parser_names(fn, params)
     dests, fields_of, builders = [], [], []
     looped = set()
+    held = _field_sources_held(fn)
     for node in ast.walk(fn):
         if isinstance(node, ast.For):
-            sources = [c for c in ast.walk(node.iter) if isinstance(c, ast.Call) and _name(c.func) in _FIELD_SOURCES
-                       and len(c.args) == 1 and _dotted(c.args[0])]
+            sources = [_dotted(c.args[0]) for c in ast.walk(node.iter) if _field_source(c)]
+            sources += [held[n.id] for n in ast.walk(node.iter) if isinstance(n, ast.Name) and n.id in held]
             adds = [c for c in ast.walk(node) if isinstance(c, ast.Call) and _name(c.func) == "add_argument"
                     and dest_of(c) is None]
             if sources and adds:
-                fields_of += [_dotted(c.args[0]) for c in sources]
+                fields_of += sources
+                looped.update(id(c) for c in adds)
+            listed = _listed_flags(node, adds)
+            if listed is not None:
+                dests += [d for d in listed if d not in dests]
                 looped.update(id(c) for c in adds)
         if not isinstance(node, ast.Call):
             continue
@@ -105,9 +114,54 @@ def parser_facts(fn):
             text = _dotted(node.func)
             if _name(node.func) not in _GROUPS and text not in builders:
                 builders.append(text)
-    if not (dests or fields_of or builders):
+    # an option whose dest is computed outside a fields loop (`add_argument(*flags, **kw)`,
+    # `for k, v in table.items(): add_argument(k, ...)`): this builder registers options drift
+    # cannot name, so no option can be said to be gone from it
+    opened = any(isinstance(n, ast.Call) and _name(n.func) == "add_argument" and id(n) not in looped
+                 and dest_of(n) is None for n in ast.walk(fn))
+    if not (dests or fields_of or builders or opened):
         return None
-    return {"dests": dests, "fields_of": sorted(set(fields_of)), "builders": builders}
+    out = {"dests": dests, "fields_of": sorted(set(fields_of)), "builders": builders}
+    if opened:
+        out["open"] = True
+    return out
+
+
+def _listed_flags(loop, adds):
+    """The dests of a loop over a literal list of flags that adds each one (`for arg, type in
+    [("--guided-decoding-backend", str), ...]: group.add_argument(arg, type=type)`), or None when the
+    loop is not that shape."""
+    target = loop.target.elts[0] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+    if not (adds and isinstance(target, ast.Name) and isinstance(loop.iter, (ast.List, ast.Tuple))):
+        return None
+    if not all(c.args and isinstance(c.args[0], ast.Name) and c.args[0].id == target.id for c in adds):
+        return None
+    flags = []
+    for elt in loop.iter.elts:
+        first = elt.elts[0] if isinstance(elt, ast.Tuple) and elt.elts else elt
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return None
+        flags.append(first.value)
+    dests = [f.lstrip("-").replace("-", "_") for f in flags]
+    return dests if all(d.isidentifier() for d in dests) else None
+
+
+def _field_source(node):
+    """Whether `node` is `get_kwargs(C)` / `fields(C)`: the options a loop over it adds are C's fields."""
+    return isinstance(node, ast.Call) and _name(node.func) in _FIELD_SOURCES and len(node.args) == 1 \
+        and _dotted(node.args[0]) is not None
+
+
+def _field_sources_held(fn):
+    """Locals bound to a fields source (`frontend_kwargs = get_kwargs(FrontendArgs)`, then
+    `for key, value in frontend_kwargs.items(): group.add_argument(f"--{key}", **value)`): name ->
+    the class's dotted text."""
+    held = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and _field_source(node.value):
+            held[node.targets[0].id] = _dotted(node.value.args[0])
+    return held
 
 
 def _walk_scope(scope):

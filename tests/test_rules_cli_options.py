@@ -151,3 +151,111 @@ def test_a_namespace_handed_to_another_module_is_read_there(tmp_path):
     assert findings[0].consumer_site.path.endswith("app/serve.py")
     assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.entry", "main([])")
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.entry", "main([])") is None
+
+
+def test_options_moved_into_a_fields_table_held_in_a_local_are_still_registered(tmp_path):
+    """The target moves `--host` from a literal `add_argument` into a dataclass whose fields a loop
+    over a local `kwargs = get_kwargs(FrontendArgs)` registers (vLLM 0.11's FrontendArgs): the option
+    is still there, and the read stays silent; `--old-flag`, really gone, is still reported."""
+    frontend = """
+        from dataclasses import dataclass, fields
+
+
+        def get_kwargs(cls):
+            return {f.name: {"default": f.default} for f in fields(cls)}
+
+
+        @dataclass
+        class FrontendArgs:
+            host: str = "h"
+
+            @staticmethod
+            def add_cli_args(parser):
+                frontend_kwargs = get_kwargs(FrontendArgs)
+                group = parser.add_argument_group("frontend")
+                for key, value in frontend_kwargs.items():
+                    group.add_argument(f"--{key.replace('_', '-')}", **value)
+                return parser
+        """
+    cli = CLI.replace('parser.add_argument("--host", type=str, default="h")',
+                      "parser = FrontendArgs.add_cli_args(parser)") \
+        .replace("from gizmo.args import AsyncEngineArgs", "from gizmo.args import AsyncEngineArgs\n"
+                 "    from gizmo.frontend import FrontendArgs")
+    after = dict(AFTER, **{"gizmo/frontend.py": frontend, "gizmo/cli.py": cli})
+    mine = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return args.host, args.old_flag
+    """
+    case = Case("cli", BEFORE, after, {"app/__init__.py": "", "app/mine.py": mine})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT009", line_of(mine, "return args.host, args.old_flag"))])
+    assert "old_flag" in findings[0].title
+    assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "main([])")
+
+
+def test_a_target_builder_that_computes_its_flags_proves_no_option_gone(tmp_path):
+    """A target builder registering options from a table drift cannot read (`add_argument(*flags)`)
+    may register any option: nothing read off its Namespace is reported."""
+    extra = """
+        TABLE = {"--disable-log": {"action": "store_true"}}
+
+
+        def add_table(parser):
+            for flag, kw in TABLE.items():
+                parser.add_argument(flag, **kw)
+            return parser
+        """
+    cli = CLI.replace("return AsyncEngineArgs.add_cli_args(parser)",
+                      "add_table(parser)\n        return AsyncEngineArgs.add_cli_args(parser)") \
+        .replace("from gizmo.args import AsyncEngineArgs", "from gizmo.args import AsyncEngineArgs\n"
+                 "    from gizmo.table import add_table")
+    after = dict(AFTER, **{"gizmo/table.py": extra, "gizmo/cli.py": cli})
+    mine = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return args.disable_log
+    """
+    case = Case("cli", BEFORE, after, {"app/__init__.py": "", "app/mine.py": mine})
+    assert_findings(findings_of(tmp_path, case), [])
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "main([])") is None
+
+
+def test_flags_added_by_a_loop_over_a_literal_list_are_registered(tmp_path):
+    """`for arg, type in [("--disable-log", bool)]: group.add_argument(arg, type=type)` (vLLM 0.11's
+    deprecated guided-decoding options) registers those flags: reading one stays silent."""
+    args = AFTER["gizmo/args.py"].replace(
+        'group.add_argument("--enable-log", action="store_true")',
+        'for arg, kind in [("--disable-log", bool), ("--enable-log", bool)]:\n'
+        '                group.add_argument(arg, type=kind, default=False)')
+    mine = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return args.disable_log, args.old_flag
+    """
+    case = Case("cli", BEFORE, dict(AFTER, **{"gizmo/args.py": args}), {"app/__init__.py": "", "app/mine.py": mine})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT009", line_of(mine, "return args.disable_log, args.old_flag"))])
+    assert "old_flag" in findings[0].title
+    assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "main([])")

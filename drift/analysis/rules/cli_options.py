@@ -20,6 +20,7 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
 
 _DEPTH = 8
+_OPEN = "open:"  # marks a builder whose flags are computed (probes/cli_args.py `open`)
 
 
 @rule("DRIFT009", RuleKind.ATTRIBUTE_REMOVED)
@@ -39,8 +40,9 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
             builders = [b for b in ns.get("builders") or [] if isinstance(b, str)]
             before, base_opaque = _options_of(ctx.baseline, builders)
             after, target_opaque = _options_of(ctx.target, builders)
-            if before is None or after is None or not target_opaque <= base_opaque:
-                continue  # a builder unread on a side, or a new source of options drift cannot read
+            if before is None or after is None or not target_opaque <= base_opaque \
+                    or any(t.startswith(_OPEN) for t in target_opaque):
+                continue  # a builder unread on a side, a new source of options, or options the target computes
             own = {d for d in ns.get("own") or () if isinstance(d, str)}
             for where, read in [(mod, r) for r in ns.get("reads") or []] + _handed_reads(by_module, ns):
                 if not _read_row(read):
@@ -121,6 +123,8 @@ def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], 
     if not isinstance(cli, dict):
         return
     out.update(d for d in cli.get("dests") or () if isinstance(d, str))
+    if cli.get("open") is True:
+        opaque.add(_OPEN + sym.dotted)  # options this builder computes: none of them can be named
     for text in cli.get("fields_of") or ():
         if not isinstance(text, str):
             continue
