@@ -476,6 +476,8 @@ class PackageIndex:
         chain = self.mro(cls)
         for owner in chain:
             init = owner.as_class.methods.get("__init__")
+            if init is not None and owner is not chain[-1] and _passes_through(init):
+                continue  # `__init__(self, *args, **kwargs): super().__init__(*args, **kwargs)`: the base's takes them
             if init is not None:
                 sym = Symbol(f"{owner.dotted}.__init__", "method", owner.module, owner.path, init.line, init.raw, owner)
                 params = init.params  # resolved on each read: once here
@@ -794,3 +796,16 @@ def classes_in(index: "PackageIndex", modules) -> Iterator[tuple[str, ModuleFact
             dotted, c = stack.pop()
             stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
             yield mod_name, mod, dotted, c
+
+
+def _passes_through(init) -> bool:
+    """Whether an `__init__` takes only `*args, **kwargs` and hands both, untouched, to
+    `super().__init__(*args, **kwargs)`: what its class accepts is what the next `__init__` in the
+    MRO accepts (vLLM's `ServingEmbedding(PoolingServing)` over `PoolingServingBase`), so a call
+    is judged against that one, not against a signature that takes anything."""
+    params = init.params
+    params = params[1:] if init.takes_self else params
+    if [p.kind for p in params] != ["VAR_POSITIONAL", "VAR_KEYWORD"]:
+        return False
+    return any(f.callee == "super().__init__" and f.star_args and not f.positional and not f.keywords
+               and not f.drops and not f.adds for f in init.behaviour.kwargs_into)
