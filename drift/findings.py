@@ -192,6 +192,7 @@ class Report:
     files: tuple[str, ...] = ()  # the consumer files read (where `# drift: ignore` comments are looked for)
     unused: tuple[Unused, ...] = ()  # suppressions that silenced nothing
     strict: bool = False  # --strict / strict = true: an unused suppression fails the run too
+    incomplete: tuple[str, ...] = ()  # rules that raised: their findings are missing, so the run cannot pass
 
     @property
     def breaking(self) -> tuple[Finding, ...]:
@@ -205,4 +206,4 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.failing or (self.strict and self.unused) else 0
+        return 1 if self.failing or (self.strict and self.unused) or self.incomplete else 0

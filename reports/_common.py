@@ -47,7 +47,11 @@ def verdict_from_counts(tally: Mapping[Severity, int]) -> str:
 
 
 def verdict(report: Report) -> str:
-    return verdict_from_counts(counts(report.findings))
+    text = verdict_from_counts(counts(report.findings))
+    if report.incomplete:  # a rule raised: what it would have found is unknown, never "clean"
+        n = len(report.incomplete)
+        return f"{text} — incomplete: {n} rule{'s' * (n != 1)} failed, do not launch on this verdict"
+    return text
 
 
 def overall_verdict(reports: Sequence[Report]) -> str:

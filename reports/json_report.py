@@ -55,6 +55,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "caveats": list(report.caveats),
         "unused": [{"what": u.what, "path": u.path, "line": u.line} for u in report.unused],
         "strict": report.strict,
+        "incomplete": list(report.incomplete),
         "silenced": [{"by": s.by, "rule_id": s.finding.rule_id, "fingerprint": s.finding.fingerprint,
                       "path": s.finding.consumer_site.path, "line": s.finding.consumer_site.line,
                       "title": s.finding.title} for s in report.silenced],
@@ -94,6 +95,7 @@ def from_dict(data: dict[str, Any]) -> Report:
         caveats=tuple(data.get("caveats", ())),
         unused=tuple(Unused(u["what"], u.get("path"), u.get("line")) for u in data.get("unused", ())),
         strict=bool(data.get("strict", False)),
+        incomplete=tuple(str(n) for n in data.get("incomplete", ()) if isinstance(n, str)),
     )
 
 

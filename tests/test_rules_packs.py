@@ -61,8 +61,38 @@ def test_user_rules_file_runs_beside_the_built_in_rules(tmp_path):
     assert out.error is None
     assert_findings(out.report.findings, [("USER001", MAKE_LINE)])
     assert out.exit_code == exitcodes.DRIFT
-    # the rule that raised is a note; the others still ran
-    assert any(n.startswith("rule USER002 failed: ValueError: boom") for n in out.report.notes)
+    # the rule that raised is a caveat and makes the check incomplete; the others still ran
+    assert any(n.startswith("rule USER002 failed: ValueError: boom") for n in out.report.caveats)
+    assert out.report.incomplete == ("rule USER002 failed: ValueError: boom",)
+
+
+EXPLODES_ONLY = USER_RULES.replace(
+    'RULES = [rule("USER001", RuleKind.SEMANTIC)(no_make), rule("USER002", RuleKind.SEMANTIC)(explodes)]',
+    'RULES = [rule("USER002", RuleKind.SEMANTIC)(explodes)]')
+
+
+def test_a_rule_that_raises_never_lets_a_clean_check_pass(tmp_path, capsys):
+    """Trees with nothing to report and one rule that raises: its findings are unknown, so the
+    check is not clean: exit 1, the verdict says incomplete, and the JSON report says which rule."""
+    rules = rules_file(tmp_path, EXPLODES_ONLY)
+    out = run_simple(tmp_path, rule_paths=[rules])
+    assert out.error is None and out.report.findings == ()
+    assert out.exit_code == exitcodes.DRIFT
+    trees = tmp_path
+    code = main(["check", str(trees / "consumer"), "--target", str(trees / "after"), "--baseline",
+                 str(trees / "before"), "--package", "gizmo", "--rules", rules, "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == exitcodes.DRIFT
+    report = json.loads(captured.out)
+    assert report["exit_code"] == 1 and report["findings"] == []
+    assert report["incomplete"] == ["rule USER002 failed: ValueError: boom"]
+    assert "incomplete: 1 rule failed" in report["verdict"]
+    assert any("USER002" in c and "incomplete" in c for c in report["caveats"])
+    assert "Traceback" not in captured.err
+    code = main(["check", str(trees / "consumer"), "--target", str(trees / "after"), "--baseline",
+                 str(trees / "before"), "--package", "gizmo", "--rules", rules])
+    terminal = capsys.readouterr().out
+    assert code == exitcodes.DRIFT and "incomplete" in terminal and "USER002" in terminal
 
 
 def test_without_the_rules_file_the_same_trees_are_clean(tmp_path):

@@ -272,13 +272,14 @@ def check(
         answer = (findings, rule_notes, uses_checked(ctx))
         if digest:
             check_cache.save(digest, answer)
-    findings, rule_notes, uses = answer
-    notes = rule_notes + tuple(notes)
+    findings, rule_failures, uses = answer  # a rule that raised: a caveat, and the run cannot pass
+    notes = tuple(notes)
     if off_branch:
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
                   f"version than {tversion}",)
     labels = labels or {}
-    caveats: tuple[str, ...] = ()
+    caveats: tuple[str, ...] = tuple(f"{n}; its findings are missing, so this check is incomplete and exits 1"
+                                     for n in rule_failures)
     unread = [u for u in consumer.usage if u.get("error") and not _syntax_error(u)]
     caveats += tuple(f"consumer file {u['path']} could not be read: {u['error']}" for u in unread)
     if not consumer.usage:
@@ -305,6 +306,7 @@ def check(
         host=labels.get("host"),
         notes=notes,
         caveats=caveats,
+        incomplete=tuple(rule_failures),
         files=tuple(sorted({u["path"] for u in consumer.usage if u.get("path")})),
     )
     return Outcome(report, None, report.exit_code)
