@@ -89,7 +89,8 @@ def findings_of(tmp_path: Path, case: Case, **kwargs: Any) -> tuple[Finding, ...
     outcome = run_case(tmp_path, before=case.before, after=case.after, consumer=case.consumer, **kwargs)
     assert outcome.error is None, outcome.error
     assert outcome.report is not None
-    failed = [n for n in outcome.report.notes if " failed: " in n or "could not be read" in n]
+    failed = list(outcome.report.incomplete)  # a rule that raised (also a caveat)
+    failed += [n for n in outcome.report.notes + outcome.report.caveats if "could not be read" in n]
     assert not failed, failed
     return outcome.report.findings
 
