@@ -24,6 +24,7 @@ import re
 from .astwalk import walk
 from .derefs import literal_args
 from .forwards import star_forwarding
+from .override_reads import self_use
 from .runners import inner_call
 from .shapes import list_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
@@ -587,6 +588,8 @@ class _Module:
         for st in node.body:
             if isinstance(st, _FUNCS):
                 methods[st.name] = _signature(st)
+                if node.bases and st.name != "__init__":  # an override's part of its base's contract
+                    methods[st.name].update(self_use(st))
             elif isinstance(st, (ast.Assign, ast.AnnAssign)):
                 if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and not _class_var(st.annotation):
                     fields.append([st.target.id, st.lineno])

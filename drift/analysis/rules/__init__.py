@@ -20,6 +20,7 @@ from drift.analysis.rules.kind_change import RULES as KIND_CHANGE_RULES
 from drift.analysis.rules.setters import RULES as SETTER_RULES
 from drift.analysis.rules.nulls import RULES as NULL_RULES
 from drift.analysis.rules.override_types import RULES as OVERRIDE_TYPE_RULES
+from drift.analysis.rules.override_state import RULES as OVERRIDE_STATE_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
@@ -65,6 +66,7 @@ GENERIC_RULES = [
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
     *OVERRIDE_TYPE_RULES,
+    *OVERRIDE_STATE_RULES,
     *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,
