@@ -61,6 +61,7 @@ class Kind(str, enum.Enum):
     ATTRIBUTE_MISSING = "attribute the consumer uses no longer exists"
     ATTRIBUTE_RETYPED = "attribute now holds a value without the member the consumer uses"
     OVERRIDE_INCOMPATIBLE = "override no longer matches how the target calls it"
+    FIELD_UNSET = "the target now reads a field the object the consumer built never sets"
     OVERRIDE_SKIPS_STATE = "override never touches state the target's base now keeps for that method"
     ABSTRACT_ADDED = "base class gained an abstract method the consumer does not implement"
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"

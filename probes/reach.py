@@ -1808,6 +1808,9 @@ class _Function:
             "kw_values": {k.arg: _src(self.mod.lines, k.value) for k in node.keywords if k.arg},
             "result": None, "args": args, "kwargs": kwargs,
         })
+        names = [a.id if type(a) is ast.Name else None for a in node.args]
+        if any(names):  # which local each positional argument hands on (an object built earlier in the function)
+            self.mod.calls[-1]["arg_names"] = names
         bound = self._bound(func, env, callee)
         if bound:
             self.mod.calls[-1]["bound"] = bound

@@ -21,6 +21,7 @@ from drift.analysis.rules.setters import RULES as SETTER_RULES
 from drift.analysis.rules.nulls import RULES as NULL_RULES
 from drift.analysis.rules.override_types import RULES as OVERRIDE_TYPE_RULES
 from drift.analysis.rules.override_state import RULES as OVERRIDE_STATE_RULES
+from drift.analysis.rules.unset_fields import RULES as UNSET_FIELD_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
@@ -67,6 +68,7 @@ GENERIC_RULES = [
     *BASE_INIT_RULES,
     *OVERRIDE_TYPE_RULES,
     *OVERRIDE_STATE_RULES,
+    *UNSET_FIELD_RULES,
     *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,
