@@ -62,6 +62,7 @@ class Kind(str, enum.Enum):
     ATTRIBUTE_RETYPED = "attribute now holds a value without the member the consumer uses"
     OVERRIDE_INCOMPATIBLE = "override no longer matches how the target calls it"
     FIELD_UNSET = "the target now reads a field the object the consumer built never sets"
+    NAME_NOT_MEMBER = "the name an override returns is no member of the enum the target looks it up in"
     OVERRIDE_SKIPS_STATE = "override never touches state the target's base now keeps for that method"
     ABSTRACT_ADDED = "base class gained an abstract method the consumer does not implement"
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"

@@ -770,6 +770,9 @@ def _signature(fn):
     line = _constant_return_line(fn)
     if line:
         out["returns_line"] = line  # the value to change is written there
+        value = _constant_return_str(fn)
+        if value is not None:
+            out["returns_str"] = value  # a name the target may look up (`Enum[x.get_name()]`)
     body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
     if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
         out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
@@ -798,6 +801,13 @@ def _constant_return_line(fn):
     if len(body) == 1 and type(body[0]) is ast.Return and isinstance(body[0].value, ast.Constant):
         return body[0].lineno
     return None
+
+
+def _constant_return_str(fn):
+    """The string the function's one `return "<text>"` returns (short, an identifier-like name), else None."""
+    body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
+    value = body[0].value.value if len(body) == 1 and type(body[0]) is ast.Return else None
+    return value if isinstance(value, str) and len(value) <= 80 else None
 
 
 def _is_docstring(st):
