@@ -16,6 +16,20 @@ BACKEND = """
         def get_name() -> str:
             raise NotImplementedError
     """
+FLASH = """
+    from gizmo.backend import Backend
+
+
+    class FlashBackend(Backend):
+        @staticmethod
+        def get_name() -> str:
+            return "FLASH"
+    """
+CONFIG = """
+    class QuantConfig:
+        def get_name(self) -> str:
+            raise NotImplementedError
+    """
 REGISTRY = """
     from enum import Enum
 
@@ -51,8 +65,10 @@ MINE = """
 
 
 def _case(mine=MINE, before=LAYER_BEFORE, after=LAYER_AFTER):
-    lib = {"gizmo/backend.py": BACKEND, "gizmo/registry.py": REGISTRY, "gizmo/layer.py": before}
-    new = {"gizmo/backend.py": BACKEND, "gizmo/registry.py": REGISTRY, "gizmo/layer.py": after}
+    common = {"gizmo/backend.py": BACKEND, "gizmo/flash.py": FLASH, "gizmo/config.py": CONFIG,
+              "gizmo/registry.py": REGISTRY}
+    lib = {**common, "gizmo/layer.py": before}
+    new = {**common, "gizmo/layer.py": after}
     return Case("enum-name", lib, new, {"app/__init__.py": "", "app/mine.py": mine})
 
 
@@ -89,3 +105,32 @@ def test_a_member_name_is_silent(tmp_path):
 
 def test_a_lookup_the_baseline_already_made_is_silent(tmp_path):
     assert_findings(findings_of(tmp_path, _case(before=LAYER_AFTER)), [])
+
+
+def test_a_method_of_the_same_name_in_another_family_is_silent(tmp_path):
+    # a quantization config's `get_name` also returns a plain string, but the enum the layer looks
+    # names up in registers backends, not configs
+    mine = MINE + src_config_override()
+    case = _case(mine=mine)
+    assert_findings(findings_of(tmp_path, case), [("DRIFT089", line_of(MINE, 'return "TT"'))])
+
+
+def src_config_override() -> str:
+    return """
+
+    from gizmo.config import QuantConfig
+
+
+    class MyConfig(QuantConfig):
+        def get_name(self) -> str:
+            return "my-quant"
+    """
+
+
+def test_a_lookup_renamed_with_its_enum_is_not_new(tmp_path):
+    # the baseline looked the name up in an enum of another name, in the same module
+    before = LAYER_AFTER.replace("BackendEnum[", "OldEnum[").replace(
+        "from gizmo.registry import BackendEnum", "from gizmo.old import OldEnum")
+    case = _case(before=before)
+    case.before["gizmo/old.py"] = REGISTRY.replace("class BackendEnum", "class OldEnum")
+    assert_findings(findings_of(tmp_path, case), [])

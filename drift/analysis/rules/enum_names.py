@@ -9,9 +9,12 @@ no signature changed, no name the consumer imports is gone.
 Read from the consumer's method record (`returns_str`, the one string constant it returns;
 probes/reach.py) and the target's text: modules that subscript a name with a call of the method
 (`X[<receiver>.m()]`, `PackageIndex.source_search`), the names those modules bind that are enum
-classes of the target (a base in their chain is `Enum`, `IntEnum`, `StrEnum`, `Flag`), and their
-members (class-level assignments and fields with a value). Without the target's sources nothing is
-claimed. Risky: the lookup may sit on a path this consumer's objects never take.
+classes of the target (a base in their chain is `Enum`, `IntEnum`, `StrEnum`, `Flag`) whose members
+name classes of the family declaring the method by dotted path (so a quantization config's
+`get_name` is not taken for an attention backend's), and their members (class-level assignments and
+fields with a value). A lookup counts as new in a module where the baseline looked the method's
+return up in no enum (an enum renamed between releases is the same lookup). Without the target's
+sources nothing is claimed. Risky: the lookup may sit on a path this consumer's objects never take.
 """
 
 from __future__ import annotations
@@ -91,32 +94,59 @@ def returned_name_not_member(ctx: CheckContext) -> Iterator[Finding]:
     for ref, cls, tb, _bb in _consumer_classes(ctx):
         for name, rec in sorted((cls.get("methods") or {}).items()):
             value = rec.get("returns_str")
-            if value is None or not tb or not any(_defines(ctx.target, b, name) for b in tb):
+            family = next((f for f in (_declaring(ctx.target, b, name) for b in tb) if f is not None), None)
+            if value is None or family is None:
                 continue
-            found = _not_member(ctx, name, value)
+            found = _not_member(ctx, name, value, family)
             if found is not None:
                 yield _finding(ctx, ref, cls, name, rec, value, *found)
 
 
-def _defines(index: PackageIndex, base: Symbol, name: str) -> bool:
-    return base.kind == "class" and any(name in owner.as_class.methods for owner in index.mro(base))
+def _declaring(index: PackageIndex, base: Symbol, name: str) -> Symbol | None:
+    """The class furthest up `base`'s chain that declares method `name`: the family the method
+    names its members of."""
+    if base.kind != "class":
+        return None
+    owners = [o for o in index.mro(base) if name in o.as_class.methods]
+    return owners[-1] if owners else None
 
 
-def _not_member(ctx: CheckContext, method: str, value: str) -> tuple[Symbol, list[str], bool] | None:
+def _registers_family(index: PackageIndex, enum: Symbol, family: Symbol) -> bool:
+    """Whether the enum's members name, by dotted path, classes of `family` (the class declaring
+    the method): `FLASH = "pkg.flash.FlashBackend"` with `FlashBackend(Backend)`. This is what ties
+    a lookup of `.get_name()` to the consumer's kind of class and not to another class's
+    `get_name` (a quantization config's). Up to four member values are resolved."""
+    tried = 0
+    for attr in enum.as_class.attrs.values():
+        text = (attr.value or "").strip().strip("'\"")
+        if "." not in text or not text.replace(".", "").replace("_", "").isalnum():
+            continue
+        tried += 1
+        sym = index.lookup(text)
+        if sym is not None and sym.kind == "class" and any(o.dotted == family.dotted for o in index.mro(sym)):
+            return True
+        if tried >= 4:
+            break
+    return False
+
+
+def _not_member(ctx: CheckContext, method: str, value: str, family: Symbol) -> tuple[Symbol, list[str], bool] | None:
     """(enum, modules looking it up, whether those lookups are new) for the first enum of the
-    target whose lookups of `.method()` meet `value` as no member."""
+    target registering classes of `family` whose lookups of `.method()` meet `value` as no member.
+    A lookup is new in a module where the baseline looked the method's return up in no enum."""
     now = enum_lookups(ctx.target, method)
     if not now:
         return None
     before = enum_lookups(ctx.baseline, method)
+    looked_before = {m for _e, ms in before.values() for m in ms}
     for dotted, (enum, modules) in sorted(now.items()):
-        if value in _members(ctx.target, enum):
+        if value in _members(ctx.target, enum) or not _registers_family(ctx.target, enum, family):
             continue
         old_enum, old_modules = before.get(dotted, (None, []))
         if old_enum is None:  # the enum moved: the same class name is the same enum
             old_enum, old_modules = next(((e, ms) for d, (e, ms) in before.items()
                                           if d.rsplit(".", 1)[-1] == dotted.rsplit(".", 1)[-1]), (None, []))
-        new = [m for m in modules if m not in old_modules]
+        new = [m for m in modules if m not in old_modules and m not in looked_before]
         was_member = old_enum is not None and value in _members(ctx.baseline, old_enum)
         if new or was_member:
             return enum, (new or modules), bool(new)
