@@ -76,6 +76,7 @@ class Kind(str, enum.Enum):
     PROPERTY_READ_ONLY = "attribute the consumer assigns is now a property without a setter"
     CONSUMER_UNPARSABLE = "the consumer's file does not parse: nothing in it could be checked"
     VERSION_ASSERT_FAILS = "a module-level assertion on the target's version fails on the target"
+    PATCH_BYPASSED = "patch of a module's name no longer reaches the target code that calls it"
 
 
 ChangeKind = Kind

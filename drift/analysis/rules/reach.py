@@ -1879,6 +1879,8 @@ def patch_target_gone(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if t.kind != "missing" or owner.kind not in ("class", "module"):
             continue
+        if patch.get("if_present"):
+            continue  # the names were filtered by `hasattr(owner, n)`: a gone one is skipped, not set
         name = patch["name"]
         moved = [d for d in ctx.target.definitions_named(name)] if owner.kind == "module" else []
         elsewhere = _classes_defining(ctx, name, owner) if owner.kind == "class" else []
