@@ -210,13 +210,49 @@ def _string_items(node):
 
 
 def name_lists(tree):
-    """Module-level `NAMES = ("a", "b")` (string literals only): the literal node, by name."""
+    """Module-level `NAMES = ("a", "b")` (string literals only): the literal node, by name.
+
+    A list derived from one of them keeps its literal node: `tuple(NAMES)`, `list(NAMES)`, and a
+    comprehension over it filtered by `hasattr(obj, n)` (`LIVE = tuple(n for n in NAMES if
+    hasattr(mod, n))`), the idiom that patches only the names a module still has; such a list's
+    name is in `out["?hasattr"]` so a patch through it is known to skip a name that is gone."""
     out = {}
     for st in tree.body:
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
-                and _string_items(st.value):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+            continue
+        if _string_items(st.value):
             out[st.targets[0].id] = st.value
+            continue
+        source, filtered = _derived_list(st.value)
+        if source in out:
+            out[st.targets[0].id] = out[source]
+            if filtered or source in out.get("?hasattr", ()):
+                out.setdefault("?hasattr", set()).add(st.targets[0].id)
     return out
+
+
+def _derived_list(value):
+    """`tuple(L)` / `list(L)` / `[n for n in L]` / `tuple(n for n in L if hasattr(o, n))` ->
+    ("L", whether a hasattr test filters it); anything else -> (None, False)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("tuple", "list", "set") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if isinstance(value, ast.Name):
+        return value.id, False
+    if not isinstance(value, (ast.GeneratorExp, ast.ListComp, ast.SetComp)) or len(value.generators) != 1:
+        return None, False
+    gen = value.generators[0]
+    if not (isinstance(gen.iter, ast.Name) and isinstance(gen.target, ast.Name)
+            and isinstance(value.elt, ast.Name) and value.elt.id == gen.target.id):
+        return None, False
+    tests = gen.ifs
+    if not tests:
+        return gen.iter.id, False
+    if len(tests) == 1 and isinstance(tests[0], ast.Call) and isinstance(tests[0].func, ast.Name) \
+            and tests[0].func.id == "hasattr" and len(tests[0].args) == 2 \
+            and isinstance(tests[0].args[1], ast.Name) and tests[0].args[1].id == gen.target.id:
+        return gen.iter.id, True
+    return None, False
 
 
 def string_constants(tree):
@@ -982,6 +1018,7 @@ class _Function:
         self.self_name = None
         self.seen_calls = set()
         self.loop_keys = {}  # loop variable -> the dict keys it takes (`for k, v in d.items()`)
+        self.loop_present = set()  # loop variables over names a hasattr test filtered (only those present)
         self.alternatives = {}  # name -> other paths it may hold (branches that bind it differently)
         self.lists = set()  # local names holding a non-empty list of plain Python values (probes/shapes.py)
         self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
@@ -1173,9 +1210,12 @@ class _Function:
             keys = self._dict_loop(st)
             if keys:
                 self.loop_keys[keys[0]] = keys[1]
+                if isinstance(st.iter, ast.Name) and st.iter.id in self.mod.name_lists.get("?hasattr", ()):
+                    self.loop_present.add(keys[0])
             self.block(st.body, env)
             if keys:
                 self.loop_keys.pop(keys[0], None)
+                self.loop_present.discard(keys[0])
             self.block(st.orelse, env)
         elif t is ast.While:
             self.expr(st.test, env)
@@ -1208,6 +1248,8 @@ class _Function:
             if qual and self.node is not self.mod.tree:  # a nested helper: calls to it are consumer calls
                 env[st.name] = ("sym:%s.%s" % (self.mod.module, qual),)
         elif t is ast.ClassDef:
+            for d in st.decorator_list:  # `@Registry.register({Layer: "name"})`: what it reads and holds
+                self.expr(d, env)
             env.pop(st.name, None)
             qual = self.mod.class_quals.get(id(st))
             if qual and self.node is not self.mod.tree:  # a class made inside a function: its bases are
@@ -1634,6 +1676,8 @@ class _Function:
             return None
         if t is ast.IfExp or t is ast.BoolOp:
             return self._guarded_expr(node, env)
+        if t is ast.Dict or t is ast.Compare:
+            self._held_types(node, chain)
         if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             inner = dict(env)
             for gen in node.generators:
@@ -1864,6 +1908,26 @@ class _Function:
                     twin["bound"] = len(alt)
                 self.mod.calls.append(twin)
 
+    def _held_types(self, node, chain):
+        """A target name held as a type without being called: a dict key (`{Layer: "name"}`, a
+        registry keyed by class, looked up with `type(m)` or `issubclass`) or the right side of
+        `type(x) is Layer` / `==`. Where the name became a function, the lookup or test silently
+        never matches (or `issubclass` over the keys raises)."""
+        if type(node) is ast.Dict:
+            held = [("class_key", k) for k in node.keys if type(k) in (ast.Name, ast.Attribute)]
+        else:
+            left = node.left
+            is_type = type(left) is ast.Call and type(left.func) is ast.Name and left.func.id == "type" \
+                and len(left.args) == 1
+            held = [("type_cmp", c) for op, c in zip(node.ops, node.comparators)
+                    if is_type and type(op) in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)
+                    and type(c) in (ast.Name, ast.Attribute)]
+        for kind, elt in held:
+            path = chain.of(elt)
+            if path and self.mod.is_target(path) and "()" not in path and not any(p.startswith("[") for p in path):
+                line, col = _attr_pos(elt) if type(elt) is ast.Attribute else (elt.lineno, elt.col_offset)
+                self.mod.use(kind, path, line, col, self.qual)
+
     def _type_args(self, node, fname, chain):
         """`isinstance(x, T)` / `issubclass(c, (A, T))`: each target name used as a type, so a
         class that became a function (a factory) in the target is seen where Python rejects it."""
@@ -2021,17 +2085,21 @@ class _Function:
         self.expr(obj, env)
         self.expr(value, env)
         names = []
+        extra = {}
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             names = [(name.value, name.lineno, name.col_offset)]
         elif isinstance(name, ast.Name) and name.id in self.loop_keys:  # keys of a dict applied one by one
             names = [(k, pos[0], pos[1]) for k, pos in self.loop_keys[name.id].items()]
+            extra["at"] = [node.lineno, node.col_offset]  # the setattr itself (line/col: the name's literal)
+            if name.id in self.loop_present:
+                extra["if_present"] = 1  # a hasattr test chose the names: a gone one is skipped, not set
         if not owner or not names:
             return
         for attr, line, col in names:
             if self.mod.patchable(owner):
-                self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": attr,
-                                         "function": self.qual, "value": self._patch_value(value, env),
-                                         "how": "setattr", "guards": list(self.mod.guards)})
+                self.mod.patches.append(dict({"line": line, "col": col, "path": list(owner), "name": attr,
+                                              "function": self.qual, "value": self._patch_value(value, env),
+                                              "how": "setattr", "guards": list(self.mod.guards)}, **extra))
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
 

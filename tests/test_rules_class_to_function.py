@@ -211,3 +211,45 @@ def test_use_in_a_method_nothing_calls_is_risky(tmp_path):
                                ("DRIFT066", line_of(user, "return isinstance", 2))])
     sev = {f.consumer_site.line: f.severity.value for f in findings}
     assert sev == {line_of(user, "return isinstance", 1): "risky", line_of(user, "return isinstance", 2): "breaking"}
+
+
+HELD = """
+    from gizmo import layers
+
+
+    class Registry:
+        entries = {}
+
+        @classmethod
+        def register(cls, table):
+            def wrap(qcls):
+                cls.entries.update(table)
+                return qcls
+            return wrap
+
+        @classmethod
+        def lookup(cls, obj):
+            return cls.entries.get(type(obj))
+
+
+    @Registry.register({layers.Experts: "experts"})
+    class QuantExperts:
+        pass
+
+
+    def is_experts(layer):
+        return type(layer) is layers.Experts
+    """
+
+
+def test_a_factory_held_as_a_type_a_dict_key_or_a_type_comparison_is_risky(tmp_path):
+    case = Case("held", LAYER_BEFORE, LAYER_AFTER, {"app/held.py": HELD})
+    found = findings_of(tmp_path, case)
+    assert_findings(found, [("DRIFT066", line_of(HELD, "layers.Experts: ")), ("DRIFT066", line_of(HELD, "type(layer) is"))])
+    assert {f.severity.value for f in found} == {"risky"}
+    # Python itself: on the baseline the registry finds the layer; on the target nothing matches
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    probe = ("(Registry.lookup(layers.Experts(2)) == 'experts' and is_experts(layers.Experts(2))) "
+             "or (_ for _ in ()).throw(LookupError('no match'))")
+    assert raised_by(roots("before"), "app.held", probe) is None
+    assert raised_by(roots("after"), "app.held", probe) == "LookupError: no match"

@@ -7,7 +7,10 @@ returns a runner. Calling it still works; everything that needs a *class* does n
   module is imported;
 - `isinstance(layer, FusedMoE)`, `issubclass(c, FusedMoE)`: the type argument is rejected;
 - `FusedMoE.make_expert_params_mapping(...)`, `FusedMoE.some_constant`: class attributes and
-  static methods are not on a function.
+  static methods are not on a function;
+- `{FusedMoE: "name"}` (a registry keyed by class) and `type(m) is FusedMoE`: nothing raises
+  there, but no object's type is the function any more, so the lookup or the test never matches
+  (risky).
 
 Each use is evaluated in the baseline (a class) and in the target (a function) with the one
 resolver, so a re-export, an alias or a module attribute (`layer.FusedMoE`) is followed the same
@@ -55,8 +58,8 @@ def _uncalled(ctx: CheckContext, mod: dict, rec: dict) -> bool:
     return not _sites_of(ctx.target, name, None)
 
 
-def _finding(ctx: CheckContext, mod: dict, site: Location, tv: Value, bv: Value, *, use: str, failure: str,
-             details: str | None = None, rec: dict | None = None) -> Finding:
+def _finding(ctx: CheckContext, mod: dict, site: Location, tv: Value, bv: Value, *, use: str, failure: str | None,
+             details: str | None = None, rec: dict | None = None, silent: bool = False) -> Finding:
     short = tv.sym.dotted.rsplit(".", 1)[-1]
     decorated = bool(tv.sym.as_function.decorators)  # a decorator may hand back a class after all
     uncalled = rec is not None and _uncalled(ctx, mod, rec)
@@ -64,7 +67,7 @@ def _finding(ctx: CheckContext, mod: dict, site: Location, tv: Value, bv: Value,
         details = "; ".join(filter(None, [details, f"nothing is known to call `{rec['function']}`"]))
     return Finding(
         rule_id="DRIFT066", kind=RuleKind.NOT_A_CLASS,
-        severity=Severity.RISKY if decorated or uncalled or ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        severity=Severity.RISKY if silent or decorated or uncalled or ctx.dead_on_baseline(mod) else Severity.BREAKING,
         title=f"`{short}` is a function in the target, no longer a class: {use}",
         consumer_site=site,
         target_evidence=(Location(tv.sym.path, tv.sym.line, symbol=tv.sym.dotted),),
@@ -114,6 +117,7 @@ def class_became_function(ctx: CheckContext) -> Iterator[Finding]:
                                failure=_TYPE_ARG_ERRORS[rec["call"]],
                                details="in a tuple of types it fails whenever no earlier type matches"
                                if rec.get("tuple") else None, rec=rec)
+    yield from _held_as_type(ctx)
     seen: set[tuple] = set()
     for mod, rec, path, _what in _typed_paths(ctx):  # Factory.static_method(...), Factory.CONSTANT
         if not path[0].startswith("sym:") or "()" in path[:2]:
@@ -132,6 +136,30 @@ def class_became_function(ctx: CheckContext) -> Iterator[Finding]:
                                use=f"`.{name}` is read on it",
                                failure=f"AttributeError: 'function' object has no attribute '{name}'", rec=rec)
             break
+
+
+_HELD = {
+    "class_key": ("a dict is keyed by it (a registry of classes)",
+                  "a lookup by the class the function now builds (`type(obj)`) never finds the entry, and "
+                  "`issubclass(c, key)` over the keys raises TypeError"),
+    "type_cmp": ("`type(x)` is compared with it", "the test is never true: no object's type is a function"),
+}
+
+
+def _held_as_type(ctx: CheckContext) -> Iterator[Finding]:
+    """A name held as a type without being called: a dict key, the other side of `type(x) is C`.
+    Nothing raises where it is written, so the finding is risky: what goes wrong is the lookup or
+    test that later never matches."""
+    tp, bp = ctx.target_paths, ctx.baseline_paths
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            held = _HELD.get(rec.get("kind"))
+            if held is None:
+                continue
+            tv, bv = tp.value(tuple(rec["path"])), bp.value(tuple(rec["path"]))
+            if _turned(tv, bv):
+                yield _finding(ctx, mod, site_of(mod, rec), tv, bv, use=held[0], failure=None, details=held[1],
+                               rec=rec, silent=True)
 
 
 RULES = [class_became_function]
