@@ -84,7 +84,9 @@ def _finding(ctx: CheckContext, mod: dict, site: Location, tv: Value, bv: Value,
 def class_became_function(ctx: CheckContext) -> Iterator[Finding]:
     """A name the consumer uses as a class (a base of its own class, the type argument of
     `isinstance`/`issubclass`, or the holder of a class attribute or static method it reads)
-    that is a class in the baseline and a plain function in the target. A decorated target
+    that is a class in the baseline and a plain function in the target; also, risky, a name
+    held as a type without being called (a dict key of a registry, `type(x) is C`), where no
+    lookup or test matches any more. A decorated target
     function is reported as risky (its decorator may return a class), and so is a use inside a
     consumer method nothing is known to call (not an override, called by neither side).
     """
