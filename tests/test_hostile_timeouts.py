@@ -31,6 +31,14 @@ def _pids(path, wait=60.0):
     raise AssertionError(f"the stand-in never wrote {path}")
 
 
+def _as_typed_at_a_terminal():
+    """Runs in the forked child before exec: SIGINT back to its default, as a command typed at a
+    terminal has it. An ignored signal stays ignored through exec, and a shell without job control
+    starts every background command (`... &`, so a suite run in the background) with SIGINT
+    ignored: drift would then rightly never see the Ctrl-C this test sends, and hang on the host."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_timeout_ends_the_remote_process_group(sshd, hostile_python, tmp_path, capsys):
     pids = tmp_path / "pids"
     python = hostile_python.hanging(sys.executable, pids)
@@ -47,7 +55,8 @@ def test_ctrl_c_ends_the_remote_process_group(sshd, hostile_python, tmp_path):
     python = hostile_python.hanging(sys.executable, pids)
     proc = subprocess.Popen([sys.executable, "-m", "drift.cli", "scan", sshd.spec, "--python", python,
                              *ssh_args(sshd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            preexec_fn=_as_typed_at_a_terminal)
     try:
         running = _pids(pids)
         proc.send_signal(signal.SIGINT)
@@ -72,3 +81,17 @@ def test_slow_host_within_the_timeout_still_answers(sshd, hostile_python, capsys
 def test_timeout_must_be_positive(capsys):
     code = main(["scan", "local", "--timeout", "0"])
     assert code == 2 and "--timeout" in capsys.readouterr().err
+
+
+def test_the_ctrl_c_test_reaches_drift_from_a_suite_run_in_the_background():
+    """Why `_as_typed_at_a_terminal` is there: with this process ignoring SIGINT (pytest started by
+    `... &` in a script), a child still gets Python's Ctrl-C handler (KeyboardInterrupt)."""
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        inherited = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+        reset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                               preexec_fn=_as_typed_at_a_terminal).stdout
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (inherited.strip(), reset.strip()) == ("False", "True")
