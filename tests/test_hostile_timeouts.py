@@ -4,6 +4,7 @@ the channel close), not left running for hours on a GPU box."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -31,12 +32,18 @@ def _pids(path, wait=60.0):
     raise AssertionError(f"the stand-in never wrote {path}")
 
 
-def _as_typed_at_a_terminal():
-    """Runs in the forked child before exec: SIGINT back to its default, as a command typed at a
-    terminal has it. An ignored signal stays ignored through exec, and a shell without job control
-    starts every background command (`... &`, so a suite run in the background) with SIGINT
-    ignored: drift would then rightly never see the Ctrl-C this test sends, and hang on the host."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+@contextlib.contextmanager
+def _children_get_ctrl_c():
+    """Children started inside get SIGINT at its default, as a command typed at a terminal has it.
+    An ignored signal stays ignored through exec, and a shell without job control starts every
+    background command (`... &`, so a suite run in the background) with SIGINT ignored: drift
+    would then rightly never see the Ctrl-C this test sends, and hang on the host. A signal this
+    process catches is reset to its default at exec instead, so it is caught here meanwhile."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_timeout_ends_the_remote_process_group(sshd, hostile_python, tmp_path, capsys):
@@ -53,10 +60,10 @@ def test_timeout_ends_the_remote_process_group(sshd, hostile_python, tmp_path, c
 def test_ctrl_c_ends_the_remote_process_group(sshd, hostile_python, tmp_path):
     pids = tmp_path / "pids"
     python = hostile_python.hanging(sys.executable, pids)
-    proc = subprocess.Popen([sys.executable, "-m", "drift.cli", "scan", sshd.spec, "--python", python,
-                             *ssh_args(sshd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            preexec_fn=_as_typed_at_a_terminal)
+    with _children_get_ctrl_c():
+        proc = subprocess.Popen([sys.executable, "-m", "drift.cli", "scan", sshd.spec, "--python", python,
+                                 *ssh_args(sshd)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     try:
         running = _pids(pids)
         proc.send_signal(signal.SIGINT)
@@ -84,14 +91,15 @@ def test_timeout_must_be_positive(capsys):
 
 
 def test_the_ctrl_c_test_reaches_drift_from_a_suite_run_in_the_background():
-    """Why `_as_typed_at_a_terminal` is there: with this process ignoring SIGINT (pytest started by
-    `... &` in a script), a child still gets Python's Ctrl-C handler (KeyboardInterrupt)."""
-    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    """Why `_children_get_ctrl_c` is there: with this process ignoring SIGINT (pytest started by
+    `... &` in a script), a child started inside it still gets Python's Ctrl-C handler."""
+    probe = [sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"]
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        inherited = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-        reset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
-                               preexec_fn=_as_typed_at_a_terminal).stdout
+        inherited = subprocess.run(probe, capture_output=True, text=True, check=True).stdout
+        with _children_get_ctrl_c():
+            reset = subprocess.run(probe, capture_output=True, text=True, check=True).stdout
+        left = signal.getsignal(signal.SIGINT)
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert (inherited.strip(), reset.strip()) == ("False", "True")
+    assert (inherited.strip(), reset.strip(), left) == ("False", "True", signal.SIG_IGN)
