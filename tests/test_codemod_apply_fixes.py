@@ -79,7 +79,8 @@ def test_registry_names():
     assert set(REGISTRY) == {"drop_keyword", "add_keyword", "rename_method", "add_second_phase", "unwrap_index", "move_import",
                              "rename_attribute_owner", "rename_keyword", "rename_attribute", "rename_import",
                              "keywordize_arguments", "add_parameters", "compare_versions", "alias_member",
-                             "bind_parameters", "drop_argument", "call_to_attribute", "build_from_factory", "settle_setting"}
+                             "bind_parameters", "drop_argument", "call_to_attribute", "build_from_factory", "settle_setting",
+                             "rename_constants_class"}
     for cls in REGISTRY.values():
         assert cls.DESCRIPTION
 

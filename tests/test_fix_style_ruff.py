@@ -140,6 +140,17 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "import GuidedDecodingParams", dict(old="GuidedDecodingParams", new="StructuredOutputsParams"),
     ),
+    "rename_constants_class": (
+        "from vllm.config import CompilationLevel, VllmConfig",
+        """
+        def eager(config: VllmConfig) -> bool:
+            config.compilation_config.level = CompilationLevel.NO_COMPILATION
+            return config.compilation_config.level == CompilationLevel.PIECEWISE
+        """,
+        "import CompilationLevel",
+        dict(old="CompilationLevel", new="CompilationMode", fields={"level": "mode"},
+             members={"NO_COMPILATION": "NONE", "PIECEWISE": "VLLM_COMPILE"}),
+    ),
     "keywordize_arguments": (
         "from vllm.v1.core.kv_cache_utils import get_kv_cache_config_from_groups",
         """

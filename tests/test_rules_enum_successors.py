@@ -1,7 +1,8 @@
 """A removed class of constants whose successor the target defines beside it with the same
 member values (vLLM 0.13's `CompilationLevel` -> `CompilationMode`): DRIFT001 at the import and
 DRIFT005 at each use say the concrete edit, the field the value now belongs in included where the
-target's class types one field with the successor; manual, never a guess written into code."""
+target's class types one field with the successor. DRIFT001 carries it as `rename_constants_class`:
+unsafe on the values alone, safe where the target's own modules made the same switch."""
 
 from __future__ import annotations
 
@@ -65,10 +66,13 @@ def test_the_import_and_each_use_name_the_successor_member_by_value(tmp_path):
     text = CONSUMER["app/setup.py"]
     found = _by_rule(tmp_path)
     imp = found[("DRIFT001", line_of(text, "import Config, Level"))]
-    assert imp.fix.codemod is None and imp.fix.tier == "manual"
+    assert imp.fix.codemod == "rename_constants_class" and imp.fix.tier == "unsafe"  # the values alone
+    assert imp.fix.args == {"old": "Level", "new": "Mode", "fields": {"level": "mode"},
+                            "members": {"OFF": "NONE", "ONCE": "TRACE_ONCE", "FULL": "COMPILE"}}
     assert imp.fix.description.startswith(
         "import `Mode` from `gizmo.config` instead and use its member of the same value: `Level.OFF` -> `Mode.NONE`, "
-        "`Level.ONCE` -> `Mode.TRACE_ONCE`, `Level.FULL` -> `Mode.COMPILE`")
+        "`Level.ONCE` -> `Mode.TRACE_ONCE`, `Level.FULL` -> `Mode.COMPILE`; read and set `.mode` for `.level` "
+        "(the target's `Config.mode` is typed `Optional[Mode]`) (matched by its members' values only")
     stored = found[("DRIFT005", line_of(text, "config.level = Level.OFF"))]
     assert stored.fix.codemod is None
     assert stored.fix.description == (
@@ -97,3 +101,37 @@ def test_two_classes_of_the_same_values_are_a_guess_and_stay_plain(tmp_path):
     found = _by_rule(tmp_path, {"gizmo/config.py": twin})
     imp = found[("DRIFT001", line_of(CONSUMER["app/setup.py"], "import Config, Level"))]
     assert imp.fix.description == "stop using `gizmo.config.Level`"
+
+
+def test_the_targets_own_switch_to_the_successor_makes_the_fix_safe(tmp_path):
+    """A module of the target that used `Level` in the baseline imports `Mode` in the target: the
+    target made this very switch in its own code."""
+    before = {**BEFORE, "gizmo/engine.py": """
+        from gizmo.config import Config, Level
+
+
+        def compiled(config: Config) -> bool:
+            return config.level == Level.FULL
+        """}
+    after = {**AFTER, "gizmo/engine.py": """
+        from gizmo.config import Config, Mode
+
+
+        def compiled(config: Config) -> bool:
+            return config.mode == Mode.COMPILE
+        """}
+    found = {(f.rule_id, f.consumer_site.line): f
+             for f in findings_of(tmp_path, Case("enum-own", before, after, CONSUMER))}
+    imp = found[("DRIFT001", line_of(CONSUMER["app/setup.py"], "import Config, Level"))]
+    assert imp.fix.codemod == "rename_constants_class" and imp.fix.tier == "safe"
+    assert "(the target's own gizmo.engine made the same switch)" in imp.fix.description
+
+
+def test_an_aliased_import_stays_manual(tmp_path):
+    consumer = {"app/setup.py": CONSUMER["app/setup.py"].replace("import Config, Level", "import Config, Level as L")
+                .replace("Level.", "L.")}
+    found = {(f.rule_id, f.consumer_site.line): f
+             for f in findings_of(tmp_path, Case("enum-alias", BEFORE, AFTER, consumer))}
+    imp = next(f for (rule, _), f in found.items() if rule == "DRIFT001")
+    assert imp.fix.codemod is None and imp.fix.tier == "manual"
+    assert imp.fix.description.startswith("import `Mode` from `gizmo.config` instead")

@@ -14,8 +14,10 @@ assignments the probe records (`ClassFacts.attrs`) carry the values.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
+from drift.analysis.context import CheckContext
 from drift.model.facts import ClassFacts, ModuleFacts
 from drift.model.index import PackageIndex, Symbol
 
@@ -72,3 +74,31 @@ def enum_successor(target: PackageIndex, base: Symbol, module: str) -> EnumSucce
     name = dotted.rsplit(".", 1)[-1]
     importable = module if target.lookup(f"{module}.{name}") is not None else dotted.rsplit(".", 1)[0]
     return EnumSuccessor(dotted, importable, members, frozenset(type(v).__name__ for v in values))
+
+
+def successor_field(ctx: CheckContext, path: tuple[str, ...], new: str,
+                     value_types: frozenset[str]) -> tuple[str, str, str, str] | None:
+    """(field read, its successor, class, successor's annotation) when `path` ends at a field of a
+    target class that declares exactly one other field whose annotation names class `new`, and the
+    baseline typed the field read with the old constants' own builtin type."""
+    v = ctx.target_paths.value(path)
+    owner = v.owner if v.owner is not None else None
+    if owner is None or owner.kind != "class" or v.via != "field":
+        return None
+    attr = path[-1][1:]
+    typed = [f for f in owner.as_class.fields if f.name != attr and f.annotation
+             and new in re.findall(r"[A-Za-z_]\w*", f.annotation)]
+    mine = next((f for f in owner.as_class.fields if f.name == attr), None)
+    if len(typed) != 1 or mine is None or (mine.annotation and new in (mine.annotation or "")):
+        return None
+    # the field held the old constants themselves: the baseline typed it with a plain builtin
+    # (`level: Optional[int]`), not another class (`cudagraph_mode: Optional[CUDAGraphMode]`)
+    was = ctx.baseline.lookup(owner.dotted) if ctx.baseline is not None else None
+    old = next((f for f in was.as_class.fields if f.name == attr), None) if was is not None and was.kind == "class" else None
+    words = set(re.findall(r"[A-Za-z_]\w*", (old.annotation or "") if old is not None else ""))
+    if not words or not words <= _PLAIN or not words & value_types:
+        return None
+    return attr, typed[0].name, owner.dotted.rsplit(".", 1)[-1], typed[0].annotation or ""
+
+
+_PLAIN = frozenset({"int", "str", "None", "Optional", "Union", "typing"})

@@ -18,12 +18,11 @@ matched by values, and the maintainers' other edits at that site are theirs to m
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.analysis.rules.enum_successors import enum_successor
+from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.imports import _getattr_shim
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
@@ -126,41 +125,13 @@ def _successor_fix(ctx: CheckContext, base: Any, target: str, used: list[str],
         return None
     new = succ.dotted.rsplit(".", 1)[-1]
     pairs = ", ".join(f"`{new}.{succ.members[m]}` for `{name}.{m}`" for m in dict.fromkeys(used))
-    field = next((f for f in (_successor_field(ctx, p, new, succ.value_types) for p in others) if f), None)
+    field = next((f for f in (successor_field(ctx, p, new, succ.value_types) for p in others) if f), None)
     text = f"write {pairs} (the same value; import `{new}` from `{succ.importable}`)"
     text += (f" and `.{field[1]}` for `.{field[0]}` here (the target's `{field[2]}.{field[1]}` is typed `{field[3]}`)"
              if field else " here; check the field the value is compared with or stored in: it may have a successor too")
     return Fix(text,
                manual_reason=f"`{new}` is matched to `{name}` by its members' values; the target's code that read "
                              f"the value may read another field now")
-
-
-def _successor_field(ctx: CheckContext, path: tuple[str, ...], new: str,
-                     value_types: frozenset[str]) -> tuple[str, str, str, str] | None:
-    """(field read, its successor, class, successor's annotation) when `path` ends at a field of a
-    target class that declares exactly one other field whose annotation names class `new`, and the
-    baseline typed the field read with the old constants' own builtin type."""
-    v = ctx.target_paths.value(path)
-    owner = v.owner if v.owner is not None else None
-    if owner is None or owner.kind != "class" or v.via != "field":
-        return None
-    attr = path[-1][1:]
-    typed = [f for f in owner.as_class.fields if f.name != attr and f.annotation
-             and new in re.findall(r"[A-Za-z_]\w*", f.annotation)]
-    mine = next((f for f in owner.as_class.fields if f.name == attr), None)
-    if len(typed) != 1 or mine is None or (mine.annotation and new in (mine.annotation or "")):
-        return None
-    # the field held the old constants themselves: the baseline typed it with a plain builtin
-    # (`level: Optional[int]`), not another class (`cudagraph_mode: Optional[CUDAGraphMode]`)
-    was = ctx.baseline.lookup(owner.dotted) if ctx.baseline is not None else None
-    old = next((f for f in was.as_class.fields if f.name == attr), None) if was is not None and was.kind == "class" else None
-    words = set(re.findall(r"[A-Za-z_]\w*", (old.annotation or "") if old is not None else ""))
-    if not words or not words <= _PLAIN or not words & value_types:
-        return None
-    return attr, typed[0].name, owner.dotted.rsplit(".", 1)[-1], typed[0].annotation or ""
-
-
-_PLAIN = frozenset({"int", "str", "None", "Optional", "Union", "typing"})
 
 
 RULES = [gone_name_used]

@@ -9,9 +9,9 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
-from drift.analysis.rules.enum_successors import enum_successor
+from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
-from drift.analysis.rules.own_imports import own_import_moves, same_literal_value
+from drift.analysis.rules.own_imports import own_import_moves, own_successor_imports, same_literal_value
 from drift.analysis.rules.renames import import_fix, name_rename
 
 
@@ -104,7 +104,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
             fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
                  _factory_fix(imp, module, build) if build else
                  _alias_fix(ctx, imp, module, name) or
-                 (_enum_fix(ctx, base, module, name) if base is not None else None) or
+                 (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
@@ -138,18 +138,60 @@ def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | No
     return import_fix(rename, module=module)
 
 
-def _enum_fix(ctx: CheckContext, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]
-    """The manual edit for a removed class of constants whose successor the target defines beside
-    it with the same member values (`enum_successors`): the import and every member, said in full."""
+def _enum_fix(ctx: CheckContext, mod: dict, imp: dict, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]
+    """`rename_constants_class` for a removed class of constants whose successor the target defines
+    beside it with the same member values (`enum_successors`): the import, every member, and the
+    field each use is compared with or stored in where the target's class now types another field
+    with the successor (`compilation_config.level` -> `.mode`, `enum_successors.successor_field`).
+
+    Safe where the target's own modules that used the old class import the successor instead
+    (`own_imports.own_successor_imports`: vLLM made this very switch in its own code) and the
+    values match member for member (an IntEnum member equals its int, so every comparison keeps its
+    answer); unsafe with the values alone. The codemod writes nothing where a use is anything but a
+    known member, or sits beside a field whose successor is unknown: the manual edit says it all."""
     succ = enum_successor(ctx.target, base, module)
     if succ is None:
         return None
     new = succ.dotted.rsplit(".", 1)[-1]
     pairs = ", ".join(f"`{name}.{a}` -> `{new}.{b}`" for a, b in succ.members.items())
-    return Fix(f"import `{new}` from `{succ.importable}` instead and use its member of the same value: {pairs}; "
-               f"a field that held a `{name}` may have a successor too (check what reads the value)",
-               manual_reason=f"`{new}` is matched to `{name}` by its members' values; the target's code that "
-                             f"read the value may read another field now")
+    fields = _successor_fields(ctx, mod, imp["target"], new, succ.value_types)
+    text = (f"import `{new}` from `{succ.importable}` instead and use its member of the same value: {pairs}"
+            + ("".join(f"; read and set `.{b}` for `.{a}` (the target's `{cls}.{b}` is typed `{ann}`)"
+                       for a, (b, cls, ann) in sorted(fields.items()))
+               if fields else f"; a field that held a `{name}` may have a successor too (check what reads the value)"))
+    if imp.get("statement") != "from" or imp.get("local", name) != name or succ.importable != module:
+        return Fix(text, manual_reason=f"`{new}` is matched to `{name}` by its members' values; only an "
+                                       f"unaliased `from {module} import {name}` is rewritten")
+    own = own_successor_imports(ctx.baseline, ctx.target, base, succ.dotted)
+    why = (f" (the target's own {own[0]} made the same switch)" if own else
+           f" (matched by its members' values only: check the code that reads the value)")
+    return Fix(text + why, codemod="rename_constants_class", tier=SAFE if own else UNSAFE,
+               args={"old": name, "new": new, "members": dict(succ.members),
+                     "fields": {a: b for a, (b, _, _) in fields.items()}})
+
+
+def _successor_fields(ctx: CheckContext, mod: dict, target: str, new: str,
+                      value_types: frozenset[str]) -> dict[str, tuple[str, str, str]]:
+    """{old field: (new field, class, annotation)} for the fields the file compares with or stores
+    a member of `target` in, on the lines that read one (the usage's attribute paths there); a field
+    given two successors is left out."""
+    lines = set()
+    others: list[tuple[int, tuple[str, ...]]] = []
+    for rec in [*(mod.get("calls") or []), *(mod.get("uses") or [])]:
+        path = [str(p) for p in rec.get("path") or ()]
+        if not rec.get("line") or len(path) < 2:
+            continue
+        if path[0] == f"sym:{target}" and path[1].startswith("."):
+            lines.add(rec["line"])
+        elif rec.get("kind") in ("attr", "attr_set") and path[-1].startswith("."):
+            others.append((rec["line"], tuple(path)))
+    found: dict[str, set[tuple[str, str, str]]] = {}
+    for line, path in others:
+        if line in lines:
+            hit = successor_field(ctx, path, new, value_types)
+            if hit is not None:
+                found.setdefault(hit[0], set()).add(hit[1:])
+    return {a: next(iter(b)) for a, b in found.items() if len(b) == 1}
 
 
 def _factory_fix(imp: dict, module: str, build: FactoryBuild) -> Fix:

@@ -64,3 +64,24 @@ def same_literal_value(old: Symbol | None, new: Symbol | None) -> bool:
     allowed = (ast.Expression, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop,
                ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Load)
     return all(isinstance(node, allowed) for node in ast.walk(tree))
+
+
+def own_successor_imports(baseline: PackageIndex | None, target: PackageIndex, old: Symbol, new: str) -> list[str]:
+    """The target's modules that imported the removed class `old` in the baseline and import its
+    successor `new` (the definition's dotted name) in the target, no longer `old`: the target's own
+    switch from one class to the other (vLLM 0.13's own modules that used `CompilationLevel` now
+    import `CompilationMode`); empty when there is none."""
+    if baseline is None:
+        return []
+    short, new_short = old.dotted.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
+
+    def resolves(index: PackageIndex, dotted: str, to: str) -> bool:
+        sym = index.lookup(dotted)
+        return sym is not None and sym.dotted == to
+
+    before = {m for m, _, dotted in _importers(baseline, short) if resolves(baseline, dotted, old.dotted)}
+    if not before:
+        return []
+    still = {m for m, _, dotted in _importers(target, short) if dotted.rsplit(".", 1)[-1] == short}
+    return sorted({m for m, _, dotted in _importers(target, new_short)
+                   if m in before and m not in still and resolves(target, dotted, new)})

@@ -31,6 +31,7 @@ from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
 from drift.fixes.kinds.rename_attribute import RenameAttribute
 from drift.fixes.kinds.rename_attribute_owner import RenameAttributeOwner
+from drift.fixes.kinds.rename_constants_class import RenameConstantsClass
 from drift.fixes.kinds.rename_import import RenameImport
 from drift.fixes.kinds.rename_keyword import RenameKeyword
 from drift.fixes.kinds.rename_method import RenameMethod
@@ -51,6 +52,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "rename_keyword": RenameKeyword,
     "rename_attribute": RenameAttribute,
     "rename_import": RenameImport,
+    "rename_constants_class": RenameConstantsClass,
     "keywordize_arguments": KeywordizeArguments,
     "add_parameters": AddParameters,
     "compare_versions": CompareVersions,
