@@ -131,3 +131,34 @@ def test_a_field_with_no_known_successor_leaves_the_file_alone() -> None:
         """)
     after, outcome = run_codemod(before, "rename_constants_class", line=1, args=ARGS)
     assert after == before and outcome.status == "not_found" and "`.kind`" in outcome.reason
+
+
+def test_other_attributes_of_the_same_receiver_are_left_alone() -> None:
+    """Only the field the value lives in moves: a long file's other reads of the same object stay."""
+    body = "\n".join(f"n{i} = cfg.compilation.warmups_{i}" for i in range(200))
+    before = src("""
+        from pkg.config import Level
+        cfg.compilation.level = Level.OFF
+        """) + body + "\n"
+    after, outcome = run_codemod(before, "rename_constants_class", line=1, args=ARGS)
+    assert outcome.status == "applied"
+    assert after == before.replace("Level.OFF", "Mode.NONE").replace("import Level", "import Mode").replace(
+        "compilation.level", "compilation.mode")
+
+
+def test_a_second_field_named_is_moved_only_where_a_member_meets_it() -> None:
+    """`fields` may name more than one candidate; only the one a member is compared with or stored
+    in moves, and only through that receiver."""
+    before = src("""
+        from pkg.config import Level
+        cfg.compilation.level = Level.OFF
+        n = cfg.compilation.warmups
+        """)
+    args = {**ARGS, "fields": {"level": "mode", "warmups": "mode"}}
+    after, outcome = run_codemod(before, "rename_constants_class", line=1, args=args)
+    assert outcome.status == "applied"
+    assert after == src("""
+        from pkg.config import Mode
+        cfg.compilation.mode = Mode.NONE
+        n = cfg.compilation.warmups
+        """)

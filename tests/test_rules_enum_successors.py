@@ -135,3 +135,25 @@ def test_an_aliased_import_stays_manual(tmp_path):
     imp = next(f for (rule, _), f in found.items() if rule == "DRIFT001")
     assert imp.fix.codemod is None and imp.fix.tier == "manual"
     assert imp.fix.description.startswith("import `Mode` from `gizmo.config` instead")
+
+
+def test_another_int_field_read_away_from_the_members_is_not_a_successor_field(tmp_path):
+    """`warmups: int` passes the type test as `level` does; read away from every member, it is not
+    where the value lived, so the fix never names it."""
+    before = {"gizmo/config.py": BEFORE["gizmo/config.py"].replace(
+        "graph: Optional[str] = None", "graph: Optional[str] = None\n        warmups: int = 1")}
+    after = {"gizmo/config.py": AFTER["gizmo/config.py"].replace(
+        "graph: Optional[str] = None", "graph: Optional[str] = None\n        warmups: int = 1")}
+    consumer = {"app/setup.py": CONSUMER["app/setup.py"] + """
+
+
+    def warm(config: Config) -> int:
+        total = 0
+        total += 1
+        total += 2
+        return total + config.warmups
+    """}
+    found = {(f.rule_id, f.consumer_site.line): f
+             for f in findings_of(tmp_path, Case("enum-int", before, after, consumer))}
+    imp = found[("DRIFT001", line_of(consumer["app/setup.py"], "import Config, Level"))]
+    assert imp.fix.args["fields"] == {"level": "mode"} and "warmups" not in imp.fix.description

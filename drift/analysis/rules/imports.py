@@ -172,26 +172,31 @@ def _enum_fix(ctx: CheckContext, mod: dict, imp: dict, base, module: str, name: 
 
 def _successor_fields(ctx: CheckContext, mod: dict, target: str, new: str,
                       value_types: frozenset[str]) -> dict[str, tuple[str, str, str]]:
-    """{old field: (new field, class, annotation)} for the fields the file compares with or stores
-    a member of `target` in, on the lines that read one (the usage's attribute paths there); a field
-    given two successors is left out."""
-    lines = set()
-    others: list[tuple[int, tuple[str, ...]]] = []
-    for rec in [*(mod.get("calls") or []), *(mod.get("uses") or [])]:
+    """{old field: (new field, class, annotation)} for the fields read or set near a member of
+    `target` (within two lines: a comparison split over lines, `x.level\n== Level.FULL`, has them
+    on two) that `enum_successors.successor_field` ties to the successor (the field the baseline
+    typed with the constants' builtin type, beside one the target types with the successor). Only
+    those lines: any other int field of the class would pass that type test too. The codemod moves
+    only a field a member is compared with or stored in; a field given two successors is left out."""
+    recs = [*(mod.get("calls") or []), *(mod.get("uses") or [])]
+    near: set[int] = set()
+    for rec in recs:
         path = [str(p) for p in rec.get("path") or ()]
-        if not rec.get("line") or len(path) < 2:
-            continue
-        if path[0] == f"sym:{target}" and path[1].startswith("."):
-            lines.add(rec["line"])
-        elif rec.get("kind") in ("attr", "attr_set") and path[-1].startswith("."):
-            others.append((rec["line"], tuple(path)))
+        if rec.get("line") and len(path) >= 2 and path[0] == f"sym:{target}" and path[1].startswith("."):
+            near.update(range(rec["line"] - _SPLIT, rec["line"] + _SPLIT + 1))
+    paths = {tuple(str(p) for p in rec.get("path") or ()) for rec in recs
+             if rec.get("kind") in ("attr", "attr_set") and rec.get("line") in near}
     found: dict[str, set[tuple[str, str, str]]] = {}
-    for line, path in others:
-        if line in lines:
-            hit = successor_field(ctx, path, new, value_types)
-            if hit is not None:
-                found.setdefault(hit[0], set()).add(hit[1:])
+    for path in paths:
+        if len(path) < 2 or not path[-1].startswith("."):
+            continue
+        hit = successor_field(ctx, path, new, value_types)
+        if hit is not None:
+            found.setdefault(hit[0], set()).add(hit[1:])
     return {a: next(iter(b)) for a, b in found.items() if len(b) == 1}
+
+
+_SPLIT = 2  # lines a comparison or assignment of a member may span around it
 
 
 def _factory_fix(imp: dict, module: str, build: FactoryBuild) -> Fix:

@@ -68,7 +68,7 @@ class RenameConstantsClass(SiteCodemod):
         if len(mine) != 1 or len(assignments) != 1 or self.new in scope:
             self.record(NOT_FOUND, f"{self.old} is bound elsewhere too, or {self.new} is taken: left as is")
             return
-        receivers: set[str] = set()
+        receivers: set[tuple[str, str]] = set()
         for ref in mine[0].references:
             n = ref.node
             parent = self.parent(n)
@@ -92,8 +92,8 @@ class RenameConstantsClass(SiteCodemod):
             self._mark_fields(self._scope_node(stmt, node), receivers, node)
 
     # -- the field the value lives in ------------------------------------------------------------
-    def _field_receivers(self, use: cst.Attribute, module: cst.Module) -> set[str]:
-        """The texts of `<expr>` where `use` (`Old.MEMBER`) is compared with or assigned to
+    def _field_receivers(self, use: cst.Attribute, module: cst.Module) -> set[tuple[str, str]]:
+        """(text of `<expr>`, old field) where `use` (`Old.MEMBER`) is compared with or assigned to
         `<expr>.<old field>` (through a list or tuple of members: `x.level not in [A.X, A.Y]`)."""
         node: cst.CSTNode = use
         parent = self.parent(node)
@@ -111,7 +111,7 @@ class RenameConstantsClass(SiteCodemod):
             # compared with or stored in a field whose successor nobody named: renaming the class
             # alone could leave the value in a field the target no longer reads
             self._unknown_field = next(s.attr.value for s in fields if s.attr.value not in self.fields)
-        return {module.code_for_node(s.value) for s in fields if s.attr.value in self.fields}
+        return {(module.code_for_node(s.value), s.attr.value) for s in fields if s.attr.value in self.fields}
 
     def _is_use(self, node: cst.Attribute) -> bool:
         return isinstance(node.value, cst.Name) and node.value.value == self.old
@@ -123,15 +123,18 @@ class RenameConstantsClass(SiteCodemod):
             node = self.parent(node)
         return node if node is not None else module
 
-    def _mark_fields(self, where: cst.CSTNode, receivers: set[str], module: cst.Module) -> None:
-        codemod = self
-
-        class _Fields(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> None:
-                if node.attr.value in codemod.fields and module.code_for_node(node.value) in receivers:
-                    codemod._field_attrs[id(node.attr)] = codemod.fields[node.attr.value]
-
-        where.visit(_Fields())
+    def _mark_fields(self, where: cst.CSTNode, receivers: set[tuple[str, str]], module: cst.Module) -> None:
+        """Every `<receiver>.<old field>` inside `where`, for the (receiver, field) pairs a member
+        was compared with or stored in: another field of the same object stays as it is."""
+        positions = self.metadata[PositionProvider]
+        span = positions[where] if where is not module else None
+        for node, pos in positions.items():
+            if not (isinstance(node, cst.Attribute) and node.attr.value in self.fields):
+                continue
+            if span is not None and not (span.start.line <= pos.start.line and pos.end.line <= span.end.line):
+                continue
+            if (module.code_for_node(node.value), node.attr.value) in receivers:
+                self._field_attrs[id(node.attr)] = self.fields[node.attr.value]
 
     # -- the rewrite -------------------------------------------------------------------------------
     def leave_ImportAlias(self, original_node: cst.ImportAlias, updated_node: cst.ImportAlias) -> cst.ImportAlias:
