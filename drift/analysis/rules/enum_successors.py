@@ -4,11 +4,12 @@ Why: vLLM replaced `CompilationLevel` (plain class constants NO_COMPILATION = 0 
 by the `CompilationMode` IntEnum (NONE = 0 ... VLLM_COMPILE = 3) in the same module, with no
 deprecation shim naming the successor. What ties them is the values: every member of the old
 class has exactly one member of the new class with the same literal value, and no other class
-there matches. That is strong enough to say the concrete edit (the import and each member), not
-to make it: the maintainers also moved the field that held the value (`compilation_config.level`
+there matches. The maintainers also moved the field that held the value (`compilation_config.level`
 became `.mode`), which a rename of the class alone would leave comparing and setting the old,
-now ignored field. So the answer is a manual edit, said in full. No new facts: the class-level
-assignments the probe records (`ClassFacts.attrs`) carry the values.
+now ignored field: `successor_field` finds that field by its types, and DRIFT001's
+`rename_constants_class` writes both (safe only where the target's own modules made the same
+switch, `own_imports.own_successor_imports`). No new facts: the class-level assignments the probe
+records (`ClassFacts.attrs`) carry the values.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Where the gone name is a class of constants the target replaced by one of the sa
 (`enum_successors`: `CompilationLevel.PIECEWISE` -> `CompilationMode.VLLM_COMPILE`), the fix says
 each member the line reads by its new name, and the field the value now belongs in when the
 target's class types exactly one other field with the successor and the baseline typed the field
-the line uses with the constants' builtin type (`compilation_config.level` -> `.mode`). Manual:
-matched by values, and the maintainers' other edits at that site are theirs to make.
+the line uses with the constants' builtin type (`compilation_config.level` -> `.mode`). Manual
+here: DRIFT001's `rename_constants_class` at the import writes every use of the file at once.
 """
 
 from __future__ import annotations

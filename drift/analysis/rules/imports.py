@@ -31,7 +31,9 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
 
     A removed class of constants whose successor the target defines beside it with the same
     member values (`CompilationLevel` -> `CompilationMode`, `enum_successors`) gets the concrete
-    edit, member by member, as a manual fix: the values tie them, not a deprecation shim.
+    edit, member by member, and the field the value moved to (`.level` -> `.mode`), written by
+    `rename_constants_class`: safe where the target's own modules made the same switch, unsafe
+    on the values alone.
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
