@@ -521,8 +521,10 @@ class PathEvaluator:
             return self._call(base)
         if step == "[]":  # an element of a container the target annotates (`list[KVCacheBlock]`)
             return self._element(base) if base.kind == "container" else UNKNOWN
-        if step == "[:]":  # a slice: the same kind of container
-            return base if base.kind == "container" else UNKNOWN
+        if step == "[:]":  # a slice: the same kind of container, or what the class's `__getitem__` builds
+            if base.kind == "container":
+                return base
+            return self._sliced(base) if base.kind == "instance" and base.cls is not None else UNKNOWN
         if step == "[*]":  # what iterating it yields (`for x in c`, probes/reach.py `_bind_iterated`)
             return self._iterated(base) if base.kind == "container" else UNKNOWN
         if step[:1] == "[" and step[1:-1].isdigit():  # one position of an unpacked element (`for a, b in c`)
@@ -542,6 +544,26 @@ class PathEvaluator:
             return out
         if base.kind == "consumer":
             return self._consumer_member(base, name)
+        return UNKNOWN
+
+    def _sliced(self, base: Value) -> Value:
+        """`obj[a:b]` of a target object: what its class's `__getitem__` declares it returns, else,
+        when every value it returns is a construction of its own class (`return
+        PoolingMetadata(prompt_lens=self.prompt_lens[indices], ...)`, vLLM's batch metadata), an
+        object of that class. Anything else is unknown."""
+        for owner in self.index.mro(base.cls):
+            fn = owner.as_class.methods.get("__getitem__")
+            if fn is None:
+                continue
+            if fn.returns:
+                out = self._annotation_value(fn.returns, owner.module)
+                return out if out.kind == "instance" else UNKNOWN
+            beh = fn.behaviour
+            built = {c.line: c.callee.rsplit(".", 1)[-1] for c in beh.ctor_calls}
+            own = owner.dotted.rsplit(".", 1)[-1]
+            if beh.value_returns and all(built.get(line) == own for line in beh.value_returns):
+                return Value("instance", cls=owner, evidence=(owner.path, fn.line))
+            return UNKNOWN
         return UNKNOWN
 
     def _call(self, base: Value) -> Value:

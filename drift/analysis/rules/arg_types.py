@@ -7,7 +7,9 @@ entry. A consumer that still builds the output with nested Python lists passes e
 check and fails later, far from its own code. The probe records which arguments are provably a
 non-empty list of plain Python values (probes/shapes.py); this rule reports those bound to a
 parameter whose elements the baseline declared as plain values and the target now declares as
-one non-builtin class (an array, a tensor, a class of the target's).
+one non-builtin class (an array, a tensor, a class of the target's), or declares the parameter
+itself as one such class (`list[int]` became `np.ndarray`). By position the parameter may have
+been renamed: the slot is what the argument binds to.
 """
 
 from __future__ import annotations
@@ -79,6 +81,18 @@ def _one_class(node: ast.expr | None, index: PackageIndex, module: str) -> str |
     return name if "." in name else None  # an unresolved bare name may be a TypeVar or an alias
 
 
+def _whole_class(annotation: str | None, index: PackageIndex, module: str) -> str | None:
+    """The parameter itself now declared as one non-builtin class (`list[int]` became
+    `np.ndarray`): a list of plain values is no such object (`torch.from_numpy(list)` raises)."""
+    if not annotation or list_element(annotation) is not None:
+        return None
+    try:
+        node = ast.parse(annotation.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    return _one_class(strip_optional(node), index, module)
+
+
 def _param(params: list[Param] | None, *, keyword: str | None = None, position: int | None = None) -> Param | None:
     if not params:
         return None
@@ -132,7 +146,10 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
     built with `.append`) passed for a parameter or dataclass field whose elements the baseline
     declared as plain values (`list[list[int]]`) and the target declares as one class
     (`list[np.ndarray]`): the target's code now uses each element as that class (`.tolist()`,
-    `.shape`, arithmetic), which a Python list does not support."""
+    `.shape`, arithmetic), which a Python list does not support. The same when the target declares
+    the parameter itself as one class where the baseline declared a list of plain values
+    (`list[int]` became `np.ndarray`: `torch.from_numpy` rejects a list); a positional argument
+    is bound by its slot, whatever the parameter is now called."""
     if ctx.baseline is None:
         return
     for mod, rec, rc in _sites(ctx):
@@ -160,11 +177,13 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
                     rc.baseline_params_at
             tp = _param(tparams, keyword=keyword, position=position)
             bp = _param(bparams, keyword=keyword, position=position)
-            if tp is None or bp is None or tat is None or bat is None or tp.name != bp.name:
-                continue
+            if tp is None or bp is None or tat is None or bat is None or (keyword and tp.name != bp.name):
+                continue  # by position the name may change (`num_tokens` -> `num_tokens_np`): the slot is the same
             if not _plain(list_element(bp.annotation)):
                 continue
             now = _one_class(list_element(tp.annotation), ctx.target, tat.module)
+            whole = _whole_class(tp.annotation, ctx.target, tat.module) if now is None else None
+            now = now or whole
             if now is None:
                 continue
             label = (cref or "").rsplit(".", 1)[-1] or rc.label
@@ -173,16 +192,21 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
             was = _declared_in(ctx.baseline, bat, bp)
             yield Finding(
                 rule_id="DRIFT064", kind=RuleKind.ARGUMENT_RETYPED, severity=Severity.RISKY,
-                title=f"`{label}({tp.name}=...)` gets a list of plain Python values; `{tp.name}` is now "
-                      f"`{tp.annotation}` (was `{bp.annotation}`)",
+                title=(f"`{label}({tp.name}=...)` gets" if keyword else
+                       f"`{label}(...)`'s argument {position + 1} (`{tp.name}`) gets")
+                      + f" a list of plain Python values; `{tp.name}` is now `{tp.annotation}` (was "
+                      + (f"`{bp.annotation}`)" if bp.name == tp.name else f"`{bp.name}: {bp.annotation}`)"),
                 consumer_site=site,
                 target_evidence=(Location(where.path, tp.line or where.line, symbol=f"{where.dotted}.{tp.name}"),),
                 baseline_evidence=(Location(was.path, bp.line or was.line, symbol=f"{was.dotted}.{bp.name}"),),
                 predicted_failure=None,
                 details=(f"passed as `{(rec.get('kw_values') or {}).get(keyword) or 'a list'}`; " if keyword else "")
-                        + f"no error here: the target fails later, where it uses an element as `{now}` (an "
-                          "AttributeError or TypeError on a Python list)",
-                fix=Fix(f"pass each element as `{now}`", manual_reason="the conversion depends on the value's layout"),
+                        + (f"no error here: the target fails where it uses the value as `{now}` (an "
+                           "AttributeError or TypeError on a Python list)" if whole else
+                           f"no error here: the target fails later, where it uses an element as `{now}` (an "
+                           "AttributeError or TypeError on a Python list)"),
+                fix=Fix(f"pass the value as `{now}`" if whole else f"pass each element as `{now}`",
+                        manual_reason="the conversion depends on the value's layout"),
                 symbol=f"{where.dotted}.{tp.name}",
             )
 
