@@ -151,6 +151,18 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         dict(old="CompilationLevel", new="CompilationMode", fields={"level": "mode"},
              members={"NO_COMPILATION": "NONE", "PIECEWISE": "VLLM_COMPILE"}),
     ),
+    "drop_check": (
+        "from vllm.lora.models import LoRAModel",
+        """
+        def checked(lora: LoRAModel, limit: int) -> LoRAModel:
+            helper(lora)
+
+            if lora.extra_vocab_size > limit:
+                raise ValueError("too big")
+            return lora
+        """,
+        "if lora.extra", dict(guard="lora.extra_vocab_size > limit"),
+    ),
     "keywordize_arguments": (
         "from vllm.v1.core.kv_cache_utils import get_kv_cache_config_from_groups",
         """

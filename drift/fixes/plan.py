@@ -72,9 +72,10 @@ HELD_REASON = "unsafe fix (it may change what the code does): applied only with 
 # Kinds whose edit cannot run on the baseline by construction: `drop_argument` stops passing a
 # parameter the baseline's signature still has, so the baseline binds the rest one slot off
 # (a shift its re-check does not always see); `bind_parameters` removes parameters the
-# baseline's own caller passes. A range consumer's patch always puts them in a vLLM-version
-# branch, whatever the baseline re-check says.
-NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters"})
+# baseline's own caller passes; `drop_check` deletes a check the baseline still needs (its
+# attributes exist there, and the check may raise). A range consumer's patch always puts them in
+# a vLLM-version branch, whatever the baseline re-check says.
+NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters", "drop_check"})
 
 
 def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]

@@ -28,6 +28,7 @@ from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
+from drift.analysis.rules.own_checks import dropped_check
 from drift.analysis.rules.sibling_methods import sibling_delegation
 
 
@@ -209,6 +210,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                      if renamed else
                      (_became_attribute(ctx, prev, bprev, name) if what == "call" else None) or
                      _dropped_with(ctx, mod, rec, name) or
+                     _check_dropped(ctx, name) or
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
@@ -302,6 +304,22 @@ def _dropped_with(ctx: CheckContext, mod: dict, rec: dict, name: str) -> Fix | N
         return None
     fix = hits[0]
     return replace(fix, description=f"{fix.description}; the read of `{name}` goes with it")
+
+
+def _check_dropped(ctx: CheckContext, name: str) -> Fix | None:
+    """`drop_check` where the baseline's own function raised under an `if` test reading `.name`
+    and the target's same function deleted that check (`own_checks.dropped_check`: vLLM 0.12's
+    `_load_adapter` lost `if lora.extra_vocab_size > ...: raise ValueError(...)`). The codemod
+    writes only where the consumer's `if` test is that expression and its body only raises. Safe:
+    the check reads what the target removed, and the target's maintainers deleted the same check;
+    a range consumer keeps it in the baseline's branch (`plan.NEVER_ON_BASELINE`)."""
+    check = dropped_check(ctx.baseline, ctx.target, name)
+    if check is None:
+        return None
+    ev = check.baseline_evidence
+    return Fix(f"delete the check `if {check.guard}: raise ...` where this line is its test, as the target "
+               f"deleted it from its own `{check.function.rsplit('.', 1)[-1]}` (the baseline's at {ev.path}:{ev.line})",
+               codemod="drop_check", args={"guard": check.guard}, tier=SAFE)
 
 
 def _settled_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:

@@ -26,6 +26,7 @@ from drift.fixes.kinds.build_from_factory import BuildFromFactory
 from drift.fixes.kinds.call_to_attribute import CallToAttribute
 from drift.fixes.kinds.compare_versions import CompareVersions
 from drift.fixes.kinds.drop_argument import DropArgument
+from drift.fixes.kinds.drop_check import DropCheck
 from drift.fixes.kinds.drop_keyword import DropKeyword
 from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
@@ -62,6 +63,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "call_to_attribute": CallToAttribute,
     "build_from_factory": BuildFromFactory,
     "settle_setting": SettleSetting,
+    "drop_check": DropCheck,
 }
 
 
