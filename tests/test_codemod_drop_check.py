@@ -154,3 +154,18 @@ def test_a_check_the_target_still_makes_is_no_evidence(tmp_path):
     line = line_of(CONSUMER["app/load.py"], "if lora.extra")
     at = [f for f in found if f.rule_id == "DRIFT060" and f.consumer_site.line == line]
     assert at and all(f.fix.codemod != "drop_check" for f in at), [f.fix for f in at]
+
+
+def test_a_plain_read_elsewhere_is_not_offered_the_deletion(tmp_path):
+    consumer = {"app/load.py": CONSUMER["app/load.py"] + """
+
+        def size(self) -> int:
+            lora = LoRAModel()
+            return lora.extra_vocab_size
+    """}
+    found = findings_of(tmp_path, Case("own-check-read", BEFORE, AFTER, consumer))
+    line = line_of(consumer["app/load.py"], "return lora.extra_vocab_size")
+    at = [f for f in found if f.rule_id == "DRIFT060" and f.consumer_site.line == line]
+    assert at and all(f.fix.codemod != "drop_check" for f in at), [f.fix for f in at]
+    check = line_of(consumer["app/load.py"], "if lora.extra")
+    assert any(f.fix.codemod == "drop_check" for f in found if f.consumer_site.line == check)

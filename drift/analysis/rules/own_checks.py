@@ -28,6 +28,7 @@ _ATTR = re.compile(r"\.([A-Za-z_]\w*)")
 @dataclass(frozen=True)
 class DroppedCheck:
     guard: str  # the baseline's `if` test, as written there
+    reads: frozenset[str]  # the attribute names the test reads
     function: str  # module.qualname of the function that made the check
     baseline_evidence: Location  # the raise in the baseline
 
@@ -72,5 +73,5 @@ def dropped_check(baseline: PackageIndex | None, target: PackageIndex, attr: str
             continue  # the function itself went: no edit of vLLM's own to follow
         if any(r.guard and _norm(r.guard) == norm for r in sym.as_function.behaviour.raises):
             continue  # the target still makes the check
-        found[norm] = DroppedCheck(guard, f"{module}.{qualname}", Location(path, line, symbol=f"{module}.{qualname}"))
+        found[norm] = DroppedCheck(guard, frozenset(_ATTR.findall(guard)), f"{module}.{qualname}", Location(path, line, symbol=f"{module}.{qualname}"))
     return next(iter(found.values())) if len(found) == 1 else None

@@ -210,7 +210,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                      if renamed else
                      (_became_attribute(ctx, prev, bprev, name) if what == "call" else None) or
                      _dropped_with(ctx, mod, rec, name) or
-                     _check_dropped(ctx, name) or
+                     _check_dropped(ctx, mod, rec, name) or
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
@@ -306,7 +306,7 @@ def _dropped_with(ctx: CheckContext, mod: dict, rec: dict, name: str) -> Fix | N
     return replace(fix, description=f"{fix.description}; the read of `{name}` goes with it")
 
 
-def _check_dropped(ctx: CheckContext, name: str) -> Fix | None:
+def _check_dropped(ctx: CheckContext, mod: dict, rec: dict, name: str) -> Fix | None:
     """`drop_check` where the baseline's own function raised under an `if` test reading `.name`
     and the target's same function deleted that check (`own_checks.dropped_check`: vLLM 0.12's
     `_load_adapter` lost `if lora.extra_vocab_size > ...: raise ValueError(...)`). The codemod
@@ -314,12 +314,24 @@ def _check_dropped(ctx: CheckContext, name: str) -> Fix | None:
     the check reads what the target removed, and the target's maintainers deleted the same check;
     a range consumer keeps it in the baseline's branch (`plan.NEVER_ON_BASELINE`)."""
     check = dropped_check(ctx.baseline, ctx.target, name)
-    if check is None:
+    if check is None or not _reads_near(mod, rec, check.reads):
         return None
     ev = check.baseline_evidence
     return Fix(f"delete the check `if {check.guard}: raise ...` where this line is its test, as the target "
                f"deleted it from its own `{check.function.rsplit('.', 1)[-1]}` (the baseline's at {ev.path}:{ev.line})",
                codemod="drop_check", args={"guard": check.guard}, tier=SAFE)
+
+
+def _reads_near(mod: dict, rec: dict, attrs: frozenset[str]) -> bool:
+    """Whether the consumer's function reads every attribute of a check's test within a few lines
+    of `rec` (a test may wrap): the line can be that check's test; a plain read of one of them
+    elsewhere (`self.flag = config.flag`) is not offered a deletion. The codemod still writes only
+    where the `if` test is that very expression."""
+    line, fn = rec.get("line") or 0, rec.get("function")
+    seen = {str(step)[1:] for r in [*(mod.get("uses") or []), *(mod.get("calls") or [])]
+            if r.get("function") == fn and abs((r.get("line") or 0) - line) <= 3
+            for step in r.get("path") or () if str(step).startswith(".")}
+    return attrs <= seen
 
 
 def _settled_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:
