@@ -63,6 +63,7 @@ class Kind(str, enum.Enum):
     OVERRIDE_INCOMPATIBLE = "override no longer matches how the target calls it"
     FIELD_UNSET = "the target now reads a field the object the consumer built never sets"
     NAME_NOT_MEMBER = "the name an override returns is no member of the enum the target looks it up in"
+    HOOK_NOT_DECLARED = "the consumer's class keeps a new hook's default that the target's own version of it overrides"
     OVERRIDE_SKIPS_STATE = "override never touches state the target's base now keeps for that method"
     ABSTRACT_ADDED = "base class gained an abstract method the consumer does not implement"
     HOOK_NOT_CALLED = "override of a method the target no longer has: never called"
