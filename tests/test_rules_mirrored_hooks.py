@@ -109,3 +109,13 @@ def test_a_class_named_after_no_implementation_is_silent(tmp_path):
 
 def test_a_hook_the_baseline_already_had_is_silent(tmp_path):
     assert_findings(findings_of(tmp_path, _case(backend_before=BACKEND_AFTER)), [])
+
+
+def test_a_behaviour_hook_that_declares_no_capability_is_silent(tmp_path):
+    # `-> None`: a no-op the implementation fills in (a connector's `on_new_request`), not a flag
+    # the target asks before choosing the class
+    case = _case()
+    case.after["gizmo/backend.py"] = BACKEND_AFTER.replace("def supports_fast(cls) -> bool:\n            return False",
+                                                           "def supports_fast(cls) -> None:\n            return None")
+    assert "-> None" in case.after["gizmo/backend.py"]
+    assert_findings(findings_of(tmp_path, case), [])

@@ -13,8 +13,9 @@ Which target class a consumer class mirrors is read from its name: the target's 
 the consumer class's own name or a suffix of it of two words or more (`FlashAttentionBackend` in
 `MacaFlashAttentionBackend`), that share a base with it and are not in its own chain (a subclass of
 vLLM's implementation inherits the override). The hook: a public method the target's shared base
-defines and the baseline's did not, that the mirrored class defines itself and the consumer's
-class (and its consumer bases) does not. Risky: the default may be right for the consumer's class.
+defines and the baseline's did not, declared `-> bool` (a capability the class declares, not a
+no-op behaviour hook such as a connector's `on_new_request`), that the mirrored class defines itself
+and the consumer's class (and its consumer bases) does not. Risky: the default may be right for the consumer's class.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _twins(index: PackageIndex, name: str, chain: list[Symbol]) -> list[tuple[Sy
 def mirrored_hook_missing(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer class named after one of the target's implementations of a shared base (its name
     or a suffix of it), not inheriting from that implementation, where the target's shared base
-    gained a public method (absent from the baseline's base) that the implementation overrides and
+    gained a public `-> bool` method (absent from the baseline's base) that the implementation overrides and
     the consumer's class does not: the consumer's class keeps the base's default where the class it
     mirrors declares otherwise."""
     if ctx.baseline is None:
@@ -100,6 +101,8 @@ def _new_hooks(ctx: CheckContext, chain: list[Symbol], twin: Symbol, mro: list[S
         base = next((o for o in chain if name in o.as_class.methods), None)
         if base is None or all(o.dotted != base.dotted for o in mro[1:]):
             continue  # the consumer's class does not get it from a base the twin overrides
+        if (base.as_class.methods[name].returns or "").strip().strip("'\"") != "bool":
+            continue  # a capability the class declares (`-> bool`), not a no-op behaviour hook
         old = ctx.baseline.lookup(base.dotted)
         if old is None or old.kind != "class" or any(name in o.as_class.methods for o in ctx.baseline.mro(old)):
             continue  # not new on the base: the consumer's class was written knowing it
