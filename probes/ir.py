@@ -27,7 +27,9 @@ when its filter reads `inspect.signature(C).parameters`, "filter" for any other 
 (string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``sigtest``
 [[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
-`if hasattr(X, "name"):` (X's path in place of the callee's). A path is a
+`if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
+a function outside any class does with its first parameter (`self` once bound onto a class):
+attributes stored, methods called, 1 when it is handed to a call or `super()` is called. A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -315,6 +317,38 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
                 _walk_body(out, names, nested, prefix=prefix, cls=cls, scope=scope)
 
 
+def _first_param_use(out, key, first, own):
+    """What a function outside any class does with its first parameter, for when it is bound
+    onto a class as a method (`Cls.m = fn`, then `first` is `self`): the attributes it stores
+    on it (`p.a = v`, `p.a += v`, `setattr(p, "a", v)`), the methods it calls on it (`p.m()`),
+    and whether it hands `p` itself to a call (the saved original, a helper) or calls `super()`.
+    Kept only when it stores or calls something: ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}."""
+    def is_p(node):
+        return isinstance(node, ast.Name) and node.id == first
+
+    stored, called, handed = set(), set(), 0
+    for n in own:
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                    if isinstance(e, ast.Attribute) and is_p(e.value):
+                        stored.add(e.attr)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Attribute) and is_p(f.value):
+                called.add(f.attr)
+            elif isinstance(f, ast.Name) and f.id == "setattr" and len(n.args) >= 2 and is_p(n.args[0]) \
+                    and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+                stored.add(n.args[1].value)
+            elif isinstance(f, ast.Name) and f.id == "super":
+                handed = 1
+            if any(is_p(a) for a in n.args) or any(is_p(k.value) for k in n.keywords):
+                if not (isinstance(f, ast.Name) and f.id in ("setattr", "getattr", "hasattr", "isinstance", "type")):
+                    handed = 1
+    if stored or called or handed:
+        out.setdefault("selfuse", {})[key] = [sorted(stored), sorted(called), handed]
+
+
 def _class_field(out, scope, node, cls):
     """`name = v` / `name: T = v` in a class body: a store on the class (a config class's field
     default, `worker_extension_cls: str = "pkg.ext.Sync"`, names what the field holds)."""
@@ -352,6 +386,8 @@ def _function(out, names, fn, *, prefix, cls, outer):
         params.append([p.arg, ann, dflt, kind, optional])
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
+    if not cls and params and params[0][3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):
+        _first_param_use(out, key, params[0][0], own)
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)

@@ -91,3 +91,18 @@ def test_silent_when_the_consumer_patches_the_binder_too_or_the_baseline_already
                                                          {"app/patch.py": both})), [])
     already = {"gizmo/kern.py": KERNEL_AFTER, "gizmo/runners.py": RUNNER_AFTER}
     assert_findings(findings_of(tmp_path / "already", _case(PATCH, before=already)), [])
+
+
+def test_a_patch_made_when_the_consumer_module_is_imported_is_left_alone(tmp_path):
+    # a plugin's module-level patch runs before vLLM imports the module that binds the name
+    at_import = """
+    import gizmo.kern as km
+
+
+    def mine(x):
+        return "mine"
+
+
+    km.kern = mine
+    """
+    assert_findings(findings_of(tmp_path, _case(at_import)), [])

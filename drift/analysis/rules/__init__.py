@@ -6,6 +6,7 @@ from drift.analysis.rules.cli_options import RULES as CLI_OPTION_RULES
 from drift.analysis.rules.awaited import RULES as AWAITED_RULES
 from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.bypassed_patches import RULES as BYPASSED_PATCH_RULES
+from drift.analysis.rules.replaced_state import RULES as REPLACED_STATE_RULES
 from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.family import method_vanished
 from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
@@ -68,6 +69,7 @@ GENERIC_RULES = [
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,
     *BYPASSED_PATCH_RULES,
+    *REPLACED_STATE_RULES,
     *SOFT_READ_RULES,
     *BASE_INIT_RULES,
     *OVERRIDE_TYPE_RULES,

@@ -14,8 +14,10 @@ What drift reads: the consumer's patches (a module attribute replaced by assignm
 module-level import facts, every module that binds the patched object by name. A module that
 binds it in the target but not in the baseline, calls it (its source has a call of the bound
 name; without sources every binder counts) and is not a package's `__init__` (a re-export) is a
-caller the patch no longer reaches. Risky: if the patch runs before that module is first
-imported, the binding takes the patched function after all; drift cannot see import order.
+caller the patch no longer reaches. Only patches made at run time (inside a function or method)
+are judged: a module-level patch runs when the consumer's module is imported, which for a plugin
+is before vLLM loads the modules that bind the name, so their bindings take the patch. Risky: a
+run-time patch can still run before a binder is first imported; drift cannot see import order.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ def patch_bypassed(ctx: CheckContext) -> Iterator[Finding]:
         owner = ctx.target_paths.value(path)
         if owner.kind != "module" or owner.sym is None:
             continue
+        if (patch.get("function") or "<module>") == "<module>":
+            continue  # patched when the consumer's module is imported: a plugin's, before vLLM's modules bind it
         t, b = _patch_values(ctx, patch)
         if t is None or b is None or t.kind not in ("function", "class") or b.kind not in ("function", "class"):
             continue
