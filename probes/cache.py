@@ -1,6 +1,7 @@
 """Facts cache by file content, so re-scanning an unchanged install parses and reads nothing.
 
-Per package root two files: an index `relpath -> (size, mtime_ns, sha256)` and the module facts,
+Per package root two files: an index `relpath -> (size, change stamp, sha256)` (the stamp is
+(mtime_ns, ctime_ns, dev, ino), `locate.stat_entries`) and the module facts,
 marshal blobs each holding `relpath -> facts` for some modules (facts depend on the
 module name, hence relpath, and are validated by sha256). The blobs are the parse workers' own
 replies, so a cold run writes them as received instead of encoding 10 MB again; a snapshot of an
@@ -44,7 +45,7 @@ def _load(path):
 
 
 def load_index(cache_dir, root_dir: str, package: str) -> dict:
-    """relpath -> (size, mtime_ns, sha256); {} when absent or corrupt."""
+    """relpath -> (size, change stamp, sha256); {} when absent or corrupt."""
     if cache_dir is None:
         return {}
     data = _load(_stem(cache_dir, root_dir, package) + ".index")

@@ -23,7 +23,7 @@ from . import cache as _cache
 from .ast_facts import empty_module, module_facts
 from .distinfo import dist_for
 from .guard import guarded
-from .locate import MAX_FILE_BYTES, module_name, walk_tree
+from .locate import MAX_FILE_BYTES, module_name, stat_entries
 
 _PARALLEL_MIN_FILES = 24
 _CHUNK_BYTES = 64_000  # source bytes per work unit: small enough that workers finish together
@@ -46,7 +46,7 @@ def scan_index(root_dir: str, package: str, *, cache_dir, max_file_bytes: int = 
     Lets a caller that already holds a digest answer "unchanged" without loading any facts.
     """
     cache_dir = _cache.resolve_dir(cache_dir)
-    entries, _ = walk_tree(root_dir, package)
+    entries, _ = stat_entries(root_dir, package)
     index = _cache.load_index(cache_dir, root_dir, package)
     pairs = {}
     for rel, _path, size, mtime, error in entries:
@@ -118,7 +118,7 @@ def gc_paused():
 
 
 def _modules(root_dir, package, *, cache_dir, max_file_bytes, workers):
-    entries, errors = walk_tree(root_dir, package)
+    entries, errors = stat_entries(root_dir, package)
     index = _cache.load_index(cache_dir, root_dir, package)
     old_chunks = _cache.load_chunks(cache_dir, root_dir, package) if index else []
     facts = {}

@@ -7,7 +7,7 @@ and the answers of the text searches drift's rules will ask (`answers`). The pac
 the whole-package one. What drift finds missing it asks for in a second exchange (`more`).
 
 The host cache is the whole-package probe's (probes/cache.py): its index lists every file
-(size, mtime, sha256), so `collect.scan_index` still answers "unchanged" for a warm scan; its
+(size, change stamp, sha256), so `collect.scan_index` still answers "unchanged" for a warm scan; its
 facts hold only the modules ever parsed here. Stdlib only, Python 3.9.
 """
 
@@ -18,7 +18,7 @@ from .ast_facts import empty_module
 from .closure import TOKEN_INDEX_AT, answer, bounded_literals, is_defines, plan, search_text, token_index
 from .collect import _parse_all, _read, digest_of, gc_paused
 from .distinfo import dist_for
-from .locate import module_name, walk_tree
+from .locate import module_name, stat_entries
 
 
 def _defines(facts, name):
@@ -30,7 +30,7 @@ class _Tree:
 
     def __init__(self, root_dir, package, cache_dir, max_file_bytes):
         self.root, self.package, self.cache_dir = root_dir, package, cache_dir
-        entries, self.errors = walk_tree(root_dir, package)
+        entries, self.errors = stat_entries(root_dir, package)
         self.index = _cache.load_index(cache_dir, root_dir, package)
         self.rows = {}  # name -> [rel, sha or None, error or None]
         self.sources = {}

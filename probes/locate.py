@@ -103,6 +103,21 @@ def walk_tree(root_dir: str, package: str, stamps=False):
     return entries, errors
 
 
+def stat_entries(root_dir: str, package: str):
+    """`walk_tree` entries whose fourth field is a change stamp, not the mtime alone.
+
+    The stamp is (mtime_ns, ctime_ns, dev, ino) for a readable file, the mtime otherwise.
+    Facts indexes compare it to decide whether a file must be hashed again: a file rewritten
+    with its old size and mtime (`cp -p`, `touch -r`, a tarball or checkout restored with its
+    times) still gets a new ctime, which no user-level call can set, as git's index relies on.
+    """
+    entries, errors = walk_tree(root_dir, package, stamps=True)
+    out = []
+    for rel, path, size, mtime, error, stamp in entries:
+        out.append((rel, path, size, mtime if stamp is None else (mtime,) + tuple(stamp), error))
+    return out, errors
+
+
 def _leaves(entry, inside):
     """Whether `entry` is a symlink whose target is not under `inside` (pkg/rootfs -> /)."""
     try:

@@ -131,6 +131,26 @@ def test_a_changed_file_is_hashed_again_and_changes_the_digest(tmp_path, isolate
     assert after["modules"]["tgt.models.m007"]["names"]["X"]["line"] == 1
 
 
+def test_a_file_rewritten_with_its_old_size_and_mtime_is_hashed_again(tmp_path, isolated_cache):
+    """A vLLM tree restored with its old times (`cp -p`, `touch -r`, a tarball) must not keep
+    the old digest: the index compares ctime, device and inode too, which no user call sets."""
+    import os
+    base, _tgt, _cons = _case(tmp_path)
+    cache = ModuleCache(isolated_cache / "modules")
+    before = package_facts(str(base), "tgt", cache=cache)
+    path = base / "tgt/models/m007.py"
+    st, data = path.stat(), path.read_bytes()
+    edited = data.replace(b"Model7", b"Model8", 1)
+    assert edited != data and len(edited) == len(data)
+    path.write_bytes(edited)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    after = package_facts(str(base), "tgt", cache=cache)
+    assert after["digest"] != before["digest"]
+    assert after["digest"] == collect_tree(str(base), ["tgt"])["packages"]["tgt"]["digest"]
+    assert "Model8" in after["modules"]["tgt.models.m007"]["classes"]
+    assert package_facts(str(base), "tgt", cache=cache)["digest"] == after["digest"]
+
+
 def test_query_parses_only_modules_mentioning_the_name(tmp_path, isolated_cache):
     _base, tgt, _cons = _case(tmp_path)
     pkg = package_facts(str(tgt), "tgt", cache=None)

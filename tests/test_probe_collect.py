@@ -185,23 +185,26 @@ def test_collect_tree_missing_and_single_module(tmp_path):
     assert doc["env"]["python"] is None
 
 
-def test_warm_snapshot_trusts_stat_and_reads_no_source(v1, tmp_path):
-    """Same size and mtime_ns -> served from the index without opening the file (by design)."""
+def test_warm_snapshot_reads_no_source_but_sees_an_edit_that_kept_size_and_mtime(v1, tmp_path):
+    """An untouched tree is served from the index without opening a file; a file rewritten
+    with its old size and mtime (`cp -p`, `touch -r`, a checkout restored with its times) is
+    hashed and parsed again, because its ctime changed (the index keys on it, as git's does)."""
     cache_dir = str(tmp_path / "cache")
     first = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
+    assert collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)["probe"]["parsed"] == 0
     core = v1 / "widgetlib" / "core.py"
     st = core.stat()
     data = core.read_bytes()
-    core.write_bytes(data.replace(b"DEFAULT_SIZE = 16", b"DEFAULT_SIZE = 99"))
+    edited = data.replace(b"DEFAULT_SIZE = 16", b"DEFAULT_SIZE = 99")
+    assert len(edited) == len(data)
+    core.write_bytes(edited)
     os.utime(core, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert core.stat().st_size == st.st_size and core.stat().st_mtime_ns == st.st_mtime_ns
     warm = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
-    assert warm["probe"]["parsed"] == 0
-    assert warm["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "16"
-    os.utime(core, ns=(st.st_atime_ns, st.st_mtime_ns + 1))
-    fresh = collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)
-    assert fresh["probe"]["parsed"] == 1
-    assert fresh["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "99"
-    assert fresh["packages"]["widgetlib"]["digest"] != first["packages"]["widgetlib"]["digest"]
+    assert warm["probe"]["parsed"] == 1
+    assert warm["packages"]["widgetlib"]["modules"]["widgetlib.core"]["names"]["DEFAULT_SIZE"]["value"] == "99"
+    assert warm["packages"]["widgetlib"]["digest"] != first["packages"]["widgetlib"]["digest"]
+    assert collect_tree(v1, ["widgetlib"], cache_dir=cache_dir)["probe"]["parsed"] == 0
 
 
 def test_consumer_usage_cache_reuses_unchanged_files(tmp_path, monkeypatch):

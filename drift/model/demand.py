@@ -11,7 +11,9 @@ only the modules that can hold the answer get parsed, in parallel by the probe's
 Parsed modules are cached by file content: `<cache>/modules/<sha[:2]>/<sha>-<relpath hash>.<tag>`
 (facts name the module, so the relative path is part of the key). Another tree, or another
 release, holding the same file at the same place reuses it. Each tree also keeps a small
-`relpath -> (size, mtime_ns, sha256)` index so an unchanged tree is not even re-hashed.
+`relpath -> (size, change stamp, sha256)` index so an unchanged tree is not even re-hashed (the
+stamp adds ctime, device and inode to the mtime: a file rewritten with its old size and mtime
+is hashed again).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from drift.probes.ast_facts import FACTS_VERSION, empty_module, function_facts, 
 from drift.probes.closure import search_text
 from drift.probes.collect import MAX_FILE_BYTES, _parse_all, _read, digest_of, gc_paused
 from drift.probes.distinfo import dist_for
-from drift.probes.locate import module_name, walk_tree
+from drift.probes.locate import module_name, stat_entries
 from drift.sources.pack import Pack, pack_path
 
 _WORD = re.compile(rb"[A-Za-z0-9_]+")  # the characters of `TreeModules.quoted_words` and of the word index
@@ -512,7 +514,7 @@ def package_facts(root: str, package: str, *, cache: ModuleCache | None,
     pack = _pack_of(root, package)
     if pack is not None:
         return _packed_facts(root, package, pack, cache, max_file_bytes)
-    entries, errors = walk_tree(root, package)
+    entries, errors = stat_entries(root, package)
     index = cache.load_index(root, package) if cache is not None else {}
     rows: dict[str, list] = {}
     sources: dict[str, bytes] = {}
@@ -524,7 +526,7 @@ def package_facts(root: str, package: str, *, cache: ModuleCache | None,
         sha = None
         if error is None:
             row = index.get(rel)
-            if type(row) is tuple and len(row) == 3 and row[0] == size and row[1] == mtime:
+            if type(row) is tuple and len(row) == 3 and row[0] == size and row[1] == mtime:  # mtime: the change stamp
                 sha = row[2]
             else:
                 source = _read(path, size, max_file_bytes + 1)
