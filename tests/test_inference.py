@@ -215,6 +215,37 @@ def test_a_guarded_import_whose_name_is_gone_takes_the_except_path(tmp_path):
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.optional", "thing is not None or 1/0") is None
 
 
+NARROW_GUARD = """
+    try:
+        from gizmo.feature import thing
+    except ModuleNotFoundError:
+        thing = None
+
+    try:
+        from gizmo.legacy import old
+    except ModuleNotFoundError:
+        old = None
+    """
+
+
+def test_an_except_module_not_found_does_not_guard_a_name_gone_from_a_module_still_there(tmp_path):
+    """`from m import Name` with `m` present and `Name` gone raises ImportError, the base class
+    `except ModuleNotFoundError:` lets through: the import is breaking (here DRIFT002: the name moved),
+    not a fallback.
+    A module that is gone raises ModuleNotFoundError itself, which that handler does catch."""
+    before = dict(BEFORE, **{"gizmo/legacy.py": "def old():\n    return 0\n"})
+    consumer = {"app/narrow.py": NARROW_GUARD}
+    found = findings_of(tmp_path, Case("narrow", before, AFTER, consumer))
+    assert_findings(found, [("DRIFT002", line_of(NARROW_GUARD, "import thing")),
+                            ("DRIFT077", line_of(NARROW_GUARD, "import old"))])
+    first = next(f for f in found if f.rule_id == "DRIFT002")
+    assert first.severity.value == "breaking"
+    actual = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.narrow", "1")
+    assert actual is not None and actual.startswith("ImportError: cannot import name 'thing'")
+    assert first.predicted_failure.startswith("ImportError: cannot import name 'thing'")
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.narrow", "1") is None
+
+
 def test_nothing_is_reported_where_the_target_kept_what_the_consumer_uses(tmp_path):
     consumer = {"app/lora.py": BOUND, "app/patches.py": REPLACED, "app/optional.py": GUARDED}
     found = findings_of(tmp_path, Case("same", AFTER, AFTER, consumer))

@@ -37,7 +37,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
-        if imp.get("guarded"):
+        if imp.get("guarded") and not handler_misses(ctx, imp):
             continue  # inside try/except ImportError or `if TYPE_CHECKING:`: never fails at run time
         if imp.get("fallback_for") and all(ctx.target.lookup(t) is not None for t in imp["fallback_for"]):
             continue  # an `except ImportError:` fallback that never runs: the imports it backs up resolve
@@ -402,6 +402,18 @@ def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: Fu
              if moved else Fix(f"stop using `{target}`", manual_reason="the shim names no new home")),
         symbol=target,
     )
+
+
+def handler_misses(ctx: CheckContext, imp: dict) -> bool:
+    """Whether the `try` around this import catches only `ModuleNotFoundError` while the target
+    fails it with a plain `ImportError`: `from m import Name` with `m` still there and `Name`
+    gone raises "cannot import name", the base class, which `except ModuleNotFoundError:` lets
+    through. The import is then not guarded at all: it raises at the consumer's import."""
+    tried = imp.get("tried") or ()
+    if not tried or any(t != "ModuleNotFoundError" for t in tried) or imp.get("statement") != "from":
+        return False  # `ImportError`, `Exception`, bare, a tuple (recorded as "several"): caught
+    module = imp["target"].rsplit(".", 1)[0]
+    return module in ctx.target.modules and imp["target"] not in ctx.target.modules
 
 
 def _missing_module(ctx: CheckContext, dotted: str) -> str:
