@@ -2315,7 +2315,11 @@ def _class_var(annotation):
 
 def catches_import_error(handler):
     """An `except` that catches a failed import (ImportError, ModuleNotFoundError, a bare or
-    `Exception` clause): its body is the fallback binding of what the `try` imported."""
+    `Exception` clause): its body is the fallback binding of what the `try` imported. One that
+    raises again (`except ImportError: raise RuntimeError("install X")`) is no fallback: the
+    import's failure still leaves the module, only reworded."""
+    if _reraises(handler):
+        return False
     if handler.type is None:
         return True
     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]

@@ -246,6 +246,27 @@ def test_an_except_module_not_found_does_not_guard_a_name_gone_from_a_module_sti
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.narrow", "1") is None
 
 
+REWORDED = """
+    try:
+        from gizmo.feature import thing
+    except ImportError as exc:
+        hint = "pip install 'gizmo<2'"
+        raise RuntimeError(hint) from exc
+    """
+
+
+def test_an_import_error_handler_that_raises_again_guards_nothing(tmp_path):
+    """`except ImportError: raise RuntimeError(...)` only rewords the failure: the module still
+    fails to import on the target, so the gone name is breaking, not a fallback (DRIFT077)."""
+    consumer = {"app/reworded.py": REWORDED}
+    found = findings_of(tmp_path, Case("reworded", BEFORE, AFTER, consumer))
+    assert_findings(found, [("DRIFT002", line_of(REWORDED, "import thing"))])
+    assert found[0].severity.value == "breaking"
+    actual = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.reworded", "1")
+    assert actual == "RuntimeError: pip install 'gizmo<2'"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.reworded", "1") is None
+
+
 def test_nothing_is_reported_where_the_target_kept_what_the_consumer_uses(tmp_path):
     consumer = {"app/lora.py": BOUND, "app/patches.py": REPLACED, "app/optional.py": GUARDED}
     found = findings_of(tmp_path, Case("same", AFTER, AFTER, consumer))
