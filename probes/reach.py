@@ -403,14 +403,17 @@ def caught_ranges(tree):
 def version_predicates(tree, module, quals):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
-    Recognised by what they do, whatever their name: one parameter, and a `return` comparing
-    it with a value that is a version (a name or attribute saying so, or `__version__` read in
+    Recognised by what they do, whatever their name: one parameter (besides `self`/`cls` of a
+    method, whose calls read `self.helper("0.9")`), and a `return` comparing it with a value that is a version (a name or attribute saying so, or `__version__` read in
     the function)."""
     out = {}
     for fn in walk(tree):
-        if not isinstance(fn, _FUNCS) or len(fn.args.args) != 1:
+        params = [a.arg for a in fn.args.args] if isinstance(fn, _FUNCS) else []
+        if params[:1] in (["self"], ["cls"]):
+            params = params[1:]  # a method or classmethod called `self.is_new("0.9")`: the version is its one argument
+        if len(params) != 1:
             continue
-        param = fn.args.args[0].arg
+        param = params[0]
         reads_version = any(isinstance(n, ast.Attribute) and n.attr == "__version__" for n in walk(fn))
         carried = names_carrying(fn, param)
         for node in walk(fn):

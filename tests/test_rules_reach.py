@@ -284,6 +284,58 @@ def test_branches_for_another_version_are_not_checked(tmp_path):
     assert any("uses skipped" in n for n in report.notes)
 
 
+def test_version_helpers_that_are_methods_guard_their_branches(tmp_path):
+    """A version helper written as a staticmethod or a method (`self._version_ge("2.0")`,
+    `self.is_old("2.0")`) is a version test as a module function is: the branch for the old
+    release is skipped on the new target, and nothing in it is reported."""
+    consumer = {
+        "app/engine.py": """
+            import gizmo
+            from packaging import version
+
+            class Engine:
+                @staticmethod
+                def _version_ge(base):
+                    current = gizmo.__version__
+                    if current is None or "dev" in current:
+                        return True
+                    return version.parse(current) >= version.parse(base)
+
+                def is_old(self, v):
+                    return version.parse(gizmo.__version__) < version.parse(v)
+
+                def run(self):
+                    if self._version_ge("2.0"):
+                        return 1
+                    from gizmo.runner import Buffer
+                    return Buffer
+
+                def run_old(self):
+                    if self.is_old("2.0"):
+                        from gizmo.runner import Buffer as B
+                        return B
+                    return None
+            """,
+    }
+    before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
+    after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
+    from tests.rule_cases import facts_of, consumer_of
+    from drift.pipeline.run import check
+
+    a = facts_of(write_tree(tmp_path / "after", after))
+    a["packages"]["gizmo"]["version"] = "2.0"
+    b = facts_of(write_tree(tmp_path / "before", before))
+    b["packages"]["gizmo"]["version"] = "1.0"
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    engine = consumer["app/engine.py"]
+    assert_findings(report.findings, [])
+    cons.usage[:] = [dict(m, imports=[dict(i, guards=[]) for i in m["imports"]]) for m in cons.usage]
+    unguarded = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    assert_findings(unguarded.findings, [("DRIFT001", line_of(engine, "from gizmo.runner import Buffer")),
+                                         ("DRIFT001", line_of(engine, "import Buffer as B"))])
+
+
 def test_self_attribute_of_a_moved_base_with_a_mixin(tmp_path):
     """The base class moved (its import is reported) and lost an attribute its __init__ set:
     uses of `self.<attr>` are still checked, against the base where it lives now."""

@@ -65,11 +65,26 @@ def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[st
         result = _starts_with(version, guard["version"])
         return not result if guard.get("negated") else result
     if op is None and guard.get("call"):
-        op = (predicates.get(guard["call"]) or {}).get("op")
+        op = _predicate_op(guard["call"], predicates)
     if op not in _OPS:
         return None
     result = _compare(op, version, literal)
     return not result if guard.get("negated") else result
+
+
+def _predicate_op(call: str, predicates: dict[str, dict[str, Any]]) -> str | None:
+    """The comparison the consumer's version helper `call` makes. A helper called as a method
+    (`self._version_ge("0.4.3")`, `cls.is_new(...)`) is named by the probe without its class,
+    so it matches the recorded method of that name when every such method compares the same way."""
+    found = predicates.get(call)
+    if found is not None:
+        return found.get("op")
+    head, _, name = call.partition(".")
+    if head in ("self", "cls") and name and "." not in name:
+        ops = {p.get("op") for key, p in predicates.items() if key.endswith("." + name)}
+        if len(ops) == 1:
+            return ops.pop()
+    return None
 
 
 def _is_prefix_test(call: str | None) -> bool:
