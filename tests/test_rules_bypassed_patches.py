@@ -91,6 +91,10 @@ def test_silent_when_the_consumer_patches_the_binder_too_or_the_baseline_already
                                                          {"app/patch.py": both})), [])
     already = {"gizmo/kern.py": KERNEL_AFTER, "gizmo/runners.py": RUNNER_AFTER}
     assert_findings(findings_of(tmp_path / "already", _case(PATCH, before=already)), [])
+    # a caller of the baseline already bound it by name (in a module since renamed): the patch was
+    # never the only way in, so a new binder is no new bypass
+    renamed = {"gizmo/kern.py": KERNEL_AFTER, "gizmo/old_runners.py": RUNNER_AFTER}
+    assert_findings(findings_of(tmp_path / "renamed", _case(PATCH, before=renamed)), [])
 
 
 def test_a_patch_made_when_the_consumer_module_is_imported_is_left_alone(tmp_path):

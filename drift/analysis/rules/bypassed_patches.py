@@ -11,8 +11,9 @@ the patched behaviour just stops applying.
 
 What drift reads: the consumer's patches (a module attribute replaced by assignment or
 `setattr`, also over a loop of literal names), and, in the target's and the baseline's
-module-level import facts, every module that binds the patched object by name. A module that
-binds it in the target but not in the baseline, calls it (its source has a call of the bound
+module-level import facts, every module that binds the patched object by name. Where the baseline
+had no such module (every caller looked the name up on the module, so the patch reached them all)
+and the target has one that calls it (its source has a call of the bound
 name; without sources every binder counts) and is not a package's `__init__` (a re-export) is a
 caller the patch no longer reaches. Only patches made at run time (inside a function or method)
 are judged: a module-level patch runs when the consumer's module is imported, which for a plugin
@@ -83,9 +84,10 @@ def _patched_elsewhere(ctx: CheckContext, name: str) -> set[str]:
 @rule("DRIFT095", RuleKind.PATCH_BYPASSED, Severity.RISKY)
 def patch_bypassed(ctx: CheckContext) -> Iterator[Finding]:
     """A patch of a target module's function or class (`mod.f = mine`, `setattr(mod, "f", mine)`)
-    where a target module that the baseline did not have binding it now takes its own reference
-    with `from mod import f` and calls it: those calls run the original, the patch silently
-    misses them. Named with the module and its import line; risky (import order decides)."""
+    that reached every caller in the baseline (no module bound `f` by name there), where a target
+    module now takes its own reference with `from mod import f` and calls it: those calls run the
+    original, the patch silently misses them. Named with the module and its import line; risky
+    (import order decides). Only patches made inside a function are judged."""
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
@@ -107,9 +109,10 @@ def patch_bypassed(ctx: CheckContext) -> Iterator[Finding]:
         if key in seen:
             continue
         seen.add(key)
-        before = {row[0] for row in binders(ctx.baseline, module, name)}
         covered = _patched_elsewhere(ctx, name)
-        new = [row for row in binders(ctx.target, module, name) if row[0] not in before and row[0] not in covered]
+        if any(row[0] not in covered for row in binders(ctx.baseline, module, name)):
+            continue  # the baseline's callers already held their own binding: the patch coped with that
+        new = [row for row in binders(ctx.target, module, name) if row[0] not in covered]
         if not new:
             continue
         first = new[0]
