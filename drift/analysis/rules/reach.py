@@ -117,7 +117,10 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     a keyword the target's callable no longer accepts (the keyword's own drop, one edit for both),
     and a removed setting of a settings module the baseline had pinned (its own code raises
     unless `envs.VLLM_USE_V1` is true): `settle_setting`, safe, keeps only the code that runs
-    with that value (`if not X: raise` goes, `if X:` keeps its body, `assert X` goes).
+    with that value (`if not X: raise` goes, `if X:` keeps its body, `assert X` goes); and a read
+    in the test of a check the target deleted from its own identical function (`if
+    lora.extra_vocab_size > ...: raise`, gone from vLLM 0.12's `_load_adapter`): `drop_check`,
+    safe, deletes that `if` where the consumer's test is the same expression and only raises.
     Reads in a function the consumer installs only under names the target no longer has, and
     never calls itself, are not reported: nothing runs it (the patch is DRIFT080's finding).
     Nor are reads in an assert's message or in a raised exception: that path fails either way.
