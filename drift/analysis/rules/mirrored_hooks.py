@@ -38,7 +38,7 @@ def mirrored_names(name: str) -> list[str]:
     words = _WORDS.findall(name)
     if "".join(words) != name:
         return [name]
-    return ["".join(words[i:]) for i in range(0, max(1, len(words) - 1))]
+    return ["".join(words[i:]) for i in range(max(1, len(words) - 1))]
 
 
 def _chain(index: PackageIndex, bases: list[Symbol]) -> list[Symbol]:
