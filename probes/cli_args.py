@@ -266,14 +266,21 @@ def _namespace_param(a):
 def namespace_params(tree):
     """`{qualname: [[position, name, reads]]}` for each function of the module with a parameter
     annotated `Namespace` (or an unannotated `args`): where a Namespace another module parses and
-    hands over is read (`reads` as `_reads`; position counts `self`)."""
+    hands over is read (`reads` as `_reads`; position counts `self`). A method that stores the
+    parameter on the instance (`self.args = args`) hands it to every method of its class: their
+    `self.args.<name>` reads are reads of it too."""
     out = {}
+    classes = _class_methods(tree)
     for qual, fn in _scopes(tree)[1:]:
         params = fn.args.posonlyargs + fn.args.args
+        owner = classes.get(qual.rsplit(".", 1)[0]) if "." in qual else None
         rows = []
         for i, a in enumerate(params + fn.args.kwonlyargs):
             if _namespace_param(a):
                 reads = _reads(fn, a.arg)
+                if owner is not None and params and params[0].arg == "self":
+                    for name in _self_fields_of(fn, a.arg):
+                        reads += _field_reads(owner, name)
                 if reads:
                     rows.append([i if i < len(params) else -1, a.arg, reads])
         if rows:
@@ -281,10 +288,122 @@ def namespace_params(tree):
     return out
 
 
+def _class_methods(tree):
+    """qualname of each class -> its methods (`def`s directly in its body)."""
+    out = {}
+
+    def walk(body, prefix):
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                out[prefix + node.name] = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                walk(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                walk(node.body, prefix + node.name + ".")
+
+    walk(tree.body, "")
+    return out
+
+
+def _self_fields_of(fn, name):
+    """The fields of `self` a method stores `name` in (`self.args = args`)."""
+    return sorted({t.attr for n in _walk_scope(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+                   and n.value.id == name for t in n.targets if isinstance(t, ast.Attribute)
+                   and isinstance(t.value, ast.Name) and t.value.id == "self"})
+
+
+def _is_self_field(node, field):
+    return isinstance(node, ast.Attribute) and node.attr == field and isinstance(node.value, ast.Name) \
+        and node.value.id == "self"
+
+
+def _field_reads(methods, field):
+    """[line, col, attr] of each `self.<field>.attr` read in the class's methods, as `_reads` counts
+    them (a store or a hasattr / defaulted getattr test of that attr anywhere in the class is no read;
+    none when a method fills the field by computed names)."""
+    nodes = [n for m in methods for n in ast.walk(m)]
+    tested, stored = set(), set()
+    for n in nodes:
+        if isinstance(n, ast.Call) and n.args and _is_self_field(n.args[0], field):
+            if _name(n.func) == "setattr" and not (len(n.args) > 1 and isinstance(n.args[1], ast.Constant)):
+                return []  # filled by computed names: any read may be one of those
+            if len(n.args) > 1 and isinstance(n.args[1], ast.Constant) and \
+                    ((_name(n.func) == "hasattr" and len(n.args) == 2) or (_name(n.func) in ("getattr", "setattr") and len(n.args) == 3)):
+                tested.add(n.args[1].value)
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) and _is_self_field(n.value, field):
+            stored.add(n.attr)
+    reads = [[n.lineno, n.col_offset, n.attr] for n in nodes if isinstance(n, ast.Attribute)
+             and isinstance(n.ctx, ast.Load) and _is_self_field(n.value, field)
+             and n.attr not in tested and n.attr not in stored]
+    reads += [[n.lineno, n.col_offset, n.args[1].value] for n in nodes
+              if isinstance(n, ast.Call) and _name(n.func) == "getattr" and len(n.args) == 2 and not n.keywords
+              and _is_self_field(n.args[0], field) and isinstance(n.args[1], ast.Constant)
+              and isinstance(n.args[1].value, str) and n.args[1].value not in stored]
+    return reads
+
+
+def parser_params(tree, bindings):
+    """`{qualname: [[position, [builder]]]}` for each function of the module that hands a parser
+    parameter to the target's builders (`def add_options(parser): return make_arg_parser(parser)`):
+    a module that calls it with its parser has that parser filled by those builders."""
+    out = {}
+    for qual, fn in _scopes(tree)[1:]:
+        params = fn.args.posonlyargs + fn.args.args
+        rows = []
+        for i, a in enumerate(params):
+            if a.arg in ("self", "cls"):
+                continue
+            names = _parser_names(fn, [a], _walk_scope)
+            if a.arg not in names:
+                continue
+            builders = _target_builders(fn, names, bindings)
+            if builders:
+                rows.append([i, builders])
+        if rows:
+            out[qual] = rows
+    return out
+
+
+def _target_builders(fn, parsers, bindings):
+    """The target's functions `fn` hands one of `parsers` to (dotted, as the module imported them)."""
+    out = []
+    for c in _walk_scope(fn):
+        if not isinstance(c, ast.Call) or not any(isinstance(a, ast.Name) and a.id in parsers for a in c.args):
+            continue
+        text = _dotted(c.func)
+        head, _, rest = (text or "").partition(".")
+        if head in bindings:
+            dotted = bindings[head] + ("." + rest if rest else "")
+            if dotted not in out:
+                out.append(dotted)
+    return sorted(out)
+
+
+def _global_users(tree, name):
+    """Functions of the module that read the module-level `name` (no parameter or local of theirs
+    shadows it): a Namespace parsed at import time and read by the module's functions."""
+    out = []
+    for qual, fn in _scopes(tree)[1:]:
+        a = fn.args
+        if name in {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | \
+                {p.arg for p in (a.vararg, a.kwarg) if p is not None}:
+            continue
+        nodes = list(_walk_scope(fn))
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes) \
+                and not any(isinstance(n, ast.Global) and name in n.names for n in nodes):
+            continue
+        if any(isinstance(n, ast.Name) and n.id == name for n in nodes):
+            out.append((qual, fn))
+    return out
+
+
 def namespaces(tree, bindings, own_names=None):
     """The module's Namespaces of target-filled parsers (see the module's docstring):
-    `[{"builders": [dotted], "own": [dest], "reads": [[line, col, attr]], "passed": [[qual, param]]}]`.
-    `bindings` maps a local name to the target path it imports."""
+    `[{"builders": [dotted], "via": [[dotted, position]], "own": [dest], "reads": [[line, col, attr]],
+    "handed": [[dotted, position, keyword]]}]`. `bindings` maps a local name to the target path it
+    imports; `via` names the package's own functions (other modules) the parser is handed to, whose
+    `parser_params` there say which target builders fill it. A Namespace parsed at module level is
+    also read (and handed on) by the module's functions that use it as a global."""
+    own_names = own_names or {}
     defs = {qual.rsplit(".", 1)[-1]: (qual, node) for qual, node in _scopes(tree)[1:]}
     out = []
     for qual, fn in _scopes(tree):
@@ -293,7 +412,7 @@ def namespaces(tree, bindings, own_names=None):
             continue
         params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if qual else []
         parsers = _parser_names(fn, params, _walk_scope)
-        builders, own = [], []
+        builders, own, via = [], [], []
         for c in body_calls:
             text = _dotted(c.func)
             if not text or not any(isinstance(a, ast.Name) and a.id in parsers for a in c.args):
@@ -304,36 +423,59 @@ def namespaces(tree, bindings, own_names=None):
             head, _, rest = text.partition(".")
             if head in bindings:
                 builders.append(bindings[head] + ("." + rest if rest else ""))
-        if not builders:
+                continue
+            far = _far_callee(c.func, own_names)
+            if far:  # a helper of another module of the package that may hand it to the target's builders
+                via += [[far, i] for i, a in enumerate(c.args) if isinstance(a, ast.Name) and a.id in parsers]
+        if not builders and not via:
             continue
         for ns in _namespace_names(fn, parsers):
-            passed, handed = [], []
-            for c in body_calls:
-                callee = defs.get(_name(c.func) or "")
-                if callee is None:
-                    far = _far_callee(c.func, own_names or {})
-                    if far:  # a function of another module of the package: its reads are looked up there
-                        handed += [[far, i, None] for i, a in enumerate(c.args) if isinstance(a, ast.Name) and a.id == ns]
-                        handed += [[far, None, k.arg] for k in c.keywords
-                                   if k.arg and isinstance(k.value, ast.Name) and k.value.id == ns]
-                    continue
-                cparams = callee[1].args.posonlyargs + callee[1].args.args
-                skip = 1 if cparams and cparams[0].arg in ("self", "cls") and isinstance(c.func, ast.Attribute) else 0
-                for i, a in enumerate(c.args):
-                    if isinstance(a, ast.Name) and a.id == ns and i + skip < len(cparams):
-                        passed.append([callee[0], cparams[i + skip].arg])
-                for k in c.keywords:
-                    if isinstance(k.value, ast.Name) and k.value.id == ns and k.arg:
-                        passed.append([callee[0], k.arg])
-            reads = _reads(fn, ns)
-            scopes = dict(_scopes(tree))
-            for callee_qual, param in passed:
-                reads += _reads(scopes[callee_qual], param)
+            scopes = [(qual, fn)] + (_global_users(tree, ns) if not qual else [])
+            reads, handed = [], []
+            for _, scope in scopes:
+                got = _namespace_uses(scope, ns, defs, own_names)
+                reads += got[0]
+                handed += got[1]
+                own += got[2]
             rec = {"builders": sorted(set(builders)), "own": sorted(set(own)), "reads": sorted(reads)}
+            if via:
+                rec["via"] = via
             if handed:
                 rec["handed"] = handed
             out.append(rec)
     return out
+
+
+def _namespace_uses(fn, ns, defs, own_names):
+    """(reads, handed, stored) of the Namespace `ns` in the scope `fn`: its reads there and in the
+    module's functions it is passed to, the functions of other modules of the package it is handed
+    to ([dotted, position, keyword]), and the attributes the scope sets on it (its own, not the
+    parser's)."""
+    body_calls = [n for n in _walk_scope(fn) if isinstance(n, ast.Call)]
+    passed, handed = [], []
+    for c in body_calls:
+        callee = defs.get(_name(c.func) or "")
+        if callee is None:
+            far = _far_callee(c.func, own_names)
+            if far:  # a function of another module of the package: its reads are looked up there
+                handed += [[far, i, None] for i, a in enumerate(c.args) if isinstance(a, ast.Name) and a.id == ns]
+                handed += [[far, None, k.arg] for k in c.keywords
+                           if k.arg and isinstance(k.value, ast.Name) and k.value.id == ns]
+            continue
+        cparams = callee[1].args.posonlyargs + callee[1].args.args
+        skip = 1 if cparams and cparams[0].arg in ("self", "cls") and isinstance(c.func, ast.Attribute) else 0
+        for i, a in enumerate(c.args):
+            if isinstance(a, ast.Name) and a.id == ns and i + skip < len(cparams):
+                passed.append([callee[1], cparams[i + skip].arg])
+        for k in c.keywords:
+            if isinstance(k.value, ast.Name) and k.value.id == ns and k.arg:
+                passed.append([callee[1], k.arg])
+    reads = _reads(fn, ns)
+    for node, param in passed:
+        reads += _reads(node, param)
+    stored = sorted({n.attr for n in _walk_scope(fn) if isinstance(n, ast.Attribute)
+                     and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == ns})
+    return reads, handed, stored
 
 
 def _far_callee(func, own_names):

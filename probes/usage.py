@@ -19,7 +19,7 @@ from .ir import ir_facts
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
-from .cli_args import namespace_params, namespaces
+from .cli_args import namespace_params, namespaces, parser_params
 from .string_paths import caught_here, importers, string_paths
 
 
@@ -452,6 +452,15 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         ns_params = namespace_params(tree)  # where a Namespace another module parsed is read
         if ns_params:
             out["namespace_params"] = ns_params
+    if "parse_args" in text or "parse_known_args" in text:
+        # `args = parser.parse_args()` of a parser vLLM filled, here or through a helper of the package
+        found = namespaces(tree, imports.bindings, imports.own_names)
+        if found:
+            out["cli_namespaces"] = found
+    if imports.bindings and "parser" in text:
+        fillers = parser_params(tree, imports.bindings)  # helpers that hand a parser to vLLM's builders
+        if fillers:
+            out["parser_params"] = fillers
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone
@@ -474,10 +483,6 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
                 out["classes"] = classes
         return out
     bindings = imports.bindings
-    if "parse_args" in text or "parse_known_args" in text:
-        found = namespaces(tree, bindings, imports.own_names)  # `args = parser.parse_args()` of a parser vLLM filled
-        if found:
-            out["cli_namespaces"] = found
 
     class_methods = {}
     for qual, cls, node in _functions(tree):

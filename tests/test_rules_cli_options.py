@@ -259,3 +259,111 @@ def test_flags_added_by_a_loop_over_a_literal_list_are_registered(tmp_path):
     assert_findings(findings, [("DRIFT009", line_of(mine, "return args.disable_log, args.old_flag"))])
     assert "old_flag" in findings[0].title
     assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "main([])")
+
+
+HELPERS = """
+    from gizmo.cli import make_arg_parser
+
+
+    def add_engine_options(parser):
+        return make_arg_parser(parser)
+    """
+SERVER = """
+    from argparse import Namespace
+
+
+    class Server:
+        args: Namespace = None
+
+        def __init__(self, name, args: Namespace):
+            self.name = name
+            self.args = args
+
+        def start(self):
+            if hasattr(self.args, "old_flag"):
+                return self.args.old_flag
+            return self.args.host, self.args.disable_log
+    """
+MAIN = """
+    import argparse
+
+    from app.helpers import add_engine_options
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="n")
+    parser = add_engine_options(parser)
+    args, _ = parser.parse_known_args([])
+
+
+    def serve():
+        from app.server import Server
+
+        args.extra = 1
+        return Server(args.name, args).start()
+    """
+
+
+def test_a_namespace_stored_on_self_is_read_in_every_method_of_the_class(tmp_path):
+    """The parser is filled by the target through a helper of another module of the package
+    (`parser = add_engine_options(parser)`, which calls `make_arg_parser(parser)`), parsed at module
+    level, read as a global by a function that builds a class of another module with it, and that
+    class's `__init__` stores it on `self`: a read of `self.args.<gone option>` in another method is
+    the same AttributeError; a read `hasattr` tests first is not."""
+    case = Case("cli", BEFORE, AFTER, {"app/__init__.py": "", "app/helpers.py": HELPERS,
+                                       "app/server.py": SERVER, "app/main.py": MAIN})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT009", line_of(SERVER, "return self.args.host, self.args.disable_log"))])
+    assert findings[0].consumer_site.path.endswith("app/server.py")
+    assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "serve()")
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "serve()") is None
+    # without the helper handing the parser to the target's builder, the Namespace is the consumer's own
+    own = dict(case.consumer, **{"app/helpers.py": "def add_engine_options(parser):\n    return parser\n"})
+    assert_findings(findings_of(tmp_path / "own", Case("cli", BEFORE, AFTER, own)), [])
+
+
+def test_an_inherited_classmethod_builder_registers_the_fields_of_the_class_it_is_called_on(tmp_path):
+    """`FrontendArgs.add_cli_args(parser)` runs a base's classmethod whose loop is over `fields(cls)`:
+    the options are FrontendArgs's fields, so one the target drops from it is reported."""
+    frontend = """
+        from dataclasses import dataclass, fields
+
+
+        class BaseArgs:
+            @classmethod
+            def add_cli_args(cls, parser):
+                for f in fields(cls):
+                    parser.add_argument("--" + f.name.replace("_", "-"), default=f.default)
+                return parser
+
+
+        @dataclass
+        class FrontendArgs(BaseArgs):
+            port: int = 1
+            multiproc_off: bool = False
+        """
+    cli = """
+        from gizmo.frontend import FrontendArgs
+
+
+        def make_arg_parser(parser):
+            return FrontendArgs.add_cli_args(parser)
+        """
+    before = {"gizmo/frontend.py": frontend, "gizmo/cli.py": cli}
+    after = {"gizmo/frontend.py": frontend.replace("            multiproc_off: bool = False\n", ""), "gizmo/cli.py": cli}
+    mine = """
+    import argparse
+
+    from gizmo.cli import make_arg_parser
+
+
+    def main(argv):
+        parser = argparse.ArgumentParser()
+        make_arg_parser(parser)
+        args = parser.parse_args(argv)
+        return args.port, args.multiproc_off
+    """
+    case = Case("cli", before, after, {"app/__init__.py": "", "app/mine.py": mine})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT009", line_of(mine, "return args.port, args.multiproc_off"))])
+    assert "multiproc_off" in findings[0].title
+    assert findings[0].predicted_failure == raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "main([])")

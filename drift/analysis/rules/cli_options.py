@@ -38,6 +38,9 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
             if not isinstance(ns, dict):
                 continue
             builders = [b for b in ns.get("builders") or [] if isinstance(b, str)]
+            builders += [b for b in _builders_via(by_module, ns) if b not in builders]
+            if not builders:
+                continue
             before, base_opaque = _options_of(ctx.baseline, builders)
             after, target_opaque = _options_of(ctx.target, builders)
             if before is None or after is None or not target_opaque <= base_opaque \
@@ -57,6 +60,31 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
                 yield _finding(ctx, where, line, col, attr, builders)
 
 
+def _builders_via(by_module: dict, ns: dict) -> list[str]:
+    """The target's builders a parser reaches through the package's own helpers (`via`: a function
+    of another module handed the parser, whose `parser_params` there name the builders it hands it
+    to): `parser = add_target_options(parser)` where that helper calls `make_arg_parser(parser)`."""
+    out: list[str] = []
+    for row in ns.get("via") or []:
+        if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str) and isinstance(row[1], int)):
+            continue
+        mod, qual = _module_of(by_module, row[0])
+        for param in ((mod or {}).get("parser_params") or {}).get(qual) or []:
+            if isinstance(param, list) and len(param) == 2 and param[0] == row[1]:
+                out += [b for b in param[1] or [] if isinstance(b, str) and b not in out]
+    return out
+
+
+def _module_of(by_module: dict, dotted: str) -> tuple[dict | None, str]:
+    """(the package's module record that defines `dotted`, the qualname in it)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        mod = by_module.get(".".join(parts[:cut]))
+        if mod is not None:
+            return mod, ".".join(parts[cut:])
+    return None, dotted
+
+
 def _handed_reads(by_module: dict, ns: dict) -> list[tuple[dict, object]]:
     """(module, read) for the reads of the Namespace in the functions of other modules of the
     package it is handed to (`run_server(args)` imported from `.serve`): that function's parameter
@@ -66,16 +94,16 @@ def _handed_reads(by_module: dict, ns: dict) -> list[tuple[dict, object]]:
         if not (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)):
             continue
         dotted, pos, kw = row
-        parts = dotted.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            mod = by_module.get(".".join(parts[:cut]))
-            if mod is None:
-                continue
-            for param in (mod.get("namespace_params") or {}).get(".".join(parts[cut:])) or []:
-                if isinstance(param, list) and len(param) == 3 and \
-                        ((isinstance(pos, int) and param[0] == pos) or (kw is not None and param[1] == kw)):
-                    out += [(mod, r) for r in param[2] or []]
-            break
+        mod, qual = _module_of(by_module, dotted)
+        if mod is None:
+            continue
+        params = mod.get("namespace_params") or {}
+        if qual not in params and f"{qual}.__init__" in params:  # a class built with it: its `__init__`
+            qual, pos = f"{qual}.__init__", pos + 1 if isinstance(pos, int) else pos  # (which counts `self`)
+        for param in params.get(qual) or []:
+            if isinstance(param, list) and len(param) == 3 and \
+                    ((isinstance(pos, int) and param[0] == pos) or (kw is not None and param[1] == kw)):
+                out += [(mod, r) for r in param[2] or []]
     return out
 
 
@@ -115,10 +143,15 @@ def _options_of(index: PackageIndex, builders: list[str]) -> tuple[set[str] | No
     return out, opaque
 
 
-def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], seen: set[str], depth: int) -> None:
-    if sym.dotted in seen or depth > _DEPTH:
+def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], seen: set, depth: int,
+             receiver: Symbol | None = None) -> None:
+    """Add the dests `sym` registers. `receiver` is the class a classmethod builder was called on
+    (`FrontendArgs.add_cli_args(parser)` running an inherited `get_kwargs(cls)`): `cls` is that class,
+    so its fields (and its bases') are the options, not the defining class's."""
+    key = (sym.dotted, receiver.dotted if receiver is not None else None)
+    if key in seen or depth > _DEPTH:
         return
-    seen.add(sym.dotted)
+    seen.add(key)
     cli = sym.as_function.behaviour.cli
     if not isinstance(cli, dict):
         return
@@ -128,7 +161,7 @@ def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], 
     for text in cli.get("fields_of") or ():
         if not isinstance(text, str):
             continue
-        cls = index.resolve_in(sym.module, text)
+        cls = (receiver or _owner(index, sym)) if text == "cls" else index.resolve_in(sym.module, text)
         if cls is not None and cls.kind == "class":
             for c in index.mro(cls):
                 out.update(f["name"] for f in c.as_class.raw.get("fields") or ()
@@ -142,7 +175,21 @@ def _collect(index: PackageIndex, sym: Symbol, out: set[str], opaque: set[str], 
         if callee is None:
             opaque.add(text)
         else:
-            _collect(index, callee, out, opaque, seen, depth + 1)
+            _collect(index, callee, out, opaque, seen, depth + 1, _receiver(index, sym, text, receiver))
+
+
+def _owner(index: PackageIndex, sym: Symbol) -> Symbol | None:
+    owner = index.lookup(sym.dotted.rsplit(".", 1)[0]) if sym.kind == "method" else None
+    return owner if owner is not None and owner.kind == "class" else None
+
+
+def _receiver(index: PackageIndex, sym: Symbol, text: str, receiver: Symbol | None) -> Symbol | None:
+    """The class a builder call `C.m(parser)` / `cls.m(parser)` / `super().m(parser)` runs `m` for."""
+    head = text.rsplit(".", 1)[0] if "." in text else ""
+    if head in ("cls", "super()"):
+        return receiver or _owner(index, sym)
+    cls = index.resolve_in(sym.module, head) if head else None
+    return cls if cls is not None and cls.kind == "class" else None
 
 
 def _builder(index: PackageIndex, sym: Symbol, text: str) -> Symbol | None:
