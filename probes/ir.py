@@ -40,7 +40,7 @@ from itertools import islice
 from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .runners import inner_call
-from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, version_guard
+from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
@@ -178,6 +178,16 @@ def _annotation_path(scope, node):
         return inner if inner and "()" not in inner else None
     p = scope.path(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
     return p + ["()"] if p else None
+
+
+def _union_paths(scope, node):
+    """The instance path of each member of a union annotation (`engine: A | B`): each is a value
+    the parameter may hold; [] when the annotation is no union or a member is no plain name."""
+    members = union_members(node) if node is not None else None
+    if not members:
+        return []
+    paths = [_annotation_path(scope, m) for m in members]
+    return paths if all(paths) else []
 
 
 def _params(fn):
@@ -383,7 +393,12 @@ def _function(out, names, fn, *, prefix, cls, outer):
             ann = None  # `*args: X` holds a tuple of X, not an X
         dflt = (enclosing or _Scope(names, None)).path(default) if default is not None else None
         optional = default is not None or kind in ("VAR_POSITIONAL", "VAR_KEYWORD")
-        params.append([p.arg, ann, dflt, kind, optional])
+        row = [p.arg, ann, dflt, kind, optional]
+        members = _union_paths(enclosing or scope, p.annotation) if ann is None and kind not in (
+            "VAR_POSITIONAL", "VAR_KEYWORD") else []
+        if members:
+            row.append(members)  # each member of a union annotation is a value the parameter may hold
+        params.append(row)
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
     if not cls and params and params[0][3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):

@@ -81,6 +81,33 @@ def strip_optional(node):
     return node
 
 
+def union_members(node):
+    """The members of a union annotation (`A | B`, `Union[A, B]`, `Optional[Union[A, B]]`, quoted
+    or not), `None` left out; None when the annotation is not a union of two or more."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").split(".")[-1] == "Optional":
+        return union_members(node.slice)
+    if isinstance(node, ast.Subscript) and (_dotted(node.value) or "").split(".")[-1] == "Union":
+        members = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        members, stack = [], [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
+                stack += [n.right, n.left]
+            else:
+                members.append(n)
+    else:
+        return None
+    members = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)
+               and not (isinstance(m, ast.Name) and m.id == "None")]
+    return members if len(members) > 1 else None
+
+
 _VERSION_CHARS = set("0123456789.rcpostdevab+")
 _OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -1102,9 +1129,10 @@ class _Function:
                     continue
             if p:
                 self.env[a.arg] = p
-            elif a.annotation is not None:
+            elif a.annotation is not None and not union_members(a.annotation):
                 self._declared_container(a.arg, a.annotation)
                 continue
+            # a union (`engine: A | B`) is typed from its members by the solver, as an unannotated one
             if self.cls is None or fn.name == "__init__":
                 # typed later by drift from the call sites (or the patch) that pass it
                 self.env[a.arg] = ("arg:%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1,

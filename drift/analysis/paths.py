@@ -387,14 +387,17 @@ class PathEvaluator:
     def _one_of(self, paths: list[list[str]]) -> Value:
         """The value several candidate paths all evaluate to, when they are one object under two
         names (a function patched onto `a.InputBatch` and `b.InputBatch`, where `b` imports it
-        from `a`): the same class or instance of the same class; else unknown."""
+        from `a`): the same class or instance of the same class; else unknown. A candidate that
+        is an instance of a target class this side lacks is set aside (`absent_class`)."""
         if len(paths) < 2 or self._depth > 20:
             return UNKNOWN
         self._depth += 1
         try:
-            values = [self.value(tuple(p)) for p in paths]
+            values = [self.value(tuple(p)) for p in paths if not self.absent_class(p)]
         finally:
             self._depth -= 1
+        if not values:
+            return UNKNOWN
         first = values[0]
         if first.kind not in ("instance", "class"):
             return UNKNOWN
@@ -403,6 +406,13 @@ class PathEvaluator:
                                    for v in values[1:]):
             return UNKNOWN
         return first
+
+    def absent_class(self, path: list[str] | tuple[str, ...]) -> bool:
+        """Whether a candidate value is an instance of a target class this side does not have at
+        all (`engine: AsyncLLMEngine | OldClient` where `OldClient` is gone, or never was): no
+        object of it can reach the parameter here, so the other candidates say what it holds."""
+        return len(path) == 2 and path[1] == "()" and path[0].startswith("sym:") \
+            and self.is_target_name(path[0][4:]) and self.value((path[0],)).kind == "missing"
 
     def _override_value(self, ref: str) -> Value:
         """An override's parameter: the class this side's declaration of the overridden method

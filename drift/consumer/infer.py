@@ -100,6 +100,11 @@ def _as_path(v: tuple) -> tuple[str, ...] | None:
     return None
 
 
+def _union_members(rest: list) -> list:
+    """The member paths of a parameter's union annotation (the IR row's sixth item), if any."""
+    return [m for m in (rest[2] if len(rest) > 2 else ()) if m]
+
+
 def _dotted(path: tuple[str, ...]) -> str | None:
     """`sym:a.b` `.c` `.d` as `a.b.c.d`; None for a path with a call or any other step."""
     if not path[0].startswith("sym:") or not all(p.startswith(".") for p in path[1:]):
@@ -160,7 +165,8 @@ class _Solver:
     def _load(self, mod: dict[str, Any], ir: dict[str, Any]) -> None:
         """One module's relations, all or nothing: checked as they are read, kept only whole."""
         where = _s(mod.get("path") or "")
-        defs = {_s(fn): [_s(spec[0]), [[_s(p[0]), _t(p[1]), _t(p[2]), _s(p[3]), bool(p[4])] for p in spec[1]],
+        defs = {_s(fn): [_s(spec[0]), [[_s(p[0]), _t(p[1]), _t(p[2]), _s(p[3]), bool(p[4])]
+                                       + ([[_t(m) for m in p[5]]] if len(p) > 5 else []) for p in spec[1]],
                          int(spec[2])] for fn, spec in (ir.get("defs") or {}).items()}
         gives = {fn: bool(spec[3]) for fn, spec in (ir.get("defs") or {}).items() if len(spec) > 3}
         classes = {_s(q): [[_t(b) for b in spec[0]], int(spec[1])] for q, spec in (ir.get("classes") or {}).items()}
@@ -377,9 +383,11 @@ class _Solver:
         for fn, (cls, params, _line) in self.defs.items():
             if cls and params:
                 self._bind(fn, self._instances(cls))
-            for name, ann, default, *_kind in params:
+            for name, ann, default, *rest in params:
                 if ann:
                     self.add(f"var:{fn}:{name}", self.eval(ann))
+                for member in _union_members(rest):  # `engine: A | B`: either may be handed in
+                    self.add(f"var:{fn}:{name}", self.eval(member))
                 if default:
                     self.add(f"var:{fn}:{name}", self.eval(default))
         for dst, src in self.assign:
