@@ -529,7 +529,9 @@ class PathEvaluator:
             return UNKNOWN
         if step == "()":
             return self._call(base)
-        if step == "[]":  # an element of a container the target annotates (`list[KVCacheBlock]`)
+        if step == "[]":  # an element of a container the target annotates (`list[KVCacheBlock]`), or of an
+            if base.kind == "instance" and base.cls is not None:  # object what its `__getitem__` returns
+                return self._sliced(base)
             return self._element(base) if base.kind == "container" else UNKNOWN
         if step == "[:]":  # a slice: the same kind of container, or what the class's `__getitem__` builds
             if base.kind == "container":
@@ -557,7 +559,7 @@ class PathEvaluator:
         return UNKNOWN
 
     def _sliced(self, base: Value) -> Value:
-        """`obj[a:b]` of a target object: what its class's `__getitem__` declares it returns, else,
+        """`obj[a:b]` (or `obj[i]`) of a target object: what its class's `__getitem__` declares it returns, else,
         when every value it returns is a construction of its own class (`return
         PoolingMetadata(prompt_lens=self.prompt_lens[indices], ...)`, vLLM's batch metadata), an
         object of that class. Anything else is unknown."""
