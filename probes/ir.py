@@ -224,13 +224,18 @@ def _own(roots):
 
 
 def _locals(fn, own):
+    """The function's own names; one it declares `global` (or `nonlocal`) is the module's (the
+    enclosing function's): `global _engine; _engine = Engine()` binds the name other functions read."""
     names = {p.arg for p, _d, _k in _params(fn)}
+    shared = set()
     for node in own:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-    return names
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            shared.update(node.names)
+    return names - shared
 
 
 def ir_facts(tree, *, module, is_package):

@@ -2301,6 +2301,8 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     # module-level aliases (`_orig = Target.method`) are visible in every function
     genv = dict(mod.names)
     genv.update({k: v for k, v in module_env.items() if v})
+    for name in _declared_global(tree):  # `global _engine; _engine = Engine()` in one function, read in
+        genv.setdefault(name, ("sym:%s.%s" % (module, name),))  # another: typed by the solver (its names)
     for qual, cls, node in funcs:
         if cls == "<class>":
             mod.class_record(node, qual, genv)
@@ -2323,6 +2325,19 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
             "caught": caught_ranges(tree)}
+
+
+def _declared_global(tree):
+    """Names some function of the module declares `global` and assigns: module state one function
+    sets and others read."""
+    out = set()
+    for node in walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = {n for st in walk(node) if isinstance(st, ast.Global) for n in st.names}
+            if names:
+                out |= {t.id for st in walk(node) if isinstance(st, ast.Name) and isinstance(st.ctx, ast.Store)
+                        for t in [st] if t.id in names}
+    return sorted(out)
 
 
 def _is_dataclass(node):
