@@ -28,7 +28,11 @@ def cli_option_gone(ctx: CheckContext) -> Iterator[Finding]:
     """`args.opt` where `args` is what `parse_args()` returns for a parser the target's builders
     filled (`make_arg_parser(parser)`, `EngineArgs.add_cli_args(parser)`), and `opt` is an option the
     baseline's builders registered that the target's do not: argparse never sets it, so the read
-    raises AttributeError. An option the consumer adds itself is its own."""
+    raises AttributeError. An option the consumer adds itself is its own. The Namespace is followed
+    where it goes: into functions and classes of the package (`Server(args)`), onto the instance
+    (`self.args = args`, read as `self.args.opt` in any method), and from a module-level parse into
+    the module's functions; a parser the package's own helper hands to the target's builders
+    counts as filled by them."""
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
