@@ -2331,6 +2331,8 @@ def _declared_global(tree):
     """Names some function of the module declares `global` and assigns: module state one function
     sets and others read."""
     out = set()
+    if not any(type(n) is ast.Global for n in walk(tree)):
+        return []
     for node in walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = {n for st in walk(node) if isinstance(st, ast.Global) for n in st.names}
