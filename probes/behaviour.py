@@ -126,7 +126,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls")
+                 "by_name", "held_tests", "kw_calls", "unpacks")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -142,6 +142,7 @@ class _Scan:
         self.kwarg_defaults = {}
         self.ctor = []
         self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
+        self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
         self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
@@ -494,6 +495,8 @@ class _Scan:
                 values.append(value)
             self.pending.append(value)
             return
+        if len(targets) == 1 and type(targets[0]) in (_Tuple, _List):
+            self.unpack(targets[0], value, line)
         is_none = type(value) is _Constant and value.value is None
         for tgt in targets:
             if type(tgt) in (_Tuple, _List) and type(value) in (_Tuple, _List) and len(tgt.elts) == len(value.elts):
@@ -509,6 +512,23 @@ class _Scan:
                 if type(key) is _Constant and isinstance(key.value, str) and _is_literal(value):
                     self.kwarg_defaults[key.value] = {"value": self.text.of(value, _VALUE_CUT), "line": line}
         self.expr(value)
+
+    def unpack(self, tgt, value, line):
+        """`a, b, c = x.m(...)` (awaited or not), or `r = x.m(...)` then `a, b = r`: how many
+        names the result of a method call is unpacked into. A consumer override of `m` whose
+        tuple has another length makes Python raise there (`ValueError: not enough values to
+        unpack`), so the count is the contract the target's own code holds the method to. A
+        starred target takes any length: not recorded."""
+        if any(type(e) is ast.Starred for e in tgt.elts):
+            return
+        if type(value) is _Name:  # the result was kept in a local first
+            values = self.assigns.get(value.id)
+            value = values[-1] if values and len(values) == 1 else None
+        if type(value) is ast.Await:
+            value = value.value
+        if type(value) is not _Call or type(value.func) is not _Attribute:
+            return
+        self.unpacks.setdefault(value.func.attr, []).append([value.lineno, len(tgt.elts), line])
 
     def raise_(self, st, guard):
         exc = st.exc
@@ -629,6 +649,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"kw_calls": [{"callee": c, "line": ln, "args": a, "keywords": k} for c, ln, a, k in scan.kw_calls]}
            if scan.kw_calls else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
+        **({"unpacks": scan.unpacks} if scan.unpacks else {}),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),

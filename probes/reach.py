@@ -839,10 +839,46 @@ def _signature(fn):
         value = _constant_return_str(fn)
         if value is not None:
             out["returns_str"] = value  # a name the target may look up (`Enum[x.get_name()]`)
+    arity = _tuple_arity(fn)
+    if arity is not None:
+        out["returns_arity"] = arity  # how many values every `return` hands back: [count, line]
     body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
     if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
         out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
     return out
+
+
+_STATEMENT_NODES = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
+
+
+def _own_returns(fn):
+    """The function's own `return` statements (not those of functions or classes inside it)."""
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if type(n) is ast.Return:
+            yield n
+            continue
+        stack.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, _STATEMENT_NODES))
+
+
+def _tuple_arity(fn):
+    """[count, line of the first return] when every `return` of the function hands back a tuple
+    literal of the same length with no starred element (`return out, lse, None`): what the
+    target's callers unpack it into must be that many names. None otherwise (a generator, a
+    bare return, a computed value: the length is not seen)."""
+    counts, first = set(), None
+    for st in _own_returns(fn):
+        v = st.value
+        if type(v) is not ast.Tuple or any(type(e) is ast.Starred for e in v.elts):
+            return None
+        counts.add(len(v.elts))
+        first = st.lineno if first is None else min(first, st.lineno)
+    if len(counts) != 1 or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fn)):
+        return None
+    return [counts.pop(), first]
 
 
 def _return_type(fn):

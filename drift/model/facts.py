@@ -282,6 +282,8 @@ class Behaviour(Record):
     self_resets: _Key[Mapping[str, list[int]]] = _Key("self_resets", {})
     self_reads: _Key[Mapping[str, list[int]]] = _Key("self_reads", {})
     self_calls: _Key[Mapping[str, list[int]]] = _Key("self_calls", {})
+    unpacks: _Key[Mapping[str, list[list[int]]]] = _Key(
+        "unpacks", {}, doc="method name -> [[call line, names unpacked, unpack line]]: `a, b = x.m(...)`")
     held_tests: _Key[Mapping[str, list[int]]] = _Key(
         "held_tests", {}, doc="`self.x.f` read in an if/while test -> lines (a setting the method obeys)")
     self_types: _Key[Mapping[str, Any]] = _Key("self_types", {}, doc="self.x -> the type of what was stored")

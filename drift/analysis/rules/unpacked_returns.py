@@ -1,0 +1,130 @@
+"""DRIFT097: an override's tuple no longer fits how the target's own code unpacks the method's result.
+
+vLLM changes a method's contract by what its callers do with the value as often as by the
+signature: a proposer that did `hidden, logits = self.model.forward(...)` now does
+`hidden, logits, aux = ...`, or a runner starts unpacking the result of a hook it used to pass on
+whole. A consumer override (or subclass method) that returns a tuple literal of the old length
+is then unpacked by the target into another number of names, and Python raises at the target's
+line (`ValueError: not enough values to unpack (expected 3, got 2)`) whenever the override runs.
+
+Read from two facts: the consumer's `returns_arity` (every `return` of the method hands back a
+tuple of one length, probes/reach.py) and the target's `unpacks` (a call `x.m(...)` whose result
+is unpacked into N names, directly or through one local, probes/behaviour.py), joined to the
+target's call sites of `m` so that only calls the consumer's object can receive count
+(callers.py). Breaking when the baseline unpacked the same calls into the override's length
+(it worked) and the target unpacks a reachable call into another length; nothing when the
+target still has a call unpacking into the override's length too (the method may serve two
+callers of different shapes, and the facts cannot tell which one the consumer's object meets).
+Risky instead when the baseline never unpacked the result (it passed the tuple on whole): the
+override fitted it, but the target's new caller may be one the consumer's object never meets.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.analysis.rules.callers import mro_names, reaches
+from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of, _sites_of
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.facts import FunctionFacts, ModuleFacts
+from drift.model.index import PackageIndex, word
+
+
+def _unpack_sites(index: PackageIndex, modules=None) -> dict[str, dict[tuple[str, int], list[int]]]:
+    """name -> {(path, call line): [names unpacked, unpack line]} over every function's `unpacks`."""
+    out: dict[str, dict[tuple[str, int], list[int]]] = {}
+
+    def add(fn: FunctionFacts, path: str) -> None:
+        for name, rows in fn.behaviour.unpacks.items():
+            bucket = out.setdefault(name, {})
+            for row in rows:
+                if len(row) >= 3:
+                    bucket[(path, row[0])] = [row[1], row[2]]
+
+    for mod_name in index.modules if modules is None else modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        for fn in mod.functions.values():
+            add(fn, mod.path)
+        stack = list(mod.classes.values())
+        while stack:
+            c = stack.pop()
+            for m in c.methods.values():
+                add(m, mod.path)
+            stack.extend(c.nested.values())
+    return out
+
+
+def unpacks_of(index: PackageIndex, name: str) -> dict[tuple[str, int], list[int]]:
+    """The target's calls `.name(...)` whose result is unpacked, by (path, call line)."""
+    return index.query("unpacks.v1", name, needle=word(name), build=_unpack_sites, default={}) or {}
+
+
+def _counts(ctx: CheckContext, index: PackageIndex, name: str, tb: list, declared: str | None,
+            reachable: bool) -> dict[int, list[Any]]:
+    """names unpacked -> the first [path, unpack line, call site] of the calls of `name` in `index`
+    that unpack its result (only those the consumer's object can receive when `reachable`)."""
+    unpacked = unpacks_of(index, name)
+    if not unpacked:
+        return {}
+    inherited = mro_names(index, tb) if reachable else None
+    out: dict[int, list[Any]] = {}
+    for site in _sites_of(index, name, None) or []:
+        hit = unpacked.get((site[0], site[1]))
+        if hit is None:
+            continue
+        if reachable and not reaches(ctx, site, inherited, declared,
+                                     lambda n: _sites_of(ctx.target, n, None) or []):
+            continue
+        out.setdefault(hit[0], [site[0], hit[1], site])
+    return out
+
+
+@rule("DRIFT097", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.BREAKING)
+def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer method overriding a target method returns a K-tuple literal; the baseline's
+    own calls of that method unpacked K names, the target's unpack another count: Python raises
+    `ValueError` at the target's line each time vLLM runs the override."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, tb, bb in _consumer_classes(ctx):
+        for name, m in sorted((cls.get("methods") or {}).items()):
+            arity = m.get("returns_arity")
+            if not arity or name.startswith("__") or not tb or not bb:
+                continue
+            tm, bm = _lookup_method(ctx.target, tb, name), _lookup_method(ctx.baseline, bb, name)
+            if tm is None or bm is None:
+                continue
+            mine = int(arity[0])
+            before = _counts(ctx, ctx.baseline, name, bb, None, reachable=False)
+            if not set(before) <= {mine}:
+                continue  # the baseline did not hold the override to its own length everywhere
+            after = _counts(ctx, ctx.target, name, tb, tm.dotted.rsplit(".", 1)[0], reachable=True)
+            if not after or mine in after:
+                continue
+            held = bool(before)  # the baseline unpacked it too (else it passed the tuple on whole)
+            severity = Severity.BREAKING if held else Severity.RISKY
+            wanted = min(after)
+            path, line, _site = after[wanted]
+            bpath, bline = (before[mine][0], before[mine][1]) if held else (bm.path, bm.line)
+            base = tm.dotted.rsplit(".", 2)[-2]
+            verb = "not enough" if wanted > mine else "too many"
+            yield Finding(
+                rule_id="DRIFT097", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=severity,
+                title=f"`{cls['qual']}.{name}` returns {mine} values, but the target now unpacks "
+                      f"`{base}.{name}`'s result into {wanted} "
+                      f"({f'it unpacked {mine}' if held else 'it did not unpack it'})",
+                consumer_site=Location(_module_of(ctx, cls)["path"], int(arity[1]) if len(arity) > 1 else m["line"],
+                                       symbol=f"{ref}.{name}", col=1),
+                target_evidence=(Location(path, line, symbol=tm.dotted),),
+                baseline_evidence=(Location(bpath, bline, symbol=bm.dotted),),
+                predicted_failure=f"ValueError: {verb} values to unpack (expected {wanted}, got {mine})",
+                details=f"the target's own call of `{name}` at {path}:{line} unpacks {wanted} names",
+                fix=Fix(f"return {wanted} values from `{cls['qual']}.{name}` as `{base}.{name}`'s callers now expect",
+                        manual_reason="what the new values are comes from the override's own logic"),
+                symbol=tm.dotted,
+            )
+
+
+RULES = [override_tuple_unpacked_differently]

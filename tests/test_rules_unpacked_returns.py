@@ -1,0 +1,123 @@
+"""DRIFT097: a consumer override returns a tuple of the length the baseline's own code unpacked the
+method's result into, and the target's code now unpacks another count, on synthetic before/after
+trees; running the target's caller with the override raises what the finding predicts."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
+
+BEFORE = """
+    class Proposer:
+        def run_model(self, tokens):
+            return tokens, None
+
+        def propose(self, tokens):
+            hidden, logits = self.run_model(tokens)
+            return hidden
+    """
+AFTER = """
+    class Proposer:
+        def run_model(self, tokens):
+            return tokens, None, None
+
+        def propose(self, tokens):
+            out = self.run_model(tokens)
+            hidden, logits, aux = out
+            return hidden
+    """
+OLD_LENGTH = """
+    from gizmo.proposer import Proposer
+
+
+    class Mine(Proposer):
+        def run_model(self, tokens):
+            if not tokens:
+                return [], None
+            return tokens[::-1], None
+    """
+NEW_LENGTH = """
+    from gizmo.proposer import Proposer
+
+
+    class Mine(Proposer):
+        def run_model(self, tokens):
+            return tokens, None, None
+    """
+COMPUTED = """
+    from gizmo.proposer import Proposer
+
+
+    class Mine(Proposer):
+        def run_model(self, tokens):
+            return tuple(self.parts(tokens))
+
+        def parts(self, tokens):
+            return [tokens, None]
+    """
+UNRELATED = """
+    from gizmo.proposer import Proposer
+
+
+    class Mine(Proposer):
+        pass
+
+
+    class Other:
+        def run_model(self, tokens):
+            return tokens, None
+    """
+
+
+def _case(consumer: str, expected) -> Case:
+    return Case("unpacked-returns", {"gizmo/proposer.py": BEFORE}, {"gizmo/proposer.py": AFTER},
+                {"app/mine.py": consumer}, expected)
+
+
+def test_an_override_returning_the_length_the_baseline_unpacked(tmp_path):
+    case = _case(OLD_LENGTH, [("DRIFT097", line_of(OLD_LENGTH, "return [], None"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    found = only(findings, "DRIFT097")
+    assert found.severity.value == "breaking"
+    assert found.predicted_failure == "ValueError: not enough values to unpack (expected 3, got 2)"
+    assert found.target_evidence[0].line == line_of(AFTER, "hidden, logits, aux = out")  # where Python raises
+    after = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().propose([1])")
+    assert after == found.predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") is None
+
+
+def test_an_override_already_of_the_new_length_is_left_alone(tmp_path):
+    case = _case(NEW_LENGTH, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") is None
+
+
+def test_a_tuple_whose_length_is_not_seen_is_left_alone(tmp_path):
+    case = _case(COMPUTED, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_a_class_outside_the_target_hierarchy_is_left_alone(tmp_path):
+    case = _case(UNRELATED, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+PASSED_ON = """
+    class Proposer:
+        def run_model(self, tokens):
+            return tokens, None
+
+        def propose(self, tokens):
+            return self.run_model(tokens)
+    """
+
+
+def test_a_result_the_baseline_passed_on_whole_is_risky(tmp_path):
+    case = Case("unpacked-returns", {"gizmo/proposer.py": PASSED_ON}, {"gizmo/proposer.py": AFTER},
+                {"app/mine.py": OLD_LENGTH}, [("DRIFT097", line_of(OLD_LENGTH, "return [], None"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    assert only(findings, "DRIFT097").severity.value == "risky"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") \
+        == "ValueError: not enough values to unpack (expected 3, got 2)"
