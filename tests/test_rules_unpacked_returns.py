@@ -121,3 +121,27 @@ def test_a_result_the_baseline_passed_on_whole_is_risky(tmp_path):
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") is None
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "Mine().propose([1])") \
         == "ValueError: not enough values to unpack (expected 3, got 2)"
+
+
+PATCHED = """
+    from gizmo import proposer
+
+
+    def run_model(self, tokens):
+        return tokens, None
+
+
+    proposer.Proposer.run_model = run_model
+    """
+
+
+def test_a_function_patched_over_the_method(tmp_path):
+    case = Case("unpacked-returns", {"gizmo/proposer.py": BEFORE}, {"gizmo/proposer.py": AFTER},
+                {"app/mine.py": PATCHED}, [("DRIFT097", line_of(PATCHED, "return tokens, None"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    assert only(findings, "DRIFT097").severity.value == "breaking"
+    run = "proposer.Proposer().propose([1])"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) \
+        == "ValueError: not enough values to unpack (expected 3, got 2)"

@@ -21,15 +21,16 @@ override fitted it, but the target's new caller may be one the consumer's object
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.callers import mro_names, reaches
-from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of, _sites_of
+from drift.analysis.rules.reach import (_consumer_classes, _lookup_method, _module_of, _patch_reaches, _patch_values,
+                                        _patches, _sites_of)
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.facts import FunctionFacts, ModuleFacts
-from drift.model.index import PackageIndex, word
+from drift.model.index import PackageIndex, Symbol, word
 
 
 def _unpack_sites(index: PackageIndex, modules=None) -> dict[str, dict[tuple[str, int], list[int]]]:
@@ -61,34 +62,66 @@ def unpacks_of(index: PackageIndex, name: str) -> dict[tuple[str, int], list[int
     return index.query("unpacks.v1", name, needle=word(name), build=_unpack_sites, default={}) or {}
 
 
-def _counts(ctx: CheckContext, index: PackageIndex, name: str, tb: list, declared: str | None,
-            reachable: bool) -> dict[int, list[Any]]:
-    """names unpacked -> the first [path, unpack line, call site] of the calls of `name` in `index`
-    that unpack its result (only those the consumer's object can receive when `reachable`)."""
+def _counts(ctx: CheckContext, index: PackageIndex, name: str, fits: Callable[[list[Any]], bool] | None
+            ) -> dict[int, list[Any]]:
+    """names unpacked -> the first [path, unpack line] of the calls of `name` in `index` that
+    unpack its result (only those `fits` says the consumer's object can receive, when given)."""
     unpacked = unpacks_of(index, name)
     if not unpacked:
         return {}
-    inherited = mro_names(index, tb) if reachable else None
     out: dict[int, list[Any]] = {}
     for site in _sites_of(index, name, None) or []:
         hit = unpacked.get((site[0], site[1]))
-        if hit is None:
-            continue
-        if reachable and not reaches(ctx, site, inherited, declared,
-                                     lambda n: _sites_of(ctx.target, n, None) or []):
-            continue
-        out.setdefault(hit[0], [site[0], hit[1], site])
+        if hit is not None and (fits is None or fits(site)):
+            out.setdefault(hit[0], [site[0], hit[1]])
     return out
+
+
+def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: Symbol, bm: Symbol,
+             fits: Callable[[list[Any]], bool], how: str = "") -> Finding | None:
+    """The finding for a consumer function of `label` standing in for `tm` that returns
+    `arity[0]` values, or None when the target's reachable unpacking still fits it."""
+    name = tm.dotted.rsplit(".", 1)[-1]
+    mine = int(arity[0])
+    before = _counts(ctx, ctx.baseline, name, None)
+    if not set(before) <= {mine}:
+        return None  # the baseline did not hold the override to its own length everywhere
+    after = _counts(ctx, ctx.target, name, fits)
+    if not after or mine in after:
+        return None
+    held = bool(before)  # the baseline unpacked it too (else it passed the tuple on whole)
+    wanted = min(after)
+    tpath, tline = after[wanted]
+    bpath, bline = (before[mine][0], before[mine][1]) if held else (bm.path, bm.line)
+    base = tm.dotted.rsplit(".", 2)[-2]
+    verb = "not enough" if wanted > mine else "too many"
+    return Finding(
+        rule_id="DRIFT097", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+        severity=Severity.BREAKING if held else Severity.RISKY,
+        title=f"`{label}`{how} returns {mine} values, but the target now unpacks `{base}.{name}`'s "
+              f"result into {wanted} ({f'it unpacked {mine}' if held else 'it did not unpack it'})",
+        consumer_site=Location(path, int(arity[1]), symbol=label, col=1),
+        target_evidence=(Location(tpath, tline, symbol=tm.dotted),),
+        baseline_evidence=(Location(bpath, bline, symbol=bm.dotted),),
+        predicted_failure=f"ValueError: {verb} values to unpack (expected {wanted}, got {mine})",
+        details=f"the target's own call of `{name}` at {tpath}:{tline} unpacks {wanted} names",
+        fix=Fix(f"return {wanted} values from `{label}` as `{base}.{name}`'s callers now expect",
+                manual_reason="what the new values are comes from the override's own logic"),
+        symbol=tm.dotted,
+    )
 
 
 @rule("DRIFT097", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.BREAKING)
 def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
-    """A consumer method overriding a target method returns a K-tuple literal; the baseline's
-    own calls of that method unpacked K names, the target's unpack another count: Python raises
-    `ValueError` at the target's line each time vLLM runs the override."""
+    """A consumer method overriding a target method (or a function patched over one) returns a
+    K-tuple literal; the baseline's own calls of that method unpacked K names, the target's
+    unpack another count: Python raises `ValueError` at the target's line each time vLLM runs
+    the consumer's function."""
     if ctx.baseline is None:
         return
+    others = lambda n: _sites_of(ctx.target, n, None) or []  # noqa: E731 - callers of callers
     for ref, cls, tb, bb in _consumer_classes(ctx):
+        inherited = mro_names(ctx.target, tb)
         for name, m in sorted((cls.get("methods") or {}).items()):
             arity = m.get("returns_arity")
             if not arity or name.startswith("__") or not tb or not bb:
@@ -96,35 +129,27 @@ def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
             tm, bm = _lookup_method(ctx.target, tb, name), _lookup_method(ctx.baseline, bb, name)
             if tm is None or bm is None:
                 continue
-            mine = int(arity[0])
-            before = _counts(ctx, ctx.baseline, name, bb, None, reachable=False)
-            if not set(before) <= {mine}:
-                continue  # the baseline did not hold the override to its own length everywhere
-            after = _counts(ctx, ctx.target, name, tb, tm.dotted.rsplit(".", 1)[0], reachable=True)
-            if not after or mine in after:
-                continue
-            held = bool(before)  # the baseline unpacked it too (else it passed the tuple on whole)
-            severity = Severity.BREAKING if held else Severity.RISKY
-            wanted = min(after)
-            path, line, _site = after[wanted]
-            bpath, bline = (before[mine][0], before[mine][1]) if held else (bm.path, bm.line)
-            base = tm.dotted.rsplit(".", 2)[-2]
-            verb = "not enough" if wanted > mine else "too many"
-            yield Finding(
-                rule_id="DRIFT097", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=severity,
-                title=f"`{cls['qual']}.{name}` returns {mine} values, but the target now unpacks "
-                      f"`{base}.{name}`'s result into {wanted} "
-                      f"({f'it unpacked {mine}' if held else 'it did not unpack it'})",
-                consumer_site=Location(_module_of(ctx, cls)["path"], int(arity[1]) if len(arity) > 1 else m["line"],
-                                       symbol=f"{ref}.{name}", col=1),
-                target_evidence=(Location(path, line, symbol=tm.dotted),),
-                baseline_evidence=(Location(bpath, bline, symbol=bm.dotted),),
-                predicted_failure=f"ValueError: {verb} values to unpack (expected {wanted}, got {mine})",
-                details=f"the target's own call of `{name}` at {path}:{line} unpacks {wanted} names",
-                fix=Fix(f"return {wanted} values from `{cls['qual']}.{name}` as `{base}.{name}`'s callers now expect",
-                        manual_reason="what the new values are comes from the override's own logic"),
-                symbol=tm.dotted,
-            )
+            declared = tm.dotted.rsplit(".", 1)[0]
+            found = _finding(ctx, label=f"{cls['qual']}.{name}", path=_module_of(ctx, cls)["path"], arity=arity,
+                             tm=tm, bm=bm, fits=lambda s, d=declared: reaches(ctx, s, inherited, d, others))
+            if found is not None:
+                yield found
+    for mod, patch in _patches(ctx):
+        arity = ((patch.get("value") or {}).get("signature") or {}).get("returns_arity")
+        if not arity:
+            continue
+        tv, bv = _patch_values(ctx, patch)
+        if tv is None or bv is None or tv.kind not in ("method", "unbound") or bv.kind not in ("method", "unbound") \
+                or tv.sym is None or bv.sym is None:
+            continue
+        tm = tv.sym
+        declared = tm.dotted.rsplit(".", 1)[0]
+        found = _finding(ctx, label=patch["value"]["function"], path=mod["path"], arity=arity, tm=tm, bm=bv.sym,
+                         how=f" (patched over `{tm.dotted.rsplit('.', 2)[-2]}.{patch['name']}`)",
+                         fits=lambda s, d=declared, t=tm: reaches(ctx, s, None, d, others)
+                         and _patch_reaches(ctx, s, t.owner))
+        if found is not None:
+            yield found
 
 
 RULES = [override_tuple_unpacked_differently]
