@@ -113,9 +113,7 @@ def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: 
 
 @rule("DRIFT097", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.BREAKING)
 def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
-    """override's tuple no longer fits how the target unpacks the method's result
-
-    A consumer method overriding a target method (or a function patched over one) returns a
+    """A consumer method overriding a target method (or a function patched over one) returns a
     K-tuple literal; the baseline's own calls of that method unpacked K names, the target's
     unpack another count: Python raises `ValueError` at the target's line each time vLLM runs
     the consumer's function."""
