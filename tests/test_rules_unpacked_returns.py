@@ -145,3 +145,49 @@ def test_a_function_patched_over_the_method(tmp_path):
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) \
         == "ValueError: not enough values to unpack (expected 3, got 2)"
+
+
+RUNNER_BEFORE = """
+    class Registry:
+        models = {}
+
+        def register(self, arch, cls):
+            self.models[arch] = cls
+
+
+    REGISTRY = Registry()
+
+
+    class Runner:
+        def __init__(self, arch):
+            self.model = REGISTRY.models[arch]()
+
+        def step(self, tokens):
+            hidden, logits = self.model.forward(tokens)
+            return hidden
+    """
+RUNNER_AFTER = RUNNER_BEFORE.replace("hidden, logits = self.model.forward(tokens)",
+                                     "hidden, logits, aux = self.model.forward(tokens)")
+HANDED = """
+    from gizmo.runner import REGISTRY
+
+
+    class MyModel:
+        def forward(self, tokens):
+            return tokens, None
+
+
+    REGISTRY.register("Mine", MyModel)
+    """
+
+
+def test_a_class_handed_to_the_target_is_risky(tmp_path):
+    case = Case("unpacked-returns", {"gizmo/runner.py": RUNNER_BEFORE}, {"gizmo/runner.py": RUNNER_AFTER},
+                {"app/mine.py": HANDED}, [("DRIFT097", line_of(HANDED, "return tokens, None"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    assert only(findings, "DRIFT097").severity.value == "risky"
+    run = "__import__('gizmo.runner').runner.Runner('Mine').step([1])"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) \
+        == "ValueError: not enough values to unpack (expected 3, got 2)"

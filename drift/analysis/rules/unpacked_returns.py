@@ -25,7 +25,8 @@ from typing import Any, Callable, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.analysis.rules.callers import mro_names, reaches
+from drift.analysis.rules.callers import RECEIVER, mro_names, reaches
+from drift.analysis.rules.handed import _handed
 from drift.analysis.rules.reach import (_consumer_classes, _lookup_method, _module_of, _patch_reaches, _patch_values,
                                         _patches, _sites_of)
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
@@ -77,11 +78,14 @@ def _counts(ctx: CheckContext, index: PackageIndex, name: str, fits: Callable[[l
     return out
 
 
-def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: Symbol, bm: Symbol,
-             fits: Callable[[list[Any]], bool], how: str = "") -> Finding | None:
-    """The finding for a consumer function of `label` standing in for `tm` that returns
-    `arity[0]` values, or None when the target's reachable unpacking still fits it."""
-    name = tm.dotted.rsplit(".", 1)[-1]
+def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: Symbol | None,
+             bm: Symbol | None, fits: Callable[[list[Any]], bool], how: str = "", name: str = "",
+             sure: bool = True) -> Finding | None:
+    """The finding for a consumer function of `label` standing in for `tm` (or, for a class the
+    consumer hands the target, for whatever the target calls `name` on) that returns
+    `arity[0]` values, or None when the target's reachable unpacking still fits it. `sure`:
+    the target's calls are known to reach the consumer's function (else risky at most)."""
+    name = tm.dotted.rsplit(".", 1)[-1] if tm is not None else name
     mine = int(arity[0])
     before = _counts(ctx, ctx.baseline, name, None)
     if not set(before) <= {mine}:
@@ -92,22 +96,25 @@ def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: 
     held = bool(before)  # the baseline unpacked it too (else it passed the tuple on whole)
     wanted = min(after)
     tpath, tline = after[wanted]
+    if not held and bm is None:
+        return None  # nothing says the baseline called the consumer's function at all
     bpath, bline = (before[mine][0], before[mine][1]) if held else (bm.path, bm.line)
-    base = tm.dotted.rsplit(".", 2)[-2]
-    verb = "not enough" if wanted > mine else "too many"
+    result = f"`{tm.dotted.rsplit('.', 2)[-2]}.{name}`'s result" if tm is not None else f"what its `.{name}(...)` calls return"
+    verb = "not enough" if wanted > mine else "too many"  # CPython's words (3.9-3.12) for each
     return Finding(
         rule_id="DRIFT097", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
-        severity=Severity.BREAKING if held else Severity.RISKY,
-        title=f"`{label}`{how} returns {mine} values, but the target now unpacks `{base}.{name}`'s "
-              f"result into {wanted} ({f'it unpacked {mine}' if held else 'it did not unpack it'})",
+        severity=Severity.BREAKING if held and sure else Severity.RISKY,
+        title=f"`{label}`{how} returns {mine} values, but the target now unpacks {result} "
+              f"into {wanted} ({f'it unpacked {mine}' if held else 'it did not unpack it'})",
         consumer_site=Location(path, int(arity[1]), symbol=label, col=1),
-        target_evidence=(Location(tpath, tline, symbol=tm.dotted),),
-        baseline_evidence=(Location(bpath, bline, symbol=bm.dotted),),
-        predicted_failure=f"ValueError: {verb} values to unpack (expected {wanted}, got {mine})",
+        target_evidence=(Location(tpath, tline, symbol=tm.dotted if tm is not None else name),),
+        baseline_evidence=(Location(bpath, bline, symbol=bm.dotted if bm is not None else name),),
+        predicted_failure=f"ValueError: {verb} values to unpack (expected {wanted}"
+                          + (f", got {mine})" if wanted > mine else ")"),
         details=f"the target's own call of `{name}` at {tpath}:{tline} unpacks {wanted} names",
-        fix=Fix(f"return {wanted} values from `{label}` as `{base}.{name}`'s callers now expect",
+        fix=Fix(f"return {wanted} values from `{label}` as the target's callers of `{name}` now expect",
                 manual_reason="what the new values are comes from the override's own logic"),
-        symbol=tm.dotted,
+        symbol=tm.dotted if tm is not None else None,
     )
 
 
@@ -134,6 +141,7 @@ def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
                              tm=tm, bm=bm, fits=lambda s, d=declared: reaches(ctx, s, inherited, d, others))
             if found is not None:
                 yield found
+    yield from _handed_findings(ctx)
     for mod, patch in _patches(ctx):
         arity = ((patch.get("value") or {}).get("signature") or {}).get("returns_arity")
         if not arity:
@@ -150,6 +158,25 @@ def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
                          and _patch_reaches(ctx, s, t.owner))
         if found is not None:
             yield found
+
+
+def _handed_findings(ctx: CheckContext) -> Iterator[Finding]:
+    """Classes the consumer hands the target (a registered model, a class named to a factory)
+    that extend no target class: the target calls their methods on objects it holds, never as
+    `self`, so its calls of `.m(...)` on anything else may be calls of theirs. Risky: the
+    receiver is not known to be the consumer's object."""
+    for ref, cls in _handed(ctx):
+        if ctx.target_paths.target_bases(ref):
+            continue  # an override: held to its base's callers above
+        for name, m in sorted((cls.get("methods") or {}).items()):
+            arity = m.get("returns_arity")
+            if not arity or name.startswith("__"):
+                continue
+            found = _finding(ctx, label=f"{cls['qual']}.{name}", path=_module_of(ctx, cls)["path"], arity=arity,
+                             tm=None, bm=None, name=name, sure=False,
+                             fits=lambda s: (s[RECEIVER] if len(s) > RECEIVER else None) not in ("self", "super"))
+            if found is not None:
+                yield found
 
 
 RULES = [override_tuple_unpacked_differently]
