@@ -238,6 +238,25 @@ def test_unchanged_target_is_clean(tmp_path):
     assert_findings(findings_of(tmp_path, case), [])
 
 
+def _checked_with_and_without_guards(tmp_path, consumer):
+    """The consumer checked against gizmo 1.0 -> 2.0 (the runner pair above), then again with
+    every import's version guards removed: what the guards alone keep silent."""
+    from tests.rule_cases import facts_of, consumer_of
+    from drift.pipeline.run import check
+
+    before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
+    after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
+    a = facts_of(write_tree(tmp_path / "after", after))
+    a["packages"]["gizmo"]["version"] = "2.0"
+    b = facts_of(write_tree(tmp_path / "before", before))
+    b["packages"]["gizmo"]["version"] = "1.0"
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    cons.usage[:] = [dict(m, imports=[dict(i, guards=[]) for i in m["imports"]]) for m in cons.usage]
+    unguarded = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    return report, unguarded
+
+
 def test_branches_for_another_version_are_not_checked(tmp_path):
     """`if helper("1.0"):` where the helper compares the running version: the old branch's
     imports and calls are skipped on a 2.0 target; the branch for the target is still checked."""
@@ -264,21 +283,9 @@ def test_branches_for_another_version_are_not_checked(tmp_path):
                 return B
             """,
     }
-    before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
-    after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
-    from tests.rule_cases import facts_of, consumer_of
-    from drift.pipeline.run import check
-
-    a = facts_of(write_tree(tmp_path / "after", after))
-    a["packages"]["gizmo"]["version"] = "2.0"
-    b = facts_of(write_tree(tmp_path / "before", before))
-    b["packages"]["gizmo"]["version"] = "1.0"
-    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
-    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    report, unguarded = _checked_with_and_without_guards(tmp_path, consumer)
     main = consumer["app/main.py"]
     assert_findings(report.findings, [])
-    cons.usage[:] = [dict(m, imports=[dict(i, guards=[]) for i in m["imports"]]) for m in cons.usage]
-    unguarded = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
     assert_findings(unguarded.findings, [("DRIFT001", line_of(main, "from gizmo.runner import Buffer")),
                                          ("DRIFT001", line_of(main, "import Buffer as B"))])
     assert any("uses skipped" in n for n in report.notes)
@@ -317,21 +324,9 @@ def test_version_helpers_that_are_methods_guard_their_branches(tmp_path):
                     return None
             """,
     }
-    before = {"gizmo/__init__.py": "__version__ = '1.0'\n", "gizmo/runner.py": RUNNER_BEFORE}
-    after = {"gizmo/__init__.py": "__version__ = '2.0'\n", "gizmo/runner.py": RUNNER_AFTER}
-    from tests.rule_cases import facts_of, consumer_of
-    from drift.pipeline.run import check
-
-    a = facts_of(write_tree(tmp_path / "after", after))
-    a["packages"]["gizmo"]["version"] = "2.0"
-    b = facts_of(write_tree(tmp_path / "before", before))
-    b["packages"]["gizmo"]["version"] = "1.0"
-    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
-    report = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
+    report, unguarded = _checked_with_and_without_guards(tmp_path, consumer)
     engine = consumer["app/engine.py"]
     assert_findings(report.findings, [])
-    cons.usage[:] = [dict(m, imports=[dict(i, guards=[]) for i in m["imports"]]) for m in cons.usage]
-    unguarded = check(consumer=cons, target_facts=a, baseline_facts=b, target_package="gizmo").report
     assert_findings(unguarded.findings, [("DRIFT001", line_of(engine, "from gizmo.runner import Buffer")),
                                          ("DRIFT001", line_of(engine, "import Buffer as B"))])
 
