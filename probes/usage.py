@@ -407,7 +407,9 @@ def usage_facts(source, *, module, path, prefixes, is_package=False, handed=Fals
 
     `handed`: the module never names the target, but a module that does uses one of its classes
     as a value (probes/consumer_scan.py `_handed_modules`): its classes and IR are recorded, since
-    the target may receive such a class (a duck-typed backend an override returns).
+    the target may receive such a class (a duck-typed backend an override returns). "methods": one
+    of its functions is bound as a method of a target class, so it is read in full as a module
+    naming the target is (its first parameter's uses are the target's `self`).
     `reexports`: {consumer dotted name: target dotted} of names other modules of the package hand
     on (probes/reexports.py)."""
     with memoised():  # the extractors below walk the same trees again and again
@@ -467,7 +469,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     named = _named_modules(tree, prefixes) if not imports.bindings else []
     if named:  # reaches the target only through strings (`importlib.import_module("vllm.x")`)
         out["named_modules"] = named
-    if not imports.bindings and not named:
+    if not imports.bindings and not named and handed != "methods":
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)

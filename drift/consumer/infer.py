@@ -119,6 +119,29 @@ def _span(lines: Any) -> list[int] | None:
     return None
 
 
+def _binder(callee: tuple | None) -> str | None:
+    """"MethodType" / "partialmethod" where the callee is `types.MethodType` or
+    `functools.partialmethod` (however imported): calls that make a function a method."""
+    if not callee or callee[-1] == "()":
+        return None
+    name = callee[-1].rpartition(".")[2].lstrip(".")
+    return name if name in ("MethodType", "partialmethod") else None
+
+
+def _unwrap_partialmethods(stores: list, calls: list) -> list:
+    """`Cls.m = functools.partialmethod(fn, ...)` stores `fn` as a method of Cls as far as `self`
+    goes: the store's value becomes the function it wraps (the call on that line, same callee)."""
+    wrapped = {(line, callee): args[0] for callee, args, _kw, line in calls
+               if args and args[0] and _binder(callee) == "partialmethod"}
+    if not wrapped:
+        return stores
+    out = []
+    for obj, attr, src, line in stores:
+        inner = wrapped.get((line, src[:-1])) if src and src[-1] == "()" else None
+        out.append((obj, attr, inner or src, line))
+    return out
+
+
 class _Solver:
     def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...]):
         self.prefixes = prefixes
@@ -187,6 +210,7 @@ class _Solver:
         sites += [("call", _t(callee), _t(src), where, int(line), int(col))
                   for callee, src, line, col in ir.get("starkw") or []]
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
+        stores = _unwrap_partialmethods(stores, call)
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
         self.sigtests += [(_s(name), _t(callee), _span(takes), _span(lacks), where, int(line))
                           for name, callee, takes, lacks, line in ir.get("sigtest") or []]
@@ -434,8 +458,19 @@ class _Solver:
                     init = [v for v in self.step(("I", c[1]), ".__init__") if v[0] == "B"]
                     for b in init:
                         self._call_into(b[1], args, kwargs, 1)
+        self._method_types()
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
+
+    def _method_types(self) -> None:
+        """`types.MethodType(fn, obj)`: fn's first parameter is obj, whatever obj holds (an object
+        of a target class, a consumer instance)."""
+        for callee, args, _kwargs, _line in self.call:
+            if len(args) >= 2 and args[0] and args[1] and _binder(callee) == "MethodType":
+                receivers = {v for v in self.eval(args[1]) if v[0] in ("T", "I")}
+                for v in self.eval(args[0]) if receivers else ():
+                    if v[0] == "F" and self.defs[v[1]][1]:
+                        self._bind(v[1], receivers)
 
     def _signature_tests(self) -> list[dict[str, Any]]:
         """Each `if "p" in inspect.signature(C).parameters:` whose C the solution types as target
