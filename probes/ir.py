@@ -14,7 +14,8 @@ is not recorded: the inference knows nothing of it, which is what unknown means.
 
 Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
 default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
-``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`), ``call``
+``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`, and one per row of `for c, n, f in
+TABLE: setattr(c, n, f)` over a literal table), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
 [[key, value path, line]] (`{"k": v}`, `d["k"] = v`, `dict(k=v)`), ``guards`` [[first line, last line, [guard,
 ...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
@@ -245,7 +246,9 @@ def ir_facts(tree, *, module, is_package):
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
            "sigtest": [], "hastest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
-    _walk_body(out, names, tree.body, prefix="", cls="", scope=_Scope(names, None, (), _signature_names(_own(top))))
+    module_scope = _Scope(names, None, (), _signature_names(_own(top)))
+    _walk_body(out, names, tree.body, prefix="", cls="", scope=module_scope)
+    _table_patches(out, module_scope, tree)
     branches = _guarded_lines(tree, names)
     if branches:
         out["guards"] = branches
@@ -253,6 +256,38 @@ def ir_facts(tree, *, module, is_package):
     if modmap:
         out["modmap"] = modmap
     return out
+
+
+def _table_patches(out, scope, tree):
+    """`for cls, name, fn in TABLE: setattr(cls, name, fn)` over a literal list or tuple of rows
+    (written in the loop, or bound to a module-level name) whose name slot is a string: each row is
+    the store `setattr(cls, "name", fn)` at the setattr's line, so a function installed from a
+    table is bound onto its class as one installed by name is."""
+    tables = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, (ast.List, ast.Tuple)):
+            tables[node.targets[0].id] = node.value.elts
+    for node in walk(tree):
+        if not isinstance(node, ast.For) or not isinstance(node.target, ast.Tuple):
+            continue
+        if isinstance(node.iter, ast.Name):
+            rows = tables.get(node.iter.id)
+        else:
+            rows = node.iter.elts if isinstance(node.iter, (ast.List, ast.Tuple)) else None
+        slots = [t.id if isinstance(t, ast.Name) else None for t in node.target.elts]
+        for call in (n for st in node.body for n in walk(st) if isinstance(n, ast.Call)) if rows else ():
+            if not (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3
+                    and all(isinstance(a, ast.Name) and a.id in slots for a in call.args)):
+                continue
+            i_obj, i_key, i_val = (slots.index(a.id) for a in call.args)
+            for row in rows:
+                if not isinstance(row, (ast.Tuple, ast.List)) or len(row.elts) != len(slots):
+                    continue
+                key = row.elts[i_key]
+                obj, val = scope.path(row.elts[i_obj]), scope.path(row.elts[i_val])
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and obj and val:
+                    out["store"].append([obj, key.value, val, call.lineno])
 
 
 _MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")

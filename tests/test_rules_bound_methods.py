@@ -133,3 +133,37 @@ def test_python_fails_where_the_findings_say(tmp_path):
         "AttributeError: 'Runner' object has no attribute 'old'"
     assert raised_by([after, app], "app.install", "types.MethodType(_step, Runner(1))(2)") == \
         "AttributeError: 'Runner' object has no attribute 'gone'"
+
+
+TABLE_CONSUMER = {"app/bodies.py": BODIES, "app/install.py": """
+    from gizmo.moe import Runner
+
+    from app.bodies import _run, _step
+
+    PATCHES = [
+        (Runner, "step", _step),
+        (Runner, "run", _run),
+    ]
+
+
+    def apply():
+        for cls, name, fn in PATCHES:
+            setattr(cls, name, fn)
+    """}
+
+
+def test_functions_installed_from_a_literal_table_are_methods(tmp_path):
+    findings = findings_of(tmp_path, Case("table", BEFORE, AFTER, TABLE_CONSUMER))
+    assert_findings(findings, [
+        ("DRIFT060", line_of(BODIES, "self.gone()")),
+        ("DRIFT011", line_of(BODIES, "self.forward(x)")),
+    ])
+
+
+def test_python_fails_in_the_table_installed_methods(tmp_path):
+    after = write_tree(tmp_path / "after", AFTER)
+    app = write_tree(tmp_path / "app", TABLE_CONSUMER)
+    assert raised_by([after, app], "app.install", "(apply(), Runner(1).step(2))") == \
+        "AttributeError: 'Runner' object has no attribute 'gone'"
+    assert raised_by([after, app], "app.install", "(apply(), Runner(1).run(2))") == \
+        "TypeError: Runner.forward() missing 1 required positional argument: 'y'"
