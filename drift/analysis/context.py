@@ -15,6 +15,17 @@ from drift.findings import Location
 from drift.model.index import Param, PackageIndex, Symbol
 
 
+def _receiver_class(index: PackageIndex, paths: PathEvaluator | None, dotted: str) -> Symbol | None:
+    """The symbol a call's receiver names on one side: the class itself where the name is an alias
+    of a class there (`AsyncLLMEngine = AsyncLLM`), else what the name is (None when absent)."""
+    sym = index.lookup(dotted)
+    if sym is not None and sym.kind != "class" and paths is not None:
+        v = paths.value(("sym:" + dotted,))
+        if v.kind == "class" and v.sym is not None:
+            return v.sym
+    return sym
+
+
 @dataclass(frozen=True)
 class ResolvedCall:
     """One consumer call into the target, with the callable it reaches on both sides."""
@@ -274,14 +285,17 @@ class CheckContext:
             if t is None and b is not None:
                 t = self._relocated_member(dotted)
         elif "receiver" in callee:
-            recv_t = self.target.lookup(callee["receiver"])
-            recv_b = self.baseline.lookup(callee["receiver"]) if self.baseline else None
+            recv_t = _receiver_class(self.target, self.target_paths, callee["receiver"])
+            recv_b = _receiver_class(self.baseline, self.baseline_paths, callee["receiver"]) if self.baseline else None
             if (recv_t and recv_t.kind != "class") and (recv_b is None or recv_b.kind != "class"):
                 return None  # the receiver was a function's result: type unknown
             dotted = f"{callee['receiver']}.{callee['method']}"
             label = f"{callee['receiver'].rsplit('.', 1)[-1]}.{callee['method']}"
-            t = self.target.lookup(dotted) if recv_t and recv_t.kind == "class" else None
-            b = self.baseline.lookup(dotted) if (recv_b and recv_b.kind == "class") else None
+            # each side's own class: a name that is an alias on one side (`Engine = NewEngine`) and a
+            # class on the other is two receivers, each with its own method
+            t = self.target.lookup(f"{recv_t.dotted}.{callee['method']}") if recv_t and recv_t.kind == "class" else None
+            b = self.baseline.lookup(f"{recv_b.dotted}.{callee['method']}") if (recv_b and recv_b.kind == "class") \
+                else None
         else:
             return None
         is_ctor = (t is not None and t.kind == "class") or (t is None and b is not None and b.kind == "class")

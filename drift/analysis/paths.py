@@ -581,6 +581,8 @@ class PathEvaluator:
     def _call(self, base: Value) -> Value:
         if base.kind == "class":
             return Value("instance", cls=base.sym)
+        if base.kind in ("function", "method") and base.cls is not None:  # `-> Self`, read off a class
+            return Value("instance", cls=base.cls)  # or an object of it: an object of that very class
         if base.kind in ("function", "method", "unbound"):
             out = self._annotation_value(base.sym.as_function.returns, base.sym.module)
             if base.kind == "function" and out.kind == "instance" and _class_named(base.sym.dotted):
@@ -684,9 +686,11 @@ class PathEvaluator:
                     return _found(self._annotation_value(m.returns, owner.module), owner, "property", ev)
                 sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
                 decos = m.decorators
+                receiver = cls if _returns_self(m.returns) else None  # `-> Self`: what it was called on
                 if "staticmethod" in decos or "classmethod" in decos:
-                    return Value("function", sym=sym, owner=owner, via="method", evidence=ev)
-                return Value("unbound" if on_class else "method", sym=sym, owner=owner, via="method", evidence=ev)
+                    return Value("function", sym=sym, cls=receiver, owner=owner, via="method", evidence=ev)
+                return Value("unbound" if on_class else "method", sym=sym, cls=receiver, owner=owner, via="method",
+                             evidence=ev)
             n = node.nested.get(name)
             if n is not None:
                 sym = Symbol(f"{owner.dotted}.{name}", "class", owner.module, owner.path, n.line, n.raw)
@@ -1040,6 +1044,16 @@ def _param_annotation(method: FunctionFacts | None, name: str) -> str | None:
         if p.name == name:
             return p.annotation
     return None
+
+
+_SELF = ("Self", "typing.Self", "typing_extensions.Self")
+
+
+def _returns_self(text: str | None) -> bool:
+    """Whether a method is declared `-> Self` (PEP 673): it returns an object of the class it is
+    called on, which for a classmethod read off an alias or a subclass is that class, not the
+    declaring one."""
+    return (text or "").strip().strip("'\"") in _SELF
 
 
 def _found(v: Value, owner: Symbol, via: str, evidence: tuple[str, int]) -> Value:
