@@ -359,7 +359,7 @@ def _handed_modules(modules, plain):
     then an object of the class it was bound onto, and its uses of it are recorded in full}."""
     by_module = {module_name(rel): rel for rel in plain}
     if not by_module:
-        return []
+        return {}
     out = {}
     for mod in modules:
         if not isinstance(mod, dict) or not mod.get("ir") or mod.get("handed"):
