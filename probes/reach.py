@@ -1290,9 +1290,9 @@ class _Function:
             self.block(st.orelse, env)
         elif t in (ast.With, ast.AsyncWith):
             for item in st.items:
-                self.expr(item.context_expr, env)
+                vpath = self.expr(item.context_expr, env)
                 if item.optional_vars is not None:
-                    self._unbind(item.optional_vars, env)
+                    self._bind_entered(item.optional_vars, vpath, "[awith]" if t is ast.AsyncWith else "[with]", env)
             self.block(st.body, env)
         elif t is ast.Try or t.__name__ == "TryStar":
             before = dict(env)
@@ -1499,6 +1499,19 @@ class _Function:
             owner = _Chain(self.mod, env, self.cls).of(part.args[0])
             if owner and self.mod.wanted(owner):
                 self.mod.probed.add((tuple(owner), "." + name.value))
+
+    def _bind_entered(self, target, vpath, step, env):
+        """`with <path> as x:` -- x is what entering the path gives (`[with]`, `[awith]` for
+        `async with`): what the object's `__enter__`/`__aenter__` returns, or the element an
+        `@contextmanager`/`@asynccontextmanager` function's declared iterator yields. drift types
+        the step from the target's declarations; anything else binds nothing."""
+        if type(target) is ast.Name and vpath and len(vpath) + 1 < MAX_PATH:
+            path = tuple(vpath) + (step,)
+            if self.mod.wanted(path):
+                env[target.id] = path
+                self._derive(target.id, path)
+                return
+        self._unbind(target, env)
 
     def _bind_iterated(self, st, env):
         """`for x in <path>:` -- x is what iterating the path yields (`[*]`: an element of a

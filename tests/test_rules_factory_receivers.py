@@ -91,3 +91,84 @@ def test_python_fails_where_the_findings_say(tmp_path):
         "AttributeError: 'NewEngine' object has no attribute 'get_config'"
     assert raised_by([after, app], "app.serve", "direct(1)") == \
         "TypeError: NewEngine.generate() missing 1 required keyword-only argument: 'n'"
+
+
+CM_BEFORE = {"gizmo/client.py": """
+    from contextlib import asynccontextmanager
+    from typing import AsyncIterator
+
+    from typing_extensions import Self
+
+
+    class Client:
+        def get_config(self):
+            return 1
+
+        def __enter__(self) -> Self:
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+
+    @asynccontextmanager
+    async def build_client(args) -> AsyncIterator[Client]:
+        yield Client()
+    """}
+CM_AFTER = {"gizmo/client.py": """
+    from contextlib import asynccontextmanager
+    from typing import AsyncIterator
+
+    from typing_extensions import Self
+
+
+    class Client:
+        def __enter__(self) -> Self:
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+
+    @asynccontextmanager
+    async def build_client(args) -> AsyncIterator[Client]:
+        yield Client()
+    """}
+CM_CONSUMER = {"app/serve.py": """
+    import asyncio
+
+    from gizmo.client import Client, build_client
+
+
+    async def serve(a):
+        async with build_client(a) as client:
+            return client.get_config()
+
+
+    def local():
+        with Client() as client:
+            return client.get_config()
+
+
+    def run():
+        return asyncio.run(serve(1))
+    """}
+
+
+def test_what_a_with_statement_enters_is_the_targets_object(tmp_path):
+    src = CM_CONSUMER["app/serve.py"]
+    findings = findings_of(tmp_path, Case("entered", CM_BEFORE, CM_AFTER, CM_CONSUMER))
+    assert_findings(findings, [
+        ("DRIFT060", line_of(src, "return client.get_config()", 1)),
+        ("DRIFT060", line_of(src, "return client.get_config()", 2)),
+    ])
+
+
+def test_python_fails_in_the_with_bodies(tmp_path):
+    before = write_tree(tmp_path / "before", CM_BEFORE)
+    after = write_tree(tmp_path / "after", CM_AFTER)
+    app = write_tree(tmp_path / "app", CM_CONSUMER)
+    for expr in ("run()", "local()"):
+        assert raised_by([before, app], "app.serve", expr) is None, expr
+        assert raised_by([after, app], "app.serve", expr) == \
+            "AttributeError: 'Client' object has no attribute 'get_config'", expr

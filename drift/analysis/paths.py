@@ -529,6 +529,8 @@ class PathEvaluator:
             return UNKNOWN
         if step == "()":
             return self._call(base)
+        if step in ("[with]", "[awith]"):  # `with x as v` / `async with x as v`
+            return self._entered(base, step == "[awith]")
         if step == "[]":  # an element of a container the target annotates (`list[KVCacheBlock]`), or of an
             if base.kind == "instance" and base.cls is not None:  # object what its `__getitem__` returns
                 return self._sliced(base)
@@ -556,6 +558,19 @@ class PathEvaluator:
             return out
         if base.kind == "consumer":
             return self._consumer_member(base, name)
+        return UNKNOWN
+
+    def _entered(self, base: Value, is_async: bool) -> Value:
+        """What `with x as v` binds: the element a `@contextmanager` / `@asynccontextmanager`
+        function's declared iterator yields (`-> AsyncIterator[EngineClient]`), or what the
+        object's `__enter__` / `__aenter__` returns (`-> Self`: the object itself). Else unknown."""
+        if base.kind == "container":
+            head, args = split_generic(base.name or "")
+            ok = ("AsyncIterator", "AsyncGenerator") if is_async else ("Iterator", "Generator")
+            return self._annotation_value(args[0], base.cref or "") if head in ok and args else UNKNOWN
+        if base.kind == "instance" and base.cls is not None:
+            enter = self._member(base.cls, "__aenter__" if is_async else "__enter__", on_class=False)
+            return self._call(enter) if enter.kind == "method" else UNKNOWN
         return UNKNOWN
 
     def _sliced(self, base: Value) -> Value:
