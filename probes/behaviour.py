@@ -126,7 +126,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls", "unpacks")
+                 "by_name", "held_tests", "kw_calls", "unpacks", "bare_calls", "unset_checks", "globals_set")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -143,6 +143,9 @@ class _Scan:
         self.ctor = []
         self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
         self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
+        self.bare_calls = {}  # name -> first line of `name()`: a call of a plain name with no arguments
+        self.unset_checks = []  # names the function fails on when None: `assert G is not None`, `if G is None: raise`
+        self.globals_set = []  # names the function declares `global` (a setter of module state)
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
         self.pending = []  # expressions not yet walked
         self.types = {}  # self.<attr> -> what kind of value it is first given (see _value_kind)
@@ -207,6 +210,8 @@ class _Scan:
                         sites.append(site)
                 elif type(func) is _Name and func.id in self.assigns:
                     self.alias_site(func.id, n)
+                if type(func) is _Name and not n.args and not n.keywords and self.depth == 0:
+                    self.bare_calls.setdefault(func.id, n.lineno)
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
@@ -385,6 +390,8 @@ class _Scan:
             elif t is _If:
                 pending.append(st.test)
                 self.test_reads(st.test)
+                if any(type(b) is _Raise for b in st.body):
+                    self.unset_check(st.test, False)
                 self.stmts(st.body, (st.test, False))
                 if st.orelse:
                     self.stmts(st.orelse, (st.test, True))
@@ -401,6 +408,9 @@ class _Scan:
                 self.raise_(st, guard)
             elif t is _Assert:
                 self.assert_(st)
+                self.unset_check(st.test, True)
+            elif t is ast.Global:
+                self.globals_set.extend(st.names)
             elif t in _FUNCS:
                 for d in st.decorator_list:
                     self.expr(d)
@@ -530,6 +540,24 @@ class _Scan:
             return
         self.unpacks.setdefault(value.func.attr, []).append([value.lineno, len(tgt.elts), line])
 
+    def unset_check(self, test, holds):
+        """A plain name the function refuses to go on without: `assert G is not None` / `assert G`
+        (`holds`: the test must be true) or `if G is None: raise` / `if not G: raise` (it must be
+        false). Kept for names that are neither parameters nor locals: module state some context
+        must have set (`get_current_X()` over `_current_X`)."""
+        name = None
+        if type(test) is _Name and holds:
+            name = test.id
+        elif type(test) is ast.UnaryOp and type(test.op) is ast.Not and type(test.operand) is _Name and not holds:
+            name = test.operand.id
+        elif type(test) is _Compare and type(test.left) is _Name and len(test.ops) == 1 \
+                and type(test.comparators[0]) is _Constant and test.comparators[0].value is None:
+            op = type(test.ops[0])
+            if (op is ast.IsNot and holds) or (op is ast.Is and not holds):
+                name = test.left.id
+        if name is not None and self.depth == 0 and name not in self.params and name != self.self_name:
+            self.unset_checks.append(name)
+
     def raise_(self, st, guard):
         exc = st.exc
         if exc is not None:
@@ -650,10 +678,25 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
            if scan.kw_calls else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),
+        **({"bare_calls": scan.bare_calls} if scan.bare_calls else {}),
+        **_ambient(scan),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),
     }
+
+
+def _ambient(scan):
+    """{"unset_checks": [...]} for names the function fails on when unset and never binds itself
+    (module state: the getter of an ambient context), {"globals_set": [...]} for names it declares
+    `global` (a setter of that state); absent otherwise."""
+    out = {}
+    checks = sorted({n for n in scan.unset_checks if n not in scan.assigns and n not in scan.globals_set})
+    if checks:
+        out["unset_checks"] = checks
+    if scan.globals_set:
+        out["globals_set"] = sorted(set(scan.globals_set))
+    return out
 
 
 def _choices(fn, scan):

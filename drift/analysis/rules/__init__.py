@@ -31,6 +31,7 @@ from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
 from drift.analysis.rules.returns import RULES as RETURN_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
+from drift.analysis.rules.ambient_state import RULES as AMBIENT_STATE_RULES
 from drift.analysis.rules.shape import return_shape
 from drift.analysis.rules.soft_reads import RULES as SOFT_READ_RULES
 from drift.analysis.rules.string_paths import RULES as STRING_PATH_RULES
@@ -63,6 +64,7 @@ GENERIC_RULES = [
     *KEY_RULES,
     *RETURN_RULES,
     *UNPACKED_RETURN_RULES,
+    *AMBIENT_STATE_RULES,
     *REBOUND_RULES,
     *KIND_CHANGE_RULES,
     *SETTER_RULES,

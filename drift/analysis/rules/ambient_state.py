@@ -1,0 +1,139 @@
+"""DRIFT098: a target callable the consumer calls now needs ambient state its caller never sets.
+
+vLLM keeps some state as module globals a context manager sets for the duration of a block
+(`with set_current_X(x): ...`) and a getter that refuses to run without it (`get_current_X()`
+asserting `_current_X is not None`). vLLM's own code calls its functions inside that context;
+when a release makes a function reach such a getter where it did not (a weight loader now reads
+the current configuration), a consumer calling the function from its own code, outside any
+context of that state, fails with the getter's AssertionError although nothing it calls changed
+its signature.
+
+Read from facts (`+amb`, probes/behaviour.py): each function's calls of plain names with no
+arguments (`bare_calls`), the module names it fails on when they are None (`unset_checks`: a
+getter, recognised by what it does, never by its name), and the names it declares `global`
+(`globals_set`: a setter). For each consumer call of a target function or method, the getters its
+callee reaches on each side (its own body, and up to two levels down through the module functions
+it calls by plain name and the methods it calls on `self`, resolved through its class's MRO) are
+compared: a getter of state `G` reached on the target and not on the baseline is reported, risky,
+unless the consumer calls any target function that sets `G` (a `with set_X(...)` anywhere in the
+consumer: cheap, and conservative about where the context is entered).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import PackageIndex, Symbol
+
+_DEPTH = 2  # call levels followed below the function the consumer calls
+
+
+def _callable(sym: Symbol | None) -> bool:
+    return sym is not None and sym.kind in ("function", "method")
+
+
+def _getters(index: PackageIndex, sym: Symbol, depth: int = _DEPTH,
+             seen: set[str] | None = None) -> dict[str, Symbol]:
+    """state name -> the getter `sym` reaches (directly or `depth` levels down) that fails when
+    that state is unset."""
+    seen = set() if seen is None else seen
+    if sym.dotted in seen:
+        return {}
+    seen.add(sym.dotted)
+    out: dict[str, Symbol] = {}
+    beh = sym.as_function.behaviour
+    for name in beh.bare_calls:
+        callee = index.resolve_in(sym.module, name)
+        if not _callable(callee) or callee.kind != "function":
+            continue
+        for state in callee.as_function.behaviour.unset_checks:
+            out.setdefault(state, callee)
+        if depth > 0:
+            for state, getter in _getters(index, callee, depth - 1, seen).items():
+                out.setdefault(state, getter)
+    owner = sym.owner if sym.kind == "method" else None
+    if owner is not None and depth > 0:
+        for name in beh.self_calls:
+            method = _method_in_mro(index, owner, name)
+            if method is not None:
+                for state, getter in _getters(index, method, depth - 1, seen).items():
+                    out.setdefault(state, getter)
+    return out
+
+
+def _method_in_mro(index: PackageIndex, cls: Symbol, name: str) -> Symbol | None:
+    for c in index.mro(cls):
+        m = c.as_class.methods.get(name)
+        if m is not None:
+            return Symbol(f"{c.dotted}.{name}", "method", c.module, c.path, m.line, m.raw, c)
+    return None
+
+
+def _states_set(ctx: CheckContext) -> set[str]:
+    """The module state the consumer's calls of target setters set (`with set_X(...)`)."""
+    out: set[str] = set()
+    for rc in ctx.calls:
+        if _callable(rc.target):
+            out.update(rc.target.as_function.behaviour.globals_set)
+    return out
+
+
+@rule("DRIFT098", RuleKind.SEMANTIC, Severity.RISKY)
+def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer call of a target function or method that, on the target, reaches (itself or up
+    to two calls down) a getter that fails when a module's state is unset, where the baseline's
+    did not, and the consumer never calls a target function that sets that state: the call now
+    fails outside the context vLLM's own callers enter."""
+    if ctx.baseline is None:
+        return
+    states_set: set[str] | None = None
+    reported: set[tuple[str, int, str]] = set()
+    for rc in ctx.calls:
+        if rc.is_constructor or not _callable(rc.target) or not _callable(rc.baseline):
+            continue
+        now = _getters(ctx.target, rc.target)
+        if not now:
+            continue
+        before = _getters(ctx.baseline, rc.baseline)
+        new = {s: g for s, g in now.items() if s not in before}
+        if not new:
+            continue
+        if states_set is None:
+            states_set = _states_set(ctx)
+        for state, getter in sorted(new.items()):
+            site = rc.site
+            key = (site.path, site.line, state)
+            if state in states_set or key in reported:
+                continue
+            reported.add(key)
+            setters = _setters(ctx.target, getter.module, state)
+            how = f"`with {setters[0]}(...)`" if setters else f"a context that sets `{state}`"
+            yield Finding(
+                rule_id="DRIFT098", kind=RuleKind.SEMANTIC, severity=Severity.RISKY,
+                title=f"`{rc.label}` now reaches `{getter.dotted.rsplit('.', 1)[-1]}()`, which fails unless "
+                      f"{how} is entered (the baseline's did not)",
+                consumer_site=site,
+                target_evidence=(Location(getter.path, getter.line, symbol=getter.dotted),
+                                 Location(rc.target.path, rc.target.line, symbol=rc.target.dotted)),
+                baseline_evidence=(Location(rc.baseline.path, rc.baseline.line, symbol=rc.baseline.dotted),),
+                predicted_failure=f"AssertionError from {getter.dotted.rsplit('.', 1)[-1]}() when `{state}` is unset",
+                details=f"the target's `{rc.target.dotted}` reaches `{getter.dotted}`; nothing in the consumer sets "
+                        f"`{state}`",
+                fix=Fix(f"wrap the call in {how}, as the target's own callers do",
+                        manual_reason="the value the context holds is the consumer's"),
+                symbol=rc.target.dotted,
+            )
+
+
+def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
+    """Functions of the getter's module that declare `state` global: the ways to set it."""
+    from drift.model.facts import ModuleFacts
+
+    mod = ModuleFacts(index.modules.get(module) or {})
+    return sorted(n for n, fn in mod.functions.items() if state in fn.behaviour.globals_set)
+
+
+RULES = [call_needs_ambient_state]

@@ -1,0 +1,89 @@
+"""DRIFT098: a target function the consumer calls now reaches, a call or two down, a getter of
+module state that fails unless a context sets it, on synthetic before/after trees; running the
+consumer's call on both shows the failure, and a consumer that enters the context is left alone."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
+
+CONTEXT = """
+    import contextlib
+
+    _current = None
+
+
+    @contextlib.contextmanager
+    def set_current(value):
+        global _current
+        old, _current = _current, value
+        try:
+            yield
+        finally:
+            _current = old
+
+
+    def get_current():
+        assert _current is not None, "no current settings"
+        return _current
+    """
+BEFORE = """
+    class Loader:
+        def load(self, path):
+            return self.read(path)
+
+        def read(self, path):
+            return [path]
+    """
+AFTER = """
+    from gizmo.context import get_current
+
+
+    class Loader:
+        def load(self, path):
+            return self.read(path)
+
+        def read(self, path):
+            return [path] * self.copies()
+
+        def copies(self):
+            return get_current()
+    """
+CALLS_BARE = """
+    from gizmo.loader import Loader
+
+
+    def run():
+        return Loader().load("w.bin")
+    """
+ENTERS_CONTEXT = """
+    from gizmo.context import set_current
+    from gizmo.loader import Loader
+
+
+    def run():
+        with set_current(2):
+            return Loader().load("w.bin")
+    """
+
+
+def _case(consumer: str, expected) -> Case:
+    return Case("ambient-state", {"gizmo/context.py": CONTEXT, "gizmo/loader.py": BEFORE},
+                {"gizmo/context.py": CONTEXT, "gizmo/loader.py": AFTER}, {"app/main.py": consumer}, expected)
+
+
+def test_a_call_that_now_needs_a_context_the_consumer_never_enters(tmp_path):
+    case = _case(CALLS_BARE, [("DRIFT098", line_of(CALLS_BARE, 'Loader().load("w.bin")'))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    found = only(findings, "DRIFT098")
+    assert found.severity.value == "risky"
+    assert "get_current()" in found.title and "with set_current(...)" in found.title
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "run()") is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") \
+        == "AssertionError: no current settings"
+
+
+def test_a_consumer_entering_the_context_is_left_alone(tmp_path):
+    case = _case(ENTERS_CONTEXT, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") is None
