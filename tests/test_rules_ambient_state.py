@@ -87,3 +87,67 @@ def test_a_consumer_entering_the_context_is_left_alone(tmp_path):
     case = _case(ENTERS_CONTEXT, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") is None
+
+
+ABSTRACT_BEFORE = """
+    import abc
+
+
+    class BaseLoader(abc.ABC):
+        def load(self, path):
+            return self.read(path)
+
+        @abc.abstractmethod
+        def read(self, path):
+            raise NotImplementedError
+
+
+    class DiskLoader(BaseLoader):
+        def read(self, path):
+            return [path]
+
+
+    def get_loader():
+        return DiskLoader()
+    """
+ABSTRACT_AFTER = """
+    import abc
+
+    from gizmo.context import get_current
+
+
+    class BaseLoader(abc.ABC):
+        def load(self, path):
+            return self.read(path)
+
+        @abc.abstractmethod
+        def read(self, path):
+            raise NotImplementedError
+
+
+    class DiskLoader(BaseLoader):
+        def read(self, path):
+            return [path] * get_current()
+
+
+    def get_loader():
+        return DiskLoader()
+    """
+THROUGH_BASE = """
+    from gizmo.loader import BaseLoader, get_loader
+
+
+    def run():
+        loader: BaseLoader = get_loader()
+        return loader.load("w.bin")
+    """
+
+
+def test_an_abstract_step_reaches_the_getter_in_a_subclass(tmp_path):
+    case = Case("ambient-state", {"gizmo/context.py": CONTEXT, "gizmo/loader.py": ABSTRACT_BEFORE},
+                {"gizmo/context.py": CONTEXT, "gizmo/loader.py": ABSTRACT_AFTER}, {"app/main.py": THROUGH_BASE},
+                [("DRIFT098", line_of(THROUGH_BASE, 'loader.load("w.bin")'))])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") \
+        == "AssertionError: no current settings"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "run()") is None

@@ -26,7 +26,7 @@ from typing import Iterator
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import PackageIndex, Symbol
+from drift.model.index import PackageIndex, Symbol, word
 
 _DEPTH = 2  # call levels followed below the function the consumer calls
 
@@ -58,9 +58,31 @@ def _getters(index: PackageIndex, sym: Symbol, depth: int = _DEPTH,
     if owner is not None and depth > 0:
         for name in beh.self_calls:
             method = _method_in_mro(index, owner, name)
-            if method is not None:
-                for state, getter in _getters(index, method, depth - 1, seen).items():
+            if method is None:
+                continue
+            for impl in _implementations(index, method) if _abstract(method) else [method]:
+                for state, getter in _getters(index, impl, depth - 1, seen).items():
                     out.setdefault(state, getter)
+    return out
+
+
+def _abstract(method: Symbol) -> bool:
+    """An `@abstractmethod`: what `self.m()` runs is a subclass's."""
+    return any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in method.as_function.decorators)
+
+
+def _implementations(index: PackageIndex, method: Symbol) -> list[Symbol]:
+    """The subclasses' own definitions of an abstract method, in the modules that name its class
+    (any of them may be the object the consumer holds)."""
+    owner = method.owner
+    name = method.dotted.rsplit(".", 1)[-1]
+    if owner is None:
+        return []
+    out = []
+    for cls in index.iter_classes(index.modules_mentioning(word(owner.dotted.rsplit(".", 1)[-1]))):
+        m = cls.as_class.methods.get(name)
+        if m is not None and cls.dotted != owner.dotted and owner.dotted in {c.dotted for c in index.mro(cls)}:
+            out.append(Symbol(f"{cls.dotted}.{name}", "method", cls.module, cls.path, m.line, m.raw, cls))
     return out
 
 
