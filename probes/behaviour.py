@@ -144,6 +144,7 @@ class _Scan:
         self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
         self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
         self.bare_calls = {}  # name -> first line of `name()`: a call of a plain name with no arguments
+        # (written under the dotted name a lazy import inside the function gives it)
         self.unset_checks = []  # names the function fails on when None: `assert G is not None`, `if G is None: raise`
         self.globals_set = []  # names the function declares `global` (a setter of module state)
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
@@ -678,7 +679,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
            if scan.kw_calls else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),
-        **({"bare_calls": scan.bare_calls} if scan.bare_calls else {}),
+        **({"bare_calls": {scan.local_imports.get(n, n): ln for n, ln in scan.bare_calls.items()}}
+           if scan.bare_calls else {}),  # a name imported inside the function: its dotted source
         **_ambient(scan),
         **_built(scan),
         **_tuple_returns(scan),

@@ -35,9 +35,6 @@ BEFORE = """
             return [path]
     """
 AFTER = """
-    from gizmo.context import get_current
-
-
     class Loader:
         def load(self, path):
             return self.read(path)
@@ -46,6 +43,8 @@ AFTER = """
             return [path] * self.copies()
 
         def copies(self):
+            from gizmo.context import get_current  # a lazy import, as vLLM often writes them
+
             return get_current()
     """
 CALLS_BARE = """

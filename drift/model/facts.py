@@ -284,7 +284,7 @@ class Behaviour(Record):
     self_calls: _Key[Mapping[str, list[int]]] = _Key("self_calls", {})
     unpacks: _Key[Mapping[str, list[list[int]]]] = _Key(
         "unpacks", {}, doc="method name -> [[call line, names unpacked, unpack line]]: `a, b = x.m(...)`")
-    bare_calls: _Key[Mapping[str, int]] = _Key("bare_calls", {}, doc="name -> first line of `name()` (no arguments)")
+    bare_calls: _Key[Mapping[str, int]] = _Key("bare_calls", {}, doc="name (dotted when imported inside the function) -> first line of `name()` (no arguments)")
     unset_checks: _Key[Sequence[str]] = _Key("unset_checks", (),
                                              doc="module names the function fails on when None (an ambient getter)")
     globals_set: _Key[Sequence[str]] = _Key("globals_set", (), doc="names the function declares `global`")

@@ -15,15 +15,17 @@ getter, recognised by what it does, never by its name), and the names it declare
 callee reaches on each side (its own body, and up to two levels down through the module functions
 it calls by plain name and the methods it calls on `self`, resolved through its class's MRO) are
 compared: a getter of state `G` reached on the target and not on the baseline is reported, risky,
-unless the consumer calls any target function that sets `G` (a `with set_X(...)` anywhere in the
-consumer: cheap, and conservative about where the context is entered).
+unless the consumer's function making the call also calls a target function that sets `G` (a
+`with set_X(...)` around it). A context entered in another function of the consumer does not
+count: a platform's worker commonly enters it around one step (compiling) and not another
+(loading), and vLLM's own callers of the consumer's method are not known to enter it either.
 """
 
 from __future__ import annotations
 
 from typing import Iterator
 
-from drift.analysis.context import CheckContext
+from drift.analysis.context import CheckContext, ResolvedCall
 from drift.analysis.rules.base import rule
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, word
@@ -46,7 +48,7 @@ def _getters(index: PackageIndex, sym: Symbol, depth: int = _DEPTH,
     out: dict[str, Symbol] = {}
     beh = sym.as_function.behaviour
     for name in beh.bare_calls:
-        callee = index.resolve_in(sym.module, name)
+        callee = index.lookup(name) if "." in name else index.resolve_in(sym.module, name)
         if not _callable(callee) or callee.kind != "function":
             continue
         for state in callee.as_function.behaviour.unset_checks:
@@ -94,12 +96,14 @@ def _method_in_mro(index: PackageIndex, cls: Symbol, name: str) -> Symbol | None
     return None
 
 
-def _states_set(ctx: CheckContext) -> set[str]:
-    """The module state the consumer's calls of target setters set (`with set_X(...)`)."""
-    out: set[str] = set()
+def _states_set(ctx: CheckContext) -> dict[tuple[str, str], set[str]]:
+    """(consumer module path, function) -> the module state its calls of target setters set
+    (`with set_X(...)`): the context is entered around the call only in the same function."""
+    out: dict[tuple[str, str], set[str]] = {}
     for rc in ctx.calls:
-        if _callable(rc.target):
-            out.update(rc.target.as_function.behaviour.globals_set)
+        if _callable(rc.target) and rc.target.as_function.behaviour.globals_set:
+            key = (rc.module.get("path") or "", rc.rec.get("function") or "")
+            out.setdefault(key, set()).update(rc.target.as_function.behaviour.globals_set)
     return out
 
 
@@ -107,13 +111,13 @@ def _states_set(ctx: CheckContext) -> set[str]:
 def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer call of a target function or method that, on the target, reaches (itself or up
     to two calls down) a getter that fails when a module's state is unset, where the baseline's
-    did not, and the consumer never calls a target function that sets that state: the call now
-    fails outside the context vLLM's own callers enter."""
+    did not, and the consumer's function making the call never calls a target function that sets
+    that state: the call now fails outside the context vLLM's own callers enter."""
     if ctx.baseline is None:
         return
-    states_set: set[str] | None = None
+    states_set: dict[tuple[str, str], set[str]] | None = None
     reported: set[tuple[str, int, str]] = set()
-    for rc in ctx.calls:
+    for rc in list(ctx.calls) + list(_calls_on_results(ctx)):
         if rc.is_constructor or not _callable(rc.target) or not _callable(rc.baseline):
             continue
         now = _getters(ctx.target, rc.target)
@@ -128,7 +132,8 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
         for state, getter in sorted(new.items()):
             site = rc.site
             key = (site.path, site.line, state)
-            if state in states_set or key in reported:
+            if state in states_set.get((rc.module.get("path") or "", rc.rec.get("function") or ""), ()) \
+                    or key in reported:
                 continue
             reported.add(key)
             setters = _setters(ctx.target, getter.module, state)
@@ -148,6 +153,29 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
                         manual_reason="the value the context holds is the consumer's"),
                 symbol=rc.target.dotted,
             )
+
+
+def _calls_on_results(ctx: CheckContext) -> Iterator[ResolvedCall]:
+    """`x = make_loader(...); x.load(...)`: a method called on what a target function returned,
+    which `ctx.calls` leaves out (the receiver's type is a function's result): read as the path
+    `make_loader().load` on each side, so the function's return annotation types it."""
+    if ctx.baseline_paths is None:
+        return
+    for mod in ctx.usage:
+        for rec in mod.get("calls") or []:
+            callee = rec.get("callee") or {}
+            if "receiver" not in callee or "method" not in callee:
+                continue
+            recv = ctx.target.lookup(callee["receiver"])
+            if recv is None or recv.kind != "function":
+                continue
+            path = (f"sym:{callee['receiver']}", "()", f".{callee['method']}")
+            t = ctx.target_paths.value(path)
+            b = ctx.baseline_paths.value(path)
+            if t.sym is None or b.sym is None or t.sym.kind != "method" or b.sym.kind != "method":
+                continue
+            label = ".".join(t.sym.dotted.rsplit(".", 2)[-2:])
+            yield ResolvedCall(rec, mod, label, t.sym.dotted, t.sym, b.sym, False, None, None, None, None)
 
 
 def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
