@@ -140,7 +140,7 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
             how = f"`with {setters[0]}(...)`" if setters else f"a context that sets `{state}`"
             yield Finding(
                 rule_id="DRIFT098", kind=RuleKind.SEMANTIC, severity=Severity.RISKY,
-                title=f"`{rc.label}` now reaches `{getter.dotted.rsplit('.', 1)[-1]}()`, which fails unless "
+                title=f"`{_label(rc.target)}` now reaches `{getter.dotted.rsplit('.', 1)[-1]}()`, which fails unless "
                       f"{how} is entered (the baseline's did not)",
                 consumer_site=site,
                 target_evidence=(Location(getter.path, getter.line, symbol=getter.dotted),
@@ -176,6 +176,11 @@ def _calls_on_results(ctx: CheckContext) -> Iterator[ResolvedCall]:
                 continue
             label = ".".join(t.sym.dotted.rsplit(".", 2)[-2:])
             yield ResolvedCall(rec, mod, label, t.sym.dotted, t.sym, b.sym, False, None, None, None, None)
+
+
+def _label(sym: Symbol) -> str:
+    """`Cls.m` for a method (`__init__` alone says nothing), the name for a function."""
+    return ".".join(sym.dotted.rsplit(".", 2)[-2:]) if sym.kind == "method" else sym.dotted.rsplit(".", 1)[-1]
 
 
 def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
