@@ -68,6 +68,16 @@ def _getters(index: PackageIndex, sym: Symbol, depth: int = _DEPTH,
     return out
 
 
+def _reached(index: PackageIndex, sym: Symbol) -> dict[str, Symbol]:
+    """`_getters` of a callable the consumer calls, memoised per index (a consumer calls the same
+    few hundred callables thousands of times)."""
+    memo = index.__dict__.setdefault("_ambient_getters", {})
+    hit = memo.get(sym.dotted)
+    if hit is None:
+        hit = memo[sym.dotted] = _getters(index, sym)
+    return hit
+
+
 def _abstract(method: Symbol) -> bool:
     """An `@abstractmethod`: what `self.m()` runs is a subclass's."""
     return any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in method.as_function.decorators)
@@ -80,7 +90,10 @@ def _implementations(index: PackageIndex, method: Symbol) -> list[Symbol]:
     name = method.dotted.rsplit(".", 1)[-1]
     if owner is None:
         return []
-    out = []
+    memo = index.__dict__.setdefault("_ambient_implementations", {})
+    if method.dotted in memo:
+        return memo[method.dotted]
+    out = memo[method.dotted] = []
     for cls in index.iter_classes(index.modules_mentioning(word(owner.dotted.rsplit(".", 1)[-1]))):
         m = cls.as_class.methods.get(name)
         if m is not None and cls.dotted != owner.dotted and owner.dotted in {c.dotted for c in index.mro(cls)}:
@@ -120,10 +133,10 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
     for rc in list(ctx.calls) + list(_calls_on_results(ctx)):
         if rc.is_constructor or not _callable(rc.target) or not _callable(rc.baseline):
             continue
-        now = _getters(ctx.target, rc.target)
+        now = _reached(ctx.target, rc.target)
         if not now:
             continue
-        before = _getters(ctx.baseline, rc.baseline)
+        before = _reached(ctx.baseline, rc.baseline)
         new = {s: g for s, g in now.items() if s not in before}
         if not new:
             continue
