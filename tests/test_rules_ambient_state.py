@@ -150,3 +150,25 @@ def test_an_abstract_step_reaches_the_getter_in_a_subclass(tmp_path):
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "run()") \
         == "AssertionError: no current settings"
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "run()") is None
+
+
+BUILT_BY_TARGET = """
+    from gizmo.loader import Loader
+
+
+    class MyLoader(Loader):
+        def __init__(self):
+            self.weights = Loader().load("w.bin")
+    """
+INITIALISED = CONTEXT.replace("@contextlib.contextmanager\n    ", "")
+
+
+def test_a_constructor_the_target_runs_for_its_own_subclass_is_left_alone(tmp_path):
+    case = _case(BUILT_BY_TARGET, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_state_only_an_initialiser_sets_is_left_alone(tmp_path):
+    case = Case("ambient-state", {"gizmo/context.py": INITIALISED, "gizmo/loader.py": BEFORE},
+                {"gizmo/context.py": INITIALISED, "gizmo/loader.py": AFTER}, {"app/main.py": CALLS_BARE}, [])
+    assert_findings(findings_of(tmp_path, case), case.expected)

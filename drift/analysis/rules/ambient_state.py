@@ -131,7 +131,7 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
     states_set: dict[tuple[str, str], set[str]] | None = None
     reported: set[tuple[str, int, str]] = set()
     for rc in list(ctx.calls) + list(_calls_on_results(ctx)):
-        if rc.is_constructor or not _callable(rc.target) or not _callable(rc.baseline):
+        if rc.is_constructor or not _callable(rc.target) or not _callable(rc.baseline) or _built_by_target(ctx, rc):
             continue
         now = _reached(ctx.target, rc.target)
         if not now:
@@ -143,14 +143,15 @@ def call_needs_ambient_state(ctx: CheckContext) -> Iterator[Finding]:
         if states_set is None:
             states_set = _states_set(ctx)
         for state, getter in sorted(new.items()):
+            if not _setters(ctx.target, getter.module, state):
+                continue  # state set for the process (an initialiser), not entered as a context
             site = rc.site
             key = (site.path, site.line, state)
             if state in states_set.get((rc.module.get("path") or "", rc.rec.get("function") or ""), ()) \
                     or key in reported:
                 continue
             reported.add(key)
-            setters = _setters(ctx.target, getter.module, state)
-            how = f"`with {setters[0]}(...)`" if setters else f"a context that sets `{state}`"
+            how = f"`with {_setters(ctx.target, getter.module, state)[0]}(...)`"
             yield Finding(
                 rule_id="DRIFT098", kind=RuleKind.SEMANTIC, severity=Severity.RISKY,
                 title=f"`{_label(rc.target)}` now reaches `{getter.dotted.rsplit('.', 1)[-1]}()`, which fails unless "
@@ -197,11 +198,24 @@ def _label(sym: Symbol) -> str:
 
 
 def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
-    """Functions of the getter's module that declare `state` global: the ways to set it."""
+    """Context managers of the getter's module that declare `state` global: the ways to enter it.
+    State only initialisers set (`init_distributed_environment`) is the process's, not a
+    context a caller enters around a call, and is left out."""
     from drift.model.facts import ModuleFacts
 
     mod = ModuleFacts(index.modules.get(module) or {})
-    return sorted(n for n, fn in mod.functions.items() if state in fn.behaviour.globals_set)
+    return sorted(n for n, fn in mod.functions.items() if state in fn.behaviour.globals_set
+                  and any(d.rsplit(".", 1)[-1] == "contextmanager" for d in fn.decorators))
+
+
+def _built_by_target(ctx: CheckContext, rc: ResolvedCall) -> bool:
+    """The call sits in the constructor of a consumer class extending a target class: the target
+    builds such objects itself (a model, a layer, a runner), inside the contexts it enters for
+    building them (vLLM builds models under its configuration context so layers can read it)."""
+    qual = rc.rec.get("function") or ""
+    if not qual.endswith(".__init__") or not rc.module.get("module"):
+        return False
+    return bool(ctx.target_paths.target_bases(f"{rc.module['module']}.{qual[:-len('.__init__')]}"))
 
 
 RULES = [call_needs_ambient_state]
