@@ -209,13 +209,16 @@ def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
 
 
 def _built_by_target(ctx: CheckContext, rc: ResolvedCall) -> bool:
-    """The call sits in the constructor of a consumer class extending a target class: the target
-    builds such objects itself (a model, a layer, a runner), inside the contexts it enters for
-    building them (vLLM builds models under its configuration context so layers can read it)."""
+    """The call sits in the constructor of a consumer class that extends another class (the
+    target's, or a framework's the target builds with: a torch `Module`): such objects are parts
+    the target builds itself (a model, its layers, a runner), inside the contexts it enters for
+    building them (vLLM builds models under its configuration context so that layers read it
+    when constructed)."""
     qual = rc.rec.get("function") or ""
     if not qual.endswith(".__init__") or not rc.module.get("module"):
         return False
-    return bool(ctx.target_paths.target_bases(f"{rc.module['module']}.{qual[:-len('.__init__')]}"))
+    cls = ctx.consumer.classes.get(f"{rc.module['module']}.{qual[:-len('.__init__')]}") or {}
+    return bool(cls.get("bases"))
 
 
 RULES = [call_needs_ambient_state]
