@@ -87,7 +87,9 @@ def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: 
     the target's calls are known to reach the consumer's function (else risky at most)."""
     name = tm.dotted.rsplit(".", 1)[-1] if tm is not None else name
     mine = int(arity[0])
-    before = _counts(ctx, ctx.baseline, name, None)
+    if not any(hit[0] != mine for hit in unpacks_of(ctx.target, name).values()):
+        return None  # the target unpacks no call of it into another count: nothing to check
+    before = {hit[0]: [path, hit[1]] for (path, _line), hit in sorted(unpacks_of(ctx.baseline, name).items())}
     if not set(before) <= {mine}:
         return None  # the baseline did not hold the override to its own length everywhere
     after = _counts(ctx, ctx.target, name, fits)
