@@ -122,3 +122,61 @@ def test_without_a_baseline_nothing_is_compared(tmp_path):
                        consumer={"app/sched.py": CONSUMER})
     assert outcome.report is not None
     assert not [f for f in outcome.report.findings if f.rule_id == "DRIFT032"]
+
+
+# No annotation: the number of values is read off the returns when every one is a tuple literal of
+# one length; returns of several lengths (or a starred item) say nothing.
+LITERAL_BEFORE = {"gizmo/pads.py": """
+    def pad(x):
+        if x:
+            return x, 0
+        return 0, 0
+
+
+    def either(x):
+        if x:
+            return x, 0
+        return x, 0, 0
+
+
+    def spread(x):
+        return (*x, 0)
+    """}
+LITERAL_AFTER = {"gizmo/pads.py": """
+    def pad(x):
+        if x:
+            return x, 0, 0
+        return 0, 0, 0
+
+
+    def either(x):
+        if x:
+            return x, 0, 0
+        return x, 0
+
+
+    def spread(x):
+        return (*x, 0, 0)
+    """}
+LITERAL_CONSUMER = {"app/use.py": """
+    from gizmo.pads import either, pad, spread
+
+
+    def run(x):
+        a, b = pad(x)
+        c, d = either(x)
+        e, f = spread([x])
+        return a, b, c, d, e, f
+    """}
+
+
+def test_unannotated_tuple_returns_of_one_length_are_counted(tmp_path):
+    src = LITERAL_CONSUMER["app/use.py"]
+    findings = findings_of(tmp_path, Case("literal-returns", LITERAL_BEFORE, LITERAL_AFTER, LITERAL_CONSUMER))
+    assert_findings(findings, [("DRIFT032", line_of(src, "a, b = pad(x)"))])
+    assert "`return x, 0, 0`" in findings[0].title
+    before = write_tree(tmp_path / "before", LITERAL_BEFORE)
+    after = write_tree(tmp_path / "after", LITERAL_AFTER)
+    app = write_tree(tmp_path / "app", LITERAL_CONSUMER)
+    assert raised_by([before, app], "app.use", "run(1)") is None
+    assert raised_by([after, app], "app.use", "run(1)") == findings[0].predicted_failure

@@ -86,6 +86,7 @@ def test_self_in_an_installed_function_is_the_target_class(tmp_path):
     src = CONSUMER["app/patch.py"]
     findings = findings_of(tmp_path, Case("bound-self", BEFORE, AFTER, CONSUMER))
     assert_findings(findings, [
+        ("DRIFT032", line_of(src, "a, b = self._pad(x)")),  # `return x, 0` became `return x, 0, 0`
         ("DRIFT060", line_of(src, "self._unpadded_dim()")),
         ("DRIFT011", line_of(src, "self.inherited(1)")),
         ("DRIFT060", line_of(src, "self.topo.split_k_and_v")),

@@ -6,7 +6,9 @@ call is: on an object vLLM built and the consumer reached through `self.<attr>`,
 the consumer installed over one of vLLM's methods, or on a name imported plainly. The probe records
 how many names take the result apart (`unpacked`, probes/reach.py); the number of values comes
 from the return annotation on each side, which is what vLLM's own callers are checked against by
-its type checker. A variable-length `tuple[X, ...]`, a union or no annotation says nothing.
+its type checker, or, for a function that declares none, from its returns when every one is a
+tuple literal of one length (`return hidden, logits`). A variable-length `tuple[X, ...]`, a union,
+a starred item or returns of several lengths say nothing.
 """
 
 from __future__ import annotations
@@ -54,6 +56,25 @@ def returned_count(annotation: str | None) -> int | None:
     return len(items)
 
 
+def returned_shape(fn) -> tuple[int | None, str | None]:
+    """How many values a function returns every time, and what says so: its return annotation
+    (`tuple[A, B]`), or, only where it declares none, its tuple literals (every `return` that hands
+    back a value is a tuple of the same length, no starred item: `return x, 0`). (None, None) when
+    neither fixes the number."""
+    if fn.returns:
+        n = returned_count(fn.returns)
+        return (n, f"`{fn.returns}`") if n is not None else (None, None)
+    lines = set(fn.behaviour.value_returns)
+    rows = {row[0]: row[1] for row in fn.behaviour.tuple_returns if len(row) >= 2}
+    if not lines or not lines <= set(rows):
+        return None, None
+    sizes = {len(rows[line]) for line in lines}
+    if len(sizes) != 1 or any(str(item).startswith("*") for line in lines for item in rows[line]):
+        return None, None
+    line = min(lines)
+    return sizes.pop(), f"`return {', '.join(map(str, rows[line]))}`"
+
+
 def unpacks(count: int, names: int, starred: bool) -> bool:
     """Whether `count` values fill `names` targets (one of them `*rest` when starred)."""
     return count >= names if starred else count == names
@@ -81,8 +102,7 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
             continue
         names, starred = int(shape[0]), bool(shape[1])
-        tret, bret = rc.target.as_function.returns, rc.baseline.as_function.returns
-        now, before = returned_count(tret), returned_count(bret)
+        (now, tret), (before, bret) = returned_shape(rc.target.as_function), returned_shape(rc.baseline.as_function)
         if now is None or before is None or not unpacks(before, names, starred) or unpacks(now, names, starred):
             continue
         site = rc.site
@@ -91,14 +111,14 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         seen.add((site.path, site.line))
         yield Finding(
             rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
-            title=f"`{rc.label}(...)` now returns {now} values (`{tret}`); the result is unpacked into {names}"
+            title=f"`{rc.label}(...)` now returns {now} values ({tret}); the result is unpacked into {names}"
                   f"{' and a starred name' if starred else ''}",
             consumer_site=site,
             target_evidence=(ctx.evidence(rc.target),),
             baseline_evidence=(ctx.evidence(rc.baseline),),
             predicted_failure=unpack_error(now, names, starred),
-            details=f"the baseline returned {before} values (`{bret}`)",
-            fix=Fix(f"unpack the {now} values `{rc.label}` now returns (`{tret}`)",
+            details=f"the baseline returned {before} values ({bret})",
+            fix=Fix(f"unpack the {now} values `{rc.label}` now returns ({tret})",
                     manual_reason="which of the new values the consumer needs is its own decision"),
             symbol=rc.dotted,
         )
