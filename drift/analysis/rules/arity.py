@@ -91,7 +91,8 @@ def unpack_error(count: int, names: int, starred: bool) -> str:
 @rule("DRIFT032", RuleKind.RETURN_SHAPE)
 def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer unpacks a call's result into the number of values the baseline's annotation
-    returns, and the target's annotation returns another number: the assignment raises."""
+    returns, and the target's annotation returns another number: the assignment raises. A function
+    with no return annotation counts when every return is a tuple literal of one length."""
     if ctx.baseline is None:
         return
     seen: set[tuple[str, int]] = set()
