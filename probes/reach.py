@@ -2356,13 +2356,14 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             mod.class_record(node, qual, genv)
     enclosing = _enclosing_ifs(tree)
+    envs = {}  # qualname -> the names a function ends with: what its nested functions close over
     for qual, cls, node in funcs:
         if cls == "<class>":
             continue
         branch = _branch_guards(mod, enclosing[id(node)]) if id(node) in enclosing else []
         mod.guards.extend(branch)
         try:
-            _Function(mod, qual=qual, cls=cls, node=node, env=genv).run()
+            envs[qual] = _Function(mod, qual=qual, cls=cls, node=node, env=_closed_over(genv, envs, qual)).run()
         finally:
             del mod.guards[len(mod.guards) - len(branch):]
     # every module's functions: another module of the package may install one over a target name
@@ -2374,6 +2375,20 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
             "caught": caught_ranges(tree)}
+
+
+def _closed_over(genv, envs, qual):
+    """The names a function starts with: the module's, and for a function nested in another
+    (`def patch(engine: Engine): ... async def pause(): engine.engine...`) the enclosing
+    function's typed locals and parameters too, which its body reads as free variables. Its own
+    assignments still shadow them, as Python scopes do."""
+    parent = qual.rsplit(".", 1)[0] if "." in qual else None
+    outer = envs.get(parent)
+    if not outer:
+        return genv
+    env = dict(genv)
+    env.update({k: v for k, v in outer.items() if v})
+    return env
 
 
 def _declared_global(tree):

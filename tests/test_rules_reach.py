@@ -753,3 +753,50 @@ def test_a_field_that_became_an_initvar_reads_as_the_default(tmp_path):
         """
     found = findings_of(tmp_path, Case("initvar", before, after, {"app/main.py": consumer}))
     assert_findings(found, [("DRIFT063", line_of(consumer, "cfg.max_model_len"))])
+
+
+WRAPPED_BEFORE = {"gizmo/engine.py": """
+    class Engine:
+        def __init__(self):
+            self.engine = object()
+
+        def engine_step(self, v):
+            return v
+    """, "gizmo/v1.py": """
+    class NewEngine:
+        def step(self):
+            return 1
+    """}
+WRAPPED_AFTER = {"gizmo/engine.py": """
+    from gizmo.v1 import NewEngine
+    Engine = NewEngine
+    """, "gizmo/v1.py": WRAPPED_BEFORE["gizmo/v1.py"]}
+WRAPPER = """
+    from gizmo.engine import Engine
+
+    def make_pausable(engine: Engine):
+        original = engine.engine_step
+
+        def paused(v):
+            return original(v)
+
+        engine.engine_step = paused
+
+        def busy():
+            return engine.engine is not None
+
+        return busy
+    """
+
+
+def test_a_method_saved_before_the_consumer_wraps_it_and_a_closure_over_a_parameter(tmp_path):
+    """`original = engine.engine_step` then `engine.engine_step = paused` in one function: the
+    read runs before the store, so the store does not provide it; and `busy`, nested in the
+    function, reads the typed parameter it closes over. On the target the name is an alias of a
+    class with neither attribute: both lines raise AttributeError."""
+    found = findings_of(tmp_path, Case("wrapped", WRAPPED_BEFORE, WRAPPED_AFTER, {"app/run.py": WRAPPER}))
+    assert_findings(found, [("DRIFT060", line_of(WRAPPER, "original = engine.engine_step")),
+                            ("DRIFT060", line_of(WRAPPER, "return engine.engine is not None"))])
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.run", "make_pausable(Engine())") == found[0].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "make_pausable(Engine())()") is None

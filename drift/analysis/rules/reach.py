@@ -440,7 +440,9 @@ def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, 
     """Whether every store of `name` on `cls`'s objects sits in the same function as the read
     `rec`, after it, inside an `if` whose test began at or before the read's line: the read is
     (part of) that test, so the store runs only once the read has succeeded and cannot provide
-    it (`if a and cfg.use_x: ... cfg.use_x = False`)."""
+    it (`if a and cfg.use_x: ... cfg.use_x = False`). Also where every store follows the read in
+    the same function with no test around either: the read saves what the object had before the
+    consumer wraps it (`_step = engine.engine_step; engine.engine_step = paused(_step)`)."""
     sites = ctx.memo.get("reach.consumer_set_sites")
     if sites is None:
         sites = {}
@@ -456,11 +458,15 @@ def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, 
     line = rec.get("line") or 0
     outer = set(rec.get("within") or ())  # the tests whose bodies hold the read
     found = sites.get((cls, name)) or []
+    here = [(path, function) == (mod.get("path"), rec.get("function")) and at > line for path, function, at, _ in found]
+    if found and all(here) and rec.get("function") and not outer and not any(within for *_, within in found):
+        # `orig = obj.step` then `obj.step = wrapper` in one function, neither under a test: the
+        # consumer wraps what the object had, so the read runs before any store could provide it
+        return True
     # a test that began at or before the read and whose body does not hold it is the one the read is in
     return bool(found) and all(
-        path == mod.get("path") and function == rec.get("function") and at > line
-        and any(test <= line and test not in outer for test in within)
-        for path, function, at, within in found)
+        ok and any(test <= line and test not in outer for test in within)
+        for ok, (_, _, _, within) in zip(here, found))
 
 
 @rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
