@@ -606,13 +606,28 @@ def _blocks(body):
 
 
 def _hasattr_of(test):
-    """(object node, name, negated) for `hasattr(x, "name")` / `not hasattr(x, "name")`, else None."""
+    """(object node, name, negated) for `hasattr(x, "name")` / `not hasattr(x, "name")`, and for
+    the same question asked softly: `getattr(x, "name", None)` (`is not None`, `callable(...)`,
+    negated, `is None`). An `x is None or not callable(getattr(x, "name", None))` test asks it
+    negated too: its body runs where x lacks the name (or is None), so what follows an exiting
+    body runs only where x has it. Else None."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        hits = [h for h in (_hasattr_of(v) for v in test.values) if h is not None and h[2]]
+        return hits[0] if len(hits) == 1 else None
     negated = False
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         negated, test = not negated, test.operand
-    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr" \
-            and len(test.args) == 2 and not test.keywords and isinstance(test.args[1], ast.Constant) \
-            and isinstance(test.args[1].value, str):
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        negated, test = negated != isinstance(test.ops[0], ast.Is), test.left
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "callable" \
+            and len(test.args) == 1 and not test.keywords:
+        test = test.args[0]
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and not test.keywords \
+            and (test.func.id == "hasattr" and len(test.args) == 2
+                 or test.func.id == "getattr" and len(test.args) == 3
+                 and isinstance(test.args[2], ast.Constant) and test.args[2].value is None) \
+            and isinstance(test.args[1], ast.Constant) and isinstance(test.args[1].value, str):
         return test.args[0], test.args[1].value, negated
     return None
 

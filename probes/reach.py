@@ -1074,12 +1074,13 @@ def unpacking(st):
 class _Function:
     """One function (or the module body): statements in order, names typed as they flow."""
 
-    def __init__(self, mod, *, qual, cls, node, env):
+    def __init__(self, mod, *, qual, cls, node, env, probed=()):
         self.mod = mod
         self.qual = qual
         self.cls = cls
         self.node = node
         self.env = dict(env)
+        self.probed_before = probed  # (owner path, name) pairs the enclosing function tested with hasattr/getattr
         self.dicts = {}  # local dict name -> {key: (line, col)}
         self.self_name = None
         self.seen_calls = set()
@@ -1105,7 +1106,7 @@ class _Function:
         node = self.node
         gates = self._gates()
         self.mod.guards.extend(gates)
-        self.mod.probed = set()
+        self.mod.probed = set(self.probed_before)  # a nested function keeps its parent's feature tests
         self.mod.elements = {}  # local container -> (kind, path of what the function stores in it)
         try:
             if isinstance(node, _FUNCS):
@@ -1483,11 +1484,18 @@ class _Function:
 
     def _soft_tested(self, test, env):
         """`if getattr(obj, "x", None) is not None:` (or `if getattr(obj, "x", None):`, alone or in
-        an `and`): the consumer asked whether `obj.x` is there before reading it, as `hasattr` does,
-        so later reads of `obj.x` in the function are guarded by it."""
-        parts = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+        an `and`/`or`, negated, or inside `callable(...)`, the early-exit form `if x is None or not
+        callable(getattr(x, "m", None)): return`): the consumer asked whether `obj.x` is there
+        before reading it, as `hasattr` does, so later reads of `obj.x` in the function (and in
+        functions nested in it) are guarded by it."""
+        parts = test.values if type(test) is ast.BoolOp else [test]
         for part in parts:
-            if type(part) is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) is ast.IsNot \
+            if type(part) is ast.UnaryOp and type(part.op) is ast.Not:
+                part = part.operand  # `if x is None or not getattr(x, "m", None): return` asks the same
+            if type(part) is ast.Call and type(part.func) is ast.Name and part.func.id == "callable" \
+                    and len(part.args) == 1:
+                part = part.args[0]  # `callable(getattr(x, "m", None))`
+            if type(part) is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) in (ast.IsNot, ast.Is) \
                     and type(part.comparators[0]) is ast.Constant and part.comparators[0].value is None:
                 part = part.left
             if not (type(part) is ast.Call and type(part.func) is ast.Name and part.func.id == "getattr"
@@ -2356,14 +2364,17 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             mod.class_record(node, qual, genv)
     enclosing = _enclosing_ifs(tree)
-    envs = {}  # qualname -> the names a function ends with: what its nested functions close over
+    envs, tested = {}, {}  # qualname -> the names a function ends with / the features it tested
     for qual, cls, node in funcs:
         if cls == "<class>":
             continue
         branch = _branch_guards(mod, enclosing[id(node)]) if id(node) in enclosing else []
         mod.guards.extend(branch)
+        parent = qual.rsplit(".", 1)[0] if "." in qual else None
         try:
-            envs[qual] = _Function(mod, qual=qual, cls=cls, node=node, env=_closed_over(genv, envs, qual)).run()
+            envs[qual] = _Function(mod, qual=qual, cls=cls, node=node, env=_closed_over(genv, envs, qual),
+                                   probed=tested.get(parent, ())).run()
+            tested[qual] = frozenset(mod.probed)
         finally:
             del mod.guards[len(mod.guards) - len(branch):]
     # every module's functions: another module of the package may install one over a target name

@@ -800,3 +800,29 @@ def test_a_method_saved_before_the_consumer_wraps_it_and_a_closure_over_a_parame
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(after, "app.run", "make_pausable(Engine())") == found[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "make_pausable(Engine())()") is None
+
+
+FEATURE_TESTED = """
+    from gizmo.engine import Engine
+
+    def make_pausable(engine: Engine):
+        if engine is None or not callable(getattr(engine, "engine_step", None)):
+            return None
+
+        def paused(v):
+            return engine.engine_step(v)
+
+        return paused, engine.engine_step(0)
+    """
+
+
+def test_a_closure_keeps_the_feature_test_of_the_function_around_it(tmp_path):
+    """The function returns early unless the object has the method (`x is None or not
+    callable(getattr(x, "m", None))`, a feature test as `hasattr` is); what follows, and a closure
+    it defines there, only runs where the test passed, so their calls are not reported. The test
+    itself now always takes the early exit on the target: that is risky (DRIFT065)."""
+    found = findings_of(tmp_path, Case("tested", WRAPPED_BEFORE, WRAPPED_AFTER, {"app/run.py": FEATURE_TESTED}))
+    assert_findings(found, [("DRIFT065", line_of(FEATURE_TESTED, "callable(getattr(engine"))])
+    assert found[0].severity.value == "risky"
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.run", "make_pausable(Engine())") is None
