@@ -13,7 +13,8 @@ What drift reads: the patch (probes/reach.py), the target's and the baseline's `
 method (facts), and the replacement's own stores on its first parameter (its IR `store` rows,
 `setattr(self, "x", ...)` too, and what the target's own methods it calls on `self` set). A replacement that hands `self` to another callable (the saved
 original, `super()`, a helper) may run the original's body and is left alone. Risky: a reader may
-tolerate the placeholder.
+tolerate the placeholder. A replaced `__init__` is left to DRIFT075, which reports the new state the
+kept methods read (state only the replaced methods read is no break).
 """
 
 from __future__ import annotations
@@ -55,6 +56,8 @@ def replacement_skips_new_state(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     for mod, patch in _patches(ctx):
         name = patch.get("name")
+        if name == "__init__":
+            continue  # a wholesale `__init__` replacement is DRIFT075's: it names the new state kept methods read
         owner = ctx.target_paths.value(tuple(patch.get("path") or ()))
         bowner = ctx.baseline_paths.value(tuple(patch.get("path") or ()))
         if not name or owner.kind != "class" or owner.sym is None or bowner.kind != "class" or bowner.sym is None:
