@@ -826,3 +826,42 @@ def test_a_closure_keeps_the_feature_test_of_the_function_around_it(tmp_path):
     assert found[0].severity.value == "risky"
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(after, "app.run", "make_pausable(Engine())") is None
+
+
+FACTORY_BEFORE = {"gizmo/engine.py": """
+    class Engine:
+        @classmethod
+        def from_args(cls, args) -> "Engine":
+            return cls()
+
+        def generate(self, prompt, params, request_id, lora_request=None):
+            return prompt
+    """}
+FACTORY_AFTER = {"gizmo/engine.py": FACTORY_BEFORE["gizmo/engine.py"].replace(
+    "request_id, lora_request=None", "request_id, *, lora_request=None")}
+FACTORY_CONSUMER = """
+    from gizmo.engine import Engine
+
+    class Model:
+        def load(self, args):
+            self._engine = Engine.from_args(args)
+
+        def gen(self, p, lora):
+            return self._engine.generate(p, None, "id", lora)
+
+    def once(args, p, lora):
+        engine = Engine.from_args(args)
+        return engine.generate(p, None, "id", lora)
+    """
+
+
+def test_calls_on_what_a_target_factory_returned(tmp_path):
+    """`Engine.from_args(...)` declared `-> "Engine"`: the object it returns, kept in a local or on
+    `self` and used in another method, is judged as an Engine on each side (the target made
+    `lora_request` keyword-only, so the fourth positional argument now raises TypeError)."""
+    found = findings_of(tmp_path, Case("factory", FACTORY_BEFORE, FACTORY_AFTER, {"app/run.py": FACTORY_CONSUMER}))
+    assert_findings(found, [("DRIFT012", line_of(FACTORY_CONSUMER, 'self._engine.generate(p')),
+                            ("DRIFT012", line_of(FACTORY_CONSUMER, 'return engine.generate(p'))])
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.run", "once(None, 'p', 'l')") == found[1].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "once(None, 'p', 'l')") is None

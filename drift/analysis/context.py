@@ -288,7 +288,13 @@ class CheckContext:
             recv_t = _receiver_class(self.target, self.target_paths, callee["receiver"])
             recv_b = _receiver_class(self.baseline, self.baseline_paths, callee["receiver"]) if self.baseline else None
             if (recv_t and recv_t.kind != "class") and (recv_b is None or recv_b.kind != "class"):
-                return None  # the receiver was a function's result: type unknown
+                # the receiver is a call's result (`Engine.from_args(a).generate(...)`, a local or a
+                # `self` attribute bound to it): the record's path says what was called, each side's facts say
+                # what that returns (a `-> "Engine"` factory, `-> Self`), else nothing is judged
+                path = rec.get("path")
+                if path and len(path) > 1 and path[-1] == "." + callee["method"]:
+                    return self._resolve_path(mod, dict(rec, callee={"path": list(path)}))
+                return None
             dotted = f"{callee['receiver']}.{callee['method']}"
             label = f"{callee['receiver'].rsplit('.', 1)[-1]}.{callee['method']}"
             # each side's own class: a name that is an alias on one side (`Engine = NewEngine`) and a
