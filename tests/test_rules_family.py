@@ -32,6 +32,8 @@ FEW_RENAMED = {"gizmo/models.py": models({"Alpha"})}
 # each class renamed it differently (_impl0, _impl1, ...): nothing in common to rename to
 ALL_DROPPED = {"gizmo/models.py": models({"Alpha", "Beta", "Gamma", "Delta"}, new="_impl")}
 
+# `install` takes any model of the family (duck-typed, no annotation): an object annotated with one
+# class would type the bound function's `self` as that class (DRIFT060, tests/test_rules_bound_methods.py)
 BINDS = """
     import types
 
@@ -43,7 +45,7 @@ BINDS = """
         return embeds
 
 
-    def install(model: Alpha):
+    def install(model):
         model.forward = types.MethodType(patched_forward, model)
         return model
     """
