@@ -457,6 +457,20 @@ class ModuleFacts(Record):
     def star_imports(self) -> list[ImportFacts]:
         return [ImportFacts(s) for s in (self.raw.get("imports") or {}).get("*") or ()]
 
+    def every_function(self) -> Iterator[FunctionFacts]:
+        """The module's functions, then every method of its classes and their nested classes.
+
+        One walk for the rules that index a behaviour over all of a release's code (unpacked
+        returns, RPC dispatches, constructor calls, setting guards): the order is the module's
+        functions, then classes last-defined first, so an index built from it is the same on
+        every run."""
+        yield from self.functions.values()
+        stack = self.classes.values()
+        while stack:
+            cls = stack.pop()
+            yield from cls.methods.values()
+            stack.extend(cls.nested.values())
+
 
 for _cls in (Located, NameFacts, ImportFacts, InstanceAttr, FieldFacts, ParamFacts, RaiseFacts, AssertFacts,
              CtorCall, KwargsForward, Choice, EnvDefault, Behaviour, Overload, FunctionFacts, ClassFacts,

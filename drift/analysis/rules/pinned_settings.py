@@ -37,13 +37,7 @@ def _build_guards(index: PackageIndex, modules: Iterable[str] | None = None) -> 
     out: dict[str, list[list]] = {}
     for mod_name in index.modules if modules is None else modules:
         mod = ModuleFacts(index.modules[mod_name])
-        functions = list(mod.functions.values())
-        stack = list(mod.classes.values())
-        while stack:
-            cls = stack.pop()
-            functions.extend(cls.methods.values())
-            stack.extend(cls.nested.values())
-        for fn in functions:
+        for fn in mod.every_function():
             for r in fn.behaviour.raises:
                 m = _GUARD.match((r.guard or "").strip())
                 if not m or not m.group(2):

@@ -32,14 +32,8 @@ def _functions(index: PackageIndex, modules: Iterable[str] | None = None
                ) -> Iterator[tuple[str, ModuleFacts, FunctionFacts]]:
     for mod_name in index.modules if modules is None else modules:
         mod = ModuleFacts(index.modules[mod_name])
-        for fn in mod.functions.values():
+        for fn in mod.every_function():
             yield mod_name, mod, fn
-        stack = mod.classes.values()
-        while stack:
-            cls = stack.pop()
-            for fn in cls.methods.values():
-                yield mod_name, mod, fn
-            stack.extend(cls.nested.values())
 
 
 def _build_ctor_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:

@@ -40,14 +40,8 @@ def _build_dispatches(index: PackageIndex, modules=None) -> dict[str, dict[str, 
 
     for mod_name in index.modules if modules is None else modules:
         mod = ModuleFacts(index.modules[mod_name])
-        for fn in mod.functions.values():
+        for fn in mod.every_function():
             add(fn, mod.path)
-        stack = list(mod.classes.values())
-        while stack:
-            c = stack.pop()
-            for m in c.methods.values():
-                add(m, mod.path)
-            stack.extend(c.nested.values())
     return out
 
 
