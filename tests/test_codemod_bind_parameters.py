@@ -89,3 +89,13 @@ def test_nothing_to_take_or_no_such_def():
     src3 = "def g(a, b, /, c):\n    return b\n"
     new, out = run_codemod(src3, "bind_parameters", line=1, args={"function": "g", "params": [["b", "a.b"]]})
     assert new == src3 and out.status == "not_found" and "positional-only" in out.reason
+
+
+def test_unread_parameters_leave_the_def_and_a_body_reading_one_is_left_alone():
+    """`unread`: no evidence the new source gives the baseline's value, so they are removed but never bound."""
+    args = {**ARGS, "unread": ["use_grouped_topk"]}
+    new = _twice(METHOD, 2, args)
+    assert "use_grouped_topk" not in new and "top_k = layer.top_k" in new
+    reading = METHOD.replace("return run(", "return use_grouped_topk or run(")
+    new, out = run_codemod(reading, "bind_parameters", line=2, args=args)
+    assert new == reading and out.status == "not_found" and "reads use_grouped_topk" in out.reason

@@ -3,8 +3,11 @@ passing routing settings one by one to its method (`apply(layer=self, x=, top_k=
 became `apply(layer=self, x=)`); an override written for the old call gets them out of its `def`
 and reads them from the layer, and the patched consumer really runs on the target. Safe when every
 call the baseline's layer made passed `layer=self` and each setting as `self.<same name>` (facts
-+kwc: the reads then give the very values), unsafe when one was passed as anything else. With no
-evidence that the baseline passed them from inside the layer's class, the finding stays manual."""
++kwc: the reads then give the very values); a setting passed as anything else is still taken out
+of the `def`, but the safe edit is written only where the body never reads it (round 14: vLLM
+0.12's FusedMoE passed `expert_map=` as a conditional, and tpu-inference's overrides never read
+it); unsafe when the layer itself was not passed as `layer=self`. With no evidence that the
+baseline passed them from inside the layer's class, the finding stays manual."""
 
 from __future__ import annotations
 
@@ -79,10 +82,36 @@ def test_the_dropped_parameters_are_read_from_the_layer_the_target_passes(tmp_pa
     assert plan({rel: patched.encode()}, list(findings), unsafe_fixes=True).empty
 
 
-def test_a_setting_the_baseline_passed_as_anything_but_the_layers_own_is_unsafe(tmp_path):
+def test_a_setting_the_baseline_passed_otherwise_is_bound_only_where_the_body_never_reads_it(tmp_path):
     before = {**BEFORE, "gizmo/moe.py": BEFORE["gizmo/moe.py"].replace("scoring=self.scoring)", 'scoring="softmax")')}
-    f = only(findings_of(tmp_path, Case("stopped-literal", before, AFTER, CONSUMER)), "DRIFT070")
-    assert f.fix.codemod == "bind_parameters" and f.fix.tier == UNSAFE
+    findings = findings_of(tmp_path, Case("stopped-literal", before, AFTER, CONSUMER))
+    f = only(findings, "DRIFT070")
+    assert f.fix.codemod == "bind_parameters" and f.fix.tier == SAFE and f.fix.args["unread"] == ["scoring"]
+    assert "written only where the body reads none of `scoring`" in f.fix.description
+    rel = "app/moe.py"
+    # this override returns `scoring`: nothing shows layer.scoring is what the baseline passed, so
+    # nothing is written, safe fixes or not
+    source = (tmp_path / "consumer" / rel).read_bytes()
+    for unsafe in (False, True):
+        patch = plan({rel: source}, list(findings), unsafe_fixes=unsafe)
+        assert patch.empty and "reads scoring" in patch.skipped[0][1]
+    # one that never reads it is patched by default and runs on the target with the layer's values
+    quiet = {"app/__init__.py": "", rel: CONSUMER[rel].replace("return (x, top_k, renormalize, scoring)",
+                                                               "return (x, top_k, renormalize)")}
+    findings = findings_of(tmp_path / "quiet", Case("stopped-quiet", before, AFTER, quiet))
+    home = tmp_path / "quiet" / "consumer"
+    patch = plan({rel: (home / rel).read_bytes()}, list(findings))
+    patched = patch.changes[0].after.decode()
+    assert "def apply(self, layer, x):" in patched and "scoring =" not in patched
+    (home / rel).write_text(patched)
+    roots = [tmp_path / "quiet" / "after", home]
+    assert raised_by(roots, "app.moe", "None if run('x') == ('x', 3, True) else 1 / 0") is None
+
+
+def test_a_layer_not_passed_as_itself_leaves_the_fix_unsafe(tmp_path):
+    before = {**BEFORE, "gizmo/moe.py": BEFORE["gizmo/moe.py"].replace("apply(layer=self,", "apply(layer=self.inner,")}
+    f = only(findings_of(tmp_path, Case("stopped-inner", before, AFTER, CONSUMER)), "DRIFT070")
+    assert f.fix.codemod == "bind_parameters" and f.fix.tier == UNSAFE and "unread" not in f.fix.args
     assert "check each attribute holds what was passed" in f.fix.description
 
 

@@ -1081,8 +1081,8 @@ def _stopped_parameters_fix(ctx: CheckContext, *, label: str, sig: list[list[Any
     holds them: a parameter it still passes (`layer`) is annotated with a class that has every
     dropped name as a member, and the baseline's own call of the method passed those keywords
     from inside that class (vLLM's FusedMoE passed `top_k=self.top_k, ...` and now passes
-    `layer=self`). The override then reads each one from that parameter. Unsafe: the names are
-    matched, the values are not proven the same. None when the evidence is not all there."""
+    `layer=self`). The override then reads each one from that parameter, tiered by `_bind_fix`.
+    None when the evidence is not all there."""
     if ctx.baseline is None or bm is None:
         return None
     tnames = {p.name for p in tm.as_function.params}
@@ -1103,37 +1103,55 @@ def _stopped_parameters_fix(ctx: CheckContext, *, label: str, sig: list[list[Any
         shrunk = [x for x in sig if x[0] not in gone]
         if _site_failure(label, shrunk, site) is not None:
             return None
-        reads = ", ".join(f"`{n} = {p.name}.{n}`" for n in gone[:3]) + (", ..." if len(gone) > 3 else "")
-        proven = _passed_own_attributes(ctx.baseline, name, cls.dotted, p.name, gone)
-        check = (f"every call the baseline made of it passed `{p.name}=self` and each of them as `self.<name>`, "
-                 f"so each read gives the value the baseline passed" if proven else
-                 "check each attribute holds what was passed")
-        return Fix(f"take `{', '.join(gone)}` out of `{label}`'s parameters and read them from `{p.name}` ({reads}): "
-                   f"the target now passes `{p.name}` (a `{cls.dotted.rsplit('.', 1)[-1]}`) instead, and the "
-                   f"baseline passed them from inside that class ({check})",
-                   codemod="bind_parameters", tier=SAFE if proven else UNSAFE,
-                   args={"function": label.rsplit(".", 1)[-1], "params": [[n, f"{p.name}.{n}"] for n in gone]})
+        return _bind_fix(label, p.name, cls.dotted.rsplit(".", 1)[-1], gone,
+                         _own_attributes_passed(ctx.baseline, name, cls.dotted, p.name, gone))
     return None
 
 
-def _passed_own_attributes(baseline: PackageIndex, name: str, cls: str, holder: str, gone: list[str]) -> bool:
-    """Whether every call the baseline's class `cls` made of `.name(...)` passing keywords passed
-    `holder=self` and each of `gone` as `self.<same name>` (vLLM 0.12's FusedMoE:
-    `quant_method.apply(layer=self, ..., top_k=self.top_k, ...)`, facts +kwc): then reading
-    `holder.<name>` in the override gives exactly the value the baseline handed it. At least one
-    such call; the facts must show the argument texts whole."""
+def _bind_fix(label: str, holder: str, cls: str, gone: list[str], proven: set[str] | None) -> Fix:
+    """`bind_parameters`, tiered by what the baseline's own calls prove (`_own_attributes_passed`).
+    Every dropped name proven: safe. Some proven: safe too, with the others in `unread`: the
+    codemod removes those from the `def` but writes nothing where the body reads one, since nothing
+    shows `holder.<name>` gives what the baseline passed (vLLM 0.12's FusedMoE passed
+    `expert_map=self.expert_map if not self.rocm_aiter_fmoe_enabled else self.expert_mask`); a body
+    that never reads it loses nothing. None proven: unsafe (the names are matched, not the values)."""
+    reads = ", ".join(f"`{n} = {holder}.{n}`" for n in gone[:3]) + (", ..." if len(gone) > 3 else "")
+    args: dict[str, Any] = {"function": label.rsplit(".", 1)[-1], "params": [[n, f"{holder}.{n}"] for n in gone]}
+    unread = [n for n in gone if proven is not None and n not in proven]
+    if proven and unread:
+        args["unread"] = unread
+        check = (f"every call the baseline made of it passed `{holder}=self` and all but "
+                 f"{', '.join(f'`{n}`' for n in unread)} as `self.<name>`, so each read gives the value the baseline "
+                 f"passed; written only where the body reads none of {', '.join(f'`{n}`' for n in unread)}, whose "
+                 f"value the baseline computed otherwise")
+    elif proven:
+        check = (f"every call the baseline made of it passed `{holder}=self` and each of them as `self.<name>`, "
+                 f"so each read gives the value the baseline passed")
+    else:
+        check = "check each attribute holds what was passed"
+    return Fix(f"take `{', '.join(gone)}` out of `{label}`'s parameters and read them from `{holder}` ({reads}): "
+               f"the target now passes `{holder}` (a `{cls}`) instead, and the baseline passed them from inside "
+               f"that class ({check})", codemod="bind_parameters", tier=SAFE if proven else UNSAFE, args=args)
+
+
+def _own_attributes_passed(baseline: PackageIndex, name: str, cls: str, holder: str, gone: list[str]) -> set[str] | None:
+    """The names of `gone` every call the baseline's class `cls` made of `.name(...)` passing
+    keywords passed as `self.<same name>`, where each such call passed `holder=self` (vLLM 0.12's
+    FusedMoE: `quant_method.apply(layer=self, ..., top_k=self.top_k, ...)`, facts +kwc): reading
+    `holder.<name>` in the override then gives exactly the value the baseline handed it. None
+    without such a call, or when one passed `holder` as anything else; the facts must show the
+    argument texts whole."""
     from drift.analysis.rules.values import kw_calls
 
     owner = baseline.lookup(cls)
     if owner is None or owner.kind != "class":
-        return False
+        return None
     qual = cls[len(owner.module) + 1:]
     calls = [c for c in kw_calls(baseline, name)
              if c["path"] == owner.path and c["function"].rsplit(".", 1)[0] == qual]
-    if not calls:
-        return False
-    return all(c["keywords"].get(holder) == "self" and all(c["keywords"].get(n) == f"self.{n}" for n in gone)
-               for c in calls)
+    if not calls or not all(c["keywords"].get(holder) == "self" for c in calls):
+        return None
+    return {n for n in gone if all(c["keywords"].get(n) == f"self.{n}" for c in calls)}
 
 
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],

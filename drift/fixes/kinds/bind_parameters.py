@@ -8,6 +8,9 @@ for the old call requires arguments nobody passes and raises TypeError. The edit
 parameters from the `def` and binds each one the body uses at the top of the body
 (`top_k = layer.top_k`), so the rest of the body reads the same names. Parameters the body never
 reads are only removed. The rule that offers it sets the tier; it never adds a parameter.
+`unread` names parameters whose value nothing shows the new source gives (the baseline passed
+them otherwise): they leave the `def` like the rest, but where the body reads one nothing is
+written, so a safe edit never binds a value it has not proven.
 """
 
 from __future__ import annotations
@@ -37,10 +40,12 @@ class _Reads(cst.CSTVisitor):
 class BindParameters(SiteCodemod):
     DESCRIPTION = "Remove `params` ([name, source]) from `function` and bind the used ones to their source."
 
-    def __init__(self, context: CodemodContext, *, line: int, function: str, params: list) -> None:
+    def __init__(self, context: CodemodContext, *, line: int, function: str, params: list,
+                 unread: list | None = None) -> None:
         super().__init__(context, line=line)
         self.function = function
         self.params = [(str(name), str(source)) for name, source in params]
+        self.unread = [str(n) for n in unread or ()]
         for _name, source in self.params:
             parse_expr(source)  # a bad source is a bad argument, said before anything is touched
         self._target: cst.FunctionDef | None = None
@@ -57,6 +62,13 @@ class BindParameters(SiteCodemod):
         have = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)}
         if not have & {name for name, _s in self.params}:
             self.record(ALREADY, f"{self.function}() takes none of {', '.join(n for n, _s in self.params)}")
+            return
+        reads = _Reads()
+        fn.body.visit(reads)
+        read = [n for n in self.unread if n in have and n in reads.names]
+        if read:
+            self.record(NOT_FOUND, f"{self.function}() reads {', '.join(read)}, whose value is not shown to be "
+                                   f"{' / '.join(s for n, s in self.params if n in read)}: bind it by hand")
             return
         self._target = fn
 
