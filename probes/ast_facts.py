@@ -13,11 +13,12 @@ from .forwards import kwargs_forwards
 from .choices import env_defaults, return_sources
 from .deprecations import deprecations
 from .derefs import can_be_none, param_facts
+from .unread import unread_params
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -293,6 +294,9 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
             behaviour["param_derefs"] = derefs
         if guards:
             behaviour["param_guards"] = guards
+        unread = unread_params(node, [p["name"] for p in bindable])
+        if unread:
+            behaviour["unread_params"] = unread
     if any(last_segment(d) in ("property", "cached_property") for d in decorators):
         behaviour["returns_src"] = return_sources(node.body, text)
     if any(b"add_argument" in line or b"parser" in line for line in text.lines[node.lineno - 1:node.end_lineno]):

@@ -309,6 +309,8 @@ class Behaviour(Record):
     param_derefs: _Key[Mapping[str, list[Any]]] = _Key("param_derefs", {},
                                                         doc="parameter -> [line, col, how, detail]")
     param_guards: _Key[Mapping[str, list[Any]]] = _Key("param_guards", {}, doc="parameter -> [line, how]")
+    unread_params: _Key[Sequence[str]] = _Key("unread_params", (),
+                                              doc="parameters a caller binds that the body never mentions")
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
     held_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key("held_calls", {})
     kwargs_into: _Key[list[KwargsForward]] = _Key("kwargs_into", [], _rows(KwargsForward),

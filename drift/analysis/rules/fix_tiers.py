@@ -2,8 +2,9 @@
 
 Why a separate module: every rule that offers `drop_keyword` must judge it the same way. A
 dropped keyword is safe only when the value the consumer passed is the value the baseline used
-anyway (its default), or a value that carries no data (`None`, an empty literal): then the drop
-loses nothing. Otherwise the consumer chose something the
+anyway (its default), or a value that carries no data (`None`, an empty literal), or a keyword the
+baseline's callable took and never read (`noop_in_baseline`: vLLM 0.11's `from_vllm_config` kept
+`disable_log_requests` for its deprecation warning only): then the drop loses nothing. Otherwise the consumer chose something the
 target no longer lets it say (`SamplingParams(guided_decoding=...)` dropped silently loses the
 constraint), so the drop is unsafe: `drift patch` applies it only with `--unsafe-fixes`.
 
@@ -63,11 +64,35 @@ def removal_gated_tier(target_params, baseline_params, *, breaks: bool = True) -
     return SAFE
 
 
+# decorators that hand a call on unchanged (a deprecation decorator only warns): under any other,
+# a parameter the body never reads may still be read by the wrapper
+_PASS_THROUGH = ("classmethod", "staticmethod", "override", "abstractmethod", "wraps")
+
+
+def noop_in_baseline(sym, keyword: str) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the baseline's callable `sym` (a function or method Symbol) takes `keyword` and its
+    body never mentions it (facts +ur, `unread_params`), under decorators that pass calls on
+    unchanged: whatever the consumer passed there, the baseline did nothing with it."""
+    if sym is None or sym.kind not in ("function", "method"):
+        return False
+    fn = sym.as_function
+    for d in fn.decorators:
+        last = d.rsplit(".", 1)[-1]
+        if last not in _PASS_THROUGH and "deprecat" not in last.lower():
+            return False
+    return keyword in fn.behaviour.unread_params
+
+
 def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None,
-                     gated_tier: str | None = None) -> Fix:
-    """`drop_keyword`, safe when the value passed equals the baseline's default, else unsafe;
-    `gated_tier` (from `removal_gated_tier`): its tier inside a vLLM-version branch."""
+                     gated_tier: str | None = None, noop: str | None = None) -> Fix:
+    """`drop_keyword`, safe when the value passed equals the baseline's default or the baseline's
+    callable never read the keyword (`noop`: where, for the text), else unsafe; `gated_tier` (from
+    `removal_gated_tier`): its tier inside a vLLM-version branch."""
     args = {"callee": callee, "keyword": keyword}
+    if noop is not None:
+        shown = f"{keyword}={value}" if value else f"{keyword}="
+        return Fix(f"drop `{shown}` from the call (the baseline's `{callee}` took it and never read it, {noop}: "
+                   f"dropping it changes nothing the baseline did)", codemod="drop_keyword", args=args, tier=SAFE)
     if base_param is not None and same_value(value, base_param.default):
         return Fix(f"drop `{keyword}={value}` from the call (the baseline's default: dropping it loses nothing)",
                    codemod="drop_keyword", args=args, tier=SAFE)

@@ -7,7 +7,8 @@ from typing import Iterator
 from drift.analysis.context import CheckContext, ResolvedCall
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
-from drift.analysis.rules.fix_tiers import drop_keyword_fix, passes_nothing, removal_gated_tier, same_value
+from drift.analysis.rules.fix_tiers import (drop_keyword_fix, noop_in_baseline, passes_nothing, removal_gated_tier,
+                                           same_value)
 from drift.analysis.rules.forwarded import fails_on_baseline
 from drift.analysis.rules.own_rewrites import own_rewrite
 from drift.analysis.rules.renames import successor_fix
@@ -95,7 +96,9 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
                           callee=callee, value=value)
             or _own_rewrite_fix(ctx, rc, kw, callee, value, base_param)
             or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
-                                gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent)))
+                                gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent),
+                                noop=(str(ctx.evidence(rc.baseline_params_at))
+                                      if noop_in_baseline(rc.baseline_params_at, kw) else None)))
 
 
 def _own_rewrite_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, callee: str, value: str | None,
