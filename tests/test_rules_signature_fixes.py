@@ -136,6 +136,66 @@ def test_the_safe_patch_runs_on_the_target_and_the_keywords_on_both(tmp_path):
     assert {(f.rule_id, f.consumer_site.line) for f in left} == set()
 
 
+MID_BEFORE = {"gizmo/sched.py": """
+    class Scheduler:
+        def schedule(self, budget, now=0.0):
+            return (budget, now)
+
+
+    def step(s):
+        return s.schedule(8, 1.0)
+    """}
+MID_AFTER = {"gizmo/sched.py": """
+    class Scheduler:
+        def schedule(self, budget, mask=None, now=0.0):
+            return (budget, mask, now)
+
+
+    def step(s):
+        return s.schedule(8, "m", 1.0)
+    """}
+MID_CONSUMER = {"app/sched.py": """
+    from gizmo.sched import Scheduler
+
+
+    class LoggingScheduler(Scheduler):
+        def schedule(self, budget, now=0.0):
+            return ("logged", budget, now)
+    """}
+
+
+def test_a_parameter_inserted_where_the_target_declares_it_is_safe_and_version_gated(tmp_path):
+    """The target inserts `mask` before `now` and calls `schedule(8, "m", 1.0)` positionally: the
+    override taking `mask=None` in the same slot binds every target call as the base does, and
+    nothing of the consumer's calls it positionally. Safe; for a range consumer always in a
+    vLLM-version branch, since the baseline calls `schedule(8, 1.0)`, which would bind 1.0 to mask."""
+    from drift.fixes import plan
+    from drift.fixes.version_helper import choose_gate
+
+    findings = findings_of(tmp_path, Case("mid-safe", MID_BEFORE, MID_AFTER, MID_CONSUMER))
+    (f,) = [x for x in findings if x.rule_id == "DRIFT070"]
+    assert f.fix.codemod == "add_parameters" and f.fix.tier == "safe" and f.fix.args["mid_signature"] is True
+    assert f.fix.args["params"] == [["mask", "None", "budget"]]
+    assert "the override's positional parameters are then the target's own" in f.fix.description
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    run = "None if __import__('gizmo.sched', fromlist=['step']).step(LoggingScheduler()) == ('logged', 8, 1.0) else 1 / 0"
+    assert raised_by(roots("before"), "app.sched", run) is None
+    assert raised_by(roots("after"), "app.sched", run).startswith("TypeError")  # three positional arguments
+    rel = "app/sched.py"
+    files = {rel: (tmp_path / "consumer" / rel).read_bytes()}
+    patched = plan(files, list(findings)).changes[0].after.decode()
+    assert "def schedule(self, budget, mask=None, now=0.0):" in patched
+    (tmp_path / "consumer" / rel).write_text(patched)
+    assert raised_by(roots("after"), "app.sched", run) is None
+    assert plan({rel: patched.encode()}, list(findings)).empty
+    # a range consumer: the edit sits in a version branch, the old def kept for the baseline
+    gate = choose_gate(files, top="app", since="0.13.0", before="0.12.0")
+    gated = {c.path: c.after.decode() for c in plan(files, list(findings), gate=gate, gate_lines={}).changes}
+    assert gated[rel].count("if vllm_version_at_least") == 1
+    assert "def schedule(self, budget, now=0.0):" in gated[rel] and "mask=None" in gated[rel]
+    compile(gated[rel], rel, "exec")
+
+
 def test_an_ignored_parameter_in_the_middle_of_the_override_stays_unsafe(tmp_path):
     """The target inserts `mask` before `now`: an override that does not hand it on would take it
     in a slot the consumer's own positional calls `schedule(8, 1.0)` fill, so they would bind
@@ -165,6 +225,10 @@ def test_an_ignored_parameter_in_the_middle_of_the_override_stays_unsafe(tmp_pat
         class LoggingScheduler(Scheduler):
             def schedule(self, budget, now=0.0):
                 return ("logged", budget, now)
+
+
+        def replay(s: LoggingScheduler):
+            return s.schedule(8, 1.0)
         """}
     (f,) = [x for x in findings_of(tmp_path, Case("mid", before, after, consumer)) if x.rule_id == "DRIFT070"]
     assert f.fix.codemod == "add_parameters" and f.fix.tier == "unsafe"

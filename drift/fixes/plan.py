@@ -91,7 +91,10 @@ def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]
         return True
     if fix.codemod == "drop_keyword" and (fix.tier == UNSAFE or "migration" in fix.args):
         return True  # a drop as the target rewrote its own call: the baseline still reads the value
-    return fix.codemod == "add_parameters" and any(len(p) > 1 and p[1] is None for p in fix.args.get("params") or [])
+    # a parameter added required, or in the middle (`mid_signature`): the baseline's callers do
+    # not pass it, or pass the later arguments one slot earlier
+    return fix.codemod == "add_parameters" and (bool(fix.args.get("mid_signature")) or any(
+        len(p) > 1 and p[1] is None for p in fix.args.get("params") or []))
 
 
 def tier_of(fix, *, gated: bool = False) -> str | None:  # type: ignore[no-untyped-def]

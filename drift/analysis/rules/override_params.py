@@ -10,6 +10,10 @@ every new parameter has the target's literal default and lands after the overrid
 positional parameter (and no `*args` follows): every existing caller, the consumer's own included, binds as before, and
 the override ignores the value, so it behaves as it did on the baseline, whose callers never
 passed it (`add_parameters` refuses where the body reads a name the new parameter would shadow).
+Safe too where the new parameters go in the middle but leave the override's positional parameters
+exactly the target's declaration (every call vLLM makes binds by the same names) and no call of the
+consumer's own passes that slot positionally; for a range consumer always in a vLLM-version branch
+(`mid_signature`, drift.fixes.plan), since the baseline's callers pass the later arguments one slot earlier.
 Otherwise unsafe (a required value taken and ignored, or a slot in the middle that shifts the
 consumer's own positional calls), or manual when the default cannot be written in the consumer's
 module (it names something of vLLM's) or the forward call passes that slot positionally already.
@@ -75,6 +79,46 @@ def _appended(sig: list[list[Any]] | None, specs: list[list[Any]]) -> bool:
     return True
 
 
+def _grown(sig: list[list[Any]], specs: list[list[Any]]) -> list[str]:
+    """The override's positional parameter names once each new one stands after its target
+    neighbour, as `add_parameters` writes it."""
+    names = [str(p[0]) for p in sig if p[1] in _POS]
+    for name, _default, after in (s[:3] for s in specs):
+        names.insert(names.index(after) + 1 if after in names else len(names), name)
+    return names
+
+
+def _as_declared(sig: list[list[Any]] | None, specs: list[list[Any]], tparams: list[Param]) -> bool:
+    """Whether the new parameters go in the middle and leave the override's positional parameters
+    exactly the target's declaration's, in order (`record(self, scheduler_stats, iteration_stats,
+    mm_cache_stats=None, engine_idx=0)`): every call the target makes, positional or not, then binds
+    each argument to the parameter of the same name. No `*args` in the override."""
+    if sig is None or any(p[1] == "VAR_POSITIONAL" for p in sig) or _appended(sig, specs):
+        return False
+    return _grown(sig, specs) == [p.name for p in tparams if p.kind in _POS]
+
+
+def _own_positional_calls(ctx: CheckContext, label: str, sig: list[list[Any]], specs: list[list[Any]]) -> bool:
+    """Whether a call in the consumer of a method named like the override (whatever its receiver:
+    the probe's calls as recorded, not only those resolved to the target) passes arguments
+    positionally at or past the first new slot, or `*args`: inserting a parameter there would
+    bind them one slot off. A call the probe did not record (a module that never names the
+    target) is not seen."""
+    name = label.rsplit(".", 1)[-1]
+    grown = _grown(sig, specs)
+    new = {str(s[0]) for s in specs}
+    first = min(i for i, n in enumerate(grown) if n in new)
+    skip = 1 if grown and grown[0] in ("self", "cls") else 0
+    for module in ctx.usage:  # every call the probe recorded, resolved to the target or not
+        for rec in module.get("calls") or ():
+            src = str(rec.get("callee_src") or "")
+            if src.rsplit(".", 1)[-1] != name:
+                continue
+            if rec.get("star_args") or int(rec.get("positional") or 0) + skip > first:
+                return True
+    return False
+
+
 def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Symbol, bm: Symbol | None,
                        missing: list[Param], fallback: Fix, sig: list[list[Any]] | None = None) -> Fix:
     """add_parameters for `missing` (the target's new parameters the override lacks), tiered as
@@ -127,6 +171,14 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
                 f"the body reads no name of {'those names' if len(missing) > 1 else 'that name'} already; check the "
                 f"override should not honour the value)")
         return Fix(text, codemod="add_parameters", args=args, tier=SAFE)
+    if not required and _as_declared(sig, specs, tparams) and not _own_positional_calls(ctx, label, sig, specs):
+        it = 'them' if len(missing) > 1 else 'it'
+        text = (f"add {', '.join(shown)} to `{label}`'s parameters, where `{base}` declares {it}, and leave {it} "
+                f"unread: the override's positional parameters are then the target's own, so every call vLLM makes "
+                f"binds as it binds `{base}`'s, and the override keeps its baseline behaviour (no call of the "
+                f"consumer's own passes that slot positionally; in a vLLM-version branch for a range consumer, whose "
+                f"baseline still calls it positionally without {it})")
+        return Fix(text, codemod="add_parameters", args={**args, "mid_signature": True}, tier=SAFE)
     text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
             f"{'them' if len(missing) > 1 else 'it'} (drift sees no call in the override that hands "
             f"{'them' if len(missing) > 1 else 'it'} to `{base}`: check it should not use the value vLLM passes)")

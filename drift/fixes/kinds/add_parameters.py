@@ -57,7 +57,10 @@ class AddParameters(SiteCodemod):
     DESCRIPTION = "Add `params` ([name, default source or None, the parameter it follows]) to `function`."
 
     def __init__(self, context: CodemodContext, *, line: int, function: str, params: list,
-                 forward: str | None = None) -> None:
+                 forward: str | None = None, mid_signature: bool = False) -> None:
+        # mid_signature: the rule's note that a new parameter goes before existing positional
+        # ones, so the baseline's positional callers would bind one slot off; the plan then
+        # always puts the edit in a vLLM-version branch for a range consumer (plan._never_on_baseline)
         super().__init__(context, line=line)
         self.function = function
         self.params = [(str(p[0]), p[1], p[2]) for p in params]
