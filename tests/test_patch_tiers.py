@@ -20,7 +20,7 @@ from tests.rule_cases import Case, findings_of, line_of, only, src
 
 MAKE_BEFORE = """
     def make(a, size=1, mode="fast"):
-        return [a] * size
+        return [a] * size if mode else []
     """
 MAKE_AFTER = """
     def make(a):
