@@ -41,7 +41,7 @@ BEFORE = _vllm("0.11.0", """
 
         @classmethod
         def scale(cls, x, *, factor=None):
-            return x
+            return x if factor is None else x * factor
 
 
     def build(a, *, tag=None):
