@@ -99,3 +99,19 @@ def test_the_probe_records_unread_parameters_and_nothing_for_a_stub():
     assert unread_params(first("def f(a, b):\n    '''doc'''\n    raise NotImplementedError\n"), ["a", "b"]) == []
     assert unread_params(first("def f(a, b):\n    return locals()\n"), ["a", "b"]) == []
     assert unread_params(first("def f(a, b):\n    b = 1\n    return a\n"), ["a", "b"]) == []
+
+
+def test_a_range_consumer_gets_the_drop_in_a_version_branch(tmp_path):
+    """Only the baseline is known to ignore the keyword: a release before it may have read it, so a
+    range consumer keeps its original call for them."""
+    from drift.fixes.version_helper import choose_gate
+
+    findings = findings_of(tmp_path, Case("noop-range", BEFORE, AFTER, CONSUMER))
+    assert only(findings, "DRIFT010").fix.args["unread_in"].startswith("gizmo/engine.py")
+    rel = "app/serve.py"
+    files = {rel: (tmp_path / "consumer" / rel).read_bytes()}
+    gate = choose_gate(files, top="app", since="0.12.0", before="0.11.0")
+    mine = {c.path: c.after.decode() for c in plan(files, list(findings), gate=gate, gate_lines={}).changes}[rel]
+    assert mine.count("if vllm_version_at_least") == 1
+    assert "Engine.from_config({})" in mine and "Engine.from_config({}, disable_log_requests=quiet)" in mine
+    compile(mine, rel, "exec")

@@ -83,14 +83,17 @@ def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]
     not pass it (its re-check may not see that when the baseline's base never declared the method);
     a keyword dropped whose value is not the baseline's default (`drop_keyword`, unsafe, or safe
     as the target rewrote its own call: `migration`): the baseline still reads it, and no finding
-    there says so; and any fix whose tier depends on the
+    there says so; a keyword the baseline never read (`unread_in`): only the baseline is known not
+    to, and a range reaches older releases; and any fix whose tier depends on the
     branch (`gated_tier`): its judgement holds only where the original stays for the baseline."""
     if fix is None or fix.codemod is None:
         return False
     if fix.codemod in NEVER_ON_BASELINE or fix.gated_tier is not None:
         return True
-    if fix.codemod == "drop_keyword" and (fix.tier == UNSAFE or "migration" in fix.args):
-        return True  # a drop as the target rewrote its own call: the baseline still reads the value
+    if fix.codemod == "drop_keyword" and (fix.tier == UNSAFE or "migration" in fix.args or "unread_in" in fix.args):
+        # a drop as the target rewrote its own call: the baseline still reads the value; one the
+        # baseline never read (`unread_in`): a release before the baseline may have read it
+        return True
     # a parameter added required, or in the middle (`mid_signature`): the baseline's callers do
     # not pass it, or pass the later arguments one slot earlier
     return fix.codemod == "add_parameters" and (bool(fix.args.get("mid_signature")) or any(

@@ -92,7 +92,8 @@ def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param
     if noop is not None:
         shown = f"{keyword}={value}" if value else f"{keyword}="
         return Fix(f"drop `{shown}` from the call (the baseline's `{callee}` took it and never read it, {noop}: "
-                   f"dropping it changes nothing the baseline did)", codemod="drop_keyword", args=args, tier=SAFE)
+                   f"dropping it changes nothing the baseline did)", codemod="drop_keyword",
+                   args={**args, "unread_in": noop}, tier=SAFE)
     if base_param is not None and same_value(value, base_param.default):
         return Fix(f"drop `{keyword}={value}` from the call (the baseline's default: dropping it loses nothing)",
                    codemod="drop_keyword", args=args, tier=SAFE)

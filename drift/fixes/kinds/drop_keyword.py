@@ -2,7 +2,10 @@
 
 With `add` (keyword -> source), the keywords the target's own rewrite of the same call passes in
 its place are written where the dropped one stood, unless the call passes them already
-(drift/analysis/rules/own_rewrites.py); `migration` names that rewrite and changes nothing here."""
+(drift/analysis/rules/own_rewrites.py); `migration` names that rewrite and `unread_in` the
+baseline's callable that took the keyword and never read it (fix_tiers.noop_in_baseline); neither
+changes anything here: both tell the plan the judgement holds on the baseline only, so a range
+consumer gets the drop in a vLLM-version branch (drift.fixes.plan._never_on_baseline)."""
 
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ class DropKeyword(SiteCodemod):
     DESCRIPTION = "Remove `keyword=` from the call to `callee` at the site line."
 
     def __init__(self, context: CodemodContext, *, line: int, callee: str, keyword: str,
-                 add: dict[str, str] | None = None, migration: str | None = None) -> None:
+                 add: dict[str, str] | None = None, migration: str | None = None,
+                 unread_in: str | None = None) -> None:
         super().__init__(context, line=line)
         self.callee = callee
         self.keyword = keyword
