@@ -1282,9 +1282,12 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     `Base.m(self, ...)`, the saved original). Safe when the override forwards and the parameter
     has a default; safe too without a forward when each new parameter has a literal default and
     goes after the override's last positional parameter (every caller binds as before; the
-    override ignores the value, as it did on the baseline, whose callers never passed it); unsafe
-    when it does not forward otherwise (a required value ignored, a slot that shifts the
-    consumer's own positional calls);
+    override ignores the value, as it did on the baseline, whose callers never passed it); safe
+    in the middle of the signature too where the override's positional parameters then are
+    exactly the target's declaration's and no call in the consumer passes that slot positionally
+    (a range consumer gets it in a vLLM-version branch: the baseline's callers pass the later
+    arguments one slot earlier); unsafe when it does not forward otherwise (a required value
+    ignored, a slot that shifts the consumer's own positional calls);
     manual when the default names something of vLLM's or the forward call fills that slot
     positionally in a way naming cannot undo. `add_parameters` never removes a parameter.
 
@@ -1299,7 +1302,9 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     body reads each from the parameter the target still passes (`top_k = layer.top_k`), when that
     parameter's annotated class has every one of them and the baseline's own call passed them
     from inside that class. Unsafe: the attributes are matched by name; safe when every call the
-    baseline's class made passed the holder as `self` and each setting as `self.<same name>`."""
+    baseline's class made passed the holder as `self` and each setting as `self.<same name>`. A
+    setting some call passed otherwise leaves the `def` all the same, but is never bound: where
+    the body reads one, nothing is written."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
