@@ -142,6 +142,19 @@ def _unwrap_partialmethods(stores: list, calls: list) -> list:
     return out
 
 
+def _nested_def_names(defs: dict[str, list]) -> list[tuple[str, tuple[str, ...]]]:
+    """`def outer(): def inner(self): ...; obj.m = MethodType(inner, obj)`: the enclosing
+    function's local `inner` is the nested function, so whatever that local reaches (a binder,
+    a store onto a target object, a call) reaches the nested def. The IR names the def by its
+    qualified name and the local by the enclosing function's scope; this is the edge between."""
+    out = []
+    for qual in defs:
+        outer, _, name = qual.rpartition(".")
+        if outer in defs:
+            out.append((f"var:{outer}:{name}", (f"sym:{qual}",)))
+    return out
+
+
 class _Solver:
     def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...]):
         self.prefixes = prefixes
@@ -173,6 +186,7 @@ class _Solver:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
             except (TypeError, ValueError, AttributeError, IndexError, KeyError):
                 self.skipped.append(str(mod.get("path")))
+        self.assign += _nested_def_names(self.defs)
         self._roots: dict[str, set] = {}  # sym: roots that are no variable: the same answer every round
         self._memo: dict[tuple, set] = {}  # path -> values, this round (a stale read is caught next round)
         self._mro: dict[str, list[str]] = {}
