@@ -56,13 +56,30 @@ def returned_count(annotation: str | None) -> int | None:
     return len(items)
 
 
-def returned_shape(fn) -> tuple[int | None, str | None]:
+def namedtuple_count(index, module: str, annotation: str | None) -> int | None:
+    """How many values unpacking an object annotated `annotation` (in `module`) gives when it
+    names a NamedTuple class of the package: every field, defaulted ones included (a fourth field
+    with a default still makes `a, b, c = result` raise). None for any other annotation."""
+    text = (annotation or "").strip().strip("'\"").strip()
+    if index is None or not text or not text.replace(".", "").replace("_", "").isalnum():
+        return None
+    sym = index.resolve_in(module, text)
+    if sym is None or sym.kind != "class" or sym.as_class.kind != "namedtuple":
+        return None
+    return len(sym.as_class.fields) or None
+
+
+def returned_shape(fn, index=None, module: str = "") -> tuple[int | None, str | None]:
     """How many values a function returns every time, and what says so: its return annotation
-    (`tuple[A, B]`), or, only where it declares none, its tuple literals (every `return` that hands
-    back a value is a tuple of the same length, no starred item: `return x, 0`). (None, None) when
-    neither fixes the number."""
+    (`tuple[A, B]`, or a NamedTuple class of the package, resolved in `module` through `index`),
+    or, only where it declares none, its tuple literals (every `return` that hands back a value is
+    a tuple of the same length, no starred item: `return x, 0`). (None, None) when neither fixes
+    the number."""
     if fn.returns:
         n = returned_count(fn.returns)
+        if n is None:
+            n = namedtuple_count(index, module, fn.returns)
+            return (n, f"`{fn.returns}`, a NamedTuple of {n} fields") if n is not None else (None, None)
         return (n, f"`{fn.returns}`") if n is not None else (None, None)
     lines = set(fn.behaviour.value_returns)
     rows = {row[0]: row[1] for row in fn.behaviour.tuple_returns if len(row) >= 2}
@@ -103,7 +120,8 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
             continue
         names, starred = int(shape[0]), bool(shape[1])
-        (now, tret), (before, bret) = returned_shape(rc.target.as_function), returned_shape(rc.baseline.as_function)
+        now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
+        before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
         if now is None or before is None or not unpacks(before, names, starred) or unpacks(now, names, starred):
             continue
         site = rc.site
