@@ -70,6 +70,14 @@ class Solution:
         return self.inits.get(cls)
 
     inits: dict[str, str] = field(default_factory=dict)
+    init_choices: dict[str, list[str]] = field(default_factory=dict)  # class -> the consumer functions
+    # bound as its `__init__` on different paths (`Cls.__init__ = new_init` in one branch, `old_init`
+    # in the other): which one runs depends on the release, so none is `inits`'s one answer
+
+    def init_candidates(self, cls: str) -> list[str]:
+        """Every consumer function that may be `cls.__init__`: the one, or each alternative."""
+        one = self.inits.get(cls)
+        return [one] if one else list(self.init_choices.get(cls, ()))
 
 
 _EMPTY: frozenset = frozenset()
@@ -681,6 +689,8 @@ class _Solver:
             init = [v for v in self.step(("I", cls), ".__init__") if v[0] == "B"]
             if len(init) == 1:
                 sol.inits[cls] = init[0][1]
+            elif len(init) > 1:
+                sol.init_choices[cls] = sorted({b[1] for b in init})
         sol.signatures = {fn: [[p[0], p[3], p[4]] for p in spec[1]] for fn, spec in self.defs.items()}
         sol.lines = {fn: spec[2] for fn, spec in self.defs.items()}
         sol.gives = dict(self.gives)

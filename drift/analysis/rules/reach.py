@@ -728,16 +728,19 @@ def _positional_renames(own: list, bparams: list, sig: list[list[Any]]) -> dict[
     baseline's parameter at the same position, positional on both sides, is gone by its name)
     where the consumer's function takes a positional parameter at that position: a caller
     that passes it by position, as calls written against the baseline do, still reaches the
-    consumer's parameter; only a call by the new name fails."""
+    consumer's parameter; only a call by the new name fails. A target parameter the baseline
+    already had at a later position is no rename: the one before it was removed, and the
+    callers no longer pass it at all."""
     bown = bparams[1:] if bparams and bparams[0].name in ("self", "cls") else bparams
     tnames = {p.name for p in own}
+    bnames = {p.name for p in bown}  # a name the baseline had elsewhere moved up a slot: a removal, no rename
     mine = [p for p in sig if p[1] in _POSITIONAL]
     out = {}
     for i, p in enumerate(own):
         if p.kind not in _POSITIONAL or i >= len(bown) or i >= len(mine) or any(q[1] == "VAR_POSITIONAL" for q in sig):
             continue
         b = bown[i]
-        if b.kind in _POSITIONAL and b.name != p.name and b.name not in tnames \
+        if b.kind in _POSITIONAL and b.name != p.name and b.name not in tnames and p.name not in bnames \
                 and all(q.kind in _POSITIONAL for q in bown[:i]) and all(q.kind in _POSITIONAL for q in own[:i]):
             out[p.name] = mine[i][0]
     return out
@@ -1456,31 +1459,67 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
         if t is None or b is None or t.kind != b.kind or t.kind not in ("class", "function"):
             continue
         if t.kind == "class":
-            if rep["kind"] != "class" or ctx.target_paths.target_bases(ref):
+            if rep["kind"] != "class" or _extends_replaced(ctx, ref, t):
                 continue
-            fn = solved.init_of(ref)
             tm, bm = ctx.target.constructor(t)[1], ctx.baseline.constructor(b)[1]
-            if fn is None or tm is None or bm is None or tm.kind != "method" or bm.kind != "method":
+            if tm is None or bm is None or tm.kind != "method" or bm.kind != "method":
                 continue
+            fns = _inits_run_on_baseline(solved, ref, bm)
             label = f"{ref.rsplit('.', 1)[-1]}.__init__"
         else:
             if rep["kind"] != "function":
                 continue
-            fn, tm, bm, label = ref, t, b, ref.rsplit(".", 1)[-1]
-        sig = solved.signatures.get(fn)
-        home = _consumer_module(ctx, fn)
-        line = solved.lines.get(fn) or rep["line"]
-        if not sig or home is None:
-            continue
-        where = Location(home.get("path") or rep["path"], line, symbol=fn)
-        yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
-                                      how=f"assigned over `{dotted}`")
+            fns, tm, bm, label = [ref], t, b, ref.rsplit(".", 1)[-1]
+        for fn in fns:
+            if t.kind == "class" and not fn.endswith(".__init__"):
+                label = fn.rsplit(".", 1)[-1]  # bound after the class: Python names the function itself
+            sig = solved.signatures.get(fn)
+            home = _consumer_module(ctx, fn)
+            line = solved.lines.get(fn) or rep["line"]
+            if not sig or home is None:
+                continue
+            where = Location(home.get("path") or rep["path"], line, symbol=fn)
+            yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
+                                          how=f"assigned over `{dotted}`")
     for dotted, ref, t, b in stand_ins(ctx):
         for f in _stand_in_methods(ctx, ref, dotted, t, b):
             key = (f.consumer_site.path, f.consumer_site.line, f.symbol, f.predicted_failure)
             if key not in emitted:  # a consumer base shared by two stand-ins is judged once
                 emitted.add(key)
                 yield f
+
+
+def _extends_replaced(ctx: CheckContext, ref: str, t: Symbol) -> bool:
+    """Whether consumer class `ref` extends the target class `t` it is assigned over (then its
+    `__init__` is an override of `t`'s, judged above). A stand-in extending some other target
+    class (a shared abstract base) still replaces `t`'s constructor with its own."""
+    return any(s.dotted == t.dotted for b in ctx.target_paths.target_bases(ref) for s in ctx.target.mro(b))
+
+
+def _inits_run_on_baseline(solved, ref: str, bm: Symbol) -> list[str]:
+    """The consumer's `__init__` for class `ref` that the baseline's callers reach: its one
+    `__init__`, or, where the consumer binds alternatives on different paths (`Cls.__init__ =
+    new_init if "vllm_config" in sig else old_init`), each alternative that takes what the
+    baseline's declaration `bm` takes (every parameter it requires is one of the baseline's, and
+    it accepts every one the baseline requires): the one written for that release. An
+    alternative written for an older release is no evidence about this pair."""
+    choices = solved.init_candidates(ref)
+    if len(choices) <= 1:
+        return choices
+    bparams = [p for p in bm.as_function.params if p.name not in ("self", "cls")]
+    names = {p.name for p in bparams}
+    out = []
+    for fn in choices:
+        sig = solved.signatures.get(fn) or []
+        own = sig[1:] if sig and sig[0][0] in ("self", "cls") else sig
+        if not own:
+            continue
+        takes = {n for n, kind, _opt in own if kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")}
+        open_kw = any(kind == "VAR_KEYWORD" for _n, kind, _opt in own)
+        requires = {n for n, kind, opt in own if not opt and kind not in ("VAR_POSITIONAL", "VAR_KEYWORD")}
+        if requires <= names and all(open_kw or p.name in takes for p in bparams if p.required):
+            out.append(fn)
+    return out
 
 
 def stand_ins(ctx: CheckContext) -> list[tuple[str, str, Symbol, Symbol]]:
