@@ -339,6 +339,19 @@ class CheckContext:
 
     def self_calls(self, ref: str) -> set[str]:
         """Methods the consumer's class `ref` calls on itself (`self.m(...)`, `super().m(...)`)."""
+        return set(self._self_call_table().get(ref, ()))
+
+    def self_calls_of(self, method: str) -> set[str]:
+        """The consumer classes that call `method` on themselves (`self.method(...)`)."""
+        table = self.memo.get("self_callers")
+        if table is None:
+            table = self.memo["self_callers"] = {}
+            for cref, methods in self._self_call_table().items():
+                for m in methods:
+                    table.setdefault(m, set()).add(cref)
+        return set(table.get(method, ()))
+
+    def _self_call_table(self) -> dict[str, set[str]]:
         table = self.memo.get("self_calls")
         if table is None:
             table = self.memo["self_calls"] = {}
@@ -349,7 +362,7 @@ class CheckContext:
                         kind, _, cref = path[0].partition(":")
                         if kind in ("self", "super"):
                             table.setdefault(cref, set()).add(path[1][1:])
-        return set(table.get(ref, ()))
+        return table
 
     def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
         return (rc.rec.get("kw_values") or {}).get(name)

@@ -111,6 +111,8 @@ def _never_runs(ctx: CheckContext, owner: str, name: str, callers_of: Callable[[
         return True
     if depth >= 3 or name.startswith("__"):
         return False
+    if _consumer_runs_itself(ctx, owner, name):
+        return False
     memo = ctx.memo.setdefault("callers.never_runs", {})
     key = (owner, name)
     if key in memo:
@@ -121,6 +123,17 @@ def _never_runs(ctx: CheckContext, owner: str, name: str, callers_of: Callable[[
                                for s in sites) and not _named_in_text(ctx, name)
     memo[key] = dead
     return dead
+
+
+def _consumer_runs_itself(ctx: CheckContext, owner: str, name: str) -> bool:
+    """Whether a consumer class extending the target class `owner` calls the inherited `name` on
+    itself (`self._execute_local(x)` in its own `execute`, which overrides the target's caller
+    without delegating): the target's method runs for the consumer's object although every caller
+    the target has was overridden."""
+    for ref in ctx.self_calls_of(name):
+        if owner in mro_names(ctx.target, ctx.target_paths.target_bases(ref)):
+            return True
+    return False
 
 
 def _named_in_text(ctx: CheckContext, name: str) -> bool:

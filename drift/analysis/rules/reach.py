@@ -942,25 +942,34 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         old_decl = _as_sig(bm.as_function.params) if ctx.baseline is not None and bm is not None else None
         # failures the override already had against the baseline's own calls: not drift
         bfamily = _baseline_family(ctx, tb) if ref is not None else [on[1]]
-        before = {_category(_site_failure(label, sig, s)) for s in (_sites_of(ctx.baseline, name, bm) or [])
-                  + dispatched_sites(ctx.baseline, bfamily, name, bm, _sites_of)} \
-            if old_decl is not None else set()
+        bsites = (_sites_of(ctx.baseline, name, bm) or []) + dispatched_sites(ctx.baseline, bfamily, name, bm, _sites_of) \
+            if old_decl is not None else []
+        before = {_category(_site_failure(label, sig, s)) for s in bsites}
+        # the baseline called it in ways the override took (and others it did not, on paths the
+        # consumer never ran); the target now calls it only in ways it does not take
+        no_fit_left = len(failing) == len(sites) and any(_site_failure(label, sig, s) is None for s in bsites)
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
         for site, failure in failing:
-            if failure in seen or _category(failure) in before:
+            if failure in seen or (_category(failure) in before and not no_fit_left):
                 continue
             if old_decl is not None and _site_failure(label, old_decl, site) is None \
-                    and not any(site is c for c in chosen):
+                    and not any(site is c for c in chosen) and not no_fit_left:
                 continue  # the old declaration took this call too: not a call the change brought
                 # (a dispatched call's is the chooser's `*args, **kwargs`: `before` judges it)
             seen.add(failure)
+            # every call left is one the override does not take, but the baseline too had calls it did
+            # not take (on paths the consumer did not run): whether the target's run this path is open
+            only_paths_gone = no_fit_left and (_category(failure) in before or (
+                old_decl is not None and _site_failure(label, old_decl, site) is None))
             yield Finding(
-                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+                severity=Severity.RISKY if only_paths_gone else Severity.BREAKING,
                 title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
-                      f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})",
+                      f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})"
+                      + ("; the target no longer calls it in any way the override takes" if only_paths_gone else ""),
                 consumer_site=where,
                 target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
                                  Location(tm.path, tm.line, symbol=tm.dotted)),
