@@ -62,6 +62,9 @@ class Solution:
     # .parameters:` with C typed as target callables: {"name", "callees", "takes", "lacks", "path", "line"}
     attribute_tests: list[dict[str, Any]] = field(default_factory=list)  # `if hasattr(X, "name"):` with X
     # typed as target objects: {"name", "objects", "has", "lacks", "path", "line"}
+    method_objects: dict[str, list[str]] = field(default_factory=dict)  # "Cls.method:local" -> consumer
+    # classes whose objects a local of a consumer class's method may hold (`adapter = Adapter(...)`
+    # before `super().__init__(model=adapter)`): what the method hands on by that name
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -677,6 +680,10 @@ class _Solver:
                 spec = self.defs.get(fn)
                 if spec is None:
                     continue
+                objects = sorted({v[1] for v in values if v[0] == "I"}) \
+                    if spec[0] and spec[1] and name != spec[1][0][0] else []
+                if objects:
+                    sol.method_objects[f"{fn}:{name}"] = objects
                 idx = next((i for i, p in enumerate(spec[1]) if p[0] == name), None)
                 if idx is None:
                     continue

@@ -13,6 +13,7 @@ from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
+from drift.analysis.rules.held_objects import RULES as HELD_OBJECT_RULES
 from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
 from drift.analysis.rules.self_builds import RULES as SELF_BUILD_RULES
@@ -69,6 +70,7 @@ GENERIC_RULES = [
     *KIND_CHANGE_RULES,
     *SETTER_RULES,
     *HANDED_RULES,
+    *HELD_OBJECT_RULES,
     *SLOT_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,

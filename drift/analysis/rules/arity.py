@@ -108,7 +108,9 @@ def unpack_error(count: int, names: int, starred: bool) -> str:
 @rule("DRIFT032", RuleKind.RETURN_SHAPE)
 def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer unpacks a call's result into the number of values the baseline's annotation
-    returns, and the target's annotation returns another number: the assignment raises. A function
+    returns, and the target's annotation returns another number: the assignment raises. A return
+    annotated with a NamedTuple class of the package counts its fields, defaulted ones included
+    (`-> LogprobsTensors` gaining a fourth field breaks `a, b, c = sampler.gather(...)`). A function
     with no return annotation counts when every return is a tuple literal of one length."""
     if ctx.baseline is None:
         return

@@ -76,11 +76,7 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
     owner = site[5] if len(site) > 5 else None
     if owner is None:
         return True
-    if (owner, site[6]) in overridden_for_consumer(ctx):
-        return False
-    if callers_of is not None and _never_runs(ctx, owner, site[6], callers_of, 0):
-        return False
-    if built_only_for_replaced(ctx, owner):
+    if not runs_for_consumer(ctx, site, callers_of):
         return False
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if inherited is None:  # a function patched over `declared`'s method: any object of its family runs it
@@ -99,6 +95,21 @@ def reaches(ctx: CheckContext, site: list[Any], inherited: frozenset[str] | None
             return owner not in inherited  # an attribute of the consumer's own object: another object
         return held.dotted in inherited  # an object of a class the consumer's class extends
     return True
+
+
+def runs_for_consumer(ctx: CheckContext, site: list[Any], callers_of: Callable[[str], list] | None = None) -> bool:
+    """Whether the target method a call `site` sits in can run where the consumer's classes are
+    used: not one the consumer overrides without delegating, not one whose every caller never
+    runs (`callers_of`), not one of a class only a default class the consumer replaces builds.
+    Says nothing of what the call is made on."""
+    owner = site[5] if len(site) > 5 else None
+    if owner is None:
+        return True
+    if (owner, site[6]) in overridden_for_consumer(ctx):
+        return False
+    if callers_of is not None and _never_runs(ctx, owner, site[6], callers_of, 0):
+        return False
+    return not built_only_for_replaced(ctx, owner)
 
 
 def _never_runs(ctx: CheckContext, owner: str, name: str, callers_of: Callable[[str], list], depth: int) -> bool:

@@ -1284,6 +1284,10 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     a class whose base the target no longer has anywhere is at most risky (the target cannot
     build the class as written; the base is the break).
 
+    When only the calls changed (the declaration is the same on both sides): where the baseline
+    called the method both in ways the override takes and in ways it does not (paths the consumer
+    never ran), and the target now calls it only in ways it does not take, risky.
+
     A parameter the target renamed in place (`set_config(config, runtime_shape)` ->
     `(config, compile_range)`) is at most risky for a replacement that takes it positionally:
     callers written positionally still reach it.
