@@ -344,6 +344,29 @@ def _guarded_lines(tree, names):
         for stmts, guards in ((node.body, body), (node.orelse, orelse)):
             if stmts and guards:
                 out.append([stmts[0].lineno, max(getattr(st, "end_lineno", st.lineno) for st in stmts), guards])
+    out += _early_exit_lines(tree, roots, flags)
+    return out
+
+
+def _early_exit_lines(tree, roots, flags):
+    """`if not version_is("0.16"): return` in a statement list: the statements after it run only
+    where the test is false, so an edge written there (`Worker.m = _patched`, a nested def bound
+    below it) exists only on those versions. [[first line, last line, [negated guard]]]."""
+    out = []
+    for node in walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, field, None)
+            if not isinstance(stmts, list) or not stmts or not isinstance(stmts[0], ast.stmt):
+                continue
+            for i, st in enumerate(stmts[:-1]):
+                if not isinstance(st, ast.If) or st.orelse or not st.body \
+                        or not isinstance(st.body[-1], (ast.Return, ast.Raise)):
+                    continue
+                guard = version_guard(st.test, roots, flags)
+                if guard is not None:
+                    rest = stmts[i + 1:]
+                    out.append([rest[0].lineno, max(getattr(r, "end_lineno", r.lineno) for r in rest),
+                                [dict(guard, negated=not guard.get("negated"))]])
     return out
 
 
