@@ -1848,7 +1848,9 @@ def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
 @rule("DRIFT072", RuleKind.HOOK_NOT_CALLED, Severity.RISKY)
 def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override of a target method that no longer exists in the target's base: nothing
-    calls it any more, so the behaviour it adds is silently gone."""
+    calls it any more, so the behaviour it adds is silently gone. Also one the target keeps but no
+    longer calls: the baseline's code called `.m(...)`, the target's makes no such call and never
+    writes `"m"` as a string (a dispatch by name), and the consumer does not call it itself."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
@@ -1859,7 +1861,13 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
             if name.startswith("__"):
                 continue
             bm = _lookup_method(ctx.baseline, bb, name)
-            if bm is None or _lookup_method(ctx.target, tb, name) is not None:
+            tm = _lookup_method(ctx.target, tb, name)
+            if bm is None:
+                continue
+            if tm is not None:
+                found = _kept_but_uncalled(ctx, ref, cls, name, m, tm, bm, mod)
+                if found is not None:
+                    yield found
                 continue
             if ctx.consumer_calls_method("*", name) or _still_called(ctx, name):
                 continue
@@ -1877,6 +1885,37 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
                         manual_reason="which hook replaced it needs reading the target"),
                 symbol=bm.dotted,
             )
+
+
+def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tm: Symbol, bm: Symbol,
+                       mod: dict) -> Finding | None:
+    """An override of a method the target keeps but no longer calls anywhere: the baseline's own
+    code called `.name(...)` and the target's writes no such call, no `self.name` call, and never
+    the name as a string (a dispatch by name), and the consumer does not call it itself. The hook
+    the override plugged into moved elsewhere (a caller rewritten, a new runner class), so what
+    the override adds is silently skipped."""
+    if not ctx.target.has_sources:
+        return None
+    if ctx.consumer_calls_method("*", name) or name in ctx.self_calls(ref):
+        return None
+    before = _sites_of(ctx.baseline, name, None) or []
+    if not before or _sites_of(ctx.target, name, None) or _still_called(ctx, name) \
+            or ctx.target.writes_quoted(name):
+        return None
+    return Finding(
+        rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+        title=f"`{cls['qual']}.{name}` overrides `{tm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target keeps "
+              f"but no longer calls",
+        consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
+        target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+        baseline_evidence=(Location(before[0][0], before[0][1], symbol=f".{name}()"),
+                           Location(bm.path, bm.line, symbol=bm.dotted)),
+        predicted_failure=None,
+        details="no error is raised: the target's code no longer calls the method, so the override never runs",
+        fix=Fix("move the behaviour to the hook the target now calls instead",
+                manual_reason="which code replaced the call needs reading the target"),
+        symbol=tm.dotted,
+    )
 
 
 def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
