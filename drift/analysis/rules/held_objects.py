@@ -50,23 +50,34 @@ def held_objects(ctx: CheckContext, ref: str, bases: list[Symbol]) -> dict[str, 
         for p in paths:
             if len(p) == 1 and p[0].startswith("self:"):
                 out.setdefault(attr, set()).add(p[0][5:])
-    kept = None
+    calls = _base_init_calls(ctx).get(ref)
+    if not calls:
+        return out
+    kept = _kept_params(ctx.target, bases)
     short = ref.rsplit(".", 1)[-1]
-    for mod in ctx.usage:
-        for rec in mod.get("calls") or []:
-            path = rec.get("path") or []
-            if (rec.get("callee") or {}).get("via") != "super" or path[-1:] != [".__init__"] \
-                    or path[0] != f"super:{ref}":
-                continue
-            kept = _kept_params(ctx.target, bases) if kept is None else kept
-            fn = f"{ref.rsplit('.', 1)[0]}.{rec.get('function') or ''}"
-            if not (rec.get("function") or "").startswith(short + "."):
-                continue
-            for kw, text in (rec.get("kw_values") or {}).items():
-                if kw in kept and isinstance(text, str) and text.isidentifier():
-                    for cls in solved.method_objects.get(f"{fn}:{text}", ()):
-                        out.setdefault(kept[kw], set()).add(cls)
+    for rec in calls:
+        if not (rec.get("function") or "").startswith(short + "."):
+            continue
+        fn = f"{ref.rsplit('.', 1)[0]}.{rec.get('function') or ''}"
+        for kw, text in (rec.get("kw_values") or {}).items():
+            if kw in kept and isinstance(text, str) and text.isidentifier():
+                for cls in solved.method_objects.get(f"{fn}:{text}", ()):
+                    out.setdefault(kept[kw], set()).add(cls)
     return out
+
+
+def _base_init_calls(ctx: CheckContext) -> dict[str, list[dict[str, Any]]]:
+    """Consumer class -> its `super().__init__(...)` call records: one scan of the calls per check."""
+    hit = ctx.memo.get("held_objects.base_inits")
+    if hit is None:
+        hit = ctx.memo["held_objects.base_inits"] = {}
+        for mod in ctx.usage:
+            for rec in mod.get("calls") or []:
+                path = rec.get("path") or []
+                if (rec.get("callee") or {}).get("via") == "super" and path[-1:] == [".__init__"] \
+                        and path[0].startswith("super:"):
+                    hit.setdefault(path[0][6:], []).append(rec)
+    return hit
 
 
 def _held_sites(ctx: CheckContext, index: PackageIndex, name: str, inherited: frozenset[str], attr: str,
