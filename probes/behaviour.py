@@ -40,6 +40,11 @@ _FormattedValue = ast.FormattedValue
 _Slice = ast.Slice
 _IfExp = ast.IfExp
 _BLOCKS = (ast.excepthandler, getattr(ast, "match_case", ast.excepthandler))
+# compound statements whose bodies run on some paths only: the fields named (None: every body);
+# a `with` body and a `try` body run whenever the statement does
+_ON_SOME_PATHS = {ast.For: None, ast.AsyncFor: None, ast.While: None, ast.Try: ("orelse",)}
+if hasattr(ast, "TryStar"):
+    _ON_SOME_PATHS[ast.TryStar] = ("orelse",)
 _VALUE_CUT = 120
 
 _fields_cache = {}
@@ -126,7 +131,8 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls", "unpacks", "bare_calls", "unset_checks", "globals_set")
+                 "by_name", "held_tests", "kw_calls", "unpacks", "bare_calls", "unset_checks", "globals_set",
+                 "param_sets", "param_hands", "cond")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -161,6 +167,9 @@ class _Scan:
         self.tuple_returns = []  # this function's own `return (a, 2, b * c)`: shape-like tuples
         self.by_name = {}  # dispatcher -> [[line, method, npos, [keywords]]]: `x.rpc("m", args=(..))`
         self.held_tests = {}  # "x.f" -> lines: `self.x.f` read in an `if`/`while` test (a switch it obeys)
+        self.param_sets = {}  # parameter -> {attr: [line, kind, 1 if only on some paths]}: `param.attr = v`
+        self.param_hands = []  # [callee, parameter, position or keyword, line, 1 if on some paths]: `f(param)`
+        self.cond = 0  # > 0 while walking a branch, a loop body or an except handler
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -386,16 +395,20 @@ class _Scan:
             t = type(st)
             if t is _Assign:
                 self.assign(st.targets, st.value, st.lineno)
+                self.hand(st.value)
             elif t is _Expr:
                 pending.append(st.value)
+                self.hand(st.value)
             elif t is _If:
                 pending.append(st.test)
                 self.test_reads(st.test)
                 if any(type(b) is _Raise for b in st.body):
                     self.unset_check(st.test, False)
+                self.cond += 1
                 self.stmts(st.body, (st.test, False))
                 if st.orelse:
                     self.stmts(st.orelse, (st.test, True))
+                self.cond -= 1
             elif t is _Return:
                 if st.value is not None:
                     if self.depth == 0 and not (type(st.value) is _Constant and st.value.value is None):
@@ -438,7 +451,10 @@ class _Scan:
                     v = getattr(st, f, None)
                     if type(v) is list:
                         if v and isinstance(v[0], ast.stmt):
+                            some = _ON_SOME_PATHS.get(t, ()) is None or f in _ON_SOME_PATHS.get(t, ())
+                            self.cond += some
                             self.stmts(v, guard)
+                            self.cond -= some
                         else:
                             for x in v:
                                 if isinstance(x, _BLOCKS):
@@ -446,11 +462,34 @@ class _Scan:
                                         self.expr(x.type)
                                     if getattr(x, "guard", None) is not None:
                                         self.expr(x.guard)
+                                    self.cond += 1
                                     self.stmts(x.body, guard)
+                                    self.cond -= 1
                                 elif isinstance(x, _AST):
                                     self.expr(x)
                     elif v is not None and isinstance(v, _AST):
                         self.expr(v)
+
+    def hand(self, value):
+        """`f(param)` / `await f(state=param)` as a statement or an assigned value: the function
+        hands one of its parameters on, so what `f` stores on it is stored on the caller's
+        object too (a chain of initialisers filling one state object)."""
+        if type(value) is ast.Await:
+            value = value.value
+        if type(value) is not _Call or self.depth:
+            return
+        callee = _resolve_callee(self, value.func, 0)
+        if not callee:
+            return
+        some = 1 if self.cond else 0
+        for i, a in enumerate(value.args):
+            if type(a) is ast.Starred:
+                return  # positions after a *args are unknown
+            if type(a) is _Name and a.id in self.params:
+                self.param_hands.append([callee[0], a.id, i, value.lineno, some])
+        for k in value.keywords:
+            if k.arg and type(k.value) is _Name and k.value.id in self.params:
+                self.param_hands.append([callee[0], k.value.id, k.arg, value.lineno, some])
 
     def import_(self, st):
         """An import inside the function (a lazy import): the local name it binds."""
@@ -476,6 +515,18 @@ class _Scan:
                     _value_kind(self.local_value(value), self.params)
                 if kind:
                     self.types[tgt.attr] = kind
+        elif t is _Attribute and type(tgt.value) is _Name and tgt.value.id in self.params and not self.depth:
+            stored = self.param_sets.setdefault(tgt.value.id, {})
+            kind = ("ann:" + self.text.of(annotation, _VALUE_CUT)) if annotation is not None else \
+                _value_kind(self.local_value(value), self.params)
+            before = stored.get(tgt.attr)
+            some = 1 if self.cond else 0
+            if before is None:
+                stored[tgt.attr] = [line, kind, some]
+            else:  # stored twice: on every path when either store is; typed by the first typed store
+                before[2] = before[2] and some
+                if before[1] in (None, "lit:None") and kind:
+                    before[1] = kind
         elif t is ast.Tuple or t is ast.List:
             for e in tgt.elts:
                 self.target(e, line, is_none)
@@ -681,11 +732,22 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),
         **({"bare_calls": {scan.local_imports.get(n, n): ln for n, ln in scan.bare_calls.items()}}
            if scan.bare_calls else {}),  # a name imported inside the function: its dotted source
+        **({"param_sets": scan.param_sets} if scan.param_sets else {}),
+        **_param_hands(scan),
         **_ambient(scan),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),
     }
+
+
+def _param_hands(scan):
+    """{"param_hands": [...]} for the parameters the function also stores on itself (an
+    initialiser of that object handing it to the next one); absent otherwise. Every other
+    hand-on of a parameter is left out: there are tens of thousands in vLLM, and an object
+    nothing stores on needs none."""
+    hands = [h for h in scan.param_hands if h[1] in scan.param_sets and h[0].rsplit(".", 1)[-1][:1].islower()]
+    return {"param_hands": hands} if hands else {}
 
 
 def _ambient(scan):

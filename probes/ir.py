@@ -469,6 +469,7 @@ def _function(out, names, fn, *, prefix, cls, outer):
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
+    _handed_reads(out, scope, own)
     _signature_tests(out, scope, own)
     _attribute_tests(out, scope, fn.body)
     closed, opened = closed_dicts(own, scope)
@@ -479,6 +480,47 @@ def _function(out, names, fn, *, prefix, cls, outer):
             _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
         elif isinstance(node, ast.ClassDef):
             _local_class(out, names, node, prefix=qual + ".", scope=scope)
+
+
+_NOT_FILLERS = ("setattr", "getattr", "hasattr", "isinstance", "print", "len", "id", "type", "str", "repr")
+
+
+def _handed_reads(out, scope, own):
+    """`f(engine, state=state)` then `state.models`: a local handed whole to a call, with the
+    attributes the function reads off it after that call (`handed` rows). The callee may be what
+    fills them (`init_app_state` storing servers on the state it is given), which no assignment
+    in the consumer shows."""
+    calls = []
+    for node in own:
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _NOT_FILLERS):
+            for i, a in enumerate(node.args):
+                if isinstance(a, ast.Starred):
+                    break
+                if isinstance(a, ast.Name):
+                    calls.append((a.id, i, node))
+            for k in node.keywords:
+                if k.arg and isinstance(k.value, ast.Name):
+                    calls.append((k.value.id, k.arg, node))
+    if not calls:
+        return
+    reads, stored = {}, set()
+    for node in own:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                reads.setdefault(node.value.id, []).append(node)
+            else:
+                stored.add((node.value.id, node.attr))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            stored.add((node.args[0].id, node.args[1].value))
+    for name, slot, call in calls:
+        after = [[r.attr, r.lineno, r.col_offset] for r in reads.get(name, ())
+                 if (r.lineno, r.col_offset) > (call.end_lineno or call.lineno, call.end_col_offset or 0)
+                 and (name, r.attr) not in stored]  # one the function sets itself is no callee's
+        root, callee = scope.root(name), scope.path(call.func)
+        if after and root and root.startswith("var:") and callee:
+            out.setdefault("handed", []).append([root, callee, slot, call.lineno, after])
 
 
 def _local_class(out, names, node, *, prefix, scope):

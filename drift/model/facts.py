@@ -312,6 +312,11 @@ class Behaviour(Record):
     unread_params: _Key[Sequence[str]] = _Key("unread_params", (),
                                               doc="parameters a caller binds that the body never mentions")
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
+    param_sets: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
+        "param_sets", {}, doc="parameter -> {attr: [line, kind, 1 if on some paths only]}: `param.attr = v`")
+    param_hands: _Key[Sequence[list[Any]]] = _Key(
+        "param_hands", (), doc="[callee, parameter, position or keyword, line, 1 if on some paths only]: "
+                               "a parameter the function stores on, handed on to another function")
     held_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key("held_calls", {})
     kwargs_into: _Key[list[KwargsForward]] = _Key("kwargs_into", [], _rows(KwargsForward),
                                                   doc="where **kwargs is passed on whole")

@@ -10,6 +10,7 @@ from drift.analysis.rules.replaced_state import RULES as REPLACED_STATE_RULES
 from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.family import method_vanished
 from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
+from drift.analysis.rules.filled import RULES as FILLED_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
@@ -71,6 +72,7 @@ GENERIC_RULES = [
     *SETTER_RULES,
     *HANDED_RULES,
     *HELD_OBJECT_RULES,
+    *FILLED_RULES,
     *SLOT_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,

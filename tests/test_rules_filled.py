@@ -1,0 +1,107 @@
+"""DRIFT110: attributes the consumer reads off an object it handed to a target function that
+filled it (`init_state(engine, state=state)` then `state.embedding`). The target's function stores
+them under other names, or only on some paths, or through another function it hands the object on
+to; each prediction is held to what Python raises when the synthetic code runs."""
+
+from __future__ import annotations
+
+from drift.findings import Severity
+from tests.rule_cases import Case, findings_of, line_of, raised_by, write_tree
+
+BEFORE = {"gizmo/__init__.py": "", "gizmo/serving.py": """
+    class Models:
+        pass
+
+
+    class Embedding:
+        def create_embedding(self, request):
+            return {"data": request}
+
+
+    class Transcription:
+        pass
+
+
+    def init_state(engine, state, args):
+        state.engine = engine
+        state.models = Models()
+        state.embedding = Embedding()
+        state.transcription = Transcription() if args.get("audio") else None
+        init_scores(state)
+
+
+    def init_scores(state):
+        state.scores = {}
+    """}
+AFTER = {"gizmo/__init__.py": "", "gizmo/serving.py": """
+    from gizmo.pooling import init_pooling
+
+
+    class Models:
+        pass
+
+
+    class Transcription:
+        pass
+
+
+    def init_state(engine, state, args, tasks=("generate",)):
+        state.engine = engine
+        state.models = Models()
+        if "transcription" in tasks:
+            state.transcription = Transcription()
+        init_pooling(state)
+    """, "gizmo/pooling.py": """
+    class Embedding:
+        def __call__(self, request):
+            return {"data": request}
+
+
+    def init_pooling(state):
+        state.serving_embedding = Embedding()
+        state.serving_scores = {}
+    """}
+CONSUMER = {"app/__init__.py": "", "app/server.py": """
+    from types import SimpleNamespace
+
+    from gizmo.serving import init_state
+
+
+    def start(engine):
+        state = SimpleNamespace()
+        init_state(engine, state=state, args={})
+        state.extra = 1
+        return (state.models, state.embedding, state.transcription, state.scores, state.extra,
+                state.engine)
+
+
+    def own_fill(engine):
+        state = SimpleNamespace()
+        state.embedding = None
+        init_state(engine, state, {})
+        return state.embedding
+    """}
+
+
+def test_attributes_a_target_function_no_longer_stores_on_the_object_handed_to_it(tmp_path):
+    src = CONSUMER["app/server.py"]
+    found = [f for f in findings_of(tmp_path, Case("filled", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT110"]
+    got = {(f.consumer_site.line, f.consumer_site.snippet, f.severity) for f in found}
+    line = line_of(src, "return (state.models")
+    assert got == {(line, "state.embedding", Severity.BREAKING),
+                   (line, "state.transcription", Severity.RISKY),
+                   (line + 0, "state.scores", Severity.BREAKING)}, got
+    embedding = next(f for f in found if f.consumer_site.snippet == "state.embedding")
+    assert "`serving_embedding`" in embedding.details and "`serving_scores`" in embedding.details
+    scores = next(f for f in found if f.consumer_site.snippet == "state.scores")
+    assert "init_scores" in scores.title  # stored by the function the baseline handed the object to
+    roots = [write_tree(tmp_path / "run_after", AFTER), write_tree(tmp_path / "run_app", CONSUMER)]
+    assert raised_by(roots, "app.server", "start(object())") == embedding.predicted_failure.replace(
+        "object has", "'types.SimpleNamespace' object has")
+    roots = [write_tree(tmp_path / "run_before", BEFORE), tmp_path / "run_app"]
+    assert raised_by(roots, "app.server", "start(object())") is None
+
+
+def test_nothing_when_both_sides_fill_the_same_attributes(tmp_path):
+    found = [f for f in findings_of(tmp_path, Case("same", BEFORE, BEFORE, CONSUMER)) if f.rule_id == "DRIFT110"]
+    assert found == []
