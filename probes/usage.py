@@ -601,7 +601,9 @@ def _merge_reach(out, reach):
             old["guards"] = new["guards"]
         if new.get("class_args"):  # consumer classes the call hands to the target
             old["class_args"] = new["class_args"]
-        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards"):  # shapes: probes/shapes.py
+        # shapes: probes/shapes.py; awaited: DRIFT033 (`x = await self.engine.m()` is first seen by
+        # the extractor above, which knows nothing of the `await`)
+        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards", "awaited"):
             if new.get(key):
                 old[key] = new[key]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",

@@ -284,9 +284,23 @@ class CheckContext:
             t, b = self.target.lookup(dotted), self.baseline.lookup(dotted) if self.baseline else None
             if t is None and b is not None:
                 t = self._relocated_member(dotted)
+            if t is None and b is None and len(rec.get("path") or ()) > 1:
+                # a name no lookup finds on either side (a class a package `__getattr__` serves,
+                # `vllm.AsyncLLMEngine.from_engine_args`): the record's path, step by step
+                rc = self._resolve_path(mod, dict(rec, callee={"path": list(rec["path"])}))
+                if rc is not None:
+                    return rc
         elif "receiver" in callee:
             recv_t = _receiver_class(self.target, self.target_paths, callee["receiver"])
             recv_b = _receiver_class(self.baseline, self.baseline_paths, callee["receiver"]) if self.baseline else None
+            if recv_t is None and recv_b is None:
+                # a receiver no lookup finds (`Alias.from_args` where `Alias` is served by a package
+                # `__getattr__`): the record's path says what was called, when it resolves
+                path = rec.get("path")
+                if path and len(path) > 1 and path[-1] == "." + callee["method"]:
+                    rc = self._resolve_path(mod, dict(rec, callee={"path": list(path)}))
+                    if rc is not None:
+                        return rc
             if (recv_t and recv_t.kind != "class") and (recv_b is None or recv_b.kind != "class"):
                 # the receiver is a call's result (`Engine.from_args(a).generate(...)`, a local or a
                 # `self` attribute bound to it): the record's path says what was called, each side's facts say
