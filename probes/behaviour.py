@@ -132,7 +132,7 @@ class _Scan:
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
                  "by_name", "held_tests", "kw_calls", "unpacks", "bare_calls", "unset_checks", "globals_set",
-                 "param_sets", "param_hands", "cond")
+                 "param_sets", "param_hands", "cond", "omit_warns")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -170,6 +170,7 @@ class _Scan:
         self.param_sets = {}  # parameter -> {attr: [line, kind, 1 if only on some paths]}: `param.attr = v`
         self.param_hands = []  # [callee, parameter, position or keyword, line, 1 if on some paths]: `f(param)`
         self.cond = 0  # > 0 while walking a branch, a loop body or an except handler
+        self.omit_warns = {}  # parameter -> line of `if param is None: warnings.warn(..., DeprecationWarning)`
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -404,6 +405,9 @@ class _Scan:
                 self.test_reads(st.test)
                 if any(type(b) is _Raise for b in st.body):
                     self.unset_check(st.test, False)
+                omitted = _omitted_param(st.test)
+                if omitted in self.params and not self.depth and _warns_deprecation(st.body):
+                    self.omit_warns.setdefault(omitted, st.lineno)
                 self.cond += 1
                 self.stmts(st.body, (st.test, False))
                 if st.orelse:
@@ -519,6 +523,10 @@ class _Scan:
             stored = self.param_sets.setdefault(tgt.value.id, {})
             kind = ("ann:" + self.text.of(annotation, _VALUE_CUT)) if annotation is not None else \
                 _value_kind(self.local_value(value), self.params)
+            if kind and kind.startswith("call:"):  # a class imported inside the function: its dotted name
+                head, dot, rest = kind[5:].partition(".")
+                if head in self.local_imports:
+                    kind = "call:" + self.local_imports[head] + dot + rest
             before = stored.get(tgt.attr)
             some = 1 if self.cond else 0
             if before is None:
@@ -734,11 +742,46 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
            if scan.bare_calls else {}),  # a name imported inside the function: its dotted source
         **({"param_sets": scan.param_sets} if scan.param_sets else {}),
         **_param_hands(scan),
+        **({"omit_warns": scan.omit_warns} if scan.omit_warns else {}),
         **_ambient(scan),
         **_built(scan),
         **_tuple_returns(scan),
         **_choices(fn, scan),
     }
+
+
+def _omitted_param(test):
+    """`p` for a test `p is None`, else None."""
+    if type(test) is ast.Compare and type(test.left) is _Name and len(test.ops) == 1 \
+            and type(test.ops[0]) is ast.Is and type(test.comparators[0]) is _Constant \
+            and test.comparators[0].value is None:
+        return test.left.id
+    return None
+
+
+_DEPRECATION_WORDS = ("deprecat", "will be required", "will be removed")
+
+
+def _warns_deprecation(body):
+    """Whether a block warns that what it handles is deprecated: a `warn`/`warning`/`warning_once`
+    call passing DeprecationWarning or FutureWarning, or whose message says so."""
+    for st in body:
+        value = st.value if type(st) is _Expr else None
+        if type(value) is not _Call:
+            continue
+        func = value.func
+        name = func.attr if type(func) is _Attribute else func.id if type(func) is _Name else ""
+        if name not in ("warn", "warning", "warning_once", "warn_once"):
+            continue
+        for a in list(value.args) + [k.value for k in value.keywords]:
+            if (type(a) is _Name and a.id in ("DeprecationWarning", "FutureWarning")) or \
+                    (type(a) is _Attribute and a.attr in ("DeprecationWarning", "FutureWarning")):
+                return True
+            texts = [a] if type(a) is _Constant else list(a.values) if type(a) is _JoinedStr else []
+            if any(type(t) is _Constant and isinstance(t.value, str)
+                   and any(w in t.value.lower() for w in _DEPRECATION_WORDS) for t in texts):
+                return True
+    return False
 
 
 def _param_hands(scan):

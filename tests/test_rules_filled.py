@@ -80,6 +80,17 @@ CONSUMER = {"app/__init__.py": "", "app/server.py": """
         state.embedding = None
         init_state(engine, state, {})
         return state.embedding
+
+
+    class Server:
+        def start(self, engine):
+            state = SimpleNamespace()
+            init_state(engine, state, {})
+            self.embedding = state.embedding
+            self.models = state.models
+
+        def embed(self, request):
+            return self.embedding.create_embedding(request)
     """}
 
 
@@ -90,7 +101,12 @@ def test_attributes_a_target_function_no_longer_stores_on_the_object_handed_to_i
     line = line_of(src, "return (state.models")
     assert got == {(line, "state.embedding", Severity.BREAKING),
                    (line, "state.transcription", Severity.RISKY),
-                   (line + 0, "state.scores", Severity.BREAKING)}, got
+                   (line, "state.scores", Severity.BREAKING),
+                   (line_of(src, "self.embedding = state.embedding"), "state.embedding", Severity.BREAKING),
+                   (line_of(src, "return self.embedding.create_embedding"), ".create_embedding(",
+                    Severity.BREAKING)}, got
+    call = next(f for f in found if f.consumer_site.snippet == ".create_embedding(")
+    assert "`Embedding` is gone" in call.title
     embedding = next(f for f in found if f.consumer_site.snippet == "state.embedding")
     assert "`serving_embedding`" in embedding.details and "`serving_scores`" in embedding.details
     scores = next(f for f in found if f.consumer_site.snippet == "state.scores")

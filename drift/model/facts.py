@@ -314,6 +314,8 @@ class Behaviour(Record):
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
     param_sets: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
         "param_sets", {}, doc="parameter -> {attr: [line, kind, 1 if on some paths only]}: `param.attr = v`")
+    omit_warns: _Key[Mapping[str, int]] = _Key(
+        "omit_warns", {}, doc="parameter -> line of `if param is None:` warning that omitting it is deprecated")
     param_hands: _Key[Sequence[list[Any]]] = _Key(
         "param_hands", (), doc="[callee, parameter, position or keyword, line, 1 if on some paths only]: "
                                "a parameter the function stores on, handed on to another function")

@@ -8,6 +8,7 @@ from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.bypassed_patches import RULES as BYPASSED_PATCH_RULES
 from drift.analysis.rules.replaced_state import RULES as REPLACED_STATE_RULES
 from drift.analysis.rules.defaults import default_changed
+from drift.analysis.rules.deprecated_omission import RULES as DEPRECATED_OMISSION_RULES
 from drift.analysis.rules.family import method_vanished
 from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
 from drift.analysis.rules.filled import RULES as FILLED_RULES
@@ -73,6 +74,7 @@ GENERIC_RULES = [
     *HANDED_RULES,
     *HELD_OBJECT_RULES,
     *FILLED_RULES,
+    *DEPRECATED_OMISSION_RULES,
     *SLOT_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,

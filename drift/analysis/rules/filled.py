@@ -17,6 +17,13 @@ function, the locals it hands whole to a call and the attributes it reads off th
 target's, read in full (every hand-on resolved), stores it nowhere; risky where the baseline stored
 it on every path and the target only on some. Silent where the consumer stores the attribute on the
 object itself, or where the object's own class (a target class) has the attribute.
+
+The value filled in is typed too, where the baseline built it (`call:OpenAIServingEmbedding`, a class
+imported inside the storing function resolved to its dotted name): a method called on it, directly
+(`state.x.m(...)`) or where the consumer keeps it on `self` (`self.f = state.x` in one method,
+`self.f.m(...)` in another), is reported where the target stores no such attribute and that class is
+gone from the target or lacks the method: the consumer's call is written against an object the
+target never makes.
 """
 
 from __future__ import annotations
@@ -194,6 +201,112 @@ def filled_attribute_gone(ctx: CheckContext) -> Iterator[Finding]:
                 seen.add((mod.get("path"), rline, attr))
                 yield _finding(ctx, mod, (local, attr, rline, rcol), (before[0], now[0]), (was, is_),
                                sorted(a for a in new if a not in old))
+            yield from _calls_on_filled(ctx, mod, ir, row, (old, new), seen)
+
+
+def _class_of(index: PackageIndex, st: Stored) -> Symbol | None:
+    """The class a stored value was built from (`call:ServingEmbedding` in the storing function's
+    module), or None when it is not a construction drift can name."""
+    if not st.kind or not st.kind.startswith("call:"):
+        return None
+    name = st.kind[5:]
+    for dotted in (f"{st.where.module}.{name}", name):
+        sym = index.lookup(dotted)
+        if sym is not None:
+            return sym if sym.kind == "class" else None
+    return None
+
+
+def _has_member(paths: PathEvaluator, cls: Symbol, name: str) -> bool | None:
+    """Whether an instance of `cls` has `name` on this side (None: not known)."""
+    try:
+        v = paths.value(("sym:" + cls.dotted, "()", "." + name))
+    except (TypeError, ValueError):
+        return None
+    return True if v.known else False if v.kind == "missing" else None
+
+
+def _kept_on_self(ir: dict, root: str, attr: str) -> list[tuple[str, str]]:
+    """(class qual, field) for each `self.f = <root>.<attr>` in the module: the filled value kept on
+    the consumer's object, read in its other methods."""
+    defs = ir.get("defs") or {}
+    out = []
+    for row in ir.get("store") or ():
+        if not (isinstance(row, list) and len(row) >= 3 and row[2] == [root, "." + attr]
+                and isinstance(row[0], list) and len(row[0]) == 1 and isinstance(row[0][0], str)):
+            continue
+        holder = row[0][0]
+        fn, _, name = holder[4:].rpartition(":") if holder.startswith("var:") else ("", "", "")
+        spec = defs.get(fn)
+        params = spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], list) else []
+        if spec and spec[0] and params and isinstance(params[0], list) and params[0][0] == name \
+                and isinstance(row[1], str):
+            out.append((spec[0], row[1]))
+    return out
+
+
+def _method_calls(ir: dict, root: str, attr: str) -> Iterator[tuple[str, int]]:
+    """(method, line) of each call on the filled value: `<root>.<attr>.m(...)`, or `self.f.m(...)` in
+    any method of a class that keeps it as `self.f = <root>.<attr>`."""
+    kept = set(_kept_on_self(ir, root, attr))
+    defs = ir.get("defs") or {}
+    for row in ir.get("call") or ():
+        if not (isinstance(row, list) and len(row) >= 4 and isinstance(row[0], list) and isinstance(row[3], int)):
+            continue
+        callee = row[0]
+        if len(callee) == 3 and callee[:2] == [root, "." + attr] and isinstance(callee[2], str):
+            yield callee[2][1:], row[3]
+        elif kept and len(callee) == 3 and isinstance(callee[0], str) and callee[0].startswith("var:") \
+                and isinstance(callee[1], str) and isinstance(callee[2], str):
+            fn, _, name = callee[0][4:].rpartition(":")
+            spec = defs.get(fn)
+            params = spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], list) else []
+            if spec and params and isinstance(params[0], list) and params[0][0] == name \
+                    and (spec[0], callee[1][1:]) in kept:
+                yield callee[2][1:], row[3]
+
+
+def _calls_on_filled(ctx: CheckContext, mod: dict, ir: dict, row: list, stores: tuple,
+                     seen: set) -> Iterator[Finding]:
+    """Calls of a method on a value the baseline's function filled in, where the target no longer
+    fills that attribute and the class the baseline built there no longer has the method (the class
+    itself gone, or the method): the consumer's call is written against an object the target never
+    makes."""
+    old, new = stores
+    root, reads = row[0], row[4]
+    local = root.rpartition(":")[2]
+    for attr in sorted({r[0] for r in reads if isinstance(r, list) and r and isinstance(r[0], str)}):
+        was = old.get(attr)
+        if was is None or attr in new:
+            continue
+        cls = _class_of(ctx.baseline, was)
+        if cls is None:
+            continue
+        for method, line in _method_calls(ir, root, attr):
+            if (mod.get("path"), line, method) in seen or method.startswith("__"):
+                continue
+            if _has_member(ctx.baseline_paths, cls, method) is not True:
+                continue
+            now_has = _has_member(ctx.target_paths, cls, method)
+            if now_has is not False and ctx.target.lookup(cls.dotted) is not None:
+                continue
+            seen.add((mod.get("path"), line, method))
+            gone = ctx.target.lookup(cls.dotted) is None
+            yield Finding(
+                rule_id="DRIFT110", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.BREAKING,
+                title=f"`.{method}(...)` on the `{cls.dotted.rsplit('.', 1)[-1]}` the baseline stored as "
+                      f"`{local}.{attr}`: the target stores no `{attr}`, and "
+                      + (f"`{cls.dotted.rsplit('.', 1)[-1]}` is gone" if gone else f"its class has no `{method}`"),
+                consumer_site=Location(mod["path"], line, snippet=f".{method}("),
+                target_evidence=(),
+                baseline_evidence=(ctx.evidence(cls), ctx.evidence(was.where, was.line)),
+                predicted_failure=f"AttributeError: object has no attribute '{attr}'",
+                details=f"the baseline's `{was.where.dotted.rsplit('.', 1)[-1]}` stored a "
+                        f"`{cls.dotted}` there (line {was.line}); the call is written against that class",
+                fix=Fix(f"call what the target's object offers in place of `{method}`",
+                        manual_reason="the target's replacement is another class with another interface"),
+                symbol=f"{cls.dotted}.{method}",
+            )
 
 
 def _finding(ctx: CheckContext, mod: dict, read: tuple, fns: tuple[Symbol, Symbol], stores: tuple,
