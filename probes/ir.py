@@ -577,6 +577,12 @@ def _relations(out, scope, own, *, fn_key):
                 out["ret"].append([fn_key, p])
         elif isinstance(node, ast.Call):
             _call(out, scope, node)
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:  # `del d["k"]`
+                if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
+                    obj = scope.path(t.value)
+                    if obj:
+                        out.setdefault("popkey", []).append([obj, t.slice.value])
         elif isinstance(node, (ast.If, ast.Assert)):
             _narrowed(out, scope, node)
             if isinstance(node, ast.If):
@@ -598,6 +604,7 @@ def _relations(out, scope, own, *, fn_key):
                     p = scope.path(node.value)
                     if p:
                         out["key"].append([t.slice.value, p, node.lineno])
+                    _key_written(out, scope, t.value, t.slice)
 
 
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
@@ -826,6 +833,17 @@ def _dict_update(out, scope, node):
         out["dict"].append([root, keys, node.lineno])
 
 
+def _key_written(out, scope, obj, key):
+    """`d["k"] = v` / `d.setdefault("k", v)` on a dict named by a local (a parameter too) or kept on
+    `self`: one more key the dict may hold where it later reaches `**d` (a helper that fills the
+    dict its caller hands it, `model_config.setdefault("swap_space", 4)`, then `Engine(**config)`)."""
+    if isinstance(obj, ast.Name):
+        root = scope.root(obj.id)
+        if root is None or not root.startswith("var:"):
+            return
+        out["dict"].append([root, [[key.value, key.lineno, key.col_offset]], key.lineno * 1000 + key.col_offset])
+
+
 def _reads_signature(node):
     return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
         isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
@@ -868,6 +886,14 @@ def _call(out, scope, node):
         return
     if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and isinstance(node.func.value, ast.Name):
         _dict_update(out, scope, node)
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and node.args \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        obj = scope.path(node.func.value)  # `d.pop("k")`: the key never reaches a later `**d`
+        if obj:
+            out.setdefault("popkey", []).append([obj, node.args[0].value])
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "setdefault" and len(node.args) == 2 \
+            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        _key_written(out, scope, node.func.value, node.args[0])
     if isinstance(node.func, ast.Name) and node.func.id == "dict" and scope.root("dict") is None:
         for k in node.keywords:  # `dict(k=v)` is the dict literal `{"k": v}`
             p = scope.path(k.value) if k.arg else None

@@ -184,6 +184,7 @@ class _Solver:
         self.maybe: set[str] = set()  # variables another filtering comprehension reassigns
         self.iters: list = []  # (key variable, dict path)
         self.key_sites: list = []  # (how, object or callee path, key or dict path, path, line, col)
+        self.popped: list = []  # (dict path, key): `d.pop("k")`, `del d["k"]` anywhere
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         self.modmap: list = []  # (module, replacement module, path, line, col)
         self.closed: dict[str, list[str]] = {}  # closed dict -> every key it can hold
@@ -265,6 +266,7 @@ class _Solver:
                 self.assign.append((dst, src))
         self.iters += iters
         self.key_sites += sites
+        self.popped += [(_t(obj), _s(key)) for obj, key in ir.get("popkey") or []]
         for dst, keys, ident in closed:
             self.closed[ident] = keys
             self.closed_rows.append((dst, ident))
@@ -520,6 +522,7 @@ class _Solver:
         (through `for k, v in d.items()`) or a call's `**d`, with the target object or callee as
         a path; a dict that went through a signature filter on the way is left out."""
         out = []
+        popped = {(v[1], name) for path, name in self.popped for v in self.eval(path) if v[0] == "D"}
         for how, obj, key, where, line, col in self.key_sites:
             targets = [v[1] for v in self.eval(obj) if v[0] == "T"]
             if how == "call":  # `Mine(**d)` where Mine writes no __init__: the target base's runs
@@ -536,6 +539,8 @@ class _Solver:
                 keys = [(v[1], v[2]) for v in self.eval(key) if v[0] == "K"]
             for ident, i in keys:
                 name, kpath, kline, kcol = self.dicts[ident][i]
+                if (ident, name) in popped:
+                    continue  # taken out of the dict before it is handed on (flow-insensitive: anywhere)
                 for t in targets[:2]:
                     out.append({"how": how, "target": list(t), "key": name, "path": kpath, "line": kline,
                                 "col": kcol, "site": [where, line, col],
