@@ -180,3 +180,60 @@ def test_unannotated_tuple_returns_of_one_length_are_counted(tmp_path):
     app = write_tree(tmp_path / "app", LITERAL_CONSUMER)
     assert raised_by([before, app], "app.use", "run(1)") is None
     assert raised_by([after, app], "app.use", "run(1)") == findings[0].predicted_failure
+
+
+NT_BEFORE = {"gizmo/__init__.py": "", "gizmo/outputs.py": """
+    from typing import NamedTuple
+
+
+    class Tensors(NamedTuple):
+        ids: list
+        logprobs: list
+        ranks: list
+    """, "gizmo/sampler.py": """
+    from gizmo.outputs import Tensors
+
+
+    class Sampler:
+        def gather(self, n: int) -> Tensors:
+            return Tensors([n], [0.0], [1])
+
+        def same(self, n: int) -> "Tensors":
+            return Tensors([n], [0.0], [1])
+    """}
+NT_AFTER = {**NT_BEFORE, "gizmo/outputs.py": """
+    from typing import NamedTuple, Optional
+
+
+    class Tensors(NamedTuple):
+        ids: list
+        logprobs: list
+        ranks: list
+        cu_num: Optional[list] = None
+    """}
+NT_CONSUMER = {"app/__init__.py": "", "app/use.py": """
+    from gizmo.sampler import Sampler
+
+
+    def first(sampler: Sampler):
+        ids, logprobs, ranks = sampler.gather(3)
+        return ids
+
+
+    def whole(sampler: Sampler):
+        out = sampler.same(3)
+        return out.ids
+    """}
+
+
+def test_unpacking_a_namedtuple_that_gained_a_field(tmp_path):
+    """A return annotated with a NamedTuple class unpacks into as many values as the class has
+    fields, defaulted ones included: a field added with a default still breaks `a, b, c = f()`."""
+    src = NT_CONSUMER["app/use.py"]
+    found = [f for f in findings_of(tmp_path, Case("nt", NT_BEFORE, NT_AFTER, NT_CONSUMER)) if f.rule_id == "DRIFT032"]
+    assert [f.consumer_site.line for f in found] == [line_of(src, "ids, logprobs, ranks = sampler.gather(3)")]
+    roots = [write_tree(tmp_path / "run_after", NT_AFTER), write_tree(tmp_path / "run_app", NT_CONSUMER)]
+    assert raised_by(roots, "app.use", "first(__import__('gizmo.sampler').sampler.Sampler())") == \
+        found[0].predicted_failure
+    roots = [write_tree(tmp_path / "run_before", NT_BEFORE), tmp_path / "run_app"]
+    assert raised_by(roots, "app.use", "first(__import__('gizmo.sampler').sampler.Sampler())") is None
