@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, ResolvedCall
+from drift.probes.consumer_scan import ir_of
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import (drop_keyword_fix, noop_in_baseline, passes_nothing, removal_gated_tier,
@@ -135,7 +136,10 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     closed = ctx.consumer.inferred.closed_kwargs
     for rc in ctx.calls:
         through = closed.get(f"{rc.module.get('path')}:{rc.rec.get('call_line')}") if rc.rec["star_kwargs"] else None
-        if not _checkable(rc) or (rc.rec["star_kwargs"] and through is None) or rc.rec["star_args"]:
+        if not _checkable(rc) or rc.rec["star_args"]:
+            continue
+        if rc.rec["star_kwargs"] and through is None:
+            yield from _required_past_open_kwargs(ctx, rc)
             continue
         if through is None and fails_on_baseline(ctx, rc):
             continue  # a required argument was missing on the baseline already: the call never worked
@@ -167,6 +171,75 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
                 fix=fix,
                 symbol=rc.dotted,
             )
+
+
+def _written_keys(ctx: CheckContext, mod: dict) -> frozenset[str]:
+    """Every string the consumer's module writes as a dict key or keyword (IR `key` and `dict`
+    rows, call keywords): a key it may put in a dict it splats, on some version."""
+    memo = ctx.memo.setdefault("written_keys", {})
+    found = memo.get(mod.get("path"))
+    if found is None:
+        keys: set[str] = set()
+        ir = ir_of(mod)
+        keys.update(str(row[0]) for row in ir.get("key") or () if isinstance(row, list) and row)
+        for row in ir.get("dict") or ():
+            if isinstance(row, list) and len(row) > 1 and isinstance(row[1], list):
+                keys.update(str(k[0]) for k in row[1] if isinstance(k, list) and k)
+        for rec in mod.get("calls") or ():
+            keys.update(str(k) for k in rec.get("keywords") or ())
+        found = memo[mod.get("path")] = frozenset(keys)
+    return found
+
+
+def _forwards_own_kwargs(rc: ResolvedCall) -> bool:
+    """Whether a `**d` of the call is (or may be) the enclosing function's own `**kwargs`: a wrapper
+    handing its caller's keywords on, whose caller can pass the new parameter (or a `**` dict the IR
+    does not name)."""
+    ir = ir_of(rc.module)
+    defs = ir.get("defs") or {}
+    rows = [r for r in ir.get("starkw") or () if isinstance(r, list) and len(r) >= 3 and r[2] == rc.rec.get("call_line")]
+    if not rows:
+        return True
+    for r in rows:
+        path = r[1]
+        if not (isinstance(path, list) and len(path) == 1 and isinstance(path[0], str) and path[0].startswith("var:")):
+            continue
+        fn, _, name = path[0][4:].rpartition(":")
+        spec = defs.get(fn)
+        params = spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], list) else []
+        if any(isinstance(q, list) and len(q) > 3 and q[0] == name and q[3] == "VAR_KEYWORD" for q in params):
+            return True
+    return False
+
+
+def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[Finding]:
+    """A call with a `**d` drift cannot see into, where the target now requires a parameter the
+    baseline's callable did not have at all and had no `**kwargs` to take: `d` cannot hold it (the
+    call would have raised on the baseline), unless the consumer's module writes that key somewhere (a
+    version branch filling it) or the callee is a pydantic model (which ignores unknown keys)."""
+    if rc.baseline_params is None or _accepts_var_kw(rc.baseline_params) or _pydantic(ctx, rc) \
+            or _accepts_var_kw(rc.target_params) or _forwards_own_kwargs(rc):
+        return
+    before = {p.name for p in rc.baseline_params}
+    positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    covered = {p.name for p in positional_slots[: rc.rec["positional"]]} | set(rc.rec["keywords"])
+    for p in rc.target_params:
+        if not p.required or p.name in covered or p.name in before or p.name in _written_keys(ctx, rc.module):
+            continue
+        where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
+        yield Finding(
+            rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
+            title=f"`{rc.label}` now requires `{p.name}` ({'parameter'}{': ' + p.annotation if p.annotation else ''}); "
+                  f"the call's `**` dict cannot hold it",
+            consumer_site=rc.site,
+            target_evidence=(ctx.evidence(rc.target_params_at),) if rc.target_params_at else (),
+            baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
+            predicted_failure=f"TypeError: {error_call_name(rc)} missing 1 required {where}argument: '{p.name}'",
+            details="the baseline's callable had no such parameter and no `**kwargs`, so a dict that carried "
+                    "it would have failed there; the consumer writes no such key anywhere",
+            fix=_manual_value(ctx, rc, p.name),
+            symbol=rc.dotted,
+        )
 
 
 @rule("DRIFT012", RuleKind.POSITIONAL_ARITY)
