@@ -155,7 +155,22 @@ def _ir_live(ir: Any, guards: Any, version: Version, predicates: dict[str, dict[
         if isinstance(rows, list):
             out[rel] = [r for r in rows if not (isinstance(r, list) and len(r) > at and isinstance(r[at], int)
                                                 and any(a <= r[at] <= b for a, b in dead))]
+    rows = ir.get("dict")
+    if isinstance(rows, list):  # keys written where a dead branch writes them (`d["k"] = v` under a version test)
+        out["dict"] = [_live_keys(r, dead) for r in rows]
+        out["dict"] = [r for r in out["dict"] if r is not None]
     return out
+
+
+def _live_keys(row: Any, dead: list[tuple[int, int]]) -> Any:
+    """A `dict` row without the keys written on dead lines; None when none is left."""
+    if not (isinstance(row, list) and len(row) > 1 and isinstance(row[1], list)):
+        return row
+    keys = [k for k in row[1] if not (isinstance(k, list) and len(k) > 1 and isinstance(k[1], int)
+                                      and any(a <= k[1] <= b for a, b in dead))]
+    if len(keys) == len(row[1]):
+        return row
+    return [row[0], keys] + list(row[2:]) if keys else None
 
 
 def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
