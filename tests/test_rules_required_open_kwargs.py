@@ -1,7 +1,9 @@
 """DRIFT011 through a `**d` drift cannot see into: the target now requires a parameter the
 baseline's callable neither had nor could take through `**kwargs`, so no dict that worked on the
 baseline holds it. Silent where the consumer writes that key somewhere (a version branch filling
-it), where the baseline's callable took `**kwargs`, and for a pydantic model."""
+it), where the baseline's callable took `**kwargs`, where the dict is built from another object
+(`**vars(obj)`, `**asdict(batch)`: it holds that object's fields on each side), and for a pydantic
+model."""
 
 from __future__ import annotations
 
@@ -37,6 +39,19 @@ CONSUMER = {"app/__init__.py": "", "app/server.py": """
 
     def loose(engine, extra):
         return Loose(engine, **extra)
+
+
+    def _defaults():
+        return {"role": "user"}
+
+
+    def helper_built(engine):
+        kw = _defaults()
+        return Chat(engine, models=[], **kw)
+
+
+    def from_object(engine, other):
+        return Chat(engine, models=[], **vars(other))
     """, "app/gated.py": """
     from gizmo.serving import Chat
 
@@ -52,8 +67,9 @@ CONSUMER = {"app/__init__.py": "", "app/server.py": """
 def test_a_required_parameter_no_baseline_dict_could_hold(tmp_path):
     src = CONSUMER["app/server.py"]
     found = [f for f in findings_of(tmp_path, Case("open", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT011"]
-    assert [(f.consumer_site.path, f.consumer_site.line) for f in found] == \
-        [("app/server.py", line_of(src, "return Chat(engine, models=[], **extra)"))], [f.title for f in found]
+    assert sorted((f.consumer_site.path, f.consumer_site.line) for f in found) == \
+        [("app/server.py", line_of(src, "return Chat(engine, models=[], **extra)")),
+         ("app/server.py", line_of(src, "return Chat(engine, models=[], **kw)"))], [f.title for f in found]
     roots = [write_tree(tmp_path / "run_after", AFTER), write_tree(tmp_path / "run_app", CONSUMER)]
     assert raised_by(roots, "app.server", "build(None, {'logger': None})") == found[0].predicted_failure
     roots = [write_tree(tmp_path / "run_before", BEFORE), tmp_path / "run_app"]

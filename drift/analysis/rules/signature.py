@@ -191,25 +191,35 @@ def _written_keys(ctx: CheckContext, mod: dict) -> frozenset[str]:
     return found
 
 
-def _forwards_own_kwargs(rc: ResolvedCall) -> bool:
-    """Whether a `**d` of the call is (or may be) the enclosing function's own `**kwargs`: a wrapper
-    handing its caller's keywords on, whose caller can pass the new parameter (or a `**` dict the IR
-    does not name)."""
+def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
+    """Whether every `**d` of the call is a local the consumer builds itself: a parameter (not the
+    function's own `**kwargs`, a wrapper whose caller can pass anything) or a name bound only to
+    what a consumer function returns. A dict built from a target object (`**asdict(batch)`,
+    `**vars(cfg)`, `**obj.model_dump()`) holds the target's own fields on each side, whatever the
+    baseline took."""
     ir = ir_of(rc.module)
     defs = ir.get("defs") or {}
     rows = [r for r in ir.get("starkw") or () if isinstance(r, list) and len(r) >= 3 and r[2] == rc.rec.get("call_line")]
     if not rows:
-        return True
+        return False
+    own = {str(m.get("module") or "").split(".")[0] for m in ctx.usage} - {""}
     for r in rows:
         path = r[1]
         if not (isinstance(path, list) and len(path) == 1 and isinstance(path[0], str) and path[0].startswith("var:")):
-            continue
+            return False
         fn, _, name = path[0][4:].rpartition(":")
         spec = defs.get(fn)
         params = spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], list) else []
-        if any(isinstance(q, list) and len(q) > 3 and q[0] == name and q[3] == "VAR_KEYWORD" for q in params):
-            return True
-    return False
+        param = next((q for q in params if isinstance(q, list) and len(q) > 3 and q[0] == name), None)
+        if param is not None:
+            if param[3] == "VAR_KEYWORD":
+                return False
+            continue
+        sources = [a[1] for a in ir.get("assign") or () if isinstance(a, list) and len(a) == 2 and a[0] == path[0]]
+        if not sources or not all(isinstance(src, list) and src and isinstance(src[0], str) and src[0].startswith("sym:")
+                                  and src[0][4:].split(".")[0] in own and "()" in src for src in sources):
+            return False
+    return True
 
 
 def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[Finding]:
@@ -218,7 +228,7 @@ def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[
     call would have raised on the baseline), unless the consumer's module writes that key somewhere (a
     version branch filling it) or the callee is a pydantic model (which ignores unknown keys)."""
     if rc.baseline_params is None or _accepts_var_kw(rc.baseline_params) or _pydantic(ctx, rc) \
-            or _accepts_var_kw(rc.target_params) or _forwards_own_kwargs(rc):
+            or _accepts_var_kw(rc.target_params) or not _consumer_built_dicts(ctx, rc):
         return
     before = {p.name for p in rc.baseline_params}
     positional_slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
