@@ -29,7 +29,7 @@ _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14c"
+_USAGE_VERSION = "r14-infb1-infa14d"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -76,6 +76,8 @@ def _stored_ir(facts):
     out["ir"] = blob
     if ir.get("guards"):
         out["ir_guards"] = ir["guards"]
+    if ir.get("handed"):  # DRIFT110 reads these on every check, the solver's cache or not
+        out["ir_handed"] = ir["handed"]
     return out
 
 
@@ -86,6 +88,7 @@ def _decoded_ir(facts):
     out = dict(facts)
     out["ir"] = ir_of(facts)
     out.pop("ir_guards", None)
+    out.pop("ir_handed", None)
     return out
 
 
@@ -99,6 +102,15 @@ def ir_of(mod):
         except (ValueError, EOFError, TypeError):
             return {}
     return ir or {}
+
+
+def ir_handed(mod):
+    """The `handed` rows of a record's IR (locals handed whole to a call, with the attributes read
+    off them after), without decoding an IR kept as bytes."""
+    ir = mod.get("ir")
+    if type(ir) is bytes:
+        return mod.get("ir_handed")
+    return ir.get("handed") if isinstance(ir, dict) else None
 
 
 def ir_guards(mod):

@@ -58,7 +58,7 @@ def test_drift_gets_bytes_that_decode_to_the_probes_ir(tmp_path):
         assert [m["path"] for m in got] == [m["path"] for m in plain]
         assert all(type(m["ir"]) is bytes for m in got), run
         assert [ir_of(m) for m in got] == [m["ir"] for m in plain]
-        assert [{k: v for k, v in m.items() if k not in ("ir", "ir_guards")} for m in got] == \
+        assert [{k: v for k, v in m.items() if k not in ("ir", "ir_guards", "ir_handed")} for m in got] == \
                [{k: v for k, v in m.items() if k != "ir"} for m in plain]
 
 
@@ -79,7 +79,7 @@ def test_a_cache_of_an_old_layout_is_read_again_and_rewritten_once(tmp_path):
     (path,) = (tmp_path / "cache").glob("usage-*.marshal")
     stored = marshal.loads(path.read_bytes())
     files = {rel: entry for rel, entry in stored.items() if rel != _MARKS}  # the marks entry is no file's
-    old = {rel: (size, mtime, dict({k: v for k, v in facts.items() if k != "ir_guards"}, ir=ir_of(facts))
+    old = {rel: (size, mtime, dict({k: v for k, v in facts.items() if k not in ("ir_guards", "ir_handed")}, ir=ir_of(facts))
                  if facts else facts, links) for rel, (size, mtime, facts, links, *_key) in files.items()}
     path.write_bytes(marshal.dumps(old))  # as a drift from before these layouts wrote it
     got = _read(root, tmp_path / "cache", True)

@@ -36,7 +36,7 @@ from drift.analysis.paths import PathEvaluator
 from drift.analysis.rules.base import rule
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
-from drift.probes.consumer_scan import ir_of
+from drift.probes.consumer_scan import ir_handed, ir_of
 
 MAX_DEPTH = 3  # hand-ons followed: init_app_state -> init_pooling_state -> ...
 
@@ -162,10 +162,10 @@ def filled_attribute_gone(ctx: CheckContext) -> Iterator[Finding]:
         return
     seen: set[tuple[str, int, str]] = set()
     for mod in ctx.usage:
-        ir = ir_of(mod)
-        rows = ir.get("handed") or ()
+        rows = ir_handed(mod) or ()  # read without decoding the IR: most modules hand nothing
         if not rows:
             continue
+        ir = ir_of(mod)
         for row in rows:
             if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str)
                     and isinstance(row[1], list) and isinstance(row[4], list)):
