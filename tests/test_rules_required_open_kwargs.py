@@ -45,9 +45,12 @@ CONSUMER = {"app/__init__.py": "", "app/server.py": """
         return {"role": "user"}
 
 
-    def helper_built(engine):
+    def helper_built(engine, old_api):
         kw = _defaults()
-        return Chat(engine, models=[], **kw)
+        legacy = {}
+        if old_api:
+            legacy["logger"] = None
+        return Chat(engine, models=[], **legacy, **kw)
 
 
     def from_object(engine, other):
@@ -69,7 +72,7 @@ def test_a_required_parameter_no_baseline_dict_could_hold(tmp_path):
     found = [f for f in findings_of(tmp_path, Case("open", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT011"]
     assert sorted((f.consumer_site.path, f.consumer_site.line) for f in found) == \
         [("app/server.py", line_of(src, "return Chat(engine, models=[], **extra)")),
-         ("app/server.py", line_of(src, "return Chat(engine, models=[], **kw)"))], [f.title for f in found]
+         ("app/server.py", line_of(src, "return Chat(engine, models=[], **legacy, **kw)"))], [f.title for f in found]
     roots = [write_tree(tmp_path / "run_after", AFTER), write_tree(tmp_path / "run_app", CONSUMER)]
     assert raised_by(roots, "app.server", "build(None, {'logger': None})") == found[0].predicted_failure
     roots = [write_tree(tmp_path / "run_before", BEFORE), tmp_path / "run_app"]

@@ -202,8 +202,9 @@ def _ir(ctx: CheckContext, mod: dict) -> dict:
 
 def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
     """Whether every `**d` of the call is a local the consumer builds itself: a parameter (not the
-    function's own `**kwargs`, a wrapper whose caller can pass anything) or a name bound only to
-    what a consumer function returns. A dict built from a target object (`**asdict(batch)`,
+    function's own `**kwargs`, a wrapper whose caller can pass anything), a dict only literal keys
+    enter (`closed`, probes/closed_dicts.py), or a name bound only to what a consumer function
+    returns. A dict built from a target object (`**asdict(batch)`,
     `**vars(cfg)`, `**obj.model_dump()`) holds the target's own fields on each side, whatever the
     baseline took."""
     ir = _ir(ctx, rc.module)
@@ -212,10 +213,13 @@ def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
     if not rows:
         return False
     own = {str(m.get("module") or "").split(".")[0] for m in ctx.usage} - {""}
+    closed = {r[0] for r in ir.get("closed") or () if isinstance(r, list) and r}  # only literal keys enter
     for r in rows:
         path = r[1]
         if not (isinstance(path, list) and len(path) == 1 and isinstance(path[0], str) and path[0].startswith("var:")):
             return False
+        if path[0] in closed:
+            continue
         fn, _, name = path[0][4:].rpartition(":")
         spec = defs.get(fn)
         params = spec[1] if isinstance(spec, list) and len(spec) > 1 and isinstance(spec[1], list) else []
