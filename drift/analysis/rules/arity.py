@@ -67,19 +67,6 @@ def namedtuple_count(index, module: str, annotation: str | None) -> int | None:
     if sym is None or sym.kind != "class" or sym.as_class.kind != "namedtuple":
         return None
     return len(sym.as_class.fields) or None
-    """How many values unpacking an object of the annotated class gives, where the annotation names
-    a NamedTuple class of this side (`-> LogprobsTensors`): every field, defaulted ones included.
-    None for anything else."""
-    text = (annotation or "").strip().strip("'\"")
-    if index is None or not text or not all(part.isidentifier() for part in text.split(".")):
-        return None
-    for dotted in (f"{module}.{text}", text):
-        sym = index.lookup(dotted)
-        if sym is not None:
-            if sym.kind != "class" or sym.facts.get("kind") != "namedtuple":
-                return None
-            return len(sym.facts.get("fields") or ())
-    return None
 
 
 def returned_shape(fn, index=None, module: str = "") -> tuple[int | None, str | None]:
@@ -88,9 +75,6 @@ def returned_shape(fn, index=None, module: str = "") -> tuple[int | None, str | 
     or, only where it declares none, its tuple literals (every `return` that hands back a value is
     a tuple of the same length, no starred item: `return x, 0`). (None, None) when neither fixes
     the number."""
-    (`tuple[A, B]`, or a NamedTuple class of `index`, named in `module`), or, only where it declares
-    none, its tuple literals (every `return` that hands back a value is a tuple of the same length,
-    no starred item: `return x, 0`). (None, None) when neither fixes the number."""
     if fn.returns:
         n = returned_count(fn.returns)
         if n is None:
