@@ -1,6 +1,7 @@
 """DRIFT011 through a `**d` drift cannot see into: the target now requires a parameter the
 baseline's callable neither had nor could take through `**kwargs`, so no dict that worked on the
-baseline holds it. Silent where the consumer writes that key somewhere (a version branch filling
+baseline holds it; only for a parameter annotated with a class of the target (an object no
+configuration data carries; a plain value may come from data the user extends, and is silent). Silent where the consumer writes that key somewhere (a version branch filling
 it), where the baseline's callable took `**kwargs`, where the dict is built from another object
 (`**vars(obj)`, `**asdict(batch)`: it holds that object's fields on each side), and for a pydantic
 model."""
@@ -20,13 +21,17 @@ BEFORE = {"gizmo/__init__.py": "", "gizmo/serving.py": """
             self.engine = engine
     """}
 AFTER = {"gizmo/__init__.py": "", "gizmo/serving.py": """
+    class Render:
+        pass
+
+
     class Chat:
-        def __init__(self, engine, *, models, render, role="assistant", logger=None):
+        def __init__(self, engine, *, models, render: Render, role="assistant", logger=None):
             self.engine = engine
 
 
     class Loose:
-        def __init__(self, engine, *, render, **kwargs):
+        def __init__(self, engine, *, render: Render, **kwargs):
             self.engine = engine
     """}
 CONSUMER = {"app/__init__.py": "", "app/server.py": """

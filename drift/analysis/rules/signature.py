@@ -235,11 +235,27 @@ def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
     return True
 
 
+def _object_of_the_target(ctx: CheckContext, rc: ResolvedCall, annotation: str | None) -> bool:
+    """Whether a parameter is annotated with a class of the target (`OpenAIServingRender`): an object
+    the target builds, which no configuration data fed into a dict can hold; a plain value (or no
+    annotation) may come from such data once the user adds it for the new release."""
+    at = rc.target_params_at or rc.target
+    if not annotation or at is None:
+        return False
+    try:
+        v = ctx.target_paths._annotation_value(annotation, at.module)
+    except (TypeError, ValueError, AttributeError):
+        return False
+    return v.kind == "instance" and v.cls is not None and ctx.target.lookup(v.cls.dotted) is not None
+
+
 def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[Finding]:
     """A call with a `**d` drift cannot see into, where the target now requires a parameter the
     baseline's callable did not have at all and had no `**kwargs` to take: `d` cannot hold it (the
     call would have raised on the baseline), unless the consumer's module writes that key somewhere (a
-    version branch filling it) or the callee is a pydantic model (which ignores unknown keys)."""
+    version branch filling it) or the callee is a pydantic model (which ignores unknown keys). Only a
+    parameter annotated with a class of the target: an object no configuration data holds (a plain
+    value may come from data the user extends for the new release)."""
     if rc.baseline_params is None or _accepts_var_kw(rc.baseline_params) or _pydantic(ctx, rc) \
             or _accepts_var_kw(rc.target_params) or not _consumer_built_dicts(ctx, rc):
         return
@@ -249,6 +265,8 @@ def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[
     for p in rc.target_params:
         if not p.required or p.name in covered or p.name in before or p.name in _written_keys(ctx, rc.module):
             continue
+        if not _object_of_the_target(ctx, rc, p.annotation):
+            continue  # a plain value a configuration the dict is read from may carry on the target
         where = "keyword-only " if p.kind == "KEYWORD_ONLY" else "positional "
         yield Finding(
             rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
