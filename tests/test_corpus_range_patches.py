@@ -17,7 +17,10 @@ import pytest
 
 from drift.fixes.gate import MARK
 
-pytestmark = pytest.mark.corpus
+# each case runs about six full checks of a real release (the first run's check, the baseline's,
+# the baseline trial of the plain edits, both re-checks, then the second run's): more than the
+# suite's default ten minutes on a loaded machine
+pytestmark = [pytest.mark.corpus, pytest.mark.timeout(2400)]
 
 RANGE_CONSUMERS = [
     # (consumer spec, baseline, target), as in tests/corpus/<name>.toml
