@@ -94,3 +94,64 @@ def test_python_fails_where_the_findings_say(tmp_path):
     app2 = write_tree(tmp_path / "app2", fixed)
     assert raised_by([after, app2], "app.enc", "Mine({}, None).run(1)") == \
         "TypeError: Helper.tidy() takes 2 positional arguments but 3 were given"
+
+
+RETYPE_BEFORE = {"gizmo/post.py": """
+    class Encoder:
+        def post(self, output: list, dest: dict) -> None:
+            dest[0] = output
+
+
+    class Manager:
+        def __init__(self, model: Encoder):
+            self.model = model
+
+        def run(self, x):
+            dest = {}
+            self.model.post([x], dest)
+            return dest
+    """}
+RETYPE_AFTER = {"gizmo/post.py": """
+    class Encoder:
+        def post(self, outputs: dict[str, list], dest: dict) -> None:
+            dest[0] = outputs["default"]
+
+
+    class Manager:
+        def __init__(self, model: Encoder):
+            self.model = model
+
+        def run(self, x):
+            dest = {}
+            self.model.post({"default": [x]}, dest)
+            return dest
+    """}
+RETYPE_SRC = """
+    from gizmo.post import Manager
+
+
+    class Adapter:
+        def post(self, output, dest):
+            output.append(None)
+            dest[0] = output
+
+
+    class Mine(Manager):
+        def __init__(self):
+            adapter = Adapter()
+            super().__init__(model=adapter)
+    """
+
+
+def test_a_slot_the_declared_class_retyped_is_held_against_the_held_object(tmp_path):
+    """The target declares `model: Encoder`; Encoder.post's first slot went from `output: list` to
+    `outputs: dict[str, list]` (its outermost type changed) and the target's call passes it by
+    position: the adapter's `output` now receives a dict it appends to as a list."""
+    findings = findings_of(tmp_path, Case("held-retyped", RETYPE_BEFORE, RETYPE_AFTER, {"app/post.py": RETYPE_SRC}))
+    assert_findings(findings, [("DRIFT099", line_of(RETYPE_SRC, "def post(self, output, dest)"))])
+    assert "takes `output` (list) where the target's `run` now passes `outputs: dict[str, list]`" in findings[0].title
+    before = write_tree(tmp_path / "rb", RETYPE_BEFORE)
+    after = write_tree(tmp_path / "ra", RETYPE_AFTER)
+    app = write_tree(tmp_path / "rapp", {"app/post.py": RETYPE_SRC})
+    assert raised_by([before, app], "app.post", "Mine().run(1)") is None
+    assert raised_by([after, app], "app.post", "Mine().run(1)") == "AttributeError: 'dict' object has no attribute 'append'"

@@ -22,7 +22,9 @@ from typing import Any, Iterator
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.callers import RECEIVER, mro_names, runs_for_consumer
-from drift.analysis.rules.reach import _category, _module_of, _sig, _site_failure, _sites_of
+from drift.analysis.paths import strip_annotation
+from drift.analysis.rules.override_types import retyped_slots
+from drift.analysis.rules.reach import _category, _lookup_method, _module_of, _sig, _site_failure, _sites_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
 
@@ -38,6 +40,28 @@ def _kept_params(index: PackageIndex, bases: list[Symbol]) -> dict[str, str]:
                 if ia.method == "__init__" and value.startswith("param:"):
                     out.setdefault(value[6:], attr)
     return out
+
+
+def declared_class(index: PackageIndex, bases: list[Symbol], attr: str) -> Symbol | None:
+    """The class the target declares `self.<attr>` of `bases` to hold: the annotation of the
+    constructor parameter its `__init__` stores there (`model: SupportsEncoderCudaGraph`), or
+    the attribute's own annotation. None when neither names one class."""
+    for base in bases:
+        for cls in index.mro(base):
+            ia = cls.as_class.instance_attrs.get(attr)
+            if ia is None:
+                continue
+            value = ia.value if isinstance(ia.value, str) else ""
+            text = None
+            if value.startswith("ann:"):
+                text = value[4:]
+            elif value.startswith("param:") and ia.method in cls.as_class.methods:
+                params = cls.as_class.methods[ia.method].params
+                text = next((p.annotation for p in params if p.name == value[6:]), None)
+            name = strip_annotation(text)
+            sym = index.resolve_in(cls.module, name) if name else None
+            return sym if sym is not None and sym.kind == "class" else None
+    return None
 
 
 def held_objects(ctx: CheckContext, ref: str, bases: list[Symbol]) -> dict[str, set[str]]:
@@ -100,8 +124,11 @@ def held_object_calls(ctx: CheckContext) -> Iterator[Finding]:
     subclass) has a method the target's inherited code now calls in a way it does not take
     (`self.model.forward(x, path=path)` against the consumer's `forward(self, x)`). Breaking where
     the baseline's calls never failed that way; risky where the baseline also had such a call
-    but another it fitted, and the target keeps none it fits. A class extending a target class
-    is left to DRIFT070 (its methods are overrides)."""
+    but another it fitted, and the target keeps none it fits. Also breaking: a method keeping the
+    baseline's name at a slot the class the target declares for the attribute (`model:
+    SupportsX`) renamed and retyped, the outermost types disjoint (`output: Tensor` -> `outputs:
+    dict[str, Tensor]`), where the target's call passes that slot by position. A class extending
+    a target class is left to DRIFT070 and DRIFT081 (its methods are overrides)."""
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
     seen: set[tuple[str, int, str]] = set()
@@ -116,10 +143,12 @@ def held_object_calls(ctx: CheckContext) -> Iterator[Finding]:
                 cls = ctx.consumer.classes.get(cref)
                 if cls is None or ctx.target_paths.target_bases(cref):
                     continue
+                declared = (declared_class(ctx.target, tb, attr), declared_class(ctx.baseline, bb, attr))
                 for name, m in sorted((cls.get("methods") or {}).items()):
                     if name.startswith("__"):
                         continue
                     yield from _judged(ctx, cref, cls, name, m, attr, inherited, binherited, seen)
+                    yield from _retyped(ctx, cref, cls, name, m, attr, inherited, declared, seen)
 
 
 def _judged(ctx: CheckContext, cref: str, cls: dict, name: str, m: dict, attr: str, inherited: frozenset[str],
@@ -156,6 +185,47 @@ def _judged(ctx: CheckContext, cref: str, cls: dict, name: str, m: dict, attr: s
                     manual_reason="the consumer's object must decide what to do with the new arguments"),
             symbol=f"{site[5]}.{site[6]}",
         )
+
+
+def _retyped(ctx: CheckContext, cref: str, cls: dict, name: str, m: dict, attr: str, inherited: frozenset[str],
+             declared: tuple[Symbol | None, Symbol | None], seen: set) -> Iterator[Finding]:
+    """The held object's method keeps the baseline's name at a slot the declared class's method
+    renamed and retyped (`output: Tensor` -> `outputs: dict[str, Tensor]`), and a call the target
+    makes on `self.<attr>` passes that slot by position and binds: it now hands another kind of
+    value (override_types.retyped_slots, as DRIFT081 holds an override)."""
+    if declared[0] is None or declared[1] is None:
+        return
+    tm, bm = _lookup_method(ctx.target, [declared[0]], name), _lookup_method(ctx.baseline, [declared[1]], name)
+    if tm is None or bm is None:
+        return
+    label = f"{cls.get('qual') or cref.rsplit('.', 1)[-1]}.{name}"
+    for i, old, new in retyped_slots(_sig(m), tm, bm, outer=True):
+        sites = [s for s in _held_sites(ctx, ctx.target, name, inherited, attr, judge_reach=True)
+                 if s[2] > i and not s[4] and _site_failure(label, _sig(m), s) is None]
+        if not sites:
+            return
+        mod = _module_of(ctx, cls)
+        where = Location(mod["path"], m["line"], symbol=f"{cref}.{name}", col=(m.get("col") or 0) + 1)
+        if (where.path, where.line, old.name) in seen:
+            return
+        seen.add((where.path, where.line, old.name))
+        yield Finding(
+            rule_id="DRIFT099", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{label}` (held by the target as `self.{attr}`) takes `{old.name}` ({old.annotation}) where "
+                  f"the target's `{sites[0][6]}` now passes `{new.name}: {new.annotation}` "
+                  f"(`{tm.dotted.rsplit('.', 2)[-2]}.{name}`)",
+            consumer_site=where,
+            target_evidence=(Location(sites[0][0], sites[0][1], symbol=f"{sites[0][5]}.{sites[0][6]}"),
+                             Location(tm.path, tm.line, symbol=tm.dotted)),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
+            predicted_failure=None,
+            details=f"positional argument {i + 1} binds `{old.name}`; the target's call now passes a "
+                    f"`{new.annotation}` there, which the method's body treats as a `{old.annotation}`",
+            fix=Fix(f"take `{new.name}: {new.annotation}` in `{label}` as `{tm.dotted.rsplit('.', 2)[-2]}` declares",
+                    manual_reason="the body must be rewritten for the new value"),
+            symbol=tm.dotted,
+        )
+        return
 
 
 RULES = [held_object_calls]

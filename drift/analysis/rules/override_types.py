@@ -34,6 +34,50 @@ def _slots(params, *, bound: bool) -> list:
     return slots[1:] if bound and slots else slots
 
 
+def outer_types(annotation: str | None) -> set[str] | None:
+    """The outermost type names an annotation admits: `dict[str, Tensor] | None` -> {"dict"}
+    (what the value is, not what it holds). None when it admits anything or is absent."""
+    inner = _type_names(annotation)
+    if inner is None:
+        return None
+    from drift.analysis.diff.annotations import normalise
+
+    text = (normalise(annotation) or annotation).strip()
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "|" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    heads = {p.strip().split("[", 1)[0].strip().rsplit(".", 1)[-1] for p in parts} - {"None", ""}
+    if {"Optional", "Union"} & heads:
+        return inner  # written the old way: its members are its arguments
+    return heads or None
+
+
+def retyped_slots(params: list, tm, bm, *, outer: bool = False) -> list:
+    """(slot, baseline's parameter, target's parameter) for each positional slot where a method
+    taking `params` keeps the baseline's name and the target's declaration renamed and retyped it,
+    the two annotations sharing no type (`outer`: no outermost type, so `Tensor` and
+    `dict[str, Tensor]` differ): the calls now hand it another kind of value."""
+    names = outer_types if outer else _type_names
+    own = _slots(params, bound=True)
+    now, was = _slots(tm.as_function.params, bound=True), _slots(bm.as_function.params, bound=True)
+    old_names = {p.name for p in was}
+    out = []
+    for i, p in enumerate(own[: min(len(now), len(was))]):
+        old, new = was[i], now[i]
+        if p[0] != old.name or new.name == old.name or new.name in old_names:
+            continue  # the override follows the target, or the slot was only reordered (DRIFT013's)
+        wrote, lands = names(old.annotation), names(new.annotation)
+        if wrote is None or lands is None or wrote & lands:
+            continue
+        out.append((i, old, new))
+    return out
+
+
 @rule("DRIFT081", RuleKind.OVERRIDE_INCOMPATIBLE)
 def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override whose positional parameter keeps the baseline's name at a slot the
@@ -52,16 +96,7 @@ def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
             tm, bm = _lookup_method(ctx.target, tb, name), _lookup_method(ctx.baseline, bb, name)
             if tm is None or bm is None or "staticmethod" in tm.as_function.decorators:
                 continue
-            own = _slots(m.get("params") or [], bound=True)
-            now, was = _slots(tm.as_function.params, bound=True), _slots(bm.as_function.params, bound=True)
-            old_names = {p.name for p in was}
-            for i, p in enumerate(own[: min(len(now), len(was))]):
-                old, new = was[i], now[i]
-                if p[0] != old.name or new.name == old.name or new.name in old_names:
-                    continue  # the override follows the target, or the slot was only reordered (DRIFT013's)
-                wrote, lands = _type_names(old.annotation), _type_names(new.annotation)
-                if wrote is None or lands is None or wrote & lands:
-                    continue
+            for i, old, new in retyped_slots(m.get("params") or [], tm, bm):
                 sites = [s for s in _sites_of(ctx.target, name, tm) or [] if s[2] > i and not s[4]]
                 if not any(_site_failure("", m.get("params") or [], s) is None for s in sites):
                     break  # no call passes that slot by position and binds (one that fails is DRIFT070's)
