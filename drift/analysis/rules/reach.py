@@ -30,6 +30,7 @@ from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
 from drift.analysis.rules.own_checks import dropped_check
 from drift.analysis.rules.sibling_methods import sibling_delegation
+from drift.analysis.rules.siblings import sibling_gains
 
 
 def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
@@ -982,6 +983,31 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
 
 
+def _sibling_contract(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tb: list[Symbol],
+                      bb: list[Symbol], where: Location) -> Iterator[Finding]:
+    """An override of one method of a dispatch family (`forward_oot`) that does not take a
+    parameter the target's own sibling (`forward_native`) gained: the target's callers of the
+    public method pass it to whichever sibling was chosen (rules/siblings.py). Breaking when the
+    new parameter is required (every caller passes it), risky when it has a default."""
+    label = f"{cls['qual']}.{name}"
+    for sibling, owner, p, _was in sibling_gains(ctx.target, ctx.baseline, tb, bb, name, _sig(m),
+                                                 _consumer_defines(ctx, ref)):
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+            severity=Severity.BREAKING if p.required else Severity.RISKY,
+            title=f"`{label}` (override) does not accept `{p.name}`, new in `{owner.dotted.rsplit('.', 1)[-1]}."
+                  f"{sibling}`, whose callers the chosen `{name}` serves",
+            consumer_site=where,
+            target_evidence=(Location(owner.path, p.line or owner.line, symbol=f"{owner.dotted}.{sibling}"),),
+            baseline_evidence=(Location(_was[0].path, _was[1].line, symbol=f"{_was[0].dotted}.{sibling}"),),
+            predicted_failure=f"TypeError: {label}() got an unexpected keyword argument '{p.name}'",
+            fix=Fix(f"add `{p.name}{'=' + p.default if p.default else ''}` to `{label}`'s parameters, as "
+                    f"`{sibling}` declares it",
+                    manual_reason="the override must decide what to do with the new argument"),
+            symbol=f"{owner.dotted}.{sibling}",
+        )
+
+
 def _baseline_family(ctx: CheckContext, tb: list[Symbol]) -> list[Symbol]:
     """The baseline's classes of the target bases `tb` (by name)."""
     out = []
@@ -1284,6 +1310,12 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     a class whose base the target no longer has anywhere is at most risky (the target cannot
     build the class as written; the base is the break).
 
+    An override of one method of a dispatch family (`forward_oot`, which the class's chooser may
+    pick to serve its public `forward(*args, **kwargs)`) that does not take a parameter the
+    target's own sibling (`forward_native`) gained since the baseline, where the override took all
+    of the sibling's old ones: the callers pass it (rules/siblings.py); breaking when required,
+    risky with a default.
+
     When only the calls changed (the declaration is the same on both sides): where the baseline
     called the method both in ways the override takes and in ways it does not (paths the consumer
     never ran), and the target now calls it only in ways it does not take, risky.
@@ -1337,11 +1369,15 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or (bm is None and not bb):
                 continue
             where = Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1)
-            found = _override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
-                                       tm=tm, bm=bm, how="override", ref=ref, tb=tb,
-                                       stub=bool(m.get("raises_only")))
+            found = list(_override_findings(ctx, where=where, label=f"{cls['qual']}.{name}", sig=_sig(m),
+                                            tm=tm, bm=bm, how="override", ref=ref, tb=tb,
+                                            stub=bool(m.get("raises_only"))))
             gone = gone_base(ctx, ref)
             yield from (_orphaned(f, gone) for f in found) if gone else found
+            if bb and not name.startswith("__"):
+                said = " ".join(f.predicted_failure or "" for f in found)
+                yield from (f for f in _sibling_contract(ctx, ref, cls, name, m, tb, bb, where)
+                            if f.predicted_failure.rsplit(" ", 1)[-1] not in said)
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
         copied = None if sig else (_copied_method(ctx, patch) or _imported_function(ctx, patch))
