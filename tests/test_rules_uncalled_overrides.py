@@ -56,7 +56,7 @@ def test_an_override_the_target_no_longer_calls_is_risky(tmp_path):
     assert "keeps but no longer calls" in findings[0].title
 
 
-def test_a_method_dispatched_by_name_or_still_called_says_nothing(tmp_path):
+def test_a_method_dispatched_by_name_handed_on_or_still_called_says_nothing(tmp_path):
     by_name = {"gizmo/runner.py": """
         class Runner:
             def _prompt_logprobs(self, hidden):
@@ -66,6 +66,16 @@ def test_a_method_dispatched_by_name_or_still_called_says_nothing(tmp_path):
                 return getattr(self, "_prompt_logprobs")(hidden)
         """}
     assert_findings(_findings(tmp_path / "a", by_name), [])
+    # handed on as a bound method (a pool runs it): a call no call site shows
+    handed = {"gizmo/runner.py": """
+        class Runner:
+            def _prompt_logprobs(self, hidden):
+                return [h * 2 for h in hidden]
+
+            def execute(self, hidden, pool):
+                return pool.submit(self._prompt_logprobs, hidden)
+        """}
+    assert_findings(_findings(tmp_path / "d", handed), [])
     assert_findings(_findings(tmp_path / "b", BEFORE), [])
     # the consumer calls its override itself: it runs whatever the target does
     calls_itself = CONSUMER_SRC + "\n        def execute(self, hidden):\n            return self._prompt_logprobs(hidden)\n"

@@ -743,6 +743,12 @@ def call_of(name: str) -> Needle:
     return _needle(name, after=_patterns.CALL_AFTER.encode())
 
 
+def reference_of(name: str) -> Needle:
+    """`x.name` read and not called there (`executor.submit(self.name, ...)`, `hook=self.name`):
+    the method handed on as a value, for a caller drift's call sites do not show."""
+    return _needle(name, before=rb"\.", after=rb"(?!\s*\()", behind=rb"\.")
+
+
 def def_of(name: str) -> Needle:
     """`def name` (or `async def name`), however it is spaced."""
     return _needle(name, before=_patterns.DEF_BEFORE.encode(), behind=_patterns.DEF_BEFORE.encode())

@@ -19,7 +19,7 @@ from drift.analysis.context import CheckContext, site_of
 from drift.analysis.paths import Value, is_soft, strip_annotation
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import PackageIndex, Symbol, call_of, def_of, word
+from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import RECEIVER, gone_base, mro_names, reaches, receiver_of, runs_own
@@ -1885,8 +1885,9 @@ def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
 def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override of a target method that no longer exists in the target's base: nothing
     calls it any more, so the behaviour it adds is silently gone. Also one the target keeps but no
-    longer calls: the baseline's code called `.m(...)`, the target's makes no such call and never
-    writes `"m"` as a string (a dispatch by name), and the consumer does not call it itself."""
+    longer calls: the baseline's code called `.m(...)`, the target's makes no such call, never
+    writes `"m"` as a string (a dispatch by name) nor hands `x.m` on uncalled (`pool.submit(self.m,
+    ...)`), and the consumer does not call it itself."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
@@ -1937,8 +1938,8 @@ def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dic
     if _sites_of(ctx.target, name, None) or _still_called(ctx, name):
         return None  # the target's calls first: DRIFT070 asked for them already
     before = _sites_of(ctx.baseline, name, None) or []
-    if not before or ctx.target.writes_quoted(name):
-        return None
+    if not before or ctx.target.writes_quoted(name) or ctx.target.source_search(reference_of(name)):
+        return None  # named as a string, or handed on as a bound method (`submit(self.m, ...)`)
     return Finding(
         rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
         title=f"`{cls['qual']}.{name}` overrides `{tm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target keeps "
