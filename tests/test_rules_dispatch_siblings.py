@@ -83,3 +83,11 @@ def test_python_fails_where_the_finding_says(tmp_path):
     assert raised_by([before, app], "app.rope", run) is None
     assert raised_by([after, app], "app.rope", run) == \
         "TypeError: MyRope.forward_oot() got an unexpected keyword argument 'offsets'"
+
+
+def test_a_parameter_renamed_in_place_is_no_new_one(tmp_path):
+    """`forward_native(self, positions, query, key=None)` -> `(self, positions, q, key=None)`: the
+    callers pass it by position, as before, and the override's `query` still receives it."""
+    after = {"gizmo/op.py": OP.replace("{extra}", "").replace("positions, query, key=None", "positions, q, key=None"),
+             "gizmo/model.py": MODEL.replace("{call}", "")}
+    assert_findings(findings_of(tmp_path, Case("sib-renamed", BEFORE, after, {"app/rope.py": PLUGIN})), [])

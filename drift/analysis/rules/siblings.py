@@ -18,6 +18,9 @@ from drift.analysis.rules.dispatch import dispatchers
 from drift.model.index import PackageIndex, Symbol
 
 
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
 def _lookup(index: PackageIndex, bases: list[Symbol], name: str) -> tuple[Symbol, Any] | None:
     for base in bases:
         for owner in index.mro(base):
@@ -52,7 +55,12 @@ def sibling_gains(target: PackageIndex, baseline: PackageIndex, tb: list[Symbol]
                 if not old or not all(_takes(sig, p.name) for p in old):
                     continue  # the override never followed this sibling's contract
                 names = {p.name for p in was[1].params}
-                for p in now[1].params[1:]:
+                now_params, was_params = now[1].params, was[1].params
+                now_names = {p.name for p in now_params}
+                for i, p in enumerate(now_params[1:], 1):
                     if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in names or _takes(sig, p.name):
                         continue
+                    if i < len(was_params) and was_params[i].name not in now_names \
+                            and was_params[i].kind in _POSITIONAL and p.kind in _POSITIONAL:
+                        continue  # renamed in place (`q_fp8` -> `q_quant`): positional callers still bind it
                     yield sibling, now[0], p, was
