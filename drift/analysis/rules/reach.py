@@ -890,6 +890,37 @@ def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | No
     return None
 
 
+def _mismatches(sig: list[list[Any]], site: list[Any]) -> set[tuple[str, str]]:
+    """Every reason the call `site` does not bind to `sig` (self bound), not only the first one
+    Python names: ("keyword", k) for each keyword it passes that `sig` does not take, ("missing", p)
+    for each required parameter it leaves unfilled, ("positional", n) for n positionals too many. Why: an override that already lacked
+    `global_num_experts` and `activation`, which the baseline's calls passed, fails at the baseline
+    naming one and at the target naming the other; that is one old failure, not a new one."""
+    if site[4]:
+        return set()
+    params = sig[1:] if sig and sig[0][0] in ("self", "cls") else sig
+    out: set[tuple[str, str]] = set()
+    if not any(k == "VAR_KEYWORD" for _n, k, _d in params):
+        ok = {n for n, k, _d in params if k != "POSITIONAL_ONLY"}
+        out |= {("keyword", kw) for kw in site[3] if kw not in ok}
+    slots = [n for n, k, _d in params if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    if site[2] > len(slots) and not any(k == "VAR_POSITIONAL" for _n, k, _d in params):
+        out.add(("positional", str(site[2])))
+    covered = set(slots[: site[2]]) | set(site[3])
+    out |= {("missing", n) for n, k, d in params if not d and k not in ("VAR_POSITIONAL", "VAR_KEYWORD")
+            and n not in covered}
+    return out
+
+
+def _already_failing(sig: list[list[Any]], site: list[Any], before: set[tuple[str, str]]) -> bool:
+    """Every reason the target's call `site` does not bind to the override already kept the
+    baseline's own calls from binding (`before`, the union of their `_mismatches`): the override
+    was as broken there, whichever keyword Python happens to name first. A call with one reason
+    the baseline's calls did not have is a new failure."""
+    now = _mismatches(sig, site)
+    return bool(now) and now <= before
+
+
 def _pylist(names: list[str]) -> str:
     """How Python lists missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
     quoted = [repr(n) for n in names]
@@ -949,12 +980,14 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         # the baseline called it in ways the override took (and others it did not, on paths the
         # consumer never ran); the target now calls it only in ways it does not take
         no_fit_left = len(failing) == len(sites) and any(_site_failure(label, sig, s) is None for s in bsites)
+        before_names = set().union(*(_mismatches(sig, s) for s in bsites))
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
         for site, failure in failing:
-            if failure in seen or (_category(failure) in before and not no_fit_left):
+            if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
+                                    and not no_fit_left):
                 continue
             if old_decl is not None and _site_failure(label, old_decl, site) is None \
                     and not any(site is c for c in chosen) and not no_fit_left:
@@ -963,7 +996,8 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             seen.add(failure)
             # every call left is one the override does not take, but the baseline too had calls it did
             # not take (on paths the consumer did not run): whether the target's run this path is open
-            only_paths_gone = no_fit_left and (_category(failure) in before or (
+            only_paths_gone = no_fit_left and (_category(failure) in before
+                                               or _already_failing(sig, site, before_names) or (
                 old_decl is not None and _site_failure(label, old_decl, site) is None))
             yield Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
