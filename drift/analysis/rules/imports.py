@@ -84,6 +84,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         if build is not None:
             moved, different = None, None
         kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
+        installed = installed_by_consumer(ctx, module, name)
         evidence = ()
         if moved:
             sym = ctx.target.lookup(moved)
@@ -91,8 +92,10 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(
             rule_id="DRIFT002" if moved else "DRIFT001",
             kind=kind,
-            severity=Severity.RISKY if dead else Severity.BREAKING,
-            title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
+            severity=Severity.RISKY if dead or installed else Severity.BREAKING,
+            title=f"`{name}` is no longer importable from `{module}`" + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else "")
+                  + (f"; the consumer assigns `{module}.{name}` itself at {installed[0]}:{installed[1]}, so the "
+                     f"import finds it wherever that has run first" if installed else ""),
             consumer_site=_import_site(mod, imp),
             details=(f"a {different[1]} named `{name}` exists at `{different[0]}` with a different API: not a move"
                      if different else
@@ -110,6 +113,38 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
+
+
+def installed_by_consumer(ctx: CheckContext, module: str, name: str) -> tuple[str, int] | None:
+    """(path, line) of a module-level, unguarded assignment of the consumer's that puts `name`
+    into the target's `module` (`vllm.config.current_platform = platform`), if there is one.
+
+    Why: a plugin that installs a name the target dropped (or never had) into one of its modules,
+    from code that runs as the plugin loads, makes `from module import name` work wherever that
+    assignment ran first. drift does not order the consumer's imports, so such an import is risky
+    with the assignment named, not breaking: the first-contact reviews found it working."""
+    memo = ctx.memo.setdefault("imports.installed", None)
+    if memo is None:
+        memo = ctx.memo["imports.installed"] = {}
+        for mod in ctx.usage:
+            if not isinstance(mod, dict):
+                continue
+            for p in mod.get("patches") or ():
+                owner = _dotted_path(p.get("path"))
+                if owner is None or p.get("function") != "<module>" or p.get("guards") or not p.get("name"):
+                    continue
+                memo.setdefault((owner, p["name"]), (mod.get("path"), p.get("line")))
+    return memo.get((module, name))
+
+
+def _dotted_path(path) -> str | None:
+    """`vllm.config` for a patch's receiver path `["sym:vllm", ".config"]` (None for anything else)."""
+    if not path or not isinstance(path[0], str) or not path[0].startswith("sym:"):
+        return None
+    steps = list(path[1:])
+    if not all(isinstance(s, str) and s.startswith(".") for s in steps):
+        return None
+    return path[0][4:] + "".join(steps)
 
 
 def _named_module_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, base) -> Finding:
