@@ -6,6 +6,7 @@ from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.caught import downgrade_caught
+from drift.analysis.orphaned import downgrade_orphaned
 from drift.analysis.signature_tests import drop_dead_signature_sides
 from drift.analysis.swapped_imports import downgrade_swapped_imports
 from drift.analysis.unloaded import downgrade_unloaded
@@ -24,6 +25,7 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
     kept = downgrade_unloaded(ctx, live)  # a module that never loads on the target: risky
     kept = downgrade_caught(ctx, kept)  # a handler that names the error swallows it: risky
     kept = downgrade_swapped_imports(ctx, kept)  # the consumer's import hook answers the import: risky
+    kept = downgrade_orphaned(ctx, kept)  # a gone method's use in an override nothing calls any more: risky
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

@@ -1,0 +1,90 @@
+"""A gone method's use inside the consumer's own method of that name, which nothing calls any more, is risky.
+
+Why: an override hands its work on to the method it overrides (`def postprocess(self, ...):
+super().postprocess(...)`, `def get_input_embeddings(self, ids): return self.model.
+get_input_embeddings(ids)`). When the target removes or renames that method it also stops calling
+it: the override is orphaned, and the line that reaches the gone method never runs, so no
+AttributeError is raised there. What the user loses is the override's behaviour, silently, which is
+worth reading but is not a crash. The first-contact reviews counted such breaking findings false.
+
+A finding (a gone attribute, DRIFT060) is made risky with the reason when all of these hold:
+- it sits in a call of `.name(...)` made inside a consumer function whose own name is `name`;
+- the target makes no call `.name(...)` anywhere, and never writes `name` as a string (a dispatch
+  by name, a `getattr`), so nothing in the target runs the consumer's method;
+- the consumer itself calls `.name(...)` only from functions of that same name (the forwarding
+  chain), and never writes `name` in a dispatch by name of its own.
+A consumer that still calls its method keeps the breaking finding: the line runs there. What drift
+reads of the consumer is its modules that name the target (the usage scan), so a call of the
+method from a module that names nothing of the target is not seen; the finding then stays
+reported, risky, with the reason, and never dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.callers import _named_in_text
+from drift.analysis.rules.reach import _sites_of
+from drift.findings import Finding, Severity
+
+GONE_RULES = ("DRIFT060",)
+
+
+def downgrade_orphaned(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
+    """`findings` with each breaking use of a gone method inside an orphaned override of it made risky."""
+    out = []
+    for f in findings:
+        if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol:
+            name = f.symbol.rsplit(".", 1)[-1]
+            holder = _forwarding_function(ctx, f.consumer_site.path, f.consumer_site.line, name)
+            if holder is not None and orphaned(ctx, name):
+                f = replace(f, severity=Severity.RISKY,
+                            title=f"{f.title}; it is reached only from `{holder}`, which neither the target nor the "
+                                  f"consumer calls any more (the override's behaviour is lost, silently)")
+        out.append(f)
+    return out
+
+
+def _called_name(call: dict) -> str | None:
+    """The method name a consumer call record calls (`x.name(...)`), if it is one."""
+    callee = call.get("callee") or {}
+    if callee.get("method"):
+        return callee["method"]
+    src = call.get("callee_src") or ""
+    return src.rsplit(".", 1)[-1] if "." in src else None
+
+
+def _forwarding_function(ctx: CheckContext, path: str, line: int, name: str) -> str | None:
+    """The consumer function named `name` that holds the call `.name(...)` at `path`:`line`."""
+    for mod in ctx.usage:
+        if not isinstance(mod, dict) or mod.get("path") != path:
+            continue
+        for call in mod.get("calls") or ():
+            fn = call.get("function") or ""
+            if call.get("line") == line and _called_name(call) == name and fn.rsplit(".", 1)[-1] == name:
+                return fn
+    return None
+
+
+def orphaned(ctx: CheckContext, name: str) -> bool:
+    """Nothing runs a consumer method called `name`: no call in the target, no string naming it
+    there, and the consumer's own calls of it come only from methods of that name."""
+    memo = ctx.memo.setdefault("orphaned", {})
+    if name not in memo:
+        memo[name] = (not name.startswith("__") and not (_sites_of(ctx.target, name, None) or [])
+                      and not _named_in_text(ctx, name) and not _consumer_calls(ctx, name))
+    return memo[name]
+
+
+def _consumer_calls(ctx: CheckContext, name: str) -> bool:
+    """The consumer calls `.name(...)` from a function of another name, or dispatches it by name."""
+    for mod in ctx.usage:
+        if not isinstance(mod, dict):
+            continue
+        for call in mod.get("calls") or ():
+            if _called_name(call) == name and (call.get("function") or "").rsplit(".", 1)[-1] != name:
+                return True
+            if call.get("name_arg") == name:  # `rpc("name")`: a method by name
+                return True
+    return False

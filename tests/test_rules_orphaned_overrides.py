@@ -1,0 +1,83 @@
+"""A gone method reached only from the consumer's override of it, which nothing calls any more: risky.
+
+The target renames `Runner.postprocess` to `postprocess_sampled` and its loop calls the new name.
+The consumer's `postprocess` override hands on to `super().postprocess(...)`: the line that reaches
+the gone method never runs (no AttributeError), the override's behaviour is lost silently. Where the
+consumer still calls its own `postprocess`, the same line runs and fails: still breaking.
+"""
+
+from __future__ import annotations
+
+from drift.findings import Finding, Severity
+from drift.pipeline.run import check
+from tests.rule_cases import consumer_of, facts_of, line_of, raised_by, write_tree
+
+BEFORE = {"gizmo/runner.py": """
+    class Runner:
+        def postprocess(self, out):
+            return out
+
+        def step(self, out):
+            return self.postprocess(out)
+    """}
+AFTER = {"gizmo/runner.py": """
+    class Runner:
+        def postprocess_sampled(self, out):
+            return out
+
+        def step(self, out):
+            return self.postprocess_sampled(out)
+    """}
+RUNNER = """
+    from gizmo.runner import Runner
+
+    class MyRunner(Runner):
+        def postprocess(self, out):
+            return super().postprocess(out) + 1
+    """
+CALLER = """
+    from gizmo.runner import Runner
+
+    from app.runner import MyRunner
+
+    def finish(out):
+        runner: Runner = MyRunner()
+        return runner.postprocess(out)
+    """
+SUPER = line_of(RUNNER, "super().postprocess")
+
+
+def _drift060(tmp_path, consumer) -> Finding:
+    """The one DRIFT060 finding in app/runner.py of a check over installed trees whose sources are at hand (as a
+    release fetched from the index is): whether the target names the method in a string is read
+    from their text."""
+    facts = {}
+    for side, files in (("after", AFTER), ("before", BEFORE)):
+        root = write_tree(tmp_path / side, files)
+        facts[side] = facts_of(root)
+        facts[side]["target"] = {"kind": "tree", "root": str(root)}
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    found = [f for f in check(consumer=cons, target_facts=facts["after"], baseline_facts=facts["before"],
+                              target_package="gizmo").report.findings
+             if f.rule_id == "DRIFT060" and f.consumer_site.path == "app/runner.py"]
+    assert len(found) == 1, [f.title for f in found]
+    return found[0]
+
+
+def test_a_gone_method_reached_only_from_its_orphaned_override_is_risky(tmp_path):
+    f = _drift060(tmp_path, {"app/runner.py": RUNNER})
+    assert f.consumer_site.line == SUPER
+    assert f.severity is Severity.RISKY
+    assert "reached only from `MyRunner.postprocess`, which neither the target nor the consumer calls" in f.title
+    # what the target really runs on the consumer's object: its loop, which no longer reaches the override
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.runner", "MyRunner().step(1)") is None
+
+
+def test_the_same_line_stays_breaking_where_the_consumer_still_calls_its_override(tmp_path):
+    f = _drift060(tmp_path, {"app/runner.py": RUNNER, "app/caller.py": CALLER})
+    assert f.consumer_site.line == SUPER
+    assert f.severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    raised = raised_by(roots, "app.caller", "finish(1)")
+    assert raised is not None and raised.startswith("AttributeError") and "'postprocess'" in raised
