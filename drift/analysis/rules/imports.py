@@ -34,6 +34,10 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     edit, member by member, and the field the value moved to (`.level` -> `.mode`), written by
     `rename_constants_class`: safe where the target's own modules made the same switch, unsafe
     on the values alone.
+
+    A name the consumer itself assigns into that module at module level (a plugin's package
+    `__init__` doing `vllm.config.current_platform = platform`) is risky, with the assignment
+    named: the import finds it wherever that assignment ran first.
     """
     statements: set[tuple] = set()
     for mod, imp in ctx.iter_imports():
