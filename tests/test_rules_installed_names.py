@@ -50,3 +50,28 @@ def test_the_same_import_with_nothing_installing_the_name_is_breaking(tmp_path):
     roots = [tmp_path / "after", tmp_path / "consumer"]
     raised = raised_by(roots, "app.ops", "platform()")
     assert raised is not None and raised.startswith(f.predicted_failure)  # Python adds the module's file
+
+
+def test_an_import_in_the_module_whose_value_is_installed_stays_breaking(tmp_path):
+    user = """
+        from gizmo.config import current_platform
+
+
+        class NpuPlatform:
+            name = "npu"
+        """
+    early = """
+        import gizmo.config
+
+        from app.ops import NpuPlatform
+
+        gizmo.config.current_platform = NpuPlatform()
+        """
+    case = Case("installed-late", BEFORE, AFTER, {"app/__init__.py": early, "app/ops.py": user})
+    f = only(findings_of(tmp_path, case), "DRIFT002")
+    assert f.severity is Severity.BREAKING
+    assert "assigns" not in f.title
+    # Python: the package `__init__` imports app.ops (and its failing import) for the value it installs
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    raised = raised_by(roots, "app.ops", "NpuPlatform.name")
+    assert raised is not None and raised.startswith(f.predicted_failure)

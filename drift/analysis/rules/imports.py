@@ -88,7 +88,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         if build is not None:
             moved, different = None, None
         kind = RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED
-        installed = installed_by_consumer(ctx, module, name)
+        installed = installed_by_consumer(ctx, module, name, mod, imp)
         evidence = ()
         if moved:
             sym = ctx.target.lookup(moved)
@@ -119,14 +119,20 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-def installed_by_consumer(ctx: CheckContext, module: str, name: str) -> tuple[str, int] | None:
+def installed_by_consumer(ctx: CheckContext, module: str, name: str, importer: dict | None = None,
+                          imp: dict | None = None) -> tuple[str, int] | None:
     """(path, line) of a module-level, unguarded assignment of the consumer's that puts `name`
-    into the target's `module` (`vllm.config.current_platform = platform`), if there is one.
+    into the target's `module` (`vllm.config.current_platform = platform`), if there is one that
+    can run before `importer`'s import `imp` of it.
 
     Why: a plugin that installs a name the target dropped (or never had) into one of its modules,
     from code that runs as the plugin loads, makes `from module import name` work wherever that
-    assignment ran first. drift does not order the consumer's imports, so such an import is risky
-    with the assignment named, not breaking: the first-contact reviews found it working."""
+    assignment ran first. drift does not order the consumer's imports in general, so such an
+    import is risky with the assignment named, not breaking: the first-contact reviews found it
+    working. An assignment that runs after the import stays breaking where that shows: the
+    import is above it in the same module, or the value assigned is the importing module's own
+    (vllm-mindspore imports `MsCoreEngine` from its core_client, whose `from vllm.v1.utils import
+    CoreEngine` fails, then installs it as `vllm.v1.utils.CoreEngine`)."""
     memo = ctx.memo.setdefault("imports.installed", None)
     if memo is None:
         memo = ctx.memo["imports.installed"] = {}
@@ -137,8 +143,27 @@ def installed_by_consumer(ctx: CheckContext, module: str, name: str) -> tuple[st
                 owner = _dotted_path(p.get("path"))
                 if owner is None or p.get("function") != "<module>" or p.get("guards") or not p.get("name"):
                     continue
-                memo.setdefault((owner, p["name"]), (mod.get("path"), p.get("line")))
-    return memo.get((module, name))
+                memo.setdefault((owner, p["name"]), (mod, p))
+    hit = memo.get((module, name))
+    if hit is None:
+        return None
+    patcher, patch = hit
+    if importer is not None and _runs_before(patcher, patch, importer, imp):
+        return None
+    return patcher.get("path"), patch.get("line")
+
+
+def _runs_before(patcher: dict, patch: dict, importer: dict, imp: dict | None) -> bool:
+    """`importer`'s import runs before the assignment `patch` in `patcher`: it is in the patcher
+    itself above that line, or the value assigned comes from `importer` (`from plugin.core_client
+    import MsCoreEngine` then `vllm.v1.utils.CoreEngine = MsCoreEngine`: that module, and its
+    import, ran first)."""
+    if importer.get("path") == patcher.get("path"):
+        return imp is not None and (imp.get("line") or 0) < (patch.get("line") or 0)
+    name = importer.get("module") or ""
+    value = (patch.get("value") or {}).get("path") or ()
+    head = value[0] if value and isinstance(value[0], str) else ""
+    return bool(name) and head.startswith("sym:") and (head[4:] == name or head[4:].startswith(name + "."))
 
 
 def _dotted_path(path) -> str | None:
