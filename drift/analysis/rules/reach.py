@@ -912,13 +912,15 @@ def _mismatches(sig: list[list[Any]], site: list[Any]) -> set[tuple[str, str]]:
     return out
 
 
-def _already_failing(sig: list[list[Any]], site: list[Any], before: set[tuple[str, str]]) -> bool:
-    """Every reason the target's call `site` does not bind to the override already kept the
-    baseline's own calls from binding (`before`, the union of their `_mismatches`): the override
-    was as broken there, whichever keyword Python happens to name first. A call with one reason
-    the baseline's calls did not have is a new failure."""
+def _already_failing(sig: list[list[Any]], site: list[Any], before: list[set[tuple[str, str]]]) -> bool:
+    """Every reason the target's call `site` does not bind to the override already kept one of
+    the baseline's own calls from binding (`before`: each baseline call's `_mismatches`): the
+    override was as broken at that call, whichever keyword Python happens to name first. Reasons
+    pooled over several baseline calls are no such evidence: pooled, they hid a reviewed real
+    break (vllm-ascend 0.13 -> vLLM 0.18, the MoE runner's new `quant_method.apply(layer=, x=,
+    topk_weights=, ...)` call of an override that still takes `router_logits`)."""
     now = _mismatches(sig, site)
-    return bool(now) and now <= before
+    return bool(now) and any(now <= old for old in before)
 
 
 def _pylist(names: list[str]) -> str:
@@ -980,7 +982,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         # the baseline called it in ways the override took (and others it did not, on paths the
         # consumer never ran); the target now calls it only in ways it does not take
         no_fit_left = len(failing) == len(sites) and any(_site_failure(label, sig, s) is None for s in bsites)
-        before_names = set().union(*(_mismatches(sig, s) for s in bsites))
+        before_names = [m for m in (_mismatches(sig, s) for s in bsites) if m]
         home = tm.path.split("/")
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
