@@ -841,7 +841,12 @@ def _key_written(out, scope, obj, key):
         root = scope.root(obj.id)
         if root is None or not root.startswith("var:"):
             return
-        out["dict"].append([root, [[key.value, key.lineno, key.col_offset]], key.lineno * 1000 + key.col_offset])
+        rows = scope.__dict__.setdefault("written_rows", {})  # one row per dict and function: the solver
+        row = rows.get(root)                                     # keeps a few values per name, not one per key
+        if row is None:
+            row = rows[root] = [root, [], key.lineno * 1000 + key.col_offset]
+            out["dict"].append(row)
+        row[1].append([key.value, key.lineno, key.col_offset])
 
 
 def _reads_signature(node):
