@@ -131,7 +131,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls", "unpacks", "bare_calls", "unset_checks", "globals_set",
+                 "by_name", "held_tests", "kw_calls", "pos_calls", "unpacks", "bare_calls", "unset_checks", "globals_set",
                  "param_sets", "param_hands", "cond", "omit_warns")
 
     def __init__(self, text, self_name, params):
@@ -148,6 +148,7 @@ class _Scan:
         self.kwarg_defaults = {}
         self.ctor = []
         self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
+        self.pos_calls = []  # [callee, line, [argument nodes]]: `self.x.name(a, b)`, positional arguments only
         self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
         self.bare_calls = {}  # name -> first line of `name()`: a call of a plain name with no arguments
         # (written under the dotted name a lazy import inside the function gives it)
@@ -223,6 +224,8 @@ class _Scan:
                     self.alias_site(func.id, n)
                 if type(func) is _Name and not n.args and not n.keywords and self.depth == 0:
                     self.bare_calls.setdefault(func.id, n.lineno)
+                if n.args and not n.keywords and self_name is not None and type(func) is _Attribute:
+                    self.pos_call(n)
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
@@ -375,6 +378,18 @@ class _Scan:
         if any(k.arg is None for k in node.keywords):
             keywords["**"] = "1"
         self.kw_calls.append([callee, node.lineno, args, keywords])
+
+    def pos_call(self, node):
+        """`self.name(a, b)` / `self.x.name(a, b)`: a method call on the instance or on what it holds
+        that passes positional arguments only, with their texts (facts +pc). kw_calls misses these;
+        they are what lets a consumer's copy of the baseline's own positional call get the rewrite
+        the target made to it (a new required argument appended, the arguments replaced)."""
+        callee = dotted(node.func)
+        if not callee or callee.split(".", 1)[0] != self.self_name or not last_segment(callee)[:1].islower():
+            return
+        if any(type(a) is ast.Starred for a in node.args):
+            return
+        self.pos_calls.append([callee, node.lineno, node.args])
 
     def test_reads(self, test):
         """`self.x.f` read in a branch test: the method behaves by a setting of an object it
@@ -691,6 +706,23 @@ class _Scan:
                         "depends_on": self.depends_on(v.test, order)})
         return out
 
+    def positional_calls(self):
+        """pos_calls as records: each identifier argument's latest simple assignment above the call
+        (`num_sampled_tokens = np.ones(num_reqs, dtype=np.int32)`) goes in "locals"."""
+        out = []
+        for callee, line, args in self.pos_calls:
+            local = {}
+            for a in args:
+                if type(a) is _Name:
+                    values = [v for v in self.assigns.get(a.id) or () if getattr(v, "lineno", line) < line]
+                    if values:
+                        local[a.id] = self.text.of(values[-1], _VALUE_CUT * 3)
+            rec = {"callee": callee, "line": line, "args": [self.text.of(a, _VALUE_CUT) or "" for a in args]}
+            if local:
+                rec["locals"] = local
+            out.append(rec)
+        return out
+
     def ctor_calls(self):
         out = []
         for callee, line, keywords, kw_nodes in self.ctor:
@@ -736,6 +768,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"by_name_calls": scan.by_name} if scan.by_name else {}),
         **({"kw_calls": [{"callee": c, "line": ln, "args": a, "keywords": k} for c, ln, a, k in scan.kw_calls]}
            if scan.kw_calls else {}),
+        **({"pos_calls": scan.positional_calls()} if scan.pos_calls else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),
         **({"bare_calls": {scan.local_imports.get(n, n): ln for n, ln in scan.bare_calls.items()}}

@@ -73,9 +73,11 @@ HELD_REASON = "unsafe fix (it may change what the code does): applied only with 
 # parameter the baseline's signature still has, so the baseline binds the rest one slot off
 # (a shift its re-check does not always see); `bind_parameters` removes parameters the
 # baseline's own caller passes; `drop_check` deletes a check the baseline still needs (its
-# attributes exist there, and the check may raise). A range consumer's patch always puts them in
-# a vLLM-version branch, whatever the baseline re-check says.
-NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters", "drop_check"})
+# attributes exist there, and the check may raise); `rewrite_arguments` passes the target's
+# arguments, which the baseline binds to its own parameters (an appended one lands in an optional
+# slot there, unseen). A range consumer's patch always puts them in a vLLM-version branch,
+# whatever the baseline re-check says.
+NEVER_ON_BASELINE = frozenset({"drop_argument", "bind_parameters", "drop_check", "rewrite_arguments"})
 
 
 def _never_on_baseline(fix) -> bool:  # type: ignore[no-untyped-def]

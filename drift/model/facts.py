@@ -234,6 +234,16 @@ class KwCall(Located):
     keywords: _Key[Mapping[str, str]] = _Key("keywords", {})
 
 
+class PosCall(Located):
+    """`self.name(a, b)` / `self.x.name(a, b)` passing positional arguments only (facts +pc): the
+    argument texts, and for each identifier argument its latest simple assignment above the call."""
+
+    __slots__ = ()
+    callee: _Key[str] = _Key("callee", "", doc="the callee as written, dotted (rooted at self)")
+    args: _Key[Sequence[str]] = _Key("args", _NO_TEXTS, doc="each positional argument's source text")
+    locals: _Key[Mapping[str, str]] = _Key("locals", {}, doc="identifier argument -> its assignment's text")
+
+
 class KwargsForward(Located):
     """A call a function makes with its own `**kwargs` passed on whole (probes/forwards.py): a
     factory handing the caller's keywords to the class it builds."""
@@ -296,6 +306,8 @@ class Behaviour(Record):
     ctor_calls: _Key[list[CtorCall]] = _Key("ctor_calls", [], _rows(CtorCall))
     kw_calls: _Key[list[KwCall]] = _Key("kw_calls", [], _rows(KwCall),
                                         doc="calls of lower-case names passing keywords, with argument texts")
+    pos_calls: _Key[list[PosCall]] = _Key("pos_calls", [], _rows(PosCall),
+                                          doc="method calls on self (or what it holds) passing positional arguments only")
     kwarg_defaults: _Key[Mapping[str, Mapping[str, Any]]] = _Key("kwarg_defaults", {})
     return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
     returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")

@@ -25,8 +25,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from drift.analysis.rules.fix_tiers import same_value
-from drift.analysis.rules.values import kw_calls
+from drift.analysis.rules.values import kw_calls, pos_calls
 from drift.findings import Location
+from drift.model.facts import ModuleFacts
 
 
 @dataclass(frozen=True)
@@ -150,3 +151,134 @@ def _rewrite_of(ctx, baseline, name, kw, consumer_kw, base_names, target, mine_t
             return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
                               Location(b["path"], b["line"], symbol=b["function"]), add, name)
     return None
+
+
+@dataclass(frozen=True)
+class PositionalRewrite:
+    """The target's rewrite of its own positional call that the consumer's call copies."""
+    function: str  # the target's function that made the call in both releases
+    evidence: Location  # its call in the target
+    baseline_evidence: Location  # its call in the baseline
+    before: tuple[str, ...]  # the baseline's argument texts: the consumer's call must pass exactly these
+    after: tuple[str, ...]  # what the consumer's call passes instead, in its terms
+    names: dict[str, str]  # names `after` reads beyond `before`: "" a local of the calling function, else its import
+    built: dict[str, str]  # a target local written as the expression that built it -> that expression
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def _slots(params) -> list:  # type: ignore[no-untyped-def]
+    return [p for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+
+
+def _binds(params, n: int) -> bool:  # type: ignore[no-untyped-def]
+    """n positional arguments fit `params` and pass every parameter it requires."""
+    slots = _slots(params)
+    if n > len(slots) and not any(p.kind == "VAR_POSITIONAL" for p in params):
+        return False
+    return all(not p.required for p in params[n:] if p.kind != "VAR_POSITIONAL") and \
+        all(not p.required for p in params if p.kind == "KEYWORD_ONLY")
+
+
+def _as_argument(text: str) -> str:
+    """`text` as one argument of a call (a walrus or a bare generator needs parentheses)."""
+    try:
+        ast.parse(f"f({text}, 0)", mode="eval")
+        return text
+    except SyntaxError:
+        return f"({text})"
+
+
+def positional_rewrite(ctx, rc, *, append_only: bool) -> PositionalRewrite | None:  # type: ignore[no-untyped-def]
+    """The rewrite of the baseline's own positional call of the consumer's callee (facts +pc), from
+    the function that made it in both releases, when the consumer's call may be that very call: the
+    callee written as the baseline wrote it, as many positional arguments, no keywords. `append_only`: the target kept the baseline's arguments
+    and appended required ones (DRIFT011), written up to the last one the target requires; else the
+    target's arguments replace the baseline's (DRIFT012). What the new arguments read must be read by
+    the old ones (the same objects at the consumer's call: `any_request.request_id` where the call
+    passed `any_request`; `self.x` only where the old ones read `self.x`), or be a local of the
+    calling function or a module the file imports (`names`, which the codemod checks); a target
+    local is written as the expression that built it, when that reads no more than those."""
+    baseline = getattr(ctx, "baseline", None)
+    if baseline is None or rc.baseline_params is None or rc.target_params is None:
+        return None
+    if rc.rec["keywords"] or rc.rec["star_args"] or rc.rec["star_kwargs"]:
+        return None
+    n = rc.rec["positional"]
+    name = rc.rec["callee_src"].rsplit(".", 1)[-1]
+    after_calls = pos_calls(ctx.target, name)
+    for b in pos_calls(baseline, name):
+        if b.get("callee") != rc.rec["callee_src"] or not _binds(rc.baseline_params, n):
+            continue  # the consumer's copy calls it as the baseline did (`self.kv_cache_manager.m(...)`)
+        if len(b["args"]) != n and not (append_only and len(b["args"]) > n):
+            continue  # a copy passing fewer arguments left the rest at their defaults: only an append fits
+        mine = [a for a in after_calls if a["function"] == b["function"]]
+        mine = [a for a in mine if a["path"] == b["path"]] or mine
+        if len(mine) != 1 or mine[0]["args"] == b["args"]:
+            continue
+        a = mine[0]
+        if not _binds(rc.target_params, len(a["args"])):
+            continue
+        found = _in_consumer_terms(ctx, b["args"][:n], a, append_only, rc.target_params,
+                                   {p.name for p in rc.baseline_params})
+        if found is not None:
+            after, names, built = found
+            return PositionalRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
+                                     Location(b["path"], b["line"], symbol=b["function"]),
+                                     tuple(b["args"][:n]), tuple(after), names, built)
+    return None
+
+
+def _in_consumer_terms(ctx, old: list, a: dict, append_only: bool, target_params,
+                      baseline_names: set):  # type: ignore[no-untyped-def]
+    """(after, names, built) for the target's call `a` where the consumer passes `old`, or None.
+    An append writes the target's arguments up to the last one it requires, each of them for a
+    parameter new in the target (never a value for one the consumer's call left at its default)."""
+    old, new = list(old), list(a["args"])
+    if append_only:
+        if new[:len(old)] != old or len(new) <= len(old):
+            return None
+        slots = _slots(target_params)
+        last = max((i for i in range(len(old), len(new)) if i < len(slots) and slots[i].required), default=None)
+        if last is None or any(p.name in baseline_names for p in slots[len(old):last + 1]):
+            return None
+        new = new[:last + 1]  # optional ones after it keep their defaults, as the consumer's call did
+    read: set[str] = set()
+    for text in old:
+        chains = _chains(text)
+        if chains is None:
+            return None
+        read |= chains
+    bare = {c for c in read if "." not in c and c != "self"}
+    module = ModuleFacts(ctx.target.modules[a["module"]]) if a.get("module") in ctx.target.modules else None
+    imports = module.imports if module is not None else {}
+    own_names = set(module.functions) | set(module.classes) | set(module.names) if module is not None else set()
+    names: dict[str, str] = {}
+    built: dict[str, str] = {}
+    after: list[str] = []
+    for i, text in enumerate(new):
+        if i < len(old) and text == old[i]:
+            after.append(text)
+            continue
+        local = (a.get("locals") or {}).get(text.strip())
+        if local and text.strip() not in bare:
+            built[text.strip()] = local
+            text = _as_argument(local)
+        chains = _chains(text)
+        if chains is None:
+            return None
+        for c in chains:
+            root = c.split(".", 1)[0]
+            if any(m == c or m.startswith(c + ".") for m in read) or root in bare:
+                continue  # the consumer's verbatim arguments read it, or it is an attribute of one they pass
+            if root in imports:
+                names[root] = imports.get(root).target
+            elif root == "self" or root in own_names:
+                return None  # what the target's own object or module holds, not the consumer's
+            elif root in _BUILTINS:
+                continue
+            else:
+                names[root] = ""
+        after.append(text)
+    return after, names, built

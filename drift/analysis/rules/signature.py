@@ -11,7 +11,7 @@ from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import (drop_keyword_fix, noop_in_baseline, passes_nothing, removal_gated_tier,
                                            same_value)
 from drift.analysis.rules.forwarded import fails_on_baseline
-from drift.analysis.rules.own_rewrites import own_rewrite
+from drift.analysis.rules.own_rewrites import own_rewrite, positional_rewrite
 from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value, target_example
 
@@ -158,7 +158,7 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
             fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
                        tier=SAFE if value.agreed else UNSAFE,
                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
-                   if value else _manual_value(ctx, rc, p.name))
+                   if value else _own_positional_fix(ctx, rc, append_only=True) or _manual_value(ctx, rc, p.name))
             src = p.source if p.source != "param" else "parameter"
             yield Finding(
                 rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
@@ -311,7 +311,8 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
                               f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
                               f"but {n + (0 if rc.target.kind == 'function' else 1)} "
                               f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
-            fix=_removed_slot_fix(rc, n) or _arity_manual(rc, slots, base_slots),
+            fix=_own_positional_fix(ctx, rc, append_only=False) or _removed_slot_fix(rc, n)
+            or _arity_manual(rc, slots, base_slots),
             symbol=rc.dotted,
         )
 
@@ -538,6 +539,26 @@ def _keywordize_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
         return Fix(f"{edit}; then {' and '.join(left)}",
                    manual_reason="naming the arguments alone leaves the call wrong on the target: " + "; ".join(left))
     return Fix(edit, codemod="keywordize_arguments", args={"callee": callee, "start": i, "names": names}, tier=SAFE)
+
+
+def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: bool) -> Fix | None:
+    """`rewrite_arguments` as the target rewrote its own identical positional call (own_rewrites.py,
+    facts +pc): safe, since vLLM's maintainers judged that rewrite for those very arguments; the
+    codemod writes it only where the consumer's call passes the baseline's arguments verbatim and
+    every name the new ones read is bound as the target's call has it (a local of the calling
+    function, a module imported)."""
+    found = positional_rewrite(ctx, rc, append_only=append_only)
+    if found is None:
+        return None
+    callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
+    where = f"as the target's own `{found.function}` rewrote this very call ({found.baseline_evidence} -> {found.evidence})"
+    built = "".join(f"; `{k}` there is `{v}`" for k, v in found.built.items())
+    guard = [f"`{k}` is " + (f"`{v}`" if v else "a local of the calling function") for k, v in sorted(found.names.items())]
+    return Fix(f"call `{callee}({', '.join(found.after)})` where it passes `({', '.join(found.before)})`, {where}{built}"
+               + (f" (written where {', '.join(guard)})" if guard else ""),
+               codemod="rewrite_arguments", tier=SAFE,
+               args={"callee": callee, "before": list(found.before), "after": list(found.after),
+                     **({"names": dict(found.names)} if found.names else {}), "migration": str(found.evidence)})
 
 
 def _manual_value(ctx: CheckContext, rc: ResolvedCall, name: str) -> Fix:

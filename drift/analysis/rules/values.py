@@ -76,6 +76,24 @@ def kw_calls(index: PackageIndex, name: str) -> list[dict]:
     return index.query("kw_calls", name, needle=call_of(name), build=_build_kw_calls, default=[], scoped=True)
 
 
+def _build_pos_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """callee's last segment -> [{module, path, function, line, callee, args, locals}] over `pos_calls`."""
+    out: dict[str, list] = {}
+    for mod_name, mod, fn in _functions(index, modules):
+        for call in fn.behaviour.pos_calls:
+            out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
+                {"module": mod_name, "path": mod.path, "function": fn.qualname or fn.name, "line": call.line,
+                 "callee": call.callee,
+                 "args": list(call.args), "locals": dict(call.locals)})
+    return out
+
+
+def pos_calls(index: PackageIndex, name: str) -> list[dict]:
+    """The package's own `self.name(...)` / `self.x.name(...)` calls passing positional arguments
+    only (facts +pc), with the argument texts and the locals they name (cached per digest and name)."""
+    return index.query("pos_calls.v2", name, needle=call_of(name), build=_build_pos_calls, default=[], scoped=True)
+
+
 def determinable_value(ctx, rc, name: str) -> Value | None:
     at = rc.target_params_at
     if at is not None and at.kind == "method" and at.owner is not None:
