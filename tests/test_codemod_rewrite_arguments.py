@@ -34,6 +34,21 @@ def test_an_appended_argument_follows_the_calls_alignment_and_keeps_keywords_aft
     assert _twice(src, args, line=5) == HEAD + "    self.dummy(self.cfg, sched, list(it.repeat(1, num_reqs)), flag=True)\n"
 
 
+def test_a_new_argument_by_keyword_goes_last():
+    args = {"callee": "dummy", "before": ["self.cfg", "sched"], "after": ["self.cfg", "sched"],
+            "add": {"sampled": "list(it.repeat(1, num_reqs))"}, "names": {"it": "itertools", "num_reqs": ""}}
+    src = HEAD + "    with self.dummy(self.cfg,\n                    sched):\n        pass\n"
+    assert _twice(src, args, line=5) == HEAD + (
+        "    with self.dummy(self.cfg,\n                    sched,\n                    sampled=list(it.repeat(1, num_reqs))):\n"
+        "        pass\n")
+    src = HEAD + "    self.dummy(self.cfg, sched, flag=True)\n"
+    assert _twice(src, args, line=5) == HEAD + \
+        "    self.dummy(self.cfg, sched, flag=True, sampled=list(it.repeat(1, num_reqs)))\n"
+    src = HEAD + "    self.dummy(self.cfg, sched, **kw)\n"  # a dict may pass it already: left alone
+    new, out = run_codemod(src, "rewrite_arguments", line=5, args=args)
+    assert new == src and out.status == "not_found"
+
+
 def test_other_arguments_or_unbound_names_are_not_touched():
     args = {"callee": "dummy", "before": ["self.cfg", "sched"], "after": ["self.cfg", "sched", "list(it.repeat(1, num_reqs))"],
             "names": {"it": "itertools", "num_reqs": ""}}

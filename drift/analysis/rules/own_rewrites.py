@@ -161,8 +161,9 @@ class PositionalRewrite:
     baseline_evidence: Location  # its call in the baseline
     before: tuple[str, ...]  # the baseline's argument texts: the consumer's call must pass exactly these
     after: tuple[str, ...]  # what the consumer's call passes instead, in its terms
-    names: dict[str, str]  # names `after` reads beyond `before`: "" a local of the calling function, else its import
+    names: dict[str, str]  # names the new arguments read beyond `before`: "" a local of the calling function, else its import
     built: dict[str, str]  # a target local written as the expression that built it -> that expression
+    add: dict[str, str] = field(default_factory=dict)  # an append: the new required arguments, by keyword
 
 
 _BUILTINS = frozenset(dir(__import__("builtins")))
@@ -224,9 +225,14 @@ def positional_rewrite(ctx, rc, *, append_only: bool) -> PositionalRewrite | Non
                                    {p.name for p in rc.baseline_params})
         if found is not None:
             after, names, built = found
+            add = {}
+            if append_only:  # by keyword: positionally the baseline would bind them to its own optional slots
+                slots = _slots(rc.target_params)
+                add = {slots[i].name: text for i, text in enumerate(after) if i >= n}
+                after = after[:n]
             return PositionalRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
                                      Location(b["path"], b["line"], symbol=b["function"]),
-                                     tuple(b["args"][:n]), tuple(after), names, built)
+                                     tuple(b["args"][:n]), tuple(after), names, built, add)
     return None
 
 
@@ -241,7 +247,8 @@ def _in_consumer_terms(ctx, old: list, a: dict, append_only: bool, target_params
             return None
         slots = _slots(target_params)
         last = max((i for i in range(len(old), len(new)) if i < len(slots) and slots[i].required), default=None)
-        if last is None or any(p.name in baseline_names for p in slots[len(old):last + 1]):
+        if last is None or any(p.name in baseline_names or p.kind != "POSITIONAL_OR_KEYWORD"
+                               for p in slots[len(old):last + 1]):
             return None
         new = new[:last + 1]  # optional ones after it keep their defaults, as the consumer's call did
     read: set[str] = set()

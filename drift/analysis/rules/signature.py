@@ -554,10 +554,12 @@ def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: boo
     where = f"as the target's own `{found.function}` rewrote this very call ({found.baseline_evidence} -> {found.evidence})"
     built = "".join(f"; `{k}` there is `{v}`" for k, v in found.built.items())
     guard = [f"`{k}` is " + (f"`{v}`" if v else "a local of the calling function") for k, v in sorted(found.names.items())]
-    return Fix(f"call `{callee}({', '.join(found.after)})` where it passes `({', '.join(found.before)})`, {where}{built}"
+    shown = ", ".join([*found.after, *(f"{k}={v}" for k, v in found.add.items())])
+    return Fix(f"call `{callee}({shown})` where it passes `({', '.join(found.before)})`, {where}{built}"
                + (f" (written where {', '.join(guard)})" if guard else ""),
                codemod="rewrite_arguments", tier=SAFE,
                args={"callee": callee, "before": list(found.before), "after": list(found.after),
+                     **({"add": dict(found.add)} if found.add else {}),
                      **({"names": dict(found.names)} if found.names else {}), "migration": str(found.evidence)})
 
 

@@ -1,19 +1,20 @@
 """Give a positional call the arguments the target's own identical call now passes.
 
 Why: vLLM rewrites its own positional calls when a signature changes (0.11's `Scheduler.schedule`
-called `kv_cache_manager.get_num_common_prefix_blocks(any_request, len(self.running))`, 0.13's calls
-it with `(any_request.request_id)`; 0.13's `GPUModelRunner._dummy_run` appends the new required
-`num_sampled_tokens`, built as `np.ones(num_reqs, dtype=np.int32)`). A consumer that copied the
-baseline's call gets the same rewrite, and only there: the call must pass exactly the baseline's
-positional arguments (compared as parsed expressions, so spacing and line breaks do not matter),
-or nothing is written. A call that already passes the target's arguments is left alone, so a
-second run is a no-op.
+called `kv_cache_manager.get_num_common_prefix_blocks(any_request, len(self.running))`, 0.13's
+calls it with `(any_request.request_id)`; 0.13's `GPUModelRunner._dummy_run` appends the new
+required `num_sampled_tokens`, built as `np.ones(num_reqs, dtype=np.int32)`). A consumer that
+copied the baseline's call gets the same rewrite, and only there: the call must pass exactly the
+baseline's positional arguments (compared as parsed expressions, so spacing and line breaks do
+not matter), or nothing is written. A call that already passes the target's arguments is left
+alone, so a second run is a no-op. `after` replaces the positional arguments; `add` passes new
+ones by keyword (an appended positional one would bind to an optional slot of the baseline's).
 
 `names` guards what the new arguments read beyond the old ones: `""` means a name the calling
 function binds itself (a parameter or an assignment: `num_reqs`), a dotted path a name the file
-binds by importing exactly that (`np` -> `numpy`). `migration` names the target's call; it
-changes nothing here. Any unbound or differently bound name stops the
-codemod; libcst's scope analysis answers both. The rule that offers it sets the tier.
+binds by importing exactly that (`np` -> `numpy`). Any unbound or differently bound name stops
+the codemod; libcst's scope analysis answers both. `migration` names the target's call and
+changes nothing here. The rule that offers it sets the tier.
 """
 
 from __future__ import annotations
@@ -25,7 +26,16 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import FunctionScope, QualifiedNameSource, ScopeProvider
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, parse_expr, relayout_comma, separator_comma
+from drift.fixes.kinds._site import (
+    ALREADY,
+    APPLIED,
+    NOT_FOUND,
+    SiteCodemod,
+    has_keyword,
+    parse_expr,
+    relayout_comma,
+    separator_comma,
+)
 
 
 def _shape(text: str) -> str | None:
@@ -46,8 +56,8 @@ class RewriteArguments(SiteCodemod):
     METADATA_DEPENDENCIES = (*SiteCodemod.METADATA_DEPENDENCIES, ScopeProvider)
 
     def __init__(self, context: CodemodContext, *, line: int, callee: str, before: Sequence[str],
-                 after: Sequence[str], names: Mapping[str, str] | None = None,
-                 migration: str | None = None) -> None:
+                 after: Sequence[str], add: Mapping[str, str] | None = None,
+                 names: Mapping[str, str] | None = None, migration: str | None = None) -> None:
         super().__init__(context, line=line)
         self.callee = callee
         self.before = [_shape(t) for t in before]
@@ -56,6 +66,8 @@ class RewriteArguments(SiteCodemod):
         self.values = [parse_expr(t) for t in after]  # fail early, before touching anything
         if None in self.before or None in self.after:
             raise ValueError("an argument text does not parse")
+        self.add = {k: parse_expr(v) for k, v in (add or {}).items()}
+        self.add_src = dict(add or {})
         self.names = dict(names or {})
         self._target: cst.Call | None = None
 
@@ -67,10 +79,10 @@ class RewriteArguments(SiteCodemod):
         if not calls:
             return
         plain = [c for c in calls if not any(a.star for a in c.args)]
-        if any(self._texts(c) == self.after for c in plain):
+        if any(self._texts(c) == self.after and all(has_keyword(c, k) for k in self.add) for c in plain):
             self.record(ALREADY, f"{self.callee}() at line {self.line} passes the target's arguments already")
             return
-        mine = [c for c in plain if self._texts(c) == self.before]
+        mine = [c for c in plain if self._texts(c) == self.before and not any(has_keyword(c, k) for k in self.add)]
         if not mine:
             self.record(NOT_FOUND, f"{self.callee}() at line {self.line} does not pass the baseline's arguments")
             return
@@ -130,5 +142,29 @@ class RewriteArguments(SiteCodemod):
                     new = new.with_changes(comma=sep)
                 args.insert(at, new)
                 at += 1
-        self.record(APPLIED, f"{self.callee}() now passes ({', '.join(self.after_src)})")
+        for kw, value in self.add.items():
+            args = _with_keyword(updated_node, args, kw, value)
+        shown = ", ".join([*self.after_src, *(f"{k}={v}" for k, v in self.add_src.items())])
+        self.record(APPLIED, f"{self.callee}() now passes ({shown})")
         return updated_node.with_changes(args=args)
+
+
+def _with_keyword(call: cst.Call, args: list, keyword: str, value: cst.BaseExpression) -> list:
+    """`args` with `keyword=value` before any `**`, in the call's own comma style."""
+    new = cst.Arg(keyword=cst.Name(keyword), value=value,
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+    args = list(args)
+    at = next((i for i, a in enumerate(args) if a.star == "**"), len(args))
+    sep = separator_comma(call)
+    if at == len(args) and args:
+        last = args[-1]
+        if isinstance(last.comma, cst.Comma):  # a trailing comma stays trailing
+            new = new.with_changes(comma=last.comma)
+            args[-1] = last.with_changes(comma=relayout_comma(last.comma, sep))
+        else:
+            new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
+            args[-1] = last.with_changes(comma=sep, whitespace_after_arg=cst.SimpleWhitespace(""))
+    elif at < len(args):
+        new = new.with_changes(comma=sep)
+    args.insert(at, new)
+    return args
