@@ -131,8 +131,8 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls", "pos_calls", "unpacks", "bare_calls", "unset_checks", "globals_set",
-                 "param_sets", "param_hands", "cond", "omit_warns")
+                 "by_name", "held_tests", "kw_calls", "pos_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
+                 "globals_set", "param_sets", "param_hands", "cond", "omit_warns")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -162,6 +162,7 @@ class _Scan:
         self.value_returns = []  # lines of this function's own `return <value other than None>`
         self.probes = {}  # subject -> {name: [line, fallback_of]}: getattr/hasattr(subject, "name")
         self.held = {}  # "self.x" -> {method: line}: calls on an object the instance holds
+        self.held_reads = {}  # "self.x" -> {attr: line}: `self.x.attr` read (not called)
         self.name_calls = {}  # local -> {method: line}: calls on a local (kept only for built locals)
         self.local_imports = {}  # local -> dotted: imports inside the function (lazy imports)
         self.builds = []  # ("self.x" or local, callee node): objects this function constructs
@@ -196,6 +197,9 @@ class _Scan:
                     if v.id == self_name and type(n.ctx) is _Load:
                         _add(reads, n.attr, n.lineno)
                     continue
+                if type(v) is _Attribute and type(v.value) is _Name and v.value.id == self_name \
+                        and type(n.ctx) is _Load:  # `self.x.attr` read, not called (a held call pushes `self.x`)
+                    self.held_reads.setdefault("self." + v.attr, {}).setdefault(n.attr, n.lineno)
                 push(v)
                 continue
             if t is _Call:
@@ -229,7 +233,9 @@ class _Scan:
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
-                    push(func)
+                    recv = func.value if type(func) is _Attribute else None
+                    held_call = type(recv) is _Attribute and type(recv.value) is _Name and recv.value.id == self_name
+                    push(recv if held_call else func)
                     if n.keywords:
                         tf = type(func)
                         head = func.id if tf is _Name else func.attr if tf is _Attribute else ""
@@ -769,6 +775,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"kw_calls": [{"callee": c, "line": ln, "args": a, "keywords": k} for c, ln, a, k in scan.kw_calls]}
            if scan.kw_calls else {}),
         **({"pos_calls": scan.positional_calls()} if scan.pos_calls else {}),
+        **({"held_reads": scan.held_reads} if scan.held_reads else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),
         **({"bare_calls": {scan.local_imports.get(n, n): ln for n, ln in scan.bare_calls.items()}}

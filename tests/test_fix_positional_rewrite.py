@@ -1,11 +1,13 @@
 """A positional call copied from vLLM's own gets the rewrite the target made to that very call
-(own_rewrites.positional_rewrite, facts +pc), through the real CLI.
+(own_rewrites.positional_rewrite, facts +pc), and a removed method's call the read the target's
+own function switched to through the same holder (own_held_switch, +pc2), through the real CLI.
 
 A synthetic `vllm` in two releases: 0.13.0's `Cache.common(request, n)` became
 `common(request_id)`, and its own `Scheduler.schedule` now calls it with `(req.request_id)`
 where 0.11.0's called `(req, len(self.running))`; 0.13.0's `Runner.dummy(cfg, sched)` gained a
 required `sampled`, which its own `Runner.dummy_run` builds as `sampled = list(it.repeat(1,
-num_reqs))` and passes. A consumer copying those calls gets the target's arguments by default
+num_reqs))` and passes; 0.13.0's `Runner.fresh` reads `self.cache.empty` where 0.11.0's called
+`self.cache.create_empty()`. A consumer copying those calls gets the target's arguments by default
 (safe); a call passing other arguments, or one whose function holds no `num_reqs`, is left as it
 is, and a second run changes nothing.
 """
@@ -36,6 +38,12 @@ BEFORE = _vllm("0.11.0", """
         def common(self, request, n):
             return ("old", request["id"], n)
 
+        def create_empty(self):
+            return []
+
+        def get(self):
+            return self.create_empty()
+
 
     class Runner:
         def __init__(self):
@@ -53,14 +61,23 @@ BEFORE = _vllm("0.11.0", """
         def schedule(self):
             req = self.running[0]
             return self.cache.common(req, len(self.running))
+
+        def fresh(self):
+            return self.cache.create_empty()
     """)
 AFTER = _vllm("0.13.0", """
     import itertools as it
 
 
     class Cache:
+        def __init__(self):
+            self.empty = []
+
         def common(self, request_id):
             return ("new", request_id)
+
+        def get(self):
+            return self.empty
 
 
     class Runner:
@@ -80,6 +97,9 @@ AFTER = _vllm("0.13.0", """
         def schedule(self):
             req = self.running[0]
             return self.cache.common(req.request_id)
+
+        def fresh(self):
+            return self.cache.empty
     """)
 MAIN = """
     import itertools as it
@@ -91,7 +111,14 @@ MAIN = """
         def __init__(self):
             super().__init__()
             self.cache = Cache()
+            self.spare = Cache()
             self.running = [Req()]
+
+        def fresh_blocks(self):
+            return self.cache.create_empty()
+
+        def spare_blocks(self):
+            return self.spare.create_empty()
 
         def schedule(self):
             req = self.running[0]
@@ -120,7 +147,7 @@ MAIN = """
 
     def run():
         p = Plugin()
-        return p.schedule(), p.warm(2)
+        return p.schedule(), p.warm(2), p.fresh_blocks()
     """
 
 
@@ -146,11 +173,11 @@ def test_the_targets_own_positional_rewrite_is_offered_safe(tmp_path):
     res = drift("check", str(consumer), "-t", str(after), "-b", str(before), "--format", "json")
     assert res.returncode == 1, res.stderr
     found = {(f["rule_id"], f["consumer_site"]["line"]): f["fix"] for f in json.loads(res.stdout)["findings"]}
-    common = found[("DRIFT012", 14)]
+    common = found[("DRIFT012", 21)]
     assert common["codemod"] == "rewrite_arguments" and common["tier"] == "safe"
     assert common["args"]["before"] == ["req", "len(self.running)"] and common["args"]["after"] == ["req.request_id"]
     assert "as the target's own `Runner.schedule` rewrote this very call" in common["description"]
-    dummy = found[("DRIFT011", 23)]
+    dummy = found[("DRIFT011", 30)]
     assert dummy["codemod"] == "rewrite_arguments" and dummy["tier"] == "safe"
     # the target's local is written as what built it, by keyword (the baseline's third slot is
     # `remove`); the optional arguments after it are not passed
@@ -158,6 +185,12 @@ def test_the_targets_own_positional_rewrite_is_offered_safe(tmp_path):
     assert dummy["args"]["add"] == {"sampled": "list(it.repeat(1, num_reqs))"}
     assert dummy["args"]["names"] == {"it": "itertools", "num_reqs": ""}
     assert "`sampled` there is `list(it.repeat(1, num_reqs))`" in dummy["description"]
+    # a removed method the target's own Runner.fresh stopped calling through `self.cache`, reading
+    # `self.cache.empty` instead: safe through that holder, unsafe through another
+    fresh, spare = found[("DRIFT060", 14)], found[("DRIFT060", 17)]
+    assert fresh["codemod"] == spare["codemod"] == "call_to_attribute" and fresh["args"]["attr"] == "empty"
+    assert fresh["tier"] == "safe" and "as the target's own `Runner.fresh` rewrote this very call" in fresh["description"]
+    assert spare["tier"] == "unsafe"
 
 
 def test_a_pinned_consumer_is_patched_where_the_call_is_the_baselines_and_a_second_run_is_a_no_op(tmp_path):
@@ -170,7 +203,8 @@ def test_a_pinned_consumer_is_patched_where_the_call_is_the_baselines_and_a_seco
     assert "return self.cache.common(\n            req.request_id)\n" in main
     assert "return self.dummy(self.cfg,\n                          sched,\n                          sampled=list(it.repeat(1, num_reqs)))\n" in main
     assert "self.cache.common(req, 3)" in main and "return self.dummy(self.cfg, sched)\n" in main  # not the baseline's
-    assert run_under(after, consumer).stdout.strip() == "(('new', 'r1'), ('new', 'cfg', 4, [1, 1]))"
+    assert "return self.cache.empty\n" in main and "return self.spare.create_empty()\n" in main  # unsafe: held
+    assert run_under(after, consumer).stdout.strip() == "(('new', 'r1'), ('new', 'cfg', 4, [1, 1]), [])"
     again = drift(*args)
     assert (consumer / "app" / "main.py").read_text() == main and "Traceback" not in again.stderr
 
@@ -181,5 +215,5 @@ def test_a_range_consumer_gets_it_in_a_version_branch(tmp_path):
     assert "re-checked against the baseline 0.11.0: nothing new" in res.stderr, res.stderr
     main = (consumer / "app" / "main.py").read_text()
     assert f"# {MARK} vllm>=0.13.0:" in main and "req.request_id)" in main and "req, len(self.running))" in main
-    assert run_under(before, consumer).stdout.strip() == "(('old', 'r1', 1), ('old', 'cfg', 4))"
-    assert run_under(after, consumer).stdout.strip() == "(('new', 'r1'), ('new', 'cfg', 4, [1, 1]))"
+    assert run_under(before, consumer).stdout.strip() == "(('old', 'r1', 1), ('old', 'cfg', 4), [])"
+    assert run_under(after, consumer).stdout.strip() == "(('new', 'r1'), ('new', 'cfg', 4, [1, 1]), [])"

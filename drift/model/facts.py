@@ -332,6 +332,8 @@ class Behaviour(Record):
         "param_hands", (), doc="[callee, parameter, position or keyword, line, 1 if on some paths only]: "
                                "a parameter the function stores on, handed on to another function")
     held_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key("held_calls", {})
+    held_reads: _Key[Mapping[str, Mapping[str, int]]] = _Key(
+        "held_reads", {}, doc="`self.x` -> {attr: first line} of `self.x.attr` reads (facts +pc2)")
     kwargs_into: _Key[list[KwargsForward]] = _Key("kwargs_into", [], _rows(KwargsForward),
                                                   doc="where **kwargs is passed on whole")
     tuple_returns: _Key[Sequence[Any]] = _Key("tuple_returns", ())

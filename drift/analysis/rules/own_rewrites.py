@@ -25,9 +25,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 from drift.analysis.rules.fix_tiers import same_value
-from drift.analysis.rules.values import kw_calls, pos_calls
+from drift.analysis.rules.values import _functions, kw_calls, pos_calls
 from drift.findings import Location
 from drift.model.facts import ModuleFacts
+from drift.model.index import call_of
 
 
 @dataclass(frozen=True)
@@ -289,3 +290,56 @@ def _in_consumer_terms(ctx, old: list, a: dict, append_only: bool, target_params
                 names[root] = ""
         after.append(text)
     return after, names, built
+
+
+@dataclass(frozen=True)
+class HeldSwitch:
+    """A function of the target that stopped calling `<holder>.m()` and reads `<holder>.attr`."""
+    function: str
+    evidence: Location  # the read in the target
+    baseline_evidence: Location  # the call in the baseline
+
+
+def _build_held_calls(index, modules=None) -> dict[str, list[dict]]:  # type: ignore[no-untyped-def]
+    """method name -> [{module, path, function, holder, line}] over `held_calls` (`self.x.m(...)`)."""
+    out: dict[str, list] = {}
+    for mod_name, mod, fn in _functions(index, modules):
+        for holder, calls in fn.behaviour.held_calls.items():
+            for m, line in calls.items():
+                out.setdefault(m, []).append({"module": mod_name, "path": mod.path,
+                                              "function": fn.qualname or fn.name, "holder": holder, "line": line})
+    return out
+
+
+def _function_named(index, module: str, qualname: str):  # type: ignore[no-untyped-def]
+    """The function or method `qualname` of `module` in `index`, or None."""
+    if module not in index.modules:
+        return None
+    mod = ModuleFacts(index.modules[module])
+    head, _, rest = qualname.partition(".")
+    if not rest:
+        return mod.functions.get(head)
+    cls = mod.classes.get(head)
+    for part in rest.split(".")[:-1]:
+        cls = cls.nested.get(part) if cls is not None else None
+    return cls.methods.get(rest.rsplit(".", 1)[-1]) if cls is not None else None
+
+
+def own_held_switch(baseline, target, holder: str, name: str, attr: str) -> HeldSwitch | None:  # type: ignore[no-untyped-def]
+    """A function of the baseline that called `<holder>.name()` whose same function in the target
+    calls it no more and reads `<holder>.attr` instead (facts held_calls, +pc2 held_reads)."""
+    calls = baseline.query("held_calls", name, needle=call_of(name), build=_build_held_calls, default=[], scoped=True)
+    for b in calls:
+        if b["holder"] != holder:
+            continue
+        fn = _function_named(target, b["module"], b["function"])
+        if fn is None:
+            continue
+        beh = fn.behaviour
+        line = (beh.held_reads.get(holder) or {}).get(attr)
+        if line is None or name in (beh.held_calls.get(holder) or {}):
+            continue
+        mod = ModuleFacts(target.modules[b["module"]])
+        return HeldSwitch(b["function"], Location(mod.path, line, symbol=b["function"]),
+                          Location(b["path"], b["line"], symbol=b["function"]))
+    return None

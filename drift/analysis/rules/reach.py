@@ -29,6 +29,7 @@ from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
 from drift.analysis.rules.own_checks import dropped_check
+from drift.analysis.rules.own_rewrites import own_held_switch
 from drift.analysis.rules.sibling_methods import sibling_delegation
 from drift.analysis.rules.siblings import sibling_gains
 
@@ -212,7 +213,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
                      if renamed else
-                     (_became_attribute(ctx, prev, bprev, name) if what == "call" else None) or
+                     (_became_attribute(ctx, prev, bprev, name, _holder_text(path, k)) if what == "call" else None) or
                      _dropped_with(ctx, mod, rec, name) or
                      _check_dropped(ctx, mod, rec, name) or
                      Fix(f"stop reading `{name}`", manual_reason="what replaced it needs reading the target's code")),
@@ -253,13 +254,25 @@ def _slot_inferred(ctx: CheckContext, path: list[str]) -> bool:
     return any(ev.slot_inferred(ref) for ev in (ctx.target_paths, ctx.baseline_paths) if ev is not None)
 
 
-def _became_attribute(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> Fix | None:
+def _holder_text(path: list[str], k: int) -> str | None:
+    """`self.x` when step k is read on `self.x` (`self.kv_cache_manager.create_empty_block_list()`)."""
+    if k == 2 and path[0].startswith("self:") and path[1].startswith(".") and path[1][1:].isidentifier():
+        return "self." + path[1][1:]
+    return None
+
+
+def _became_attribute(ctx: CheckContext, tprev: Value, bprev: Value, name: str,
+                      holder: str | None = None) -> Fix | None:
     """`call_to_attribute` when the target replaced zero-argument method `name` with an attribute
     and rewrote its own calls (vLLM's `KVCacheManager.create_empty_block_list()` ->
     `.empty_kv_cache_blocks`): a method of the same class that called `self.name()` in the
     baseline no longer does and reads `self.<attr>` instead, `<attr>` new in the target's class,
     and every such method agrees on that one attribute. Unsafe: the method built a value per
-    call, the attribute may be one object shared by every reader."""
+    call, the attribute may be one object shared by every reader; safe where a function of the
+    target outside the class made this very switch through the consumer's holder (vLLM 0.13's
+    `Scheduler.schedule`: `self.kv_cache_manager.create_empty_block_list()` became
+    `self.kv_cache_manager.empty_kv_cache_blocks`, facts +pc2 `held_reads`): vLLM's maintainers
+    judged sharing that object right for the use the consumer copied."""
     if ctx.baseline is None or tprev.kind != "instance" or bprev.kind != "instance" \
             or tprev.cls is None or bprev.cls is None:
         return None
@@ -280,6 +293,11 @@ def _became_attribute(ctx: CheckContext, tprev: Value, bprev: Value, name: str) 
         return None
     attr, sites = next(iter(found.items()))
     owner = tprev.cls.dotted.rsplit(".", 1)[-1]
+    switched = own_held_switch(ctx.baseline, ctx.target, holder, name, attr) if holder else None
+    if switched is not None:
+        return Fix(f"read `{holder}.{attr}` instead of calling `{holder}.{name}()`, as the target's own "
+                   f"`{switched.function}` rewrote this very call ({switched.baseline_evidence} -> {switched.evidence})",
+                   codemod="call_to_attribute", tier=SAFE, args={"method": name, "attr": attr})
     return Fix(f"read `.{attr}` instead of calling `.{name}()`, as the target's own `{owner}."
                f"{sites[0]}` now does (check the shared object is not changed in place: `.{name}()` built a new one "
                f"per call)", codemod="call_to_attribute", tier=UNSAFE, args={"method": name, "attr": attr})
