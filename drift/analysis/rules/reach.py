@@ -115,7 +115,8 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
 
     Fixes, besides a deprecation successor or a close new name: a removed zero-argument method
     the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
-    unsafe: the attribute may be one shared object), and a read that sits only in the value of
+    unsafe: the attribute may be one shared object; safe where a function of the target made this
+    very switch through the consumer's holder, `self.kv_cache_manager`), and a read that sits only in the value of
     a keyword the target's callable no longer accepts (the keyword's own drop, one edit for both),
     and a removed setting of a settings module the baseline had pinned (its own code raises
     unless `envs.VLLM_USE_V1` is true): `settle_setting`, safe, keeps only the code that runs

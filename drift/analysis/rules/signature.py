@@ -128,8 +128,9 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
 
     The fix passes the value the target's own code uses when the target shows it (a factory's
     `kwargs[...] = value`, or its own construction of the same class, or call of the same function
-    or method, rewritten in terms of the arguments the consumer already passes); otherwise the
-    finding stays manual.
+    or method, rewritten in terms of the arguments the consumer already passes, or, for a
+    positional call the baseline's own function made verbatim, what the target's same function now
+    appends: `rewrite_arguments`, by keyword); otherwise the finding stays manual.
     A call with `**d` is judged too where every such dict holds only keys the consumer wrote
     literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
@@ -287,8 +288,10 @@ def _required_past_open_kwargs(ctx: CheckContext, rc: ResolvedCall) -> Iterator[
 def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
     """More positional arguments than the target's callable now takes.
 
-    Fix (unsafe): where the target deleted positional parameters and kept the others in the
-    baseline's order, `drop_argument` removes the call's arguments at the deleted positions, so
+    Fix (safe): where the baseline's own function made this positional call verbatim and the
+    target's same function passes other arguments, `rewrite_arguments` writes the target's
+    (`(any_request, len(self.running))` -> `(any_request.request_id)`). Fix (unsafe): where the
+    target deleted positional parameters and kept the others in the baseline's order, `drop_argument` removes the call's arguments at the deleted positions, so
     the rest bind to the baseline's names again; only when the shorter call passes everything
     the target requires. Otherwise manual."""
     for rc in ctx.calls:
