@@ -54,3 +54,20 @@ def walk(node):
                             append(item)
         memo[id(node)] = nodes
     return nodes
+
+
+def once(fn, node):
+    """`fn(node)`, computed once per function and node inside `memoised()` (every caller gets
+    the same object: none may change it); outside it, computed each time.
+
+    Why: the usage, reach and IR extractors each ask a module's tree the same whole-module
+    question (`reach.flag_constants`: three passes over every node of every module read)."""
+    memo = _memo
+    if memo is None:
+        return fn(node)
+    key = (fn, id(node))  # beside the walks' int keys: a tuple never equals an int
+    hit = memo.get(key)
+    if hit is None:
+        hit = memo[key] = (node, fn(node))  # the node held with its answer: its id is not reused meanwhile
+    return hit[1]
+

@@ -21,7 +21,7 @@ import ast
 import json
 import re
 
-from .astwalk import walk
+from .astwalk import once, walk
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .override_reads import self_use
@@ -132,7 +132,12 @@ def _mentions_version(node):
 
 def flag_constants(tree):
     """Module-level `NAME = True` / `NAME = False` bound once and never again in the module: a
-    switch the code reads as a constant (`USE_X = False` then `if USE_X: import ...`)."""
+    switch the code reads as a constant (`USE_X = False` then `if USE_X: import ...`). Once per
+    tree while the walks are memoised (the usage, reach and IR readers all ask); never change it."""
+    return once(_flag_constants, tree)
+
+
+def _flag_constants(tree):
     out, stores = {}, {}
     for node in walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):

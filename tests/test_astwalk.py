@@ -60,3 +60,46 @@ class _no_memo:
 
     def __exit__(self, *exc):
         return False
+
+
+FLAGGED = '''
+USE_NEW = False
+if USE_NEW:
+    from vllm.gone import Thing
+else:
+    from vllm.config import Thing
+'''
+
+
+def test_once_answers_a_tree_question_once_inside_the_block():
+    """`once(fn, tree)`: the readers that each ask a module's switches get one answer, the same
+    object, inside the block; outside it every ask computes again."""
+    from drift.probes.astwalk import once
+    from drift.probes.reach import flag_constants
+
+    tree = ast.parse(FLAGGED)
+    asked = []
+
+    def count(node):
+        asked.append(node)
+        return {"n": len(asked)}
+
+    with memoised():
+        assert once(count, tree) is once(count, tree)
+        assert flag_constants(tree) is flag_constants(tree)
+        assert flag_constants(tree) == {"USE_NEW": False}
+    assert len(asked) == 1
+    assert once(count, tree) == {"n": 2} and flag_constants(tree) is not flag_constants(tree)
+
+
+def test_usage_facts_with_a_switch_unchanged_by_the_memo():
+    """The switch's branch guards are the same whether the three readers share its answer or not."""
+    memoed = usage.usage_facts(FLAGGED, module="pkg.m", path="pkg/m.py", prefixes=["vllm"])
+    real = usage.memoised
+    try:
+        usage.memoised = _no_memo
+        plain = usage.usage_facts(FLAGGED, module="pkg.m", path="pkg/m.py", prefixes=["vllm"])
+    finally:
+        usage.memoised = real
+    assert memoed == plain
+    assert any(imp.get("guards") for imp in memoed["imports"])
