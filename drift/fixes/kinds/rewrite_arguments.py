@@ -127,20 +127,8 @@ class RewriteArguments(SiteCodemod):
                         prev.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=removed.whitespace_after_arg)
         elif len(self.values) > len(slots):  # more: append after the last positional one
             at = (slots[-1] + 1) if slots else 0
-            sep = separator_comma(updated_node)
             for value in self.values[len(slots):]:
-                new = cst.Arg(value=value)
-                if at == len(args) and args:
-                    last = args[-1]
-                    if isinstance(last.comma, cst.Comma):  # a trailing comma stays trailing
-                        new = new.with_changes(comma=last.comma)
-                        args[-1] = last.with_changes(comma=relayout_comma(last.comma, sep))
-                    else:
-                        new = new.with_changes(whitespace_after_arg=last.whitespace_after_arg)
-                        args[-1] = last.with_changes(comma=sep, whitespace_after_arg=cst.SimpleWhitespace(""))
-                elif at < len(args):
-                    new = new.with_changes(comma=sep)
-                args.insert(at, new)
+                args = _inserted(updated_node, args, at, cst.Arg(value=value))
                 at += 1
         for kw, value in self.add.items():
             args = _with_keyword(updated_node, args, kw, value)
@@ -153,8 +141,15 @@ def _with_keyword(call: cst.Call, args: list, keyword: str, value: cst.BaseExpre
     """`args` with `keyword=value` before any `**`, in the call's own comma style."""
     new = cst.Arg(keyword=cst.Name(keyword), value=value,
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    args = list(args)
     at = next((i for i, a in enumerate(args) if a.star == "**"), len(args))
+    return _inserted(call, args, at, new)
+
+
+def _inserted(call: cst.Call, args: list, at: int, new: cst.Arg) -> list:
+    """`args` with `new` inserted at `at`, in the call's own comma style: appended after the last
+    argument it takes that argument's comma (a trailing comma stays trailing) or its whitespace,
+    and inside the list it gets the call's separator."""
+    args = list(args)
     sep = separator_comma(call)
     if at == len(args) and args:
         last = args[-1]
