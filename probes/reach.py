@@ -1460,9 +1460,8 @@ class _Function:
             key = subject.value.id + "." + subject.attr
         else:
             return None
-        spec = test.args[1]
         paths = []
-        for elt in (spec.elts if isinstance(spec, ast.Tuple) else [spec]):
+        for elt in _class_elements(test.args[1]):
             cls = _Chain(self.mod, self.env).of(elt)
             if cls and self.mod.wanted(cls):
                 paths.append(cls + ("()",))
@@ -2202,6 +2201,16 @@ def _leaves(body):
     continue or break): its bindings never reach that code."""
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
 
+
+
+def _class_elements(spec):
+    """The classes an isinstance test names: one, a tuple of them (nested tuples too), or a PEP 604
+    union `A | B | C` (Python 3.10+ accepts it as isinstance's second argument)."""
+    if isinstance(spec, ast.Tuple):
+        return [c for elt in spec.elts for c in _class_elements(elt)]
+    if isinstance(spec, ast.BinOp) and isinstance(spec.op, ast.BitOr):
+        return _class_elements(spec.left) + _class_elements(spec.right)
+    return [spec]
 
 def _type_test(test):
     """`type(x) is C` (`==`; `is not` / `!=` negated) -> (the `isinstance(x, C)` it implies, negated);

@@ -1,5 +1,5 @@
 """isinstance narrowing: where a test says a value is a target class (under an alias, in a tuple
-with classes that are not the target's, in an `and`/`if ... else` expression, or before an early
+or a PEP 604 union with classes that are not the target's, in an `and`/`if ... else` expression, or before an early
 exit), the value is that class there, whatever it was before (here the return of the consumer's
 own untyped method), and reading a field the target's pydantic model or dataclass dropped is
 reported at that line (synthetic before/after pairs; the predicted failure is what Python raises)."""
@@ -42,6 +42,12 @@ MINE = """
             out = self.result()
             if isinstance(out, (engineError, str)):
                 return out.message
+            return None
+
+        def in_union(self):
+            out = self.result()
+            if isinstance(out, str | engineError):
+                return out.message  # union
             return None
 
         def after_exit(self):
@@ -94,7 +100,8 @@ def test_a_value_narrowed_to_a_target_class_is_checked_as_one(tmp_path):
     findings = findings_of(tmp_path, _case())
     assert_findings(findings, [
         ("DRIFT060", line_of(MINE, "return out.message", 1)),
-        ("DRIFT060", line_of(MINE, "return out.message", 2)),
+        ("DRIFT060", line_of(MINE, "return out.message  # union")),
+        ("DRIFT060", line_of(MINE, "return out.message", 3)),
         ("DRIFT060", line_of(MINE, "len(out.tokens)")),
         ("DRIFT060", line_of(MINE, "return out.tokens if")),
         ("DRIFT060", line_of(MINE, "            return out.tokens")),
@@ -111,7 +118,7 @@ def test_python_raises_what_the_findings_say(tmp_path):
     err = "proto.ErrorResponse(error='e', code=1)"
     out = "proto.Output('t', [1])"
     setup = "__import__('gizmo.proto').proto"
-    for method, value in (("in_branch", err), ("after_exit", err), ("in_expression", out),
+    for method, value in (("in_branch", err), ("in_union", err), ("after_exit", err), ("in_expression", out),
                           ("in_conditional", out), ("in_conjunction", out), ("exact_type", out),
                           ("matched", out)):
         expr = f"Handler(lambda: (lambda proto: {value})({setup})).{method}()"
