@@ -248,6 +248,16 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         dict(module="vllm.utils", name="logger", factory_module="vllm.logger", factory="init_logger",
              call='init_logger("vllm.utils")'),
     ),
+    "rewrite_arguments": (
+        "from vllm.v1.core.kv_cache_manager import KVCacheManager",
+        """
+        def common_blocks(manager: KVCacheManager, request: object, running: list) -> int:
+            return manager.get_num_common_prefix_blocks(request, len(running))
+        """,
+        "get_num_common_prefix_blocks",
+        dict(callee="get_num_common_prefix_blocks", before=["request", "len(running)"],
+             after=["request.request_id"]),
+    ),
     "settle_setting": (
         "import vllm.envs as envs",
         """

@@ -90,7 +90,7 @@ def test_under_a_decorator_that_may_read_the_keywords_it_stays_unsafe(tmp_path):
 def test_the_probe_records_unread_parameters_and_nothing_for_a_stub():
     import ast
 
-    from probes.unread import unread_params
+    from drift.probes.unread import unread_params
 
     def first(text):
         return ast.parse(text).body[0]
