@@ -90,6 +90,12 @@ class SSHServer:
         return kw
 
     def stop(self) -> None:
+        """Stop the listener and wait until its port refuses connections.
+
+        The listening sshd's exit is not enough: a child it forked for a connection a moment
+        earlier (the readiness probe's) holds the listening socket until it closes it, and a
+        connection queued on that socket meanwhile is reset, not refused.
+        """
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -97,6 +103,9 @@ class SSHServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+            end = time.monotonic() + 5
+            while _accepts(self) and time.monotonic() < end:
+                time.sleep(0.05)
 
 
 def start_sshd(
@@ -144,16 +153,21 @@ def start_sshd(
     return server
 
 
+def _accepts(server: SSHServer) -> bool:
+    """True if a TCP connection to the server's address completes (from inside its namespace)."""
+    probe = ["bash", "-c", f"exec 3<>/dev/tcp/{server.host}/{server.port}"]
+    if server.netns:
+        probe = ["ip", "netns", "exec", server.netns, *probe]
+    return subprocess.run(probe, stderr=subprocess.DEVNULL).returncode == 0
+
+
 def _wait_listening(server: SSHServer, deadline: float = 10.0) -> None:
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         if server.proc.poll() is not None:
             log = (server.workdir / "sshd.log").read_text(errors="replace")
             raise RuntimeError(f"sshd exited with {server.proc.returncode}: {log[-2000:]}")
-        probe = ["bash", "-c", f"exec 3<>/dev/tcp/{server.host}/{server.port}"]
-        if server.netns:
-            probe = ["ip", "netns", "exec", server.netns, *probe]
-        if subprocess.run(probe, stderr=subprocess.DEVNULL).returncode == 0:
+        if _accepts(server):
             return
         time.sleep(0.05)
     server.stop()
