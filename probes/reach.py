@@ -641,7 +641,7 @@ class _Module:
                         if self.is_target(ap) and len(bases) - 1 not in patch_bases:
                             patch_bases.append(len(bases) - 1)  # `Patch[Target]`: see the record below
             else:
-                p = chain.of(b)
+                p = chain.of(b) or self.sibling_class(qual, b)
                 bases.append(list(p) if p else None)
                 if p and len(p) > 1 and self.is_target(p) and all(st.startswith(".") for st in p[1:]):
                     # `class Mine(mod_alias.Base)`: the base is read from the module when the class
@@ -692,6 +692,17 @@ class _Module:
             named = _named_base_inits(inits[0], saved)
             if named:  # only `Base.__init__(self, ...)` calls: which bases' `__init__` run, and no other
                 self.classes[qual]["init_calls"] = [p for p in (chain.of(n) for n in named) if p]
+
+    def sibling_class(self, qual, node):
+        """A base named by a class defined beside this one inside the same function (`class
+        Mixin: ...` then `class Chat(Mixin, OpenAIServingChat)` in one method body): the function's
+        locals are not the module's names, so the base would stay unknown and the mixin's methods
+        would never be seen as part of the target class they are combined with."""
+        parent = qual.rpartition(".")[0]
+        if type(node) is not ast.Name or not parent or parent not in self.quals.values():
+            return None
+        local = parent + "." + node.id
+        return (f"sym:{self.module}.{local}",) if local in self.class_nodes else None
 
     # -- records -------------------------------------------------------------------------------
     def use(self, kind, path, line, col, function, **extra):

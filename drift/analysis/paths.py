@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from drift.analysis.struct_base import is_struct_base, struct_defines
 from drift.analysis.torch_module import is_module_base, module_defines, registered_somewhere
@@ -982,7 +982,24 @@ class PathEvaluator:
                         for ref in refs:
                             table.setdefault(ref, []).append(["sym:" + dotted])
                         break
+            for mixin, later in self._combined_mixins():
+                table.setdefault(mixin, []).extend(later)
         return table.get(cref, [])
+
+    def _combined_mixins(self) -> Iterator[tuple[str, list[list[str]]]]:
+        """(mixin, the bases that follow it) for each consumer class that lists a consumer class
+        of no target base of its own ahead of other bases (`class Chat(MyMixin, OpenAIServingChat)`,
+        module-level or made inside a function): in that class's MRO the mixin's methods override
+        the later bases' and its `super().m(...)` reaches theirs, so the mixin is checked as part of
+        each class it is combined with."""
+        for cls in self.consumer.classes.values():
+            bases = cls.get("bases") or []
+            for i, b in enumerate(bases[:-1]):
+                v = self.value(tuple(b)) if b else UNKNOWN
+                later = [list(x) for x in bases[i + 1:] if x]
+                if v.kind == "consumer" and v.ckind == "class" and v.cref and later \
+                        and not self._target_bases(v.cref, mixed=False):
+                    yield v.cref, later
 
     def constructed_base(self, cref: str) -> Symbol | None:
         """The target class whose constructor builds the consumer class `cref`: a subclass that
@@ -1027,7 +1044,7 @@ class PathEvaluator:
             hit = self._bases[cref] = self._target_bases(cref)
         return list(hit)
 
-    def _target_bases(self, cref: str) -> list[Symbol]:
+    def _target_bases(self, cref: str, *, mixed: bool = True) -> list[Symbol]:
         out: list[Symbol] = []
         seen: set[str] = set()
 
@@ -1039,7 +1056,7 @@ class PathEvaluator:
             if cls is None:
                 return
             for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []) \
-                    + self.mixed_into(ref):
+                    + (self.mixed_into(ref) if mixed else []):
                 if not b:
                     continue
                 v = self.value(tuple(b))
