@@ -81,3 +81,43 @@ def test_the_same_line_stays_breaking_where_the_consumer_still_calls_its_overrid
     roots = [tmp_path / "after", tmp_path / "consumer"]
     raised = raised_by(roots, "app.caller", "finish(1)")
     assert raised is not None and raised.startswith("AttributeError") and "'postprocess'" in raised
+
+
+# The target keeps a method of the same name on a class the consumer's class does not extend, and
+# calls it there on self: that call runs the other class's own method, never the consumer's
+# override, so the override is orphaned all the same.
+OTHER_BEFORE = {"gizmo/runner.py": BEFORE["gizmo/runner.py"] + """
+    class Offline:
+        def postprocess(self, out):
+            return out
+
+        def generate(self, out):
+            return self.postprocess(out)
+    """}
+OTHER_AFTER = {"gizmo/runner.py": AFTER["gizmo/runner.py"] + """
+    class Offline:
+        def postprocess(self, out):
+            return out
+
+        def generate(self, out):
+            return self.postprocess(out)
+    """}
+
+
+def test_a_self_call_in_an_unrelated_target_class_does_not_run_the_override(tmp_path):
+    facts = {}
+    for side, files in (("after", OTHER_AFTER), ("before", OTHER_BEFORE)):
+        root = write_tree(tmp_path / side, files)
+        facts[side] = facts_of(root)
+        facts[side]["target"] = {"kind": "tree", "root": str(root)}
+    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/runner.py": RUNNER}))
+    found = check(consumer=cons, target_facts=facts["after"], baseline_facts=facts["before"],
+                  target_package="gizmo").report.findings
+    gone = [f for f in found if f.rule_id == "DRIFT060"]
+    assert [(f.consumer_site.line, f.severity) for f in gone] == [(SUPER, Severity.RISKY)]
+    hook = [f for f in found if f.rule_id == "DRIFT072"]
+    assert [(f.consumer_site.line, f.severity) for f in hook] == [(line_of(RUNNER, "def postprocess"), Severity.RISKY)]
+    assert "which the target no longer has" in hook[0].title
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.runner", "MyRunner().step(1)") is None  # the target's loop skips the override
+    assert raised_by(roots, "gizmo.runner", "Offline().generate(1)") is None  # the other class's own method

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drift.analysis.context import CheckContext
-from drift.analysis.rules.callers import _named_in_text
+from drift.analysis.rules.callers import _named_in_text, called_name, consumer_runs_name, mro_names, target_runs_on
 from drift.analysis.rules.reach import _sites_of
 from drift.findings import Finding, Severity
 
@@ -38,21 +38,12 @@ def downgrade_orphaned(ctx: CheckContext, findings: list[Finding]) -> list[Findi
         if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol:
             name = f.symbol.rsplit(".", 1)[-1]
             holder = _forwarding_function(ctx, f.consumer_site.path, f.consumer_site.line, name)
-            if holder is not None and orphaned(ctx, name):
+            if holder is not None and orphaned(ctx, name, _holder_classes(ctx, f.consumer_site.path, holder)):
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; it is reached only from `{holder}`, which neither the target nor the "
                                   f"consumer calls any more (the override's behaviour is lost, silently)")
         out.append(f)
     return out
-
-
-def _called_name(call: dict) -> str | None:
-    """The method name a consumer call record calls (`x.name(...)`), if it is one."""
-    callee = call.get("callee") or {}
-    if callee.get("method"):
-        return callee["method"]
-    src = call.get("callee_src") or ""
-    return src.rsplit(".", 1)[-1] if "." in src else None
 
 
 def _forwarding_function(ctx: CheckContext, path: str, line: int, name: str) -> str | None:
@@ -62,29 +53,32 @@ def _forwarding_function(ctx: CheckContext, path: str, line: int, name: str) -> 
             continue
         for call in mod.get("calls") or ():
             fn = call.get("function") or ""
-            if call.get("line") == line and _called_name(call) == name and fn.rsplit(".", 1)[-1] == name:
+            if call.get("line") == line and called_name(call) == name and fn.rsplit(".", 1)[-1] == name:
                 return fn
     return None
 
 
-def orphaned(ctx: CheckContext, name: str) -> bool:
-    """Nothing runs a consumer method called `name`: no call in the target, no string naming it
-    there, and the consumer's own calls of it come only from methods of that name."""
+def orphaned(ctx: CheckContext, name: str, inherited: frozenset[str] | None = None) -> bool:
+    """Nothing runs a consumer method called `name`: no call in the target that can run on an
+    object of the holder's class (`inherited`, its target classes' MRO names; None: any call
+    counts), no string naming it there, and the consumer's own calls of it come only from
+    methods of that name."""
     memo = ctx.memo.setdefault("orphaned", {})
-    if name not in memo:
-        memo[name] = (not name.startswith("__") and not (_sites_of(ctx.target, name, None) or [])
-                      and not _named_in_text(ctx, name) and not _consumer_calls(ctx, name))
-    return memo[name]
+    key = (name, inherited)
+    if key not in memo:
+        memo[key] = (not name.startswith("__")
+                     and not target_runs_on(ctx, _sites_of(ctx.target, name, None) or [], inherited)
+                     and not _named_in_text(ctx, name) and not consumer_runs_name(ctx, name))
+    return memo[key]
 
 
-def _consumer_calls(ctx: CheckContext, name: str) -> bool:
-    """The consumer calls `.name(...)` from a function of another name, or dispatches it by name."""
-    for mod in ctx.usage:
-        if not isinstance(mod, dict):
-            continue
-        for call in mod.get("calls") or ():
-            if _called_name(call) == name and (call.get("function") or "").rsplit(".", 1)[-1] != name:
-                return True
-            if call.get("name_arg") == name:  # `rpc("name")`: a method by name
-                return True
-    return False
+def _holder_classes(ctx: CheckContext, path: str, holder: str) -> frozenset[str] | None:
+    """The target classes (MRO names) an object of the class holding the method `holder` is one
+    of: a `self.m()` the target makes in an unrelated class of its own never runs the consumer's
+    `m`. None when the holder is no method of a consumer class extending the target's."""
+    module = next((m.get("module") for m in ctx.usage if isinstance(m, dict) and m.get("path") == path), None)
+    cref = f"{module}.{holder.rpartition('.')[0]}" if module and "." in holder else None
+    if cref is None or cref not in ctx.consumer.classes:
+        return None
+    bases = ctx.target_paths.target_bases(cref)
+    return mro_names(ctx.target, bases) if bases else None

@@ -479,3 +479,34 @@ def _class_builders(index, modules: Iterable[str]) -> dict[str, list]:
             for m in c.methods.values():
                 add_builds(mod_name, m, dotted)
     return {k: sorted(v) for k, v in out.items()}
+
+
+def called_name(call: dict) -> str | None:
+    """The method name a consumer call record calls (`x.name(...)`), if it is one."""
+    callee = call.get("callee") or {}
+    if callee.get("method"):
+        return callee["method"]
+    src = call.get("callee_src") or ""
+    return src.rsplit(".", 1)[-1] if "." in src else None
+
+
+def consumer_runs_name(ctx: CheckContext, name: str) -> bool:
+    """The consumer calls `.name(...)` from a function of another name, or dispatches it by name
+    (`rpc("name")`). A call of `name` made inside a function of that very name is the override
+    handing on to its base (`super().name(...)`): it runs only when the override does, so it is
+    no caller of it."""
+    memo = ctx.memo.setdefault("callers.consumer_runs_name", {})
+    if name not in memo:
+        memo[name] = any(
+            (called_name(call) == name and (call.get("function") or "").rsplit(".", 1)[-1] != name)
+            or call.get("name_arg") == name
+            for mod in ctx.usage if isinstance(mod, dict) for call in mod.get("calls") or ())
+    return memo[name]
+
+
+def target_runs_on(ctx: CheckContext, sites: list[list[Any]], inherited: frozenset[str] | None) -> bool:
+    """Whether one of the target's call sites of a name can run on an object whose target
+    classes are `inherited` (None: no class known, every site counts): a `self.m()` in a target
+    class the consumer's class does not extend is another class's call of its own `m`."""
+    return any(inherited is None or reaches(ctx, s, inherited) for s in sites)
+

@@ -22,7 +22,8 @@ from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Sever
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.dispatch import dispatched_sites
-from drift.analysis.rules.callers import RECEIVER, gone_base, mro_names, reaches, receiver_of, runs_own
+from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_base, mro_names, reaches, receiver_of,
+                                         runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
@@ -1925,6 +1926,16 @@ def _still_called(ctx: CheckContext, name: str) -> bool:
     return ctx.target.query("self_call_names", name, needle=call_of(name), build=_self_call_names)
 
 
+def _still_called_on(ctx: CheckContext, name: str, bases: list[Symbol]) -> bool:
+    """Whether the target still calls `.name(` on self where that self may be an object of the
+    consumer's class (its target `bases`): `self.name()` inside a target class the consumer's class
+    does not extend (another class's method of the same name) never runs the consumer's override."""
+    if not _still_called(ctx, name):
+        return False
+    sites = [s for s in _sites_of(ctx.target, name, None) or [] if len(s) > RECEIVER and s[RECEIVER] in ("self", "super")]
+    return not sites or target_runs_on(ctx, sites, mro_names(ctx.target, bases))
+
+
 def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
     out: set[str] = set()
     for mod in (ModuleFacts(index.modules[m]) for m in (index.modules if modules is None else modules)):
@@ -1961,7 +1972,7 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
                 if found is not None:
                     yield found
                 continue
-            if ctx.consumer_calls_method("*", name) or _still_called(ctx, name):
+            if consumer_runs_name(ctx, name) or _still_called_on(ctx, name, tb):
                 continue
             close = difflib.get_close_matches(name, sorted(set().union(*(_members(ctx.target, b) for b in tb))),
                                               n=1, cutoff=0.75)
