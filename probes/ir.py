@@ -40,6 +40,7 @@ from itertools import islice
 
 from .astwalk import walk
 from .closed_dicts import closed_dicts
+from .mock_patches import patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
@@ -889,6 +890,11 @@ def _call(out, scope, node):
             if obj and val:
                 out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
+    installed = patch_installation(node, scope.path)
+    if installed is not None:  # `patch("pkg.Cls.m", fn)` / `patch.object(Cls, "m", fn)`: a store like `Cls.m = fn`
+        val = scope.path(installed[2])
+        if val:
+            out["store"].append([list(installed[0]), installed[1], val, node.lineno])
     if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and isinstance(node.func.value, ast.Name):
         _dict_update(out, scope, node)
     if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and node.args \

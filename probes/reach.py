@@ -24,6 +24,7 @@ import re
 from .astwalk import once, walk
 from .derefs import literal_args
 from .forwards import star_forwarding
+from .mock_patches import patch_installation
 from .override_reads import self_use
 from .runners import inner_call
 from .shapes import list_shape, plain_value
@@ -1921,6 +1922,9 @@ class _Function:
         if fname in ("getattr", "hasattr") and len(node.args) in (2, 3) and not node.keywords:
             self._getattr(node, fname, chain)
             return
+        installed = patch_installation(node, chain.of)
+        if installed is not None:  # `patch("pkg.Cls.m", fn)`, `patch.object(Cls, "m", fn)`: `Cls.m = fn`
+            self._installation(node, installed, env)
         callee = chain.of(func)
         if not callee or not self.mod.wanted(callee):
             return
@@ -2181,6 +2185,16 @@ class _Function:
             self.mod.probed.add((tuple(owner), "." + name.value))
         self.mod.use("attr_soft" if soft else "attr", owner + ("." + name.value,), name.lineno, name.col_offset,
                      self.qual, **({"how": fname if fname == "hasattr" else "getattr-default"} if soft else {}))
+
+    def _installation(self, node, installed, env):
+        """A patch of the target that a call installs (probes/mock_patches.py): recorded as
+        `setattr(owner, name, value)` is, at the call."""
+        owner, attr, value = installed
+        self.expr(value, env)
+        if self.mod.patchable(owner):
+            self.mod.patches.append({"line": node.lineno, "col": node.col_offset, "path": list(owner), "name": attr,
+                                     "function": self.qual, "value": self._patch_value(value, env),
+                                     "how": "mock.patch", "guards": list(self.mod.guards)})
 
     def _setattr(self, node, env, chain):
         obj, name, value = node.args

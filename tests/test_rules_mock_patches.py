@@ -1,0 +1,100 @@
+"""`unittest.mock.patch` installs a replacement on a target class as assignment does.
+
+`patch("gizmo.quant.Method.process", fn).start()` and `mock.patch.object(Method, "process", fn)`
+put `fn` on the target's class exactly as `Method.process = fn`: the target's callers call `fn`,
+and `fn`'s `self` is a `Method`. So the replacement is held to how the target now calls the
+method (DRIFT070) and its `self.<attr>` reads to what the target's `Method` still sets (DRIFT060),
+as for a replacement installed by assignment. The predicted failures are Python's own.
+"""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+
+BEFORE = {"gizmo/quant.py": """
+    class Method:
+        def __init__(self, cfg):
+            self.cfg = cfg
+            self.use_fast = True
+
+        def process(self, layer):
+            layer.scale = 1
+
+
+    class Layer:
+        def __init__(self):
+            self.method = Method(None)
+
+        def load(self):
+            self.method.process(self)
+    """}
+AFTER = {"gizmo/quant.py": """
+    class Method:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def process(self, layer, strict):
+            layer.scale = 1
+
+
+    class Layer:
+        def __init__(self):
+            self.method = Method(None)
+
+        def load(self):
+            self.method.process(self, True)
+    """}
+PATCHES = """
+    from unittest import mock
+    from unittest.mock import patch
+
+    from gizmo.quant import Layer, Method
+
+
+    def process(self, layer):
+        if self.use_fast:
+            layer.scale = 2
+
+
+    def process_too(self, layer):
+        return self.use_fast
+
+
+    def apply():
+        patcher = patch("gizmo.quant.Method.process", process)
+        patcher.start()
+        with mock.patch.object(Method, "process", process_too):
+            return Layer()
+    """
+# a patch of something else than the target, and a patch with no replacement (a MagicMock): nothing
+OTHER = """
+    from unittest.mock import patch
+
+
+    def process(self, layer):
+        return self.use_fast
+
+
+    def apply():
+        patch("collections.OrderedDict.process", process).start()
+        patch("gizmo.quant.Method.process").start()
+    """
+
+
+def test_a_mock_patch_of_a_target_method_is_checked_as_a_replacement(tmp_path):
+    found = findings_of(tmp_path, Case("mock-patch", BEFORE, AFTER, {"app/patches.py": PATCHES}))
+    assert_findings(found, [("DRIFT070", line_of(PATCHES, "def process(")), ("DRIFT070", line_of(PATCHES, "def process_too")),
+                            ("DRIFT060", line_of(PATCHES, "if self.use_fast")),
+                            ("DRIFT060", line_of(PATCHES, "return self.use_fast"))])
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.patches", "apply().load()") == \
+        "TypeError: process() takes 2 positional arguments but 3 were given"
+    assert raised_by(roots, "app.patches", "process(Method(None), Layer())") == \
+        "AttributeError: 'Method' object has no attribute 'use_fast'"
+    roots = [tmp_path / "before", tmp_path / "consumer"]
+    assert raised_by(roots, "app.patches", "apply().load()") is None
+
+
+def test_a_patch_of_no_target_name_or_with_no_replacement_is_no_installation(tmp_path):
+    found = findings_of(tmp_path, Case("mock-other", BEFORE, AFTER, {"app/patches.py": OTHER}))
+    assert_findings(found, [])
