@@ -133,6 +133,11 @@ class _Scope:
                 return [root] + steps[::-1]
             elif isinstance(node, ast.NamedExpr):
                 node = node.value
+            elif isinstance(node, ast.Subscript) and not steps and isinstance(node.value, ast.Name) \
+                    and not isinstance(node.slice, (ast.Constant, ast.Slice)):
+                # `TABLE[mode]` chosen by data: any value of the table (a dict of class names by mode)
+                steps.append("[*]")
+                node = node.value
             elif isinstance(node, ast.Constant) and not steps and isinstance(node.value, str) \
                     and len(node.value) < 200 and (_DOTTED.match(node.value) or _CLASS_NAME.match(node.value)):
                 # a class named by string (`"pkg.mod:Ext"`, or `"pkg.mod", "Ext"` to a lazy registry): vLLM

@@ -138,3 +138,41 @@ def test_a_config_fields_default_names_the_extension_and_its_dispatch_by_name_is
     assert sorted((f.consumer_site.path, f.consumer_site.line, f.severity.value) for f in found) == [
         ("app/ext.py", line_of(EXTENSION, "def update_weights"), "breaking"),
         ("app/server.py", line_of(SERVER, "collective_rpc"), "risky")]
+
+
+# the extension's dotted name chosen from a table by a key known only at run time, then set on the
+# engine's arguments: every class the table names may be the one vLLM mixes into its worker
+TABLE = """
+    from vllm import LLM
+
+    EXTENSIONS = {
+        "sync": "app.ext.Sync",
+        "other": "app.ext.Other",
+    }
+
+
+    def engine(args, mode):
+        args.worker_extension_cls = EXTENSIONS[mode]
+        return LLM(model="m", worker_extension_cls=args.worker_extension_cls)
+    """
+OTHER_EXT = EXTENSION + """
+
+    class Other:
+        def update_weights(self, path):
+            return path
+
+        def load_more(self):
+            return None
+    """
+
+
+def test_an_extension_chosen_from_a_table_by_a_run_time_key_is_judged(tmp_path):
+    consumer = {"app/ext.py": OTHER_EXT, "app/engine.py": TABLE}
+    found = [f for f in findings_of(tmp_path, Case("table", BEFORE, AFTER, consumer), lib="vllm")
+             if f.rule_id == "VLLM004"]
+    assert sorted((f.consumer_site.path, f.consumer_site.line) for f in found) == \
+        [("app/ext.py", line_of(OTHER_EXT, "def update_weights", 1)), ("app/ext.py", line_of(OTHER_EXT, "def update_weights", 2))]
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    for f, name in zip(sorted(found, key=lambda f: f.consumer_site.line), ("Sync", "Other")):
+        assert raised_by(after, "vllm.v1.worker.worker_base", f"init_worker('app.ext.{name}')",
+                         packages=("vllm", "app")) == f.predicted_failure

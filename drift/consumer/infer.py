@@ -153,6 +153,17 @@ def _unwrap_partialmethods(stores: list, calls: list) -> list:
     return out
 
 
+def _entries_by_line(rows: list) -> dict[int, list[tuple]]:
+    """The IR's `key` rows (key, value path, line of the dict literal) as line -> value paths: the
+    values of the dict literal written at that line, for `d[k]` with a key known only at run time."""
+    out: dict[int, list[tuple]] = {}
+    for _k, value, line in rows:
+        path = _t(value)
+        if path:
+            out.setdefault(int(line), []).append(path)
+    return out
+
+
 def _nested_def_names(defs: dict[str, list]) -> list[tuple[str, tuple[str, ...]]]:
     """`def outer(): def inner(self): ...; obj.m = MethodType(inner, obj)`: the enclosing
     function's local `inner` is the nested function, so whatever that local reaches (a binder,
@@ -179,6 +190,7 @@ class _Solver:
         self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
         self.keys: list = []  # (key, value path) of dict entries whose key names a class
         self.dicts: dict[str, list[tuple]] = {}  # dict literal -> [(key, path, line, col)]
+        self.dict_values: dict[str, list[tuple]] = {}  # dict literal -> the paths of its values
         self.dict_rows: list = []  # (variable, dict literal)
         self.filtered: set[str] = set()  # variables a signature filter reassigns
         self.maybe: set[str] = set()  # variables another filtering comprehension reassigns
@@ -225,10 +237,12 @@ class _Solver:
         ret = [(_s(fn), _t(expr)) for fn, expr in ir.get("ret") or []]
         keys = [(_s(k), _t(v)) for k, v, _line in ir.get("key") or [] if _s(k).endswith(_NAMING_KEYS)]
         dicts, dict_rows = {}, []
+        entries = _entries_by_line(ir.get("key") or [])
         for dst, kl, line in ir.get("dict") or []:
             ident = f"{where}:{int(line)}:{_s(dst)}"
             dicts[ident] = [(_s(k), where, int(a), int(b)) for k, a, b in kl]
             dict_rows.append((dst, ident))
+            self.dict_values[ident] = entries.get(int(line), [])
         comps = [(_s(dst), _t(src), _s(how)) for dst, src, how, _line in ir.get("dictcomp") or []]
         iters = [(_s(dst), _t(src)) for dst, src in ir.get("iter") or []]
         sites = [(_s(how), _t(obj), _t(key), where, int(line), int(col))
@@ -339,6 +353,8 @@ class _Solver:
 
     def step(self, v: tuple, step: str) -> set:
         kind = v[0]
+        if step == "[*]":  # `TABLE[mode]`: any value of a dict literal, nothing else is followed
+            return self._any_value(v) if kind == "D" else set()
         if kind == "T":
             if step != "()" and len(v[1]) == 1:  # a dotted name stays one root (`vllm.x.Y`)
                 return self.root(v[1][0] + step)
@@ -368,6 +384,13 @@ class _Solver:
                     break
             return out
         return set()
+
+    def _any_value(self, v: tuple) -> set:
+        """What `d[k]` may hold, for a key chosen at run time: each value the literal wrote."""
+        out: set = set()
+        for path in self.dict_values.get(v[1], ()):
+            out |= self.eval(path)
+        return out
 
     def mro(self, qual: str) -> list[str]:
         hit = self._mro.get(qual)
