@@ -24,7 +24,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drift.analysis.context import CheckContext
-from drift.analysis.rules.callers import _named_in_text, called_name, consumer_runs_name, mro_names, target_runs_on
+from drift.analysis.rules.callers import (
+    _named_in_text,
+    called_name,
+    consumer_runs_name,
+    mro_names,
+    target_runs_on,
+)
 from drift.analysis.rules.reach import _sites_of
 from drift.findings import Finding, Severity
 
