@@ -666,6 +666,7 @@ class _Module:
                 if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and not _class_var(st.annotation):
                     fields.append([st.target.id, st.lineno])
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                self._class_body_read(chain, st.value)
                 for t in targets:
                     if isinstance(t, ast.Name):
                         p = chain.of(st.value) if st.value is not None else None
@@ -693,6 +694,15 @@ class _Module:
             named = _named_base_inits(inits[0], saved)
             if named:  # only `Base.__init__(self, ...)` calls: which bases' `__init__` run, and no other
                 self.classes[qual]["init_calls"] = [p for p in (chain.of(n) for n in named) if p]
+
+    def _class_body_read(self, chain, value):
+        """`_orig = EngineArgs.method` in a class body: the attribute is read when the class is
+        defined (when its module is imported), so a member the target no longer has is an
+        AttributeError there, as for a base read off a module."""
+        p = chain.of(value) if isinstance(value, ast.Attribute) else None
+        if p and len(p) > 1 and self.is_target(p) and all(st.startswith(".") and not st.startswith(".?")
+                                                          for st in p[1:]):
+            self.use("attr", p, value.lineno, value.col_offset, None)
 
     def sibling_class(self, qual, node):
         """A base named by a class defined beside this one inside the same function (`class
