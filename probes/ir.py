@@ -40,7 +40,7 @@ from itertools import islice
 
 from .astwalk import walk
 from .closed_dicts import closed_dicts
-from .mock_patches import patch_installation
+from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
 from .srctext import dotted as _dotted, relative_module as _relative
@@ -568,6 +568,7 @@ class _Nested(_Scope):
 
 
 def _relations(out, scope, own, *, fn_key):
+    strings = local_strings(own)
     for node in own:
         if isinstance(node, _SCOPES):
             continue
@@ -582,7 +583,7 @@ def _relations(out, scope, own, *, fn_key):
             if p:
                 out["ret"].append([fn_key, p])
         elif isinstance(node, ast.Call):
-            _call(out, scope, node)
+            _call(out, scope, node, strings)
         elif isinstance(node, ast.Delete):
             for t in node.targets:  # `del d["k"]`
                 if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
@@ -882,7 +883,7 @@ def _iteration(out, scope, target, source):
             out["iter"].append([root, path])
 
 
-def _call(out, scope, node):
+def _call(out, scope, node, strings=None):
     if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "hasattr", "getattr") \
             and scope.root(node.func.id) is None and len(node.args) >= 2 \
             and not isinstance(node.args[1], ast.Constant):  # a name that comes from data
@@ -895,7 +896,7 @@ def _call(out, scope, node):
             if obj and val:
                 out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
-    installed = patch_installation(node, scope.path)
+    installed = patch_installation(node, scope.path, strings)
     if installed is not None:  # `patch("pkg.Cls.m", fn)` / `patch.object(Cls, "m", fn)`: a store like `Cls.m = fn`
         val = scope.path(installed[2])
         if val:
@@ -918,7 +919,7 @@ def _call(out, scope, node):
     callee = scope.path(node.func)
     inner = inner_call(node, callee)  # `asyncio.to_thread(f, x)`, `Thread(target=f, args=(x,))`: f(x)
     if inner is not None:
-        _call(out, scope, inner)
+        _call(out, scope, inner, strings)
     if callee is None:
         return
     for k in node.keywords:

@@ -24,7 +24,7 @@ import re
 from .astwalk import once, walk
 from .derefs import literal_args
 from .forwards import star_forwarding
-from .mock_patches import patch_installation
+from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
 from .runners import inner_call
 from .shapes import list_shape, plain_value
@@ -1932,7 +1932,7 @@ class _Function:
         if fname in ("getattr", "hasattr") and len(node.args) in (2, 3) and not node.keywords:
             self._getattr(node, fname, chain)
             return
-        installed = patch_installation(node, chain.of)
+        installed = patch_installation(node, chain.of, self._strings())
         if installed is not None:  # `patch("pkg.Cls.m", fn)`, `patch.object(Cls, "m", fn)`: `Cls.m = fn`
             self._installation(node, installed, env)
         callee = chain.of(func)
@@ -2195,6 +2195,13 @@ class _Function:
             self.mod.probed.add((tuple(owner), "." + name.value))
         self.mod.use("attr_soft" if soft else "attr", owner + ("." + name.value,), name.lineno, name.col_offset,
                      self.qual, **({"how": fname if fname == "hasattr" else "getattr-default"} if soft else {}))
+
+    def _strings(self):
+        """The string literals this function (or the module) assigns to names, read once."""
+        got = self.__dict__.get("_string_literals")
+        if got is None:
+            got = self._string_literals = local_strings(walk(self.node)) if self.node is not None else {}
+        return got
 
     def _installation(self, node, installed, env):
         """A patch of the target that a call installs (probes/mock_patches.py): recorded as

@@ -98,3 +98,33 @@ def test_a_mock_patch_of_a_target_method_is_checked_as_a_replacement(tmp_path):
 def test_a_patch_of_no_target_name_or_with_no_replacement_is_no_installation(tmp_path):
     found = findings_of(tmp_path, Case("mock-other", BEFORE, AFTER, {"app/patches.py": OTHER}))
     assert_findings(found, [])
+
+
+# the target written into a local first, the local reassigned for a second patch below
+LOCAL = """
+    from unittest.mock import patch
+
+
+    def process(self, layer):
+        return self.use_fast
+
+
+    def helper(x):
+        return x
+
+
+    def apply():
+        target = "gizmo.quant.Method.process"
+        patch(target, process).start()
+        target = "gizmo.quant.helper"
+        patch(target, helper).start()
+    """
+
+
+def test_a_patch_target_held_in_a_local_is_the_literal_last_assigned_above(tmp_path):
+    found = findings_of(tmp_path, Case("mock-local", BEFORE, AFTER, {"app/patches.py": LOCAL}))
+    assert_findings(found, [("DRIFT070", line_of(LOCAL, "def process(")),
+                            ("DRIFT060", line_of(LOCAL, "return self.use_fast"))])
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    first = "patch('gizmo.quant.Method.process', process).start() and __import__('gizmo.quant').quant.Layer().load()"
+    assert raised_by(roots, "app.patches", first) == "TypeError: process() takes 2 positional arguments but 3 were given"
