@@ -687,6 +687,9 @@ class _Module:
         getters = {st.name: g for st in node.body if isinstance(st, _FUNCS) for g in [_name_getter(st, chain)] if g}
         if getters:  # `def _get_target_class(self, mod): return getattr(mod, self.target_class, None)`
             self.classes[qual]["name_getters"] = getters
+        posts = [st for st in node.body if isinstance(st, _FUNCS) and st.name == "__post_init__"]
+        if posts and node.bases:  # a dataclass's own `__post_init__`: does the base's still run?
+            self.classes[qual]["post_init_calls_base"] = _calls_base_post_init(posts[0])
         inits = [st for st in node.body if isinstance(st, _FUNCS) and st.name == "__init__"]
         if inits:  # an __init__ that never hands on to a base's: what the base sets is never set
             saved = _saved_inits(node.body) | self.saved_inits
@@ -776,6 +779,17 @@ def _saved_inits(body):
                 if isinstance(t, ast.Name):
                     out.add(t.id)
     return out
+
+
+def _calls_base_post_init(fn):
+    """Whether a `__post_init__` hands on to a base's: any `super()` call, any read of an
+    attribute named `__post_init__` (`Base.__post_init__(self)`), `vars()` or `__dict__`."""
+    for node in walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("super", "vars"):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("__post_init__", "__dict__"):
+            return True
+    return False
 
 
 def _calls_base_init(fn, cls_name, saved=frozenset()):

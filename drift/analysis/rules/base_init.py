@@ -85,6 +85,9 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     The same question is asked of a consumer function installed as a target class's `__init__`
     (`Cls.__init__ = new_init`) that runs no original `__init__`: the class's own methods the
     consumer leaves in place play the inherited ones (drift/analysis/rules/replaced_init.py).
+    A dataclass subclass's own `__post_init__` that never hands on to its base's, where the
+    target's base gained one the baseline's lacked, is risky: the generated `__init__` runs only the
+    subclass's, so what the base's new one fills in is never done.
     """
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
@@ -128,6 +131,51 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     symbol=f"{owner.dotted}.{name}",
                     details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
     yield from _replaced_inits(ctx)
+    yield from _skipped_post_inits(ctx)
+
+
+def _post_init_of(index: PackageIndex, cls: Symbol) -> tuple[Symbol, int] | None:
+    """The class of `cls`'s MRO whose `__post_init__` a dataclass's generated `__init__` runs,
+    with the method's line; None when no class of it defines one."""
+    for owner in index.mro(cls):
+        m = owner.as_class.methods.get("__post_init__")
+        if m is not None:
+            return owner, m.line or owner.line
+    return None
+
+
+def _skipped_post_inits(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer dataclass subclass whose own `__post_init__` never hands on to its base's,
+    where the target's base chain newly defines one (the baseline's had none, so nothing was
+    skipped there): the dataclass `__init__` runs only the subclass's, and what the base's new
+    `__post_init__` fills in (a field derived from another, `head_size_v` from `head_size`) is never
+    done. Risky: what that method does (a derived field, a validation) is the target's to read."""
+    for ref, cls, tb, _bb in _consumer_classes(ctx):
+        if cls.get("post_init_calls_base") is not False:
+            continue
+        m = (cls.get("methods") or {}).get("__post_init__") or {}
+        for base in tb:
+            found = _post_init_of(ctx.target, base)
+            bbase = ctx.baseline.lookup(base.dotted) if ctx.baseline is not None else None
+            if found is None or bbase is None or bbase.kind != "class" or _post_init_of(ctx.baseline, bbase):
+                continue
+            owner, line = found
+            short, oshort = cls.get("qual") or ref, owner.dotted.rsplit(".", 1)[-1]
+            yield Finding(
+                rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+                title=f"`{short}.__post_init__` never calls `{oshort}.__post_init__`, new in the target: what it "
+                      f"sets up on the object is never done",
+                consumer_site=Location(_module_of(ctx, cls).get("path") or "?", m.get("line") or cls.get("line") or 1,
+                                       col=(m.get("col") or 0) + 1),
+                target_evidence=(Location(owner.path, line, symbol=f"{owner.dotted}.__post_init__"),),
+                predicted_failure=None,
+                fix=Fix(f"call `super().__post_init__()` in `{short}.__post_init__`",
+                        manual_reason="where in the subclass's own set-up the base's must run is the consumer's to judge"),
+                symbol=f"{owner.dotted}.__post_init__",
+                details=f"the baseline's `{bbase.dotted.rsplit('.', 1)[-1]}` had no `__post_init__`; a dataclass's "
+                        "generated `__init__` calls only the most derived one",
+            )
+            break
 
 
 def _named_inits_ran(ctx: CheckContext, cls: dict) -> tuple[set[str], set[str]] | None:
