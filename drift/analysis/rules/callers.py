@@ -490,18 +490,21 @@ def called_name(call: dict) -> str | None:
     return src.rsplit(".", 1)[-1] if "." in src else None
 
 
-def consumer_runs_name(ctx: CheckContext, name: str) -> bool:
-    """The consumer calls `.name(...)` from a function of another name, or dispatches it by name
-    (`rpc("name")`). A call of `name` made inside a function of that very name is the override
-    handing on to its base (`super().name(...)`): it runs only when the override does, so it is
-    no caller of it."""
+def consumer_runs_name(ctx: CheckContext, name: str, *, by_source: bool = True) -> bool:
+    """The consumer calls `.name(...)` from a function of another name (`by_source`: the method
+    read off the callee's source text as well, and dispatches by name, `rpc("name")`; else only
+    calls the probe resolved to a method record). A call of `name` made inside a function of that
+    very name is the override handing on to its base (`super().name(...)`): it runs only when the
+    override does, so it is no caller of it."""
     memo = ctx.memo.setdefault("callers.consumer_runs_name", {})
-    if name not in memo:
-        memo[name] = any(
-            (called_name(call) == name and (call.get("function") or "").rsplit(".", 1)[-1] != name)
-            or call.get("name_arg") == name
+    key = (name, by_source)
+    if key not in memo:
+        memo[key] = any(
+            ((called_name(call) if by_source else (call.get("callee") or {}).get("method")) == name
+             and (call.get("function") or "").rsplit(".", 1)[-1] != name)
+            or (by_source and call.get("name_arg") == name)
             for mod in ctx.usage if isinstance(mod, dict) for call in mod.get("calls") or ())
-    return memo[name]
+    return memo[key]
 
 
 def target_runs_on(ctx: CheckContext, sites: list[list[Any]], inherited: frozenset[str] | None) -> bool:

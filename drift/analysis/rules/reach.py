@@ -1972,7 +1972,7 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
                 if found is not None:
                     yield found
                 continue
-            if consumer_runs_name(ctx, name) or _still_called_on(ctx, name, tb):
+            if consumer_runs_name(ctx, name, by_source=False) or _still_called_on(ctx, name, tb):
                 continue
             close = difflib.get_close_matches(name, sorted(set().union(*(_members(ctx.target, b) for b in tb))),
                                               n=1, cutoff=0.75)
