@@ -16,6 +16,7 @@ from .reach import (_dotted, _src, catches_import_error, compound_guards, decora
                     reach_facts, string_constants, unpacking, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
+from .name_loads import evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
@@ -556,6 +557,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         out["splits"] = splits
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["ir"] = ir_facts(tree, module=module, is_package=is_package)  # relations for drift's inference
+    _add_name_loads(out, tree)
     out["calls"].sort(key=lambda c: (c["line"], c["callee_src"]))
     return out
 
@@ -578,6 +580,20 @@ def _named_modules(tree, prefixes):
                 and all(part.isidentifier() for part in node.value.split(".")):
             out.add(node.value)
     return sorted(out)[:20]
+
+
+def _add_name_loads(out, tree):
+    """Each place Python evaluates a name of an unguarded `from` import of the target (an
+    annotation, a base, a default, a bare value): DRIFT005 reports a removed name at each."""
+    imported = {}
+    for imp in out["imports"]:
+        if imp.get("statement") == "from" and not imp.get("guarded") and imp.get("local") and imp.get("target"):
+            imported.setdefault(imp["local"], imp["target"])
+    loads = evaluated_loads(tree, imported) if imported else []
+    if loads:
+        out["name_loads"] = [{"path": ["sym:" + imported[r["local"]]], "line": r["line"], "col": r["col"],
+                              "function": r["function"], "where": r["where"], "callee_src": r["local"]}
+                             for r in loads]
 
 
 def _merge_reach(out, reach):
@@ -603,9 +619,12 @@ def _merge_reach(out, reach):
             old["class_args"] = new["class_args"]
         # shapes: probes/shapes.py; awaited: DRIFT033 (`x = await self.engine.m()` is first seen by
         # the extractor above, which knows nothing of the `await`)
-        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards", "awaited"):
+        for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards", "awaited",
+                    "on_failure", "arg_names", "unpacked"):
             if new.get(key):
                 old[key] = new[key]
+        if new.get("args") is not None:  # a consumer helper's arguments (paths.py: patches made through it)
+            old["args"], old["kwargs"] = new["args"], new["kwargs"]
     for key in ("classes", "uses", "patches", "patchers", "functions", "version_predicates", "version_compares",
                 "returns", "over_annotations"):
         out[key] = reach[key]

@@ -1,5 +1,9 @@
 """DRIFT005: a name the target removed, used away from the import that binds it.
 
+A use is any place Python evaluates the name: a call or attribute read, and a bare name the probe
+records in `name_loads` (probes/name_loads.py: a parameter or return annotation evaluated at def
+time, a default, a decorator, a base class, an `isinstance` argument, a value).
+
 DRIFT001 reports the import, where Python fails first. A user who fixes only that line (drops
 the name, or wraps the import in `try/except ImportError`) still has every call and attribute
 read of the name further down: each raises `NameError` (or calls the fallback None) once the
@@ -85,7 +89,9 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
                 members.setdefault(rec["line"], []).append(path[1][1:])
             elif rec.get("kind") in ("attr", "attr_set") and path[-1].startswith("."):
                 others.setdefault(rec["line"], []).append(tuple(path))
-        for rec in sorted([*(mod.get("calls") or []), *(mod.get("uses") or [])], key=lambda r: r.get("line") or 0):
+        # name_loads: a bare evaluated name (an annotation run at def time, a base class, a value)
+        uses = [*(mod.get("calls") or []), *(mod.get("uses") or []), *(mod.get("name_loads") or [])]
+        for rec in sorted(uses, key=lambda r: r.get("line") or 0):
             target = _gone_root(_written(rec), gone)
             imp = gone.get(target or "")
             line = rec.get("line")
