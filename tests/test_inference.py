@@ -228,6 +228,27 @@ NARROW_GUARD = """
     """
 
 
+PARENTHESISED = """
+    try:
+        from gizmo.proto import (
+            Request,
+            Response,
+        )
+    except ImportError:
+        Request = Response = None
+    """
+
+
+def test_each_gone_name_of_a_parenthesised_guarded_import_is_reported_at_its_line(tmp_path):
+    """The module went away: every name the statement imports is lost to the except path, and a
+    maintainer's fix touches each one's line, not only the first."""
+    proto = {"gizmo/proto.py": "class Request:\n    pass\n\n\nclass Response:\n    pass\n"}
+    found = findings_of(tmp_path, Case("parens", {**BEFORE, **proto}, AFTER, {"app/proto.py": PARENTHESISED}))
+    assert_findings(found, [("DRIFT077", line_of(PARENTHESISED, "Request,")),
+                            ("DRIFT077", line_of(PARENTHESISED, "Response,"))])
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.proto", "Response is None or 1/0") is None
+
+
 def test_an_except_module_not_found_does_not_guard_a_name_gone_from_a_module_still_there(tmp_path):
     """`from m import Name` with `m` present and `Name` gone raises ImportError, the base class
     `except ModuleNotFoundError:` lets through: the import is breaking (here DRIFT002: the name moved),

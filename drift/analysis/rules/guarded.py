@@ -41,7 +41,7 @@ def guarded_import_gone(ctx: CheckContext) -> Iterator[Finding]:
             base = ctx.baseline.lookup(target)
             if base is None or ctx.dead_on_baseline(mod):
                 continue
-            key = (mod.get("path"), imp.get("stmt_line") or imp["line"])
+            key = (mod.get("path"), imp["line"])  # each name of a parenthesised import at its own line
             if key in seen:
                 continue
             seen.add(key)
