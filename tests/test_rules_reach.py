@@ -865,3 +865,46 @@ def test_calls_on_what_a_target_factory_returned(tmp_path):
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(after, "app.run", "once(None, 'p', 'l')") == found[1].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "once(None, 'p', 'l')") is None
+
+
+COUNTED_BEFORE = {"gizmo/request.py": """
+    class Request:
+        def __init__(self):
+            self.num_cached = -1
+            self.prompt = []
+    """}
+COUNTED_AFTER = {"gizmo/request.py": """
+    class Request:
+        def __init__(self):
+            self.prompt = []
+    """}
+COUNTED = """
+    from gizmo.request import Request
+
+    def schedule(request: Request, steps):
+        while steps:
+            if request.num_cached < 0:
+                request.num_cached = steps
+            steps -= 1
+
+    def report(request: Request):
+        return request.num_cached
+
+    def tag(request: Request):
+        request.origin = "app"
+
+    def origin(request: Request):
+        return request.origin
+    """
+
+
+def test_a_store_under_a_test_that_reads_the_same_attribute_does_not_provide_it(tmp_path):
+    """`if req.n < 0: req.n = v` updates the target's attribute: it runs only once the read has
+    succeeded, so on a target whose objects no longer have `n` the test itself raises, and so does
+    every other read of `n` in the package; an attribute the consumer attaches unconditionally
+    (`request.origin`) stays its own."""
+    found = findings_of(tmp_path, Case("counted", COUNTED_BEFORE, COUNTED_AFTER, {"app/sched.py": COUNTED}))
+    assert_findings(found, [("DRIFT060", line_of(COUNTED, "if request.num_cached < 0")),
+                            ("DRIFT060", line_of(COUNTED, "return request.num_cached"))])
+    raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.sched", "report(Request())")
+    assert raised is not None and found[1].predicted_failure.startswith(raised)

@@ -440,15 +440,41 @@ def _installed_above(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None
     return False
 
 
-def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
-    """(target class, attribute) pairs the consumer assigns on instances of that class
-    (`out.extra = v` where `out` is typed a target class's instance)."""
-    memo = ctx.memo.get("reach.consumer_sets")
+def _self_guarded(ctx: CheckContext) -> set[tuple[Any, int]]:
+    """(module path, line) of the consumer's stores that sit under a test reading the very
+    attribute they store, through the same path (`if req.num_cached < 0: req.num_cached = n`):
+    such a store runs only once the read has succeeded, so it never provides the attribute
+    the object must already have; it updates the target's own."""
+    memo = ctx.memo.get("reach.self_guarded")
     if memo is None:
         memo = set()
         for mod in ctx.usage:
+            uses = mod.get("uses") or []
+            reads = {(r.get("function"), r.get("line"), tuple(r.get("path") or ())) for r in uses
+                     if r.get("kind") in ("attr", "attr_soft")}
+            if not reads:
+                continue
+            for r in uses:
+                if r.get("kind") == "attr_set" and any((r.get("function"), test, tuple(r.get("path") or ())) in reads
+                                                       for test in r.get("within") or ()):
+                    memo.add((mod.get("path"), r.get("line")))
+        ctx.memo["reach.self_guarded"] = memo
+    return memo
+
+
+def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
+    """(target class, attribute) pairs the consumer assigns on instances of that class
+    (`out.extra = v` where `out` is typed a target class's instance); a store under a test that
+    reads the same attribute (`_self_guarded`) does not count: it needs the attribute there."""
+    memo = ctx.memo.get("reach.consumer_sets")
+    if memo is None:
+        memo = set()
+        guarded = _self_guarded(ctx)
+        for mod in ctx.usage:
             for rec in mod.get("uses") or []:
                 path = rec.get("path") or []
+                if (mod.get("path"), rec.get("line")) in guarded:
+                    continue
                 if rec.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
                     owner = ctx.target_paths.value(tuple(path[:-1]))
                     if owner.kind == "instance" and owner.cls is not None:
@@ -467,9 +493,12 @@ def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, 
     sites = ctx.memo.get("reach.consumer_set_sites")
     if sites is None:
         sites = {}
+        guarded = _self_guarded(ctx)
         for m in ctx.usage:
             for r in m.get("uses") or []:
                 path = r.get("path") or []
+                if (m.get("path"), r.get("line")) in guarded:
+                    continue
                 if r.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
                     owner = ctx.target_paths.value(tuple(path[:-1]))
                     if owner.kind == "instance" and owner.cls is not None:
