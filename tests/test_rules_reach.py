@@ -908,3 +908,54 @@ def test_a_store_under_a_test_that_reads_the_same_attribute_does_not_provide_it(
                             ("DRIFT060", line_of(COUNTED, "return request.num_cached"))])
     raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.sched", "report(Request())")
     assert raised is not None and found[1].predicted_failure.startswith(raised)
+
+
+HELD_BEFORE = {"gizmo/sched.py": """
+    from collections import deque
+
+
+    class Request:
+        def __init__(self):
+            self.num_cached = -1
+            self.prompt = []
+
+
+    class Scheduler:
+        def __init__(self):
+            self.requests: dict[str, Request] = {}
+            self.finished: deque[Request] = deque()
+    """}
+HELD_AFTER = {"gizmo/sched.py": HELD_BEFORE["gizmo/sched.py"].replace("            self.num_cached = -1\n", "")}
+HELD = """
+    from gizmo.sched import Scheduler
+
+
+    class MyScheduler(Scheduler):
+        def cached(self, rid):
+            request = self.requests.get(rid)
+            return request.num_cached, request.prompt
+
+        def total(self):
+            return sum(r.num_cached for r in self.requests.values())
+
+        def report(self):
+            for rid, r in self.requests.items():
+                print(rid, r.num_cached)
+
+        def last(self):
+            return self.finished.popleft().num_cached
+    """
+
+
+def test_what_a_builtin_container_method_returns_is_the_annotated_element(tmp_path):
+    """`self.requests: dict[str, Request]` in the target: `.get(k)`, `.values()`, `.items()` and a
+    deque's `.popleft()` hand back Requests, whose removed attribute each read then misses."""
+    found = findings_of(tmp_path, Case("held", HELD_BEFORE, HELD_AFTER, {"app/sched.py": HELD}))
+    assert_findings(found, [("DRIFT060", line_of(HELD, "return request.num_cached")),
+                            ("DRIFT060", line_of(HELD, "sum(r.num_cached")),
+                            ("DRIFT060", line_of(HELD, "print(rid, r.num_cached)")),
+                            ("DRIFT060", line_of(HELD, "popleft().num_cached"))])
+    raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.sched",
+                       "(lambda s: (s.requests.update(a=__import__('gizmo.sched').sched.Request()), s.cached('a')))"
+                       "(MyScheduler())")
+    assert raised is not None and found[0].predicted_failure.startswith(raised)

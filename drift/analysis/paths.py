@@ -558,7 +558,26 @@ class PathEvaluator:
             return out
         if base.kind == "consumer":
             return self._consumer_member(base, name)
+        if base.kind == "container":
+            return self._container_method(base, name)
         return UNKNOWN
+
+    def _container_method(self, base: Value, name: str) -> Value:
+        """`d.get` / `d.pop` / `d.values` ... of a container the target annotates (`self.requests:
+        dict[str, Request]`): a callable whose result is what that method of a builtin container
+        gives back, written as `Callable[..., R]` so `_call` reads R like any annotation (`d.get(k)`
+        -> a Request, `d.values()` -> an iterable of them, `q.popleft()` -> an element)."""
+        head, args = split_generic(base.name or "")
+        if head in _MAPPINGS and len(args) == 2:
+            key, value = args
+            gives = {"get": value, "pop": value, "setdefault": value, "values": f"Iterable[{value}]",
+                     "keys": f"Iterable[{key}]", "items": f"Iterable[tuple[{key}, {value}]]", "copy": base.name}
+        elif head in _SEQUENCES and len(args) == 1:
+            gives = {"pop": args[0], "popleft": args[0], "copy": base.name}
+        else:
+            return UNKNOWN
+        out = gives.get(name)
+        return Value("container", name=f"Callable[..., {out}]", cref=base.cref) if out else UNKNOWN
 
     def _entered(self, base: Value, is_async: bool) -> Value:
         """What `with x as v` binds: the element a `@contextmanager` / `@asynccontextmanager`
@@ -607,6 +626,9 @@ class PathEvaluator:
             return Value("consumer", ckind="instance", cref=base.cref)
         if base.kind == "consumer" and base.ckind in ("function", "method"):
             return self._consumer_return(base.cref or "")
+        if base.kind == "container":  # a builtin container's method (`_container_method`)
+            head, args = split_generic(base.name or "")
+            return self._annotation_value(args[-1], base.cref or "") if head == "Callable" and args else UNKNOWN
         return UNKNOWN
 
     def _consumer_return(self, ref: str) -> Value:
