@@ -959,3 +959,28 @@ def test_what_a_builtin_container_method_returns_is_the_annotated_element(tmp_pa
                        "(lambda s: (s.requests.update(a=__import__('gizmo.sched').sched.Request()), s.cached('a')))"
                        "(MyScheduler())")
     assert raised is not None and found[0].predicted_failure.startswith(raised)
+
+
+REDECLARED = """
+    from gizmo.sched import Scheduler
+
+
+    def keep_open(requests, done):
+        return [r for r in requests if r not in done]
+
+
+    class MyScheduler(Scheduler):
+        def prune(self, done):
+            self.finished = keep_open(self.finished, done)
+
+        def oldest(self):
+            return self.finished[0].num_cached
+    """
+
+
+def test_a_base_attribute_the_subclass_stores_untyped_keeps_the_base_declared_type(tmp_path):
+    """`self.finished = keep_open(...)` replaces the target base's `deque[Request]` with a value
+    drift cannot type: the base's own code goes on reading it as Requests, so the subclass's
+    reads are Requests too."""
+    found = findings_of(tmp_path, Case("redeclared", HELD_BEFORE, HELD_AFTER, {"app/sched.py": REDECLARED}))
+    assert_findings(found, [("DRIFT060", line_of(REDECLARED, "self.finished[0].num_cached"))])

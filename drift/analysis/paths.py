@@ -930,6 +930,7 @@ class PathEvaluator:
         if key in seen or len(seen) > 20:
             return UNKNOWN
         seen.add(key)
+        own_unknown = False  # the class stores `name` itself, with a value drift cannot type
         if not skip_own:
             method = (cls.get("methods") or {}).get(name)
             if method is not None:
@@ -948,10 +949,15 @@ class PathEvaluator:
                         return Value("consumer", ckind="attr", cref=f"{key}.{name}")  # source fails (reported there)
                     if table == "class_attrs" and not on_class and v.kind == "unbound":
                         return Value("method", sym=v.sym, owner=v.owner, via=v.via, evidence=v.evidence)  # bound
-                    return v
+                    if v.known or table == "class_attrs":
+                        return v
+                    own_unknown = True
+                    break
         inferred = self._inferred_member(key, name)
         if inferred is not None:
             return inferred
+        if own_unknown:
+            return self._redeclared(cls, name)
         results = []
         patch_bases = set(cls.get("patch_bases") or ())
         for i, b in enumerate((cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or [])
@@ -978,6 +984,20 @@ class PathEvaluator:
         missing = [r for r in results if r.kind == "missing"]
         if len(missing) == len(results):
             return next((r for r in missing if r.cls is not None), missing[0])
+        return UNKNOWN
+
+    def _redeclared(self, cls: dict, name: str) -> Value:
+        """`self.running = remove_all(self.running, done)` in a subclass of a target class that
+        declares `running` (`self.running: list[Request] = []`): the value the consumer stores is
+        one drift cannot type, but it replaces the base's attribute, which the base's own methods
+        go on reading as the type they declare; that type is the attribute's. Only a known
+        member of a target base counts (never `missing`: the consumer's store makes it exist)."""
+        for b in (cls.get("bases") or []):
+            bv = self.value(tuple(b)) if b else UNKNOWN
+            if bv.kind == "class":
+                out = self._member(bv.sym, name, on_class=False)
+                if out.kind in ("instance", "container") and out.via in ("field", "instance"):
+                    return out
         return UNKNOWN
 
     def _inferred_member(self, cref: str, name: str) -> Value | None:
