@@ -70,8 +70,11 @@ def _gone_root(written: str | None, gone: dict[str, dict[str, Any]]) -> str | No
 
 @rule("DRIFT005", RuleKind.IMPORT_REMOVED, Severity.RISKY)
 def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
-    """A call or attribute read of a name the target removed, on a line other than its import:
-    it fails there once the import is fixed alone."""
+    """A use of a name the target removed, on a line other than its import: a call, an attribute
+    read, or the bare name where Python evaluates it (a parameter or return annotation when the
+    `def` runs, a default, a decorator, a base class, a class attribute, an `isinstance` argument).
+    It fails there once the import is fixed alone. Postponed and string annotations, local
+    variable annotations and `if TYPE_CHECKING:` blocks are never evaluated: silent."""
     if ctx.baseline is None:
         return
     for mod in ctx.usage:
