@@ -310,3 +310,45 @@ def test_an_attribute_the_consumer_attaches_itself_is_not_missing(tmp_path):
     assert [f for f in findings_of(tmp_path / "a", case) if f.rule_id == "DRIFT060"] == []
     case = Case("not-attached", PROPOSERS_BEFORE, PROPOSERS_AFTER, {"app/worker.py": gone})
     assert_findings(findings_of(tmp_path / "b", case), [("DRIFT060", line_of(gone, "return out.extra"))])
+
+
+ENGINE_BEFORE = {"gizmo/engine.py": """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class EngineArgs:
+        model: str
+        num_steps: int = 1
+        seed: int = 0
+
+
+    class Runner:
+        def __init__(self, model, **kwargs):
+            if "seed" not in kwargs:
+                kwargs["seed"] = 1
+            self.args = EngineArgs(model=model, **kwargs)
+    """}
+ENGINE_AFTER = {"gizmo/engine.py": ENGINE_BEFORE["gizmo/engine.py"].replace("        num_steps: int = 1\n", "")}
+ENGINE_USER = """
+    from gizmo.engine import Runner
+
+
+    def start():
+        return Runner(
+            "m",
+            num_steps=4,
+            seed=3,
+        )
+    """
+
+
+def test_keywords_through_a_target_constructor_into_the_class_its_init_builds(tmp_path):
+    """`Runner(..., num_steps=4)`: the target's `Runner.__init__(self, model, **kwargs)` hands its
+    keywords to `EngineArgs(model=model, **kwargs)`, which no longer has `num_steps`."""
+    found = findings_of(tmp_path, Case("ctor-forward", ENGINE_BEFORE, ENGINE_AFTER, {"app/run.py": ENGINE_USER}))
+    assert_findings(found, [("DRIFT015", line_of(ENGINE_USER, "num_steps=4"))])
+    f = only(found, "DRIFT015")
+    assert "EngineArgs" in f.title and "Runner" in f.title
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.run", "start()") == f.predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "start()") is None

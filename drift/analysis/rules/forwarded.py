@@ -8,7 +8,8 @@ Two ways a caller's keywords land in a callable it never names:
   or set keys of the dict);
 - the target's own: a factory `def get_x(spec, **kwargs): return cls(spec, **kwargs)` hands the
   consumer's keywords to the class it builds (named by the call, or by the factory's return
-  annotation when the class is chosen at run time).
+  annotation when the class is chosen at run time); so does a target class's `__init__(self,
+  model, **kwargs)` that builds `EngineArgs(model=model, **kwargs)` (`LLM(..., k=v)`).
 
 DRIFT015 reports a keyword the consumer passes that the callable at the end no longer accepts
 (at the keyword, where it is written); DRIFT016 a parameter the callable now requires that no
@@ -135,12 +136,21 @@ def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[
     return out
 
 
+def _forwarder(callee: Symbol | None, params_at: Symbol | None, is_constructor: bool) -> Symbol | None:
+    """The function whose body hands the call's `**kwargs` on: the callee itself, or for a
+    construction the `__init__` its parameters come from (`LLM(..., k=v)` whose `__init__(self,
+    model, **kwargs)` builds `EngineArgs(model=model, **kwargs)`: `k` lands in EngineArgs)."""
+    if not is_constructor:
+        return callee
+    return params_at if params_at is not None and params_at.kind == "method" else None
+
+
 def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward, Symbol, list[Param], Symbol | None,
                                                      list[Param] | None, Symbol | None, int, set[str], list[str]]]:
     for rc in ctx.calls:
-        if rc.is_constructor or rc.target is None or rc.target_params is None:
+        if rc.target is None or rc.target_params is None:
             continue
-        tf = _factory_targets(ctx, rc.target, ctx.target)
+        tf = _factory_targets(ctx, _forwarder(rc.target, rc.target_params_at, rc.is_constructor), ctx.target)
         if not tf:
             continue
         sig = [[p.name, p.kind, not p.required] for p in rc.target_params]
@@ -150,7 +160,7 @@ def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward,
         if bound is None:
             continue
         _extra, rest = bound
-        bf = _factory_targets(ctx, rc.baseline, ctx.baseline)
+        bf = _factory_targets(ctx, _forwarder(rc.baseline, rc.baseline_params_at, rc.is_constructor), ctx.baseline)
         for fwd, cls in tf[:1]:
             if fwd.star_args:
                 continue
