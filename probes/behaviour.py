@@ -131,7 +131,7 @@ class _Scan:
     __slots__ = ("text", "self_name", "params", "sets", "resets", "reads", "calls", "raises", "asserts",
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
-                 "by_name", "held_tests", "kw_calls", "pos_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
+                 "by_name", "held_tests", "kw_calls", "pos_calls", "flag_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
                  "globals_set", "param_sets", "param_hands", "cond", "omit_warns")
 
     def __init__(self, text, self_name, params):
@@ -149,6 +149,7 @@ class _Scan:
         self.ctor = []
         self.kw_calls = []  # [callee, line, [positional srcs], {keyword: src}] of lower-case calls with keywords
         self.pos_calls = []  # [callee, line, [argument nodes]]: `self.x.name(a, b)`, positional arguments only
+        self.flag_calls = []  # [callee, line, [argument texts]]: `x.name(a, True, b)`, names and flags only
         self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
         self.bare_calls = {}  # name -> first line of `name()`: a call of a plain name with no arguments
         # (written under the dotted name a lazy import inside the function gives it)
@@ -228,8 +229,10 @@ class _Scan:
                     self.alias_site(func.id, n)
                 if type(func) is _Name and not n.args and not n.keywords and self.depth == 0:
                     self.bare_calls.setdefault(func.id, n.lineno)
-                if n.args and not n.keywords and self_name is not None and type(func) is _Attribute:
-                    self.pos_call(n)
+                if n.args and not n.keywords and type(func) is _Attribute:
+                    if self_name is not None:
+                        self.pos_call(n)
+                    self.flag_call(n)
                 if type(func) is _Attribute and type(func.value) is _Name and func.value.id == self_name:
                     _add(self.calls, func.attr, n.lineno)
                 else:
@@ -396,6 +399,25 @@ class _Scan:
         if any(type(a) is ast.Starred for a in node.args):
             return
         self.pos_calls.append([callee, node.lineno, node.args])
+
+    def flag_call(self, node):
+        """`x.name(a, b, True, c)`: a method call on any receiver whose positional arguments are
+        all plain names or constants, at least one of them True/False/None (facts +fc). A hook
+        vLLM calls with a fixed flag in one slot (0.12's selector passed `True` for a plugin's
+        `use_v1`) shows the only value that slot ever held, so an override the target stops
+        passing it to can bind that value and behave as it did."""
+        callee = dotted(node.func)
+        if not callee or not last_segment(callee)[:1].islower():
+            return
+        flag = False
+        for a in node.args:
+            t = type(a)
+            if t is _Constant:
+                flag = flag or a.value is None or type(a.value) is bool
+            elif t is not _Name:
+                return
+        if flag:
+            self.flag_calls.append([callee, node.lineno, [self.text.of(a, _VALUE_CUT) or "" for a in node.args]])
 
     def test_reads(self, test):
         """`self.x.f` read in a branch test: the method behaves by a setting of an object it
@@ -775,6 +797,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"kw_calls": [{"callee": c, "line": ln, "args": a, "keywords": k} for c, ln, a, k in scan.kw_calls]}
            if scan.kw_calls else {}),
         **({"pos_calls": scan.positional_calls()} if scan.pos_calls else {}),
+        **({"flag_calls": [{"callee": c, "line": ln, "args": a} for c, ln, a in scan.flag_calls]}
+           if scan.flag_calls else {}),
         **({"held_reads": scan.held_reads} if scan.held_reads else {}),
         **({"held_tests": _sorted_lines(scan.held_tests)} if scan.held_tests else {}),
         **({"unpacks": scan.unpacks} if scan.unpacks else {}),

@@ -99,3 +99,75 @@ def test_unread_parameters_leave_the_def_and_a_body_reading_one_is_left_alone():
     reading = METHOD.replace("return run(", "return use_grouped_topk or run(")
     new, out = run_codemod(reading, "bind_parameters", line=2, args=args)
     assert new == reading and out.status == "not_found" and "reads use_grouped_topk" in out.reason
+
+
+PACKED = '''\
+class Platform(Base):
+    @classmethod
+    def get_backend(cls, selected: "Enum",
+                    head_size: int, dtype: str,
+                    use_v1: bool, use_mla: bool) -> str:
+        if use_v1:
+            return "v1" if not use_mla else "mla"
+        return "v0"
+'''
+PACKED_ARGS = {"function": "get_backend", "add": [["config", "selected"]],
+               "params": [["head_size", "config.head_size"], ["dtype", "config.dtype"],
+                          ["use_v1", "True"], ["use_mla", "config.use_mla"]]}
+
+
+def test_packed_parameters_leave_the_def_the_new_object_takes_their_place_and_a_fixed_flag_is_bound():
+    assert _twice(PACKED, 3, PACKED_ARGS) == (
+        "class Platform(Base):\n"
+        "    @classmethod\n"
+        "    def get_backend(cls, selected: \"Enum\",\n"
+        "                    config) -> str:\n"
+        "        use_v1 = True\n"
+        "        use_mla = config.use_mla\n"
+        "        if use_v1:\n"
+        "            return \"v1\" if not use_mla else \"mla\"\n"
+        "        return \"v0\"\n"
+    )
+
+
+def test_the_packed_override_takes_the_targets_call_and_behaves_as_on_the_baseline():
+    new = _twice(PACKED, 3, PACKED_ARGS)
+    scope: dict = {"Base": object}
+    exec(new, scope)
+
+    class Config:
+        head_size, dtype, use_mla = 64, "bf16", True
+
+    assert scope["Platform"].get_backend("FLASH", config=Config()) == "mla"
+    Config.use_mla = False
+    assert scope["Platform"].get_backend("FLASH", Config()) == "v1"
+
+
+def test_the_new_object_goes_in_the_middle_in_the_defs_own_layout():
+    src = ("def hook(a, b, c, d):\n"
+           "    return a, c\n")
+    args = {"function": "hook", "add": [["packed", "a"]], "params": [["b", "packed.b"], ["c", "packed.c"]]}
+    assert _twice(src, 1, args) == ("def hook(a, packed, d):\n"
+                                    "    c = packed.c\n"
+                                    "    return a, c\n")
+
+
+def test_an_added_parameter_that_would_shadow_a_read_or_follow_a_default_is_refused():
+    shadow = ("def hook(a, b):\n"
+              "    return config, b\n")
+    args = {"function": "hook", "add": [["config", "a"]], "params": [["b", "config.b"]]}
+    new, out = run_codemod(shadow, "bind_parameters", line=1, args=args)
+    assert new == shadow and out.status == "not_found" and "shadow" in out.reason
+    defaulted = ("def hook(a=1, b=2):\n"
+                 "    return a, b\n")
+    args = {"function": "hook", "add": [["config", "a"]], "params": [["b", "config.b"]]}
+    new, out = run_codemod(defaulted, "bind_parameters", line=1, args=args)
+    assert new == defaulted and out.status == "not_found" and "default" in out.reason
+
+
+def test_a_def_that_already_dropped_them_but_lacks_the_new_object_is_not_taken_as_done():
+    src = ("def hook(a, d):\n"
+           "    return a\n")
+    args = {"function": "hook", "add": [["packed", "a"]], "params": [["b", "packed.b"]]}
+    new, out = run_codemod(src, "bind_parameters", line=1, args=args)
+    assert new == src and out.status == "not_found"

@@ -326,7 +326,9 @@ def test_parameters_packed_into_one_new_object_are_read_from_it_in_the_manual_ed
     """vLLM 0.13 packs get_attn_backend_cls's head_size, dtype, ... into one AttentionSelectorConfig
     and passes it as `attn_selector_config=`: an override with the old separate parameters is told
     to take the new ones and read each old one from that object, and which old one it does not
-    hold (`use_v1`, no longer passed at all). Manual: the body decides what that one means now."""
+    hold (`use_v1`, no longer passed at all). Manual where the baseline passed that one as a
+    variable: the body decides what it means now (a fixed literal there gets bind_parameters,
+    tests/test_rules_packed_parameters.py)."""
     before = {"gizmo/select.py": """
         class Platform:
             @classmethod
@@ -334,8 +336,8 @@ def test_parameters_packed_into_one_new_object_are_read_from_it_in_the_manual_ed
                 return "base"
 
 
-        def pick(platform):
-            return platform.backend_cls("flash", 64, True, False)
+        def pick(platform, v1=True):
+            return platform.backend_cls("flash", 64, v1, False)
         """}
     after = {"gizmo/select.py": """
         from typing import NamedTuple

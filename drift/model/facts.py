@@ -244,6 +244,15 @@ class PosCall(Located):
     locals: _Key[Mapping[str, str]] = _Key("locals", {}, doc="identifier argument -> its assignment's text")
 
 
+class FlagCall(Located):
+    """`x.name(a, True, b)`: a method call on any receiver passing only plain names and constants
+    positionally, one of them True/False/None (facts +fc): the argument texts."""
+
+    __slots__ = ()
+    callee: _Key[str] = _Key("callee", "", doc="the callee as written, dotted")
+    args: _Key[Sequence[str]] = _Key("args", _NO_TEXTS, doc="each positional argument's source text")
+
+
 class KwargsForward(Located):
     """A call a function makes with its own `**kwargs` passed on whole (probes/forwards.py): a
     factory handing the caller's keywords to the class it builds."""
@@ -308,6 +317,8 @@ class Behaviour(Record):
                                         doc="calls of lower-case names passing keywords, with argument texts")
     pos_calls: _Key[list[PosCall]] = _Key("pos_calls", [], _rows(PosCall),
                                           doc="method calls on self (or what it holds) passing positional arguments only")
+    flag_calls: _Key[list[FlagCall]] = _Key("flag_calls", [], _rows(FlagCall),
+                                            doc="method calls passing names and a True/False/None flag positionally")
     kwarg_defaults: _Key[Mapping[str, Mapping[str, Any]]] = _Key("kwarg_defaults", {})
     return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
     returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")

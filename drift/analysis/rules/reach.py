@@ -27,6 +27,7 @@ from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_bas
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
+from drift.analysis.rules.packed_params import packed_fix
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
 from drift.analysis.rules.own_checks import dropped_check
@@ -1159,6 +1160,10 @@ def _packed_parameters_text(ctx: CheckContext, *, label: str, sig: list[list[Any
         if not held:
             continue
         rest = [g for g in gone if g not in members]
+        if len(missing) == 1:
+            fix = packed_fix(ctx, label=label, sig=sig, tm=tm, holder=p.name, cls=cls, held=held, rest=rest)
+            if fix is not None:
+                return fix
         own = ", ".join(n for n in tnames if n not in ("self", "cls"))
         reads = ", ".join(f"`{g} = {p.name}.{g}`" for g in held[:4]) + (", ..." if len(held) > 4 else "")
         return Fix(f"take `{label}`'s parameters as the target declares them ({own}) and read the old ones from "

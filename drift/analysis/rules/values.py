@@ -94,6 +94,23 @@ def pos_calls(index: PackageIndex, name: str) -> list[dict]:
     return index.query("pos_calls.v2", name, needle=call_of(name), build=_build_pos_calls, default=[], scoped=True)
 
 
+def _build_flag_calls(index: PackageIndex, modules: Iterable[str] | None = None) -> dict[str, list[dict]]:
+    """callee's last segment -> [{path, function, line, callee, args}] over `flag_calls`."""
+    out: dict[str, list] = {}
+    for _name, mod, fn in _functions(index, modules):
+        for call in fn.behaviour.flag_calls:
+            out.setdefault(call.callee.rsplit(".", 1)[-1], []).append(
+                {"path": mod.path, "function": fn.qualname or fn.name, "line": call.line, "callee": call.callee,
+                 "args": list(call.args)})
+    return out
+
+
+def flag_calls(index: PackageIndex, name: str) -> list[dict]:
+    """The package's own `x.name(a, True, b)` calls passing only names and constants positionally,
+    one a True/False/None flag (facts +fc), with the argument texts (cached per digest and name)."""
+    return index.query("flag_calls", name, needle=call_of(name), build=_build_flag_calls, default=[], scoped=True)
+
+
 def determinable_value(ctx, rc, name: str) -> Value | None:
     at = rc.target_params_at
     if at is not None and at.kind == "method" and at.owner is not None:
