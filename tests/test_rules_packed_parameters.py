@@ -115,3 +115,19 @@ def test_a_name_the_object_lacks_without_one_fixed_value_stays_manual(tmp_path):
     f = only(findings_of(tmp_path, Case("packed-manual", before, AFTER, CONSUMER)), "DRIFT070")
     assert f.fix.codemod is None and f.fix.tier == "manual"
     assert "`use_v1` is not among them" in f.fix.description
+
+
+def test_a_range_consumer_keeps_the_old_def_in_a_version_branch(tmp_path):
+    """The baseline's own caller still passes the old parameters one by one: the rewritten def is
+    version-gated, and the old one stays for the releases that call it that way."""
+    from drift.fixes.version_helper import choose_gate
+
+    findings = findings_of(tmp_path, Case("packed-range", BEFORE, AFTER, CONSUMER))
+    files = {REL: (tmp_path / "consumer" / REL).read_bytes()}
+    gate = choose_gate(files, top="app", since="0.13.0", before="0.12.0")
+    gated = plan(files, list(findings), gate=gate, gate_lines={})
+    text = {c.path: c.after.decode() for c in gated.changes}
+    mine = text[REL]
+    assert "app/vllm_version.py" in text and mine.count("if vllm_version_at_least") == 1
+    assert "def get_backend(cls, selected, config):" in mine and "use_v1, use_mla):" in mine
+    compile(mine, REL, "exec")
