@@ -1112,6 +1112,31 @@ def unpacking(st):
     return None
 
 
+def indexed_results(fn):
+    """id(call node) -> [the highest constant index read off its result, the line of that read],
+    through the one local the result is assigned to (`res = f(...)` or `= await f(...)`, then
+    `res[2]`): a callee that now returns fewer values raises IndexError at that read, as one
+    unpacked into more names raises ValueError. A local the function binds more than once, or a
+    negative index, says nothing."""
+    calls, stores = {}, {}
+    for node in walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value.value if isinstance(node.value, ast.Await) else node.value
+            if isinstance(value, ast.Call):
+                calls[node.targets[0].id] = value
+    out = {}
+    for node in walk(fn):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name) \
+                and node.value.id in calls and stores.get(node.value.id) == 1 \
+                and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int and node.slice.value >= 0:
+            key = id(calls[node.value.id])
+            if key not in out or node.slice.value > out[key][0]:
+                out[key] = [node.slice.value, node.lineno]
+    return out
+
+
 class _Function:
     """One function (or the module body): statements in order, names typed as they flow."""
 
@@ -1136,6 +1161,7 @@ class _Function:
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
         self.awaited = set()  # id(call node) of each `await f(...)`
+        self.indexed = {}  # id(call node) -> [highest constant index read off its result, that read's line]
         self._sig_names = None  # names read off `inspect.signature(C)`, computed at the first `if` that may prune
 
     def _signature_names(self):
@@ -1152,6 +1178,7 @@ class _Function:
         try:
             if isinstance(node, _FUNCS):
                 self._params(node)
+                self.indexed = indexed_results(node)
             self.block(node.body, self.env)
         finally:
             del self.mod.guards[len(self.mod.guards) - len(gates):]
@@ -2003,6 +2030,8 @@ class _Function:
             self.mod.calls[-1]["unpacked"] = self.unpacks[id(node)]
         if id(node) in self.awaited:
             self.mod.calls[-1]["awaited"] = True
+        if id(node) in self.indexed:
+            self.mod.calls[-1]["indexed"] = self.indexed[id(node)]
         if self.mod.failing:
             self.mod.calls[-1]["on_failure"] = True
         kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}

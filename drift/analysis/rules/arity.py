@@ -1,5 +1,8 @@
 """DRIFT032: a call's result is unpacked into as many names as the baseline returned, not the target.
 
+Also a result read at a constant index (`res = f(...)`, then `res[2]`) past the number of values
+the target now returns: IndexError there.
+
 A function that grows its tuple (`-> tuple[Blocks, int]` becoming `-> tuple[Blocks, int, int]`)
 breaks every `a, b = f(...)` at once with `ValueError: too many values to unpack`, wherever the
 call is: on an object vLLM built and the consumer reached through `self.<attr>`, in a function
@@ -13,6 +16,7 @@ a starred item or returns of several lengths say nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterator
 
 from drift.analysis.context import CheckContext
@@ -117,6 +121,9 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple[str, int]] = set()
     for rc in ctx.calls:
         shape = rc.rec.get("unpacked")
+        if rc.rec.get("indexed") and not shape:
+            yield from _indexed_beyond(ctx, rc, seen)
+            continue
         if not shape or rc.is_constructor or rc.target is None or rc.baseline is None:
             continue
         if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
@@ -143,6 +150,38 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="which of the new values the consumer needs is its own decision"),
             symbol=rc.dotted,
         )
+
+
+def _indexed_beyond(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterator[Finding]:
+    """`res = f(...)` then `res[2]`: the baseline returned more values than the index, the target
+    returns no more than it, so the read raises IndexError (the probe's `indexed`, the highest
+    constant index read off the one local holding the result, and that read's line, where Python
+    raises)."""
+    if rc.is_constructor or rc.target is None or rc.baseline is None \
+            or rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+        return
+    index, at = int(rc.rec["indexed"][0]), int(rc.rec["indexed"][1])
+    now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
+    before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
+    if now is None or before is None or before <= index or now > index:
+        return
+    site = replace(rc.site, line=at, col=None, snippet=None) if at != rc.site.line else rc.site
+    if (site.path, site.line) in seen:
+        return
+    seen.add((site.path, site.line))
+    yield Finding(
+        rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
+        title=f"`{rc.label}(...)` now returns {now} values ({tret}); its result is read at index {index}"
+              + (f" (the call at line {rc.site.line})" if at != rc.site.line else ""),
+        consumer_site=site,
+        target_evidence=(ctx.evidence(rc.target),),
+        baseline_evidence=(ctx.evidence(rc.baseline),),
+        predicted_failure="IndexError: tuple index out of range",
+        details=f"the baseline returned {before} values ({bret})",
+        fix=Fix(f"read the values `{rc.label}` now returns ({tret})",
+                manual_reason="where the old value went (another call, another position) is the target's to read"),
+        symbol=rc.dotted,
+    )
 
 
 RULES = [unpacked_count_changed]
