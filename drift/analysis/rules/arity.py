@@ -115,7 +115,9 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
     returns, and the target's annotation returns another number: the assignment raises. A return
     annotated with a NamedTuple class of the package counts its fields, defaulted ones included
     (`-> LogprobsTensors` gaining a fourth field breaks `a, b, c = sampler.gather(...)`). A function
-    with no return annotation counts when every return is a tuple literal of one length."""
+    with no return annotation counts when every return is a tuple literal of one length. A result
+    read at a constant index through the one local holding it (`res = f(...)`, `res[2]`) past the
+    number of values the target now returns is an IndexError, reported at that read."""
     if ctx.baseline is None:
         return
     seen: set[tuple[str, int]] = set()
