@@ -104,3 +104,32 @@ def test_a_mixin_combined_with_a_target_class_is_held_to_its_contract(tmp_path):
 def test_a_mixin_listed_after_the_target_class_overrides_nothing(tmp_path):
     found = findings_of(tmp_path, Case("behind", BEFORE, AFTER, {"app/server.py": BEHIND}))
     assert_findings(found, [])
+
+
+# a consumer class with a base of its own that this side cannot resolve (a target class gone from
+# it) is no mixin: that base may define what its methods override
+GONE_BASE = """
+    from gizmo.serving import ChatServing
+    from gizmo.legacy import LegacyServing
+
+
+    class Bridge(LegacyServing):
+        async def _preprocess(self, request, messages, template, add_prompt=True):
+            return None
+
+
+    class Chat(Bridge, ChatServing):
+        pass
+    """
+
+
+def test_a_class_with_a_base_of_its_own_is_no_mixin(tmp_path):
+    before = {**BEFORE, "gizmo/legacy.py": """
+        class LegacyServing:
+            async def _preprocess(self, request, messages, template, add_prompt=True):
+                return None
+        """}
+    found = findings_of(tmp_path, Case("gone-base", before, AFTER, {"app/server.py": GONE_BASE}))
+    # the import of the gone module is the break; the class is not judged against ChatServing
+    assert [f.rule_id for f in found if f.rule_id == "DRIFT070"] == []
+    assert any(f.rule_id == "DRIFT001" for f in found)

@@ -1030,7 +1030,7 @@ class PathEvaluator:
 
     def _combined_mixins(self) -> Iterator[tuple[str, list[list[str]]]]:
         """(mixin, the bases that follow it) for each consumer class that lists a consumer class
-        of no target base of its own ahead of other bases (`class Chat(MyMixin, OpenAIServingChat)`,
+        with no base of its own but such classes (`_pure_mixin`) ahead of other bases (`class Chat(MyMixin, OpenAIServingChat)`,
         module-level or made inside a function): in that class's MRO the mixin's methods override
         the later bases' and its `super().m(...)` reaches theirs, so the mixin is checked as part of
         each class it is combined with."""
@@ -1039,9 +1039,22 @@ class PathEvaluator:
             for i, b in enumerate(bases[:-1]):
                 v = self.value(tuple(b)) if b else UNKNOWN
                 later = [list(x) for x in bases[i + 1:] if x]
-                if v.kind == "consumer" and v.ckind == "class" and v.cref and later \
-                        and not self._target_bases(v.cref, mixed=False):
+                if v.kind == "consumer" and v.ckind == "class" and v.cref and later and self._pure_mixin(v.cref):
                     yield v.cref, later
+
+    def _pure_mixin(self, cref: str, depth: int = 0) -> bool:
+        """A consumer class whose bases are none, or only such classes: nothing but the classes it
+        is combined with can come after it in an MRO. A base drift cannot resolve on this side (a
+        target class gone from it, a third party's) may itself define what the mixin's methods
+        override or what its `super()` reaches, so such a class is no mixin here."""
+        cls = self.consumer.classes.get(cref)
+        if cls is None or depth > 8 or cls.get("generic") or cls.get("decorated_with"):
+            return False
+        for b in cls.get("bases") or []:
+            v = self.value(tuple(b)) if b else UNKNOWN
+            if not (v.kind == "consumer" and v.ckind == "class" and v.cref and self._pure_mixin(v.cref, depth + 1)):
+                return False
+        return True
 
     def constructed_base(self, cref: str) -> Symbol | None:
         """The target class whose constructor builds the consumer class `cref`: a subclass that
@@ -1086,7 +1099,7 @@ class PathEvaluator:
             hit = self._bases[cref] = self._target_bases(cref)
         return list(hit)
 
-    def _target_bases(self, cref: str, *, mixed: bool = True) -> list[Symbol]:
+    def _target_bases(self, cref: str) -> list[Symbol]:
         out: list[Symbol] = []
         seen: set[str] = set()
 
@@ -1098,7 +1111,7 @@ class PathEvaluator:
             if cls is None:
                 return
             for b in (cls.get("bases") or []) + (cls.get("generic") or []) + (cls.get("decorated_with") or []) \
-                    + (self.mixed_into(ref) if mixed else []):
+                    + self.mixed_into(ref):
                 if not b:
                     continue
                 v = self.value(tuple(b))
