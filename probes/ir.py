@@ -15,7 +15,8 @@ is not recorded: the inference knows nothing of it, which is what unknown means.
 Relations (SCHEMA.md, "IR"): ``defs`` {qual: [class qual or "", [[name, annotation path,
 default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`` {qual: [[base path, ...], line]}, ``assign`` [[var, path]],
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`, and one per row of `for c, n, f in
-TABLE: setattr(c, n, f)` over a literal table), ``call``
+TABLE: setattr(c, n, f)` over a literal table), ``attrset`` [[object path, attr, line]] (`o.a = v` whose
+value is no path, a literal: what the consumer sets on an object, not what it holds), ``call``
 [[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
 [[key, value path, line]] (`{"k": v}`, `d["k"] = v`, `dict(k=v)`), ``guards`` [[first line, last line, [guard,
 ...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
@@ -70,13 +71,31 @@ class _Names:
                 for a in node.names:
                     if a.name != "*":
                         self.names.setdefault(a.asname or a.name, base + "." + a.name if base else a.name)
+        placeholders = _typing_placeholders(tree.body)
         for node in _module_statements(tree.body):
             for name in _bound_names(node):
-                self.names[name] = module + "." + name
+                if name not in placeholders:
+                    self.names[name] = module + "." + name
 
     def root(self, name):
         dotted = self.names.get(name)
         return "sym:" + dotted if dotted else None
+
+
+def _typing_placeholders(body):
+    """Names imported under a module-level `if TYPE_CHECKING:` and bound to a constant in its
+    `else` (`VllmConfig = None`): the stand-in only keeps the name defined at run time; what an
+    annotation naming it (`vllm_config: "VllmConfig"`) means is the import."""
+    out = set()
+    for node in _module_statements(body):
+        if not (isinstance(node, ast.If) and (_dotted(node.test) or "").split(".")[-1] == "TYPE_CHECKING"):
+            continue
+        imported = {a.asname or a.name.split(".")[0] for st in node.body if isinstance(st, (ast.Import, ast.ImportFrom))
+                    for a in st.names}
+        for st in node.orelse:
+            if isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant):
+                out.update(t.id for t in st.targets if isinstance(t, ast.Name) and t.id in imported)
+    return out
 
 
 def _module_statements(body):
@@ -582,6 +601,8 @@ def _relations(out, scope, own, *, fn_key):
             p = scope.path(node.value)
             if p:
                 out["ret"].append([fn_key, p])
+        elif isinstance(node, ast.NamedExpr):  # `if cfg := vllm_config.attention_config:`
+            _target(out, scope, node.target, scope.path(node.value), node.lineno)
         elif isinstance(node, ast.Call):
             _call(out, scope, node, strings)
         elif isinstance(node, ast.Delete):
@@ -765,6 +786,10 @@ def _narrowed(out, scope, node):
 
 def _target(out, scope, target, src, line):
     if src is None:
+        if isinstance(target, ast.Attribute):  # `o.a = False`: no value to follow, but `o` now has `a`
+            obj = scope.path(target.value)
+            if obj:
+                out.setdefault("attrset", []).append([obj, target.attr, line])
         return
     if isinstance(target, ast.Name):
         root = scope.root(target.id)

@@ -133,7 +133,7 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
     return out, dropped
 
 
-_IR_EDGES = {"store": 3, "call": 3, "key": 2}  # relation -> where its row keeps the line
+_IR_EDGES = {"store": 3, "attrset": 2, "call": 3, "key": 2}  # relation -> where its row keeps the line
 
 
 def _ir_live(ir: Any, guards: Any, version: Version, predicates: dict[str, dict[str, Any]]) -> Any:

@@ -65,6 +65,8 @@ class Solution:
     method_objects: dict[str, list[str]] = field(default_factory=dict)  # "Cls.method:local" -> consumer
     # classes whose objects a local of a consumer class's method may hold (`adapter = Adapter(...)`
     # before `super().__init__(model=adapter)`): what the method hands on by that name
+    target_stores: list[dict[str, Any]] = field(default_factory=list)  # `obj.attr = v` with obj typed
+    # as target objects: {"attr", "objects": [paths], "path", "line"}: attributes the consumer sets itself
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -184,6 +186,7 @@ class _Solver:
         self.classes: dict[str, list] = {}
         self.assign: list = []
         self.store: list = []
+        self.attrset: list = []  # (object path, attr, line, module path): `o.a = <literal>`
         self.call: list = []
         self.ret: list = []
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
@@ -289,6 +292,7 @@ class _Solver:
         for row in stores:
             self.store.append(row)
             self.where[id(row)] = where
+        self.attrset += [(_t(obj), _s(attr), int(line), where) for obj, attr, line in ir.get("attrset") or []]
 
     # -- sets --------------------------------------------------------------------------------
     def add(self, key: str, values) -> None:
@@ -745,6 +749,7 @@ class _Solver:
             objects = sorted(v[1] for v in values if v[0] == "I")
             if objects:
                 sol.returned_objects[fn] = sorted(set(sol.returned_objects.get(fn, [])) | set(objects))
+        sol.target_stores = self._target_stores()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):
@@ -758,6 +763,21 @@ class _Solver:
                                                  "target": o[1][0][4:] + "." + attr, "consumer": v[1],
                                                  "kind": {"C": "class", "F": "function"}.get(v[0], "other")})
         return sol
+
+
+    def _target_stores(self) -> list[dict[str, Any]]:
+        """Each `obj.attr = v` (a value or a literal) whose obj the solution types as target objects
+        only: {"attr", "objects": [paths], "path", "line"}. A module (a one-step path) is left out:
+        a name assigned into it is a replacement (`replacements`), not an attribute of an object."""
+        rows = [(row[0], row[1], self.where.get(id(row), ""), row[3]) for row in self.store]
+        rows += [(obj, attr, where, line) for obj, attr, line, where in self.attrset]
+        out = []
+        for obj, attr, where, line in rows:
+            values = self.eval(obj)
+            if not values or any(v[0] != "T" or len(v[1]) < 2 for v in values) or len(values) > MAX_VALUES:
+                continue
+            out.append({"attr": attr, "objects": sorted(list(v[1]) for v in values), "path": where, "line": line})
+        return sorted(out, key=lambda r: (r["path"], r["line"], r["attr"]))
 
 
 def solve(usage: list[dict[str, Any]], prefixes: tuple[str, ...]) -> Solution:

@@ -1,0 +1,125 @@
+"""A gone field the consumer sets itself on the target's object is risky; one it never sets stays breaking.
+
+The target drops two fields of `AttentionConfig`. The consumer's platform hook writes one of them
+onto the config's `AttentionConfig` (`if attention_config := config.attention_config:
+attention_config.use_fast_prefill = False`), as a platform plugin does at start-up, and reads both
+later. The written one is found on the object (a dataclass without slots takes the attribute):
+no AttributeError where the hook ran first, so risky with the store as the reason. The other read
+fails: still breaking. A store of the same name on an object of another class changes nothing.
+"""
+
+from __future__ import annotations
+
+from drift.findings import Finding, Severity
+from tests.rule_cases import findings_of, Case, line_of, raised_by
+
+CONFIG_BEFORE = """
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class AttentionConfig:
+        backend: str = "x"
+        use_fast_prefill: bool = True
+        use_slow_prefill: bool = False
+
+    @dataclass
+    class Config:
+        attention_config: AttentionConfig = field(default_factory=AttentionConfig)
+
+    _CONFIG = Config()
+
+    def get_current_config() -> Config:
+        return _CONFIG
+    """
+CONFIG_AFTER = """
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class AttentionConfig:
+        backend: str = "x"
+
+    @dataclass
+    class Config:
+        attention_config: AttentionConfig = field(default_factory=AttentionConfig)
+
+    _CONFIG = Config()
+
+    def get_current_config() -> Config:
+        return _CONFIG
+    """
+PLATFORM = """
+    from gizmo.config import Config
+
+    class Platform:
+        @classmethod
+        def check_and_update_config(cls, config: Config) -> None:
+            pass
+    """
+MY_PLATFORM = """
+    from gizmo.config import Config
+    from gizmo.platform import Platform
+
+    class MyPlatform(Platform):
+        @classmethod
+        def check_and_update_config(cls, config: Config) -> None:
+            if attention_config := config.attention_config:
+                attention_config.use_fast_prefill = False
+    """
+ON_THE_WRONG_OBJECT = """
+    from gizmo.config import Config
+    from gizmo.platform import Platform
+
+    class MyPlatform(Platform):
+        @classmethod
+        def check_and_update_config(cls, config: Config) -> None:
+            config.use_fast_prefill = False
+    """
+ATTN = """
+    from gizmo.config import get_current_config
+
+    def use_fast_prefill() -> bool:
+        config = get_current_config()
+        return config.attention_config.use_fast_prefill
+
+    def use_slow_prefill() -> bool:
+        config = get_current_config()
+        return config.attention_config.use_slow_prefill
+    """
+FAST = line_of(ATTN, ".use_fast_prefill")
+SLOW = line_of(ATTN, ".use_slow_prefill")
+
+
+def _case(platform: str) -> Case:
+    return Case("consumer-set", {"gizmo/config.py": CONFIG_BEFORE, "gizmo/platform.py": PLATFORM},
+                {"gizmo/config.py": CONFIG_AFTER, "gizmo/platform.py": PLATFORM},
+                {"app/platform.py": platform, "app/attn.py": ATTN})
+
+
+def _reads(findings: tuple[Finding, ...]) -> dict[int, Finding]:
+    return {f.consumer_site.line: f for f in findings if f.rule_id == "DRIFT060" and f.consumer_site.path == "app/attn.py"}
+
+
+def test_a_gone_field_the_consumer_sets_on_that_object_is_risky_and_one_it_never_sets_stays_breaking(tmp_path):
+    reads = _reads(findings_of(tmp_path, _case(MY_PLATFORM)))
+    assert sorted(reads) == [FAST, SLOW]
+    assert reads[FAST].severity is Severity.RISKY
+    assert ("the consumer sets `use_fast_prefill` on the `AttentionConfig` itself (app/platform.py:"
+            f"{line_of(MY_PLATFORM, 'attention_config.use_fast_prefill')})") in reads[FAST].title
+    assert reads[SLOW].severity is Severity.BREAKING
+    # what really runs on the target: the hook first, then the reads
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    hook = "__import__('app.platform').platform.MyPlatform.check_and_update_config(get_current_config())"
+    assert raised_by(roots, "app.attn", f"({hook}, use_fast_prefill())") is None
+    assert raised_by(roots, "app.attn", f"({hook}, use_slow_prefill())") == \
+        "AttributeError: 'AttentionConfig' object has no attribute 'use_slow_prefill'"
+
+
+def test_the_same_name_set_on_an_object_of_another_class_leaves_the_read_breaking(tmp_path):
+    reads = _reads(findings_of(tmp_path, _case(ON_THE_WRONG_OBJECT)))
+    assert sorted(reads) == [FAST, SLOW]
+    assert reads[FAST].severity is Severity.BREAKING
+    assert reads[SLOW].severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    hook = "__import__('app.platform').platform.MyPlatform.check_and_update_config(get_current_config())"
+    assert raised_by(roots, "app.attn", f"({hook}, use_fast_prefill())") == \
+        "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"
