@@ -1898,7 +1898,8 @@ def _new_stubs(ctx: CheckContext, ref: str, cls: dict, tb: list[Symbol], bb: lis
             continue
         m = stubs[name]
         owner = m.dotted.rsplit(".", 2)[-2]
-        inherited = _inherited_self_callers(ctx.target, tb, name, own)
+        inherited = [(c, line) for c, line in _inherited_self_callers(ctx.target, tb, name, own)
+                     if _entered(ctx, ref, tb, own, c.dotted.rsplit(".", 1)[-1])]
         evidence = (Location(m.path, m.line, symbol=m.dotted),) + tuple(
             Location(c.path, line, symbol=c.dotted, snippet=f"self.{name}(...)") for c, line in inherited[:3])
         yield Finding(
@@ -1953,6 +1954,84 @@ def _inherited_self_callers(index: PackageIndex, bases: list[Symbol], name: str,
                 if lines:
                     out.append((_method(owner, mname, meth), lines[0]))
     return out
+
+
+def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], name: str) -> bool:
+    """Whether the inherited method `name` can run on the consumer's class `ref`.
+
+    Why: a base may reach a method only through a dispatch of its own: vLLM's `CustomOp.__init__`
+    stores `self.dispatch_forward()` (which returns `self.forward_hip`, `self.forward_oot`, ...) in
+    `self._forward_method`, and only `CustomOp.forward` calls that. A class whose `forward` is
+    someone else's (the consumer's, or a target class's between it and the base) never runs the
+    dispatched method, so a new stub only those methods call never fails on it.
+
+    `name` runs when anything calls it by name (the target anywhere, the consumer's class on
+    itself or on any object), or when a method of the bases reads `self.name` as a value and that
+    value goes where drift cannot follow. It does not run when every such read only feeds an
+    attribute (`self.a = self.d()` with `d` reading it, or `self.a = self.name`) that nothing
+    calls on this class: no method this class resolves to (the first definition along the bases'
+    MRO, the consumer's own first) calls `self.a(...)`, and the consumer does not either (a base's
+    method the class overrides calls it only if the override hands on to it with `super()`, which
+    the consumer's self-calls record). Unread and uncalled, it does not run either."""
+    calls = ctx.self_calls(ref)
+    if name in calls or ctx.consumer_calls_method("*", name) or _called_by_name(ctx, name):
+        return True
+    methods, resolved = _mro_methods(ctx.target, bases, own)
+    readers = [(n, m) for n, m in methods if name in m.behaviour.self_reads]
+    for reader, m in readers:
+        held = set()
+        for n, other in methods:  # `self.a = self.reader()` (the reader's result kept), or the reader keeps it
+            sets = other.behaviour.self_sets
+            lines = set(other.behaviour.self_calls.get(reader) or ()) if other is not m else \
+                set(m.behaviour.self_reads.get(name) or ())
+            held |= {a for a, at in sets.items() if lines & set(at)}
+        if not held:
+            return True  # handed on, returned to a caller elsewhere: drift does not follow the value
+        if any(_runs(ctx, ref, a, calls, methods, resolved) for a in held):
+            return True
+    return False
+
+
+def _runs(ctx: CheckContext, ref: str, attr: str, calls: set[str], methods: list, resolved: list) -> bool:
+    """Whether something calls `self.attr(...)` on the class: the consumer, a method it resolves
+    to, or a base's method the consumer's override hands on to (`super().forward(...)`; a
+    `self.forward(...)` runs the override, not the base's)."""
+    if attr in calls or ctx.consumer_calls_method("*", attr) or any(attr in r.behaviour.self_calls for r in resolved):
+        return True
+    handed = _super_calls(ctx, ref)
+    return any(n in handed for n, m in methods if attr in m.behaviour.self_calls)
+
+
+def _super_calls(ctx: CheckContext, ref: str) -> set[str]:
+    """Methods the consumer's class `ref` calls through `super()`."""
+    out = set()
+    for mod in ctx.usage:
+        for rec in mod.get("calls") or []:
+            path = (rec.get("callee") or {}).get("path") or rec.get("path") or []
+            if len(path) == 2 and path[0] == "super:" + ref and path[1].startswith("."):
+                out.add(path[1][1:])
+    return out
+
+
+def _called_by_name(ctx: CheckContext, name: str) -> bool:
+    """The target calls `.name(...)` somewhere (on any object, `self` too)."""
+    return bool(_sites_of(ctx.target, name, None)) or _still_called(ctx, name)
+
+
+def _mro_methods(index: PackageIndex, bases: list[Symbol], own: set[str]) -> tuple[list, list]:
+    """([(name, facts)] of every method along the bases' MRO, [facts] of those the class resolves
+    to: the first definition of each name, none where the consumer's class defines it)."""
+    every, resolved, seen = [], [], set(own)
+    for base in bases:
+        for owner in index.mro(base):
+            methods = owner.as_class.methods
+            for mname in methods:
+                m = methods[mname]
+                every.append((mname, m))
+                if mname not in seen:
+                    seen.add(mname)
+                    resolved.append(m)
+    return every, resolved
 
 
 def _still_called(ctx: CheckContext, name: str) -> bool:
