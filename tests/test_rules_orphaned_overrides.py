@@ -47,12 +47,12 @@ CALLER = """
 SUPER = line_of(RUNNER, "super().postprocess")
 
 
-def _drift060(tmp_path, consumer) -> Finding:
+def _drift060(tmp_path, consumer, after=None) -> Finding:
     """The one DRIFT060 finding in app/runner.py of a check over installed trees whose sources are at hand (as a
     release fetched from the index is): whether the target names the method in a string is read
     from their text."""
     facts = {}
-    for side, files in (("after", AFTER), ("before", BEFORE)):
+    for side, files in (("after", after or AFTER), ("before", BEFORE)):
         root = write_tree(tmp_path / side, files)
         facts[side] = facts_of(root)
         facts[side]["target"] = {"kind": "tree", "root": str(root)}
@@ -121,3 +121,23 @@ def test_a_self_call_in_an_unrelated_target_class_does_not_run_the_override(tmp_
     roots = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(roots, "app.runner", "MyRunner().step(1)") is None  # the target's loop skips the override
     assert raised_by(roots, "gizmo.runner", "Offline().generate(1)") is None  # the other class's own method
+
+
+HANDED_ON = {"gizmo/runner.py": AFTER["gizmo/runner.py"] + """
+        def hooks(self):
+            return [self.postprocess_sampled, getattr(self, "postprocess", None)]
+    """}
+HANDED_AS_VALUE = {"gizmo/runner.py": AFTER["gizmo/runner.py"] + """
+        def hooks(self, pool):
+            return pool.submit(self.postprocess)
+    """}
+
+
+def test_a_target_that_still_names_the_method_keeps_the_line_breaking(tmp_path):
+    """The target's test that nothing runs the override is DRIFT072's (`uncalled_by_target`): a
+    string naming it (a dispatch by name) or the method handed on as a value (`submit(self.m)`)
+    may run it, so the line stays breaking."""
+    for n, after in enumerate((HANDED_ON, HANDED_AS_VALUE)):
+        f = _drift060(tmp_path / str(n), {"app/runner.py": RUNNER}, after)
+        assert f.consumer_site.line == SUPER
+        assert f.severity is Severity.BREAKING

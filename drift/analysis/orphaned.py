@@ -9,8 +9,9 @@ worth reading but is not a crash. The first-contact reviews counted such breakin
 
 A finding (a gone attribute, DRIFT060) is made risky with the reason when all of these hold:
 - it sits in a call of `.name(...)` made inside a consumer function whose own name is `name`;
-- the target makes no call `.name(...)` anywhere, and never writes `name` as a string (a dispatch
-  by name, a `getattr`), so nothing in the target runs the consumer's method;
+- the target makes no call `.name(...)` that can run on the holder's object, never writes `name`
+  as a string (a dispatch by name, a `getattr`) and never hands `x.name` on as a value: nothing in
+  the target runs the consumer's method (`rules.reach.uncalled_by_target`, DRIFT072's test too);
 - the consumer itself calls `.name(...)` only from functions of that same name (the forwarding
   chain), and never writes `name` in a dispatch by name of its own.
 A consumer that still calls its method keeps the breaking finding: the line runs there. What drift
@@ -24,14 +25,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drift.analysis.context import CheckContext
-from drift.analysis.rules.callers import (
-    _named_in_text,
-    called_name,
-    consumer_runs_name,
-    mro_names,
-    target_runs_on,
-)
-from drift.analysis.rules.reach import _sites_of
+from drift.analysis.rules.callers import called_name, consumer_runs_name, mro_names
+from drift.analysis.rules.reach import uncalled_by_target
 from drift.findings import Finding, Severity
 
 GONE_RULES = ("DRIFT060",)
@@ -65,16 +60,15 @@ def _forwarding_function(ctx: CheckContext, path: str, line: int, name: str) -> 
 
 
 def orphaned(ctx: CheckContext, name: str, inherited: frozenset[str] | None = None) -> bool:
-    """Nothing runs a consumer method called `name`: no call in the target that can run on an
-    object of the holder's class (`inherited`, its target classes' MRO names; None: any call
-    counts), no string naming it there, and the consumer's own calls of it come only from
-    methods of that name."""
+    """Nothing runs a consumer method called `name`: the target runs nothing of that name on an
+    object of the holder's class (`rules.reach.uncalled_by_target`, DRIFT072's test; `inherited`,
+    its target classes' MRO names; None: any call counts), and the consumer's own calls of it come
+    only from methods of that name."""
     memo = ctx.memo.setdefault("orphaned", {})
     key = (name, inherited)
     if key not in memo:
-        memo[key] = (not name.startswith("__")
-                     and not target_runs_on(ctx, _sites_of(ctx.target, name, None) or [], inherited)
-                     and not _named_in_text(ctx, name) and not consumer_runs_name(ctx, name))
+        memo[key] = (not name.startswith("__") and uncalled_by_target(ctx, name, inherited)
+                     and not consumer_runs_name(ctx, name))
     return memo[key]
 
 

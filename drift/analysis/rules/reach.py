@@ -2034,6 +2034,27 @@ def _mro_methods(index: PackageIndex, bases: list[Symbol], own: set[str]) -> tup
     return every, resolved
 
 
+def uncalled_by_target(ctx: CheckContext, name: str, inherited: frozenset[str] | None = None) -> bool:
+    """Nothing in the target runs a method called `name` on the consumer's object: no call
+    `.name(...)` that can run on an object whose target classes are `inherited` (their MRO names;
+    None: any call on any object counts, `self` ones in every class too); the name never written as
+    a string (a dispatch by name, a `getattr`); no `x.name` handed on as a value (`submit(self.m,
+    ...)`). False where the target's sources are not at hand: then drift cannot tell.
+
+    The one test DRIFT072 (an override the target no longer calls) and the orphaned-override pass
+    (drift/analysis/orphaned.py) share: both say the target no longer runs the consumer's method."""
+    if not ctx.target.has_sources:
+        return False
+    memo = ctx.memo.setdefault("uncalled_by_target", {})
+    key = (name, inherited)
+    if key not in memo:
+        sites = _sites_of(ctx.target, name, None) or []
+        memo[key] = not (target_runs_on(ctx, sites, inherited)
+                         or (inherited is None and _still_called(ctx, name))
+                         or ctx.target.writes_quoted(name) or ctx.target.source_search(reference_of(name)))
+    return memo[key]
+
+
 def _still_called(ctx: CheckContext, name: str) -> bool:
     """Whether any target function calls `.name(` on self (the derived index of self-calls)."""
     return ctx.target.query("self_call_names", name, needle=call_of(name), build=_self_call_names)
@@ -2110,15 +2131,13 @@ def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dic
     the name as a string (a dispatch by name), and the consumer does not call it itself. The hook
     the override plugged into moved elsewhere (a caller rewritten, a new runner class), so what
     the override adds is silently skipped."""
-    if not ctx.target.has_sources:
-        return None
     if ctx.consumer_calls_method("*", name) or name in ctx.self_calls(ref):
         return None
-    if _sites_of(ctx.target, name, None) or _still_called(ctx, name):
-        return None  # the target's calls first: DRIFT070 asked for them already
+    if not uncalled_by_target(ctx, name):
+        return None
     before = _sites_of(ctx.baseline, name, None) or []
-    if not before or ctx.target.writes_quoted(name) or ctx.target.source_search(reference_of(name)):
-        return None  # named as a string, or handed on as a bound method (`submit(self.m, ...)`)
+    if not before:
+        return None
     return Finding(
         rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
         title=f"`{cls['qual']}.{name}` overrides `{tm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target keeps "
