@@ -123,3 +123,33 @@ def test_the_same_name_set_on_an_object_of_another_class_leaves_the_read_breakin
     hook = "__import__('app.platform').platform.MyPlatform.check_and_update_config(get_current_config())"
     assert raised_by(roots, "app.attn", f"({hook}, use_fast_prefill())") == \
         "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"
+
+
+TYPING_ONLY = """
+    from typing import TYPE_CHECKING
+
+    from gizmo.platform import Platform
+
+    if TYPE_CHECKING:
+        from gizmo.config import Config
+    else:
+        Config = None
+
+    class MyPlatform(Platform):
+        @classmethod
+        def check_and_update_config(cls, config: "Config") -> None:
+            if attention_config := config.attention_config:
+                attention_config.use_fast_prefill = False
+    """
+
+
+def test_a_parameter_annotated_with_a_name_imported_only_for_type_checking_is_typed(tmp_path):
+    """`if TYPE_CHECKING: from gizmo.config import Config` / `else: Config = None`: the stand-in
+    keeps the name defined at run time; the annotation `"Config"` still means the import, so the
+    store is on the target's `AttentionConfig` and the read it answers is risky."""
+    reads = _reads(findings_of(tmp_path, _case(TYPING_ONLY)))
+    assert reads[FAST].severity is Severity.RISKY
+    assert reads[SLOW].severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    hook = "__import__('app.platform').platform.MyPlatform.check_and_update_config(get_current_config())"
+    assert raised_by(roots, "app.attn", f"({hook}, use_fast_prefill())") is None
