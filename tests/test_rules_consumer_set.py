@@ -153,3 +153,27 @@ def test_a_parameter_annotated_with_a_name_imported_only_for_type_checking_is_ty
     roots = [tmp_path / "after", tmp_path / "consumer"]
     hook = "__import__('app.platform').platform.MyPlatform.check_and_update_config(get_current_config())"
     assert raised_by(roots, "app.attn", f"({hook}, use_fast_prefill())") is None
+
+
+RESET_AFTER_READ = """
+    from gizmo.config import get_current_config
+
+    def use_fast_prefill() -> bool:
+        config = get_current_config()
+        if config.attention_config.use_fast_prefill:
+            config.attention_config.use_fast_prefill = False
+        return True
+    """
+
+
+def test_a_store_that_follows_the_read_answers_nothing(tmp_path):
+    """`if cfg.flag: cfg.flag = False`: the store runs only once the read has succeeded, so on the
+    target the read raises first: still breaking."""
+    case = Case("reset-after-read", _case(MY_PLATFORM).before, _case(MY_PLATFORM).after,
+                {"app/attn.py": RESET_AFTER_READ})
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT060"
+             and f.consumer_site.line == line_of(RESET_AFTER_READ, "if config.attention_config")]
+    assert len(found) == 1 and found[0].severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.attn", "use_fast_prefill()") == \
+        "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"

@@ -13,7 +13,8 @@ A breaking gone-attribute finding (DRIFT060) on `Cls.attr` is made risky when th
 model (drift/consumer/infer.py `target_stores`) has a store `obj.attr = ...` whose `obj` the
 target resolves to an instance (or the class) of `Cls` or of a subclass of it. A store of the same
 name on an object of another class, or one drift cannot type, changes nothing: the read stays
-breaking.
+breaking. Nor does a store below the read in its own module (`if req.flag: req.flag = False`
+stores only once the read has succeeded).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
     for f in findings:
         if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol and "." in f.symbol:
             owner, _, attr = f.symbol.rpartition(".")
-            store = _store_on(ctx, owner, attr)
-            if store is not None and (store["path"], store["line"]) != (f.consumer_site.path, f.consumer_site.line):
+            store = _store_on(ctx, owner, attr, f.consumer_site.path, f.consumer_site.line)
+            if store is not None:
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; the consumer sets `{attr}` on the `{owner.rsplit('.', 1)[-1]}` "
                                   f"itself ({store['path']}:{store['line']}), so the read finds its value "
@@ -43,10 +44,13 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
     return out
 
 
-def _store_on(ctx: CheckContext, owner: str, attr: str) -> dict | None:
-    """The first consumer store of `attr` on an object the target types as `owner` (or a subclass)."""
+def _store_on(ctx: CheckContext, owner: str, attr: str, path: str, line: int) -> dict | None:
+    """The first consumer store of `attr` on an object the target types as `owner` (or a subclass)
+    that can run before the read at `path`:`line`: one in another module, or above the read in its
+    own. A store on the read's line or below it may be the read's own follow-up (`if req.flag:
+    req.flag = False`), which runs only once the read has succeeded: it answers nothing."""
     for store in _stores(ctx).get(attr, ()):
-        if owner in store["classes"]:
+        if owner in store["classes"] and (store["path"] != path or store["line"] < line):
             return store
     return None
 
