@@ -1972,12 +1972,15 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
     calls on this class: no method this class resolves to (the first definition along the bases'
     MRO, the consumer's own first) calls `self.a(...)`, and the consumer does not either (a base's
     method the class overrides calls it only if the override hands on to it with `super()`, which
-    the consumer's self-calls record). Unread and uncalled, it does not run either."""
+    the consumer's self-calls record). A method nothing calls or reads may still be called by the
+    consumer's users or by another object: it counts."""
     calls = ctx.self_calls(ref)
     if name in calls or ctx.consumer_calls_method("*", name) or _called_by_name(ctx, name):
         return True
     methods, resolved = _mro_methods(ctx.target, bases, own)
     readers = [(n, m) for n, m in methods if name in m.behaviour.self_reads]
+    if not readers:
+        return True  # a public method nothing here calls: a user, or another object, may
     for reader, m in readers:
         held = set()
         for n, other in methods:  # `self.a = self.reader()` (the reader's result kept), or the reader keeps it
