@@ -9,9 +9,9 @@ worth reading but is not a crash. The first-contact reviews counted such breakin
 
 A finding (a gone attribute, DRIFT060) is made risky with the reason when all of these hold:
 - it sits in a call of `.name(...)` made inside a consumer function whose own name is `name`;
-- the target makes no call `.name(...)` that can run on the holder's object, never writes `name`
-  as a string (a dispatch by name, a `getattr`) and never hands `x.name` on as a value: nothing in
-  the target runs the consumer's method (`rules.reach.uncalled_by_target`, DRIFT072's test too);
+- the target makes no call `.name(...)` that can run on the holder's object and never writes
+  `name` as a string (a dispatch by name, a `getattr`): nothing in the target runs the consumer's
+  method (`rules.reach.uncalled_by_target`, the test DRIFT072 makes too);
 - the consumer itself calls `.name(...)` only from functions of that same name (the forwarding
   chain), and never writes `name` in a dispatch by name of its own.
 A consumer that still calls its method keeps the breaking finding: the line runs there. What drift

@@ -2039,10 +2039,13 @@ def _mro_methods(index: PackageIndex, bases: list[Symbol], own: set[str]) -> tup
 
 def uncalled_by_target(ctx: CheckContext, name: str, inherited: frozenset[str] | None = None) -> bool:
     """Nothing in the target runs a method called `name` on the consumer's object: no call
-    `.name(...)` that can run on an object whose target classes are `inherited` (their MRO names;
-    None: any call on any object counts, `self` ones in every class too); the name never written as
-    a string (a dispatch by name, a `getattr`); no `x.name` handed on as a value (`submit(self.m,
-    ...)`). False where the target's sources are not at hand: then drift cannot tell.
+    `.name(...)` that can run on an object whose target classes are `inherited` (their MRO names);
+    the name never written as a string (a dispatch by name, a `getattr`). Where no class is known
+    (`inherited` None) every call counts, `self` ones in every class too, and so does any `x.name`
+    read that is not a call (the method handed on as a value, `submit(self.m, ...)`): that search
+    is over the text, so it cannot say which class's method it hands on (it also matches a
+    docstring's `OpenAIServing._preprocess_chat`), and with a known class the calls decide. False
+    where the target's sources are not at hand: then drift cannot tell.
 
     The one test DRIFT072 (an override the target no longer calls) and the orphaned-override pass
     (drift/analysis/orphaned.py) share: both say the target no longer runs the consumer's method."""
@@ -2052,9 +2055,9 @@ def uncalled_by_target(ctx: CheckContext, name: str, inherited: frozenset[str] |
     key = (name, inherited)
     if key not in memo:
         sites = _sites_of(ctx.target, name, None) or []
-        memo[key] = not (target_runs_on(ctx, sites, inherited)
-                         or (inherited is None and _still_called(ctx, name))
-                         or ctx.target.writes_quoted(name) or ctx.target.source_search(reference_of(name)))
+        memo[key] = not (target_runs_on(ctx, sites, inherited) or ctx.target.writes_quoted(name)
+                         or (inherited is None and (_still_called(ctx, name)
+                                                    or ctx.target.source_search(reference_of(name)))))
     return memo[key]
 
 
