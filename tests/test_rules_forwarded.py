@@ -352,3 +352,49 @@ def test_keywords_through_a_target_constructor_into_the_class_its_init_builds(tm
     assert "EngineArgs" in f.title and "Runner" in f.title
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.run", "start()") == f.predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.run", "start()") is None
+
+
+REHOMED_BEFORE = {"gizmo/abstract.py": """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class StoreOutput:
+        hashes_to_store: list
+        spec: object
+        hashes_evicted: list
+    """}
+REHOMED_AFTER = {"gizmo/base.py": """
+    from dataclasses import dataclass
+
+
+    @dataclass
+    class StoreOutput:
+        keys_to_store: list
+        spec: object
+        evicted_keys: list
+    """}
+REHOMED = """
+    from gizmo.abstract import StoreOutput
+
+
+    def prepare(hashes):
+        return StoreOutput(
+            hashes_to_store=list(hashes),
+            spec=None,
+            hashes_evicted=[],
+        )
+    """
+
+
+def test_a_call_of_a_class_whose_module_went_is_checked_against_its_one_new_home(tmp_path):
+    """The module is gone and the class is defined once elsewhere with renamed fields (too changed
+    to call it "moved"): fixing the import leads there, and the call then fails on its keywords."""
+    found = findings_of(tmp_path, Case("rehomed", REHOMED_BEFORE, REHOMED_AFTER, {"app/store.py": REHOMED}))
+    by_line = sorted((f.rule_id, f.consumer_site.line) for f in found if f.rule_id in ("DRIFT010", "DRIFT011"))
+    assert ("DRIFT010", line_of(REHOMED, "hashes_to_store=list")) in by_line
+    assert ("DRIFT010", line_of(REHOMED, "hashes_evicted=[]")) in by_line
+    first = next(f for f in found if f.rule_id == "DRIFT010" and f.consumer_site.line == line_of(REHOMED, "hashes_to_store="))
+    fixed = src(REHOMED).replace("from gizmo.abstract import", "from gizmo.base import")
+    write_tree(tmp_path / "fixed", {"app/store.py": fixed})
+    assert raised_by([tmp_path / "after", tmp_path / "fixed"], "app.store", "prepare([1])") == first.predicted_failure

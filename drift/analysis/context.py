@@ -205,6 +205,22 @@ class CheckContext:
                 return self.target.lookup(".".join([moved.dotted] + rest)) if rest else moved
         return None
 
+    def _rehomed(self, dotted: str, base: Symbol) -> Symbol | None:
+        """The one definition of the same name and kind the target has elsewhere, where the
+        module the consumer imports it from is gone: the class moved and changed on the way
+        (`vllm.v1.kv_offload.abstract.PrepareStoreOutput` -> `...base.PrepareStoreOutput` with
+        renamed fields). `relocated` answers only where the API stayed compatible; a call of the
+        name is checked against the new definition, since fixing the import leads there and the
+        call then fails on what changed. Several candidates, or the old module still there: None."""
+        module, name = dotted.rsplit(".", 1)
+        if base.kind not in ("class", "function") or module in self.target.modules:
+            return None
+        found = [d for d in self.target.definitions_named(name) if d != dotted]
+        if len(found) != 1:
+            return None
+        sym = self.target.lookup(found[0])
+        return sym if sym is not None and sym.kind == base.kind else None
+
     def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
         path = tuple(rec["callee"]["path"])
         t = self.target_paths.value(path)
@@ -283,7 +299,7 @@ class CheckContext:
             label = dotted.rsplit(".", 1)[-1]
             t, b = self.target.lookup(dotted), self.baseline.lookup(dotted) if self.baseline else None
             if t is None and b is not None:
-                t = self._relocated_member(dotted)
+                t = self._relocated_member(dotted) or self._rehomed(dotted, b)
             if t is None and b is None and len(rec.get("path") or ()) > 1:
                 # a name no lookup finds on either side (a class a package `__getattr__` serves,
                 # `vllm.AsyncLLMEngine.from_engine_args`): the record's path, step by step
