@@ -984,3 +984,47 @@ def test_a_base_attribute_the_subclass_stores_untyped_keeps_the_base_declared_ty
     reads are Requests too."""
     found = findings_of(tmp_path, Case("redeclared", HELD_BEFORE, HELD_AFTER, {"app/sched.py": REDECLARED}))
     assert_findings(found, [("DRIFT060", line_of(REDECLARED, "self.finished[0].num_cached"))])
+
+
+SINGLETON_BEFORE = {"gizmo/registry.py": """
+    class Registry:
+        def receiver_cache(self, config):
+            return config
+
+        def register(self, fn):
+            return fn
+
+
+    REGISTRY = Registry()
+    LOOKUP = dict(a=1)
+    """}
+SINGLETON_AFTER = {"gizmo/registry.py": """
+    class Registry:
+        def register(self, fn):
+            return fn
+
+
+    REGISTRY = Registry()
+    LOOKUP = dict(a=1)
+    """}
+SINGLETON = """
+    from gizmo.registry import LOOKUP, REGISTRY
+
+
+    def cache_for(config):
+        return REGISTRY.receiver_cache(config), LOOKUP.get("a")
+
+
+    @REGISTRY.register
+    def plugin():
+        return 1
+    """
+
+
+def test_a_module_level_instance_is_an_object_of_the_class_it_is_built_from(tmp_path):
+    """`REGISTRY = Registry()` in the target: the consumer's call of a method `Registry` lost, made
+    through the shared instance, fails; a method it kept, and a builtin's instance, stay silent."""
+    found = findings_of(tmp_path, Case("singleton", SINGLETON_BEFORE, SINGLETON_AFTER, {"app/cache.py": SINGLETON}))
+    assert_findings(found, [("DRIFT060", line_of(SINGLETON, "REGISTRY.receiver_cache(config)"))])
+    raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.cache", "cache_for(1)")
+    assert raised is not None and found[0].predicted_failure.startswith(raised)

@@ -509,8 +509,24 @@ class PathEvaluator:
             sym = self._alias_of(sym) or sym
         kind = {"module": "module", "class": "class", "function": "function", "method": "unbound"}.get(sym.kind)
         if kind is None:
+            built = self._singleton_of(sym) if sym.kind == "name" else None
+            if built is not None:
+                return Value("instance", cls=built, evidence=(sym.path, sym.line))
             return Value("external", sym=sym, name=sym.dotted)
         return Value(kind, sym=sym, evidence=(sym.path, sym.line))
+
+    def _singleton_of(self, sym: Symbol) -> Symbol | None:
+        """The class a module-level instance is built from (`MULTIMODAL_REGISTRY =
+        MultiModalRegistry()`): an object of that class, so a consumer's call of a method the
+        class lost is seen through the shared instance. Only a whole value that is one call of a
+        (dotted) name resolving to a class; a function's result stays unknown."""
+        value = (NameFacts(sym.facts).value or "").strip() if sym.facts is not None else ""
+        head, paren, rest = value.partition("(")
+        if not paren or not rest.endswith(")") or not head.replace(".", "").replace("_", "").isalnum() \
+                or head[:1].isdigit() or not _one_call(paren + rest):
+            return None
+        found = self.index.resolve_in(sym.module, head)
+        return found if found is not None and found.kind == "class" else None
 
     def _alias_of(self, sym: Symbol, hops: int = 0) -> Symbol | None:
         """What a module-level alias of the target names (`OldName = NewClass`, kept for backward
@@ -1141,6 +1157,17 @@ def _returns_self(text: str | None) -> bool:
     called on, which for a classmethod read off an alias or a subclass is that class, not the
     declaring one."""
     return (text or "").strip().strip("'\"") in _SELF
+
+
+def _one_call(args: str) -> bool:
+    """Whether `(...)` is one balanced argument list closing at its last character (`()` of
+    `X()`, never `(a)(b)` or `(a).b`). Brackets inside strings are rare in such values: not parsed."""
+    depth = 0
+    for i, ch in enumerate(args):
+        depth += 1 if ch in "([{" else -1 if ch in ")]}" else 0
+        if depth == 0:
+            return i == len(args) - 1
+    return False
 
 
 def _found(v: Value, owner: Symbol, via: str, evidence: tuple[str, int]) -> Value:
