@@ -733,6 +733,27 @@ class _Module:
         self.uses.append(rec)
 
 
+def _none_stores(body):
+    """Names a block's own statements set to `None` (`x = None`, `x: T = None`)."""
+    out = set()
+    for st in body:
+        value = st.value if type(st) in (ast.Assign, ast.AnnAssign) else None
+        if isinstance(value, ast.Constant) and value.value is None:
+            for t in (st.targets if type(st) is ast.Assign else [st.target]):
+                if type(t) is ast.Name:
+                    out.add(t.id)
+    return out
+
+
+def _keep_over_none(env, other, body):
+    """Where one path of a branch sets a name to `None` and the other binds it to a typed value,
+    the name holds that value or None after the merge: reads of it are guarded by a truth test
+    (`x.a if x else d`) and reach the value, so it stays bound (not dropped as unknown)."""
+    for name in _none_stores(body):
+        if name not in env and other.get(name):
+            env[name] = other[name]
+
+
 def _name_getter(fn, chain):
     """A method that looks a name up by a string its class holds: its only value returned is
     `getattr(<param>, self.<attr>[, default])` (or `cls.<attr>`, or a module in place of the
@@ -1367,10 +1388,12 @@ class _Function:
             before = dict(env)
             self.block(st.body, env)
             tried = {k: v for k, v in env.items() if before.get(k) is not v}
+            after_body = dict(env)
             for h in st.handlers:
                 if h.name:
                     env.pop(h.name, None)
                 self.block(h.body, env)
+                _keep_over_none(env, after_body, h.body)  # `except E: x = None`: x is the body's value or None
                 if catches_import_error(h):  # `try: from new import X / except ImportError: from old import X`:
                     env.update(tried)  # the first choice names what the code is written against
             self.block(st.orelse, env)
@@ -1469,6 +1492,8 @@ class _Function:
             self.block(st.orelse, no)
         finally:
             del self.mod.guards[len(self.mod.guards) - len(else_guards):]
+        _keep_over_none(yes, no, st.body)  # `if c: x = None else: x = make()`: x is a made one or None
+        _keep_over_none(no, yes, st.orelse)
         if _leaves(st.body) and not _leaves(st.orelse):  # `if isinstance(x, C): continue`: what
             yes = no  # follows runs only after the other branch, whatever the exiting one bound
         elif _leaves(st.orelse) and not _leaves(st.body):

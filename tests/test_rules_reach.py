@@ -1028,3 +1028,50 @@ def test_a_module_level_instance_is_an_object_of_the_class_it_is_built_from(tmp_
     assert_findings(found, [("DRIFT060", line_of(SINGLETON, "REGISTRY.receiver_cache(config)"))])
     raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.cache", "cache_for(1)")
     assert raised is not None and found[0].predicted_failure.startswith(raised)
+
+
+MAYBE_BEFORE = {"gizmo/config.py": """
+    class ModelConfig:
+        def __init__(self):
+            self.return_experts = False
+
+
+    class Config:
+        def __init__(self):
+            self.model_config = ModelConfig()
+
+
+    def current_config() -> Config:
+        return Config()
+    """}
+MAYBE_AFTER = {"gizmo/config.py": MAYBE_BEFORE["gizmo/config.py"].replace(
+    "self.return_experts = False", "self.other = False")}
+MAYBE = """
+    from gizmo.config import current_config
+
+
+    def experts_enabled():
+        try:
+            config = current_config()
+        except AssertionError:
+            config = None
+        return config.model_config.return_experts if config else False
+
+
+    def experts_or_default(ready):
+        if ready:
+            config = current_config()
+        else:
+            config = None
+        return bool(config and config.model_config.return_experts)
+    """
+
+
+def test_a_name_set_to_none_on_the_other_path_keeps_its_typed_value(tmp_path):
+    """`try: c = make() except E: c = None` (or the same over if/else): after the merge `c` is
+    what `make()` returns or None, and the read guarded by `if c` reaches the target's object."""
+    found = findings_of(tmp_path, Case("maybe", MAYBE_BEFORE, MAYBE_AFTER, {"app/flags.py": MAYBE}))
+    assert_findings(found, [("DRIFT060", line_of(MAYBE, "return config.model_config.return_experts if")),
+                            ("DRIFT060", line_of(MAYBE, "config and config.model_config"))])
+    raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.flags", "experts_enabled()")
+    assert raised is not None and found[0].predicted_failure.startswith(raised)
