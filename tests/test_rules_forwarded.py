@@ -398,3 +398,12 @@ def test_a_call_of_a_class_whose_module_went_is_checked_against_its_one_new_home
     fixed = src(REHOMED).replace("from gizmo.abstract import", "from gizmo.base import")
     write_tree(tmp_path / "fixed", {"app/store.py": fixed})
     assert raised_by([tmp_path / "after", tmp_path / "fixed"], "app.store", "prepare([1])") == first.predicted_failure
+
+
+def test_a_same_named_class_in_another_package_is_not_taken_for_the_gone_one(tmp_path):
+    """Only a definition in the gone module's own package counts as its new home: a class of the
+    same name elsewhere may be another object altogether, and its call is not judged."""
+    elsewhere = {"gizmo/v2/outputs.py": REHOMED_AFTER["gizmo/base.py"]}
+    found = findings_of(tmp_path, Case("elsewhere", REHOMED_BEFORE, elsewhere, {"app/store.py": REHOMED}))
+    assert not [f for f in found if f.rule_id in ("DRIFT010", "DRIFT011")]
+    assert [f.rule_id for f in found if f.consumer_site.line == line_of(REHOMED, "import StoreOutput")] == ["DRIFT001"]

@@ -211,7 +211,9 @@ class CheckContext:
         (`vllm.v1.kv_offload.abstract.PrepareStoreOutput` -> `...base.PrepareStoreOutput` with
         renamed fields). `relocated` answers only where the API stayed compatible; a call of the
         name is checked against the new definition, since fixing the import leads there and the
-        call then fails on what changed. Several candidates, or the old module still there: None."""
+        call then fails on what changed. Only a definition in the old module's own package (or
+        below the old module): a same-named class elsewhere is as likely another object (v0's
+        sampler `SamplerOutput` is not v1's). Several candidates, or the old module still there: None."""
         module, name = dotted.rsplit(".", 1)
         if base.kind not in ("class", "function") or module in self.target.modules:
             return None
@@ -219,7 +221,10 @@ class CheckContext:
         if len(found) != 1:
             return None
         sym = self.target.lookup(found[0])
-        return sym if sym is not None and sym.kind == base.kind else None
+        if sym is None or sym.kind != base.kind:
+            return None
+        parent = module.rsplit(".", 1)[0]  # moved within its own subpackage: the same object, reworked
+        return sym if sym.module.rsplit(".", 1)[0] == parent or sym.module.startswith(module + ".") else None
 
     def _resolve_path(self, mod: dict, rec: dict) -> ResolvedCall | None:
         path = tuple(rec["callee"]["path"])
