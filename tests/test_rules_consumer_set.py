@@ -177,3 +177,30 @@ def test_a_store_that_follows_the_read_answers_nothing(tmp_path):
     roots = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(roots, "app.attn", "use_fast_prefill()") == \
         "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"
+
+
+GUARDED_STORE = """
+    from gizmo.config import get_current_config
+
+    def reset() -> None:
+        config = get_current_config()
+        if config.attention_config.use_fast_prefill:
+            config.attention_config.use_fast_prefill = False
+    """
+
+
+def test_a_store_guarded_by_its_own_read_answers_no_read_elsewhere(tmp_path):
+    """`if cfg.flag: cfg.flag = False` in one module, `cfg.flag` read in another: on the target the
+    guard's read raises before the store runs, so the store never provides the attribute to the
+    other read either. Both reads stay breaking."""
+    case = Case("guarded-store", _case(MY_PLATFORM).before, _case(MY_PLATFORM).after,
+                {"app/reset.py": GUARDED_STORE, "app/attn.py": ATTN})
+    found = findings_of(tmp_path, case)
+    reads = _reads(found)
+    assert reads[FAST].severity is Severity.BREAKING
+    guard = [f for f in found if f.rule_id == "DRIFT060" and f.consumer_site.path == "app/reset.py"]
+    assert [(f.consumer_site.line, f.severity) for f in guard] == \
+        [(line_of(GUARDED_STORE, "if config.attention_config"), Severity.BREAKING)]
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.attn", "(__import__('app.reset').reset.reset(), use_fast_prefill())") == \
+        "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"

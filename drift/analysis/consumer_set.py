@@ -14,7 +14,8 @@ model (drift/consumer/infer.py `target_stores`) has a store `obj.attr = ...` who
 target resolves to an instance (or the class) of `Cls` or of a subclass of it. A store of the same
 name on an object of another class, or one drift cannot type, changes nothing: the read stays
 breaking. Nor does a store below the read in its own module (`if req.flag: req.flag = False`
-stores only once the read has succeeded).
+stores only once the read has succeeded), nor one below another read of the same gone attribute
+in its module (that read raises before the store runs, for every reader).
 """
 
 from __future__ import annotations
@@ -30,11 +31,17 @@ GONE_RULES = ("DRIFT060",)
 def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking read of a gone attribute the consumer itself stores on an
     object of that class made risky."""
+    first_read: dict[tuple[str, str], int] = {}  # (module path, symbol) -> the first line reading it
+    for f in findings:
+        if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol:
+            key = (f.consumer_site.path, f.symbol)
+            first_read[key] = min(first_read.get(key, f.consumer_site.line), f.consumer_site.line)
     out = []
     for f in findings:
         if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol and "." in f.symbol:
             owner, _, attr = f.symbol.rpartition(".")
-            store = _store_on(ctx, owner, attr, f.consumer_site.path, f.consumer_site.line)
+            store = _store_on(ctx, owner, attr, f.consumer_site.path, f.consumer_site.line,
+                              lambda path: first_read.get((path, f.symbol)))
             if store is not None:
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; the consumer sets `{attr}` on the `{owner.rsplit('.', 1)[-1]}` "
@@ -44,14 +51,22 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
     return out
 
 
-def _store_on(ctx: CheckContext, owner: str, attr: str, path: str, line: int) -> dict | None:
+def _store_on(ctx: CheckContext, owner: str, attr: str, path: str, line: int, read_in) -> dict | None:
     """The first consumer store of `attr` on an object the target types as `owner` (or a subclass)
     that can run before the read at `path`:`line`: one in another module, or above the read in its
     own. A store on the read's line or below it may be the read's own follow-up (`if req.flag:
-    req.flag = False`), which runs only once the read has succeeded: it answers nothing."""
+    req.flag = False`), which runs only once the read has succeeded: it answers nothing. So does a
+    store below any read of the same gone attribute in the store's own module (`read_in(path)`, the
+    first such line): that read raises first (`if request.num_cached_tokens < 0:
+    request.num_cached_tokens = n` never stores on the target), so the store answers no read
+    elsewhere either."""
     for store in _stores(ctx).get(attr, ()):
-        if owner in store["classes"] and (store["path"] != path or store["line"] < line):
-            return store
+        if owner not in store["classes"] or (store["path"] == path and store["line"] >= line):
+            continue
+        first = read_in(store["path"])
+        if first is not None and first < store["line"]:
+            continue
+        return store
     return None
 
 
