@@ -131,3 +131,15 @@ def test_a_range_consumer_keeps_the_old_def_in_a_version_branch(tmp_path):
     assert "app/vllm_version.py" in text and mine.count("if vllm_version_at_least") == 1
     assert "def get_backend(cls, selected, config):" in mine and "use_v1, use_mla):" in mine
     compile(mine, REL, "exec")
+
+
+def test_an_object_the_target_takes_by_keyword_only_leaves_the_finding_without_this_edit(tmp_path):
+    """`def get_backend(cls, selected, *, config)`: the object has no positional slot, so the
+    edit is not offered, and the override is still reported (the rule must not fail on it)."""
+    after = {**AFTER, "gizmo/select.py": AFTER["gizmo/select.py"].replace(
+        'def get_backend(cls, selected, config: "SelectorConfig"):', 'def get_backend(cls, selected, *, config: "SelectorConfig"):')}
+    assert "*, config" in after["gizmo/select.py"]
+    f = only(findings_of(tmp_path, Case("packed-kwonly", BEFORE, after, CONSUMER)), "DRIFT070")
+    assert f.fix is None or f.fix.codemod != "bind_parameters" or "add" not in f.fix.args
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.plat", "run()").startswith("TypeError")

@@ -58,6 +58,8 @@ def packed_fix(ctx: CheckContext, *, label: str, sig: list[list[Any]], tm: Symbo
     where the edit cannot be written (a name the class does not hold and no fixed value for it, or
     a result that is not the target's declaration)."""
     tparams = [p.name for p in tm.as_function.params if p.kind in _POS]
+    if holder not in tparams:
+        return None  # the target takes the object by keyword only: no slot to put it in by position
     gone = set(held) | set(rest)
     kept = [str(x[0]) for x in sig if x[1] in _POS and x[0] not in gone]
     after = tparams[tparams.index(holder) - 1] if tparams.index(holder) > 0 else None
