@@ -78,7 +78,7 @@ def test_the_old_parameters_are_read_from_the_object_and_the_fixed_flag_is_bound
     assert f.fix.args["params"] == [["head_size", "config.head_size"], ["dtype", "config.dtype"],
                                     ["use_v1", "True"], ["use_mla", "config.use_mla"]]
     assert "`use_v1 = True`" in f.fix.description and "`True` as `use_v1`" in f.fix.description
-    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]
     assert raised_by(roots("before"), "app.plat", "run()") is None
     assert raised_by(roots("after"), "app.plat", "run()").startswith("TypeError")
 

@@ -81,7 +81,7 @@ def packed_fix(ctx: CheckContext, *, label: str, sig: list[list[Any]], tm: Symbo
         if len(texts) == 1 and next(iter(texts)).isidentifier() and _packs_local(ctx, cls, g, next(iter(texts))):
             proven.add(g)
     order = [str(x[0]) for x in sig if x[0] in gone]
-    params = [[g, fixed[g] if g in fixed else f"{holder}.{g}"] for g in order]
+    params = [[g, fixed.get(g, f"{holder}.{g}")] for g in order]
     unread = [g for g in held if g not in proven] if calls else []
     args: dict[str, Any] = {"function": label.rsplit(".", 1)[-1], "params": params, "add": [[holder, after]]}
     if unread:
