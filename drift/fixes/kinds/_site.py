@@ -133,6 +133,24 @@ def separator_comma(call: cst.Call) -> cst.Comma:
     return cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
+def insert_param(plist: list[cst.Param], new: cst.Param, after: str | None, sep: cst.Comma) -> list[cst.Param]:
+    """`plist` with `new` after the parameter named `after` (at the end where there is none). A
+    new last parameter takes the old last one's comma (trailing or none) and the old last one gets
+    `sep`; one placed inside the list gets `sep`. One place for it, so every kind that grows a
+    signature keeps the def's layout the same way."""
+    names = [p.name.value for p in plist]
+    at = names.index(after) + 1 if after in names else len(plist)
+    out = list(plist)
+    if at == len(out) and out:
+        last = out[-1]
+        new = new.with_changes(comma=last.comma, whitespace_after_param=last.whitespace_after_param)
+        out[-1] = last.with_changes(comma=sep, whitespace_after_param=cst.SimpleWhitespace(""))
+    else:
+        new = new.with_changes(comma=sep)
+    out.insert(at, new)
+    return out
+
+
 def iter_calls(node: cst.CSTNode) -> Iterable[cst.Call]:
     """Every Call inside `node` (including itself), without metadata."""
     stack: list[cst.CSTNode] = [node]

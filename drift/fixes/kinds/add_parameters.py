@@ -17,7 +17,16 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, callee_name, iter_calls, separator_comma
+from drift.fixes.kinds._site import (
+    ALREADY,
+    APPLIED,
+    NOT_FOUND,
+    SiteCodemod,
+    callee_name,
+    insert_param,
+    iter_calls,
+    separator_comma,
+)
 
 
 class _Reads(cst.CSTVisitor):
@@ -116,16 +125,7 @@ class AddParameters(SiteCodemod):
                             equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                   whitespace_after=cst.SimpleWhitespace(""))
                             if default is not None else cst.MaybeSentinel.DEFAULT)
-            names = [p.name.value for p in plist]
-            at = names.index(after) + 1 if after in names else len(plist)
-            if at == len(plist) and plist:
-                last = plist[-1]
-                # the new one ends the list: it takes the old last one's comma (trailing or none)
-                new = new.with_changes(comma=last.comma, whitespace_after_param=last.whitespace_after_param)
-                plist[-1] = last.with_changes(comma=sep, whitespace_after_param=cst.SimpleWhitespace(""))
-            else:
-                new = new.with_changes(comma=sep)
-            plist.insert(at, new)
+            plist = insert_param(plist, new, after, sep)
             have.add(name)
         if more and plist and not isinstance(plist[-1].comma, cst.Comma):
             plist[-1] = plist[-1].with_changes(comma=sep)

@@ -23,7 +23,14 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from drift.fixes.kinds._site import ALREADY, APPLIED, NOT_FOUND, SiteCodemod, parse_expr
+from drift.fixes.kinds._site import (
+    ALREADY,
+    APPLIED,
+    NOT_FOUND,
+    SiteCodemod,
+    insert_param,
+    parse_expr,
+)
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
@@ -138,13 +145,7 @@ class BindParameters(SiteCodemod):
             sep = _separator(params)
             if isinstance(was.get(after or ""), cst.Comma) and at < len(params.params):
                 sep = _clean(was[after or ""])  # type: ignore[arg-type]
-            if at == len(plist) and plist:
-                last = plist[-1]
-                new = new.with_changes(comma=last.comma, whitespace_after_param=last.whitespace_after_param)
-                plist[-1] = last.with_changes(comma=sep, whitespace_after_param=cst.SimpleWhitespace(""))
-            else:
-                new = new.with_changes(comma=sep)
-            plist.insert(at, new)
+            plist = insert_param(plist, new, after, sep)
         return plist
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
