@@ -126,14 +126,12 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         if rc.rec.get("indexed") and not shape:
             yield from _indexed_beyond(ctx, rc, seen)
             continue
-        if not shape or rc.is_constructor or rc.target is None or rc.baseline is None:
-            continue
-        if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+        shapes = _shapes(ctx, rc) if shape else None
+        if shapes is None:
             continue
         names, starred = int(shape[0]), bool(shape[1])
-        now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
-        before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
-        if now is None or before is None or not unpacks(before, names, starred) or unpacks(now, names, starred):
+        now, tret, before, bret = shapes
+        if not unpacks(before, names, starred) or unpacks(now, names, starred):
             continue
         site = rc.site
         if (site.path, site.line) in seen:
@@ -154,18 +152,29 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
+def _shapes(ctx: CheckContext, rc) -> tuple[int, str, int, str] | None:
+    """How many values the call's function returns on the target and on the baseline (with the
+    text of each return), or None where either side is no plain function or tells no count: the
+    one question both of DRIFT032's checks ask."""
+    if rc.is_constructor or rc.target is None or rc.baseline is None \
+            or rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+        return None
+    now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
+    before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
+    return None if now is None or before is None else (now, tret, before, bret)
+
+
 def _indexed_beyond(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterator[Finding]:
     """`res = f(...)` then `res[2]`: the baseline returned more values than the index, the target
     returns no more than it, so the read raises IndexError (the probe's `indexed`, the highest
     constant index read off the one local holding the result, and that read's line, where Python
     raises)."""
-    if rc.is_constructor or rc.target is None or rc.baseline is None \
-            or rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+    shapes = _shapes(ctx, rc)
+    if shapes is None:
         return
     index, at = int(rc.rec["indexed"][0]), int(rc.rec["indexed"][1])
-    now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
-    before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
-    if now is None or before is None or before <= index or now > index:
+    now, tret, before, bret = shapes
+    if before <= index or now > index:
         return
     site = replace(rc.site, line=at, col=None, snippet=None) if at != rc.site.line else rc.site
     if (site.path, site.line) in seen:
