@@ -162,7 +162,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             t, b = tv[k], bv[k]
             if not b.known or b.kind == "consumer":
                 continue
-            if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen):
+            if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen, path[0]):
                 continue
             if unseen is not None:
                 t = Value("missing", cls=tv[k - 1].cls, name=path[k][1:])
@@ -185,7 +185,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if key in seen:
                 break
             seen.add(key)
-            failing.add((mod.get("path"), rec["line"]))
+            if unseen is None:  # a miss only the unseen bases could answer may not raise: what it guards still runs
+                failing.add((mod.get("path"), rec["line"]))
             prev = tv[k - 1]
             if on_self:  # self in the consumer's subclass: the name was the target base's
                 self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
@@ -229,20 +230,30 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
 
 
 def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, ...] | None:
-    """A read on what the target hands an override (`over:` roots) that no class of the
+    """A read on an object the solver typed as a target class's instance (what the target hands
+    an override, `over:` roots; a parameter typed from its callers or from the class a function
+    is bound onto, `arg:` roots: `self` in `FusedMoE.forward_oot = fn`) that no class of the
     target's MRO defines, unknown only because of bases drift has no facts for (a layer class
     extending `torch.nn.Module`): those bases; None otherwise."""
-    if not path[0].startswith("over:") or tv[k].kind != "unknown" or tv[k - 1].kind != "instance" \
+    if not path[0].startswith(("over:", "arg:")) or tv[k].kind != "unknown" or tv[k - 1].kind != "instance" \
             or tv[k - 1].cls is None or is_soft(path[k]):
         return None
     return ctx.target_paths.unseen_miss(tv[k - 1].cls, path[k][1:])
 
 
-def _set_by_package(ctx: CheckContext, bprev: Value, b: Value, unseen: tuple[str, ...]) -> bool:
+_CLASS_LEVEL = ("property", "method", "class")  # how a baseline class defines a member on the class itself
+
+
+def _set_by_package(ctx: CheckContext, bprev: Value, b: Value, unseen: tuple[str, ...], root: str = "over:") -> bool:
     """The baseline's class got the attribute from the package's own code (a class of its MRO
     defines it) and shares the bases drift cannot read: the unseen base was not what provided
-    it there, so the target's class lost it."""
+    it there, so the target's class lost it. On a solver-typed parameter (`arg:`) the baseline
+    must have defined it on the class itself (a property, a method, a class attribute): a
+    class-level definition the target's class dropped is not one `nn.Module` registers on the
+    instance at run time, whereas an attribute the baseline set in `__init__` may now be."""
     if bprev.kind != "instance" or bprev.cls is None or b.owner is None or ctx.baseline_paths is None:
+        return False
+    if root.startswith("arg:") and b.via not in _CLASS_LEVEL:
         return False
     return set(unseen) <= set(ctx.baseline_paths.unresolved_bases(bprev.cls))
 
