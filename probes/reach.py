@@ -697,6 +697,9 @@ class _Module:
             named = _named_base_inits(inits[0], saved)
             if named:  # only `Base.__init__(self, ...)` calls: which bases' `__init__` run, and no other
                 self.classes[qual]["init_calls"] = [p for p in (chain.of(n) for n in named) if p]
+            above = _super_from(inits[0], node.name, saved)
+            if above:  # only `super(Base, self).__init__(...)`: Base's own `__init__` is skipped
+                self.classes[qual]["init_super_from"] = [p for p in (chain.of(n) for n in above) if p]
 
     def _class_body_read(self, chain, value):
         """`_orig = EngineArgs.method` in a class body: the attribute is read when the class is
@@ -831,6 +834,33 @@ def _calls_base_init(fn, cls_name, saved=frozenset()):
         if isinstance(node, ast.Attribute) and node.attr == "__dict__":
             return True
     return False
+
+
+def _super_from(fn, cls_name, saved=frozenset()):
+    """The `X` of each `super(X, self).__init__(...)` in an `__init__` whose only hand-on to a base
+    is such calls, X another class than its own: Python starts the lookup after X in the MRO, so X's
+    own `__init__` (and those of the classes between) never run. Empty when any other hand-on
+    (`super().__init__`, `super(Own, self)`, `Base.__init__(self)`, a saved original, `__new__`,
+    `__setstate__`, `__dict__`, `vars()`) may run them."""
+    out = []
+    for node in walk(fn):
+        if isinstance(node, ast.Call) and saved:
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
+                return []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars":
+            return []
+        if isinstance(node, ast.Attribute) and node.attr in ("__new__", "__setstate__", "__dict__"):
+            return []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+            sup = node.func.value
+            if not (isinstance(sup, ast.Call) and isinstance(sup.func, ast.Name) and sup.func.id == "super"
+                    and len(sup.args) == 2 and isinstance(sup.args[0], (ast.Name, ast.Attribute))
+                    and isinstance(sup.args[1], ast.Name) and sup.args[1].id == "self"
+                    and not (isinstance(sup.args[0], ast.Name) and sup.args[0].id == cls_name)):
+                return []
+            out.append(sup.args[0])
+    return out
 
 
 def _named_base_inits(fn, saved=frozenset()):

@@ -182,8 +182,15 @@ def _named_inits_ran(ctx: CheckContext, cls: dict) -> tuple[set[str], set[str]] 
     """For an `__init__` that hands on only by `Base.__init__(self, ...)` calls (the probe's
     `init_calls`): the target classes whose `__init__` it calls and what their `__init__` chains
     set; the classes between the subclass and those never run theirs (`FusedMoEMethodBase.__init__`
-    called from a subclass of `Fp8MoEMethod` skips `Fp8MoEMethod.__init__`). None when the
-    record has no such calls or none names a target class."""
+    called from a subclass of `Fp8MoEMethod` skips `Fp8MoEMethod.__init__`). Where every call names
+    a class outside the target and the consumer (`nn.Module.__init__(self)`), no target `__init__`
+    runs at all. For one that hands on only by `super(Base, self).__init__(...)` (the probe's
+    `init_super_from`), the classes after Base in its MRO run theirs and Base's own is skipped
+    (`super(GateLinear, self).__init__` skips `GateLinear.__init__`). None when the record has no
+    such calls or one may reach a class drift cannot place."""
+    above = cls.get("init_super_from")
+    if above:
+        return _inits_after(ctx, above)
     calls = cls.get("init_calls")
     if not calls:
         return None
@@ -194,7 +201,35 @@ def _named_inits_ran(ctx: CheckContext, cls: dict) -> tuple[set[str], set[str]] 
         if v.kind == "class" and v.sym is not None:
             classes |= {c.dotted for c in ctx.target.mro(v.sym)}
             state |= set(_init_state(ctx.target, v.sym))
+    if not classes and all(_outside(ctx, path) for path in calls):
+        return set(), set()
     return (classes, state) if classes else None
+
+
+def _inits_after(ctx: CheckContext, above: list) -> tuple[set[str], set[str]] | None:
+    """The target classes whose `__init__` a `super(X, self).__init__(...)` runs (X's MRO after
+    X) and what they set; None when an X is not a target class."""
+    classes: set[str] = set()
+    state: set[str] = set()
+    for path in above:
+        v = ctx.target_paths.value(tuple(path))
+        if v.kind != "class" or v.sym is None:
+            return None
+        for after in ctx.target.mro(v.sym)[1:]:
+            classes.add(after.dotted)
+            state |= set(_init_state(ctx.target, after))
+    return classes, state
+
+
+def _outside(ctx: CheckContext, path) -> bool:
+    """Whether a path names a module of neither the target nor the consumer (`torch.nn.Module`):
+    its `__init__` sets none of the target's state."""
+    root = str(path[0]) if path else ""
+    if not root.startswith("sym:"):
+        return False
+    top = root[4:].split(".", 1)[0]
+    own = {str(m.get("module") or "").split(".", 1)[0] for m in ctx.usage}
+    return bool(top) and top != ctx.target_package and top not in own
 
 
 def _replaced_inits(ctx: CheckContext) -> Iterator[Finding]:

@@ -1,0 +1,108 @@
+"""A subclass `__init__` that bypasses its target base's: `super(Base, self).__init__(...)` names a
+class above the one it skips, `nn.Module.__init__(self)` runs none of the target's. What the
+target's skipped `__init__` newly sets and an inherited method now reads is DRIFT075, as for an
+`__init__` with no super call at all."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
+
+BEFORE = {"gizmo/gate.py": """
+    import torch.nn as nn
+
+
+    class Linear(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.n = n
+
+        def forward(self, x):
+            return x
+
+
+    class Gate(Linear):
+        def __init__(self, n):
+            super().__init__(n)
+            self.flag = True
+
+        def forward(self, x):
+            return x * self.n
+    """}
+AFTER = {"gizmo/gate.py": """
+    import torch.nn as nn
+
+
+    class Linear(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.n = n
+
+        def forward(self, x):
+            return x
+
+
+    class Gate(Linear):
+        def __init__(self, n):
+            super().__init__(n)
+            self.flag = True
+            self.allow_fp32 = False
+
+        def forward(self, x):
+            if self.allow_fp32:
+                return x
+            return x * self.n
+    """}
+CONSUMER = {"app/gate.py": """
+    import torch.nn as nn
+    from gizmo.gate import Gate
+
+
+    class SkipsGate(Gate):
+        def __init__(self, n):
+            super(Gate, self).__init__(n)
+            self.flag = False
+
+
+    class SkipsAll(Gate):
+        def __init__(self, n):
+            nn.Module.__init__(self)
+            self.n = n
+            self.flag = False
+
+
+    class RunsGate(Gate):
+        def __init__(self, n):
+            super(RunsGate, self).__init__(n)
+            self.flag = False
+    """}
+
+
+def test_an_init_that_bypasses_the_base_meets_its_new_state(tmp_path):
+    src = CONSUMER["app/gate.py"]
+    findings = findings_of(tmp_path, Case("bypassed-init", BEFORE, AFTER, CONSUMER))
+    assert_findings(findings, [
+        ("DRIFT075", line_of(src, "def __init__", 1)),  # SkipsGate: super(Gate, self) starts after Gate
+        ("DRIFT075", line_of(src, "def __init__", 2)),  # SkipsAll: only nn.Module's runs
+    ])  # RunsGate's super(RunsGate, self) runs Gate's: silent
+    assert all("allow_fp32" in f.title for f in findings)
+
+
+FAKE_TORCH = {"torch/__init__.py": "from torch import nn\n", "torch/nn.py": """
+    class Module:
+        def __init__(self):
+            pass
+    """}
+
+
+def test_python_raises_what_drift_predicts(tmp_path):
+    torch = write_tree(tmp_path / "torch", FAKE_TORCH)
+    after = write_tree(tmp_path / "after", AFTER)
+    before = write_tree(tmp_path / "before", BEFORE)
+    app = write_tree(tmp_path / "app", CONSUMER)
+    packages = ("gizmo", "app", "torch")
+    for cls in ("SkipsGate", "SkipsAll", "RunsGate"):
+        assert raised_by([before, app, torch], "app.gate", f"{cls}(2).forward(1)", packages=packages) is None
+    for cls in ("SkipsGate", "SkipsAll"):
+        assert raised_by([after, app, torch], "app.gate", f"{cls}(2).forward(1)", packages=packages) == \
+            f"AttributeError: '{cls}' object has no attribute 'allow_fp32'"
+    assert raised_by([after, app, torch], "app.gate", "RunsGate(2).forward(1)", packages=packages) is None
