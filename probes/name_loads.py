@@ -155,3 +155,82 @@ def evaluated_loads(tree, names):
     for s in tree.body:
         stmt(s, "<module>", frozenset(), False)
     return out
+
+
+def evaluated_chains(tree, modules):
+    """[{"path", "line", "col", "function", "where"}] for each attribute chain through a name the
+    file imports (`modules`: local -> the dotted name it binds, `import a.b as mk` gives mk -> a.b,
+    `import a.b.c` gives a -> a, `from a import mk` gives mk -> a.mk) that Python evaluates when a `def` or `class` runs:
+    a parameter or return annotation (`-> mk.Experts`), a default, a decorator, a base, a class
+    keyword, a class-level annotation. A name the target dropped from that module fails there with
+    AttributeError at import time, before any call; the usage extractors record reads in bodies,
+    not these. `path` is `["sym:<module>", ".attr", ...]`, the chain's full length. A local the
+    file also binds another way (an assignment, a parameter) is left out: the chain may be that."""
+    rebound = set()
+    for n in ast.walk(tree):
+        t = type(n)
+        if t is ast.Name and type(n.ctx) is not ast.Load:
+            rebound.add(n.id)
+        elif t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda):
+            rebound.update(a.arg for a in _params(n.args))
+    local = {k: v for k, v in modules.items() if k not in rebound}
+    if not local:
+        return []
+    future = _future_annotations(tree)
+    out, inner = [], set()
+
+    def chains(node, where, function):
+        if node is None:
+            return
+        for n in ast.walk(node):
+            if type(n) is not ast.Attribute or id(n) in inner or len(out) >= MAX_LOADS:
+                continue
+            attrs, cur = [], n
+            while type(cur) is ast.Attribute:
+                inner.add(id(cur))
+                attrs.append(cur.attr)
+                cur = cur.value
+            if type(cur) is ast.Name and cur.id in local:
+                out.append({"path": ["sym:" + local[cur.id]] + ["." + a for a in reversed(attrs)],
+                            "line": n.lineno, "col": n.col_offset, "function": function, "where": where})
+
+    def stmt(s, scope, function):
+        """`scope`: the qualified name the statement sits in; `function`: the function whose run
+        evaluates its def-time parts ("<module>" for a module or class body run at import)."""
+        t = type(s)
+        if t is ast.If and _is_type_checking(s.test):
+            for child in s.orelse:
+                stmt(child, scope, function)
+            return
+        if t in (ast.FunctionDef, ast.AsyncFunctionDef):
+            for d in s.decorator_list:
+                chains(d, "decorator", function)
+            for d in s.args.defaults + [k for k in s.args.kw_defaults if k is not None]:
+                chains(d, "default", function)
+            if not future:
+                for a in _params(s.args):
+                    chains(a.annotation, "annotation", function)
+                chains(s.returns, "annotation", function)
+            qual = s.name if scope == "<module>" else scope + "." + s.name
+            for child in s.body:
+                stmt(child, qual, qual)
+            return
+        if t is ast.ClassDef:
+            for d in s.decorator_list + s.bases + [k.value for k in s.keywords]:
+                chains(d, "class", function)
+            qual = s.name if scope == "<module>" else scope + "." + s.name
+            for child in s.body:
+                if type(child) is ast.AnnAssign and not future:
+                    chains(child.annotation, "annotation", function)
+                stmt(child, qual, function)
+            return
+        for child in ast.iter_child_nodes(s):
+            if isinstance(child, ast.stmt):
+                stmt(child, scope, function)
+            elif type(child) is ast.ExceptHandler or (hasattr(ast, "match_case") and type(child) is ast.match_case):
+                for c in child.body:
+                    stmt(c, scope, function)
+
+    for s in tree.body:
+        stmt(s, "<module>", "<module>")
+    return out

@@ -16,7 +16,7 @@ from .reach import (_dotted, _src, catches_import_error, compound_guards, decora
                     reach_facts, string_constants, unpacking, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
-from .name_loads import evaluated_loads
+from .name_loads import evaluated_chains, evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
@@ -594,6 +594,31 @@ def _add_name_loads(out, tree):
         out["name_loads"] = [{"path": ["sym:" + imported[r["local"]]], "line": r["line"], "col": r["col"],
                               "function": r["function"], "where": r["where"], "callee_src": r["local"]}
                              for r in loads]
+    _add_chain_loads(out, tree)
+
+
+def _add_chain_loads(out, tree):
+    """Each attribute chain through an imported module (or a `from`-imported name) that Python
+    evaluates when a `def` or `class` runs (`-> mk.Experts`, a base `a.b.Base`), as an attribute
+    read: DRIFT060 reports a name the target dropped from that module there, where the module loads."""
+    modules = {}
+    for imp in out["imports"]:
+        local, target = imp.get("local"), imp.get("target")
+        if imp.get("guarded") or not local or not target:
+            continue
+        if imp.get("statement") == "import":
+            modules.setdefault(local, target if local != target.split(".")[0] else local)
+        elif imp.get("statement") == "from":  # `from a.b import mk` (a module or a class): `mk.X`
+            modules.setdefault(local, target)
+    if not modules:
+        return
+    have = {(u.get("line"), tuple(u.get("path") or ())) for u in out["uses"] if u.get("kind") == "attr"}
+    for r in evaluated_chains(tree, modules):
+        if (r["line"], tuple(r["path"])) not in have:
+            have.add((r["line"], tuple(r["path"])))
+            out["uses"].append({"kind": "attr", "path": r["path"], "line": r["line"], "col": r["col"],
+                                "function": None if r["function"] == "<module>" else r["function"],
+                                "where": r["where"]})
 
 
 def _merge_reach(out, reach):

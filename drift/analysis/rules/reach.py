@@ -170,8 +170,11 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if not on_self and (bv[k - 1].kind == "consumer" or tv[k - 1].kind not in ("instance", "class", "module")):
                 break
             name = path[k][1:]
+            masked = None  # the line of the consumer's import of the gone module, which fails first
             if tv[k - 1].kind == "module" and _imported(mod, f"{tv[k - 1].sym.dotted}.{name}"):
-                break  # `import a.b` then `a.b.f()`: the import's own finding says it
+                masked = _import_line(mod, f"{tv[k - 1].sym.dotted}.{name}")
+                if masked is None or masked == rec["line"]:
+                    break  # `import a.b` then `a.b.f()` on its line: the import's own finding says it
             held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
             if held is not None and (held.dotted, name) in _consumer_sets(ctx) \
                     and not _set_only_under_own_test(ctx, held.dotted, name, mod, rec):
@@ -199,18 +202,21 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             last = k == len(path) - 1
             deprecated = _deprecated_rename(ctx, prev, b.owner or (bprev.cls if bprev.kind == "instance" else None),
                                             name) if what == "attr" else None
+            failure = (f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
+                       else _failure(prev, name))
+            if masked is not None:
+                failure += f" (once the import at line {masked} no longer fails first)"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                else Severity.BREAKING,
+                or masked is not None else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
                                                  evidence=((prev.cls or prev.sym).path, (prev.cls or prev.sym).line)))
                                  if (prev.cls or prev.sym) is not None else None,),
                 baseline_evidence=(_evidence(b),),
-                predicted_failure=(f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
-                                   else _failure(prev, name)),
+                predicted_failure=failure,
                 fix=(attribute_fix(deprecated, owner=_shown_owner(path[k - 1])) if deprecated else
                      settled if (settled := _settled_fix(ctx, bv[k - 1], name)) else
                      Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
@@ -224,7 +230,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 symbol=f"{(prev.cls or prev.sym).dotted}.{name}" if (prev.cls or prev.sym) else name,
                 details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}" + (
                     f"; no class of the target's sets it, but drift has no facts for {', '.join(unseen)}, which "
-                    "could still provide it (a registered parameter, buffer or submodule)" if unseen else ""),
+                    "could still provide it (a registered parameter, buffer or submodule)" if unseen else "") + (
+                    f"; the import at line {masked} fails first, and fixing only it leaves this use written "
+                    "through the old module" if masked is not None else ""),
             ), rec.get("function") or ""
             break
 
@@ -650,6 +658,16 @@ def _owner_move_fix(ctx: CheckContext, held: str, name: str, owner: str) -> Fix:
 
 def _imported(mod: dict, dotted: str) -> bool:
     return any(i["target"] == dotted or i["target"].startswith(dotted + ".") for i in mod.get("imports") or [])
+
+
+def _import_line(mod: dict, dotted: str) -> int | None:
+    """The line of a plain `import a.b[.c]` of the module that binds `dotted`: a use written through
+    that chain elsewhere fails once the import is fixed alone (DRIFT005's reasoning for a `from`
+    import's name). None for a `from` import (DRIFT005 reports its uses) or when none is plain."""
+    lines = [i.get("line") for i in mod.get("imports") or []
+             if i.get("statement") == "import" and not i.get("guarded")
+             and (i["target"] == dotted or i["target"].startswith(dotted + "."))]
+    return min((ln for ln in lines if isinstance(ln, int)), default=None)
 
 
 def _show(step: str) -> str:
