@@ -5,7 +5,8 @@ target's skipped `__init__` newly sets and an inherited method now reads is DRIF
 
 from __future__ import annotations
 
-from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by, write_tree
+from drift.pipeline.run import check
+from tests.rule_cases import Case, assert_findings, consumer_of, facts_of, findings_of, line_of, raised_by, write_tree
 
 BEFORE = {"gizmo/gate.py": """
     import torch.nn as nn
@@ -106,3 +107,80 @@ def test_python_raises_what_drift_predicts(tmp_path):
         assert raised_by([after, app, torch], "app.gate", f"{cls}(2).forward(1)", packages=packages) == \
             f"AttributeError: '{cls}' object has no attribute 'allow_fp32'"
     assert raised_by([after, app, torch], "app.gate", "RunsGate(2).forward(1)", packages=packages) is None
+
+
+IMPL_BEFORE = {"gizmo/attn.py": """
+    import torch.nn as nn
+
+
+    class CommonImpl(nn.Module):
+        def __init__(self, heads):
+            super().__init__()
+            self.heads = heads
+
+        def _concat(self, x):
+            return x
+
+        def _context(self, x):
+            return self._concat(x)
+    """, "gizmo/models/other.py": """
+    class OtherLayer:
+        def __init__(self, impl):
+            self.impl = impl
+
+        def run(self, x):
+            return self.impl._context(x)
+    """}
+IMPL_AFTER = {"gizmo/attn.py": """
+    import torch.nn as nn
+
+
+    class CommonImpl(nn.Module):
+        def __init__(self, heads):
+            super().__init__()
+            self.heads = heads
+            self.fused_concat = False
+
+        def _concat(self, x):
+            if self.fused_concat:
+                return x
+            return x * 2
+
+        def _context(self, x):
+            return self._concat(x)
+    """, "gizmo/models/other.py": IMPL_BEFORE["gizmo/models/other.py"]}
+IMPL_CONSUMER = {"app/attn.py": """
+    import torch.nn as nn
+    from gizmo.attn import CommonImpl
+
+
+    class DeviceImpl(CommonImpl):
+        def __init__(self, heads):
+            nn.Module.__init__(self)
+            self.heads = heads
+    """}
+
+
+def test_a_reader_reached_only_through_a_generic_receiver_is_risky(tmp_path):
+    """The only target call that reaches the inherited reader is `self.impl._context(...)`, on a
+    receiver named with `CommonImpl`'s last word alone, in another model's layer: the object there
+    may be another implementation, so the finding is likely, not certain."""
+    src = IMPL_CONSUMER["app/attn.py"]
+    findings = _with_sources(tmp_path, IMPL_BEFORE, IMPL_AFTER, IMPL_CONSUMER)
+    assert_findings(findings, [("DRIFT075", line_of(src, "def __init__"))])
+    assert findings[0].severity.value == "risky"
+    assert "`impl`" in findings[0].details
+
+
+def _with_sources(tmp_path, before, after, consumer):
+    """Findings over target facts whose source text is at hand (as for a release read on this
+    machine), so the rule can search the target's own calls of the inherited methods."""
+    facts = {}
+    for side, files in (("before", before), ("after", after)):
+        root = write_tree(tmp_path / side, files)
+        facts[side] = facts_of(root)
+        facts[side]["target"] = {"root": str(root)}
+    cons = consumer_of(write_tree(tmp_path / "consumer", consumer))
+    outcome = check(consumer=cons, target_facts=facts["after"], baseline_facts=facts["before"], target_package="gizmo")
+    assert outcome.error is None and outcome.report is not None and not outcome.report.incomplete
+    return outcome.report.findings

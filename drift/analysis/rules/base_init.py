@@ -36,11 +36,14 @@ def receiver_names(cls_name: str) -> list[str]:
     return ["_".join(parts[i:]) for i in range(len(parts) - 1)] or [snake]
 
 
-def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False) -> list[str] | None:
+def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False,
+           short: bool = True) -> list[str] | None:
     """Modules of `index` that read `<receiver named after cls>.attr` (not an assignment), or
-    call `<receiver>.attr(...)` (`call`), or None when the sources are not at hand."""
+    call `<receiver>.attr(...)` (`call`), or None when the sources are not at hand. A call's
+    receiver may be the class's last word alone (`impl.m(...)` for `MLACommonImpl`) unless
+    `short` is false: the method's name is then evidence enough that the object is this kind."""
     names = receiver_names(cls.dotted.rsplit(".", 1)[-1])
-    if call and "_" in names[-1]:  # a call names the method too: the class's last word is receiver enough
+    if call and short and "_" in names[-1]:  # a call names the method too: the class's last word is receiver enough
         names.append(names[-1].rsplit("_", 1)[-1])
     tail = rb"\s*\(" if call else rb"(?![A-Za-z0-9_])(?!\s*=[^=])"
     pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s%s" % (
@@ -119,7 +122,8 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}")
             if not state:
                 continue
-            now = _live_reads(ctx.target, base, skip, site.calls, set(state))  # read by inherited methods
+            weak: set[str] = set()
+            now = _live_reads(ctx.target, base, skip, site.calls, set(state), weak)  # read by inherited methods
             before = _live_reads(ctx.baseline, bbase, skip, site.calls, set(now)) if now else {}
             for name in sorted(set(now) - set(before)):  # the baseline's inherited code did not read it
                 owner, line = state[name]
@@ -129,7 +133,11 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     (Location(mowner.path, mline, symbol=f"{mowner.dotted}.{method}"),
                      Location(owner.path, line, symbol=f"{owner.dotted}.{name}")),
                     symbol=f"{owner.dotted}.{name}",
-                    details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects")
+                    details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects" + (
+                        f"; the target calls its way to it only on a receiver named `"
+                        f"{receiver_names(base.dotted.rsplit('.', 1)[-1])[-1].rsplit('_', 1)[-1]}`, which may hold "
+                        "another kind of object" if name in weak else ""),
+                    likely=name in weak)
     yield from _replaced_inits(ctx)
     yield from _skipped_post_inits(ctx)
 
@@ -281,11 +289,11 @@ class _Site:
         self.calls = ctx.self_calls(ref)
 
     def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
-                details: str) -> Finding:
+                details: str, likely: bool = False) -> Finding:
         short = self.short
         return Finding(
             rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
-            severity=Severity.RISKY if self.ctx.dead_on_baseline(self.mod) else Severity.BREAKING,
+            severity=Severity.RISKY if self.ctx.dead_on_baseline(self.mod) or likely else Severity.BREAKING,
             title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
                   f"`{name}`; {how}",
             consumer_site=Location(self.mod.get("path") or "?", self.init.get("line") or self.cls.get("line") or 1,
@@ -301,14 +309,17 @@ class _Site:
 
 
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
-                wanted: set[str]) -> dict[str, tuple[str, Symbol, int]]:
+                wanted: set[str], weak: set[str] | None = None) -> dict[str, tuple[str, Symbol, int]]:
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
     consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
     consumer calls on itself, one the target calls on an object named after `base`
     (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one that implements a method a
     class further up declares (the target calls it through that interface: `quant_method.create_weights`),
     or one such a method calls on `self`. Only the readers and
-    their callers are looked up, so a base with hundreds of methods costs a few searches."""
+    their callers are looked up, so a base with hundreds of methods costs a few searches.
+    `weak`, when given, receives the attributes whose reader runs only by a target call on a
+    receiver named with the class's last word alone (`self.impl.m(...)` in some other model's
+    layer): the object may be another kind, so what it shows is likely, not certain."""
     methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
     interface: set[str] = set()  # implemented here, declared by a class further up: called through it
     for owner in index.mro(base):
@@ -321,35 +332,47 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     for name, (_owner, fn) in methods.items():
         for callee in fn.behaviour.self_calls:
             callers.setdefault(callee, set()).add(name)
-    memo: dict[str, bool] = {}
+    memo: dict[str, int] = {}
 
-    def called(name: str) -> bool:
+    def called(name: str) -> int:
+        """2: the consumer, an interface or a receiver named after the class calls it; 1: only a
+        receiver named with the class's last word; 0: nothing seen."""
         if name not in memo:
-            memo[name] = name in own_calls or name in interface or \
-                (not name.startswith("__") and bool(_reads(index, base, name, call=True)))
+            if name in own_calls or name in interface:
+                memo[name] = 2
+            elif name.startswith("__"):
+                memo[name] = 0
+            elif _reads(index, base, name, call=True, short=False):
+                memo[name] = 2
+            else:
+                memo[name] = 1 if _reads(index, base, name, call=True) else 0
         return memo[name]
 
-    def live(name: str) -> bool:
-        seen, todo = set(), [name]
+    def live(name: str) -> int:
+        seen, todo, best = set(), [name], 0
         while todo:
             m = todo.pop()
             if m in seen:
                 continue
             seen.add(m)
-            if called(m):
-                return True
+            best = max(best, called(m))
+            if best == 2:
+                return best
             todo.extend(callers.get(m, ()))
-        return False
+        return best
 
     out: dict[str, tuple[str, Symbol, int]] = {}
     for name in sorted(methods):
         owner, fn = methods[name]
         reads = fn.behaviour.self_reads
         hits = [a for a in reads if a in wanted and a not in out]
-        if hits and live(name):
+        level = live(name) if hits else 0
+        if level:
             for attr in hits:
                 lines = reads[attr]
                 out[attr] = (name, owner, lines[0] if lines else fn.line or owner.line)
+                if level == 1 and weak is not None:
+                    weak.add(attr)
     return out
 
 
