@@ -586,23 +586,47 @@ class _Nested(_Scope):
         return self.enclosing.root(name)
 
 
+def _alternatives(node, depth=0):
+    """The expressions a value may be: each branch of `a if c else b`, each operand of `a or b`
+    (`a and b`), nested; the value itself otherwise. Flow-insensitive, as the solver is: the
+    name may hold any of them (`self.llm = self._init() if engine is None else engine.llm`)."""
+    if depth < 4 and isinstance(node, ast.IfExp):
+        return _alternatives(node.body, depth + 1) + _alternatives(node.orelse, depth + 1)
+    if depth < 4 and isinstance(node, ast.BoolOp):
+        return [a for v in node.values for a in _alternatives(v, depth + 1)]
+    return [node]
+
+
+def _sources(scope, value):
+    """The paths a value may be (`_alternatives`), each once; [None] when none has a path (a
+    literal): an attribute store still records that the object now has the attribute."""
+    out = []
+    for alt in _alternatives(value):
+        p = scope.path(alt)
+        if p and p not in out:
+            out.append(p)
+    return out or [None]
+
+
 def _relations(out, scope, own, *, fn_key):
     strings = local_strings(own)
     for node in own:
         if isinstance(node, _SCOPES):
             continue
         if isinstance(node, ast.Assign):
-            src = scope.path(node.value)
-            for t in node.targets:
-                _target(out, scope, t, src, node.lineno)
+            for src in _sources(scope, node.value):
+                for t in node.targets:
+                    _target(out, scope, t, src, node.lineno)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            _target(out, scope, node.target, scope.path(node.value), node.lineno)
+            for src in _sources(scope, node.value):
+                _target(out, scope, node.target, src, node.lineno)
         elif isinstance(node, ast.Return) and fn_key and node.value is not None:
-            p = scope.path(node.value)
-            if p:
-                out["ret"].append([fn_key, p])
+            for p in _sources(scope, node.value):
+                if p:
+                    out["ret"].append([fn_key, p])
         elif isinstance(node, ast.NamedExpr):  # `if cfg := vllm_config.attention_config:`
-            _target(out, scope, node.target, scope.path(node.value), node.lineno)
+            for src in _sources(scope, node.value):
+                _target(out, scope, node.target, src, node.lineno)
         elif isinstance(node, ast.Call):
             _call(out, scope, node, strings)
         elif isinstance(node, ast.Delete):

@@ -92,3 +92,52 @@ def test_calls_through_a_served_alias_and_its_factory_are_judged(tmp_path):
 
 def test_nothing_when_the_served_class_did_not_change(tmp_path):
     assert findings_of(tmp_path, Case("same", BEFORE, BEFORE, CONSUMER)) == ()
+
+
+HELPER = {"app/__init__.py": "", "app/engine.py": """
+    from gizmo import AsyncLLMEngine
+
+
+    class Engine:
+        def __init__(self, engine=None):
+            self.args = None
+            self.llm = self._initialize() if engine is None else engine.llm
+
+        def _initialize(self):
+            try:
+                llm = AsyncLLMEngine.from_engine_args(self.args)
+                return llm
+            except Exception as e:
+                raise e
+
+
+    class OpenAIEngine(Engine):
+        def __init__(self, engine):
+            super().__init__(engine)
+
+        async def prepare(self):
+            return await self.llm.get_tokenizer()
+    """, "app/handler.py": """
+    from app.engine import Engine, OpenAIEngine
+
+    engine = Engine()
+    OpenAIEngine = OpenAIEngine(engine)
+    """}
+
+
+def test_a_factory_result_through_a_helper_and_a_conditional_is_the_served_class(tmp_path):
+    """`self.llm = self._initialize() if engine is None else engine.llm`: the helper returns a
+    local holding `AsyncLLMEngine.from_engine_args(...)` (the solver names it as one dotted
+    name, read step by step as Python does), the other branch hands on another Engine's own
+    field: the field may hold the served `AsyncLLM` only, and a subclass's call of a method the
+    target dropped from it is found."""
+    gone = _tree(ENGINE.replace("        async def get_tokenizer(self) -> Tokenizer:\n"
+                                "            return Tokenizer()\n", ""))
+    src = HELPER["app/engine.py"]
+    found = findings_of(tmp_path, Case("served-helper", BEFORE, gone, HELPER))
+    assert [(f.rule_id, f.consumer_site.line) for f in found] == \
+        [("DRIFT060", line_of(src, "await self.llm.get_tokenizer()"))], found
+    app = write_tree(tmp_path / "run_app", HELPER)
+    failure = raised_by([write_tree(tmp_path / "run_after", gone), app], "app.handler",
+                        "__import__('asyncio').run(OpenAIEngine.prepare())")
+    assert failure == found[0].predicted_failure, (failure, found[0].predicted_failure)

@@ -343,6 +343,10 @@ class PathEvaluator:
                 sym = self.index.lookup(ref)
                 if sym is None and self.relocate is not None:
                     sym = self.relocate(ref)  # the import's own finding says it moved; uses follow it
+                if sym is None:
+                    served = self._stepwise(ref)
+                    if served is not None:
+                        return served
                 return self._symbol_value(sym, ref)
             if ref in self.consumer.classes:
                 return Value("consumer", ckind="class", cref=ref)
@@ -364,6 +368,19 @@ class PathEvaluator:
         if kind == "over":
             return self._override_value(ref)
         return UNKNOWN
+
+    def _stepwise(self, ref: str) -> Value | None:
+        """A dotted target name no lookup finds, read as Python reads it: its longest prefix a
+        lookup finds, then attribute by attribute (`vllm.AsyncLLMEngine.from_engine_args`, where
+        the package serves `AsyncLLMEngine` from its `__getattr__`: the solver writes what a
+        factory returns as one dotted name). None when that finds nothing either."""
+        parts = ref.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            if self.index.lookup(".".join(parts[:cut])) is None:
+                continue
+            v = self.value(tuple(["sym:" + ".".join(parts[:cut])] + ["." + p for p in parts[cut:]]))
+            return v if v.known else None
+        return None
 
     def _consumer_alias(self, ref: str) -> Value | None:
         """A consumer module-level name the solved model sees bound only to target names
@@ -961,6 +978,10 @@ class PathEvaluator:
                         continue
                     path = rec.get("path")
                     v = self.value(tuple(path)) if path else None
+                    if v is None and table == "self_attrs":  # a value the probe's pass could not type
+                        inferred = self._inferred_member(key, name)  # (`a() if c else other.llm`): the solver's
+                        if inferred is not None:
+                            return inferred
                     if v is None or v.kind == "missing":  # the consumer's own copy exists even when its
                         return Value("consumer", ckind="attr", cref=f"{key}.{name}")  # source fails (reported there)
                     if table == "class_attrs" and not on_class and v.kind == "unbound":

@@ -20,6 +20,7 @@ import re
 from typing import Iterator
 
 from drift.analysis.context import CheckContext
+from drift.analysis.torch_module import is_module_base
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Needle, PackageIndex, Symbol
@@ -308,6 +309,12 @@ class _Site:
         )
 
 
+def _module_based(index: PackageIndex, cls: Symbol) -> bool:
+    """Whether a class of `cls`'s MRO names `torch.nn.Module` as a base (drift never reads torch)."""
+    return any(is_module_base(index.dotted_in(o.module, b.split("[", 1)[0].strip()))
+               for o in index.mro(cls) for b in o.as_class.bases)
+
+
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
                 wanted: set[str], weak: set[str] | None = None) -> dict[str, tuple[str, Symbol, int]]:
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
@@ -322,6 +329,8 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     layer): the object may be another kind, so what it shows is likely, not certain."""
     methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
     interface: set[str] = set()  # implemented here, declared by a class further up: called through it
+    if _module_based(index, base):
+        interface.add("forward")  # `nn.Module.__call__` runs it: every `layer(x)` of the model calls it
     for owner in index.mro(base):
         for name, fn in owner.as_class.methods.items():
             if name in methods:
