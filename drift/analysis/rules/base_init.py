@@ -81,11 +81,17 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     target's code now reads (on objects named after that base) an attribute the base `__init__`
     sets and the consumer does not, and the baseline's code read no such attribute from outside.
     A call of a saved original (`_orig_init = Base.__init__`, then `self._orig_init(...)` or
-    `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`).
+    `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`). An `__init__`
+    that hands on only by `super(Base, self).__init__(...)` skips Base's own (Python looks after
+    Base in the MRO), and one that calls only `nn.Module.__init__(self)` (a class outside the
+    target and the consumer) runs none of the target's.
     The base's own methods count too: one the subclass inherits (does not override) and that
     runs on its objects (the consumer calls it on `self`, the target calls it on an object
-    named after the base, or such a method calls it on `self`) and now reads `self.x` that only the
-    skipped `__init__` sets, where the baseline's inherited methods did not read it.
+    named after the base, or such a method calls it on `self`; `forward` of a class built on
+    `torch.nn.Module`, which every call of the layer runs) and now reads `self.x` that only the
+    skipped `__init__` sets, where the baseline's inherited methods did not read it. Where the
+    target reaches the reader only through a receiver named with the class's last word alone
+    (`self.impl.m(...)`), the finding is risky: that receiver may hold another implementation.
     The same question is asked of a consumer function installed as a target class's `__init__`
     (`Cls.__init__ = new_init`) that runs no original `__init__`: the class's own methods the
     consumer leaves in place play the inherited ones (drift/analysis/rules/replaced_init.py).

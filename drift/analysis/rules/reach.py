@@ -110,7 +110,15 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     a parameter or variable annotated with a target type, what a target call returns, an
     attribute a target `__init__` set on `self`. The baseline must have had the attribute (set on
     `self`, declared, inherited or defined), and the target's class must be fully known (no
-    `__getattr__`, no base drift cannot see), so a missing name really is missing. A
+    `__getattr__`, no base drift cannot see), so a missing name really is missing. On a layer
+    built on `torch.nn.Module` (which drift never reads) that the solver typed (what the target
+    hands an override; a parameter typed from its callers, or `self` of a function bound onto
+    the class with `Cls.m = fn`), a name the baseline's own classes defined is reported risky:
+    on a bound `self` only a class-level one (a property, a method), which nn.Module does not
+    register on instances. Attribute chains Python evaluates when a `def` or `class` runs (an
+    annotation `-> mk.Experts`, a base `a.b.Base`) are reads too. A use written through a plain
+    `import a.b` of a module the target removed, away from the import's line, is risky: the
+    import fails first, and fixing it alone leaves the use. A
     `msgspec.Struct` base counts as seen (drift/analysis/struct_base.py): its instances hold only
     the fields their classes declare. A read in a branch of `a if <test> else b` whose test
     already fails is not reported again: Python evaluates the test first.
