@@ -84,7 +84,8 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`). An `__init__`
     that hands on only by `super(Base, self).__init__(...)` skips Base's own (Python looks after
     Base in the MRO), and one that calls only `nn.Module.__init__(self)` (a class outside the
-    target and the consumer) runs none of the target's.
+    target and the consumer) runs none of the target's: risky there, since such a subclass
+    rebuilds the object on purpose and which inherited methods still run on it is its design.
     The base's own methods count too: one the subclass inherits (does not override) and that
     runs on its objects (the consumer calls it on `self`, the target calls it on an object
     named after the base, or such a method calls it on `self`; `forward` of a class built on
@@ -106,6 +107,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
         if cls.get("init_calls_base") is not False and ran is None:
             continue
         ran_classes, ran_state = ran or (set(), set())
+        rebuilt = ran is not None and not ran_classes  # only `nn.Module.__init__(self)`: a deliberate rebuild
         skip = _consumer_defines(ctx, ref)
         own = skip | set(cls.get("self_attrs") or {}) | ran_state
         site = _Site(ctx, ref, cls)
@@ -143,8 +145,10 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     details=f"`{method}` is inherited, not overridden, and runs on `{site.short}` objects" + (
                         f"; the target calls its way to it only on a receiver named `"
                         f"{receiver_names(base.dotted.rsplit('.', 1)[-1])[-1].rsplit('_', 1)[-1]}`, which may hold "
-                        "another kind of object" if name in weak else ""),
-                    likely=name in weak)
+                        "another kind of object" if name in weak else "") + (
+                        "; the subclass runs only `nn.Module.__init__` and builds its own state, so which "
+                        "inherited methods still run on it is its own design" if rebuilt else ""),
+                    likely=name in weak or rebuilt)
     yield from _replaced_inits(ctx)
     yield from _skipped_post_inits(ctx)
 
