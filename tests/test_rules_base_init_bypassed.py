@@ -87,8 +87,9 @@ def test_an_init_that_bypasses_the_base_meets_its_new_state(tmp_path):
     ])  # RunsGate's super(RunsGate, self) runs Gate's: silent
     assert all("allow_fp32" in f.title for f in findings)
     severity = {f.consumer_site.line: f.severity.value for f in findings}
-    assert severity == {line_of(src, "def __init__", 1): "breaking",  # skips Gate's alone
+    assert severity == {line_of(src, "def __init__", 1): "risky",  # bypasses Gate's set-up on purpose
                         line_of(src, "def __init__", 2): "risky"}  # rebuilds the object on purpose
+    assert all("bypasses the base's `__init__` by name" in f.details for f in findings)
 
 
 FAKE_TORCH = {"torch/__init__.py": "from torch import nn\n", "torch/nn.py": """

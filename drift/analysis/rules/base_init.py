@@ -84,8 +84,9 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
     `_orig(self, ...)`) runs the base `__init__` (the probe's `init_calls_base`). An `__init__`
     that hands on only by `super(Base, self).__init__(...)` skips Base's own (Python looks after
     Base in the MRO), and one that calls only `nn.Module.__init__(self)` (a class outside the
-    target and the consumer) runs none of the target's: risky there, since such a subclass
-    rebuilds the object on purpose and which inherited methods still run on it is its design.
+    target and the consumer) runs none of the target's. Both are risky: such a subclass bypasses
+    the base's set-up on purpose and redoes it, and which inherited methods still run on it is
+    its design.
     The base's own methods count too: one the subclass inherits (does not override) and that
     runs on its objects (the consumer calls it on `self`, the target calls it on an object
     named after the base, or such a method calls it on `self`; `forward` of a class built on
@@ -107,7 +108,9 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
         if cls.get("init_calls_base") is not False and ran is None:
             continue
         ran_classes, ran_state = ran or (set(), set())
-        rebuilt = ran is not None and not ran_classes  # only `nn.Module.__init__(self)`: a deliberate rebuild
+        # `super(Base, self).__init__` or only `nn.Module.__init__(self)`: the base's own set-up is
+        # bypassed on purpose and redone by the subclass, so what it still lacks is likely, not certain
+        rebuilt = ran is not None and (not ran_classes or bool(cls.get("init_super_from")))
         skip = _consumer_defines(ctx, ref)
         own = skip | set(cls.get("self_attrs") or {}) | ran_state
         site = _Site(ctx, ref, cls)
@@ -146,8 +149,8 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                         f"; the target calls its way to it only on a receiver named `"
                         f"{receiver_names(base.dotted.rsplit('.', 1)[-1])[-1].rsplit('_', 1)[-1]}`, which may hold "
                         "another kind of object" if name in weak else "") + (
-                        "; the subclass runs only `nn.Module.__init__` and builds its own state, so which "
-                        "inherited methods still run on it is its own design" if rebuilt else ""),
+                        "; the subclass bypasses the base's `__init__` by name and builds that state itself, "
+                        "so which inherited methods still run on it is its own design" if rebuilt else ""),
                     likely=name in weak or rebuilt)
     yield from _replaced_inits(ctx)
     yield from _skipped_post_inits(ctx)
