@@ -18,6 +18,7 @@ from drift.analysis.rules.handed import RULES as HANDED_RULES
 from drift.analysis.rules.held_objects import RULES as HELD_OBJECT_RULES
 from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
+from drift.analysis.rules.stand_in_reads import RULES as STAND_IN_READ_RULES
 from drift.analysis.rules.self_builds import RULES as SELF_BUILD_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.keys import RULES as KEY_RULES
@@ -76,6 +77,7 @@ GENERIC_RULES = [
     *FILLED_RULES,
     *DEPRECATED_OMISSION_RULES,
     *SLOT_RULES,
+    *STAND_IN_READ_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,
     *BYPASSED_PATCH_RULES,
