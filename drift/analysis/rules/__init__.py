@@ -29,6 +29,7 @@ from drift.analysis.rules.override_types import RULES as OVERRIDE_TYPE_RULES
 from drift.analysis.rules.override_state import RULES as OVERRIDE_STATE_RULES
 from drift.analysis.rules.unset_fields import RULES as UNSET_FIELD_RULES
 from drift.analysis.rules.enum_names import RULES as ENUM_NAME_RULES
+from drift.analysis.rules.enum_compares import RULES as ENUM_COMPARE_RULES
 from drift.analysis.rules.mirrored_hooks import RULES as MIRRORED_HOOK_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
@@ -88,6 +89,7 @@ GENERIC_RULES = [
     *OVERRIDE_STATE_RULES,
     *UNSET_FIELD_RULES,
     *ENUM_NAME_RULES,
+    *ENUM_COMPARE_RULES,
     *MIRRORED_HOOK_RULES,
     *SWAPPED_RULES,
     argument_retyped,
