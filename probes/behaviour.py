@@ -132,7 +132,7 @@ class _Scan:
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
                  "by_name", "held_tests", "kw_calls", "pos_calls", "flag_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
-                 "globals_set", "param_sets", "param_hands", "cond", "omit_warns")
+                 "globals_set", "param_sets", "param_hands", "cond", "omit_warns", "named_sites")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -152,6 +152,8 @@ class _Scan:
         self.flag_calls = []  # [callee, line, [argument texts]]: `x.name(a, True, b)`, names and flags only
         self.unpacks = {}  # name -> [[call line, names unpacked, unpack line]]: `a, b = x.name(...)`
         self.bare_calls = {}  # name -> first line of `name()`: a call of a plain name with no arguments
+        self.named_sites = {}  # name -> [[line, positional count, [keywords], 1 if *args/**kw]] of `name(...)`;
+        # kept (under its dotted source) only for a name a lazy import inside the function binds
         # (written under the dotted name a lazy import inside the function gives it)
         self.unset_checks = []  # names the function fails on when None: `assert G is not None`, `if G is None: raise`
         self.globals_set = []  # names the function declares `global` (a setter of module state)
@@ -227,6 +229,12 @@ class _Scan:
                         sites.append(site)
                 elif type(func) is _Name and func.id in self.assigns:
                     self.alias_site(func.id, n)
+                elif type(func) is _Name:
+                    star = any(type(a) is ast.Starred for a in n.args) or any(k.arg is None for k in n.keywords)
+                    site = [n.lineno, len(n.args), [k.arg for k in n.keywords if k.arg]]
+                    if star:
+                        site.append(1)
+                    self.named_sites.setdefault(func.id, []).append(site)
                 if type(func) is _Name and not n.args and not n.keywords and self.depth == 0:
                     self.bare_calls.setdefault(func.id, n.lineno)
                 if n.args and not n.keywords and type(func) is _Attribute:
@@ -805,6 +813,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"bare_calls": {scan.local_imports.get(n, n): ln for n, ln in scan.bare_calls.items()}}
            if scan.bare_calls else {}),  # a name imported inside the function: its dotted source
         **({"param_sets": scan.param_sets} if scan.param_sets else {}),
+        **_imported_calls(scan),
         **_param_hands(scan),
         **({"omit_warns": scan.omit_warns} if scan.omit_warns else {}),
         **_ambient(scan),
@@ -1124,6 +1133,19 @@ def _value_kind(value, params):
         name = dotted(value)
         return "attr:" + name if name else None
     return None
+
+
+def _imported_calls(scan):
+    """{"imported_calls": {dotted: sites}}: the calls of names a lazy import inside the function
+    binds (`from m import f as g` ... `g(x, k=1)`), under the dotted name they resolve to. A
+    consumer that assigns its own `f` over `m.f` is called here (the import runs at call time), with
+    these arguments; the name the call is written with may be an alias no text search for `f` finds."""
+    out = {}
+    for name, sites in scan.named_sites.items():
+        dotted = scan.local_imports.get(name)
+        if dotted and "." in dotted:
+            out.setdefault(dotted, []).extend(sites)
+    return {"imported_calls": out} if out else {}
 
 
 def _sorted_lines(table):

@@ -487,6 +487,7 @@ class _Module:
         self.name_lists = name_lists(tree)
         self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
+        self.compared = {}  # id(attribute node) -> the string literals an ==, != or `in` test holds it to
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
         self.nested_quals = set()  # qualnames of functions defined inside functions
@@ -734,6 +735,24 @@ class _Module:
         if self.failing:
             rec["on_failure"] = True  # evaluated only on a path that raises anyway
         self.uses.append(rec)
+
+
+def string_tests(node):
+    """{id(attribute node): ([literal, ...], negated)} for a comparison that holds an attribute read to
+    string literals: `x.a == "s"`, `"s" != x.a`, `x.a in ("s", "t")` (negated: `!=`, `not in`). What a value of another type (an
+    Enum) makes of such a test is decided later, with the target's facts."""
+    if len(node.ops) != 1:
+        return {}
+    op, left, right = node.ops[0], node.left, node.comparators[0]
+    if type(op) in (ast.Eq, ast.NotEq):
+        for attr, other in ((left, right), (right, left)):
+            if type(attr) is ast.Attribute and type(other) is ast.Constant and type(other.value) is str:
+                return {id(attr): ([other.value], type(op) is ast.NotEq)}
+    elif type(op) in (ast.In, ast.NotIn) and type(left) is ast.Attribute \
+            and type(right) in (ast.Tuple, ast.List, ast.Set) and right.elts \
+            and all(type(e) is ast.Constant and type(e.value) is str for e in right.elts):
+        return {id(left): ([e.value for e in right.elts], type(op) is ast.NotIn)}
+    return {}
 
 
 def _none_stores(body):
@@ -1888,6 +1907,8 @@ class _Function:
             return self._guarded_expr(node, env)
         if t is ast.Dict or t is ast.Compare:
             self._held_types(node, chain)
+        if t is ast.Compare:
+            self.mod.compared.update(string_tests(node))
         if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             inner = dict(env)
             for gen in node.generators:
@@ -1977,6 +1998,10 @@ class _Function:
                     line, col = _attr_pos(node)
                     bound = self._bound(node.value, env, base)
                     extra = {"bound": bound} if bound else {}
+                    if not store and id(node) in self.mod.compared:
+                        extra["vs_str"], negated = self.mod.compared.pop(id(node))
+                        if negated:
+                            extra["vs_negated"] = True
                     self.mod.use("attr_set" if store else "attr", base + ("." + node.attr,), line, col, self.qual,
                                  **extra)
             self._record_chain(node.value, env, chain, top=False)

@@ -334,6 +334,11 @@ class Behaviour(Record):
     param_guards: _Key[Mapping[str, list[Any]]] = _Key("param_guards", {}, doc="parameter -> [line, how]")
     unread_params: _Key[Sequence[str]] = _Key("unread_params", (),
                                               doc="parameters a caller binds that the body never mentions")
+    param_reads: _Key[Mapping[str, Mapping[str, int]]] = _Key(
+        "param_reads", {}, doc="parameter -> {attr: first line}: every `param.attr` the body reads (facts +pr)")
+    imported_calls: _Key[Mapping[str, list[list[Any]]]] = _Key(
+        "imported_calls", {}, doc="dotted -> [[line, positional count, [keywords], 1 if starred]]: calls of a "
+                                  "name a lazy import in the function binds (facts +ic)")
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
     param_sets: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
         "param_sets", {}, doc="parameter -> {attr: [line, kind, 1 if on some paths only]}: `param.attr = v`")

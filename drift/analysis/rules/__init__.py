@@ -18,6 +18,7 @@ from drift.analysis.rules.handed import RULES as HANDED_RULES
 from drift.analysis.rules.held_objects import RULES as HELD_OBJECT_RULES
 from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
+from drift.analysis.rules.stand_in_reads import RULES as STAND_IN_READ_RULES
 from drift.analysis.rules.self_builds import RULES as SELF_BUILD_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.keys import RULES as KEY_RULES
@@ -28,6 +29,7 @@ from drift.analysis.rules.override_types import RULES as OVERRIDE_TYPE_RULES
 from drift.analysis.rules.override_state import RULES as OVERRIDE_STATE_RULES
 from drift.analysis.rules.unset_fields import RULES as UNSET_FIELD_RULES
 from drift.analysis.rules.enum_names import RULES as ENUM_NAME_RULES
+from drift.analysis.rules.enum_compares import RULES as ENUM_COMPARE_RULES
 from drift.analysis.rules.mirrored_hooks import RULES as MIRRORED_HOOK_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
@@ -76,6 +78,7 @@ GENERIC_RULES = [
     *FILLED_RULES,
     *DEPRECATED_OMISSION_RULES,
     *SLOT_RULES,
+    *STAND_IN_READ_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,
     *BYPASSED_PATCH_RULES,
@@ -86,6 +89,7 @@ GENERIC_RULES = [
     *OVERRIDE_STATE_RULES,
     *UNSET_FIELD_RULES,
     *ENUM_NAME_RULES,
+    *ENUM_COMPARE_RULES,
     *MIRRORED_HOOK_RULES,
     *SWAPPED_RULES,
     argument_retyped,

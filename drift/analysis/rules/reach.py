@@ -25,6 +25,7 @@ from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_base, mro_names, reaches, receiver_of,
                                          runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
+from drift.analysis.rules.lazy_callers import lazy_call_sites
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.packed_params import packed_fix
@@ -952,8 +953,9 @@ def _as_sig(params) -> list[list[Any]]:
     return [[p.name, p.kind, not p.required] for p in params]
 
 
-def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | None:
-    """What Python raises when the target's call `site` reaches the consumer's `sig` (self bound)."""
+def _site_failure(label: str, sig: list[list[Any]], site: list[Any], *, bound: int = 1) -> str | None:
+    """What Python raises when the target's call `site` reaches the consumer's `sig` (self bound;
+    `bound=0` for a plain function, whose positional count Python states as passed)."""
     if site[4]:
         return None  # *args / **kwargs at the call: cannot tell
     params = sig[1:] if sig and sig[0][0] in ("self", "cls") else sig
@@ -966,8 +968,8 @@ def _site_failure(label: str, sig: list[list[Any]], site: list[Any]) -> str | No
             return f"TypeError: {label}() got an unexpected keyword argument '{kw}'"
     slots = [n for n, k, _d in params if k in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
     if not any(k == "VAR_POSITIONAL" for _n, k, _d in params) and site[2] > len(slots):
-        return (f"TypeError: {label}() takes {plural(len(slots) + 1, 'positional argument')} but "
-                f"{site[2] + 1} were given")
+        return (f"TypeError: {label}() takes {plural(len(slots) + bound, 'positional argument')} but "
+                f"{site[2] + bound} {'was' if site[2] + bound == 1 else 'were'} given")
     covered = set(slots[: site[2]]) | set(site[3])
     for kinds, what in ((("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"), "positional"), (("KEYWORD_ONLY",), "keyword-only")):
         missing = [n for n, k, d in params if not d and k in kinds and n not in covered]
@@ -1652,17 +1654,64 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
             sig = solved.signatures.get(fn)
             home = _consumer_module(ctx, fn)
             line = solved.lines.get(fn) or rep["line"]
-            if not sig or home is None:
-                continue
+            if sig is None or home is None:
+                continue  # (an empty signature is a function that takes nothing: the target may pass it some)
             where = Location(home.get("path") or rep["path"], line, symbol=fn)
-            yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
-                                          how=f"assigned over `{dotted}`")
+            found = list(_declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm,
+                                            how=f"assigned over `{dotted}`"))
+            if t.kind == "function":
+                found = _held_to_lazy_callers(ctx, found, dotted, label, sig, where)
+            yield from found
     for dotted, ref, t, b in stand_ins(ctx):
         for f in _stand_in_methods(ctx, ref, dotted, t, b):
             key = (f.consumer_site.path, f.consumer_site.line, f.symbol, f.predicted_failure)
             if key not in emitted:  # a consumer base shared by two stand-ins is judged once
                 emitted.add(key)
                 yield f
+
+
+def _held_to_lazy_callers(ctx: CheckContext, found: list[Finding], dotted: str, label: str,
+                          sig: list[list[Any]], where: Location) -> list[Finding]:
+    """A module function the consumer assigns over, held to the target's calls of it through a
+    lazy import (`from m import f as g` inside a method, then `g(k=...)`): the import runs at call
+    time, so it gets the consumer's function, and the alias hides the call from a search for `f`.
+    A declared difference such a call really exercises becomes breaking, with the call as evidence;
+    a call that fails for another reason (too many positionals) is reported on its own."""
+    sites = lazy_call_sites(ctx.target, dotted)
+    failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s, bound=0)) is not None]
+    if not failing:
+        return found
+    out, told = [], set()
+    for f in found:
+        hit = next(((s, why) for s, why in failing if why == f.predicted_failure
+                    or any(f"does not accept `{k}`" in f.title for k in s[3] if k in why)), None)
+        if hit is None:
+            out.append(f)
+            continue
+        site, why = hit
+        told.add(why)
+        caller = f"{site[5].rsplit('.', 1)[-1]}.{site[6]}" if site[5] else site[6]
+        out.append(replace(f, severity=Severity.BREAKING, predicted_failure=why,
+                           title=f"{f.title}; the target's `{caller}` passes it ({site[0]}:{site[1]})",
+                           target_evidence=(Location(site[0], site[1], symbol=dotted),) + f.target_evidence))
+    bsites = lazy_call_sites(ctx.baseline, dotted) if ctx.baseline is not None else []
+    before = {_site_failure(label, sig, s, bound=0) for s in bsites}
+    for site, why in failing:
+        if why in told or why in before:
+            continue
+        told.add(why)
+        caller = f"{site[5].rsplit('.', 1)[-1]}.{site[6]}" if site[5] else site[6]
+        out.append(Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{label}` (assigned over `{dotted}`) does not fit how the target's `{caller}` now calls it",
+            consumer_site=where,
+            target_evidence=(Location(site[0], site[1], symbol=dotted),),
+            predicted_failure=why,
+            fix=Fix(f"take what `{caller}` passes in `{label}`'s parameters",
+                    manual_reason="what the replacement does with the new arguments is the consumer's to say"),
+            symbol=dotted,
+        ))
+    return out
 
 
 def _extends_replaced(ctx: CheckContext, ref: str, t: Symbol) -> bool:

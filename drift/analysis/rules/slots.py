@@ -52,17 +52,17 @@ def _resolve_in(index: PackageIndex, module: str, text: str) -> Symbol | None:
     return None
 
 
-def _registered_for(index: PackageIndex, entry: dict[str, Any], paths=None) -> list[Symbol]:
-    """The classes the target's parameter takes a registered class for: `type[X]` in the
-    annotation of the parameter the class (or its module's name) was passed to (`X` for an object
-    handed over). A method of a target object (`callee_path`) is found by the path evaluator."""
+def handed_param(index: PackageIndex, entry: dict[str, Any], paths=None) -> tuple[Symbol | None, Any]:
+    """(the target callable, its parameter) that a `registered` entry's argument binds on one
+    side: the callee by its dotted name, or a method of a target object (`callee_path`) by the
+    path evaluator; (None, None) when either cannot be told."""
     if entry.get("callee_path"):
         value = paths.value(tuple(entry["callee_path"])) if paths is not None else None
         fn = value.sym if value is not None and value.kind in ("method", "function") else None
     else:
         fn = index.lookup(entry["callee"])
     if fn is None or fn.kind not in ("function", "method"):
-        return []
+        return None, None
     params = fn.as_function.params
     through_class = not entry.get("callee_path") and params and params[0].name == "self" \
         and not any(d.rsplit(".", 1)[-1] in ("classmethod", "staticmethod") for d in fn.as_function.decorators)
@@ -74,6 +74,14 @@ def _registered_for(index: PackageIndex, entry: dict[str, Any], paths=None) -> l
         param = positional[slot] if slot < len(positional) else None
     else:
         param = next((p for p in params if p.name == slot), None)
+    return (fn, param) if param is not None else (None, None)
+
+
+def _registered_for(index: PackageIndex, entry: dict[str, Any], paths=None) -> list[Symbol]:
+    """The classes the target's parameter takes a registered class for: `type[X]` in the
+    annotation of the parameter the class (or its module's name) was passed to (`X` for an object
+    handed over)."""
+    fn, param = handed_param(index, entry, paths)
     if param is None or not param.annotation:
         return []
     out = []
