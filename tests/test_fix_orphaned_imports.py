@@ -60,3 +60,11 @@ def test_an_aliased_import_and_a_dotted_import_are_removed_by_their_binding():
 
 def test_code_that_does_not_parse_is_left_as_it_is():
     assert drop_orphaned_imports("import json\njson.dumps(1)\n", "import json\ndef (\n") == "import json\ndef (\n"
+
+
+def test_an_import_of_the_consumers_own_package_stays_though_the_patch_orphaned_it():
+    """Importing one of its own modules may be what installs the consumer's patches."""
+    before = "from app.patches import apply\nfrom vllm import LLM\n\nLLM(apply())\n"
+    after = "from app.patches import apply\nfrom vllm import LLM\n\nLLM()\n"
+    assert drop_orphaned_imports(before, after, first_party=("app",)) == after
+    assert drop_orphaned_imports(before, after) == "from vllm import LLM\n\nLLM()\n"

@@ -6,8 +6,10 @@ call moved to another helper) can take away the last use of a name the file impo
 as dead code that ruff (F401) and a reviewer flag. Only an import the patch orphaned goes: one
 that had a use beside its import before the fixes and has none after. An import that was unused
 already is the consumer's business and stays, as does a name any string in the file spells
-(`__all__`, a string annotation libcst's scope analysis may not resolve). A statement left with no
-name goes, except where a name stays behind: libcst's `RemoveImportsVisitor` does the edit.
+(`__all__`, a string annotation libcst's scope analysis may not resolve), and so does an import of
+the consumer's own package (`first_party`): importing one of its modules may be what installs a
+patch, and that must not go with the name. A statement left with no name goes; libcst's
+`RemoveImportsVisitor` does the edit.
 """
 
 from __future__ import annotations
@@ -67,12 +69,14 @@ def _spelled_in_a_string(source: str, name: str) -> bool:
     return re.search(rf"""["'][^"'\n]*\b{re.escape(name)}\b""", source) is not None
 
 
-def drop_orphaned_imports(before: str, after: str) -> str:
-    """`after` without the top-level imports it no longer uses that `before` used; else `after`."""
+def drop_orphaned_imports(before: str, after: str, *, first_party: tuple[str, ...] = ()) -> str:
+    """`after` without the top-level imports it no longer uses that `before` used; else `after`.
+    Imports from a package named in `first_party` stay whatever their use."""
     old, new = _imports(before), _imports(after)
     if old is None or new is None:
         return after
     orphaned = [key for key, in_use in new.items() if not in_use and old.get(key)
+                and key[0].split(".")[0] not in first_party
                 and not _spelled_in_a_string(after, key[2] or key[1] or key[0].split(".")[0])]
     if not orphaned:
         return after

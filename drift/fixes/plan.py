@@ -207,7 +207,7 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
                 uses_helper = uses_helper or gated.gated > 0
         if applied:
             # after the gate: an edit in a version branch keeps the original, and its imports, beside it
-            new_text = drop_orphaned_imports(text, new_text)
+            new_text = drop_orphaned_imports(text, new_text, first_party=(path.split("/")[0].removesuffix(".py"),))
         if marked.get(path):
             where = line_mapper(text, new_text)
             new_text, done = add_todos(new_text, marked[path],
