@@ -47,19 +47,23 @@ def _imports(source: str) -> dict[ImportKey, bool] | None:
     return used
 
 
+def _asname(alias: cst.ImportAlias) -> str | None:
+    return alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+
+
 def _bindings(small: cst.BaseSmallStatement) -> list[tuple[ImportKey, str]]:
+    """(import key, the local name it binds) for each name an import statement binds."""
     out: list[tuple[ImportKey, str]] = []
     if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
             and not isinstance(small.names, cst.ImportStar):
         module = get_full_name_for_node(small.module) or ""
         for alias in small.names:
             name = get_full_name_for_node(alias.name) or ""
-            asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
-            out.append(((module, name, asname), asname or name))
+            out.append(((module, name, _asname(alias)), _asname(alias) or name))
     elif isinstance(small, cst.Import):
         for alias in small.names:
             module = get_full_name_for_node(alias.name) or ""
-            asname = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
+            asname = _asname(alias)
             # libcst names the binding of `import a.b` by the dotted name, and finds its reads by it
             out.append(((module, None, asname), asname or module))
     return out
