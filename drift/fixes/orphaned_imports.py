@@ -8,7 +8,8 @@ that had a use beside its import before the fixes and has none after. An import 
 already is the consumer's business and stays, as does a name any string in the file spells
 (`__all__`, a string annotation libcst's scope analysis may not resolve), and so does an import of
 the consumer's own package (`first_party`): importing one of its modules may be what installs a
-patch, and that must not go with the name. A statement left with no name goes; libcst's
+patch, and that must not go with the name. A statement is thinned, never removed whole
+(libcst would take its leading blank line, joining two isort sections); libcst's
 `RemoveImportsVisitor` does the edit.
 """
 
@@ -47,6 +48,17 @@ def _imports(source: str) -> dict[ImportKey, bool] | None:
     return used
 
 
+def _statements(source: str) -> dict[ImportKey, tuple[ImportKey, ...]]:
+    """Each top-level import's key -> the keys of every name its statement imports."""
+    out: dict[ImportKey, tuple[ImportKey, ...]] = {}
+    for stmt in cst.parse_module(source).body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                keys = tuple(key for key, _local in _bindings(small))
+                out.update((key, keys) for key in keys)
+    return out
+
+
 def _asname(alias: cst.ImportAlias) -> str | None:
     return alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else None
 
@@ -82,6 +94,10 @@ def drop_orphaned_imports(before: str, after: str, *, first_party: tuple[str, ..
     orphaned = [key for key, in_use in new.items() if not in_use and old.get(key)
                 and key[0].split(".")[0] not in first_party
                 and not _spelled_in_a_string(after, key[2] or key[1] or key[0].split(".")[0])]
+    # a statement is only thinned, never removed whole: libcst drops the removed statement's
+    # leading blank lines with it, which would join two isort sections (ruff I001)
+    statements = _statements(after)
+    orphaned = [key for key in orphaned if not all(k in orphaned for k in statements.get(key, (key,)))]
     if not orphaned:
         return after
     context = CodemodContext()
