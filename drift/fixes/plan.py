@@ -14,6 +14,7 @@ from drift.findings import SAFE, UNSAFE, Finding
 from drift.fixes.gate import VersionGate, gate_file
 from drift.fixes.import_order import order_imports
 from drift.fixes.kinds import apply_fixes, line_mapper
+from drift.fixes.orphaned_imports import drop_orphaned_imports
 from drift.fixes.paths import check_relpath
 from drift.fixes.style import DEFAULT_LINE_LENGTH
 from drift.fixes.todo import add_todos
@@ -140,8 +141,9 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
     limits the gate to the edited statements covering those lines of each file (where a plain
     edit breaks the baseline); a file it does not name gets plain edits. Every edited file then
     gets the imports the fixes added in the consumer's isort order and the lines they made too
-    long wrapped at `line_length` (default: the gate's, else 88), so a reviewer can take the
-    diff as written (drift.fixes.import_order, drift.fixes.wrap).
+    long wrapped at `line_length` (default: the gate's, else 88), and loses the imports the fixes
+    left unused, so a reviewer can take the diff as written (drift.fixes.import_order,
+    drift.fixes.wrap, drift.fixes.orphaned_imports).
     """
     width = line_length or (gate.line_length if gate is not None else DEFAULT_LINE_LENGTH)
     by_path: dict[str, list[Finding]] = {}
@@ -203,6 +205,9 @@ def plan(files: Mapping[str, bytes], findings: Iterable[Finding], *, unsafe_fixe
             else:
                 new_text = gated.source
                 uses_helper = uses_helper or gated.gated > 0
+        if applied:
+            # after the gate: an edit in a version branch keeps the original, and its imports, beside it
+            new_text = drop_orphaned_imports(text, new_text, first_party=(path.split("/")[0].removesuffix(".py"),))
         if marked.get(path):
             where = line_mapper(text, new_text)
             new_text, done = add_todos(new_text, marked[path],
