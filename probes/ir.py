@@ -39,6 +39,7 @@ import ast
 import re
 from itertools import islice
 
+from .accepted_names import FIELD_TABLES, accepted_names_held, reads_accepted_names
 from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .mock_patches import local_strings, patch_installation
@@ -271,7 +272,7 @@ def ir_facts(tree, *, module, is_package):
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
            "sigtest": [], "hastest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
-    module_scope = _Scope(names, None, (), _signature_names(_own(top)))
+    module_scope = _Scope(names, None, (), accepted_names_held(_own(top)))
     _walk_body(out, names, tree.body, prefix="", cls="", scope=module_scope)
     _table_patches(out, module_scope, tree)
     branches = _guarded_lines(tree, names)
@@ -468,7 +469,7 @@ def _function(out, names, fn, *, prefix, cls, outer):
     key = names.module + "." + qual
     own = _own(fn.body)
     local = _locals(fn, own)
-    sig = _signature_names(own)
+    sig = accepted_names_held(own)
     if outer.key is not None:  # a nested function sees its enclosing function's locals
         scope = _Scope(names, key, local, sig)
         enclosing = outer
@@ -640,10 +641,14 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def _signature_of(node, held):
     """The callee C when `node` reads `inspect.signature(C)`, `.parameters` or `.parameters.keys()`
-    of it, directly or through a local in `held` (name -> C) that holds one of those; else None."""
+    of it, or C's own field table (`C.__dataclass_fields__`, a pydantic `C.model_fields`: the
+    keywords its generated `__init__` takes), directly or through a local in `held` (name -> C)
+    that holds one of those; else None."""
     if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "keys":
         node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr in FIELD_TABLES:
+        return node.value
     if isinstance(node, ast.Attribute) and node.attr == "parameters":
         node = node.value
     if isinstance(node, ast.Name):
@@ -833,7 +838,7 @@ def _dict_value(out, scope, name, value):
             and gen.iter.func.attr in ("items", "keys") else gen.iter
         path = scope.path(src)
         if path:
-            by_signature = any(_reads_signature(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
+            by_signature = any(reads_accepted_names(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
                                for cond in gen.ifs for n in walk(cond))
             how = "signature" if by_signature else "filter" if gen.ifs else "keep"
             out["dictcomp"].append([root, path, how, value.lineno])
@@ -879,21 +884,6 @@ def _key_written(out, scope, obj, key):
             row = rows[root] = [root, [], key.lineno * 1000 + key.col_offset]
             out["dict"].append(row)
         row[1].append([key.value, key.lineno, key.col_offset])
-
-
-def _reads_signature(node):
-    return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
-        isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
-
-
-def _signature_names(own):
-    """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature):
-    a filter through them keeps only what C accepts."""
-    out = set()
-    for node in own:
-        if isinstance(node, ast.Assign) and any(_reads_signature(n) for n in walk(node.value)):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return out
 
 
 def _iteration(out, scope, target, source):
