@@ -6,6 +6,7 @@ from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.caught import downgrade_caught
+from drift.analysis.chosen_callees import downgrade_chosen_callees
 from drift.analysis.consumer_set import downgrade_consumer_set
 from drift.analysis.orphaned import downgrade_orphaned
 from drift.analysis.signature_tests import drop_dead_signature_sides
@@ -30,6 +31,7 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
     kept = downgrade_swapped_imports(ctx, kept)  # the consumer's import hook answers the import: risky
     kept = downgrade_orphaned(ctx, kept)  # a gone method's use in an override nothing calls any more: risky
     kept = downgrade_consumer_set(ctx, kept)  # a gone attribute the consumer sets itself on that object: risky
+    kept = downgrade_chosen_callees(ctx, kept)  # a callee a helper may choose among the consumer's own: risky
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

@@ -53,6 +53,8 @@ class Solution:
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
     returned_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes
     # whose instances it returns
+    returned_functions: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer's
+    # own functions (methods, names of its modules) it may return: a callable chosen at run time may be the consumer's
     module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
     # with its own: {"target", "consumer", "path", "line", "col"}
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
@@ -749,6 +751,10 @@ class _Solver:
             objects = sorted(v[1] for v in values if v[0] == "I")
             if objects:
                 sol.returned_objects[fn] = sorted(set(sol.returned_objects.get(fn, [])) | set(objects))
+            functions = sorted(v[1] for v in values if v[0] in ("F", "B", "M"))  # "M": a name of a consumer
+            # module drift has no record of (one that never names the target): still the consumer's own
+            if functions:
+                sol.returned_functions[fn] = sorted(set(sol.returned_functions.get(fn, [])) | set(functions))
         sol.target_stores = self._target_stores()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
