@@ -42,6 +42,7 @@ from itertools import islice
 from .accepted_names import FIELD_TABLES, accepted_names_held, reads_accepted_names
 from .astwalk import walk
 from .closed_dicts import closed_dicts
+from .rebinding import versions
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
@@ -126,13 +127,17 @@ def _bound_names(node):
 class _Scope:
     """One function's locals (parameters and assigned names) over the module's names."""
 
-    def __init__(self, names, key, local=(), signature_names=()):
+    def __init__(self, names, key, local=(), signature_names=(), versions=None):
         self.names, self.key, self.local = names, key, set(local)
         self.signature_names = set(signature_names)
+        self.versions = versions or {}  # id(Name node) -> the binding it reads (probes/rebinding.py)
 
-    def root(self, name):
+    def root(self, name, node=None):
+        """The root of `name`; with the Name `node` itself, the root of the binding that use reads
+        (`var:f:args~1` after `args = match(args)` in straight-line code)."""
         if self.key is not None and name in self.local:
-            return "var:%s:%s" % (self.key, name)
+            version = self.versions.get(id(node)) if node is not None else None
+            return "var:%s:%s~%d" % (self.key, name, version) if version else "var:%s:%s" % (self.key, name)
         return self.names.root(name)
 
     def path(self, node):
@@ -147,7 +152,7 @@ class _Scope:
                 steps.append("()")
                 node = node.func
             elif isinstance(node, ast.Name):
-                root = self.root(node.id)
+                root = self.root(node.id, node)
                 if root is None:
                     return None
                 return [root] + steps[::-1]
@@ -470,11 +475,12 @@ def _function(out, names, fn, *, prefix, cls, outer):
     own = _own(fn.body)
     local = _locals(fn, own)
     sig = accepted_names_held(own)
+    bound = versions(fn.body, local, {p.arg for p, _d, _k in _params(fn)})
     if outer.key is not None:  # a nested function sees its enclosing function's locals
-        scope = _Scope(names, key, local, sig)
+        scope = _Scope(names, key, local, sig, bound)
         enclosing = outer
     else:
-        scope, enclosing = _Scope(names, key, local, sig), None
+        scope, enclosing = _Scope(names, key, local, sig, bound), None
     params = []
     for p, default, kind in _params(fn):
         ann = _annotation_path(enclosing or scope, p.annotation) if p.annotation is not None else None
@@ -578,13 +584,14 @@ class _Nested(_Scope):
     """A nested function: its own locals first, then the enclosing function's."""
 
     def __init__(self, own, enclosing):
-        super().__init__(own.names, own.key, own.local, own.signature_names | enclosing.signature_names)
+        super().__init__(own.names, own.key, own.local, own.signature_names | enclosing.signature_names,
+                         own.versions)
         self.enclosing = enclosing
 
-    def root(self, name):
+    def root(self, name, node=None):
         if name in self.local:
-            return "var:%s:%s" % (self.key, name)
-        return self.enclosing.root(name)
+            return super().root(name, node)
+        return self.enclosing.root(name)  # the enclosing function's name, every binding of it
 
 
 def _relations(out, scope, own, *, fn_key):
@@ -623,7 +630,7 @@ def _relations(out, scope, own, *, fn_key):
                     if p:
                         out["key"].append([k.value, p, node.lineno])
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            _dict_value(out, scope, node.targets[0].id, node.value)
+            _dict_value(out, scope, node.targets[0], node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             _iteration(out, scope, node.target, node.iter)
         if isinstance(node, ast.Assign):
@@ -784,7 +791,7 @@ def _narrowed(out, scope, node):
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
             and isinstance(test.args[1], (ast.Name, ast.Attribute))):
         return
-    root, cls = scope.root(test.args[0].id), scope.path(test.args[1])
+    root, cls = scope.root(test.args[0].id, test.args[0]), scope.path(test.args[1])
     if root and cls:
         out["assign"].append([root, cls + ["()"]])
 
@@ -797,7 +804,7 @@ def _target(out, scope, target, src, line):
                 out.setdefault("attrset", []).append([obj, target.attr, line])
         return
     if isinstance(target, ast.Name):
-        root = scope.root(target.id)
+        root = scope.root(target.id, target)
         if root:
             out["assign"].append([root, src])
     elif isinstance(target, ast.Attribute):
@@ -806,11 +813,11 @@ def _target(out, scope, target, src, line):
             out["store"].append([obj, target.attr, src, line])
 
 
-def _dict_value(out, scope, name, value):
+def _dict_value(out, scope, target, value):
     """`d = {"k": v, ...}` (the keys, where each is written) and `d = {k: v for k, v in src.items()
     if ...}` (which keys of src survive: all, or those a filter through `inspect.signature(C)
-    .parameters` lets pass, which never reach C unaccepted)."""
-    root = scope.root(name)
+    .parameters` lets pass, which never reach C unaccepted). `target` is the assigned Name."""
+    root = scope.root(target.id, target)
     if root is None:
         return
     if isinstance(value, ast.Dict):
@@ -857,7 +864,7 @@ def _literal_keys(value, scope):
 
 def _dict_update(out, scope, node):
     """`d.update({"k": v})`, `d.update(dict(k=v))`, `d.update(k=v)`: more keys of d, where written."""
-    root = scope.root(node.func.value.id)
+    root = scope.root(node.func.value.id, node.func.value)
     if root is None:
         return
     if len(node.args) == 1 and not node.keywords:
@@ -875,7 +882,7 @@ def _key_written(out, scope, obj, key):
     `self`: one more key the dict may hold where it later reaches `**d` (a helper that fills the
     dict its caller hands it, `model_config.setdefault("swap_space", 4)`, then `Engine(**config)`)."""
     if isinstance(obj, ast.Name):
-        root = scope.root(obj.id)
+        root = scope.root(obj.id, obj)
         if root is None or not root.startswith("var:"):
             return
         rows = scope.__dict__.setdefault("written_rows", {})  # one row per dict and function: the solver
@@ -893,7 +900,7 @@ def _iteration(out, scope, target, source):
         if isinstance(target, ast.Tuple) and target.elts:
             target = target.elts[0]
     if isinstance(target, ast.Name):
-        path, root = scope.path(source), scope.root(target.id)
+        path, root = scope.path(source), scope.root(target.id, target)
         if path and root:
             out["iter"].append([root, path])
 

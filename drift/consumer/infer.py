@@ -714,10 +714,14 @@ class _Solver:
                 spec = self.defs.get(fn)
                 if spec is None:
                     continue
+                name, rebound, _ = name.partition("~")  # `args~1`: a later binding of `args` (probes/rebinding.py)
                 objects = sorted({v[1] for v in values if v[0] == "I"}) \
                     if spec[0] and spec[1] and name != spec[1][0][0] else []
                 if objects:
-                    sol.method_objects[f"{fn}:{name}"] = objects
+                    held = f"{fn}:{name}"
+                    sol.method_objects[held] = sorted(set(sol.method_objects.get(held, ())) | set(objects))
+                if rebound:
+                    continue  # no longer the parameter's value
                 idx = next((i for i, p in enumerate(spec[1]) if p[0] == name), None)
                 if idx is None:
                     continue
