@@ -39,8 +39,10 @@ import ast
 import re
 from itertools import islice
 
+from .accepted_names import FIELD_TABLES, accepted_names_held, reads_accepted_names
 from .astwalk import walk
 from .closed_dicts import closed_dicts
+from .rebinding import versions
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
@@ -125,13 +127,17 @@ def _bound_names(node):
 class _Scope:
     """One function's locals (parameters and assigned names) over the module's names."""
 
-    def __init__(self, names, key, local=(), signature_names=()):
+    def __init__(self, names, key, local=(), signature_names=(), versions=None):
         self.names, self.key, self.local = names, key, set(local)
         self.signature_names = set(signature_names)
+        self.versions = versions or {}  # id(Name node) -> the binding it reads (probes/rebinding.py)
 
-    def root(self, name):
+    def root(self, name, node=None):
+        """The root of `name`; with the Name `node` itself, the root of the binding that use reads
+        (`var:f:args~1` after `args = match(args)` in straight-line code)."""
         if self.key is not None and name in self.local:
-            return "var:%s:%s" % (self.key, name)
+            version = self.versions.get(id(node)) if node is not None else None
+            return "var:%s:%s~%d" % (self.key, name, version) if version else "var:%s:%s" % (self.key, name)
         return self.names.root(name)
 
     def path(self, node):
@@ -146,7 +152,7 @@ class _Scope:
                 steps.append("()")
                 node = node.func
             elif isinstance(node, ast.Name):
-                root = self.root(node.id)
+                root = self.root(node.id, node)
                 if root is None:
                     return None
                 return [root] + steps[::-1]
@@ -271,7 +277,7 @@ def ir_facts(tree, *, module, is_package):
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
            "sigtest": [], "hastest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
-    module_scope = _Scope(names, None, (), _signature_names(_own(top)))
+    module_scope = _Scope(names, None, (), accepted_names_held(_own(top)))
     _walk_body(out, names, tree.body, prefix="", cls="", scope=module_scope)
     _table_patches(out, module_scope, tree)
     branches = _guarded_lines(tree, names)
@@ -468,12 +474,13 @@ def _function(out, names, fn, *, prefix, cls, outer):
     key = names.module + "." + qual
     own = _own(fn.body)
     local = _locals(fn, own)
-    sig = _signature_names(own)
+    sig = accepted_names_held(own)
+    bound = versions(fn.body, local, {p.arg for p, _d, _k in _params(fn)})
     if outer.key is not None:  # a nested function sees its enclosing function's locals
-        scope = _Scope(names, key, local, sig)
+        scope = _Scope(names, key, local, sig, bound)
         enclosing = outer
     else:
-        scope, enclosing = _Scope(names, key, local, sig), None
+        scope, enclosing = _Scope(names, key, local, sig, bound), None
     params = []
     for p, default, kind in _params(fn):
         ann = _annotation_path(enclosing or scope, p.annotation) if p.annotation is not None else None
@@ -577,13 +584,14 @@ class _Nested(_Scope):
     """A nested function: its own locals first, then the enclosing function's."""
 
     def __init__(self, own, enclosing):
-        super().__init__(own.names, own.key, own.local, own.signature_names | enclosing.signature_names)
+        super().__init__(own.names, own.key, own.local, own.signature_names | enclosing.signature_names,
+                         own.versions)
         self.enclosing = enclosing
 
-    def root(self, name):
+    def root(self, name, node=None):
         if name in self.local:
-            return "var:%s:%s" % (self.key, name)
-        return self.enclosing.root(name)
+            return super().root(name, node)
+        return self.enclosing.root(name)  # the enclosing function's name, every binding of it
 
 
 def _alternatives(node, depth=0):
@@ -646,7 +654,7 @@ def _relations(out, scope, own, *, fn_key):
                     if p:
                         out["key"].append([k.value, p, node.lineno])
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            _dict_value(out, scope, node.targets[0].id, node.value)
+            _dict_value(out, scope, node.targets[0], node.value)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             _iteration(out, scope, node.target, node.iter)
         if isinstance(node, ast.Assign):
@@ -664,10 +672,14 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def _signature_of(node, held):
     """The callee C when `node` reads `inspect.signature(C)`, `.parameters` or `.parameters.keys()`
-    of it, directly or through a local in `held` (name -> C) that holds one of those; else None."""
+    of it, or C's own field table (`C.__dataclass_fields__`, a pydantic `C.model_fields`: the
+    keywords its generated `__init__` takes), directly or through a local in `held` (name -> C)
+    that holds one of those; else None."""
     if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) \
             and node.func.attr == "keys":
         node = node.func.value
+    if isinstance(node, ast.Attribute) and node.attr in FIELD_TABLES:
+        return node.value
     if isinstance(node, ast.Attribute) and node.attr == "parameters":
         node = node.value
     if isinstance(node, ast.Name):
@@ -803,7 +815,7 @@ def _narrowed(out, scope, node):
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name)
             and isinstance(test.args[1], (ast.Name, ast.Attribute))):
         return
-    root, cls = scope.root(test.args[0].id), scope.path(test.args[1])
+    root, cls = scope.root(test.args[0].id, test.args[0]), scope.path(test.args[1])
     if root and cls:
         out["assign"].append([root, cls + ["()"]])
 
@@ -816,7 +828,7 @@ def _target(out, scope, target, src, line):
                 out.setdefault("attrset", []).append([obj, target.attr, line])
         return
     if isinstance(target, ast.Name):
-        root = scope.root(target.id)
+        root = scope.root(target.id, target)
         if root:
             out["assign"].append([root, src])
     elif isinstance(target, ast.Attribute):
@@ -825,11 +837,11 @@ def _target(out, scope, target, src, line):
             out["store"].append([obj, target.attr, src, line])
 
 
-def _dict_value(out, scope, name, value):
+def _dict_value(out, scope, target, value):
     """`d = {"k": v, ...}` (the keys, where each is written) and `d = {k: v for k, v in src.items()
     if ...}` (which keys of src survive: all, or those a filter through `inspect.signature(C)
-    .parameters` lets pass, which never reach C unaccepted)."""
-    root = scope.root(name)
+    .parameters` lets pass, which never reach C unaccepted). `target` is the assigned Name."""
+    root = scope.root(target.id, target)
     if root is None:
         return
     if isinstance(value, ast.Dict):
@@ -857,7 +869,7 @@ def _dict_value(out, scope, name, value):
             and gen.iter.func.attr in ("items", "keys") else gen.iter
         path = scope.path(src)
         if path:
-            by_signature = any(_reads_signature(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
+            by_signature = any(reads_accepted_names(n) or isinstance(n, ast.Name) and n.id in scope.signature_names
                                for cond in gen.ifs for n in walk(cond))
             how = "signature" if by_signature else "filter" if gen.ifs else "keep"
             out["dictcomp"].append([root, path, how, value.lineno])
@@ -876,7 +888,7 @@ def _literal_keys(value, scope):
 
 def _dict_update(out, scope, node):
     """`d.update({"k": v})`, `d.update(dict(k=v))`, `d.update(k=v)`: more keys of d, where written."""
-    root = scope.root(node.func.value.id)
+    root = scope.root(node.func.value.id, node.func.value)
     if root is None:
         return
     if len(node.args) == 1 and not node.keywords:
@@ -894,7 +906,7 @@ def _key_written(out, scope, obj, key):
     `self`: one more key the dict may hold where it later reaches `**d` (a helper that fills the
     dict its caller hands it, `model_config.setdefault("swap_space", 4)`, then `Engine(**config)`)."""
     if isinstance(obj, ast.Name):
-        root = scope.root(obj.id)
+        root = scope.root(obj.id, obj)
         if root is None or not root.startswith("var:"):
             return
         rows = scope.__dict__.setdefault("written_rows", {})  # one row per dict and function: the solver
@@ -905,21 +917,6 @@ def _key_written(out, scope, obj, key):
         row[1].append([key.value, key.lineno, key.col_offset])
 
 
-def _reads_signature(node):
-    return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
-        isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
-
-
-def _signature_names(own):
-    """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature):
-    a filter through them keeps only what C accepts."""
-    out = set()
-    for node in own:
-        if isinstance(node, ast.Assign) and any(_reads_signature(n) for n in walk(node.value)):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return out
-
-
 def _iteration(out, scope, target, source):
     """`for k, v in d.items()`, `for k in d`: k takes d's keys."""
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr in ("items", "keys"):
@@ -927,7 +924,7 @@ def _iteration(out, scope, target, source):
         if isinstance(target, ast.Tuple) and target.elts:
             target = target.elts[0]
     if isinstance(target, ast.Name):
-        path, root = scope.path(source), scope.root(target.id)
+        path, root = scope.path(source), scope.root(target.id, target)
         if path and root:
             out["iter"].append([root, path])
 

@@ -21,6 +21,7 @@ import ast
 import json
 import re
 
+from .accepted_names import accepted_names_held, reads_accepted_names
 from .astwalk import once, walk
 from .derefs import literal_args
 from .forwards import star_forwarding
@@ -341,21 +342,6 @@ def names_carrying(fn, param):
     return carried
 
 
-def reads_signature(node):
-    """`X.parameters` or a call of `signature(...)` (`inspect.signature(C)`): C's accepted names."""
-    return isinstance(node, ast.Attribute) and node.attr == "parameters" or \
-        isinstance(node, ast.Call) and (_dotted(node.func) or "").split(".")[-1] == "signature"
-
-
-def signature_names(nodes):
-    """Names assigned from `inspect.signature(C).parameters` (or anything reading a signature)."""
-    out = set()
-    for node in nodes:
-        if isinstance(node, ast.Assign) and any(reads_signature(n) for n in walk(node.value)):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-    return out
-
-
 def signature_pruned(if_node, names):
     """The dicts `if k not in params: del d[k]` (or `d.pop(k)`) prunes to what a callable accepts,
     `params` read off `inspect.signature(C)` (directly or through one of `names`): no key of such
@@ -364,7 +350,7 @@ def signature_pruned(if_node, names):
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)
             and isinstance(test.left, ast.Name)):
         return []
-    if not any(reads_signature(n) or isinstance(n, ast.Name) and n.id in names for n in walk(test.comparators[0])):
+    if not any(reads_accepted_names(n) or isinstance(n, ast.Name) and n.id in names for n in walk(test.comparators[0])):
         return []
     key, out = test.left.id, []
     for st in if_node.body:
@@ -1236,7 +1222,7 @@ class _Function:
 
     def _signature_names(self):
         if self._sig_names is None:
-            self._sig_names = signature_names(walk(self.node)) if self.node is not None else set()
+            self._sig_names = accepted_names_held(walk(self.node)) if self.node is not None else set()
         return self._sig_names
 
     def run(self):

@@ -74,7 +74,9 @@ def score(name: str) -> Score:
 
 
 def _scored(name: str, gt: dict, outcome, found: list[str], missed: list[dict], matched: set) -> Score:
-    """The Score, with the breaking findings at no matched place sorted by the review's verdicts."""
+    """The Score, with the breaking findings at no matched place sorted by the review's verdicts.
+    A report whose rules raised (`Report.incomplete`, the "rule X failed" caveats) is an error:
+    that rule's findings are missing, so its recall and precision measure a run that cannot pass."""
     breaking = [f for f in outcome.report.findings if f.severity.value == "breaking"]
     extra = [f for f in breaking if (f.consumer_site.path, f.consumer_site.line) not in matched]
     unmatched = [f"{f.consumer_site.path}:{f.consumer_site.line} {f.rule_id} {f.symbol} {f.title}" for f in extra]
@@ -83,7 +85,8 @@ def _scored(name: str, gt: dict, outcome, found: list[str], missed: list[dict], 
     for f, text in zip(extra, unmatched):
         v = verdicts.get((f.consumer_site.path, f.consumer_site.line, f.rule_id, f.symbol or ""))
         (false if v == "false" else unreviewed if v is None else []).append(text)
-    return Score(name, len(gt.get("breaks") or []), found, missed, len(breaking), unmatched, None, false, unreviewed)
+    failed = "; ".join(outcome.report.incomplete) or None
+    return Score(name, len(gt.get("breaks") or []), found, missed, len(breaking), unmatched, failed, false, unreviewed)
 
 
 def statement_spans(text: str) -> dict[int, tuple[int, int]]:

@@ -1,4 +1,5 @@
-"""The statement spans `python -m tests.corpus_score --by-statement` matches breaks by."""
+"""The statement spans `python -m tests.corpus_score --by-statement` matches breaks by, and the scorer's
+verdict on a report whose rule failed."""
 
 from tests.corpus_score import statement_spans
 
@@ -30,3 +31,19 @@ def test_a_multi_line_call_or_import_is_one_statement_and_a_def_only_its_header(
 
 def test_source_that_does_not_parse_has_no_spans():
     assert statement_spans("def (:\n") == {}
+
+
+def _outcome(incomplete):
+    from types import SimpleNamespace
+    from drift.findings import Report
+    return SimpleNamespace(report=Report(consumer={}, target={}, baseline=None, findings=(), incomplete=incomplete))
+
+
+def test_a_report_whose_rule_failed_scores_as_an_error():
+    """A rule that raised leaves its findings out: the score is an error, never a clean figure,
+    so `corpus_score` and the floor check cannot pass a crashed run."""
+    from tests.corpus_score import _scored
+    gt = {"breaks": [{"id": "b", "path": "m.py", "line": 3}]}
+    failed = _scored("x", gt, _outcome(("rule DRIFT999 failed: KeyError: 'k'",)), [], gt["breaks"], set())
+    assert failed.error == "rule DRIFT999 failed: KeyError: 'k'"
+    assert _scored("x", gt, _outcome(()), [], gt["breaks"], set()).error is None

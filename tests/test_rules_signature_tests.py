@@ -110,3 +110,45 @@ def test_the_side_the_target_takes_keeps_its_finding(tmp_path):
     assert kept and all("padding" in f.title for f in kept)
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert "padding" in (raised_by(after, "app.manager", "Manager().load([1], None, 3)") or "")
+
+
+FIELDS_BEFORE = {
+    "gizmo/args.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class EngineArgs:
+            model: str = "m"
+            old_flag: bool = False
+        """,
+}
+FIELDS_AFTER = {
+    "gizmo/args.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class EngineArgs:
+            model: str = "m"
+        """,
+}
+FIELDS_CONSUMER = """
+    from gizmo.args import EngineArgs
+
+
+    def make(flag):
+        kwargs = {"model": "x"}
+        if "old_flag" in EngineArgs.__dataclass_fields__:
+            kwargs["old_flag"] = flag
+        return EngineArgs(**kwargs)
+    """
+
+
+def test_a_test_on_the_dataclass_fields_is_a_test_on_its_signature(tmp_path):
+    """`if "f" in C.__dataclass_fields__:` asks what C's generated `__init__` takes: on a target
+    without the field the branch never runs, so its key is silent."""
+    found = findings_of(tmp_path, Case("fieldtest", FIELDS_BEFORE, FIELDS_AFTER, {"app/make.py": FIELDS_CONSUMER}))
+    assert_findings(found, [])
+    for side in ("before", "after"):
+        assert raised_by([tmp_path / side, tmp_path / "consumer"], "app.make", "make(True)") is None

@@ -53,6 +53,8 @@ class Solution:
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
     returned_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes
     # whose instances it returns
+    returned_functions: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer's
+    # own functions (methods, names of its modules) it may return: a callable chosen at run time may be the consumer's
     module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
     # with its own: {"target", "consumer", "path", "line", "col"}
     registered: list[dict[str, Any]] = field(default_factory=list)  # consumer classes handed to a target call:
@@ -712,10 +714,14 @@ class _Solver:
                 spec = self.defs.get(fn)
                 if spec is None:
                     continue
+                name, rebound, _ = name.partition("~")  # `args~1`: a later binding of `args` (probes/rebinding.py)
                 objects = sorted({v[1] for v in values if v[0] == "I"}) \
                     if spec[0] and spec[1] and name != spec[1][0][0] else []
                 if objects:
-                    sol.method_objects[f"{fn}:{name}"] = objects
+                    held = f"{fn}:{name}"
+                    sol.method_objects[held] = sorted(set(sol.method_objects.get(held, ())) | set(objects))
+                if rebound:
+                    continue  # no longer the parameter's value
                 idx = next((i for i, p in enumerate(spec[1]) if p[0] == name), None)
                 if idx is None:
                     continue
@@ -749,6 +755,10 @@ class _Solver:
             objects = sorted(v[1] for v in values if v[0] == "I")
             if objects:
                 sol.returned_objects[fn] = sorted(set(sol.returned_objects.get(fn, [])) | set(objects))
+            functions = sorted(v[1] for v in values if v[0] in ("F", "B", "M"))  # "M": a name of a consumer
+            # module drift has no record of (one that never names the target): still the consumer's own
+            if functions:
+                sol.returned_functions[fn] = sorted(set(sol.returned_functions.get(fn, [])) | set(functions))
         sol.target_stores = self._target_stores()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
