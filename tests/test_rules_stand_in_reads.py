@@ -4,12 +4,11 @@ on that parameter. Each prediction is held to what the synthetic code really rai
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
-from probes.param_reads import param_attr_reads
+from drift.probes.param_reads import param_attr_reads
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
-
-import ast
 
 TICKET = """
     class Ticket:
