@@ -552,7 +552,13 @@ def package_facts(root: str, package: str, *, cache: ModuleCache | None,
 def has_package(root: Path | str, package: str) -> bool:
     """Whether `root` holds `package`, as files or in the release's pack (drift.sources.pack)."""
     root = Path(root)
-    return (root / package).is_dir() or (root / f"{package}.py").is_file() or _pack_of(str(root), package) is not None
+
+    def files() -> bool:
+        return (root / package).is_dir() or (root / f"{package}.py").is_file()
+
+    # files asked again last: another process writing the tree out of the pack puts the files in
+    # place before it removes the pack, so a pack gone since the first look means files there now
+    return files() or _pack_of(str(root), package) is not None or files()
 
 
 def _pack_of(root: str, package: str):

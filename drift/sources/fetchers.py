@@ -20,7 +20,7 @@ from urllib.request import url2pathname
 import httpx2
 from packaging.requirements import Requirement
 
-from drift.sources.cache import COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, Sources
+from drift.sources.cache import COMPLETE_MARKER, LOCAL, PIP, RANGE, SDIST, Sources, release_lock
 from drift.sources.errors import FetchError
 from drift.sources.pip import _pip_download
 from drift.sources.wheels import extract_archive, extract_wheel, wanted_members
@@ -58,15 +58,19 @@ def fetch_release(req: Requirement, *, base: Path, say: Say, index=None, cancell
         if (dest / COMPLETE_MARKER).exists():
             return Sources(root=dest, name=res.name, version=res.version)
         _check(stop, res)
-        if res.is_local:
-            return _local(res, dest, say)
-        if not res.is_wheel:
-            return _sdist(index, res, dest, say)
-        try:
-            return _range(index, res, dest, say, stop, pack=not tree, metadata=metadata)
-        except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
+        with release_lock(dest):  # another process fetching it too: wait, then it is a cache hit
+            if (dest / COMPLETE_MARKER).exists():
+                return Sources(root=dest, name=res.name, version=res.version)
             _check(stop, res)
-            return _pip(res, dest, say, reason=_reason(exc))
+            if res.is_local:
+                return _local(res, dest, say)
+            if not res.is_wheel:
+                return _sdist(index, res, dest, say)
+            try:
+                return _range(index, res, dest, say, stop, pack=not tree, metadata=metadata)
+            except (rangezip.RangeUnsupported, httpx2.HTTPError) as exc:
+                _check(stop, res)
+                return _pip(res, dest, say, reason=_reason(exc))
     finally:
         if own:
             index.close()

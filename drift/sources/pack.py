@@ -173,6 +173,15 @@ def materialize(root: Path) -> bool:
     then remove the pack. Returns whether there was a pack to write out. Safe to repeat after
     a crash: a top-level entry already there is replaced."""
     path = pack_path(root)
+    if not path.exists():
+        return False
+    from drift.sources.cache import release_lock
+
+    with release_lock(root):  # a second materialize would rmtree the tops the first wrote, under its readers
+        return _materialize(root, path)
+
+
+def _materialize(root: Path, path: Path) -> bool:
     pack = Pack.open(path)
     if pack is None:
         return False

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from drift.sources.cache import COMPLETE_MARKER, Sources, cache_root
+from drift.sources.cache import COMPLETE_MARKER, Sources, cache_root, release_lock
 from drift.sources.errors import FetchError
 from drift.sources.limits import MAX_RELEASE_BYTES, FetchTooLarge, member_cap
 from drift.sources.pack import Pack, pack_path, write_pack
@@ -165,7 +165,9 @@ def wheel_sources(wheel: Path, *, cache: Path | None = None) -> Sources:
     version = _wheel_version(wheel)
     dest = (cache or cache_root()) / "wheels" / f"{name}-{version}-{digest.hexdigest()[:16]}"
     if not (dest / COMPLETE_MARKER).exists():
-        extract_wheel(wheel, dest)
+        with release_lock(dest):
+            if not (dest / COMPLETE_MARKER).exists():
+                extract_wheel(wheel, dest)
     return Sources(root=dest, name=name, version=version)
 
 
@@ -196,4 +198,5 @@ def top_level_packages(root: Path, dist_name: str) -> list[str]:
     if (root / guess).is_dir():
         return [guess]
     pack = Pack.open(pack_path(root))
-    return [guess] if pack is not None and pack.has_dir(guess) else []
+    # the directory asked again: a tree written out of the pack meanwhile is in place before the pack goes
+    return [guess] if pack is not None and pack.has_dir(guess) or (root / guess).is_dir() else []
