@@ -841,6 +841,19 @@ def _calls_base_init(fn, cls_name, saved=frozenset()):
     return False
 
 
+def _other_hand_on(node, saved, calls) -> bool:
+    """Whether `node` may run the bases' `__init__` some other way than the calls the two scans
+    below collect: a call of a saved original (`saved`), of a builtin in `calls` (`vars()`,
+    `super()`), or a touch of `__new__` / `__setstate__` / `__dict__` (the object rebuilt or copied)."""
+    if isinstance(node, ast.Call):
+        f = node.func
+        if saved and ((isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved)):
+            return True
+        if isinstance(f, ast.Name) and f.id in calls:
+            return True
+    return isinstance(node, ast.Attribute) and node.attr in ("__new__", "__setstate__", "__dict__")
+
+
 def _super_from(fn, cls_name, saved=frozenset()):
     """The `X` of each `super(X, self).__init__(...)` in an `__init__` whose only hand-on to a base
     is such calls, X another class than its own: Python starts the lookup after X in the MRO, so X's
@@ -849,13 +862,7 @@ def _super_from(fn, cls_name, saved=frozenset()):
     `__setstate__`, `__dict__`, `vars()`) may run them."""
     out = []
     for node in walk(fn):
-        if isinstance(node, ast.Call) and saved:
-            f = node.func
-            if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
-                return []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars":
-            return []
-        if isinstance(node, ast.Attribute) and node.attr in ("__new__", "__setstate__", "__dict__"):
+        if _other_hand_on(node, saved, ("vars",)):
             return []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
             sup = node.func.value
@@ -874,13 +881,7 @@ def _named_base_inits(fn, saved=frozenset()):
     the bases between the class and X never run their `__init__`. Empty otherwise."""
     out = []
     for node in walk(fn):
-        if isinstance(node, ast.Call) and saved:
-            f = node.func
-            if (isinstance(f, ast.Name) and f.id in saved) or (isinstance(f, ast.Attribute) and f.attr in saved):
-                return []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("super", "vars"):
-            return []
-        if isinstance(node, ast.Attribute) and node.attr in ("__new__", "__setstate__", "__dict__"):
+        if _other_hand_on(node, saved, ("super", "vars")):
             return []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
             receiver = node.func.value
