@@ -42,6 +42,7 @@ from itertools import islice
 from .accepted_names import FIELD_TABLES, accepted_names_held, reads_accepted_names
 from .astwalk import walk
 from .closed_dicts import closed_dicts
+from .joins import alternatives
 from .rebinding import versions
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
@@ -594,22 +595,11 @@ class _Nested(_Scope):
         return self.enclosing.root(name)  # the enclosing function's name, every binding of it
 
 
-def _alternatives(node, depth=0):
-    """The expressions a value may be: each branch of `a if c else b`, each operand of `a or b`
-    (`a and b`), nested; the value itself otherwise. Flow-insensitive, as the solver is: the
-    name may hold any of them (`self.llm = self._init() if engine is None else engine.llm`)."""
-    if depth < 4 and isinstance(node, ast.IfExp):
-        return _alternatives(node.body, depth + 1) + _alternatives(node.orelse, depth + 1)
-    if depth < 4 and isinstance(node, ast.BoolOp):
-        return [a for v in node.values for a in _alternatives(v, depth + 1)]
-    return [node]
-
-
 def _sources(scope, value):
-    """The paths a value may be (`_alternatives`), each once; [None] when none has a path (a
+    """The paths a value may be (probes/joins.py `alternatives`), each once; [None] when none has a path (a
     literal): an attribute store still records that the object now has the attribute."""
     out = []
-    for alt in _alternatives(value):
+    for alt in alternatives(value):
         p = scope.path(alt)
         if p and p not in out:
             out.append(p)
@@ -938,15 +928,16 @@ def _call(out, scope, node, strings=None):
             out["dynattr"].append([node.func.id, obj, key, node.lineno, node.col_offset])
     if isinstance(node.func, ast.Name) and node.func.id == "setattr" and scope.root("setattr") is None:
         if len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            obj, val = scope.path(node.args[0]), scope.path(node.args[2])
-            if obj and val:
-                out["store"].append([obj, node.args[1].value, val, node.lineno])
+            obj = scope.path(node.args[0])
+            for val in _sources(scope, node.args[2]) if obj else ():  # `fa if new else fb`: each may be bound
+                if val:
+                    out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
     installed = patch_installation(node, scope.path, strings)
     if installed is not None:  # `patch("pkg.Cls.m", fn)` / `patch.object(Cls, "m", fn)`: a store like `Cls.m = fn`
-        val = scope.path(installed[2])
-        if val:
-            out["store"].append([list(installed[0]), installed[1], val, node.lineno])
+        for val in _sources(scope, installed[2]):  # each arm of `fa if new else fb` is installed on some release
+            if val:
+                out["store"].append([list(installed[0]), installed[1], val, node.lineno])
     if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and isinstance(node.func.value, ast.Name):
         _dict_update(out, scope, node)
     if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and node.args \
