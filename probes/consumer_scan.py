@@ -29,7 +29,7 @@ _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17a"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17d"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -366,7 +366,7 @@ _CLASS_NAME = re.compile(r"[A-Z]\w*\Z")
 def _handed_modules(modules, plain):
     """The files among `plain` (no record: they never name the target) that define a class a
     recorded module uses as a value: assigned, stored, returned or passed (`self.attn_backend =
-    Backend`, `return Backend`), not only called or subclassed. The target may receive that class
+    Backend`, `return Backend`, or its dotted name as a string), not only called or subclassed. The target may receive that class
     (an override's return, a registry, a `*_cls` key) and then holds it to its own protocol, so its
     members must be known although its module never names the target.
 
@@ -390,9 +390,10 @@ def _handed_modules(modules, plain):
                 values += list(row[1]) + list(row[2].values())
         for path, any_name in [(p, False) for p in values] + [(p, True) for p in bound + _bound_args(ir)]:
             if not isinstance(path, (list, tuple)) or len(path) != 1 or not isinstance(path[0], str) \
-                    or not path[0].startswith("sym:"):
+                    or not path[0].startswith(("sym:", "lit:")):
                 continue
-            owner, _, name = path[0][4:].rpartition(".")
+            # a class named by its dotted name (`"pkg.compat.Ext"`, for the target to import) is used too
+            owner, _, name = path[0][4:].replace(":", ".").rpartition(".")
             if owner in by_module and (any_name or _CLASS_NAME.match(name)):
                 rel = by_module[owner]
                 out[rel] = out.get(rel, False) or (any_name and not _CLASS_NAME.match(name))

@@ -26,7 +26,8 @@ source path, "signature" | "filter" | "keep", line]] (a comprehension over a dic
 when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
 ``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
 [[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
-(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``sigtest``
+(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``reexport``
+[[module's dotted name, the defining dotted name]] (`from .impl import X` of the consumer's own), ``sigtest``
 [[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
@@ -287,6 +288,26 @@ def ir_facts(tree, *, module, is_package):
     modmap = _module_mappings(tree)
     if modmap:
         out["modmap"] = modmap
+    handed_on = _own_reexports(tree, names)
+    if handed_on:
+        out["reexport"] = handed_on
+    return out
+
+
+def _own_reexports(tree, names):
+    """[[this module's dotted name for X, where X is defined]] for each module-level `from .impl
+    import X` (or `from pkg.impl import X as Y`) of the consumer's own package: a dotted class name
+    written through the re-export (`"pkg.X"` for vLLM to import) reaches the class defined in
+    `pkg.impl`."""
+    own = names.module.split(".")[0] + "."
+    out = []
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                source = names.names.get(a.asname or a.name)
+                local = names.module + "." + (a.asname or a.name)
+                if a.name != "*" and source and source.startswith(own) and source != local:
+                    out.append([local, source])
     return out
 
 

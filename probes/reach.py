@@ -2137,6 +2137,8 @@ class _Function:
             if node.args and type(node.args[0]) is ast.Constant and type(node.args[0].value) is str \
                     and node.args[0].value.isidentifier() and len(node.args[0].value) <= 64:
                 self.mod.calls[-1]["name_arg"] = node.args[0].value  # `rpc("update_weights")`: a method by name
+                if node.args[0].lineno != node.lineno:  # the name on its own line of a long call
+                    self.mod.calls[-1]["name_line"] = node.args[0].lineno
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
         root = _narrowed_key(func, self.env_of_call) or _root_name(func)

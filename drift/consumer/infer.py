@@ -204,6 +204,7 @@ class _Solver:
         self.popped: list = []  # (dict path, key): `d.pop("k")`, `del d["k"]` anywhere
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         self.modmap: list = []  # (module, replacement module, path, line, col)
+        self.reexports: dict[str, str] = {}  # `pkg.X` -> `pkg.impl.X`: a name a module imports from its own package
         self.closed: dict[str, list[str]] = {}  # closed dict -> every key it can hold
         self.closed_rows: list = []  # (variable, closed dict)
         self.starcalls: list = []  # ([paths of each **d], module path, line)
@@ -257,6 +258,7 @@ class _Solver:
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
         stores = _unwrap_partialmethods(stores, call)
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
+        self.reexports.update((_s(a), _s(b)) for a, b in ir.get("reexport") or [])
         self.sigtests += [(_s(name), _t(callee), _span(takes), _span(lacks), where, int(line))
                           for name, callee, takes, lacks, line in ir.get("sigtest") or []]
         self.hastests += [(_s(name), _t(obj), _span(has), _span(lacks), where, int(line))
@@ -597,6 +599,19 @@ class _Solver:
     def _own_init(self, qual: str) -> bool:
         return f"{qual}.__init__" in self.defs or bool(self.pts.get(f"field:{qual}:__init__"))
 
+    def class_named(self, text: str) -> str | None:
+        """The consumer class a dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) names, followed
+        through the modules that import it from their own package (`pkg/__init__.py: from .impl
+        import Ext`, or an alias kept in an old module for old configs), as Python's import does."""
+        qual = text.replace(":", ".")
+        for _hop in range(8):
+            if qual in self.classes:
+                return qual
+            qual = self.reexports.get(qual)
+            if qual is None:
+                return None
+        return None
+
     def _named(self) -> dict[str, list[str]]:
         """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword,
         dict key or attribute that names a class (`worker_extension_cls=...`,
@@ -609,8 +624,8 @@ class _Solver:
         for key, path in rows:
             for v in self.eval(path):
                 if v[0] == "S":
-                    qual = v[1].replace(":", ".")
-                    if qual in self.classes:
+                    qual = self.class_named(v[1])
+                    if qual is not None:
                         out.setdefault(key, set()).add(qual)
                 elif v[0] == "C":  # the class itself, not its name
                     out.setdefault(key, set()).add(v[1])
@@ -683,8 +698,8 @@ class _Solver:
             if v[0] == "C":
                 out.add(v[1])
             elif v[0] == "S":
-                qual = v[1].replace(":", ".")
-                if qual in self.classes:
+                qual = self.class_named(v[1])
+                if qual is not None:
                     out.add(qual)
                     continue
                 out.update(f"{v[1]}.{w[1]}" for w in follow
