@@ -27,7 +27,9 @@ when its filter reads `inspect.signature(C).parameters`, "filter" for any other 
 ``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
 [[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
 (string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``reexport``
-[[module's dotted name, the defining dotted name]] (`from .impl import X` of the consumer's own), ``sigtest``
+[[module's dotted name, the defining dotted name]] (`from .impl import X` of the consumer's own), ``fields``
+{record class: [[field, annotation path], ...]} (a dataclass / attrs / pydantic / NamedTuple class's fields in
+`__init__` order, probes/record_fields.py), ``retann`` [[function, annotation path]] (a return annotation), ``sigtest``
 [[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
@@ -45,6 +47,7 @@ from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .joins import alternatives
 from .rebinding import versions
+from .record_fields import record_fields
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
@@ -430,6 +433,10 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
         elif isinstance(node, ast.ClassDef):
             qual = prefix + node.name
             out["classes"][names.module + "." + qual] = [[scope.path(b) for b in node.bases], node.lineno]
+            fields = record_fields(node)
+            if fields:  # a record's generated __init__: its fields in order, with their annotations
+                out.setdefault("fields", {})[names.module + "." + qual] = [
+                    [name, _annotation_path(scope, ann)] for name, ann in fields]
             _walk_body(out, names, node.body, prefix=qual + ".", cls=names.module + "." + qual, scope=scope)
         else:
             if cls is not None:
@@ -518,6 +525,9 @@ def _function(out, names, fn, *, prefix, cls, outer):
         params.append(row)
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
+    returns = _annotation_path(enclosing or scope, fn.returns) if fn.returns is not None else None
+    if returns:  # `def current() -> Config:` what a caller gets, where no return statement says
+        out.setdefault("retann", []).append([key, returns])
     if not cls and params and params[0][3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):
         _first_param_use(out, key, params[0][0], own)
     if enclosing is not None:
