@@ -29,7 +29,7 @@ _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17f"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -292,7 +292,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         facts = read.get(rel)
         if rel in jobs:
             links[rel] = _links_of(facts, jobs[rel], rel)
-        if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers")
+        if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("routed")
                                       or facts.get("named_modules") or facts.get("classes") or facts.get("ir")
                                       or facts.get("string_resolvers") or facts.get("namespace_params")
                                       or facts.get("cli_namespaces")):

@@ -266,3 +266,38 @@ def test_a_dotted_name_through_a_re_export_alone_names_the_defining_class(tmp_pa
     consumer["app/launch.py"] = none
     assert not [f for f in findings_of(tmp_path / "none", Case("none", BEFORE, AFTER, consumer), lib="vllm")
                 if f.rule_id == "VLLM004"]
+
+
+# a remote client of a vLLM server: the method goes by name in the body POSTed to the RPC route
+CLIENT = """
+    # drives a vllm server over HTTP
+
+
+    class Client:
+        async def _call_all(self, endpoint, body):
+            return [endpoint, body]
+
+        async def update(self, path):
+            return await self._call_all(
+                "/collective_rpc",
+                {
+                    "method": "update_weights",
+                    "args": [path],
+                },
+            )
+
+        async def other(self):
+            return await self._call_all("/collective_rpc", {"method": "report"})
+
+        async def pause(self):
+            return await self._call_all("/pause", {"method": "update_weights"})
+    """
+
+
+def test_a_method_named_in_a_body_sent_to_the_rpc_route_is_a_dispatch_by_name(tmp_path):
+    consumer = {"app/mixin.py": MIXIN, "app/mixed.py": MIXED, "app/launch.py": LAUNCHES.replace(
+        'worker_extension_cls="app.compat.Legacy"', 'model_impl="auto"'), "app/client.py": CLIENT}
+    found = [f for f in findings_of(tmp_path, Case("http", BEFORE, AFTER, consumer), lib="vllm")
+             if f.rule_id == "VLLM004" and f.consumer_site.path == "app/client.py"]
+    assert [(f.consumer_site.line, f.severity.value) for f in found] == \
+        [(line_of(CLIENT, '"method": "update_weights"'), "risky")]

@@ -116,15 +116,21 @@ def _dispatches_of(ctx: CheckContext, name: str, owner: Symbol, ref: str) -> Ite
     extension's method, they reach the worker's own first (the extension comes last in the bases).
     Risky: the conflict assertion stops the engine before any of them runs, unless asserts are off."""
     for mod in ctx.usage:
-        for rec in mod.get("calls") or []:
+        sent = [{"line": line, "routed": True, "callee_src": f"POST /{route}"}  # over HTTP (probes/routes.py)
+                for route, method, line in mod.get("routed") or [] if route in DISPATCHERS and method == name]
+        for rec in (mod.get("calls") or []) + sent:
             path = (rec.get("callee") or {}).get("path") or rec.get("path") or ()
-            if rec.get("name_arg") != name or not path or str(path[-1]).lstrip(".") not in DISPATCHERS:
+            if rec.get("routed"):
+                line = rec["line"]
+            elif rec.get("name_arg") == name and path and str(path[-1]).lstrip(".") in DISPATCHERS:
+                line = rec.get("name_line") or rec["line"]
+            else:
                 continue
             yield Finding(
                 rule_id="VLLM004", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
                 title=f"`{rec.get('callee_src') or 'collective_rpc'}(\"{name}\")` now reaches "
                       f"`{owner.dotted.rsplit('.', 1)[-1]}.{name}`, not the extension's",
-                consumer_site=Location(mod["path"], rec.get("name_line") or rec["line"], snippet=rec.get("callee_src")),
+                consumer_site=Location(mod["path"], line, snippet=rec.get("callee_src")),
                 target_evidence=(Location(owner.path, owner.line, symbol=f"{owner.dotted}.{name}"),),
                 predicted_failure=f"vLLM's own `{name}` runs with the extension's arguments (once the start-up "
                                   "assertion is off or the clash is renamed on one side only)",
