@@ -668,10 +668,11 @@ class PathEvaluator:
         """What a consumer function or method returns (`def make(): return Foo(...)`)."""
         path = self.consumer.returns.get(ref)
         v = self.value(tuple(path)) if path else UNKNOWN
-        if not v.known or v.kind == "consumer" and v.ckind == "function":
-            # the probe could not type the return (`return _current`, a module global it reads as a
-            # name): the solver's answer, the one consumer class the annotation names (`-> Config`),
-            # else the one every return gives
+        if not path or v.kind == "consumer" and v.ckind == "function" and v.cref not in self.consumer.inferred.signatures:
+            # no return the probe recorded (a module it read for its classes only), or one it read
+            # as a name it could not type (`return _current`, a module global): the solver's answer, the one consumer class the annotation names (`-> Config`),
+            # else the one every return gives. (An untyped `cls(...)` stays unknown: which subclass
+            # a classmethod builds is the caller's.)
             solved = self.consumer.inferred
             objects = solved.annotated_objects.get(ref) or solved.returned_objects.get(ref) or []
             if len(objects) == 1 and not solved.returned_functions.get(ref):

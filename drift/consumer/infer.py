@@ -803,7 +803,7 @@ class _Solver:
         own = {m for m in self.modules}
         sol.module_swaps = [{"target": a, "consumer": b, "path": where, "line": line, "col": col}
                             for a, b, where, line, col in self.modmap if self.is_target(a) and b in own]
-        for fn, expr in self.ret + self.retann:  # an annotation's object too (`-> Config`, never `-> type`)
+        for fn, expr in self.ret:
             values = self.eval(expr)
             classes = sorted(v[1] for v in values if v[0] == "C")
             if classes:
