@@ -29,7 +29,7 @@ _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -292,7 +292,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         facts = read.get(rel)
         if rel in jobs:
             links[rel] = _links_of(facts, jobs[rel], rel)
-        if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers")
+        if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("routed")
                                       or facts.get("named_modules") or facts.get("classes") or facts.get("ir")
                                       or facts.get("string_resolvers") or facts.get("namespace_params")
                                       or facts.get("cli_namespaces")):
@@ -309,7 +309,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             if type(m) is dict and m.get("path") in stat_of and not m.get("handed") and not m.get("imports")
             and not m.get("classes") and not m.get("named_modules") and not m.get("error")}
     candidates = dict(plain, **bare)
-    handed = _handed_modules(modules, candidates) if any(row[0] == "read" for row in rows) else {}
+    handed = _handed_modules(modules, candidates, prefixes) if any(row[0] == "read" for row in rows) else {}
     # nothing read this time: every file is as the run that chose the handed ones left it (their
     # records are among `modules` already), and the IR need not be decoded to find them again
     got = _read_handed(handed, candidates, prefixes)
@@ -363,10 +363,10 @@ def _content_key(package, prefixes, ir_as_bytes, metadata_digest, entries, new, 
 _CLASS_NAME = re.compile(r"[A-Z]\w*\Z")
 
 
-def _handed_modules(modules, plain):
+def _handed_modules(modules, plain, prefixes=()):
     """The files among `plain` (no record: they never name the target) that define a class a
     recorded module uses as a value: assigned, stored, returned or passed (`self.attn_backend =
-    Backend`, `return Backend`), not only called or subclassed. The target may receive that class
+    Backend`, `return Backend`, or its dotted name as a string), not only called or subclassed. The target may receive that class
     (an override's return, a registry, a `*_cls` key) and then holds it to its own protocol, so its
     members must be known although its module never names the target.
 
@@ -388,11 +388,16 @@ def _handed_modules(modules, plain):
         for row in ir.get("call") or []:
             if len(row) > 2 and isinstance(row[1], list) and isinstance(row[2], dict):
                 values += list(row[1]) + list(row[2].values())
+        for callee in _handed_target_values(ir, prefixes):  # `helper(vllm_config)`: the helper's module
+            owner = callee[4:].rpartition(".")[0]              # keeps what it is given (a record's field)
+            if owner in by_module:
+                out.setdefault(by_module[owner], False)
         for path, any_name in [(p, False) for p in values] + [(p, True) for p in bound + _bound_args(ir)]:
             if not isinstance(path, (list, tuple)) or len(path) != 1 or not isinstance(path[0], str) \
-                    or not path[0].startswith("sym:"):
+                    or not path[0].startswith(("sym:", "lit:")):
                 continue
-            owner, _, name = path[0][4:].rpartition(".")
+            # a class named by its dotted name (`"pkg.compat.Ext"`, for the target to import) is used too
+            owner, _, name = path[0][4:].replace(":", ".").rpartition(".")
             if owner in by_module and (any_name or _CLASS_NAME.match(name)):
                 rel = by_module[owner]
                 out[rel] = out.get(rel, False) or (any_name and not _CLASS_NAME.match(name))
@@ -400,6 +405,29 @@ def _handed_modules(modules, plain):
 
 
 _BINDERS = ("MethodType", "partialmethod")  # calls whose first argument becomes a method
+
+
+def _handed_target_values(ir, prefixes):
+    """The `sym:` callees (consumer functions of other modules, by dotted name) that a module's
+    calls hand a target value: a name the module imported from the target, or a parameter it
+    annotated with a target class (`def load(vllm_config: VllmConfig): helper(vllm_config)`)."""
+    def is_target(path):
+        return isinstance(path, (list, tuple)) and path and isinstance(path[0], str) \
+            and any(path[0] == "sym:" + p or path[0].startswith("sym:" + p + ".") for p in prefixes)
+    typed = set()
+    for fn, spec in (ir.get("defs") or {}).items():
+        for row in spec[1] if isinstance(spec, list) and len(spec) > 1 else ():
+            if isinstance(row, list) and len(row) > 1 and is_target(row[1]):
+                typed.add("var:%s:%s" % (fn, row[0]))
+    out = []
+    for row in ir.get("call") or []:
+        if not (len(row) > 2 and isinstance(row[0], list) and len(row[0]) == 1 and isinstance(row[0][0], str)
+                and row[0][0].startswith("sym:") and not is_target(row[0])):
+            continue
+        args = [a for a in list(row[1]) + list(row[2].values()) if isinstance(a, list) and a]
+        if any(is_target(a) or a[0] in typed for a in args):
+            out.append(row[0][0])
+    return out
 
 
 def _bound_args(ir):

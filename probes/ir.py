@@ -26,7 +26,10 @@ source path, "signature" | "filter" | "keep", line]] (a comprehension over a dic
 when its filter reads `inspect.signature(C).parameters`, "filter" for any other condition), ``iter`` [[name, dict path]] (`for k, v in d.items()`),
 ``dynattr`` [["setattr" | "hasattr" | "getattr", object path, key path, line, col]], ``starkw``
 [[callee path, dict path, line, col]] (`f(**d)`), ``modmap`` [[module, replacement module, line, col]]
-(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``sigtest``
+(string pairs of a module that puts modules into `sys.modules` or hooks `__import__`), ``reexport``
+[[module's dotted name, the defining dotted name]] (`from .impl import X` of the consumer's own), ``fields``
+{record class: [[field, annotation path], ...]} (a dataclass / attrs / pydantic / NamedTuple class's fields in
+`__init__` order, probes/record_fields.py), ``retann`` [[function, annotation path]] (a return annotation), ``sigtest``
 [[name, callee path, [first, last] lines run when the callee takes the name, [first, last] when it
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
@@ -42,7 +45,9 @@ from itertools import islice
 from .accepted_names import FIELD_TABLES, accepted_names_held, reads_accepted_names
 from .astwalk import walk
 from .closed_dicts import closed_dicts
+from .joins import alternatives
 from .rebinding import versions
+from .record_fields import record_fields
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
 from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
@@ -286,6 +291,26 @@ def ir_facts(tree, *, module, is_package):
     modmap = _module_mappings(tree)
     if modmap:
         out["modmap"] = modmap
+    handed_on = _own_reexports(tree, names)
+    if handed_on:
+        out["reexport"] = handed_on
+    return out
+
+
+def _own_reexports(tree, names):
+    """[[this module's dotted name for X, where X is defined]] for each module-level `from .impl
+    import X` (or `from pkg.impl import X as Y`) of the consumer's own package: a dotted class name
+    written through the re-export (`"pkg.X"` for vLLM to import) reaches the class defined in
+    `pkg.impl`."""
+    own = names.module.split(".")[0] + "."
+    out = []
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                source = names.names.get(a.asname or a.name)
+                local = names.module + "." + (a.asname or a.name)
+                if a.name != "*" and source and source.startswith(own) and source != local:
+                    out.append([local, source])
     return out
 
 
@@ -408,6 +433,10 @@ def _walk_body(out, names, body, *, prefix, cls, scope):
         elif isinstance(node, ast.ClassDef):
             qual = prefix + node.name
             out["classes"][names.module + "." + qual] = [[scope.path(b) for b in node.bases], node.lineno]
+            fields = record_fields(node)
+            if fields:  # a record's generated __init__: its fields in order, with their annotations
+                out.setdefault("fields", {})[names.module + "." + qual] = [
+                    [name, _annotation_path(scope, ann)] for name, ann in fields]
             _walk_body(out, names, node.body, prefix=qual + ".", cls=names.module + "." + qual, scope=scope)
         else:
             if cls is not None:
@@ -496,6 +525,9 @@ def _function(out, names, fn, *, prefix, cls, outer):
         params.append(row)
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
+    returns = _annotation_path(enclosing or scope, fn.returns) if fn.returns is not None else None
+    if returns:  # `def current() -> Config:` what a caller gets, where no return statement says
+        out.setdefault("retann", []).append([key, returns])
     if not cls and params and params[0][3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):
         _first_param_use(out, key, params[0][0], own)
     if enclosing is not None:
@@ -594,22 +626,11 @@ class _Nested(_Scope):
         return self.enclosing.root(name)  # the enclosing function's name, every binding of it
 
 
-def _alternatives(node, depth=0):
-    """The expressions a value may be: each branch of `a if c else b`, each operand of `a or b`
-    (`a and b`), nested; the value itself otherwise. Flow-insensitive, as the solver is: the
-    name may hold any of them (`self.llm = self._init() if engine is None else engine.llm`)."""
-    if depth < 4 and isinstance(node, ast.IfExp):
-        return _alternatives(node.body, depth + 1) + _alternatives(node.orelse, depth + 1)
-    if depth < 4 and isinstance(node, ast.BoolOp):
-        return [a for v in node.values for a in _alternatives(v, depth + 1)]
-    return [node]
-
-
 def _sources(scope, value):
-    """The paths a value may be (`_alternatives`), each once; [None] when none has a path (a
+    """The paths a value may be (probes/joins.py `alternatives`), each once; [None] when none has a path (a
     literal): an attribute store still records that the object now has the attribute."""
     out = []
-    for alt in _alternatives(value):
+    for alt in alternatives(value):
         p = scope.path(alt)
         if p and p not in out:
             out.append(p)
@@ -938,15 +959,16 @@ def _call(out, scope, node, strings=None):
             out["dynattr"].append([node.func.id, obj, key, node.lineno, node.col_offset])
     if isinstance(node.func, ast.Name) and node.func.id == "setattr" and scope.root("setattr") is None:
         if len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            obj, val = scope.path(node.args[0]), scope.path(node.args[2])
-            if obj and val:
-                out["store"].append([obj, node.args[1].value, val, node.lineno])
+            obj = scope.path(node.args[0])
+            for val in _sources(scope, node.args[2]) if obj else ():  # `fa if new else fb`: each may be bound
+                if val:
+                    out["store"].append([obj, node.args[1].value, val, node.lineno])
         return
     installed = patch_installation(node, scope.path, strings)
     if installed is not None:  # `patch("pkg.Cls.m", fn)` / `patch.object(Cls, "m", fn)`: a store like `Cls.m = fn`
-        val = scope.path(installed[2])
-        if val:
-            out["store"].append([list(installed[0]), installed[1], val, node.lineno])
+        for val in _sources(scope, installed[2]):  # each arm of `fa if new else fb` is installed on some release
+            if val:
+                out["store"].append([list(installed[0]), installed[1], val, node.lineno])
     if isinstance(node.func, ast.Attribute) and node.func.attr == "update" and isinstance(node.func.value, ast.Name):
         _dict_update(out, scope, node)
     if isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and node.args \

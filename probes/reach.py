@@ -25,6 +25,7 @@ from .accepted_names import accepted_names_held, reads_accepted_names
 from .astwalk import once, walk
 from .derefs import literal_args
 from .forwards import star_forwarding
+from .joins import candidates
 from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
 from .runners import inner_call
@@ -1774,9 +1775,10 @@ class _Function:
                 self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
             elif owner and self.mod.patchable(owner):
                 line, col = _attr_pos(tgt)
-                self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
-                                         "function": self.qual, "value": self._patch_value(value, env),
-                                         "guards": list(self.mod.guards)})
+                for chosen in self._patch_values(value, env):
+                    self.mod.patches.append({"line": line, "col": col, "path": list(owner), "name": tgt.attr,
+                                             "function": self.qual, "value": chosen,
+                                             "guards": list(self.mod.guards)})
             else:
                 self.expr(tgt.value, env)
                 if owner and self.mod.wanted(owner):
@@ -1843,6 +1845,19 @@ class _Function:
         """The record of a class this module defines, for a `sym:` root naming it (else None)."""
         prefix = "sym:%s." % self.mod.module
         return self.mod.classes.get(root[len(prefix):]) if root.startswith(prefix) else None
+
+    def _patch_values(self, value, env):
+        """What an installation may bind, one record value per candidate (probes/joins.py): each
+        arm of `fa if new else fb`, each value of a local set per branch; the installed value itself
+        (possibly unknown, None) when no candidate is known."""
+        if value is None:
+            return [None]
+        out = []
+        for node in candidates(value, self.node):
+            got = self._patch_value(node, env)
+            if got is not None and got not in out:
+                out.append(got)
+        return out or [self._patch_value(value, env)]
 
     def _patch_value(self, value, env):
         if value is None:
@@ -2122,6 +2137,8 @@ class _Function:
             if node.args and type(node.args[0]) is ast.Constant and type(node.args[0].value) is str \
                     and node.args[0].value.isidentifier() and len(node.args[0].value) <= 64:
                 self.mod.calls[-1]["name_arg"] = node.args[0].value  # `rpc("update_weights")`: a method by name
+                if node.args[0].lineno != node.lineno:  # the name on its own line of a long call
+                    self.mod.calls[-1]["name_line"] = node.args[0].lineno
         if self.mod.guards:
             self.mod.calls[-1]["guards"] = list(self.mod.guards)
         root = _narrowed_key(func, self.env_of_call) or _root_name(func)
@@ -2319,9 +2336,10 @@ class _Function:
         owner, attr, value = installed
         self.expr(value, env)
         if self.mod.patchable(owner):
-            self.mod.patches.append({"line": node.lineno, "col": node.col_offset, "path": list(owner), "name": attr,
-                                     "function": self.qual, "value": self._patch_value(value, env),
-                                     "how": "mock.patch", "guards": list(self.mod.guards)})
+            for chosen in self._patch_values(value, env):
+                self.mod.patches.append({"line": node.lineno, "col": node.col_offset, "path": list(owner),
+                                         "name": attr, "function": self.qual, "value": chosen,
+                                         "how": "mock.patch", "guards": list(self.mod.guards)})
 
     def _setattr(self, node, env, chain):
         obj, name, value = node.args
@@ -2341,9 +2359,10 @@ class _Function:
             return
         for attr, line, col in names:
             if self.mod.patchable(owner):
-                self.mod.patches.append(dict({"line": line, "col": col, "path": list(owner), "name": attr,
-                                              "function": self.qual, "value": self._patch_value(value, env),
-                                              "how": "setattr", "guards": list(self.mod.guards)}, **extra))
+                for chosen in self._patch_values(value, env):
+                    self.mod.patches.append(dict({"line": line, "col": col, "path": list(owner), "name": attr,
+                                                  "function": self.qual, "value": chosen,
+                                                  "how": "setattr", "guards": list(self.mod.guards)}, **extra))
             elif self.mod.wanted(owner):
                 self.mod.use("attr_set", owner + ("." + attr,), line, col, self.qual)
 

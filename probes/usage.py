@@ -16,6 +16,7 @@ from .reach import (_dotted, _src, catches_import_error, compound_guards, decora
                     reach_facts, string_constants, unpacking, version_guard)
 from .reach import _relative as _resolve_relative
 from .ir import ir_facts
+from .routes import routed_name
 from .name_loads import evaluated_chains, evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .links import lone_classes, parsed_links
@@ -447,6 +448,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     exports = module_exports(tree, prefixes)
     if exports:
         out["exports"] = exports
+    if '"method"' in text or "'method'" in text:  # methods sent by name to routes (a remote client)
+        sent = [list(r) for n in walk(tree) if isinstance(n, ast.Call) for r in [routed_name(n)] if r]
+        if sent:
+            out["routed"] = sent
     if imports.strings:
         out["string_paths"] = imports.strings
     if resolvers:

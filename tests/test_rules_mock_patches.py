@@ -128,3 +128,60 @@ def test_a_patch_target_held_in_a_local_is_the_literal_last_assigned_above(tmp_p
     roots = [tmp_path / "after", tmp_path / "consumer"]
     first = "patch('gizmo.quant.Method.process', process).start() and __import__('gizmo.quant').quant.Layer().load()"
     assert raised_by(roots, "app.patches", first) == "TypeError: process() takes 2 positional arguments but 3 were given"
+
+
+# the replacement chosen by the vLLM version: a conditional expression, or a local set per branch
+JOINED = """
+    from unittest.mock import patch
+
+    import gizmo
+
+
+    def process(self, layer):
+        return self.use_fast
+
+
+    def process_old(self, layer):
+        return self.use_fast
+
+
+    def apply():
+        target = "gizmo.quant.Method.process"
+        patch(target, process if gizmo.NEW else process_old).start()
+    """
+BRANCHED = """
+    from unittest.mock import patch
+
+    import gizmo
+
+
+    def process(self, layer):
+        return self.use_fast
+
+
+    def process_old(self, layer):
+        return self.use_fast
+
+
+    def apply():
+        if gizmo.NEW:
+            chosen = process
+        else:
+            chosen = process_old
+        patch("gizmo.quant.Method.process", chosen).start()
+    """
+
+
+def test_each_replacement_a_patch_may_install_is_bound_over_the_target_method(tmp_path):
+    """`patch(t, a if c else b)` and `patch(t, fn)` with fn set in an if/else: either function may
+    be the one installed, so each is held to the target's `Method` (its `self.use_fast` is gone)."""
+    for name, src in (("ifexp", JOINED), ("branches", BRANCHED)):
+        found = findings_of(tmp_path / name, Case("mock-" + name, BEFORE, AFTER, {"app/patches.py": src}))
+        assert_findings(found, [("DRIFT070", line_of(src, "def process(")), ("DRIFT070", line_of(src, "def process_old")),
+                                ("DRIFT060", line_of(src, "return self.use_fast", 1)),
+                                ("DRIFT060", line_of(src, "return self.use_fast", 2))])
+    # one function alone, not chosen by a join, stays the only one bound
+    alone = JOINED.replace("process if gizmo.NEW else process_old", "process")
+    found = findings_of(tmp_path / "alone", Case("mock-alone", BEFORE, AFTER, {"app/patches.py": alone}))
+    assert_findings(found, [("DRIFT070", line_of(alone, "def process(")),
+                            ("DRIFT060", line_of(alone, "return self.use_fast", 1))])

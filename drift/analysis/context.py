@@ -273,14 +273,14 @@ class CheckContext:
         takes); None when it is not a dataclass."""
         if "dataclass_fields" not in (self.consumer.classes.get(cref) or {}):
             return None
-        return [(name, line) for cls in self._consumer_lineage(cref) for name, line in cls.get("dataclass_fields") or ()]
+        return [(name, line) for cls in self.consumer_lineage(cref) for name, line in cls.get("dataclass_fields") or ()]
 
     def _consumer_fields(self, cref: str) -> list[tuple[str, int]]:
         """Class-level names the consumer class and its consumer bases declare, with their lines."""
         return [(name, (rec or {}).get("line") or cls.get("line") or 0)
-                for cls in self._consumer_lineage(cref) for name, rec in (cls.get("class_attrs") or {}).items()]
+                for cls in self.consumer_lineage(cref) for name, rec in (cls.get("class_attrs") or {}).items()]
 
-    def _consumer_lineage(self, cref: str) -> Iterator[dict]:
+    def consumer_lineage(self, cref: str) -> Iterator[dict]:
         """The records of consumer class `cref` and of its consumer bases, each once."""
         todo, seen = [cref], set()
         while todo:

@@ -667,9 +667,16 @@ class PathEvaluator:
     def _consumer_return(self, ref: str) -> Value:
         """What a consumer function or method returns (`def make(): return Foo(...)`)."""
         path = self.consumer.returns.get(ref)
-        if not path:
-            return UNKNOWN
-        v = self.value(tuple(path))
+        v = self.value(tuple(path)) if path else UNKNOWN
+        if not path or v.kind == "consumer" and v.ckind == "function" and v.cref not in self.consumer.inferred.signatures:
+            # no return the probe recorded (a module it read for its classes only), or one it read
+            # as a name it could not type (`return _current`, a module global): the solver's answer, the one consumer class the annotation names (`-> Config`),
+            # else the one every return gives. (An untyped `cls(...)` stays unknown: which subclass
+            # a classmethod builds is the caller's.)
+            solved = self.consumer.inferred
+            objects = solved.annotated_objects.get(ref) or solved.returned_objects.get(ref) or []
+            if len(objects) == 1 and not solved.returned_functions.get(ref):
+                return self.value(("self:" + objects[0],))
         return UNKNOWN if v.kind == "missing" else v  # a failing return is reported where it is computed
 
     def _annotation_value(self, text: str | None, module: str) -> Value:
@@ -978,8 +985,8 @@ class PathEvaluator:
                         continue
                     path = rec.get("path")
                     v = self.value(tuple(path)) if path else None
-                    if v is None and table == "self_attrs":  # a value the probe's pass could not type
-                        inferred = self._inferred_member(key, name)  # (`a() if c else other.llm`): the solver's
+                    if v is None:  # a value the probe's pass could not type (`a() if c else other.llm`, a
+                        inferred = self._inferred_member(key, name)  # record's `f: Any = None`): the solver's
                         if inferred is not None:
                             return inferred
                     if v is None or v.kind == "missing":  # the consumer's own copy exists even when its

@@ -29,6 +29,7 @@ MAX_VALUES = 6  # values kept per name: beyond this a name is too polymorphic to
 MAX_ROUNDS = 12
 MAX_PATH = 8
 _NAMING_KEYS = ("_cls", "_class")  # keys whose value names a class the target builds
+_REPLACERS = ("dataclasses.replace", "copy.replace")  # copy a record with some fields given anew
 
 
 @dataclass
@@ -53,6 +54,8 @@ class Solution:
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
     returned_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes
     # whose instances it returns
+    annotated_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer
+    # classes its return annotation names an object of (`-> Config`): what it promises, whatever it returns
     returned_functions: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer's
     # own functions (methods, names of its modules) it may return: a callable chosen at run time may be the consumer's
     module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
@@ -204,6 +207,9 @@ class _Solver:
         self.popped: list = []  # (dict path, key): `d.pop("k")`, `del d["k"]` anywhere
         self.skipped: list[str] = []  # modules whose IR is malformed (a host's reply is untrusted)
         self.modmap: list = []  # (module, replacement module, path, line, col)
+        self.reexports: dict[str, str] = {}  # `pkg.X` -> `pkg.impl.X`: a name a module imports from its own package
+        self.fields: dict[str, list[tuple]] = {}  # record class -> [(field, annotation path)] in __init__ order
+        self.retann: list = []  # (function, annotation path) of a return annotation
         self.closed: dict[str, list[str]] = {}  # closed dict -> every key it can hold
         self.closed_rows: list = []  # (variable, closed dict)
         self.starcalls: list = []  # ([paths of each **d], module path, line)
@@ -257,6 +263,9 @@ class _Solver:
         stores = [(_t(obj), _s(attr), _t(src), int(line)) for obj, attr, src, line in ir.get("store") or []]
         stores = _unwrap_partialmethods(stores, call)
         self.modmap += [(_s(a), _s(b), where, int(line), int(col)) for a, b, line, col in ir.get("modmap") or []]
+        self.reexports.update((_s(a), _s(b)) for a, b in ir.get("reexport") or [])
+        self.fields.update({_s(q): [(_s(r[0]), _t(r[1])) for r in rows] for q, rows in (ir.get("fields") or {}).items()})
+        self.retann += [(_s(fn), _t(ann)) for fn, ann in ir.get("retann") or []]
         self.sigtests += [(_s(name), _t(callee), _span(takes), _span(lacks), where, int(line))
                           for name, callee, takes, lacks, line in ir.get("sigtest") or []]
         self.hastests += [(_s(name), _t(obj), _span(has), _span(lacks), where, int(line))
@@ -503,7 +512,17 @@ class _Solver:
                             if self.installed.get(me) is None and o[1][0].startswith("sym:"):
                                 self.installed[me] = o[1][0][4:]
                                 self.changed = True
+        for qual, rows in self.fields.items():
+            for name, ann in rows:
+                if ann:  # `plugin: Optional[PluginConfig] = None`: the field holds one
+                    self.add(f"field:{qual}:{name}", self.eval(ann))
+        for fn, ann in self.retann:  # `def current() -> Config`: an object of the consumer's class
+            self.add("ret:" + fn, [v for v in self.eval(ann) if v[0] == "I"])
         for callee, args, kwargs, _line in self.call:
+            if _dotted(callee) in _REPLACERS and args and args[0]:  # `dataclasses.replace(obj, f=v)`
+                for o in self.eval(args[0]):
+                    if o[0] == "I":
+                        self._fill_record(o[1], [], kwargs)
             for c in self.eval(callee):
                 if c[0] == "F":
                     self._call_into(c[1], args, kwargs, 0)
@@ -514,9 +533,33 @@ class _Solver:
                     init = [v for v in self.step(("I", c[1]), ".__init__") if v[0] == "B"]
                     for b in init:
                         self._call_into(b[1], args, kwargs, 1)
+                    if not init:  # a record's generated __init__ fills its fields
+                        self._fill_record(c[1], args, kwargs)
         self._method_types()
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
+
+    def _record_fields(self, qual: str) -> list[str]:
+        """The fields a record class's generated `__init__` takes, in order: its records' bases'
+        first (a dataclass inheriting one), each name once."""
+        out: list[str] = []
+        for cls in reversed(self.mro(qual)):
+            for name, _ann in self.fields.get(cls, ()):
+                if name not in out:
+                    out.append(name)
+        return out
+
+    def _fill_record(self, qual: str, args, kwargs) -> None:
+        """`Record(a, f=v)` (or `replace(obj, f=v)`): each argument is what its field holds."""
+        names = self._record_fields(qual)
+        if not names:
+            return
+        for i, a in enumerate(args):
+            if a and i < len(names):
+                self.add(f"field:{qual}:{names[i]}", self.eval(a))
+        for k, a in kwargs.items():
+            if k in names:
+                self.add(f"field:{qual}:{k}", self.eval(a))
 
     def _method_types(self) -> None:
         """`types.MethodType(fn, obj)`: fn's first parameter is obj, whatever obj holds (an object
@@ -597,6 +640,19 @@ class _Solver:
     def _own_init(self, qual: str) -> bool:
         return f"{qual}.__init__" in self.defs or bool(self.pts.get(f"field:{qual}:__init__"))
 
+    def class_named(self, text: str) -> str | None:
+        """The consumer class a dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) names, followed
+        through the modules that import it from their own package (`pkg/__init__.py: from .impl
+        import Ext`, or an alias kept in an old module for old configs), as Python's import does."""
+        qual = text.replace(":", ".")
+        for _hop in range(8):
+            if qual in self.classes:
+                return qual
+            qual = self.reexports.get(qual)
+            if qual is None:
+                return None
+        return None
+
     def _named(self) -> dict[str, list[str]]:
         """Consumer classes whose dotted name (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`) reaches a keyword,
         dict key or attribute that names a class (`worker_extension_cls=...`,
@@ -609,8 +665,8 @@ class _Solver:
         for key, path in rows:
             for v in self.eval(path):
                 if v[0] == "S":
-                    qual = v[1].replace(":", ".")
-                    if qual in self.classes:
+                    qual = self.class_named(v[1])
+                    if qual is not None:
                         out.setdefault(key, set()).add(qual)
                 elif v[0] == "C":  # the class itself, not its name
                     out.setdefault(key, set()).add(v[1])
@@ -683,8 +739,8 @@ class _Solver:
             if v[0] == "C":
                 out.add(v[1])
             elif v[0] == "S":
-                qual = v[1].replace(":", ".")
-                if qual in self.classes:
+                qual = self.class_named(v[1])
+                if qual is not None:
                     out.add(qual)
                     continue
                 out.update(f"{v[1]}.{w[1]}" for w in follow
@@ -759,6 +815,10 @@ class _Solver:
             # module drift has no record of (one that never names the target): still the consumer's own
             if functions:
                 sol.returned_functions[fn] = sorted(set(sol.returned_functions.get(fn, [])) | set(functions))
+        for fn, ann in self.retann:
+            objects = {v[1] for v in self.eval(ann) if v[0] == "I"}
+            if objects:
+                sol.annotated_objects[fn] = sorted(set(sol.annotated_objects.get(fn, [])) | objects)
         sol.target_stores = self._target_stores()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]

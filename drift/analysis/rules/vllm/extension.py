@@ -13,7 +13,7 @@ or the consumer's own `worker_cls`.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import BUILT_INSTEAD_OF, MIXED_INTO
@@ -49,6 +49,17 @@ def _has(index: PackageIndex, classes: list[Symbol], name: str) -> tuple[Symbol,
     return None
 
 
+def _members(ctx: CheckContext, ref: str) -> dict[str, tuple[Any, dict]]:
+    """name -> (record, class record holding it) of every class-level name the extension has,
+    its own and those of its consumer bases (a mixin's methods): vLLM's assertion walks
+    `dir(extension)`, which lists the inherited names too. The nearest class's wins."""
+    out: dict[str, tuple[Any, dict]] = {}
+    for cls in ctx.consumer_lineage(ref):
+        for name, m in {**(cls.get("class_attrs") or {}), **(cls.get("methods") or {})}.items():
+            out.setdefault(name, (m, cls))
+    return out
+
+
 @rule("VLLM004", RuleKind.OVERRIDE_INCOMPATIBLE)
 def extension_name_taken(ctx: CheckContext) -> Iterator[Finding]:
     """A method (or class attribute) of the consumer's worker extension class whose name the
@@ -64,18 +75,19 @@ def extension_name_taken(ctx: CheckContext) -> Iterator[Finding]:
         bworkers = _worker_classes(ctx, ctx.baseline, defaults, False)
         if not tworkers or not bworkers:
             continue
+        seen: set[tuple[str, str]] = set()  # a mixin shared by two extensions is reported once
         for ref in exts:
             cls = ctx.consumer.classes.get(ref)
             if cls is None:
                 continue
-            members = {**(cls.get("class_attrs") or {}), **(cls.get("methods") or {})}
-            for name, m in sorted(members.items()):
-                if name.startswith("__"):
+            for name, (m, holder) in sorted(_members(ctx, ref).items()):
+                if name.startswith("__") or (holder["qual"], name) in seen:
                     continue
                 found = _has(ctx.target, tworkers, name)
                 if found is None or _has(ctx.baseline, bworkers, name) is not None:
                     continue
                 owner, at = found
+                seen.add((holder["qual"], name))
                 worker = tworkers[0]
                 line = m.get("line") if isinstance(m, dict) else None
                 yield Finding(
@@ -83,7 +95,8 @@ def extension_name_taken(ctx: CheckContext) -> Iterator[Finding]:
                     title=f"`{cls['qual']}.{name}` (named in `{key}`) now clashes with "
                           f"`{owner.dotted.rsplit('.', 1)[-1]}"
                           f".{name}`: vLLM refuses to mix the extension into its worker",
-                    consumer_site=Location(_module_of(ctx, cls)["path"], line or cls["line"], symbol=f"{ref}.{name}"),
+                    consumer_site=Location(_module_of(ctx, holder)["path"], line or holder["line"],
+                                           symbol=f"{holder['qual']}.{name}"),
                     target_evidence=(Location(owner.path, at, symbol=f"{owner.dotted}.{name}"),),
                     predicted_failure=f"AssertionError: Worker class <class '{worker.dotted}'> already has an "
                                       f"attribute {name}, which conflicts with the worker extension class "
@@ -91,7 +104,7 @@ def extension_name_taken(ctx: CheckContext) -> Iterator[Finding]:
                     details=f"the baseline's worker had no `{name}`; the extension is appended to the worker's bases "
                             f"only when none of its names is taken, and a `collective_rpc(\"{name}\")` would reach "
                             "vLLM's own method first",
-                    fix=Fix(f"rename `{name}` in `{cls['qual']}` (and the `collective_rpc` calls naming it)",
+                    fix=Fix(f"rename `{name}` in `{holder['qual']}` (and the `collective_rpc` calls naming it)",
                             manual_reason="the new name and every dispatch of it are the consumer's to choose"),
                     symbol=f"{owner.dotted}.{name}",
                 )
@@ -103,15 +116,21 @@ def _dispatches_of(ctx: CheckContext, name: str, owner: Symbol, ref: str) -> Ite
     extension's method, they reach the worker's own first (the extension comes last in the bases).
     Risky: the conflict assertion stops the engine before any of them runs, unless asserts are off."""
     for mod in ctx.usage:
-        for rec in mod.get("calls") or []:
+        sent = [{"line": line, "routed": True, "callee_src": f"POST /{route}"}  # over HTTP (probes/routes.py)
+                for route, method, line in mod.get("routed") or [] if route in DISPATCHERS and method == name]
+        for rec in (mod.get("calls") or []) + sent:
             path = (rec.get("callee") or {}).get("path") or rec.get("path") or ()
-            if rec.get("name_arg") != name or not path or str(path[-1]).lstrip(".") not in DISPATCHERS:
+            if rec.get("routed"):
+                line = rec["line"]
+            elif rec.get("name_arg") == name and path and str(path[-1]).lstrip(".") in DISPATCHERS:
+                line = rec.get("name_line") or rec["line"]
+            else:
                 continue
             yield Finding(
                 rule_id="VLLM004", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
                 title=f"`{rec.get('callee_src') or 'collective_rpc'}(\"{name}\")` now reaches "
                       f"`{owner.dotted.rsplit('.', 1)[-1]}.{name}`, not the extension's",
-                consumer_site=Location(mod["path"], rec["line"], snippet=rec.get("callee_src")),
+                consumer_site=Location(mod["path"], line, snippet=rec.get("callee_src")),
                 target_evidence=(Location(owner.path, owner.line, symbol=f"{owner.dotted}.{name}"),),
                 predicted_failure=f"vLLM's own `{name}` runs with the extension's arguments (once the start-up "
                                   "assertion is off or the clash is renamed on one side only)",
