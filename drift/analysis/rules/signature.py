@@ -131,7 +131,9 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     `kwargs[...] = value`, or its own construction of the same class, or call of the same function
     or method, rewritten in terms of the arguments the consumer already passes, or, for a
     positional call the baseline's own function made verbatim, what the target's same function now
-    appends: `rewrite_arguments`, by keyword); otherwise the finding stays manual.
+    appends: `rewrite_arguments`, by keyword; or, for a keyword call that copies the baseline's own
+    call verbatim, the value the target's rewrite of that call passes, `self.<attr>` included where
+    the consumer's class stores that attribute itself); otherwise the finding stays manual.
     A call with `**d` is judged too where every such dict holds only keys the consumer wrote
     literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
