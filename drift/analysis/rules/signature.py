@@ -11,6 +11,7 @@ from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import (drop_keyword_fix, noop_in_baseline, passes_nothing, removal_gated_tier,
                                            same_value)
 from drift.analysis.rules.forwarded import fails_on_baseline
+from drift.analysis.rules.own_additions import own_added_value
 from drift.analysis.rules.own_rewrites import own_rewrite, positional_rewrite
 from drift.analysis.rules.renames import successor_fix
 from drift.analysis.rules.values import determinable_value, target_example
@@ -130,7 +131,9 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     `kwargs[...] = value`, or its own construction of the same class, or call of the same function
     or method, rewritten in terms of the arguments the consumer already passes, or, for a
     positional call the baseline's own function made verbatim, what the target's same function now
-    appends: `rewrite_arguments`, by keyword); otherwise the finding stays manual.
+    appends: `rewrite_arguments`, by keyword; or, for a keyword call that copies the baseline's own
+    call verbatim, the value the target's rewrite of that call passes, `self.<attr>` included where
+    the consumer's class stores that attribute itself); otherwise the finding stays manual.
     A call with `**d` is judged too where every such dict holds only keys the consumer wrote
     literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
@@ -159,7 +162,8 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
             fix = (Fix(f"pass `{p.name}={value.source}` ({value.why})", codemod="add_keyword",
                        tier=SAFE if value.agreed else UNSAFE,
                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name, "value": value.source})
-                   if value else _own_positional_fix(ctx, rc, append_only=True) or _manual_value(ctx, rc, p.name))
+                   if value else _own_positional_fix(ctx, rc, append_only=True) or _own_added_fix(ctx, rc, p.name)
+                   or _manual_value(ctx, rc, p.name))
             src = p.source if p.source != "param" else "parameter"
             yield Finding(
                 rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
@@ -564,6 +568,19 @@ def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: boo
                args={"callee": callee, "before": list(found.before), "after": list(found.after),
                      **({"add": dict(found.add)} if found.add else {}),
                      **({"names": dict(found.names)} if found.names else {}), "migration": str(found.evidence)})
+
+
+def _own_added_fix(ctx: CheckContext, rc: ResolvedCall, name: str) -> Fix | None:
+    """`add_keyword` with the value the target's own rewrite of this very call passes
+    (own_additions.py): safe, as vLLM's maintainers wrote that value for those very arguments,
+    and the call raised on the target without it."""
+    found = own_added_value(ctx, rc, name)
+    if found is None:
+        return None
+    value = found.add[name]
+    return Fix(f"pass `{name}={value}`, as the target's own `{found.function}` rewrote this very call "
+               f"({found.baseline_evidence} -> {found.evidence})", codemod="add_keyword", tier=SAFE,
+               args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": name, "value": value})
 
 
 def _manual_value(ctx: CheckContext, rc: ResolvedCall, name: str) -> Fix:
