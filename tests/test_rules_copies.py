@@ -10,6 +10,15 @@ from pathlib import Path
 from drift.probes.copies import statement_shape
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only
 
+STATE_BEFORE = """
+    _ready = None
+
+
+    def ready():
+        if _ready is None:
+            raise RuntimeError("set up first")
+        return _ready
+    """
 STATE = """
     _ready = None
 
@@ -150,8 +159,8 @@ RUNNER_RENAMED_LOCALS = """
     """
 
 
-def _case(consumer: str, after: str = RUNNER_AFTER) -> Case:
-    return Case("copies", {"gizmo/state.py": STATE, "gizmo/runner.py": RUNNER_BEFORE},
+def _case(consumer: str, after: str = RUNNER_AFTER, state_before: str = STATE_BEFORE) -> Case:
+    return Case("copies", {"gizmo/state.py": state_before, "gizmo/runner.py": RUNNER_BEFORE},
                 {"gizmo/state.py": STATE, "gizmo/runner.py": after}, {"app/runner.py": consumer})
 
 
@@ -204,3 +213,9 @@ def test_an_override_copying_its_base_method_is_a_copy_too(tmp_path: Path):
         "class MyRunner:", "class MyRunner(Runner):")
     found = findings_of(tmp_path, _case(override))
     assert_findings(found, [("DRIFT118", line_of(override, "def setup"))])
+
+
+def test_a_new_call_of_a_helper_the_baseline_already_had_is_no_new_step(tmp_path: Path):
+    """The target's version now calls `prepare`, but the baseline defined it too: a rewritten
+    line calling an old helper (`torch.empty`, `round_up`) is not what a copy must take."""
+    assert_findings(findings_of(tmp_path, _case(COPY, state_before=STATE)), [])

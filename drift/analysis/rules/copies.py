@@ -13,10 +13,10 @@ the baseline's candidates are the method it overrides through its class's target
 function or method of the same name defined in at most `MAX_HOMES` of the baseline's modules (a
 copy that subclasses nothing, or is assigned over vLLM's name). The target's version is the
 definition of the same dotted name. Each step the target's version inserts or rewrites, that
-neither the baseline's version nor the copy has and that calls something the baseline's version
-never called and the copy never names (a new initializer, a method under its new name), is what
-the copy lacks; a rewritten line calling what it called before (a kernel's new cast, a log line)
-is not a step. A copy that differs from the baseline only cosmetically (renamed locals,
+neither the baseline's version nor the copy has and that calls a function new in the target
+(defined there, not in the baseline) that the copy never names (a new initializer, a method
+under its new name), is what the copy lacks; a rewritten line calling what it called before or a
+helper the baseline already had (a kernel's new cast, `torch.empty`, a log line) is not a step. A copy that differs from the baseline only cosmetically (renamed locals,
 reworded strings, comments) has the same shape and stays silent, and so does a copy of a function
 whose target version changed only cosmetically. A verbatim copy is stale as a whole: one finding at its
 `def` line (the fix is to copy the target's version). In an edited copy the finding sits where
@@ -84,12 +84,13 @@ def _ratio(copy: Sequence[Row], before: Sequence[Row]) -> float:
     return kept / len(before) if kept >= MIN_KEPT else 0.0
 
 
-def _new_steps(index: PackageIndex, copy: Sequence[Row], before: Sequence[Row],
+def _new_steps(ctx: CheckContext, copy: Sequence[Row], before: Sequence[Row],
                after: Sequence[Row]) -> list[tuple[int, int, list[Row], list[str]]]:
     """(baseline index, baseline end, rows, new calls) of each stretch the target inserted or
-    rewrote with a statement that calls a function of the target's own (one it defines) that the
-    baseline's version never called and the copy never names: a new initializer, a method under
-    its new name. A rewritten kernel line, a new log line or a builtin is not a step."""
+    rewrote with a statement that calls a function new in the target (defined there, not in the
+    baseline) that the baseline's version never called and the copy never names: a new
+    initializer, a method under its new name. A rewritten kernel line, a new log line, a builtin
+    or a helper the baseline already had (`torch.empty`, `round_up`) is not a step."""
     have = set(_hashes(copy)) | set(_hashes(before))
     known = {c for row in before for c in row[2]} | {w for row in copy for w in (*row[2], *row[3])}
     out = []
@@ -100,7 +101,7 @@ def _new_steps(index: PackageIndex, copy: Sequence[Row], before: Sequence[Row],
         rows, calls = [], []
         for row in after[j1:j2]:
             new = [c for c in row[2] if c not in known and c not in _QUIET_CALLS and c not in _GENERIC
-                   and _target_defines(index, c)]
+                   and _defines(ctx.target, c) and not _defines(ctx.baseline, c)]
             if row[0] not in have and new:
                 rows.append(row)
                 calls.extend(c for c in new if c not in calls)
@@ -109,9 +110,16 @@ def _new_steps(index: PackageIndex, copy: Sequence[Row], before: Sequence[Row],
     return out
 
 
-def _target_defines(index: PackageIndex, name: str) -> bool:
-    """Whether the target defines a function, method or class called `name` (a text search)."""
-    return bool(index.modules_mentioning(def_of(name)) or index.definitions_named(name))
+def _defines(index: PackageIndex, name: str) -> bool:
+    """Whether the release defines a function, method or class called `name`: read from the facts
+    of the modules whose text can hold `def name` (every module where the sources are not at hand)."""
+    def compute() -> bool:
+        for mod_name in index.modules_mentioning(def_of(name)):
+            mod = ModuleFacts(index.modules[mod_name])
+            if name in mod.functions or any(name in c.methods for c in mod.classes.values()):
+                return True
+        return bool(index.definitions_named(name))
+    return index.memo("copies_defines", name, compute)
 
 
 def _anchor(copy: Sequence[Row], before: Sequence[Row], i1: int, i2: int) -> int:
@@ -191,8 +199,8 @@ def copy_lacks_new_step(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer function that is a copy of a baseline function (its statements match the
     baseline's, cosmetic differences aside: the method it overrides, or a function of the same
     name few modules define) lacks a step the target's version of that function now takes: a
-    statement the target inserted or rewrote that calls something (not a logger), which neither
-    the baseline's version nor the copy has. The copy silently keeps the old behaviour."""
+    statement the target inserted or rewrote that calls a function new in the target, which
+    neither the baseline's version nor the copy has. The copy silently keeps the old behaviour."""
     if ctx.baseline is None:
         return
     for symbol, path, name, rec, override in _consumer_functions(ctx):
@@ -216,7 +224,7 @@ def copy_lacks_new_step(ctx: CheckContext) -> Iterator[Finding]:
         if not after or _hashes(before) == _hashes(after):
             continue
         whole = _hashes(copy) == _hashes(before)  # a verbatim copy is stale as a whole: its def line
-        for i1, i2, rows, calls in _new_steps(ctx.target, copy, before, after):
+        for i1, i2, rows, calls in _new_steps(ctx, copy, before, after):
             line = rec.get("line") or 1 if whole else _anchor(copy, before, i1, i2)
             yield _finding(symbol, path, line, dotted, (bpath, bfn), (tpath, tfn), rows, calls, ratio,
                            replaced=i2 > i1)
