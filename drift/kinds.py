@@ -78,6 +78,7 @@ class Kind(str, enum.Enum):
     CONSUMER_UNPARSABLE = "the consumer's file does not parse: nothing in it could be checked"
     VERSION_ASSERT_FAILS = "a module-level assertion on the target's version fails on the target"
     PATCH_BYPASSED = "patch of a module's name no longer reaches the target code that calls it"
+    COPY_STALE = "the consumer's copy of a target function lacks a step the target's own version now takes"
 
 
 ChangeKind = Kind

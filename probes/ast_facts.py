@@ -8,6 +8,7 @@ file never stops a scan of a thousand good ones.
 import ast
 
 from .behaviour import function_behaviour
+from .copies import statement_shape
 from .cli_args import parser_facts
 from .forwards import kwargs_forwards
 from .choices import env_defaults, return_sources
@@ -19,7 +20,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -307,6 +308,9 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
         cli = parser_facts(node)  # a builder, or one that only hands its parser on (probes/cli_args.py)
         if cli:
             behaviour["cli"] = cli
+    shape = statement_shape(node)
+    if shape:  # a consumer's copy of this body is held to the next release's (rules/copies.py)
+        behaviour["shape"] = shape
     if node.args.kwarg is not None:  # `f(x, **kwargs)` handing the caller's keywords on (probes/forwards.py)
         forwards = kwargs_forwards(node, lambda n: text.of(n, 120))
         if forwards:

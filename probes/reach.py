@@ -23,6 +23,7 @@ import re
 
 from .accepted_names import accepted_names_held, reads_accepted_names
 from .astwalk import once, walk
+from .copies import statement_shape
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .joins import candidates
@@ -929,6 +930,9 @@ def _signature(fn):
     decos = [(_dotted(d.func if isinstance(d, ast.Call) else d) or "") for d in fn.decorator_list]
     out = {"line": fn.lineno, "col": fn.col_offset, "params": params, "decorators": decos,
            "is_async": isinstance(fn, ast.AsyncFunctionDef)}
+    shape = statement_shape(fn)
+    if shape:  # its body, statement by statement: a copy of a target function? (rules/copies.py)
+        out["shape"] = shape
     returns = _return_type(fn)
     if returns:
         out["returns"] = returns  # what the override says it hands the target's callers

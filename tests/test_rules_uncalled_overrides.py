@@ -36,9 +36,9 @@ CONSUMER_SRC = """
     """
 
 
-def _findings(tmp_path, after, consumer=CONSUMER_SRC):
+def _findings(tmp_path, after, consumer=CONSUMER_SRC, before=None):
     facts = {}
-    for side, files in (("before", BEFORE), ("after", after)):
+    for side, files in (("before", before or BEFORE), ("after", after)):
         root = write_tree(tmp_path / side, dict(files, **{"gizmo/__init__.py": f"# {tmp_path} {side}\n"}))
         loaded = load_facts(str(root), packages=["gizmo"], demand=True)
         assert loaded.ok, loaded.error
@@ -89,3 +89,44 @@ def test_python_runs_the_override_only_on_the_baseline(tmp_path):
     check_before = "None if ScaledRunner().execute([1]) == [1] else 1/0"
     assert raised_by([before, app], "app.runner", check_before) is None
     assert raised_by([after, app], "app.runner", check_before) == "ZeroDivisionError: division by zero"
+
+
+SWAP_BEFORE = {"gizmo/ops.py": """
+    class Op:
+        def forward(self, x):
+            return self.forward_native(x)
+
+        def forward_native(self, x):
+            return x
+
+
+    class Plain:
+        def forward(self, x):
+            return x
+
+
+    class Layer(Op):
+        pass
+
+
+    class Sibling(Op):
+        def forward_native(self, x):
+            return super().forward_native(x) + 1
+    """}
+SWAP_AFTER = {"gizmo/ops.py": SWAP_BEFORE["gizmo/ops.py"].replace("class Layer(Op):", "class Layer(Plain):")}
+SWAP_CONSUMER = """
+    from gizmo.ops import Layer
+
+
+    class MyLayer(Layer):
+        def forward_native(self, x):
+            return x * 2
+    """
+
+
+def test_an_override_whose_base_swapped_is_orphaned_though_a_sibling_hands_on_to_its_own_base(tmp_path):
+    """The target's Layer now derives from a base without the dispatch: `self.forward_native` is
+    still called in Op, and `super().forward_native` in Sibling, but neither runs on a Layer."""
+    findings = _findings(tmp_path, SWAP_AFTER, SWAP_CONSUMER, before=SWAP_BEFORE)
+    assert_findings(findings, [("DRIFT072", line_of(SWAP_CONSUMER, "def forward_native"))])
+    assert "no longer has" in findings[0].title

@@ -323,6 +323,8 @@ class Behaviour(Record):
     return_shapes: _Key[Sequence[Mapping[str, Any]]] = _Key("return_shapes", ())
     returns_src: _Key[Sequence[Any]] = _Key("returns_src", (), doc="source of each returned value")
     call_sites: _Key[Mapping[str, Any]] = _Key("call_sites", {}, doc="the function's calls of names, by name")
+    shape: _Key[Sequence[Sequence[Any]]] = _Key(
+        "shape", (), doc="[[hash, line, calls, attributes]] a statement a row, nested bodies flattened (probes/copies.py; facts +cp17)")
     cli: _Key[Mapping[str, Any]] = _Key("cli", {}, doc="a parser builder's options: dests, fields_of, builders "
                                                       "(probes/cli_args.py)")
     by_name_calls: _Key[Mapping[str, list]] = _Key("by_name_calls", {},

@@ -31,6 +31,7 @@ from drift.analysis.rules.unset_fields import RULES as UNSET_FIELD_RULES
 from drift.analysis.rules.enum_names import RULES as ENUM_NAME_RULES
 from drift.analysis.rules.enum_compares import RULES as ENUM_COMPARE_RULES
 from drift.analysis.rules.mirrored_hooks import RULES as MIRRORED_HOOK_RULES
+from drift.analysis.rules.copies import RULES as COPY_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
@@ -91,6 +92,7 @@ GENERIC_RULES = [
     *ENUM_NAME_RULES,
     *ENUM_COMPARE_RULES,
     *MIRRORED_HOOK_RULES,
+    *COPY_RULES,
     *SWAPPED_RULES,
     argument_retyped,
     version_text_compare,

@@ -2158,8 +2158,13 @@ def _still_called_on(ctx: CheckContext, name: str, bases: list[Symbol]) -> bool:
     does not extend (another class's method of the same name) never runs the consumer's override."""
     if not _still_called(ctx, name):
         return False
-    sites = [s for s in _sites_of(ctx.target, name, None) or [] if len(s) > RECEIVER and s[RECEIVER] in ("self", "super")]
-    return not sites or target_runs_on(ctx, sites, mro_names(ctx.target, bases))
+    inherited = mro_names(ctx.target, bases)
+    # `super().name()` in a target class runs on that class's objects only: on the consumer's
+    # object only where the consumer's class extends it (a sibling's override handing on to its
+    # own base, `MatcherSiluAndMul.forward_native`, never runs the consumer's method)
+    sites = [s for s in _sites_of(ctx.target, name, None) or [] if len(s) > RECEIVER and s[RECEIVER] in ("self", "super")
+             and not (s[RECEIVER] == "super" and len(s) > 5 and s[5] is not None and s[5] not in inherited)]
+    return not sites or target_runs_on(ctx, sites, inherited)
 
 
 def _self_call_names(index: PackageIndex, modules=None) -> list[str]:
