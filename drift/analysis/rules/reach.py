@@ -121,8 +121,9 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     `import a.b` of a module the target removed, away from the import's line, is risky: the
     import fails first, and fixing it alone leaves the use. A
     `msgspec.Struct` base counts as seen (drift/analysis/struct_base.py): its instances hold only
-    the fields their classes declare. A read in a branch of `a if <test> else b` whose test
-    already fails is not reported again: Python evaluates the test first.
+    the fields their classes declare. A read in the body of `if <test>:` (or a branch of `a if
+    <test> else b`) whose test already fails is risky: it runs only once that test is fixed, and
+    then fails too (the maintainers' fix touches it as well).
 
     Fixes, besides a deprecation successor or a close new name: a removed zero-argument method
     the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
@@ -150,8 +151,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     failing: set[tuple] = set()  # (path, line) where a missing attribute already raises
     dead = _installed_dead(ctx)
     for mod, rec, path, what in _typed_paths(ctx):
-        if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
-            continue  # inside `if <test>:` whose test already raised: this line never runs
+        guard = _failing_guard(mod, rec, failing)  # the test that raises first, if any: this line waits on it
         if rec.get("on_failure"):
             continue  # an assert's message or a raised exception: the path fails with or without it
         if dead and _inside(rec.get("function"), dead.get(mod.get("module") or "", ())):
@@ -215,10 +215,12 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                        else _failure(prev, name))
             if masked is not None:
                 failure += f" (once the import at line {masked} no longer fails first)"
+            if guard is not None:
+                failure += f" (runs only once the test at line {guard} stops raising; then this read fails too)"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                or masked is not None else Severity.BREAKING,
+                or masked is not None or guard is not None else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -241,9 +243,20 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"; no class of the target's sets it, but drift has no facts for {', '.join(unseen)}, which "
                     "could still provide it (a registered parameter, buffer or submodule)" if unseen else "") + (
                     f"; the import at line {masked} fails first, and fixing only it leaves this use written "
-                    "through the old module" if masked is not None else ""),
+                    "through the old module" if masked is not None else "") + (
+                    f"; it sits under the test at line {guard}, which already fails on the target: this read "
+                    "runs, and fails, once that test is fixed" if guard is not None else ""),
             ), rec.get("function") or ""
             break
+
+
+def _failing_guard(mod: dict, rec: dict, failing: set[tuple]) -> int | None:
+    """The line of the innermost `if <test>:` (or `a if <test> else b`) around `rec` whose test
+    already raises on the target (`failing`), else None. The read runs only once that test is
+    fixed, and then fails too: reported, risky (as DRIFT005 reports a gone name's uses its
+    failing import masks), never dropped."""
+    path = mod.get("path")
+    return next((line for line in reversed(rec.get("within") or ()) if (path, line) in failing), None)
 
 
 def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, ...] | None:
