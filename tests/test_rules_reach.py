@@ -1100,3 +1100,22 @@ def test_a_name_set_to_none_on_the_other_path_keeps_its_typed_value(tmp_path):
                             ("DRIFT060", line_of(MAYBE, "config and config.model_config"))])
     raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.flags", "experts_enabled()")
     assert raised is not None and found[0].predicted_failure.startswith(raised)
+
+
+def test_a_closure_calling_a_local_copy_of_a_gone_method_is_no_read_of_its_own(tmp_path):
+    """`original = engine.engine_step` then `def paused(v): return original(v)`: `.engine_step` is
+    read, and raises, at the assignment; the closure only calls the value, as a later use of the
+    local in the function itself does: one finding, at the assignment."""
+    consumer = """
+        from gizmo.engine import Engine
+
+        def wrap(engine: Engine):
+            original = engine.engine_step
+
+            def paused(v):
+                return original(v)
+
+            return paused, original(0)
+        """
+    found = findings_of(tmp_path, Case("closure-copy", WRAPPED_BEFORE, WRAPPED_AFTER, {"app/run.py": consumer}))
+    assert_findings(found, [("DRIFT060", line_of(consumer, "original = engine.engine_step"))])
