@@ -13,9 +13,15 @@ A breaking gone-attribute finding (DRIFT060) on `Cls.attr` is made risky when th
 model (drift/consumer/infer.py `target_stores`) has a store `obj.attr = ...` whose `obj` the
 target resolves to an instance (or the class) of `Cls` or of a subclass of it. A store of the same
 name on an object of another class, or one drift cannot type, changes nothing: the read stays
-breaking. Nor does a store below the read in its own module (`if req.flag: req.flag = False`
-stores only once the read has succeeded), nor one below another read of the same gone attribute
-in its module (that read raises before the store runs, for every reader).
+breaking. Nor does a store below the read in the read's own function (`if req.flag: req.flag =
+False` stores only once the read has succeeded; `orig = obj.step; obj.step = wrap(orig)` saves
+what the object had), nor one below another read of the same gone attribute in the store's own
+function (that read raises before the store runs, for every reader). A store in another function
+may run first whatever the order of the lines (a method the target calls earlier, a patched
+`__init__`). An augmented store (`obj.n += 1`) reads first: it provides nothing.
+
+This pass replaced the older pattern check in the DRIFT060 rule, which dropped such reads
+outright (issue 22: a use drift is unsure of is reported with that confidence, never dropped).
 """
 
 from __future__ import annotations
@@ -31,17 +37,20 @@ GONE_RULES = ("DRIFT060",)
 def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking read of a gone attribute the consumer itself stores on an
     object of that class made risky."""
-    first_read: dict[tuple[str, str], int] = {}  # (module path, symbol) -> the first line reading it
+    function = _functions_at(ctx)
+    first_read: dict[tuple, int] = {}  # (module path, function, symbol) -> the first line reading it
     for f in findings:
         if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol:
-            key = (f.consumer_site.path, f.symbol)
-            first_read[key] = min(first_read.get(key, f.consumer_site.line), f.consumer_site.line)
+            site = (f.consumer_site.path, f.consumer_site.line)
+            key = (site[0], function.get(site), f.symbol)
+            first_read[key] = min(first_read.get(key, site[1]), site[1])
     out = []
     for f in findings:
         if f.severity is Severity.BREAKING and f.rule_id in GONE_RULES and f.symbol and "." in f.symbol:
             owner, _, attr = f.symbol.rpartition(".")
-            store = _store_on(ctx, owner, attr, f.consumer_site.path, f.consumer_site.line,
-                              lambda path: first_read.get((path, f.symbol)))
+            read = (f.consumer_site.path, f.consumer_site.line)
+            store = _store_on(ctx, owner, attr, read, function,
+                              lambda path, fn: first_read.get((path, fn, f.symbol)))
             if store is not None:
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; the consumer sets `{attr}` on the `{owner.rsplit('.', 1)[-1]}` "
@@ -51,23 +60,45 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
     return out
 
 
-def _store_on(ctx: CheckContext, owner: str, attr: str, path: str, line: int, read_in) -> dict | None:
+def _store_on(ctx: CheckContext, owner: str, attr: str, read: tuple[str, int], function: dict,
+              read_in) -> dict | None:
     """The first consumer store of `attr` on an object the target types as `owner` (or a subclass)
-    that can run before the read at `path`:`line`: one in another module, or above the read in its
-    own. A store on the read's line or below it may be the read's own follow-up (`if req.flag:
-    req.flag = False`), which runs only once the read has succeeded: it answers nothing. So does a
-    store below any read of the same gone attribute in the store's own module (`read_in(path)`, the
-    first such line): that read raises first (`if request.num_cached_tokens < 0:
-    request.num_cached_tokens = n` never stores on the target), so the store answers no read
-    elsewhere either."""
+    that can run before the read at `read` (path, line): one in another function or module, or
+    above the read in its own function. A store on the read's line or below it in the read's
+    function may be the read's own follow-up (`if req.flag: req.flag = False`), which runs only
+    once the read has succeeded: it answers nothing. So does a store below any read of the same
+    gone attribute in the store's own function (`read_in(path, function)`, the first such line):
+    that read raises first (`if request.num_cached_tokens < 0: request.num_cached_tokens = n`
+    never stores on the target), so the store answers no read elsewhere either. Where the probe
+    names no function for a line, the module stands in for it."""
+    path, line = read
+    here = function.get(read)
     for store in _stores(ctx).get(attr, ()):
-        if owner not in store["classes"] or (store["path"] == path and store["line"] >= line):
+        if owner not in store["classes"]:
             continue
-        first = read_in(store["path"])
+        there = function.get((store["path"], store["line"]))
+        if store["path"] == path and store["line"] >= line and (here is None or there is None or here == there):
+            continue
+        first = read_in(store["path"], there)
         if first is not None and first < store["line"]:
             continue
         return store
     return None
+
+
+def _functions_at(ctx: CheckContext) -> dict[tuple[str, int], str]:
+    """(module path, line) -> the consumer function whose body holds the line, as the probe's
+    records name it (the first record on the line); a line outside every function is absent."""
+    hit = ctx.memo.get("consumer_set.functions")
+    if hit is not None:
+        return hit
+    out: dict[tuple[str, int], str] = {}
+    for mod in ctx.usage:
+        for rec in [*(mod.get("uses") or ()), *(mod.get("calls") or ())]:
+            if rec.get("line") and rec.get("function"):
+                out.setdefault((mod.get("path"), rec["line"]), rec["function"])
+    ctx.memo["consumer_set.functions"] = out
+    return out
 
 
 def _stores(ctx: CheckContext) -> dict[str, list[dict]]:

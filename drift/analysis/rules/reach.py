@@ -184,10 +184,6 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 masked = _import_line(mod, f"{tv[k - 1].sym.dotted}.{name}")
                 if masked is None or masked == rec["line"]:
                     break  # `import a.b` then `a.b.f()` on its line: the import's own finding says it
-            held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
-            if held is not None and (held.dotted, name) in _consumer_sets(ctx) \
-                    and not _set_only_under_own_test(ctx, held.dotted, name, mod, rec):
-                break  # the consumer itself attaches `name` to such objects: it is there when read
             if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
                     _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
                 break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
@@ -480,85 +476,6 @@ def _installed_above(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None
         if owner.kind == "class" and owner.sym is not None and owner.sym.dotted == cls.dotted:
             return True
     return False
-
-
-def _self_guarded(ctx: CheckContext) -> set[tuple[Any, int]]:
-    """(module path, line) of the consumer's stores that sit under a test reading the very
-    attribute they store, through the same path (`if req.num_cached < 0: req.num_cached = n`):
-    such a store runs only once the read has succeeded, so it never provides the attribute
-    the object must already have; it updates the target's own."""
-    memo = ctx.memo.get("reach.self_guarded")
-    if memo is None:
-        memo = set()
-        for mod in ctx.usage:
-            uses = mod.get("uses") or []
-            reads = {(r.get("function"), r.get("line"), tuple(r.get("path") or ())) for r in uses
-                     if r.get("kind") in ("attr", "attr_soft")}
-            if not reads:
-                continue
-            for r in uses:
-                if r.get("kind") == "attr_set" and any((r.get("function"), test, tuple(r.get("path") or ())) in reads
-                                                       for test in r.get("within") or ()):
-                    memo.add((mod.get("path"), r.get("line")))
-        ctx.memo["reach.self_guarded"] = memo
-    return memo
-
-
-def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
-    """(target class, attribute) pairs the consumer assigns on instances of that class
-    (`out.extra = v` where `out` is typed a target class's instance); a store under a test that
-    reads the same attribute (`_self_guarded`) does not count: it needs the attribute there."""
-    memo = ctx.memo.get("reach.consumer_sets")
-    if memo is None:
-        memo = set()
-        guarded = _self_guarded(ctx)
-        for mod in ctx.usage:
-            for rec in mod.get("uses") or []:
-                path = rec.get("path") or []
-                if (mod.get("path"), rec.get("line")) in guarded:
-                    continue
-                if rec.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
-                    owner = ctx.target_paths.value(tuple(path[:-1]))
-                    if owner.kind == "instance" and owner.cls is not None:
-                        memo.add((owner.cls.dotted, path[-1][1:]))
-        ctx.memo["reach.consumer_sets"] = memo
-    return memo
-
-
-def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, rec: dict) -> bool:
-    """Whether every store of `name` on `cls`'s objects sits in the same function as the read
-    `rec`, after it, inside an `if` whose test began at or before the read's line: the read is
-    (part of) that test, so the store runs only once the read has succeeded and cannot provide
-    it (`if a and cfg.use_x: ... cfg.use_x = False`). Also where every store follows the read in
-    the same function with no test around either: the read saves what the object had before the
-    consumer wraps it (`_step = engine.engine_step; engine.engine_step = paused(_step)`)."""
-    sites = ctx.memo.get("reach.consumer_set_sites")
-    if sites is None:
-        sites = {}
-        guarded = _self_guarded(ctx)
-        for m in ctx.usage:
-            for r in m.get("uses") or []:
-                path = r.get("path") or []
-                if (m.get("path"), r.get("line")) in guarded:
-                    continue
-                if r.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
-                    owner = ctx.target_paths.value(tuple(path[:-1]))
-                    if owner.kind == "instance" and owner.cls is not None:
-                        sites.setdefault((owner.cls.dotted, path[-1][1:]), []).append(
-                            (m.get("path"), r.get("function"), r.get("line") or 0, tuple(r.get("within") or ())))
-        ctx.memo["reach.consumer_set_sites"] = sites
-    line = rec.get("line") or 0
-    outer = set(rec.get("within") or ())  # the tests whose bodies hold the read
-    found = sites.get((cls, name)) or []
-    here = [(path, function) == (mod.get("path"), rec.get("function")) and at > line for path, function, at, _ in found]
-    if found and all(here) and rec.get("function") and not outer and not any(within for *_, within in found):
-        # `orig = obj.step` then `obj.step = wrapper` in one function, neither under a test: the
-        # consumer wraps what the object had, so the read runs before any store could provide it
-        return True
-    # a test that began at or before the read and whose body does not hold it is the one the read is in
-    return bool(found) and all(
-        ok and any(test <= line and test not in outer for test in within)
-        for ok, (_, _, _, within) in zip(here, found))
 
 
 @rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
