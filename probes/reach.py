@@ -1387,7 +1387,7 @@ class _Function:
             if isinstance(st.target, ast.Name):  # `x += [...]`: what x holds is no longer known
                 self.lists.discard(st.target.id)
                 self.empties.discard(st.target.id)
-            self.expr(st.target, env, store=True)
+            self.expr(st.target, env, store="aug")  # `o.a += v` reads `a` first: it provides nothing
         elif t is ast.If:
             self.expr(st.test, env)
             self._soft_tested(st.test, env)
@@ -1988,6 +1988,8 @@ class _Function:
                     line, col = _attr_pos(node)
                     bound = self._bound(node.value, env, base)
                     extra = {"bound": bound} if bound else {}
+                    if store == "aug":
+                        extra["aug"] = True
                     if not store and id(node) in self.mod.compared:
                         extra["vs_str"], negated = self.mod.compared.pop(id(node))
                         if negated:

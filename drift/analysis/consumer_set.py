@@ -103,20 +103,32 @@ def _functions_at(ctx: CheckContext) -> dict[tuple[str, int], str]:
 
 def _stores(ctx: CheckContext) -> dict[str, list[dict]]:
     """attr -> the consumer's stores of it on target objects, each with the dotted names of the
-    classes (and their bases) its object may be on the target."""
+    classes (and their bases) its object may be on the target: the solved model's `target_stores`,
+    and the probe's `attr_set` records the target's paths type (an augmented store excepted)."""
     hit = ctx.memo.get("consumer_set")
     if hit is not None:
         return hit
     out: dict[str, list[dict]] = {}
-    for row in getattr(ctx.consumer.inferred, "target_stores", None) or ():
+    rows = [(row["attr"], row["path"], row["line"], row.get("objects") or ())
+            for row in getattr(ctx.consumer.inferred, "target_stores", None) or ()]
+    for mod in ctx.usage:  # the stores the patterns type and the solver does not (an override's
+        # parameter typed from the target's declaration, `over:` roots); `o.a += v` reads first
+        for rec in mod.get("uses") or ():
+            path = rec.get("path") or ()
+            if rec.get("kind") == "attr_set" and not rec.get("aug") and len(path) > 1 \
+                    and str(path[-1]).startswith("."):
+                rows.append((path[-1][1:], mod.get("path"), rec.get("line") or 0, (path[:-1],)))
+    seen: set[tuple] = set()
+    for attr, path, line, objects in rows:
         classes: set[str] = set()
-        for obj in row.get("objects") or ():
+        for obj in objects:
             v = ctx.target_paths.value(tuple(obj))
             cls = v.cls if v.kind == "instance" else v.sym if v.kind == "class" else None
             if cls is not None:
                 classes.update(c.dotted for c in ctx.target.mro(cls))
-        if classes:
-            out.setdefault(row["attr"], []).append({"path": row["path"], "line": row["line"], "classes": classes})
+        if classes and (attr, path, line) not in seen:
+            seen.add((attr, path, line))
+            out.setdefault(attr, []).append({"path": path, "line": line, "classes": classes})
     for rows in out.values():
         rows.sort(key=lambda r: (r["path"], r["line"]))
     ctx.memo["consumer_set"] = out
