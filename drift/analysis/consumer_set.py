@@ -20,6 +20,9 @@ function (that read raises before the store runs, for every reader). A store in 
 may run first whatever the order of the lines (a method the target calls earlier, a patched
 `__init__`). An augmented store (`obj.n += 1`) reads first: it provides nothing.
 
+A store in a function the consumer installs as that class's `__init__` (`Worker.__init__ =
+new_init`) runs whenever such an object is built: the read is no finding at all.
+
 This pass replaced the older pattern check in the DRIFT060 rule, which dropped such reads
 outright (issue 22: a use drift is unsure of is reported with that confidence, never dropped).
 """
@@ -51,6 +54,8 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
             read = (f.consumer_site.path, f.consumer_site.line)
             store = _store_on(ctx, owner, attr, read, function,
                               lambda path, fn: first_read.get((path, fn, f.symbol)))
+            if store is not None and _in_installed_init(ctx, store, function, owner):
+                continue  # the consumer's own `__init__` of that class stores it: every object has it
             if store is not None:
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; the consumer sets `{attr}` on the `{owner.rsplit('.', 1)[-1]}` "
@@ -58,6 +63,29 @@ def downgrade_consumer_set(ctx: CheckContext, findings: list[Finding]) -> list[F
                                   f"where that store runs first")
         out.append(f)
     return out
+
+
+def _in_installed_init(ctx: CheckContext, store: dict, function: dict, owner: str) -> bool:
+    """Whether `store` sits in a consumer function the consumer installs as the `__init__` of
+    `owner` or of a class above it (`Worker.__init__ = new_init`): it runs when any such object is
+    built, before any read of it, so the attribute is there; no finding is left to report."""
+    fn = function.get((store["path"], store["line"]))
+    if not fn:
+        return False
+    for mod in ctx.usage:
+        if mod.get("path") != store["path"]:
+            continue
+        for patch in mod.get("patches") or ():
+            if patch.get("name") == "__init__" and (patch.get("value") or {}).get("function") == fn:
+                v = ctx.target_paths.value(tuple(patch.get("path") or ()))
+                if v.kind == "class" and v.sym is not None and v.sym.dotted in _mro_of(ctx, owner):
+                    return True
+    return False
+
+
+def _mro_of(ctx: CheckContext, dotted: str) -> set[str]:
+    sym = ctx.target.lookup(dotted)
+    return {c.dotted for c in ctx.target.mro(sym)} if sym is not None else {dotted}
 
 
 def _store_on(ctx: CheckContext, owner: str, attr: str, read: tuple[str, int], function: dict,
