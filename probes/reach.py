@@ -1202,7 +1202,7 @@ def indexed_results(fn):
 class _Function:
     """One function (or the module body): statements in order, names typed as they flow."""
 
-    def __init__(self, mod, *, qual, cls, node, env, probed=()):
+    def __init__(self, mod, *, qual, cls, node, env, probed=(), derived=None):
         self.mod = mod
         self.qual = qual
         self.cls = cls
@@ -1219,7 +1219,10 @@ class _Function:
         self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
         self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
         self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
-        self.derived = {}  # local name -> the paths assignments bound it to (each object itself)
+        # local name -> the paths assignments bound it to (each object itself); a nested function
+        # starts with its parent's: `orig = engine.step` then `def paused(v): return orig(v)` read
+        # `.step` at the assignment, where Python raises, not in the closure
+        self.derived = {k: list(v) for k, v in (derived or {}).items()}
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
         self.awaited = set()  # id(call node) of each `await f(...)`
@@ -1389,7 +1392,7 @@ class _Function:
             if isinstance(st.target, ast.Name):  # `x += [...]`: what x holds is no longer known
                 self.lists.discard(st.target.id)
                 self.empties.discard(st.target.id)
-            self.expr(st.target, env, store=True)
+            self.expr(st.target, env, store="aug")  # `o.a += v` reads `a` first: it provides nothing
         elif t is ast.If:
             self.expr(st.test, env)
             self._soft_tested(st.test, env)
@@ -2004,6 +2007,8 @@ class _Function:
                     line, col = _attr_pos(node)
                     bound = self._bound(node.value, env, base)
                     extra = {"bound": bound} if bound else {}
+                    if store == "aug":
+                        extra["aug"] = True
                     if not store and id(node) in self.mod.compared:
                         extra["vs_str"], negated = self.mod.compared.pop(id(node))
                         if negated:
@@ -2553,7 +2558,8 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         if cls == "<class>":
             mod.class_record(node, qual, genv)
     enclosing = _enclosing_ifs(tree)
-    envs, tested = {}, {}  # qualname -> the names a function ends with / the features it tested
+    envs, tested, derived = {}, {}, {}  # qualname -> the names a function ends with / the features it
+    # tested / the locals it bound to an attribute read (a closure's read of one is no read of its own)
     for qual, cls, node in funcs:
         if cls == "<class>":
             continue
@@ -2561,9 +2567,11 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
         mod.guards.extend(branch)
         parent = qual.rsplit(".", 1)[0] if "." in qual else None
         try:
-            envs[qual] = _Function(mod, qual=qual, cls=cls, node=node, env=_closed_over(genv, envs, qual),
-                                   probed=tested.get(parent, ())).run()
+            walker = _Function(mod, qual=qual, cls=cls, node=node, env=_closed_over(genv, envs, qual),
+                               probed=tested.get(parent, ()), derived=derived.get(parent))
+            envs[qual] = walker.run()
             tested[qual] = frozenset(mod.probed)
+            derived[qual] = walker.derived
         finally:
             del mod.guards[len(mod.guards) - len(branch):]
     # every module's functions: another module of the package may install one over a target name

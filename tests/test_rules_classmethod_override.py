@@ -75,7 +75,8 @@ SETS_FIRST = SETS_UNDER_ITS_OWN_TEST.replace(
 
 def test_a_store_that_runs_only_after_its_own_test_read_does_not_provide_the_name(tmp_path):
     """The consumer sets the dropped field too, but only inside the `if` whose test reads it: the
-    read fails before the store can run, so it is still reported; a store before the read is not."""
+    read fails before the store can run, so it is still reported, breaking; a store before the read
+    makes it risky, with the store as the reason (drift/analysis/consumer_set.py), never dropped."""
     case = Case("set-under-test", {"gizmo/config.py": CONFIG_BEFORE}, {"gizmo/config.py": CONFIG_AFTER},
                 {"app/platform.py": SETS_UNDER_ITS_OWN_TEST})
     found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT060"]
@@ -85,4 +86,7 @@ def test_a_store_that_runs_only_after_its_own_test_read_does_not_provide_the_nam
     assert raised_by(roots("before"), "app.platform", run) is None
     assert raised_by(roots("after"), "app.platform", run) == found[0].predicted_failure
     first = Case("set-first", case.before, case.after, {"app/platform.py": SETS_FIRST})
-    assert not [f for f in findings_of(tmp_path / "first", first) if f.rule_id == "DRIFT060"]
+    after_store = [f for f in findings_of(tmp_path / "first", first) if f.rule_id == "DRIFT060"]
+    assert [(f.consumer_site.line, f.severity.value) for f in after_store] == [
+        (line_of(SETS_FIRST, "and vllm_config"), "risky")]
+    assert f"(app/platform.py:{line_of(SETS_FIRST, 'use_cudagraph = True')})" in after_store[0].title

@@ -204,3 +204,57 @@ def test_a_store_guarded_by_its_own_read_answers_no_read_elsewhere(tmp_path):
     roots = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(roots, "app.attn", "(__import__('app.reset').reset.reset(), use_fast_prefill())") == \
         "AttributeError: 'AttentionConfig' object has no attribute 'use_fast_prefill'"
+
+
+SAME_MODULE = """
+    from gizmo.config import get_current_config
+
+    def use_fast_prefill() -> bool:
+        return get_current_config().attention_config.use_fast_prefill
+
+    def use_slow_prefill() -> bool:
+        config = get_current_config().attention_config
+        if config.use_slow_prefill:
+            config.use_slow_prefill = False
+        return True
+
+    def setup() -> None:
+        get_current_config().attention_config.use_fast_prefill = False
+    """
+
+
+def test_a_store_in_another_function_below_the_read_answers_it_and_a_follow_up_store_does_not(tmp_path):
+    """`setup()` below `use_fast_prefill()` in the file may run first (module order is no run
+    order): the read is risky. `if config.use_slow_prefill: config.use_slow_prefill = False` stores
+    only once its own read has succeeded: that read stays breaking."""
+    case = Case("consumer-set-order", {"gizmo/config.py": CONFIG_BEFORE, "gizmo/platform.py": PLATFORM},
+                {"gizmo/config.py": CONFIG_AFTER, "gizmo/platform.py": PLATFORM}, {"app/attn.py": SAME_MODULE})
+    reads = _reads(findings_of(tmp_path, case))
+    fast, slow = line_of(SAME_MODULE, ".use_fast_prefill"), line_of(SAME_MODULE, "if config.use_slow_prefill")
+    assert sorted(reads) == [fast, slow]
+    assert reads[fast].severity is Severity.RISKY
+    assert f"(app/attn.py:{line_of(SAME_MODULE, 'use_fast_prefill = False')})" in reads[fast].title
+    assert reads[slow].severity is Severity.BREAKING
+
+
+AUGMENTED = """
+    from gizmo.config import get_current_config
+
+    def use_slow_prefill() -> bool:
+        return get_current_config().attention_config.use_slow_prefill
+
+    def setup() -> None:
+        get_current_config().attention_config.use_slow_prefill |= True
+    """
+
+
+def test_an_augmented_store_provides_nothing_it_reads_first(tmp_path):
+    """`cfg.use_slow_prefill |= True` reads the field before it stores it: on a target without the
+    field it raises itself, so the read elsewhere stays breaking."""
+    case = Case("consumer-set-aug", {"gizmo/config.py": CONFIG_BEFORE, "gizmo/platform.py": PLATFORM},
+                {"gizmo/config.py": CONFIG_AFTER, "gizmo/platform.py": PLATFORM}, {"app/attn.py": AUGMENTED})
+    reads = _reads(findings_of(tmp_path, case))
+    assert reads[line_of(AUGMENTED, "return get_current_config")].severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.attn", "setup()") == \
+        "AttributeError: 'AttentionConfig' object has no attribute 'use_slow_prefill'"

@@ -285,7 +285,10 @@ def test_a_stub_override_that_only_raises_is_not_a_new_failure(tmp_path):
     assert_findings(found, [("DRIFT070", line_of(stub, "def forward_mha", 2))])
 
 
-def test_an_attribute_the_consumer_attaches_itself_is_not_missing(tmp_path):
+def test_an_attribute_the_consumer_attaches_itself_is_risky_not_breaking(tmp_path):
+    """`out.extra = ...` on a target object: the read finds the consumer's own value where that
+    store runs first, which drift cannot order, so the read is reported risky with the store as
+    the reason (drift/analysis/consumer_set.py), never dropped; without the store it breaks."""
     worker = """
         from gizmo.seq import Tensors
 
@@ -307,7 +310,9 @@ def test_an_attribute_the_consumer_attaches_itself_is_not_missing(tmp_path):
             return out.extra
         """
     case = Case("attached", PROPOSERS_BEFORE, PROPOSERS_AFTER, {"app/worker.py": worker})
-    assert [f for f in findings_of(tmp_path / "a", case) if f.rule_id == "DRIFT060"] == []
+    attached = [f for f in findings_of(tmp_path / "a", case) if f.rule_id == "DRIFT060"]
+    assert [(f.consumer_site.line, f.severity.value) for f in attached] == [(line_of(worker, "return out.extra"), "risky")]
+    assert f"sets `extra` on the `Tensors` itself (app/worker.py:{line_of(worker, 'out.extra =')})" in attached[0].title
     case = Case("not-attached", PROPOSERS_BEFORE, PROPOSERS_AFTER, {"app/worker.py": gone})
     assert_findings(findings_of(tmp_path / "b", case), [("DRIFT060", line_of(gone, "return out.extra"))])
 

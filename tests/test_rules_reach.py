@@ -528,7 +528,9 @@ def test_parameters_typed_from_the_consumers_own_call_sites(tmp_path):
     ]
 
 
-def test_lines_inside_a_test_that_already_raises_are_not_reported_again(tmp_path):
+def test_lines_inside_a_test_that_already_raises_are_reported_risky_naming_the_test(tmp_path):
+    """The body of `if <test>:` whose test already fails runs once the test is fixed, and fails
+    then too: each of its uses is a finding of its own, risky, naming the test that masks it."""
     consumer = """
         from gizmo.runner import Runner
 
@@ -536,10 +538,33 @@ def test_lines_inside_a_test_that_already_raises_are_not_reported_again(tmp_path
             if r.input_batch.req_ids:
                 return r.input_batch.req_ids
             return r.input_batch.req_ids
+
+        def g(r: Runner, ok):
+            return r.input_batch.req_ids if ok else None
         """
-    case = _case(consumer, [("DRIFT060", line_of(consumer, "if r.input_batch")),
-                            ("DRIFT060", line_of(consumer, "    return r.input_batch", 2))])
-    assert_findings(findings_of(tmp_path, case), case.expected)
+    test = line_of(consumer, "if r.input_batch")
+    inside = line_of(consumer, "        return r.input_batch")
+    case = _case(consumer, [("DRIFT060", test), ("DRIFT060", inside),
+                            ("DRIFT060", line_of(consumer, "    return r.input_batch", 2)),
+                            ("DRIFT060", line_of(consumer, "if ok else"))])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    by_line = {f.consumer_site.line: f for f in found}
+    assert by_line[inside].severity.value == "risky"
+    assert f"once the test at line {test} stops raising" in by_line[inside].predicted_failure
+    assert all(f.severity.value == "breaking" for line, f in by_line.items() if line != inside)
+
+
+def test_a_branch_of_a_conditional_expression_whose_test_fails_is_risky(tmp_path):
+    consumer = """
+        from gizmo.runner import Runner
+
+        def f(r: Runner):
+            return r.input_batch.req_ids[0] if r.input_batch.req_ids else r.cfg
+        """
+    case = _case(consumer, [("DRIFT060", line_of(consumer, "return r.input_batch"))])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
 
 
 def test_a_consumer_copy_of_a_removed_attribute_is_reported_once_where_it_is_read(tmp_path):
@@ -1075,3 +1100,22 @@ def test_a_name_set_to_none_on_the_other_path_keeps_its_typed_value(tmp_path):
                             ("DRIFT060", line_of(MAYBE, "config and config.model_config"))])
     raised = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.flags", "experts_enabled()")
     assert raised is not None and found[0].predicted_failure.startswith(raised)
+
+
+def test_a_closure_calling_a_local_copy_of_a_gone_method_is_no_read_of_its_own(tmp_path):
+    """`original = engine.engine_step` then `def paused(v): return original(v)`: `.engine_step` is
+    read, and raises, at the assignment; the closure only calls the value, as a later use of the
+    local in the function itself does: one finding, at the assignment."""
+    consumer = """
+        from gizmo.engine import Engine
+
+        def wrap(engine: Engine):
+            original = engine.engine_step
+
+            def paused(v):
+                return original(v)
+
+            return paused, original(0)
+        """
+    found = findings_of(tmp_path, Case("closure-copy", WRAPPED_BEFORE, WRAPPED_AFTER, {"app/run.py": consumer}))
+    assert_findings(found, [("DRIFT060", line_of(consumer, "original = engine.engine_step"))])

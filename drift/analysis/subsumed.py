@@ -10,6 +10,7 @@ finding at the same site.
 
 from __future__ import annotations
 
+from drift.analysis.context import CheckContext
 from drift.findings import Finding
 
 # general rule -> the rules whose finding at the same line, on the same name or one under it, says more
@@ -22,7 +23,7 @@ def _under(symbol: str | None, general: str | None) -> bool:
     return bool(symbol and general) and (symbol == general or symbol.startswith(general + "."))
 
 
-def drop_subsumed(findings: list[Finding]) -> list[Finding]:
+def drop_subsumed(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` without each general finding a more specific rule's finding at its line covers."""
     specific: dict[tuple[str, int], list[Finding]] = {}
     wanted = {r for rules in SUBSUMED_BY.values() for r in rules}

@@ -121,8 +121,9 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     `import a.b` of a module the target removed, away from the import's line, is risky: the
     import fails first, and fixing it alone leaves the use. A
     `msgspec.Struct` base counts as seen (drift/analysis/struct_base.py): its instances hold only
-    the fields their classes declare. A read in a branch of `a if <test> else b` whose test
-    already fails is not reported again: Python evaluates the test first.
+    the fields their classes declare. A read in the body of `if <test>:` (or a branch of `a if
+    <test> else b`) whose test already fails is risky: it runs only once that test is fixed, and
+    then fails too (the maintainers' fix touches it as well).
 
     Fixes, besides a deprecation successor or a close new name: a removed zero-argument method
     the target's own class stopped calling in favour of a new attribute (`call_to_attribute`,
@@ -150,8 +151,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     failing: set[tuple] = set()  # (path, line) where a missing attribute already raises
     dead = _installed_dead(ctx)
     for mod, rec, path, what in _typed_paths(ctx):
-        if any((mod.get("path"), line) in failing for line in rec.get("within") or ()):
-            continue  # inside `if <test>:` whose test already raised: this line never runs
+        guard = _failing_guard(mod, rec, failing)  # the test that raises first, if any: this line waits on it
         if rec.get("on_failure"):
             continue  # an assert's message or a raised exception: the path fails with or without it
         if dead and _inside(rec.get("function"), dead.get(mod.get("module") or "", ())):
@@ -184,10 +184,6 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 masked = _import_line(mod, f"{tv[k - 1].sym.dotted}.{name}")
                 if masked is None or masked == rec["line"]:
                     break  # `import a.b` then `a.b.f()` on its line: the import's own finding says it
-            held = tv[k - 1].cls if tv[k - 1].kind == "instance" else None
-            if held is not None and (held.dotted, name) in _consumer_sets(ctx) \
-                    and not _set_only_under_own_test(ctx, held.dotted, name, mod, rec):
-                break  # the consumer itself attaches `name` to such objects: it is there when read
             if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
                     _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
                 break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
@@ -215,10 +211,12 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                        else _failure(prev, name))
             if masked is not None:
                 failure += f" (once the import at line {masked} no longer fails first)"
+            if guard is not None:
+                failure += f" (runs only once the test at line {guard} stops raising; then this read fails too)"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                or masked is not None else Severity.BREAKING,
+                or masked is not None or guard is not None else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -241,9 +239,20 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"; no class of the target's sets it, but drift has no facts for {', '.join(unseen)}, which "
                     "could still provide it (a registered parameter, buffer or submodule)" if unseen else "") + (
                     f"; the import at line {masked} fails first, and fixing only it leaves this use written "
-                    "through the old module" if masked is not None else ""),
+                    "through the old module" if masked is not None else "") + (
+                    f"; it sits under the test at line {guard}, which already fails on the target: this read "
+                    "runs, and fails, once that test is fixed" if guard is not None else ""),
             ), rec.get("function") or ""
             break
+
+
+def _failing_guard(mod: dict, rec: dict, failing: set[tuple]) -> int | None:
+    """The line of the innermost `if <test>:` (or `a if <test> else b`) around `rec` whose test
+    already raises on the target (`failing`), else None. The read runs only once that test is
+    fixed, and then fails too: reported, risky (as DRIFT005 reports a gone name's uses its
+    failing import masks), never dropped."""
+    path = mod.get("path")
+    return next((line for line in reversed(rec.get("within") or ()) if (path, line) in failing), None)
 
 
 def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, ...] | None:
@@ -467,85 +476,6 @@ def _installed_above(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None
         if owner.kind == "class" and owner.sym is not None and owner.sym.dotted == cls.dotted:
             return True
     return False
-
-
-def _self_guarded(ctx: CheckContext) -> set[tuple[Any, int]]:
-    """(module path, line) of the consumer's stores that sit under a test reading the very
-    attribute they store, through the same path (`if req.num_cached < 0: req.num_cached = n`):
-    such a store runs only once the read has succeeded, so it never provides the attribute
-    the object must already have; it updates the target's own."""
-    memo = ctx.memo.get("reach.self_guarded")
-    if memo is None:
-        memo = set()
-        for mod in ctx.usage:
-            uses = mod.get("uses") or []
-            reads = {(r.get("function"), r.get("line"), tuple(r.get("path") or ())) for r in uses
-                     if r.get("kind") in ("attr", "attr_soft")}
-            if not reads:
-                continue
-            for r in uses:
-                if r.get("kind") == "attr_set" and any((r.get("function"), test, tuple(r.get("path") or ())) in reads
-                                                       for test in r.get("within") or ()):
-                    memo.add((mod.get("path"), r.get("line")))
-        ctx.memo["reach.self_guarded"] = memo
-    return memo
-
-
-def _consumer_sets(ctx: CheckContext) -> set[tuple[str, str]]:
-    """(target class, attribute) pairs the consumer assigns on instances of that class
-    (`out.extra = v` where `out` is typed a target class's instance); a store under a test that
-    reads the same attribute (`_self_guarded`) does not count: it needs the attribute there."""
-    memo = ctx.memo.get("reach.consumer_sets")
-    if memo is None:
-        memo = set()
-        guarded = _self_guarded(ctx)
-        for mod in ctx.usage:
-            for rec in mod.get("uses") or []:
-                path = rec.get("path") or []
-                if (mod.get("path"), rec.get("line")) in guarded:
-                    continue
-                if rec.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
-                    owner = ctx.target_paths.value(tuple(path[:-1]))
-                    if owner.kind == "instance" and owner.cls is not None:
-                        memo.add((owner.cls.dotted, path[-1][1:]))
-        ctx.memo["reach.consumer_sets"] = memo
-    return memo
-
-
-def _set_only_under_own_test(ctx: CheckContext, cls: str, name: str, mod: dict, rec: dict) -> bool:
-    """Whether every store of `name` on `cls`'s objects sits in the same function as the read
-    `rec`, after it, inside an `if` whose test began at or before the read's line: the read is
-    (part of) that test, so the store runs only once the read has succeeded and cannot provide
-    it (`if a and cfg.use_x: ... cfg.use_x = False`). Also where every store follows the read in
-    the same function with no test around either: the read saves what the object had before the
-    consumer wraps it (`_step = engine.engine_step; engine.engine_step = paused(_step)`)."""
-    sites = ctx.memo.get("reach.consumer_set_sites")
-    if sites is None:
-        sites = {}
-        guarded = _self_guarded(ctx)
-        for m in ctx.usage:
-            for r in m.get("uses") or []:
-                path = r.get("path") or []
-                if (m.get("path"), r.get("line")) in guarded:
-                    continue
-                if r.get("kind") == "attr_set" and len(path) > 1 and path[-1].startswith("."):
-                    owner = ctx.target_paths.value(tuple(path[:-1]))
-                    if owner.kind == "instance" and owner.cls is not None:
-                        sites.setdefault((owner.cls.dotted, path[-1][1:]), []).append(
-                            (m.get("path"), r.get("function"), r.get("line") or 0, tuple(r.get("within") or ())))
-        ctx.memo["reach.consumer_set_sites"] = sites
-    line = rec.get("line") or 0
-    outer = set(rec.get("within") or ())  # the tests whose bodies hold the read
-    found = sites.get((cls, name)) or []
-    here = [(path, function) == (mod.get("path"), rec.get("function")) and at > line for path, function, at, _ in found]
-    if found and all(here) and rec.get("function") and not outer and not any(within for *_, within in found):
-        # `orig = obj.step` then `obj.step = wrapper` in one function, neither under a test: the
-        # consumer wraps what the object had, so the read runs before any store could provide it
-        return True
-    # a test that began at or before the read and whose body does not hold it is the one the read is in
-    return bool(found) and all(
-        ok and any(test <= line and test not in outer for test in within)
-        for ok, (_, _, _, within) in zip(here, found))
 
 
 @rule("DRIFT062", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
