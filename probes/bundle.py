@@ -167,7 +167,9 @@ def build_script(request: dict) -> bytes:
     return text.encode("utf-8")
 
 
-MAX_REPLY_BYTES = 64 * 1024 * 1024  # decompressed; vLLM 0.16's facts are ~20 MB
+MAX_REPLY_BYTES = 256 * 1024 * 1024  # decompressed. A bound against a host that inflates its reply
+# without end, not a size budget: a whole-package reply of vLLM 0.30's facts is 64 MB as JSON (52 MB
+# without the statement shapes DRIFT118 reads; vLLM 0.16: 30 MB), so a 64 MB cap refused honest hosts
 
 
 def decode_output(stdout: bytes, *, max_bytes: int = MAX_REPLY_BYTES) -> dict:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from drift.cli import main
+from drift.probes.bundle import MAX_REPLY_BYTES
 from drift.probes.main import collect_tree
 from tests.sshd_fixtures import crafted_reply, real_reply
 
@@ -165,7 +166,7 @@ def test_zlib_bomb_is_refused_before_it_inflates(sshd, hostile_python, cache, ca
     assert len(bomb) < 1024 * 1024  # under 1 MB on the wire
     code, out, err = scan(capsys, sshd, hostile_python.replying(bomb))
     assert code == 2
-    assert "inflates to more than 64 MB" in err
+    assert f"inflates to more than {MAX_REPLY_BYTES // (1024 * 1024)} MB" in err
 
 
 def test_endless_output_is_cut_at_the_reply_limit(sshd, hostile_python, cache, capsys):

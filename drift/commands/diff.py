@@ -81,6 +81,20 @@ def run_diff(
     from drift.analysis.diff import diff_facts
 
     packages = [package] if package else None
+    # Our caller's own frozen objects (if any) stay frozen; ours are released on the way out, or
+    # every later `gc_paused` in this process pays gc.get_freeze_count()'s walk over them (O(n)
+    # in CPython): a test process that ran a diff in-process spent 95 % of its time there.
+    release = gc.get_freeze_count() == 0
+    try:
+        return _diff(old_spec, new_spec, packages, load_facts, diff_facts, package=package, cache_dir=cache_dir,
+                     public_only=public_only, module_prefix=module_prefix, kinds=kinds, progress=progress)
+    finally:
+        if release:
+            gc.unfreeze()
+
+
+def _diff(old_spec, new_spec, packages, load_facts, diff_facts, *, package, cache_dir, public_only, module_prefix,
+          kinds, progress) -> DiffRun:
     sides = []
     for spec in (old_spec, new_spec):
         try:
