@@ -65,7 +65,12 @@ CONSUMER = """
 def test_a_field_a_struct_dropped_is_missing_where_python_first_reads_it(tmp_path):
     found = findings_of(tmp_path, Case("struct", BEFORE, AFTER, {"app/route.py": CONSUMER}))
     assert_findings(found, [("DRIFT060", line_of(CONSUMER, "if req.eos_token_id is not None")),
+                            ("DRIFT060", line_of(CONSUMER, "\"eos\": [req.eos_token_id]")),
                             ("DRIFT060", line_of(CONSUMER, "proc.process(\"r2\").eos_token_id"))])
+    # the branch's read waits on the test Python evaluates first: risky, naming that test (issue 22:
+    # a masked use is reported with that confidence, never dropped)
+    masked = next(f for f in found if f.consumer_site.line == line_of(CONSUMER, "\"eos\": [req.eos_token_id]"))
+    assert masked.severity.value == "risky"
     consumer = tmp_path / "consumer"
     first = next(f for f in found if f.consumer_site.line == line_of(CONSUMER, "if req.eos_token_id"))
     assert raised_by([tmp_path / "after", consumer], "app.route",
