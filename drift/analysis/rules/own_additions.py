@@ -42,6 +42,7 @@ def own_added_value(ctx, rc, name: str) -> OwnRewrite | None:  # type: ignore[no
     base_names = {p.name for p in rc.baseline_params}
     target_names = {p.name for p in rc.target_params}
     after = kw_calls(ctx.target, callee)
+    stored: set[str] | None = None  # decoded from the module's IR once, and only when a copy matched
     for b in kw_calls(baseline, callee):
         kws = b["keywords"]
         if set(kws) != set(consumer_kw) or not set(kws) <= base_names:
@@ -54,7 +55,9 @@ def own_added_value(ctx, rc, name: str) -> OwnRewrite | None:  # type: ignore[no
             continue
         a = mine[0]
         value = a["keywords"][name].strip()
-        if _readable(value, kws, _self_stores(rc)):
+        if stored is None:
+            stored = _self_stores(rc)
+        if _readable(value, kws, stored):
             return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
                               Location(b["path"], b["line"], symbol=b["function"]), {name: value}, callee)
     return None
