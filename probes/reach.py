@@ -22,6 +22,7 @@ import json
 import re
 
 from .accepted_names import accepted_names_held, reads_accepted_names
+from .bound_methods import bound_function, same_object
 from .astwalk import once, walk
 from .copies import statement_shape
 from .derefs import literal_args
@@ -1780,6 +1781,8 @@ class _Function:
                     rec["class_attrs"][tgt.attr] = {"line": st.lineno, "path": path}
                 line, col = _attr_pos(tgt)
                 self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
+            elif owner and self._instance_patch(tgt.value, owner, tgt.attr, value, env, _attr_pos(tgt)):
+                self.expr(tgt.value, env)
             elif owner and self.mod.patchable(owner):
                 line, col = _attr_pos(tgt)
                 for chosen in self._patch_values(value, env):
@@ -2350,6 +2353,29 @@ class _Function:
                                          "name": attr, "function": self.qual, "value": chosen,
                                          "how": "mock.patch", "guards": list(self.mod.guards)})
 
+    def _instance_patch(self, obj, owner, attr, value, env, pos, how="instance"):
+        """`obj.m = fn.__get__(obj, Cls)` (or MethodType / partial, probes/bound_methods.py): a
+        patch of `Cls.m` by `fn` for this object, recorded as `Cls.m = fn` is. The class is
+        `__get__`'s own argument when it names a target class, else the object's type when its
+        path is an instance of one (an annotation, an `isinstance` narrowing). False (nothing
+        recorded) for any other store."""
+        bound = bound_function(value)
+        if bound is None or not same_object(bound[1], obj):
+            return False
+        fn, _, cls_node = bound
+        chain = _Chain(self.mod, env, self.cls)
+        cls = chain.of(cls_node) if cls_node is not None else None
+        if not (cls and self.mod.patchable(cls)):
+            cls = owner[:-1] if owner and owner[-1] == "()" and self.mod.patchable(owner[:-1]) else None
+        if cls is None:
+            return False
+        self.expr(value, env)
+        for chosen in self._patch_values(fn, env):
+            self.mod.patches.append({"line": pos[0], "col": pos[1], "path": list(cls), "name": attr,
+                                     "function": self.qual, "value": chosen, "how": how,
+                                     "guards": list(self.mod.guards)})
+        return True
+
     def _setattr(self, node, env, chain):
         obj, name, value = node.args
         owner = chain.of(obj)
@@ -2367,6 +2393,8 @@ class _Function:
         if not owner or not names:
             return
         for attr, line, col in names:
+            if self._instance_patch(obj, owner, attr, value, env, (line, col), how="setattr"):
+                continue
             if self.mod.patchable(owner):
                 for chosen in self._patch_values(value, env):
                     self.mod.patches.append(dict({"line": line, "col": col, "path": list(owner), "name": attr,
