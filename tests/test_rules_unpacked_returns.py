@@ -191,3 +191,30 @@ def test_a_class_handed_to_the_target_is_risky(tmp_path):
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) \
         == "ValueError: not enough values to unpack (expected 3, got 2)"
+
+
+# the baseline also has an unrelated class whose own `run_model` its own code unpacks into 3 names:
+# no object of `Proposer` ever meets that call, so it says nothing of what `run_model` had to return
+SIBLING = """
+    class Drafter:
+        def run_model(self, tokens):
+            return tokens, None, None
+
+        def draft(self, tokens):
+            hidden, logits, aux = self.run_model(tokens)
+            return hidden
+    """
+
+
+def test_a_same_named_method_of_an_unrelated_class_does_not_hide_the_change(tmp_path):
+    """The baseline's unpacking of `.run_model()` on `self` in an unrelated class is left out, for an
+    override and for a patch alike; the same call on an object of unknown class still counts."""
+    for name, consumer in (("override", OLD_LENGTH), ("patch", PATCHED)):
+        expected = [("DRIFT097", line_of(consumer, "return [], None" if name == "override" else "return tokens, None"))]
+        case = Case("unpacked-sibling", {"gizmo/proposer.py": BEFORE + SIBLING}, {"gizmo/proposer.py": AFTER},
+                    {"app/mine.py": consumer}, expected)
+        assert_findings(findings_of(tmp_path / name, case), case.expected)
+    held = SIBLING.replace("self.run_model(tokens)", "tokens.owner.run_model(tokens)")
+    case = Case("unpacked-unknown", {"gizmo/proposer.py": BEFORE + held}, {"gizmo/proposer.py": AFTER},
+                {"app/mine.py": PATCHED}, [])
+    assert_findings(findings_of(tmp_path / "unknown", case), case.expected)

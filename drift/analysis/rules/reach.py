@@ -825,18 +825,22 @@ def _call_sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]
     return out
 
 
-def _patch_reaches(ctx: CheckContext, site: list[Any], patched: Symbol | None) -> bool:
+def _patch_reaches(ctx: CheckContext, site: list[Any], patched: Symbol | None,
+                   index: PackageIndex | None = None) -> bool:
     """Whether a target call on `self` (or `super()`) can run a method patched onto the class
     `patched`: only inside that class, one of its bases, or one of its subclasses; in any other
-    class `self` is another class's object (`super().forward(...)` in an unrelated model)."""
+    class `self` is another class's object (`super().forward(...)` in an unrelated model).
+    `index`: the side the site and `patched` come from (the target's unless given: the baseline's
+    own calls are held to the same test)."""
+    index = ctx.target if index is None else index
     owner = site[5] if len(site) > 5 else None
     recv = site[RECEIVER] if len(site) > RECEIVER else None
     if patched is None or owner is None or recv not in ("self", "super"):
         return True
-    if owner in mro_names(ctx.target, [patched]):
+    if owner in mro_names(index, [patched]):
         return True
-    cls = ctx.target.lookup(owner)
-    return cls is None or cls.kind != "class" or patched.dotted in mro_names(ctx.target, [cls])
+    cls = index.lookup(owner)
+    return cls is None or cls.kind != "class" or patched.dotted in mro_names(index, [cls])
 
 
 def _sites_of(index: PackageIndex, name: str, decl: Symbol | None) -> list[list[Any]] | None:

@@ -74,16 +74,23 @@ def _counts(ctx: CheckContext, index: PackageIndex, name: str, fits: Callable[[l
 
 def _finding(ctx: CheckContext, *, label: str, path: str, arity: list[int], tm: Symbol | None,
              bm: Symbol | None, fits: Callable[[list[Any]], bool], how: str = "", name: str = "",
-             sure: bool = True) -> Finding | None:
+             sure: bool = True, bfits: Callable[[list[Any]], bool] | None = None) -> Finding | None:
     """The finding for a consumer function of `label` standing in for `tm` (or, for a class the
     consumer hands the target, for whatever the target calls `name` on) that returns
     `arity[0]` values, or None when the target's reachable unpacking still fits it. `sure`:
-    the target's calls are known to reach the consumer's function (else risky at most)."""
+    the target's calls are known to reach the consumer's function (else risky at most).
+    `bfits`: which of the baseline's own calls could receive the consumer's object (the same
+    receiver test as `fits`, on the baseline's classes): a same-named method of an unrelated
+    class the baseline unpacked another way (another runner's `self._prepare_inputs()`) says
+    nothing of what the consumer's function had to return."""
     name = tm.dotted.rsplit(".", 1)[-1] if tm is not None else name
     mine = int(arity[0])
     if not any(hit[0] != mine for hit in unpacks_of(ctx.target, name).values()):
         return None  # the target unpacks no call of it into another count: nothing to check
-    before = {hit[0]: [path, hit[1]] for (path, _line), hit in sorted(unpacks_of(ctx.baseline, name).items())}
+    if bfits is None:
+        before = {hit[0]: [path, hit[1]] for (path, _line), hit in sorted(unpacks_of(ctx.baseline, name).items())}
+    else:
+        before = _counts(ctx, ctx.baseline, name, bfits)
     if not set(before) <= {mine}:
         return None  # the baseline did not hold the override to its own length everywhere
     after = _counts(ctx, ctx.target, name, fits)
@@ -133,8 +140,10 @@ def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or bm is None:
                 continue
             declared = tm.dotted.rsplit(".", 1)[0]
+            family = mro_names(ctx.baseline, bb)
             found = _finding(ctx, label=f"{cls['qual']}.{name}", path=_module_of(ctx, cls)["path"], arity=arity,
-                             tm=tm, bm=bm, fits=lambda s, d=declared: reaches(ctx, s, inherited, d, others))
+                             tm=tm, bm=bm, fits=lambda s, d=declared: reaches(ctx, s, inherited, d, others),
+                             bfits=lambda s, f=family: _self_in(s, f))
             if found is not None:
                 yield found
     yield from _handed_findings(ctx)
@@ -151,9 +160,19 @@ def override_tuple_unpacked_differently(ctx: CheckContext) -> Iterator[Finding]:
         found = _finding(ctx, label=patch["value"]["function"], path=mod["path"], arity=arity, tm=tm, bm=bv.sym,
                          how=f" (patched over `{tm.dotted.rsplit('.', 2)[-2]}.{patch['name']}`)",
                          fits=lambda s, d=declared, t=tm: reaches(ctx, s, None, d, others)
-                         and _patch_reaches(ctx, s, t.owner))
+                         and _patch_reaches(ctx, s, t.owner),
+                         bfits=lambda s, b=bv.sym: _patch_reaches(ctx, s, b.owner, ctx.baseline))
         if found is not None:
             yield found
+
+
+def _self_in(site: list[Any], family: frozenset[str]) -> bool:
+    """Whether a call on `self` (or `super()`) sits in one of `family`'s classes (the MRO of the
+    consumer's bases): elsewhere `self` is another class's object. Calls on anything else may
+    be made on the consumer's object."""
+    recv = site[RECEIVER] if len(site) > RECEIVER else None
+    owner = site[5] if len(site) > 5 else None
+    return recv not in ("self", "super") or owner is None or owner in family
 
 
 def _handed_findings(ctx: CheckContext) -> Iterator[Finding]:
