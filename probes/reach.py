@@ -36,6 +36,7 @@ from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
 MAX_PATH = 8
+_SUBSCRIPT_HOW = {ast.Load: "get", ast.Store: "set", ast.Del: "del"}
 MAX_SRC = 120
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -1999,9 +2000,11 @@ class _Function:
             del self.mod.guards[len(self.mod.guards) - pushed:]
         return None
 
-    def _record_chain(self, node, env, chain, *, top, store=False):
+    def _record_chain(self, node, env, chain, *, top, store=False, subscript=None):
         """Walk a chain `a.b(x).c[y]`: one call record per call, one attribute use for the
-        outermost attribute, then the sub-expressions (arguments, slices) in their own right."""
+        outermost attribute, then the sub-expressions (arguments, slices) in their own right.
+        `subscript`: the outermost attribute is indexed (`x.c[y]`), "get", "set" or "del" by the
+        subscript's context: the use says so, for a value that can no longer be indexed."""
         t = type(node)
         if t is ast.Attribute:
             if top:
@@ -2010,6 +2013,8 @@ class _Function:
                     line, col = _attr_pos(node)
                     bound = self._bound(node.value, env, base)
                     extra = {"bound": bound} if bound else {}
+                    if subscript and not store:
+                        extra["subscript"] = subscript
                     if store == "aug":
                         extra["aug"] = True
                     if not store and id(node) in self.mod.compared:
@@ -2031,7 +2036,8 @@ class _Function:
             for k in node.keywords:
                 self.expr(k.value, env)
         elif t is ast.Subscript:
-            self._record_chain(node.value, env, chain, top=True)
+            how = _SUBSCRIPT_HOW.get(type(node.ctx)) if top else None
+            self._record_chain(node.value, env, chain, top=True, subscript=how)
             self.expr(node.slice, env)
         elif t in (ast.NamedExpr, ast.Await):
             if t is ast.Await and type(node.value) is ast.Call:

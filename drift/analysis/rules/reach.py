@@ -630,15 +630,31 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     member the consumer uses: e.g. a `CpuGpuBuffer` (with `.np` and `.gpu`) became a plain tensor.
     Also a container the consumer iterates that became one object of a class with no iteration
     (`list[CachedRequestData]` -> `CachedRequestData`): reported at the loop, where it raises.
+    And an attribute the consumer indexes (`table.slot_mapping[:n]`, `holder.x[i] = v`, also
+    inside a longer chain) that became one object of a class with no `__getitem__` (or
+    `__setitem__`, `__delitem__`) where the baseline's was a tensor, a container or a class that
+    has it (`torch.zeros(...)` -> `CpuGpuBuffer`): reported at the subscript.
     """
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
     for mod, rec, path, what in _typed_paths(ctx):
         tv = ctx.target_paths.steps(path)
+        how = rec.get("subscript") if what == "attr" else None
+        if how in _SUBSCRIPT and len(path) >= 2:  # `holder.attr[i]`: the use's own last step is subscripted
+            found = _no_longer_subscriptable(ctx, mod, rec, path, tv, len(path), seen, how)
+            if found is not None:
+                yield found
+                continue
         for k in range(2, len(path)):
             if path[k] == "[*]":
                 found = _no_longer_iterable(ctx, mod, rec, path, tv, k, seen)
+                if found is not None:
+                    yield found
+                    break
+                continue
+            if path[k] in ("[]", "[:]"):
+                found = _no_longer_subscriptable(ctx, mod, rec, path, tv, k, seen, "get")
                 if found is not None:
                     yield found
                     break
@@ -684,6 +700,52 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
 
 
 _ITERATION = ("__iter__", "__getitem__")
+_SUBSCRIPT = {"get": "__getitem__", "set": "__setitem__", "del": "__delitem__"}
+
+
+def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
+                             seen: set[tuple], how: str) -> Finding | None:
+    """`holder.attr[i]` (read, `how` "get"; stored, "set"; deleted, "del") where the target's
+    `attr` is one object of a class whose every base drift read and none of which defines the
+    item method (nor `__getattr__`), and the baseline's was not such an object of that class: a
+    tensor or array a builder made, a container, or an instance of a class with the item method
+    (the consumer's subscript worked there). `torch.zeros(...)` -> `CpuGpuBuffer`: TypeError."""
+    tprev = tv[k - 1]
+    if tprev.kind != "instance" or tprev.cls is None or not path[k - 1].startswith(".") or is_soft(path[k - 1]):
+        return None
+    dunder = _SUBSCRIPT[how]
+    if ctx.target_paths.unresolved_bases(tprev.cls) or any(
+            name in o.as_class.methods for o in ctx.target.mro(tprev.cls) for name in (dunder, "__getattr__")):
+        return None
+    bprev = ctx.baseline_paths.steps(path)[k - 1]
+    if bprev.kind == "instance" and bprev.cls is not None:
+        if bprev.cls.dotted.rsplit(".", 1)[-1] == tprev.cls.dotted.rsplit(".", 1)[-1] or not any(
+                dunder in o.as_class.methods for o in ctx.baseline.mro(bprev.cls)):
+            return None  # the same class (moved), or one the subscript never worked on either
+    elif bprev.kind not in ("external", "container"):
+        return None
+    key = (mod.get("path"), rec["line"], tuple(path[:k]))
+    if key in seen:
+        return None
+    seen.add(key)
+    holder, now = path[k - 1][1:].lstrip("?"), tprev.describe()
+    was = bprev.describe() if bprev.kind == "instance" else (bprev.name or "a subscriptable value")
+    verb = {"get": "is not subscriptable", "set": "does not support item assignment",
+            "del": "does not support item deletion"}[how]
+    members = sorted({m for o in ctx.target.mro(tprev.cls) for m in o.as_class.instance_attrs
+                      if not m.startswith("_")})[:4]
+    return Finding(
+        rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"`{holder}` is now one `{now}`, no longer `{was}`: indexing it fails",
+        consumer_site=_site(mod, rec, True),
+        target_evidence=(_evidence(tprev) or Location(tprev.cls.path, tprev.cls.line, symbol=tprev.cls.dotted),),
+        baseline_evidence=tuple(e for e in (_evidence(bprev),) if e),
+        predicted_failure=f"TypeError: '{now}' object {verb}",
+        fix=Fix(f"index what `{now}` holds" + (f" ({', '.join('.' + m for m in members)})" if members else ""),
+                manual_reason="which of the new object's members to index needs reading"),
+        symbol=tprev.cls.dotted,
+    )
 
 
 def _no_longer_iterable(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
