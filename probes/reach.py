@@ -462,6 +462,7 @@ class _Module:
         self.is_package = is_package
         self.prefixes = tuple(prefixes)
         self.own = module.split(".")[0]
+        self.prefix_tops = tuple(p.split(".")[0] for p in self.prefixes)
         self.lines = lines
         self.names = {}  # module-level: local -> root path (imports and own defs)
         self.classes = {}
@@ -2142,7 +2143,7 @@ class _Function:
             if fwd:
                 self.mod.calls[-1]["forwards"] = fwd
         if self.mod.is_target(callee):  # consumer classes handed to the target (`register_model(a, Mine)`)
-            handed = [r for r in (class_refs(a, chain, self.mod.own) for a in
+            handed = [r for r in (class_refs(a, chain, self.mod.own, self.mod.prefix_tops) for a in
                                   list(node.args) + [k.value for k in node.keywords]) if r]
             if handed:
                 self.mod.calls[-1]["class_args"] = handed

@@ -74,17 +74,23 @@ def type_class(*, ns_entries, bases, line, col, chain, function_of, signature):
             "methods": methods, "class_attrs": class_attrs, "self_attrs": {}, "built_with": "type"}
 
 
-def class_refs(node, chain, own):
+def class_refs(node, chain, own, foreign=()):
     """Consumer classes an argument names: the class itself (`register(Mine)`) or a string
-    `"pkg.mod:Mine"` / `"pkg.mod.Mine"` inside the consumer's package `own`."""
+    `"pkg.mod:Mine"` / `"pkg.mod.Mine"` inside the consumer's package `own`. A class imported
+    from another top-level package (a tree whose `patch.py` registers `pkg.models.Mine`), and an
+    explicit `"pkg.mod:Mine"` string, count too unless they are under one of the `foreign`
+    (target) packages: drift keeps only the consumer's own classes among them."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        text = node.value.replace(":", ".", 1) if node.value.count(":") == 1 else node.value
+        colon = node.value.count(":") == 1
+        text = node.value.replace(":", ".", 1) if colon else node.value
         parts = text.split(".")
-        if len(parts) > 1 and parts[0] == own and all(p.isidentifier() for p in parts):
+        if len(parts) > 1 and all(p.isidentifier() for p in parts) and \
+                (parts[0] == own or (colon and parts[0] not in foreign)):
             return text
         return None
     if isinstance(node, (ast.Name, ast.Attribute)):
         p = chain.of(node)
-        if p and len(p) == 1 and p[0].startswith("sym:") and p[0][4:].split(".")[0] == own:
+        if p and len(p) == 1 and p[0].startswith("sym:") and "." in p[0] \
+                and p[0][4:].split(".")[0] not in foreign:
             return p[0][4:]
     return None

@@ -15,6 +15,7 @@ from drift.analysis.rules.filled import RULES as FILLED_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
 from drift.analysis.rules.handed import RULES as HANDED_RULES
+from drift.analysis.rules.handed_calls import RULES as HANDED_CALL_RULES
 from drift.analysis.rules.held_objects import RULES as HELD_OBJECT_RULES
 from drift.analysis.rules.module_swaps import RULES as MODULE_SWAP_RULES
 from drift.analysis.rules.slots import RULES as SLOT_RULES
@@ -75,6 +76,7 @@ GENERIC_RULES = [
     *KIND_CHANGE_RULES,
     *SETTER_RULES,
     *HANDED_RULES,
+    *HANDED_CALL_RULES,
     *HELD_OBJECT_RULES,
     *FILLED_RULES,
     *DEPRECATED_OMISSION_RULES,

@@ -1,0 +1,94 @@
+"""DRIFT119: a class the consumer registers with the target, extending no target class that
+declares the method, is held to the target's own calls of that method on the objects it holds
+(synthetic before/after trees). The runner's `self.model.score(h, None)` became
+`self.model.score(h)`: a registered class still requiring `meta` raises TypeError there. A method
+that takes both, a class never handed, and a composite's delegation to its part (a call inside a
+method of the same name) are left alone."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by
+
+BEFORE = {"gizmo/registry.py": """
+    _MODELS = {}
+
+
+    def register(name, cls):
+        _MODELS[name] = cls
+
+
+    class Runner:
+        def __init__(self, name):
+            self.model = _MODELS[name]()
+
+        def step(self, h):
+            return self.model.score(h, None)
+
+
+    class Composite:
+        def __init__(self, part):
+            self.part = part
+
+        def score(self, h, meta):
+            return self.part.score(h, meta)
+    """}
+AFTER = {"gizmo/registry.py": """
+    _MODELS = {}
+
+
+    def register(name, cls):
+        _MODELS[name] = cls
+
+
+    class Runner:
+        def __init__(self, name):
+            self.model = _MODELS[name]()
+
+        def step(self, h):
+            return self.model.score(h)
+
+
+    class Composite:
+        def __init__(self, part):
+            self.part = part
+
+        def score(self, h, meta):
+            return self.part.score(h, meta)
+    """}
+MINE = """
+    from gizmo.registry import register
+
+
+    class Mine:
+        def score(self, h, meta):
+            return h
+
+
+    class Flexible:
+        def score(self, h, meta=None):
+            return h
+
+
+    class Unused:
+        def score(self, h, meta):
+            return h
+
+
+    register("mine", Mine)
+    register("flexible", Flexible)
+    """
+
+
+def test_a_registered_class_is_held_to_the_targets_calls_on_held_objects(tmp_path):
+    case = Case("handed-calls", BEFORE, AFTER, {"app/__init__.py": "", "app/mine.py": MINE},
+                [("DRIFT119", line_of(MINE, "def score(self, h, meta):"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings([f for f in findings if f.rule_id == "DRIFT119"], case.expected)
+    found = only(findings, "DRIFT119")
+    assert found.severity.value == "risky"
+    assert found.predicted_failure == "TypeError: Mine.score() missing 1 required positional argument: 'meta'"
+    run = "__import__('gizmo.registry', fromlist=['x']).Runner('mine').step(1)"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) == found.predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
+    flexible = run.replace("'mine'", "'flexible'")
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", flexible) is None
