@@ -186,9 +186,60 @@ def version_guard(test, names, flags=None):
             g = {"call": dotted, "version": v}
     elif flags and isinstance(test, ast.Name) and test.id in flags:
         g = {"const": flags[test.id]}  # the same on every version: code under a False switch never runs
+    if g is None and isinstance(test, ast.Compare) and len(test.ops) == 1:
+        g = _folded_guard(test, names)
     if g is not None and negated:
-        g["negated"] = True
+        g["negated"] = not g.get("negated")
     return g
+
+
+def _version_side(node, names):
+    """One side of a comparison the consumer writes with its own version values: a version
+    literal -> {"version": text}; a name of the consumer's (an enum member `VLLMVersion.v_0_6_3`,
+    a module constant `CURRENT_VLLM_VERSION` imported from where it is computed) -> {"ref":
+    dotted}, folded where drift knows every module's constants (`version_predicates`); anything
+    else that names a version (`self.vllm_version`) -> {"named": True}; else None."""
+    lit = _version_literal(node)
+    if lit:
+        return {"version": lit}
+    name = _dotted(node)
+    if name:
+        head = name.split(".")[0]
+        root = names.get(head)
+        if root and root[0].startswith("sym:"):
+            return {"ref": root[0][4:] + name[len(head):]}
+    return {"named": True} if _mentions_version(node) else None
+
+
+def _folded_guard(test, names):
+    """A comparison between the consumer's own version values, evaluated once their values are
+    known: `CURRENT_VLLM_VERSION == VLLMVersion.v_0_6_3` -> {"op": "==", "sides": [left, right]};
+    `CURRENT in [VLLMVersion.a, VLLMVersion.b]` -> {"op": "in", "sides": [left, [item, ...]]};
+    `vllm_version in "0.4.1"` (a text containment) -> {"op": "in-text", ...}. Only comparisons
+    with at least one side drift cannot read as a literal on its own (plain literal tests are
+    `version_guard`'s); None when a side is neither a version literal nor a name."""
+    op_type = type(test.ops[0])
+    left, right = _version_side(test.left, names), None
+    if left is None:
+        return None
+    comparator = test.comparators[0]
+    if op_type in (ast.In, ast.NotIn):
+        if isinstance(comparator, (ast.List, ast.Tuple, ast.Set)) and comparator.elts:
+            items = [_version_side(e, names) for e in comparator.elts]
+            if any(i is None or "named" in i for i in items):
+                return None
+            g = {"op": "in", "sides": [left, items]}
+        elif isinstance(comparator, ast.Constant) and _version_literal(comparator):
+            g = {"op": "in-text", "sides": [left, {"version": comparator.value}]}
+        else:
+            return None
+        return dict(g, negated=True) if op_type is ast.NotIn else g
+    if op_type not in _OPS:
+        return None
+    right = _version_side(comparator, names)
+    if right is None or "ref" not in left and "ref" not in right:
+        return None  # two literals, or a literal and a version-named value: version_guard's own shape
+    return {"op": _OPS[op_type], "sides": [left, right]}
 
 
 def compound_guards(test, names, flags=None):
@@ -453,6 +504,73 @@ def version_predicates(tree, module, quals):
                 elif uses(left) and not uses(right):
                     out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": _FLIP[op]}
                 break
+    out.update(version_values(tree, module))
+    return out
+
+
+_VERSION_ATTRS = ("__version__", "__version_tuple__")
+
+
+def version_values(tree, module):
+    """The module's own version values, for folding the tests that compare them:
+    `{"pkg.const.VLLMVersion.v_0_6_3": {"value": "0.6.3"}}` for an enum member or class constant
+    and a module constant bound once to a version literal (a string or a tuple of ints), and
+    `{"pkg.const.CURRENT_VLLM_VERSION": {"running": True}}` for a module-level name every binding
+    of which (other than `None`) is computed from an installed package's `__version__` or
+    `__version_tuple__` (through the module's other such names too: `t = vllm.__version_tuple__`
+    then `CURRENT = ".".join(map(str, t[:3]))`). Bindings inside functions are not read: a
+    name a function rebinds is no constant."""
+    bound = {}  # module-level name -> the values bound to it (module statements, their if/try arms)
+    classes = {}
+    stack = list(tree.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                if isinstance(t, ast.Name):
+                    bound.setdefault(t.id, []).append(st.value)
+        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+            bound.setdefault(st.target.id, []).append(st.value)
+        elif isinstance(st, (ast.AugAssign, ast.For, ast.AsyncFor)) and isinstance(st.target, ast.Name):
+            bound.setdefault(st.target.id, []).append(None)  # rebound by a loop or an update: not a constant
+        elif isinstance(st, ast.ClassDef):
+            classes[st.name] = st
+        elif isinstance(st, (ast.If, ast.Try, ast.With)) or type(st).__name__ == "TryStar":
+            for field in ("body", "orelse", "finalbody"):
+                stack.extend(getattr(st, field, None) or ())
+            for h in getattr(st, "handlers", None) or ():
+                stack.extend(h.body)
+    for node in walk(tree):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bound.setdefault(name, []).append(None)  # a function rebinds it
+    out = {}
+    running = set()
+    grew = True
+    while grew:  # names computed from the running version, through one another
+        grew = False
+        for name, values in bound.items():
+            live = [v for v in values if not (isinstance(v, ast.Constant) and v.value is None)]
+            if name in running or not live or any(v is None for v in live):
+                continue
+            if all(any(isinstance(n, ast.Attribute) and n.attr in _VERSION_ATTRS
+                       or isinstance(n, ast.Name) and n.id in running for n in walk(v)) for v in live):
+                running.add(name)
+                grew = True
+    for name, values in bound.items():
+        if name in running:
+            out["%s.%s" % (module, name)] = {"running": True}
+        elif len(values) == 1 and values[0] is not None and _version_literal(values[0]) \
+                and not isinstance(values[0], ast.Call):
+            out["%s.%s" % (module, name)] = {"value": _version_literal(values[0])}
+    for cname, cls in classes.items():
+        members = {}
+        for st in cls.body:
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                members.setdefault(st.targets[0].id, []).append(st.value)
+        for attr, values in members.items():
+            if len(values) == 1 and not isinstance(values[0], ast.Call) and _version_literal(values[0]):
+                out["%s.%s.%s" % (module, cname, attr)] = {"value": _version_literal(values[0])}
     return out
 
 

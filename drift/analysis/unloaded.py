@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from drift.analysis.context import CheckContext
-from drift.consumer.guards import as_version, holds
+from drift.consumer.guards import as_version, dead_on
 from drift.findings import Finding, Severity
 
 
@@ -108,8 +108,9 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
         predicates: dict[str, dict[str, Any]] = {}
         for m in ctx.usage:
             predicates.update(m.get("version_predicates") or {})
+        before = as_version(ctx.baseline.versions.get(ctx.target_package)) if ctx.baseline is not None else None
         alternatives = mod["loaded_under"]
-        if all(any(holds(g, current, predicates) is False for g in guards) for guards in alternatives):
+        if all(dead_on(guards, current, predicates, before) for guards in alternatives):
             return (f"{package} imports {name} only under tests that are false on {ctx.target_package} "
                     f"{version} (version tests, module switches), so it never loads there")
         return None

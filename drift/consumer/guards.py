@@ -57,6 +57,9 @@ def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[st
     if guard.get("specs"):  # the consumer's own gate: `@version_range(">=0.8.4,<0.9.0")`
         result = _admitted(guard["specs"], version)
         return None if result is None else (not result if guard.get("negated") else result)
+    if "sides" in guard:  # the consumer's own version values compared (probes/reach.py `_folded_guard`)
+        result = folded(guard, version, predicates)
+        return None if result is None else (not result if guard.get("negated") else result)
     literal = _version(guard.get("version"))
     if literal is None:
         return None
@@ -70,6 +73,69 @@ def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[st
         return None
     result = _compare(op, version, literal)
     return not result if guard.get("negated") else result
+
+
+def _side(side: Any, predicates: dict[str, dict[str, Any]]) -> tuple[str, Version | None] | None:
+    """("literal", version) for a side whose value drift knows (a literal, or a consumer constant
+    such as an enum member bound to one); ("running", None) for the running version (a consumer
+    value computed from `__version__`, or a value that names a version, as version_guard takes
+    one); None when it is neither."""
+    if not isinstance(side, dict):
+        return None
+    if "version" in side:
+        v = _version(side["version"])
+        return ("literal", v) if v is not None else None
+    if side.get("named"):
+        return ("running", None)
+    known = predicates.get(side.get("ref") or "") or {}
+    if known.get("running"):
+        return ("running", None)
+    if known.get("value"):
+        v = _version(known["value"])
+        return ("literal", v) if v is not None else None
+    if "version" in str(side.get("ref") or "").rsplit(".", 1)[-1].lower():
+        return ("running", None)  # `CURRENT_VLLM_VERSION` bound where drift cannot fold it: it names a version
+    return None
+
+
+def _equal(current: Version, literal: Version) -> bool | None:
+    """`current == literal` for a value the consumer computed itself: None when only a suffix
+    tells them apart (0.8.5.post1 against "0.8.5": the consumer may have cut it off, as
+    `__version_tuple__[:3]` does), else the release comparison version branches make."""
+    if current.release[:len(literal.release)] == literal.release and current != literal \
+            and len(literal.release) >= len(current.release) and not (literal.pre or literal.post or literal.dev):
+        return None
+    return _compare("==", current, literal)
+
+
+def folded(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
+    """A comparison of the consumer's own version values on `version` (before `negated`): one
+    side must be the running version, the other(s) known values. None when that is not so."""
+    op, sides = guard.get("op"), guard.get("sides")
+    if not isinstance(sides, list) or len(sides) != 2:
+        return None
+    left = _side(sides[0], predicates)
+    if op == "in":
+        items = [_side(i, predicates) for i in sides[1]] if isinstance(sides[1], list) else [None]
+        if left != ("running", None) or any(i is None or i[0] != "literal" for i in items):
+            return None
+        answers = [_equal(version, i[1]) for i in items]
+        return True if True in answers else (None if None in answers else False)
+    if op == "in-text":
+        if left != ("running", None) or not isinstance(sides[1], dict):
+            return None
+        return str(version) in str(sides[1].get("version"))
+    right = _side(sides[1], predicates)
+    if left is None or right is None or op not in _OPS:
+        return None
+    if left[0] == "literal" and right[0] == "running":
+        left, right, op = right, left, {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+    if left[0] != "running" or right[0] != "literal":
+        return None
+    if op in ("==", "!="):
+        same = _equal(version, right[1])
+        return None if same is None else (same if op == "==" else not same)
+    return _compare(op, version, right[1])
 
 
 def _predicate_op(call: str, predicates: dict[str, dict[str, Any]]) -> str | None:
@@ -98,9 +164,28 @@ def _starts_with(version: Version, prefix: str) -> bool:
     return str(version).startswith(prefix)
 
 
-def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict[str, Any]], int]:
-    """The usage with every record on a branch that is false for `version` removed, and how many."""
+def dead_on(guards: list[dict[str, Any]], version: Version, predicates: dict[str, dict[str, Any]],
+            baseline: Version | None = None) -> bool:
+    """Whether code under all of `guards` never runs on `version`. When only tests of the
+    consumer's own version values (`CURRENT == VLLMVersion.v_0_6_3`, probes/reach.py
+    `_folded_guard`) shut it out and every test holds on `baseline`, it is still live: it is the
+    code the consumer runs today, picked by its own release table, and whether the target's API
+    takes it as it is decides whether the port is a copy or a rewrite. Code those tests keep off
+    both releases (the branch for a third, older release) is dead."""
+    shut = [g for g in guards if holds(g, version, predicates) is False]
+    if not shut:
+        return False
+    if baseline is None or any("sides" not in g for g in shut):
+        return True
+    return not all(holds(g, baseline, predicates) is not False for g in guards)
+
+
+def live_on(usage: list[dict[str, Any]], version: str | None,
+            baseline: str | None = None) -> tuple[list[dict[str, Any]], int]:
+    """The usage with every record on a branch that is false for `version` removed, and how many
+    (`baseline`: the release the consumer runs today, see `dead_on`)."""
     current = _version(version)
+    before = _version(baseline)
     if current is None:
         return usage, 0
     predicates: dict[str, dict[str, Any]] = {}
@@ -113,7 +198,7 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
         for key in ("imports", "calls", "uses", "patches", "string_paths"):
             recs = mod.get(key) or []
             keep = [r for r in recs if not r.get("guards") or  # most records are on no branch at all
-                    all(holds(g, current, predicates) is not False for g in r["guards"])]
+                    not dead_on(r["guards"], current, predicates, before)]
             if len(keep) != len(recs):
                 copy = copy or dict(mod)
                 copy[key] = keep
@@ -121,14 +206,15 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
         ir = mod.get("ir")
         guards = ir_guards(mod)  # an IR kept as bytes is decoded only when a branch is dead on `version`
         if guards:
-            live_ir = _ir_live(ir, guards, current, predicates)
+            live_ir = _ir_live(ir, guards, current, predicates, before)
             if live_ir is not ir:
                 copy = copy or dict(mod)
                 copy["ir"] = live_ir
         calls = (copy or mod).get("calls") or []
         if any(c.get("kw_guards") for c in calls):
             copy = copy or dict(mod)
-            copy["calls"] = [_keywords_live(c, current, predicates) if c.get("kw_guards") else c for c in calls]
+            copy["calls"] = [_keywords_live(c, current, predicates, before) if c.get("kw_guards") else c
+                             for c in calls]
         out.append(copy or mod)
     return out, dropped
 
@@ -136,13 +222,14 @@ def live_on(usage: list[dict[str, Any]], version: str | None) -> tuple[list[dict
 _IR_EDGES = {"store": 3, "attrset": 2, "call": 3, "key": 2}  # relation -> where its row keeps the line
 
 
-def _ir_live(ir: Any, guards: Any, version: Version, predicates: dict[str, dict[str, Any]]) -> Any:
+def _ir_live(ir: Any, guards: Any, version: Version, predicates: dict[str, dict[str, Any]],
+             baseline: Version | None = None) -> Any:
     """The IR without the edges written on branches `version` never takes (`Cls.m = fn` under
     `if version_is("0.13"):` binds nothing on 0.18): the solver does not follow them. `ir` is
     returned as it is (a dict, or the usage cache's bytes) when no edge is dead."""
     try:
         dead = [(int(a), int(b)) for a, b, gs in guards
-                if any(holds(g, version, predicates) is False for g in gs)]
+                if dead_on(gs, version, predicates, baseline)]
     except (TypeError, ValueError, AttributeError):
         return ir  # a malformed relation from a host: the solver's own checks judge the rest
     if not dead:
@@ -173,11 +260,11 @@ def _live_keys(row: Any, dead: list[tuple[int, int]]) -> Any:
     return [row[0], keys] + list(row[2:]) if keys else None
 
 
-def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]],
+                   baseline: Version | None = None) -> dict[str, Any]:
     """The call without the keywords its `**d` holds only on other versions: a key set under
     `if version_is("1.0"):` is not passed on a 2.0 target."""
-    gone = {k for k, gs in call["kw_guards"].items()
-            if any(holds(g, version, predicates) is False for g in gs)}
+    gone = {k for k, gs in call["kw_guards"].items() if dead_on(gs, version, predicates, baseline)}
     if not gone:
         return call
     return dict(call, keywords=[k for k in call.get("keywords") or [] if k not in gone],

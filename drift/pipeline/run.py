@@ -250,7 +250,8 @@ def check(
         return Outcome(None, str(exc), exitcodes.USAGE)
     decos = DEFAULT_DATACLASS_DECORATORS | decorators
     tversion = ((target_facts.get("packages") or {}).get(target_package) or {}).get("version")
-    usage, off_branch = live_on(consumer.usage, tversion)
+    bversion = ((baseline_facts or {}).get("packages") or {}).get(target_package, {}).get("version")
+    usage, off_branch = live_on(consumer.usage, tversion, bversion)
     from drift.model.store import default_store
 
     store = default_store()
