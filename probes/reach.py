@@ -2634,25 +2634,54 @@ def _enclosing_ifs(tree):
     handed to its walk, or its calls look live on every release."""
     out = {}
 
-    def walk(body, ifs):
+    def walk(body, ifs, parent=None):
         for node in body:
             if isinstance(node, _FUNCS):
-                if ifs:
-                    out[id(node)] = ifs
-                walk(node.body, ())  # a nested def runs when its parent does: the parent's guards suffice
+                chosen = _returned_under(parent, node.name) if parent is not None else ()
+                if ifs or chosen:
+                    out[id(node)] = ifs + chosen
+                walk(node.body, (), node)  # a nested def runs when its parent does: the parent's guards suffice
             elif isinstance(node, ast.ClassDef):
                 walk(node.body, ifs)
             elif isinstance(node, ast.If):
-                walk(node.body, ifs + ((node, False),))
-                walk(node.orelse, ifs + ((node, True),))
+                walk(node.body, ifs + ((node, False),), parent)
+                walk(node.orelse, ifs + ((node, True),), parent)
             elif isinstance(node, (ast.Try, ast.With)) or type(node).__name__ == "TryStar":
                 for field in ("body", "orelse", "finalbody"):
-                    walk(getattr(node, field, []) or [], ifs)
+                    walk(getattr(node, field, []) or [], ifs, parent)
                 for h in getattr(node, "handlers", []) or []:
-                    walk(h.body, ifs)
+                    walk(h.body, ifs, parent)
 
     walk(tree.body, ())
     return out
+
+
+def _returned_under(parent, name):
+    """The `if` chain around the one `return name` of `parent`, when that is all `parent` does with
+    its nested def `name`: a factory that hands back one of several implementations by version
+    (`if version == "0.4.2": return forward_042` / `elif version >= "0.4.3": return forward_043`)
+    runs each only where its branch is taken, as if the def were written there. () otherwise."""
+    loads = [n for n in walk(parent) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(loads) != 1:
+        return ()
+    found = []
+
+    def visit(body, ifs):
+        for st in body:
+            if isinstance(st, ast.Return) and st.value is loads[0]:
+                found.append(ifs)
+            elif isinstance(st, ast.If):
+                visit(st.body, ifs + ((st, False),))
+                visit(st.orelse, ifs + ((st, True),))
+            elif isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try)) \
+                    or type(st).__name__ == "TryStar":
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(st, field, []) or [], ifs)
+                for h in getattr(st, "handlers", []) or []:
+                    visit(h.body, ifs)
+
+    visit(parent.body, ())
+    return found[0] if len(found) == 1 else ()
 
 
 def _branch_guards(mod, ifs):

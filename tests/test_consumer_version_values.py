@@ -132,3 +132,33 @@ def test_dead_on_keeps_the_baselines_branch():
     assert dead_on([in_both], target, values, None) is True
     literal = {"op": "==", "version": "0.6.3"}  # a plain version branch keeps its target-only reading
     assert dead_on([literal], target, values, baseline) is True
+
+
+FACTORY = """
+    from gizmo import api
+
+    def make_forward(version, table):
+        def forward_old():
+            return api.old()  # old impl
+
+        def forward_kept():
+            return api.old()  # kept impl
+
+        def forward_new():
+            return api.keep()
+
+        table.append(forward_kept)
+        if version in "0.1.0":
+            return forward_old
+        elif version >= "0.2.0":
+            return forward_new
+        return forward_kept
+    """
+
+
+def test_a_nested_def_returned_only_for_another_release_is_not_checked(tmp_path):
+    """A factory that returns one nested implementation per release: the one it returns only on a
+    release that is neither side never runs; one it also hands elsewhere stays checked."""
+    found = _findings(tmp_path, {"app/factory.py": FACTORY})
+    assert sorted(f.consumer_site.line for f in found if f.severity is Severity.BREAKING) == [
+        line_of(FACTORY, "# kept impl")], [str(f.consumer_site) for f in found]
