@@ -789,6 +789,16 @@ def _hasattr_of(test):
     return None
 
 
+def _conjunct_hasattr(test):
+    """`if tp > 1 and hasattr(x, "name"):`: the body runs only where x has the name (where x lacks
+    it, for a `not hasattr` part), whatever the other parts say; the `else` runs for either reason,
+    so it answers nothing. (object node, name, negated) of the one feature test among the parts."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    hits = [h for h in (_hasattr_of(v) for v in test.values if not isinstance(v, ast.BoolOp)) if h is not None]
+    return hits[0] if len(hits) == 1 else None
+
+
 def _attribute_tests(out, scope, body):
     """`if hasattr(X, "name"):` (and `not hasattr`): a feature test on X. Its body runs only where
     X has the name, its `else` (or, when the body always leaves the block, the statements after
@@ -799,7 +809,9 @@ def _attribute_tests(out, scope, body):
         for i, st in enumerate(block):
             if not isinstance(st, ast.If):
                 continue
-            hit = _hasattr_of(st.test)
+            hit, conjunct = _hasattr_of(st.test), False
+            if hit is None:
+                hit, conjunct = _conjunct_hasattr(st.test), True
             if hit is None:
                 continue
             obj, name, negated = hit
@@ -807,7 +819,7 @@ def _attribute_tests(out, scope, body):
             if not path:
                 continue
             when_true = _span(st.body)
-            when_false = _span(st.orelse) if st.orelse else \
+            when_false = None if conjunct else _span(st.orelse) if st.orelse else \
                 _span(block[i + 1:]) if st.body and isinstance(st.body[-1], _EXITS) else None
             has, lacks = (when_false, when_true) if negated else (when_true, when_false)
             out["hastest"].append([name, path, has, lacks, st.lineno])

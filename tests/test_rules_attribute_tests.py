@@ -64,3 +64,78 @@ def test_where_the_target_lacks_both_names_the_old_side_runs_and_breaks(tmp_path
     assert lines == sorted(line_of(CONSUMER, mark) for mark in ("# else side", "# after an exiting", "# negated"))
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert (raised_by(after, "app.x", "load('p')") or "").startswith("AttributeError")
+
+
+GATED = """
+    from gizmo.lora import LoRAModel
+
+
+    def load(path, parts):
+        if parts > 1 and hasattr(LoRAModel, "old_load"):
+            return LoRAModel.old_load(path)  # conjunct
+        if parts > 1 and not hasattr(LoRAModel, "old_load"):
+            return "no old"
+        return "plain"
+
+
+    def load_else(path, parts):
+        if parts > 1 and hasattr(LoRAModel, "new_load"):
+            return LoRAModel.new_load(path)
+        else:
+            return LoRAModel.old_load(path)  # else of a conjunct
+    """
+
+
+def test_a_feature_test_among_and_parts_answers_its_body_only(tmp_path):
+    """`if n > 1 and hasattr(X, "m"):` runs its body only where X has m: on a target without m the
+    body is silent; its `else` runs where n <= 1 too, so it stays checked."""
+    found = findings_of(tmp_path, Case("hasattr_and", BEFORE, AFTER, {"app/x.py": GATED}))
+    assert sorted(f.consumer_site.line for f in found if f.rule_id == "DRIFT060") == [
+        line_of(GATED, "# else of a conjunct")]
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.x", "load('p', 2)") is None
+    assert (raised_by(after, "app.x", "load_else('p', 1)") or "").startswith("AttributeError")
+
+
+BASE_BEFORE = {"gizmo/__init__.py": "", "gizmo/moe.py": """
+    class Experts:
+        def reduce_all(self, x):
+            return x
+
+
+    class Block:
+        def __init__(self):
+            self.experts = Experts()
+    """}
+BASE_AFTER = {"gizmo/__init__.py": "", "gizmo/moe.py": """
+    class Experts:
+        pass
+
+
+    class Block:
+        def __init__(self):
+            self.experts = Experts()
+    """}
+SUBCLASS = """
+    from gizmo.moe import Block
+
+
+    class MyBlock(Block):
+        def forward(self, out, parts):
+            if parts > 1 and hasattr(self.experts, "reduce_all"):
+                out = self.experts.reduce_all(out)  # tested
+            return out
+
+        def forward_plain(self, out):
+            return self.experts.reduce_all(out)  # untested
+    """
+
+
+def test_a_gone_name_in_a_body_its_hasattr_test_guards_is_no_break(tmp_path):
+    """The subject is an attribute the target's base class sets (the solver does not type it): the
+    finding's own claim, that the name is gone, answers the test, and the body never runs."""
+    found = findings_of(tmp_path, Case("hasattr_base", BASE_BEFORE, BASE_AFTER, {"app/x.py": SUBCLASS}))
+    assert sorted(f.consumer_site.line for f in found if f.rule_id == "DRIFT060") == [line_of(SUBCLASS, "# untested")]
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.x", "MyBlock().forward(1, 2)") is None
+    assert (raised_by(after, "app.x", "MyBlock().forward_plain(1)") or "").startswith("AttributeError")

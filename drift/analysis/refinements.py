@@ -24,6 +24,7 @@ from drift.analysis.orphaned import downgrade_orphaned
 from drift.analysis.signature_tests import drop_dead_signature_sides
 from drift.analysis.subsumed import drop_subsumed
 from drift.analysis.swapped_imports import downgrade_swapped_imports
+from drift.analysis.tested_names import drop_gone_where_tested
 from drift.analysis.unloaded import downgrade_unloaded
 from drift.findings import Finding
 
@@ -40,6 +41,8 @@ class Refinement:
 REFINEMENTS: tuple[Refinement, ...] = (
     Refinement("dead_signature_sides", drop_dead_signature_sides,
                "drops findings on the side of `\"p\" in signature(C)` / `hasattr` the target never takes"),
+    Refinement("gone_where_tested", drop_gone_where_tested,
+               "drops a gone name's finding in a body that runs only where `hasattr` found the name"),
     Refinement("subsumed", drop_subsumed,
                "drops a general rule's finding a specific one at the same line says more of"),
     Refinement("unloaded", downgrade_unloaded, "risky: a module that never loads on the target"),
