@@ -17,7 +17,7 @@ import time
 from . import background
 from .distinfo import dist_for
 from .guard import decode_source, guarded
-from .links import package_reach, text_links
+from .links import package_reach, text_links, unnamed_methods
 from .locate import module_name, walk_tree
 from .reexports import export_map, linked
 from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
@@ -32,7 +32,7 @@ _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -332,7 +332,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     same = new == old
     marks = kept[1] if same and kept is not None and kept[0] == digest else None
     if marks is None:
-        marks = _marks(modules, links, metadata)
+        marks = _marks(modules, links, metadata, {rel: v[0] for rel, v in stat_of.items()})
     new[_MARKS] = (digest, marks)  # what `_marked` adds, reused while no file and no metadata changed
     if cache_path and not (same and kept == new[_MARKS]):
         _save(cache_path, new)
@@ -549,18 +549,36 @@ def _metadata_text(root_dir):
 _MARKS = "\0marks"  # the cache's entry for the marks (no file's relative path starts with NUL)
 
 
-def _marks(modules, links, metadata):
-    """{rel: marks} of the package (probes/links.py `package_reach`): none when a file's links are
-    unknowable (it might import any module)."""
+def _marks(modules, links, metadata, files=None):
+    """{rel: marks} of the package (probes/links.py `package_reach`, and `unnamed_methods` over
+    `files`, rel -> path of every file): none when a file's links are unknowable (it might import
+    any module, or name any method)."""
     if not links or any(v is None for v in links.values()):
         return {}
     lone = {m["path"]: m["lone_classes"] for m in modules if isinstance(m, dict) and m.get("lone_classes")}
-    return package_reach(links, metadata, lone)
+    marks = package_reach(links, metadata, lone)
+    private = {m["path"]: m["private_methods"] for m in modules if isinstance(m, dict) and m.get("private_methods")}
+    if private and files:
+        for rel, methods in unnamed_methods(private, _texts(files)).items():
+            marks.setdefault(rel, {})["unnamed_methods"] = methods
+    return marks
+
+
+def _texts(files):
+    """Each file's bytes (an unreadable one as none: its names are not counted, so a method it
+    alone calls may be taken for unnamed; the finding it touches is only made risky)."""
+    for path in files.values():
+        try:
+            with open(path, "rb") as fh:
+                yield fh.read()
+        except OSError:
+            continue
 
 
 def _marked(modules, marks):
     """Each record of a module the package never names (`unreferenced`), loads only under version
-    tests (`loaded_under`) or whose classes nothing names (`unnamed_classes`) carries that mark."""
+    tests (`loaded_under`), whose classes nothing names (`unnamed_classes`) or that holds private methods
+    nothing names (`unnamed_methods`) carries that mark."""
     if not marks:
         return modules
     return [dict(m, **marks[m["path"]]) if isinstance(m, dict) and m.get("path") in marks else m for m in modules]

@@ -112,6 +112,53 @@ def lone_classes(tree, text):
 
 
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_PLAIN_DECORATORS = ("staticmethod", "classmethod")
+
+
+def private_methods(tree):
+    """[[name, qualname, first line, last line]] of the private methods (`_name`, not dunder) of
+    the module's top-level classes, undecorated or plain static/class methods (a decorator may
+    register the method where it is defined): what only the package's own code calls."""
+    out = []
+    for cls in tree.body:
+        if cls.__class__.__name__ != "ClassDef":
+            continue
+        for fn in cls.body:
+            if fn.__class__.__name__ not in ("FunctionDef", "AsyncFunctionDef"):
+                continue
+            name = fn.name
+            if not name.startswith("_") or name.startswith("__") or any(
+                    getattr(d, "id", None) not in _PLAIN_DECORATORS for d in fn.decorator_list):
+                continue
+            out.append([name, "%s.%s" % (cls.name, name), fn.lineno, getattr(fn, "end_lineno", fn.lineno)])
+    return out
+
+
+_COMMENT = re.compile(rb"#[^\n]*")
+_WORD_BYTES = re.compile(rb"[A-Za-z_]\w*")
+
+
+def unnamed_methods(methods, texts):
+    """{rel: [[qualname, first, last], ...]} of the private methods (`methods`: {rel: usage's
+    `private_methods`}) whose name the package writes nowhere but at its `def`: no call, no
+    `self._m` handed on, no string naming it, comments left out (a call commented out calls
+    nothing). `texts`: an iterable of every file's bytes in the package. A name two classes
+    define is written twice, so neither is taken for unnamed."""
+    wanted = {m[0] for found in methods.values() for m in found}
+    if not wanted:
+        return {}
+    counts = dict.fromkeys(wanted, 0)
+    for data in texts:
+        for word in _WORD_BYTES.findall(_COMMENT.sub(b"", data)):
+            w = word.decode("ascii", "replace")
+            if w in counts:
+                counts[w] += 1
+    out = {}
+    for rel, found in methods.items():
+        lone = [[qual, first, last] for name, qual, first, last in found if counts.get(name) == 1]
+        if lone:
+            out[rel] = lone
+    return out
 
 
 def _module_of(rel):

@@ -19,7 +19,7 @@ from .ir import ir_facts
 from .routes import routed_name
 from .name_loads import evaluated_chains, evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
-from .links import lone_classes, parsed_links
+from .links import lone_classes, parsed_links, private_methods
 from .splits import axis_splits
 from .cli_args import namespace_params, namespaces, parser_params
 from .string_paths import caught_here, importers, string_paths
@@ -472,6 +472,9 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone
+    private = private_methods(tree)
+    if private:
+        out["private_methods"] = private
     named = _named_modules(tree, prefixes) if not imports.bindings else []
     if named:  # reaches the target only through strings (`importlib.import_module("vllm.x")`)
         out["named_modules"] = named

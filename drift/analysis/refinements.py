@@ -25,6 +25,7 @@ from drift.analysis.signature_tests import drop_dead_signature_sides
 from drift.analysis.subsumed import drop_subsumed
 from drift.analysis.swapped_imports import downgrade_swapped_imports
 from drift.analysis.tested_names import drop_gone_where_tested
+from drift.analysis.uncalled_methods import downgrade_uncalled_methods
 from drift.analysis.unloaded import downgrade_unloaded
 from drift.findings import Finding
 
@@ -46,6 +47,8 @@ REFINEMENTS: tuple[Refinement, ...] = (
     Refinement("subsumed", drop_subsumed,
                "drops a general rule's finding a specific one at the same line says more of"),
     Refinement("unloaded", downgrade_unloaded, "risky: a module that never loads on the target"),
+    Refinement("uncalled_methods", downgrade_uncalled_methods,
+               "risky: a private method the package never calls or names, nor the target calls"),
     Refinement("caught", downgrade_caught, "risky: a handler that names the error swallows it"),
     Refinement("swapped_imports", downgrade_swapped_imports, "risky: the consumer's import hook answers the import"),
     Refinement("orphaned", downgrade_orphaned, "risky: a gone method's use in an override nothing calls any more"),
