@@ -81,6 +81,18 @@ def test_a_copy_of_a_target_module_nothing_names_is_risky_with_the_reason(tmp_pa
     assert report.findings[0].consumer_site.line == line_of(USES_HELPER, "import helper")
 
 
+def test_a_copy_kept_in_a_folder_of_the_plugins_own_is_a_copy_too(tmp_path):
+    """`app/custom/worker/runner.py` ends as gizmo's `worker/runner.py` does: the copy moved under
+    the plugin's own folder. One shared part (`app/custom/runner.py`) is not enough."""
+    report = _report(tmp_path, {**PLUGIN,
+        "app/__init__.py": "",
+        "app/custom/worker/runner.py": USES_HELPER,
+        "app/custom/runner.py": USES_HELPER,
+    })
+    assert _severities(report) == {"app/custom/worker/runner.py": "risky", "app/custom/runner.py": "breaking"}
+    assert "a copy kept where gizmo has gizmo.worker.runner" in _title(report, "app/custom/worker/runner.py")
+
+
 def test_a_copy_the_package_names_by_string_or_imports_stays_breaking(tmp_path):
     named = _report(tmp_path / "named", {**PLUGIN,
         "app/__init__.py": 'RUNNER_CLS = "app.worker.runner.Runner"\n',

@@ -124,7 +124,9 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
 
 def mirrored_module(ctx: CheckContext, name: str) -> str | None:
     """The target's module at the consumer module's path below its top package, in the target or
-    the baseline (`plugin.v1.worker.x` -> `vllm.v1.worker.x`), or None."""
+    the baseline (`plugin.v1.worker.x` -> `vllm.v1.worker.x`), or else one whose last two parts
+    are the consumer module's (`plugin.customized.layers.x` -> `vllm.model_executor.layers.x`: the
+    copy kept in a folder of the plugin's own), or None."""
     rest = name.split(".", 1)[1] if "." in name else ""
     if not rest:
         return None
@@ -132,4 +134,29 @@ def mirrored_module(ctx: CheckContext, name: str) -> str | None:
     for index in (ctx.target, ctx.baseline):
         if index is not None and index.modules.get(dotted) is not None:
             return dotted
+    parts = rest.split(".")
+    if len(parts) < 2:
+        return None
+    tail = "." + ".".join(parts[-2:])
+    for index in (ctx.target, ctx.baseline):
+        if index is None:
+            continue
+        hits = sorted(m for m in _modules_ending(ctx, index, tail) if m.startswith(ctx.target_package + "."))
+        if hits:
+            return hits[0]
     return None
+
+
+def _modules_ending(ctx: CheckContext, index, tail: str) -> list[str]:
+    """The index's module names that end with `tail` (memoised per check and index: every
+    unreferenced module of a plugin asks)."""
+    memo = ctx.memo.setdefault("unloaded.module_tails", {})
+    key = id(index)
+    if key not in memo:
+        by_tail: dict[str, list[str]] = {}
+        for m in index.modules:
+            bits = m.split(".")
+            if len(bits) >= 3:
+                by_tail.setdefault("." + ".".join(bits[-2:]), []).append(m)
+        memo[key] = by_tail
+    return memo[key].get(tail, [])
