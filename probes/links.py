@@ -27,14 +27,16 @@ MAX_ALTERNATIVES = 8  # more version-gated ways in than this: not worth judging,
 # strings are links themselves)
 _DYNAMIC = re.compile(rb"iter_modules|walk_packages|[\"']\*\.py[\"']"
                       rb"|(?:import_module|__import__)\(\s*(?:[fF][\"']|[^)\n]*(?:\+|%|\.format\(|\.join\())")
-_FROM_RELATIVE = re.compile(rb"from\s+(\.+)([\w.]*)\s+import\s+\(?([\w\s,\\]+)")
+# the imported names: a parenthesized list may span lines, a bare one ends with its line (a backslash continues it)
+_IMPORTED = rb"(\([\w\s,\\]+|(?:[\w \t,]|\\\n)+)"
+_FROM_RELATIVE = re.compile(rb"from\s+(\.+)([\w.]*)\s+import\s+" + _IMPORTED)
 _MAIN = re.compile(rb"__name__\s*==\s*[\"']__main__[\"']")
 
 
 def _absolute(top):
     t = re.escape(top.encode())
     return (re.compile(rb"\b" + t + rb"(?:[.:/][A-Za-z_]\w*)*"),
-            re.compile(rb"from\s+(" + t + rb"[\w.]*)\s+import\s+\(?([\w\s,\\]+)"))
+            re.compile(rb"from\s+(" + t + rb"[\w.]*)\s+import\s+" + _IMPORTED))
 
 
 def _names(blob):
@@ -81,9 +83,14 @@ def parsed_links(own, text):
     tests around it (usage's import visitor); "from" marks the source of a `from M import a`. An
     unguarded mention makes the guarded ones of that name moot."""
     free, gated, bases, whole = set(), {}, set(), set()
+    strings, imported = {}, set()  # dotted -> lines of the strings naming it / named by an import statement
     for entry in own:
         dotted, guards = entry[0], entry[1]
         (bases if entry[2:] == ["from"] else whole).add(dotted)
+        if entry[2:3] == ["string"] and len(entry) > 3 and type(entry[3]) is int:
+            strings.setdefault(dotted, []).append(entry[3])
+        else:
+            imported.add(dotted)
         if guards:
             gated.setdefault(dotted, {})[repr(guards)] = guards
         else:
@@ -93,8 +100,12 @@ def parsed_links(own, text):
         if d not in free:
             links.extend([d, g] for g in gated[d].values())
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
-    return {"links": links, "bases": sorted(bases - whole), "dynamic": bool(_DYNAMIC.search(data)),
-            "main": bool(_MAIN.search(data))}
+    out = {"links": links, "bases": sorted(bases - whole), "dynamic": bool(_DYNAMIC.search(data)),
+           "main": bool(_MAIN.search(data))}
+    # modules only a string names here (a class path handed to a registry), and where (`named_at`); present,
+    # if empty, on every parsed file: a file read as text alone has no such key, and its mentions are not exact
+    out["strings"] = {d: sorted(set(lines))[:MAX_NAMED_AT] for d, lines in strings.items() if d not in imported}
+    return out
 
 
 def lone_classes(tree, text):
@@ -236,6 +247,9 @@ def package_reach(per_file, metadata_text=b"", lone=None):
     for m, alternatives in ways.items():
         if len(alternatives) <= MAX_ALTERNATIVES and m not in out:
             out[m] = {"loaded_under": list(alternatives.values())}
+    for m, places in _named_only_by_strings(per_file, modules, roots).items():
+        if m not in out:
+            out[m] = {"named_at": places}
     for rel, classes in (lone or {}).items():
         m = _module_of(rel)
         if plugin and m in modules and m not in whole:
@@ -243,6 +257,35 @@ def package_reach(per_file, metadata_text=b"", lone=None):
             if unnamed:
                 out.setdefault(m, {})["unnamed_classes"] = unnamed
     return {modules[m]: mark for m, mark in out.items()}
+
+
+MAX_NAMED_AT = 8  # string mentions of one module kept per file (a registry names a class path once or twice)
+
+
+def _named_only_by_strings(per_file, modules, roots):
+    """{module: [[rel, line], ...]} for the modules no file imports and every mention of which is a
+    string whose line drift knows (`"pkg.backends.tree.TreeBackend"` handed to a registry): the
+    module loads only if that string is used, so a call that fails around it keeps it unloaded
+    (drift/analysis/unloaded.py). A file read by text alone names no lines: its mentions count as
+    imports, and the module gets no mark."""
+    places, imported = {}, set()
+    for rel, rec in per_file.items():
+        strings = rec.get("strings") or {}
+        if "strings" not in rec:  # read as text: `from pkg.sub import a, b` may import any module just below pkg.sub
+            for base in rec.get("bases") or ():
+                imported.update(m for m in modules if m.startswith(base + ".") and "." not in m[len(base) + 1:])
+        for dotted, _guards in rec.get("links") or ():
+            hit = _resolve(dotted, modules)
+            if hit is None or hit == _module_of(rel):
+                continue
+            if dotted in strings:  # a module path, or a class path naming the module that holds the class
+                places.setdefault(hit, []).extend([rel, line] for line in strings[dotted])
+            else:
+                imported.update(_with_parents(hit, modules))
+        if rec.get("dynamic"):
+            return {}  # modules enumerated at run time: any may load
+    return {m: sorted(p) for m, p in places.items()
+            if m not in imported and m not in roots and len(p) <= MAX_NAMED_AT}
 
 
 # an entry-point group declared in setup.py (`"group": [...]` in its entry_points dict), setup.cfg (`[options.entry_points]`

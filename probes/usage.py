@@ -48,13 +48,14 @@ class _Imports(ast.NodeVisitor):
         self.strings = []  # the target paths strings name where they are written (probes/string_paths.py)
         self.caught = 0  # > 0 inside a try whose handlers catch a failed resolution
 
-    def _own(self, dotted, from_base=False):
+    def _own(self, dotted, from_base=False, line=None):
         if dotted == self.top or dotted.startswith(self.top + "."):
-            self.own.append([dotted, list(self.versions) or None] + (["from"] if from_base else []))
+            tail = ["from"] if from_base else ["string", line] if line is not None else []
+            self.own.append([dotted, list(self.versions) or None] + tail)
 
     def visit_Constant(self, node):
         if isinstance(node.value, str) and len(node.value) < 300 and node.value.startswith(self.top):
-            self._own(node.value.replace(":", ".").replace("/", "."))
+            self._own(node.value.replace(":", ".").replace("/", "."), line=node.lineno)
         named = self.paths.get(id(node))
         if named is not None:
             rec = dict(named, line=node.lineno, col=node.col_offset)

@@ -128,6 +128,39 @@ def test_a_package_that_imports_its_modules_by_computed_names_marks_none(tmp_pat
     assert _severities(report) == {"app/worker/runner.py": "breaking"}
 
 
+REGISTERING = """
+    from gizmo import util
+
+
+    def register():
+        util.other(
+            util.helper,  # gone: the call fails before the class path is handed on
+            "app.backends.tree.TreeBackend",
+        )
+        util.other("app.backends.flat.FlatBackend")
+    """
+
+
+def test_a_module_named_only_in_a_call_that_fails_first_is_risky(tmp_path):
+    report = _report(tmp_path, {
+        "app/__init__.py": "from app import platform\n",
+        "app/platform.py": REGISTERING,
+        "app/backends/tree.py": USES_HELPER,
+        "app/backends/flat.py": USES_HELPER,
+    })
+    assert _severities(report) == {"app/backends/tree.py": "risky", "app/backends/flat.py": "breaking"}
+    assert ("app names app.backends.tree only by a string handed to calls that fail first on gizmo 0.9.0 "
+            f"(app/platform.py:{line_of(REGISTERING, 'util.other(')}), so it never loads there") in _title(
+        report, "app/backends/tree.py")
+    # the same module imported anywhere loads: breaking again
+    imported = _report(tmp_path / "imported", {
+        "app/__init__.py": "from app import platform\nfrom app.backends import tree\n",
+        "app/platform.py": REGISTERING,
+        "app/backends/tree.py": USES_HELPER,
+    })
+    assert _severities(imported)["app/backends/tree.py"] == "breaking"
+
+
 VERSIONED_INIT = """
     import gizmo
     from packaging.version import Version

@@ -30,15 +30,17 @@ from drift.findings import Finding, Severity
 def downgrade_unloaded(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking one in a module that does not load on the target made risky."""
     marked = {m["path"]: m for m in ctx.usage if isinstance(m, dict) and m.get("path")
-              and (m.get("unreferenced") or m.get("loaded_under") or m.get("unnamed_classes"))}
+              and (m.get("unreferenced") or m.get("loaded_under") or m.get("unnamed_classes") or m.get("named_at"))}
     if not marked:
         return findings
     reasons: dict[tuple[str, str], str | None] = {}
+    breaking = [f.consumer_site for f in findings if f.severity is Severity.BREAKING]
     out = []
     for f in findings:
         mod = marked.get(f.consumer_site.path) if f.severity is Severity.BREAKING else None
         if mod is not None:
-            why = _memo(reasons, (mod["path"], ""), lambda: not_loaded_reason(ctx, mod))
+            why = _memo(reasons, (mod["path"], ""),
+                        lambda: not_loaded_reason(ctx, mod) or failed_naming_reason(ctx, mod, breaking))
             cls = _class_at(mod, f.consumer_site.line) if not why else None
             if cls is not None:
                 why = _memo(reasons, (mod["path"], cls), lambda: unbuilt_class_reason(ctx, mod, cls))
@@ -120,6 +122,46 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
             return (f"no module of {package} imports or names {name}, a copy kept where "
                     f"{ctx.target_package} has {mirror}; it runs only if a user imports it directly")
     return None
+
+
+def failed_naming_reason(ctx: CheckContext, mod: dict[str, Any], breaking: list) -> str | None:
+    """Why a module only strings name (probes/links.py `named_at`: a class path handed to a call,
+    `register_backend(backend=Enum.GONE, class_path="plugin.backends.x.Cls")`) never loads: every
+    such call has a breaking finding inside it (an argument that fails to evaluate, or the call
+    itself), so it raises before the string is handed on, and nothing else imports the module.
+    None when one naming is not inside such a call."""
+    places = mod.get("named_at") or []
+    if not places:
+        return None
+    calls: dict[str, list] = {}
+    for m in ctx.usage:
+        if isinstance(m, dict) and m.get("path"):
+            calls[m["path"]] = m.get("calls") or []
+    failing = []
+    for place in places:
+        try:
+            rel, line = place[0], int(place[1])
+        except (TypeError, ValueError, IndexError):
+            return None
+        span = _call_around(calls.get(rel) or (), line)
+        if span is None or not any(s.path == rel and span[0] <= s.line <= span[1] for s in breaking):
+            return None
+        failing.append(f"{rel}:{span[0]}")
+    name = mod.get("module") or mod["path"]
+    return (f"{name.split('.')[0]} names {name} only by a string handed to calls that fail first on "
+            f"{ctx.target_package} {ctx.target.versions.get(ctx.target_package)} ({', '.join(sorted(set(failing)))}), "
+            "so it never loads there")
+
+
+def _call_around(calls, line: int) -> tuple[int, int] | None:
+    """The innermost recorded call whose lines hold `line` (its first and last line)."""
+    best = None
+    for c in calls:
+        first, last = c.get("line"), c.get("end_line") or c.get("line")
+        if type(first) is int and type(last) is int and first <= line <= last \
+                and (best is None or last - first < best[1] - best[0]):
+            best = (first, last)
+    return best
 
 
 def mirrored_module(ctx: CheckContext, name: str) -> str | None:
