@@ -31,7 +31,7 @@ from .joins import candidates
 from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
 from .runners import inner_call
-from .shapes import list_shape, plain_value
+from .shapes import list_shape, number_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
@@ -2390,9 +2390,9 @@ class _Function:
 
     def _shapes(self, node):
         """{"kw_shapes": {keyword: shape}, "arg_shapes": {index: shape}} for arguments whose value is
-        provably a list of plain Python values (only what is known is sent)."""
+        provably a list of plain Python values, or a Python number (only what is known is sent)."""
         out = {}
-        kw = {k.arg: list_shape(k.value, self.lists) for k in node.keywords if k.arg}
+        kw = {k.arg: list_shape(k.value, self.lists) or number_shape(k.value) for k in node.keywords if k.arg}
         kw = {k: v for k, v in kw.items() if v}
         if kw:
             out["kw_shapes"] = kw
@@ -2400,7 +2400,7 @@ class _Function:
         for i, a in enumerate(node.args):
             if type(a) is ast.Starred:
                 break
-            shape = list_shape(a, self.lists)
+            shape = list_shape(a, self.lists) or number_shape(a)
             if shape:
                 pos[str(i)] = shape
         if pos:

@@ -12,6 +12,7 @@ lists, tuples, numbers, strings, a tensor's or array's `.tolist()`). Anything it
 import ast
 
 LIST_OF_BUILTIN = "list[builtin]"
+NUMBER = "number"  # a Python int or float, never a tensor or array
 
 # calls whose result is a plain Python value whatever their argument
 _BUILTIN_CALLS = frozenset({"list", "tuple", "dict", "set", "frozenset", "int", "float", "str", "bool", "bytes",
@@ -57,4 +58,24 @@ def list_shape(node, lists=frozenset()):
         return LIST_OF_BUILTIN
     if t is ast.Name and node.id in lists:
         return LIST_OF_BUILTIN
+    return None
+
+
+_NUMBER_CALLS = frozenset({"int", "float", "len", "round", "abs"})
+
+
+def number_shape(node):
+    """NUMBER when `node` certainly evaluates to a Python int or float: a numeric literal (signed),
+    `float(x)` / `int(x)` / `len(x)` / `round(x)` / `abs(<literal>)`, or arithmetic of such; None
+    otherwise (a name of unknown origin may hold a tensor)."""
+    t = type(node)
+    if t is ast.Constant:
+        return NUMBER if type(node.value) in (int, float) else None
+    if t is ast.UnaryOp and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return number_shape(node.operand)
+    if t is ast.BinOp and not isinstance(node.op, ast.MatMult):
+        return NUMBER if number_shape(node.left) and number_shape(node.right) else None
+    if t is ast.Call and isinstance(node.func, ast.Name) and node.func.id in _NUMBER_CALLS and len(node.args) == 1 \
+            and not node.keywords:
+        return NUMBER if node.func.id != "abs" or number_shape(node.args[0]) else None
     return None

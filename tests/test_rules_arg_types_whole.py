@@ -80,3 +80,56 @@ def test_a_slice_whose_class_builds_something_else_is_not_typed(tmp_path):
 def test_a_parameter_still_declared_a_list_is_silent(tmp_path):
     after = META_AFTER.replace("counts_np: Counts", "counts_np: list[int]").replace("counts_np.total()", "sum(counts_np)")
     assert_findings(findings_of(tmp_path, _case(after=after)), [])
+
+
+SCALE_BEFORE = """
+    class Scaler:
+        def apply(self, x, scale: float = 1.0):
+            return x * scale
+    """
+SCALE_AFTER = """
+    class Scale:
+        def __init__(self, value):
+            self.value = value
+
+        def to(self, device):
+            return self
+
+
+    class Scaler:
+        def apply(self, x, scale: Scale):
+            return x * scale.to("cpu").value
+    """
+SCALED = """
+    from gizmo.scale import Scaler
+
+
+    def run(x, factor, name):
+        s = Scaler()
+        a = s.apply(x, scale=0.5 * 2)  # literal
+        b = s.apply(x, float(len(name)))  # by position
+        c = s.apply(x, scale=factor)  # unknown
+        return a, b, c
+    """
+
+
+def test_a_python_number_for_a_parameter_now_declared_one_class(tmp_path):
+    """`scale: float` became `scale: Scale`: a number the consumer writes is now used as the class;
+    a value drift cannot type (`factor`) says nothing."""
+    case = Case("number-retype", {"gizmo/scale.py": SCALE_BEFORE}, {"gizmo/scale.py": SCALE_AFTER},
+                {"app/__init__.py": "", "app/mine.py": SCALED})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT064", line_of(SCALED, "# literal")), ("DRIFT064", line_of(SCALED, "# by position"))])
+    f = [f for f in findings if f.consumer_site.line == line_of(SCALED, "# literal")][0]
+    assert "gets a Python number; `scale` is now `Scale` (was `float`)" in f.title and f.severity.value == "risky"
+    use = "run(2, 1.0, 'ab')"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", use) is None
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", use) == \
+        "AttributeError: 'float' object has no attribute 'to'"
+
+
+def test_a_number_for_a_parameter_that_stays_a_number_is_silent(tmp_path):
+    after = SCALE_BEFORE.replace("scale: float = 1.0", "scale: float | int = 1")
+    case = Case("number-kept", {"gizmo/scale.py": SCALE_BEFORE}, {"gizmo/scale.py": after},
+                {"app/__init__.py": "", "app/mine.py": SCALED})
+    assert_findings(findings_of(tmp_path, case), [])

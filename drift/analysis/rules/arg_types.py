@@ -21,11 +21,12 @@ from drift.analysis.context import CheckContext, ResolvedCall, _callable, site_o
 from drift.analysis.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Param, Symbol
-from drift.probes.reach import strip_optional  # annotations read as the probe reads them
+from drift.probes.reach import strip_optional, union_members  # annotations read as the probe reads them
 from drift.probes.srctext import dotted as _dotted
 from drift.analysis.rules.base import rule
 
-LIST_OF_BUILTIN = "list[builtin]"  # the probe's shape (probes/shapes.py)
+LIST_OF_BUILTIN = "list[builtin]"  # the probe's shapes (probes/shapes.py)
+NUMBER = "number"
 
 _SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Collection"})
 _PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "complex", "list", "List", "tuple", "Tuple", "dict",
@@ -79,6 +80,19 @@ def _one_class(node: ast.expr | None, index: PackageIndex, module: str) -> str |
     if sym is not None:
         return name if sym.kind == "class" else None
     return name if "." in name else None  # an unresolved bare name may be a TypeVar or an alias
+
+
+def _number(annotation: str | None) -> bool:
+    """The annotation admits Python numbers only (`float`, `int`, `float | None`, `Optional[int]`,
+    `int | float`): a parameter that took a plain number."""
+    if not annotation:
+        return False
+    try:
+        node = ast.parse(annotation.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    members = union_members(node) or [strip_optional(node)]
+    return all(isinstance(m, (ast.Name, ast.Attribute)) and _head(m) in ("int", "float") for m in members)
 
 
 def _whole_class(annotation: str | None, index: PackageIndex, module: str) -> str | None:
@@ -148,8 +162,11 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
     (`list[np.ndarray]`): the target's code now uses each element as that class (`.tolist()`,
     `.shape`, arithmetic), which a Python list does not support. The same when the target declares
     the parameter itself as one class where the baseline declared a list of plain values
-    (`list[int]` became `np.ndarray`: `torch.from_numpy` rejects a list); a positional argument
-    is bound by its slot, whatever the parameter is now called."""
+    (`list[int]` became `np.ndarray`: `torch.from_numpy` rejects a list), and when a Python number
+    (a literal, `float(x)`, arithmetic of such) goes to a parameter the baseline declared a number
+    (`scale: float`) and the target declares one class (`scale: torch.Tensor`: the target calls
+    `.to()` or reads `.shape` on it); a positional argument is bound by its slot, whatever the
+    parameter is now called."""
     if ctx.baseline is None:
         return
     for mod, rec, rc in _sites(ctx):
@@ -168,7 +185,7 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
         for keyword, position in items:
             shape = (rec.get("kw_shapes") or {}).get(keyword) if keyword else (rec.get("arg_shapes") or {}).get(
                 str(position))
-            if shape != LIST_OF_BUILTIN:
+            if shape not in (LIST_OF_BUILTIN, NUMBER):
                 continue
             if cref is not None:
                 tparams, tat, bparams, bat = _consumer_class_params(ctx, cref, keyword)
@@ -179,13 +196,18 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
             bp = _param(bparams, keyword=keyword, position=position)
             if tp is None or bp is None or tat is None or bat is None or (keyword and tp.name != bp.name):
                 continue  # by position the name may change (`num_tokens` -> `num_tokens_np`): the slot is the same
-            if not _plain(list_element(bp.annotation)):
+            if shape == NUMBER:  # a Python number for a parameter that was a number and is now one class
+                now = whole = _whole_class(tp.annotation, ctx.target, tat.module) if _number(bp.annotation) else None
+            elif not _plain(list_element(bp.annotation)):
                 continue
-            now = _one_class(list_element(tp.annotation), ctx.target, tat.module)
-            whole = _whole_class(tp.annotation, ctx.target, tat.module) if now is None else None
-            now = now or whole
+            else:
+                now = _one_class(list_element(tp.annotation), ctx.target, tat.module)
+                whole = _whole_class(tp.annotation, ctx.target, tat.module) if now is None else None
+                now = now or whole
             if now is None:
                 continue
+            what = "a Python number" if shape == NUMBER else "a list of plain Python values"
+            onto = "a Python number" if shape == NUMBER else "a Python list"
             label = (cref or "").rsplit(".", 1)[-1] or rc.label
             site = rc.keyword_site(keyword) if rc is not None and keyword else _keyword_site(mod, rec, keyword)
             where = _declared_in(ctx.target, tat, tp)
@@ -194,17 +216,17 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
                 rule_id="DRIFT064", kind=RuleKind.ARGUMENT_RETYPED, severity=Severity.RISKY,
                 title=(f"`{label}({tp.name}=...)` gets" if keyword else
                        f"`{label}(...)`'s argument {position + 1} (`{tp.name}`) gets")
-                      + f" a list of plain Python values; `{tp.name}` is now `{tp.annotation}` (was "
+                      + f" {what}; `{tp.name}` is now `{tp.annotation}` (was "
                       + (f"`{bp.annotation}`)" if bp.name == tp.name else f"`{bp.name}: {bp.annotation}`)"),
                 consumer_site=site,
                 target_evidence=(Location(where.path, tp.line or where.line, symbol=f"{where.dotted}.{tp.name}"),),
                 baseline_evidence=(Location(was.path, bp.line or was.line, symbol=f"{was.dotted}.{bp.name}"),),
                 predicted_failure=None,
-                details=(f"passed as `{(rec.get('kw_values') or {}).get(keyword) or 'a list'}`; " if keyword else "")
+                details=(f"passed as `{(rec.get('kw_values') or {}).get(keyword) or 'a value'}`; " if keyword else "")
                         + (f"no error here: the target fails where it uses the value as `{now}` (an "
-                           "AttributeError or TypeError on a Python list)" if whole else
+                           f"AttributeError or TypeError on {onto})" if whole else
                            f"no error here: the target fails later, where it uses an element as `{now}` (an "
-                           "AttributeError or TypeError on a Python list)"),
+                           f"AttributeError or TypeError on {onto})"),
                 fix=Fix(f"pass the value as `{now}`" if whole else f"pass each element as `{now}`",
                         manual_reason="the conversion depends on the value's layout"),
                 symbol=f"{where.dotted}.{tp.name}",
