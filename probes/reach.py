@@ -474,7 +474,7 @@ def caught_ranges(tree):
     return out
 
 
-def version_predicates(tree, module, quals):
+def version_predicates(tree, module, quals, roots=None):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
     Recognised by what they do, whatever their name: one parameter (besides `self`/`cls` of a
@@ -504,14 +504,14 @@ def version_predicates(tree, module, quals):
                 elif uses(left) and not uses(right):
                     out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": _FLIP[op]}
                 break
-    out.update(version_values(tree, module))
+    out.update(version_values(tree, module, roots))
     return out
 
 
 _VERSION_ATTRS = ("__version__", "__version_tuple__")
 
 
-def version_values(tree, module):
+def version_values(tree, module, roots=None):
     """The module's own version values, for folding the tests that compare them:
     `{"pkg.const.VLLMVersion.v_0_6_3": {"value": "0.6.3"}}` for an enum member or class constant
     and a module constant bound once to a version literal (a string or a tuple of ints), and
@@ -519,7 +519,8 @@ def version_values(tree, module):
     of which (other than `None`) is computed from an installed package's `__version__` or
     `__version_tuple__` (through the module's other such names too: `t = vllm.__version_tuple__`
     then `CURRENT = ".".join(map(str, t[:3]))`). Bindings inside functions are not read: a
-    name a function rebinds is no constant."""
+    name a function rebinds is no constant. `roots`: the target's top-level names; a version
+    read off another package (`torch.__version__`) is not the running target's."""
     bound = {}  # module-level name -> the values bound to it (module statements, their if/try arms)
     classes = {}
     stack = list(tree.body)
@@ -554,12 +555,16 @@ def version_values(tree, module):
             if name in running or not live or any(v is None for v in live):
                 continue
             if all(any(isinstance(n, ast.Attribute) and n.attr in _VERSION_ATTRS
+                       and (roots is None or (_dotted(n.value) or "").split(".")[0] in roots)
                        or isinstance(n, ast.Name) and n.id in running for n in walk(v)) for v in live):
                 running.add(name)
                 grew = True
     for name, values in bound.items():
         if name in running:
             out["%s.%s" % (module, name)] = {"running": True}
+        elif any(v is not None and any(isinstance(n, ast.Attribute) and n.attr in _VERSION_ATTRS for n in walk(v))
+                 for v in values):
+            out["%s.%s" % (module, name)] = {"foreign": True}  # another package's version: never the target's
         elif len(values) == 1 and values[0] is not None and _version_literal(values[0]) \
                 and not isinstance(values[0], ast.Call):
             out["%s.%s" % (module, name)] = {"value": _version_literal(values[0])}
@@ -2761,7 +2766,8 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     functions = {mod.quals[id(fn)]: _signature(fn) for fn in mod.defs.values() if id(fn) in mod.quals}
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
-            "version_predicates": version_predicates(tree, module, mod.quals),
+            "version_predicates": version_predicates(tree, module, mod.quals,
+                                                     {p.split(".")[0] for p in prefixes}),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
             "caught": caught_ranges(tree)}

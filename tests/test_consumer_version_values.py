@@ -39,11 +39,15 @@ CONSTANT = """
 
     class Mode(str, enum.Enum):
         FAST = "fast"
+
+
+    import other
+    OTHER_VERSION = other.__version__
     """
 
 MAIN = """
     from gizmo import api
-    from app.constant import CURRENT_GIZMO_VERSION, GizmoVersion, Mode
+    from app.constant import CURRENT_GIZMO_VERSION, OTHER_VERSION, GizmoVersion, Mode
 
     def run(mode):
         if CURRENT_GIZMO_VERSION == GizmoVersion.r_0_1_0:
@@ -54,6 +58,8 @@ MAIN = """
             return api.old()  # mode
         if CURRENT_GIZMO_VERSION not in (GizmoVersion.r_0_2_0, GizmoVersion.r_0_3_0):
             return api.old()  # neither
+        if OTHER_VERSION == GizmoVersion.r_0_1_0:
+            return api.old()  # another package's version
         return api.keep()
     """
 
@@ -85,15 +91,17 @@ def test_branches_for_neither_release_are_not_checked(tmp_path):
     found = _findings(tmp_path, {"app/constant.py": CONSTANT, "app/main.py": MAIN})
     lines = sorted(f.consumer_site.line for f in found if f.severity is Severity.BREAKING)
     # the baseline's branch and the branch on a value that is no version stay; the older release's go
-    assert lines == [line_of(MAIN, "# baseline"), line_of(MAIN, "# mode")], [str(f.consumer_site) for f in found]
+    assert lines == [line_of(MAIN, "# baseline"), line_of(MAIN, "# mode"), line_of(MAIN, "# another package's")], \
+        [str(f.consumer_site) for f in found]
 
 
 def test_without_the_enum_values_nothing_is_folded(tmp_path):
     """The same tests against an enum drift cannot read (defined outside the package): no guard."""
-    main = MAIN.replace("from app.constant import CURRENT_GIZMO_VERSION, GizmoVersion, Mode",
-                        "from app.constant import CURRENT_GIZMO_VERSION, Mode\n    from elsewhere import GizmoVersion")
+    main = MAIN.replace("from app.constant import CURRENT_GIZMO_VERSION, OTHER_VERSION, GizmoVersion, Mode",
+                        "from app.constant import CURRENT_GIZMO_VERSION, OTHER_VERSION, Mode\n"
+                        "    from elsewhere import GizmoVersion")
     found = _findings(tmp_path, {"app/constant.py": CONSTANT, "app/main.py": main})
-    assert len([f for f in found if f.severity is Severity.BREAKING]) == 4
+    assert len([f for f in found if f.severity is Severity.BREAKING]) == 5
 
 
 def test_a_module_imported_only_for_another_release_is_not_breaking(tmp_path):

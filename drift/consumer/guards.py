@@ -88,6 +88,8 @@ def _side(side: Any, predicates: dict[str, dict[str, Any]]) -> tuple[str, Versio
     if side.get("named"):
         return ("running", None)
     known = predicates.get(side.get("ref") or "") or {}
+    if known.get("foreign"):
+        return None  # computed from another package's version (`TORCH_VERSION = torch.__version__`)
     if known.get("running"):
         return ("running", None)
     if known.get("value"):
