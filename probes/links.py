@@ -147,26 +147,35 @@ def private_methods(tree):
 
 _COMMENT = re.compile(rb"#[^\n]*")
 _WORD_BYTES = re.compile(rb"[A-Za-z_]\w*")
+_CALLED_WORD = re.compile(rb"\.([A-Za-z_]\w*)\s*\(")  # `self._m(` in a comment: a call disabled
 
 
 def unnamed_methods(methods, texts):
     """{rel: [[qualname, first, last], ...]} of the private methods (`methods`: {rel: usage's
-    `private_methods`}) whose name the package writes nowhere but at its `def`: no call, no
-    `self._m` handed on, no string naming it, comments left out (a call commented out calls
-    nothing). `texts`: an iterable of every file's bytes in the package. A name two classes
-    define is written twice, so neither is taken for unnamed."""
+    `private_methods`}) whose one call the package commented out: its code writes the name
+    nowhere but at its `def` (no call, no `self._m` handed on, no string naming it), and a comment
+    holds a call of it (`# out = self._m(x)`). A method nothing ever named may still be an entry
+    point for code outside the package; one whose call was disabled is dead. A name two classes
+    define is written twice, so neither is taken for unnamed. `texts`: every file's bytes."""
     wanted = {m[0] for found in methods.values() for m in found}
     if not wanted:
         return {}
     counts = dict.fromkeys(wanted, 0)
+    disabled = set()
     for data in texts:
+        for comment in _COMMENT.findall(data):
+            for m in _CALLED_WORD.finditer(comment):
+                w = m.group(1).decode("ascii", "replace")
+                if w in counts:
+                    disabled.add(w)
         for word in _WORD_BYTES.findall(_COMMENT.sub(b"", data)):
             w = word.decode("ascii", "replace")
             if w in counts:
                 counts[w] += 1
     out = {}
     for rel, found in methods.items():
-        lone = [[qual, first, last] for name, qual, first, last in found if counts.get(name) == 1]
+        lone = [[qual, first, last] for name, qual, first, last in found
+                if counts.get(name) == 1 and name in disabled]
         if lone:
             out[rel] = lone
     return out

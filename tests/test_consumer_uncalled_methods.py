@@ -1,5 +1,6 @@
-"""A finding in a private method the package never calls or names, and the target never calls, is
-risky, not breaking (probes/links.py `unnamed_methods`, drift/analysis/uncalled_methods.py)."""
+"""A finding in a private method whose one call the package commented out, and that the target never
+calls, is risky, not breaking (probes/links.py `unnamed_methods`, drift/analysis/uncalled_methods.py);
+a private method nothing ever named stays breaking (code outside the package may call it)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ CONSUMER = """
         def _dead(self):
             return api.old()  # dead
 
+        def _never_named(self):
+            return api.old()  # never named
+
 
     class MyRunner(api.Runner):
         def _prepare(self):
@@ -71,9 +75,10 @@ def test_a_private_method_nothing_calls_is_risky_and_the_others_stay_breaking(tm
     got = _severities(found)
     assert got == {line_of(CONSUMER, "# live"): Severity.BREAKING,
                    line_of(CONSUMER, "# dead"): Severity.RISKY,
+                   line_of(CONSUMER, "# never named"): Severity.BREAKING,
                    line_of(CONSUMER, "# target calls it"): Severity.BREAKING}, got
     dead = [f for f in found if f.consumer_site.line == line_of(CONSUMER, "# dead")][0]
-    assert "nothing in app calls or names `Mine._dead`" in dead.title
+    assert "`Mine._dead`'s one call in app is commented out" in dead.title
 
 
 def test_a_call_from_another_module_or_a_string_keeps_it_breaking(tmp_path):

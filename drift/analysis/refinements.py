@@ -48,7 +48,7 @@ REFINEMENTS: tuple[Refinement, ...] = (
                "drops a general rule's finding a specific one at the same line says more of"),
     Refinement("unloaded", downgrade_unloaded, "risky: a module that never loads on the target"),
     Refinement("uncalled_methods", downgrade_uncalled_methods,
-               "risky: a private method the package never calls or names, nor the target calls"),
+               "risky: a private method whose one call the package commented out, and the target never calls"),
     Refinement("caught", downgrade_caught, "risky: a handler that names the error swallows it"),
     Refinement("swapped_imports", downgrade_swapped_imports, "risky: the consumer's import hook answers the import"),
     Refinement("orphaned", downgrade_orphaned, "risky: a gone method's use in an override nothing calls any more"),

@@ -1,12 +1,13 @@
-"""A finding in a private method that nothing calls is risky, not breaking.
+"""A finding in a private method whose one call was commented out is risky, not breaking.
 
-Why: a private method (`_name`) is the package's own business; when the package writes its name
-nowhere but at its `def` (its one call deleted or commented out, probes/links.py
-`unnamed_methods`) and the target calls no method of that name on the class's objects either
-(`rules.reach.uncalled_by_target`, over the class's target bases; none when it extends no target
-class), its body never runs and what it uses of the target cannot fail. The finding stays, risky,
-with the reason: the method may come back into use, and a subclass elsewhere or a dynamic
-`getattr` drift cannot read may still call it.
+Why: a private method (`_name`) is the package's own business; when the package's code writes its
+name nowhere but at its `def` and a comment holds the call it once made (`# out = self._name(x)`,
+probes/links.py `unnamed_methods`), and the target calls no method of that name on the class's
+objects either (`rules.reach.uncalled_by_target`, over the class's target bases; none when it
+extends no target class), its body never runs and what it uses of the target cannot fail. A
+private method nothing ever named is left breaking: code outside the package may call it (the
+first-contact reviews count such a use real). The finding stays, risky, with the reason: the
+call may come back, and a dynamic `getattr` drift cannot read may still make it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from drift.findings import Finding, Severity
 
 
 def downgrade_uncalled_methods(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
-    """`findings` with each breaking one inside a private method nothing calls made risky."""
+    """`findings` with each breaking one inside a private method whose call was disabled made risky."""
     spans = {m["path"]: (m.get("module") or "", m["unnamed_methods"]) for m in ctx.usage
              if isinstance(m, dict) and m.get("path") and m.get("unnamed_methods")}
     if not spans:
@@ -31,8 +32,8 @@ def downgrade_uncalled_methods(ctx: CheckContext, findings: list[Finding]) -> li
         qual = _method_at(held[1], f.consumer_site.line) if held else None
         if qual is not None and _uncalled(ctx, held[0], qual):
             f = replace(f, severity=Severity.RISKY,
-                        title=f"{f.title}; nothing in {held[0].split('.')[0]} calls or names `{qual}` and the "
-                              f"target never calls it, so this line does not run")
+                        title=f"{f.title}; `{qual}`'s one call in {held[0].split('.')[0]} is commented out and "
+                              f"the target never calls it, so this line does not run")
         out.append(f)
     return out
 
