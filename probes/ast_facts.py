@@ -11,7 +11,7 @@ from .behaviour import function_behaviour
 from .copies import statement_shape
 from .cli_args import parser_facts
 from .forwards import kwargs_forwards
-from .choices import env_defaults, return_sources
+from .choices import env_defaults, env_exprs, return_sources
 from .deprecations import deprecations
 from .derefs import can_be_none, param_facts
 from .unread import unread_params
@@ -20,7 +20,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -77,6 +77,9 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
     envs = env_defaults(tree.body, text)
     if envs:
         out["env_defaults"] = envs
+    exprs = env_exprs(tree.body, text)
+    if exprs:
+        out["env_exprs"] = exprs
     if "__getattr__" in out["functions"]:
         out["getattr_names"] = _getattr_names(tree)
     renames = deprecations(tree)

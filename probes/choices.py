@@ -116,6 +116,42 @@ def env_defaults(stmts, text):
     return out
 
 
+def _environ_read(node, name):
+    """Whether `node` reads variable `name` as `os.environ["name"]` or tests `"name" in os.environ`."""
+    t = type(node)
+    if t is ast.Subscript and type(node.value) is ast.Attribute and node.value.attr == "environ":
+        key = node.slice
+        if type(key) is ast.Index:  # Python < 3.9
+            key = key.value
+        return type(key) is ast.Constant and key.value == name
+    if t is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.In, ast.NotIn):
+        right = node.comparators[0]
+        return type(node.left) is ast.Constant and node.left.value == name and \
+            type(right) is ast.Attribute and right.attr == "environ"
+    return False
+
+
+def env_exprs(stmts, text):
+    """{NAME: {"line", "expr"}} for each `"NAME": lambda: <expr>` entry of a module-level dict whose
+    expr reads the variable NAME itself in any form (`os.getenv`, `os.environ.get`,
+    `os.environ["NAME"]`, `"NAME" in os.environ`): what the setting evaluates, whole, so a
+    consumer's read of a setting the target dropped can evaluate it as the baseline did."""
+    out = {}
+    for st in stmts:
+        value = st.value if type(st) in (ast.Assign, ast.AnnAssign) else None
+        if type(value) is not ast.Dict:
+            continue
+        for k, v in zip(value.keys, value.values):
+            if type(k) is not ast.Constant or not isinstance(k.value, str) or type(v) is not ast.Lambda:
+                continue
+            for n in ast.walk(v.body):
+                got = _getenv(n)
+                if (got is not None and got[0] == k.value) or _environ_read(n, k.value):
+                    out[k.value] = {"line": k.lineno, "expr": text.of(v.body, _CUT * 2)}
+                    break
+    return out
+
+
 def return_sources(body, text):
     """[[line, source]] of the function's own `return <expr>` statements, in order (a property's
     possible values)."""

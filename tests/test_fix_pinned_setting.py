@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from libcst.codemod import CodemodTest
 
-from drift.findings import MANUAL, SAFE
+from drift.findings import SAFE
 from drift.fixes import plan
 from drift.fixes.kinds.settle_setting import SettleSetting
 from tests.rule_cases import Case, findings_of, line_of, only, raised_by, src
@@ -85,11 +85,12 @@ def test_a_setting_the_baseline_pinned_is_settled_safely(tmp_path):
     assert not again  # nothing left to find, so a second run has nothing to do
 
 
-def test_a_setting_nothing_pinned_stays_manual(tmp_path):
+def test_a_setting_nothing_pinned_is_not_settled(tmp_path):
+    # no raise pins it: no constant; the baseline's own expression is read instead (test_fix_env_read.py)
     before, after = _trees(pinned=False)
     findings = findings_of(tmp_path, Case("free", before, after, {"app/__init__.py": "", "app/main.py": CONSUMER}))
     f = only(findings, "DRIFT060")
-    assert f.fix.tier == MANUAL and f.fix.codemod is None
+    assert f.fix.codemod == "read_env" and f.fix.tier == SAFE
 
 
 class TestSettleSetting(CodemodTest):

@@ -268,6 +268,14 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "if not envs", dict(attr="VLLM_USE_V1", value=True),
     ),
+    "read_env": (
+        "import vllm.envs as envs",
+        """
+        def gap() -> int:
+            return envs.VLLM_PADDING_GAP * 2
+        """,
+        "envs.VLLM_PADDING_GAP", dict(attr="VLLM_PADDING_GAP", expr='int(os.getenv("VLLM_PADDING_GAP", "0"))'),
+    ),
 }
 
 

@@ -491,6 +491,8 @@ class ModuleFacts(Record):
     classes: _Key[Table[ClassFacts]] = _Key("classes", Table({}, ClassFacts), _table(ClassFacts))
     env_defaults: _Key[Table[EnvDefault]] = _Key("env_defaults", Table({}, EnvDefault), _table(EnvDefault),
                                                  doc="env settings' defaults (probes/choices.py)")
+    env_exprs: _Key[Table[EnvDefault]] = _Key("env_exprs", Table({}, EnvDefault), _table(EnvDefault),
+                                              doc="env settings' whole expressions, any read form (probes/choices.py)")
     getattr_names: _Key[Any] = _Key("getattr_names", None, doc="names a PEP 562 `__getattr__` still maps")
     deprecations: _Key[Any] = _Key("deprecations", (), doc="renames its deprecation code names (probes/deprecations.py)")
 

@@ -31,6 +31,7 @@ from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.packed_params import packed_fix
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
 from drift.analysis.rules.pinned_settings import pinned_value
+from drift.analysis.rules.env_reads import env_read
 from drift.analysis.rules.own_checks import dropped_check
 from drift.analysis.rules.own_rewrites import own_held_switch
 from drift.analysis.rules.sibling_methods import sibling_delegation
@@ -132,7 +133,10 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     a keyword the target's callable no longer accepts (the keyword's own drop, one edit for both),
     and a removed setting of a settings module the baseline had pinned (its own code raises
     unless `envs.VLLM_USE_V1` is true): `settle_setting`, safe, keeps only the code that runs
-    with that value (`if not X: raise` goes, `if X:` keeps its body, `assert X` goes); and a read
+    with that value (`if not X: raise` goes, `if X:` keeps its body, `assert X` goes); a removed
+    setting nothing pinned whose baseline expression reads only the environment and builtins:
+    `read_env`, safe, writes that expression in place of the read (`int(os.getenv("X", "0"))`),
+    so the consumer gets the value the baseline gave it; and a read
     in the test of a check the target deleted from its own identical function (`if
     lora.extra_vocab_size > ...: raise`, gone from vLLM 0.12's `_load_adapter`): `drop_check`,
     safe, deletes that `if` where the consumer's test is the same expression and only raises.
@@ -226,6 +230,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 predicted_failure=failure,
                 fix=(attribute_fix(deprecated, owner=_shown_owner(path[k - 1])) if deprecated else
                      settled if (settled := _settled_fix(ctx, bv[k - 1], name)) else
+                     from_env if (from_env := _env_fix(ctx, bv[k - 1], name)) else
                      Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
@@ -408,6 +413,19 @@ def _settled_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:
     return Fix(f"read `{name}` as `{pin.value}` and keep only the code that runs then (the baseline raises "
                f"otherwise, {pin.path}:{pin.line}; the target dropped the setting)",
                codemod="settle_setting", args={"attr": name, "value": pin.value}, tier=SAFE)
+
+
+def _env_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:
+    """`read_env` for a removed setting of a settings module whose baseline expression reads only
+    the environment (env_reads.py). Safe: the consumer gets the value the baseline gave it."""
+    if owner.kind != "module" or owner.sym is None:
+        return None
+    got = env_read(ctx.baseline, owner.sym.dotted, name)
+    if got is None:
+        return None
+    return Fix(f"read `{name}` from the environment as the baseline's `{owner.sym.dotted}` did: `{got.expr}` "
+               f"({got.path}:{got.line}; the target dropped the setting)",
+               codemod="read_env", args={"attr": name, "expr": got.expr}, tier=SAFE)
 
 
 def _deprecated_rename(ctx: CheckContext, prev: Value, bcls: Symbol | None, name: str):  # type: ignore[no-untyped-def]

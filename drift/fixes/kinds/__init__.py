@@ -37,6 +37,7 @@ from drift.fixes.kinds.rename_import import RenameImport
 from drift.fixes.kinds.rename_keyword import RenameKeyword
 from drift.fixes.kinds.rename_method import RenameMethod
 from drift.fixes.kinds.rewrite_arguments import RewriteArguments
+from drift.fixes.kinds.read_env import ReadEnv
 from drift.fixes.kinds.settle_setting import SettleSetting
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
@@ -64,6 +65,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "call_to_attribute": CallToAttribute,
     "build_from_factory": BuildFromFactory,
     "settle_setting": SettleSetting,
+    "read_env": ReadEnv,
     "drop_check": DropCheck,
     "rewrite_arguments": RewriteArguments,
 }
