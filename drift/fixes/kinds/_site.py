@@ -80,11 +80,39 @@ class SiteCodemod(VisitorBasedCodemodCommand):
         return self.nodes_at_line(cst.Call, lambda c: callee_name(c.func) == callee)
 
     def calls_here(self, callee: str) -> list[cst.Call]:
-        """`calls_at_line`, recording NOT_FOUND when there is none: the caller just stops."""
+        """`calls_at_line`, recording NOT_FOUND when there is none: the caller just stops. A call
+        through a local name the function binds more than once (`attn_cls = Mine` in one branch,
+        `= Attention` in the other) or takes as a parameter is refused: drift's evidence is about
+        one callable, and the edit would reach every other one the name may hold."""
         calls = self.calls_at_line(callee)
-        if not calls:
+        shared = [c for c in calls if self._rebound(c)]
+        calls = [c for c in calls if c not in shared]
+        if shared and not calls:
+            self.record(NOT_FOUND, f"`{callee}` at line {self.line} is a local the function binds more than once "
+                                   "or takes as a parameter: the edit would change the call of every callable it may name")
+        elif not calls:
             self.record(NOT_FOUND, f"no call to {callee}() at line {self.line}")
         return calls
+
+    def _rebound(self, call: cst.Call) -> bool:
+        """Whether `call`'s callee is a bare name its enclosing function binds twice or more, or
+        receives as a parameter (module-level names, an import fallback among them, are not asked)."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        name = call.func.value
+        fn = self.parent(call)
+        while fn is not None and not isinstance(fn, cst.FunctionDef):
+            fn = self.parent(fn)
+        if fn is None:
+            return False
+        params = fn.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params,
+                 *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+        if any(p.name.value == name for p in every):
+            return True
+        counter = _Bindings(name)
+        fn.body.visit(counter)
+        return counter.count > 1
 
     def defs_here(self, function: str) -> list[cst.FunctionDef]:
         """The `def function` spanning the site line, best first; NOT_FOUND recorded when none."""
@@ -159,3 +187,57 @@ def iter_calls(node: cst.CSTNode) -> Iterable[cst.Call]:
         if isinstance(cur, cst.Call):
             yield cur
         stack.extend(cur.children)
+
+
+class _Bindings(cst.CSTVisitor):
+    """How many times a function body binds `name` (assignments, `for`/`with` targets, imports),
+    nested functions and classes left out: they bind their own."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.count = name, 0
+
+    def _target(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name) and node.value == self.name:
+            self.count += 1
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self._target(el.value)
+        elif isinstance(node, cst.StarredElement):
+            self._target(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._target(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._target(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None and isinstance(node.name, cst.Name) and node.name.value == self.name:
+            self.count += 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if node.name.value == self.name:
+            self.count += 1
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        if node.name.value == self.name:
+            self.count += 1
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
