@@ -14,6 +14,7 @@ from libcst.codemod import CodemodTest
 
 from drift.fixes.kinds.add_keyword import AddKeyword
 from drift.fixes.kinds.drop_keyword import DropKeyword
+from drift.fixes.kinds.rename_keyword import RenameKeyword
 from tests.rule_cases import line_of, src
 
 BRANCHED = """
@@ -79,3 +80,24 @@ class TestAddKeywordSharedCallee(CodemodTest):
         before = src(BRANCHED)
         self.assertCodemod(before, before, line=line_of(before, "return"), callee="attn_cls", keyword="dtype",
                            value="None")
+
+
+class TestRenameKeywordSharedCallee(CodemodTest):
+    TRANSFORM = RenameKeyword
+
+    def test_a_local_bound_in_two_branches_keeps_its_keyword(self) -> None:
+        before = src(BRANCHED)
+        self.assertCodemod(before, before, line=line_of(before, "return"), callee="attn_cls", old="rope_theta",
+                           new="rope_parameters")
+
+    def test_a_module_level_name_is_renamed(self) -> None:
+        before = src("""
+            def build(theta):
+                return Attention(hidden=4, rope_theta=theta)
+            """)
+        after = src("""
+            def build(theta):
+                return Attention(hidden=4, rope_parameters=theta)
+            """)
+        self.assertCodemod(before, after, line=line_of(before, "return"), callee="Attention", old="rope_theta",
+                           new="rope_parameters")

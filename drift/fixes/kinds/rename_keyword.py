@@ -42,6 +42,7 @@ class RenameKeyword(SiteCodemod):
 
     def visit_Module(self, node: cst.Module) -> None:
         calls = self.calls_at_line(self.callee) + self.calls_at_line("dict")  # `dict(old=v)` fed to **kwargs
+        calls = [c for c in calls if not self._rebound(c)]  # a local that may name another callable: as calls_here
         with_old = [c for c in calls if has_keyword(c, self.old)]
         if with_old:
             if has_keyword(with_old[0], self.new):
