@@ -79,6 +79,8 @@ def _records(mod: dict):
         yield NameFacts, n
     for e in (mod.get("env_defaults") or {}).values():
         yield EnvDefault, e
+    for e in (mod.get("env_exprs") or {}).values():
+        yield EnvDefault, e
     for fn in (mod.get("functions") or {}).values():
         yield from _function(fn)
     for c in (mod.get("classes") or {}).values():

@@ -229,3 +229,26 @@ def test_coding_cookie_latin1():
     data = "# -*- coding: latin-1 -*-\nNAME = 'caf\u00e9'\n".encode("latin-1")
     m = module_facts(data, module="p.m", path="p/m.py")
     assert m["error"] is None and m["names"]["NAME"]["value"] == "'caf\u00e9'"
+
+
+def test_env_exprs_record_every_read_form_of_a_setting():
+    mod = src('''
+import os
+
+environment_variables = {
+    "GAP": lambda: (
+        int(os.environ["GAP"])
+        if "GAP" in os.environ
+        else 0
+    ),
+    "LOG": lambda: os.getenv("LOG", "info").lower(),
+    "ROOT": lambda: os.path.join(_root(), "x"),
+    "OTHER": lambda: os.getenv("SOMETHING_ELSE", "1"),
+    "PLAIN": 3,
+}
+''', module="pkg.envs")
+    exprs = mod["env_exprs"]
+    assert sorted(exprs) == ["GAP", "LOG"]  # ROOT and OTHER read no variable of their own name
+    assert exprs["GAP"]["expr"].split() == 'int(os.environ["GAP"]) if "GAP" in os.environ else 0'.split()
+    assert exprs["LOG"] == {"line": 10, "expr": 'os.getenv("LOG", "info").lower()'}
+    assert sorted(mod["env_defaults"]) == ["LOG"]  # the defaults table keeps its one read form
