@@ -19,6 +19,7 @@ from .ir import ir_facts
 from .routes import routed_name
 from .name_loads import evaluated_chains, evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
+from .star_imports import STAR, expand_star_imports
 from .links import lone_classes, parsed_links, private_methods
 from .splits import axis_splits
 from .cli_args import namespace_params, namespaces, parser_params
@@ -203,6 +204,11 @@ class _Imports(ast.NodeVisitor):
         if node.level:
             mod = _resolve_relative(self.module, self.is_package, node.level, node.module)
         self._own(mod, from_base=not any(a.name == "*" for a in node.names))  # `import *` takes every name
+        if getattr(node, STAR, None):  # a star's free names (probes/star_imports.py): bound, not recorded
+            for alias in node.names:
+                if alias.name != "*" and self._keep(mod + "." + alias.name):
+                    self.bindings[alias.name] = mod + "." + alias.name
+            return
         for alias in node.names:
             if alias.name == "*":
                 continue
@@ -435,6 +441,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         own.visit(tree)
         links = parsed_links(own.own, text)
         rewrite_imports(tree, module, is_package, reexports)
+    stars = expand_star_imports(tree, module, is_package, prefixes) if "import *" in text else []
     imports = _Imports(module, is_package, tuple(prefixes))
     imports.consts = string_constants(tree)
     imports.flags = flag_constants(tree)
@@ -446,6 +453,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
            "links": links if links is not None else parsed_links(imports.own, text)}
+    if stars:
+        out["star_imports"] = stars
     exports = module_exports(tree, prefixes)
     if exports:
         out["exports"] = exports

@@ -13,6 +13,7 @@ from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
 from drift.analysis.rules.own_imports import own_import_moves, own_successor_imports, same_literal_value
 from drift.analysis.rules.renames import import_fix, name_rename
+from drift.analysis.star_names import GoneStar, star_breaks
 
 
 @rule("DRIFT001", RuleKind.IMPORT_REMOVED)
@@ -116,6 +117,51 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                  (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
+        )
+    if ctx.baseline is not None:
+        for mod in ctx.usage:
+            yield from _star_findings(ctx, mod)
+
+
+def _star_findings(ctx: CheckContext, mod: dict) -> Iterator[Finding]:
+    """`from vllm.x import *`: a name the baseline's star bound and the target's does not, at the
+    first line the module evaluates it; a star of a module that is gone, at the star
+    (drift/analysis/star_names.py)."""
+    dead = ctx.dead_on_baseline(mod)
+    severity = Severity.RISKY if dead else Severity.BREAKING
+    for b in star_breaks(ctx.baseline, ctx.target, mod):
+        if isinstance(b, GoneStar):
+            base = ctx.baseline.lookup(b.module)
+            shown = ", ".join(f"`{n}`" for n in b.names[:5]) + (", ..." if len(b.names) > 5 else "")
+            yield Finding(
+                rule_id="DRIFT001", kind=RuleKind.IMPORT_REMOVED, severity=severity,
+                title=f"module `{b.module}` no longer exists (its star import gave {shown})",
+                consumer_site=Location(mod["path"], b.star_line),
+                baseline_evidence=(ctx.evidence(base),) if base else (),
+                predicted_failure=f"ModuleNotFoundError: No module named '{_missing_module(ctx, b.module)}'",
+                fix=Fix(f"import {shown} from where the target defines them",
+                        manual_reason="a star import's names are chosen by hand"),
+                symbol=b.module,
+            )
+            continue
+        dotted = f"{b.module}.{b.name}"
+        base = ctx.baseline.lookup(dotted)
+        moved, _ = _moved_to(ctx, dotted, base)
+        sym = ctx.target.lookup(moved) if moved else None
+        yield Finding(
+            rule_id="DRIFT002" if moved else "DRIFT001",
+            kind=RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED,
+            severity=severity,
+            title=f"`{b.name}` is no longer bound by `from {b.module} import *` (line {b.star_line})"
+                  + (f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""),
+            consumer_site=Location(mod["path"], b.use_line),
+            details=f"the baseline's `{b.module}` exported it; the first use of the name in this module is here",
+            target_evidence=(Location(sym.path, sym.line, symbol=moved),) if sym else (),
+            baseline_evidence=(ctx.evidence(base),) if base else (),
+            predicted_failure=f"NameError: name '{b.name}' is not defined",
+            fix=Fix(f"import `{b.name}` from `{moved.rsplit('.', 1)[0]}`" if moved else f"stop using `{b.name}`",
+                    manual_reason="a name a star import no longer binds is imported by hand"),
+            symbol=dotted,
         )
 
 
