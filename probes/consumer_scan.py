@@ -18,7 +18,7 @@ from . import background
 from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .links import package_reach, text_links, unnamed_methods
-from .locate import module_name, walk_tree
+from .locate import consumer_module as module_name, walk_tree
 from .reexports import export_map, linked
 from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
 
@@ -340,7 +340,7 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
     info = dist_for(root_dir, package, use_importlib=use_importlib)
     return {"name": package, "dist": info.get("dist"), "version": info.get("version"),
             "requires": info.get("requires") or [], "root": root_dir, "modules": modules,
-            "errors": errors, "content_key": _content_key(package, prefixes, ir_as_bytes, digest, entries, new,
+            "errors": errors, "files": len(entries), "content_key": _content_key(package, prefixes, ir_as_bytes, digest, entries, new,
                                                           unread)}
 
 

@@ -18,7 +18,7 @@ file), and a file that imports modules by computed names (`pkgutil.iter_modules`
 
 import re
 
-from .locate import module_name
+from .locate import consumer_module as module_name
 from .srctext import relative_module
 
 MAX_ALTERNATIVES = 8  # more version-gated ways in than this: not worth judging, left unmarked

@@ -147,6 +147,23 @@ def _describe(exc):
     return "%s: %s" % (type(exc).__name__, exc.strerror or exc)
 
 
+def consumer_module(relpath: str) -> str:
+    """`module_name` of a consumer file, each path part made an identifier (`llama3.1-8b-instruct/
+    service.py` -> `llama3_1_8b_instruct.service`): a script folder's name need not be importable,
+    and a dot in it must not split the module's name (its relative imports resolve within it)."""
+    parts = relpath[:-3].split("/")
+    if all(part.isidentifier() for part in parts):
+        return module_name(relpath)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(_identifier(p) for p in parts)
+
+
+def _identifier(part):
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in part)
+    return out if out and not out[0].isdigit() else "_" + out
+
+
 def module_name(relpath: str) -> str:
     """`vllm/v1/__init__.py` -> `vllm.v1`; `vllm/v1/request.py` -> `vllm.v1.request`."""
     name = relpath[:-3].replace("/", ".")

@@ -22,6 +22,8 @@ from typing import Callable
 
 import pathspec
 
+_SKIP_LOOK = 2000  # entries looked at to tell whether an excluded folder holds Python (to say it was skipped)
+
 # ruff's default `exclude`, as directories at any depth
 DEFAULT_EXCLUDE = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
@@ -51,6 +53,7 @@ class Discovered:
     root: Path
     units: list[tuple[Path, str]] = field(default_factory=list)
     keep: Callable[[str], bool] = lambda _rel: True
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (top-level entry holding Python, why not read)
 
     def prefix(self, read_root: Path) -> str:
         rel = os.path.relpath(read_root, self.root)
@@ -87,27 +90,52 @@ def _gitignore(root: Path):
 def discover(path: Path, selection: Selection = Selection()) -> Discovered:
     """Every top-level code entry of a checkout: packages, plain folders holding `.py` files
     (tests/, scripts/, examples/), top-level modules, and the packages under `src/`.
-    Raises ValueError when nothing under `path` is Python at all."""
+
+    A folder or file whose name is no identifier (`llama3.1-8b-instruct/`, `my-app/`,
+    `run-server.py`) is read too: a checkout of services and scripts laid out that way cannot be
+    imported by that name, but drift reads files, not imports (probes/locate.consumer_module gives
+    them module names that resolve their relative imports within the folder). A top-level entry
+    holding Python that the selection leaves out is listed in `skipped` with the reason, for the
+    report. Raises ValueError when nothing under `path` is Python at all."""
     root = path.resolve()
     keep = file_filter(root, selection)
     units: list[tuple[Path, str]] = []
     src = root / "src"
     src_packages = sorted(p.name for p in _entries(src) if (p / "__init__.py").is_file()) if src.is_dir() else []
+    skipped: list[tuple[str, str]] = []
     for entry in _entries(root):
         name = entry.name
         if entry.is_dir():
             if entry == src and src_packages:
                 units += [(src, pkg) for pkg in src_packages if keep(f"src/{pkg}/")]
                 continue
-            if keep(name + "/") and name.isidentifier() and _has_python(entry, keep, name):
+            if not keep(name + "/"):
+                if _has_python(entry, lambda _rel: True, name, budget=_SKIP_LOOK):
+                    skipped.append((name + "/", _why_excluded(root, name + "/", selection)))
+                continue
+            if _has_python(entry, keep, name):  # any folder name: a script folder is read as files
                 units.append((root, name))
-        elif name.endswith(".py") and name[:-3].isidentifier() and keep(name) \
-                and not (root / name[:-3]).is_dir():  # a folder of that name is the module
-            units.append((root, name[:-3]))
+        elif name.endswith(".py") and not (root / name[:-3]).is_dir():  # a folder of that name is the module
+            if keep(name):
+                units.append((root, name[:-3]))
+            else:
+                skipped.append((name, _why_excluded(root, name, selection)))
     if not units:
         raise ValueError(f"{path} holds no Python file drift may read"
                          + (" (include/exclude leave none)" if selection.include or selection.exclude else ""))
-    return Discovered(root=root, units=units, keep=keep)
+    return Discovered(root=root, units=units, keep=keep, skipped=skipped)
+
+
+def _why_excluded(root: Path, rel: str, selection: Selection) -> str:
+    """Which selection leaves `rel` (a top-level folder with its slash, or a file) unread."""
+    if pathspec.PathSpec.from_lines("gitwildmatch", [f"{d}/" for d in DEFAULT_EXCLUDE]).match_file(rel):
+        return "a tool, build or environment folder (ruff's default excludes)"
+    ignored = _gitignore(root)
+    if ignored is not None and ignored.match_file(rel):
+        return "listed in .gitignore"
+    if selection.exclude and pathspec.PathSpec.from_lines("gitwildmatch", selection.exclude).match_file(rel):
+        return "excluded by the user's `exclude`"
+    return "not matched by the user's `include`"
 
 
 def _entries(folder: Path) -> list[Path]:
@@ -117,11 +145,16 @@ def _entries(folder: Path) -> list[Path]:
         return []
 
 
-def _has_python(folder: Path, keep: Callable[[str], bool], rel: str) -> bool:
-    """Whether a `.py` file that `keep` admits lies under `folder` (pruned where keep refuses)."""
+def _has_python(folder: Path, keep: Callable[[str], bool], rel: str, budget: int | None = None) -> bool:
+    """Whether a `.py` file that `keep` admits lies under `folder` (pruned where keep refuses);
+    with `budget`, False once that many directory entries were looked at (a `node_modules`)."""
+    seen = 0
     for dirpath, dirnames, filenames in os.walk(folder):
         here = rel + dirpath[len(str(folder)):].replace(os.sep, "/")
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and keep(f"{here}/{d}/")]
         if any(f.endswith(".py") and keep(f"{here}/{f}") for f in filenames):
             return True
+        seen += len(dirnames) + len(filenames)
+        if budget is not None and seen > budget:
+            return False
     return False

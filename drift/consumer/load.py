@@ -25,6 +25,7 @@ class Consumer:
     usage: list[dict[str, Any]]
     usage_key: str | None = None  # a digest of what `usage` was read from (drift.consumer.usage.content_key);
     # None when it came from elsewhere (a host, another interpreter): the answer cache then hashes the usage itself
+    layout: tuple[str, ...] = ()  # what of a checkout was read and what was left out, for the report's notes
 
     @classmethod
     def from_usage(cls, label: str, package: str, use: dict[str, Any]) -> "Consumer":
@@ -80,8 +81,19 @@ def _checkout(spec: str, path: Path, packages: list[str] | None, selection: Sele
         found = discover(path, selection)
     except ValueError as exc:
         raise FetchError(str(exc)) from None
-    usage, key = discovered_and_key(found, [target_package], cache_dir=default_probe_cache())
-    return Consumer(spec, found.root, found.packages, _checkout_metadata(found), usage, key)
+    usage, key, files = discovered_and_key(found, [target_package], cache_dir=default_probe_cache())
+    return Consumer(spec, found.root, found.packages, _checkout_metadata(found), usage, key,
+                    layout_notes(found, files))
+
+
+def layout_notes(found, files: int) -> tuple[str, ...]:
+    """The report's word on what of a checkout drift read: how many files, and each top-level
+    entry holding Python that the selection left out, with why (a user whose code sits in a
+    skipped folder learns it was not checked, rather than reading a clean report as a pass)."""
+    notes = (f"read {files} Python file{'s' if files != 1 else ''} under {found.root.name}/",)
+    if found.skipped:
+        notes += ("not read: " + "; ".join(f"{rel} ({why})" for rel, why in found.skipped),)
+    return notes
 
 
 def _checkout_metadata(found) -> dict:

@@ -45,21 +45,24 @@ def collect_discovered(found, prefixes: list[str], *, cache_dir: str | None = No
 
 
 def discovered_and_key(found, prefixes: list[str], *,
-                       cache_dir: str | None = None) -> tuple[list[dict[str, Any]], str]:
-    """`collect_discovered`, and a digest of what it was read from (`content_key`)."""
+                       cache_dir: str | None = None) -> tuple[list[dict[str, Any]], str, int]:
+    """`collect_discovered`, a digest of what it was read from (`content_key`), and how many
+    `.py` files the selection admitted (read, or known unchanged)."""
     out: list[dict[str, Any]] = []
     keys = []
+    files = 0
     for read_root, name in found.units:
         prefix = found.prefix(read_root)
         keep = (lambda rel, _p=prefix: found.keep(_p + rel)) if prefix else found.keep
         got = consumer_usage(str(read_root), name, prefixes, use_importlib=False, cache_dir=cache_dir,
                              keep=keep, ir_as_bytes=True)
         keys.append(f"{prefix}\0{got['content_key']}")
+        files += got.get("files") or 0
         for module in got["modules"]:
             if prefix and module.get("path"):
                 module = dict(module, path=prefix + module["path"])
             out.append(module)
-    return mark_newer_syntax(out, found.root), content_key(found.root, keys)
+    return mark_newer_syntax(out, found.root), content_key(found.root, keys), files
 
 
 def content_key(root: Path, keys: list[str]) -> str:

@@ -274,7 +274,7 @@ def check(
         if digest:
             check_cache.save(digest, answer)
     findings, rule_failures, uses = answer  # a rule that raised: a caveat, and the run cannot pass
-    notes = tuple(notes)
+    notes = tuple(notes) + tuple(getattr(consumer, "layout", ()))  # what of a checkout was read (load.layout_notes)
     if off_branch:
         notes += (f"{off_branch} uses skipped: on branches the consumer takes only for another {target_package} "
                   f"version than {tversion}",)
