@@ -21,6 +21,7 @@ from .name_loads import evaluated_chains, evaluated_loads
 from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .star_imports import STAR, expand_star_imports
 from .links import lone_classes, parsed_links, private_methods
+from .torch_ops import op_defs, op_uses
 from .splits import axis_splits
 from .cli_args import namespace_params, namespaces, parser_params
 from .string_paths import caught_here, importers, string_paths
@@ -455,6 +456,14 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
            "links": links if links is not None else parsed_links(imports.own, text)}
     if stars:
         out["star_imports"] = stars
+    if "torch.ops." in text:
+        ops = op_uses(tree)
+        if ops:
+            out["op_calls"] = ops
+    if "custom_op" in text or ".define(" in text:
+        own_ops = op_defs(tree)
+        if own_ops:
+            out["op_defs"] = own_ops
     exports = module_exports(tree, prefixes)
     if exports:
         out["exports"] = exports
