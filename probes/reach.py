@@ -1325,6 +1325,43 @@ def indexed_results(fn):
     return out
 
 
+def unawaited_results(fn):
+    """id(call node) -> [how, line] for each call whose result the function certainly uses as a
+    plain value, never awaiting it nor handing it on: `f(...)` as a statement ("dropped": were
+    `f` a coroutine function, its body would never run), `f(...).x`, `f(...)[i]`, `for _ in
+    f(...)`, `a, b = f(...)` ("used"), or `r = f(...)` (r bound once) read that way later with
+    `r` never awaited, passed to a call, returned or yielded. DRIFT120 reads it for a callee the
+    target made `async def`: every such use now gets a coroutine object."""
+    out, calls, stores, handed = {}, {}, {}, set()
+    for node in walk(fn):
+        t = type(node)
+        if t is ast.Expr and type(node.value) is ast.Call:
+            out[id(node.value)] = ["dropped", node.lineno]
+        elif t in (ast.Attribute, ast.Subscript) and type(node.value) is ast.Call:
+            out.setdefault(id(node.value), ["used", node.lineno])
+        elif t in (ast.For, ast.comprehension) and type(node.iter) is ast.Call:
+            out.setdefault(id(node.iter), ["used", node.iter.lineno])
+        elif t is ast.Assign and type(node.value) is ast.Call:
+            target = node.targets[0] if len(node.targets) == 1 else None
+            if type(target) in (ast.Tuple, ast.List):
+                out.setdefault(id(node.value), ["used", node.lineno])
+            elif type(target) is ast.Name:
+                calls[target.id] = node.value
+        if t is ast.Name and type(node.ctx) is not ast.Load:
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif t in (ast.Await, ast.Return, ast.Yield, ast.YieldFrom, ast.Starred) and type(getattr(node, "value", None)) is ast.Name:
+            handed.add(node.value.id)
+        elif t is ast.Call:
+            handed.update(a.id for a in node.args if type(a) is ast.Name)
+            handed.update(k.value.id for k in node.keywords if type(k.value) is ast.Name)
+    for node in walk(fn):
+        t = type(node)
+        var = node.value if t in (ast.Attribute, ast.Subscript) else node.iter if t in (ast.For, ast.comprehension) else None
+        if type(var) is ast.Name and var.id in calls and stores.get(var.id) == 1 and var.id not in handed:
+            out.setdefault(id(calls[var.id]), ["used", var.lineno])
+    return out
+
+
 class _Function:
     """One function (or the module body): statements in order, names typed as they flow."""
 
@@ -1353,6 +1390,7 @@ class _Function:
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
         self.awaited = set()  # id(call node) of each `await f(...)`
         self.indexed = {}  # id(call node) -> [highest constant index read off its result, that read's line]
+        self.unawaited = {}  # id(call node) -> [how, line]: its result used as a plain value (unawaited_results)
         self._sig_names = None  # names read off `inspect.signature(C)`, computed at the first `if` that may prune
 
     def _signature_names(self):
@@ -1370,6 +1408,7 @@ class _Function:
             if isinstance(node, _FUNCS):
                 self._params(node)
                 self.indexed = indexed_results(node)
+                self.unawaited = unawaited_results(node)
             self.block(node.body, self.env)
         finally:
             del self.mod.guards[len(self.mod.guards) - len(gates):]
@@ -2256,6 +2295,8 @@ class _Function:
             self.mod.calls[-1]["awaited"] = True
         if id(node) in self.indexed:
             self.mod.calls[-1]["indexed"] = self.indexed[id(node)]
+        if id(node) in self.unawaited and id(node) not in self.awaited:
+            self.mod.calls[-1]["unawaited"] = self.unawaited[id(node)]
         if self.mod.failing:
             self.mod.calls[-1]["on_failure"] = True
         kw_guards = {k: g for k, g in kw_guards.items() if k in via_dict}

@@ -1,4 +1,5 @@
-"""DRIFT033: the consumer awaits a call whose callee the target no longer defines with `async def`.
+"""DRIFT033: the consumer awaits a call whose callee the target no longer defines with `async def`;
+DRIFT120: the reverse, a callee the target made `async def` that the consumer calls without `await`.
 
 `await engine.get_tokenizer()` worked while `get_tokenizer` was a coroutine function; when the
 target turns it into a plain method returning the tokenizer, the `await` is applied to the
@@ -82,4 +83,45 @@ def awaited_no_longer_async(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-RULES = [awaited_no_longer_async]
+@rule("DRIFT120", RuleKind.RETURN_SHAPE)
+def now_async_not_awaited(ctx: CheckContext) -> Iterator[Finding]:
+    """The consumer calls, without `await`, a function the baseline defined with a plain `def`
+    and the target defines with `async def`: the call now returns a coroutine object. Used as a
+    value (`f().x`, `f()[0]`, `for _ in f()`, `a, b = f()`, or through a local read that way)
+    it raises; called as a statement, the function's body never runs (Python warns only that
+    the coroutine was never awaited). A result awaited, returned, yielded or handed to another
+    call (`asyncio.run(f())`, `create_task(r)`) may be awaited there: silent."""
+    if ctx.baseline is None:
+        return
+    seen: set[tuple[str, int]] = set()
+    for rc in ctx.calls:
+        how = rc.rec.get("unawaited")
+        if not how or rc.rec.get("awaited") or rc.is_constructor or rc.target is None or rc.baseline is None:
+            continue
+        if rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
+            continue
+        now, before = rc.target.as_function, rc.baseline.as_function
+        if before.is_async or not now.is_async:
+            continue
+        site = rc.site
+        if (site.path, site.line) in seen:
+            continue
+        seen.add((site.path, site.line))
+        dropped = how[0] == "dropped"
+        yield Finding(
+            rule_id="DRIFT120", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
+            title=f"`{rc.label}` is now a coroutine function (`async def {now.name}`); the consumer calls it "
+                  f"without `await`" + (": its body never runs" if dropped else " and uses the coroutine as its result"),
+            consumer_site=site,
+            target_evidence=(ctx.evidence(rc.target),),
+            baseline_evidence=(ctx.evidence(rc.baseline),),
+            predicted_failure=(f"RuntimeWarning: coroutine '{now.qualname or now.name}' was never awaited" if dropped else
+                               f"AttributeError or TypeError on a 'coroutine' object (used at line {how[1]})"),
+            details="the baseline defined it with a plain `def`",
+            fix=Fix(f"`await {rc.label}(...)` (from an `async def`), or run it with `asyncio.run`",
+                    manual_reason="the calling code must become asynchronous or run an event loop"),
+            symbol=rc.dotted,
+        )
+
+
+RULES = [awaited_no_longer_async, now_async_not_awaited]
