@@ -677,7 +677,22 @@ class PathEvaluator:
             objects = solved.annotated_objects.get(ref) or solved.returned_objects.get(ref) or []
             if len(objects) == 1 and not solved.returned_functions.get(ref):
                 return self.value(("self:" + objects[0],))
+        if v.kind == "unknown" or not path:  # nothing the returns tell: the one target class the annotation names
+            promised = self._annotated_target(ref)
+            if promised is not None:
+                return promised
         return UNKNOWN if v.kind == "missing" else v  # a failing return is reported where it is computed
+
+    def _annotated_target(self, ref: str) -> Value | None:
+        """An object of the one target class a consumer function's return annotation names
+        (`def engine(request) -> LLMEngine: return request.app.state.engine`): an accessor of an
+        object stored where drift cannot follow promises what its callers hold, as an annotated
+        parameter does."""
+        paths = getattr(self.consumer.inferred, "annotated_targets", {}).get(ref) or []
+        if len(paths) != 1:
+            return None
+        cls = self.value(tuple(paths[0]))
+        return Value("instance", cls=cls.sym, evidence=(cls.sym.path, cls.sym.line)) if cls.kind == "class" else None
 
     def _annotation_value(self, text: str | None, module: str) -> Value:
         """What a value annotated `text` in `module` is (memoised: fields and parameters of the

@@ -56,6 +56,8 @@ class Solution:
     # whose instances it returns
     annotated_objects: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer
     # classes its return annotation names an object of (`-> Config`): what it promises, whatever it returns
+    annotated_targets: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # function -> the
+    # target classes its return annotation names an object of (`-> LLMEngine`)
     returned_functions: dict[str, list[str]] = field(default_factory=dict)  # function -> the consumer's
     # own functions (methods, names of its modules) it may return: a callable chosen at run time may be the consumer's
     module_swaps: list[dict[str, Any]] = field(default_factory=list)  # target modules the consumer answers
@@ -816,9 +818,14 @@ class _Solver:
             if functions:
                 sol.returned_functions[fn] = sorted(set(sol.returned_functions.get(fn, [])) | set(functions))
         for fn, ann in self.retann:
-            objects = {v[1] for v in self.eval(ann) if v[0] == "I"}
+            values = self.eval(ann)
+            objects = {v[1] for v in values if v[0] == "I"}
             if objects:
                 sol.annotated_objects[fn] = sorted(set(sol.annotated_objects.get(fn, [])) | objects)
+            classes = {v[1][:-1] for v in values if v[0] == "T" and len(v[1]) == 2 and v[1][-1] == "()"
+                       and self._is_class_path(v[1][:-1])}  # the annotation's path: an object of the class
+            if classes:  # `-> LLMEngine`: an accessor of a target object stored elsewhere
+                sol.annotated_targets[fn] = sorted(set(sol.annotated_targets.get(fn, [])) | classes)
         sol.target_stores = self._target_stores()
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
