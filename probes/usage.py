@@ -22,6 +22,8 @@ from .reexports import REEXPORTED, module_exports, rewrite_imports
 from .star_imports import STAR, expand_star_imports
 from .links import lone_classes, parsed_links, private_methods
 from .torch_ops import op_defs, op_uses
+from .built_namespaces import built_namespaces
+from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .cli_args import namespace_params, namespaces, parser_params
 from .string_paths import caught_here, importers, string_paths
@@ -460,6 +462,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         ops = op_uses(tree)
         if ops:
             out["op_calls"] = ops
+    if "Namespace(" in text:
+        built = built_namespaces(tree)
+        if built:
+            out["built_namespaces"] = built
     if "custom_op" in text or ".define(" in text:
         own_ops = op_defs(tree)
         if own_ops:
