@@ -40,10 +40,31 @@ def _chain(node):
     return out
 
 
+def _tests_around(tree):
+    """id(node) -> the lines of the `if` tests (and `a if t else b` tests) whose body or branch holds
+    it, outermost first: a use under a test that already fails on the target runs only once that
+    test is fixed (drift/analysis/masked_ops.py)."""
+    out = {}
+    stack = [(tree, ())]
+    while stack:
+        node, tests = stack.pop()
+        out[id(node)] = tests
+        t = type(node)
+        for field, value in ast.iter_fields(node):
+            kids = value if isinstance(value, list) else [value]
+            inner = tests + (node.test.lineno,) if t in (ast.If, ast.IfExp) and field in ("body", "orelse") else tests
+            for kid in kids:
+                if isinstance(kid, ast.AST):
+                    stack.append((kid, inner))
+    return out
+
+
 def op_uses(tree):
-    """[{"ns", "op", "line", "col", "called", "positional", "keywords", "star_args", "star_kwargs"}]."""
+    """[{"ns", "op", "line", "col", "called", "positional", "keywords", "star_args", "star_kwargs",
+    "within"}]."""
     out = []
     covered = set()
+    around = _tests_around(tree)
     for node in ast.walk(tree):
         if type(node) is ast.Call:
             got = _op_of(node.func)
@@ -55,12 +76,16 @@ def op_uses(tree):
                         "keywords": [k.arg for k in node.keywords if k.arg is not None],
                         "star_args": any(type(a) is ast.Starred for a in node.args),
                         "star_kwargs": any(k.arg is None for k in node.keywords)})
+            if around.get(id(node)):
+                out[-1]["within"] = list(around[id(node)][-3:])
     for node in ast.walk(tree):  # walked outer first: an overload's node covers the op's below it
         if type(node) is ast.Attribute and type(node.ctx) is ast.Load and id(node) not in covered:
             got = _op_of(node)
             if got is not None:
                 covered |= _chain(node)
                 out.append({"ns": got[0], "op": got[1], "line": node.lineno, "col": node.col_offset, "called": False})
+                if around.get(id(node)):
+                    out[-1]["within"] = list(around[id(node)][-3:])
     out.sort(key=lambda r: (r["line"], r["col"]))
     return out[:MAX_OPS]
 

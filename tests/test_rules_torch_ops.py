@@ -106,3 +106,30 @@ def test_gone_op_names_the_baseline_function(tmp_path):
     f = min(findings_of(tmp_path, CASES[5]), key=lambda f: f.consumer_site.line)
     assert f.predicted_failure == "AttributeError: '_OpNamespace' 'vllm' object has no attribute 'attn_core'"
     assert [e.symbol for e in f.baseline_evidence] == ["gizmo.ops.attn_core"]
+
+
+MASKED = """
+    import torch
+
+    from gizmo.layer import Layer
+
+
+    class Mine(Layer):
+        def forward(self, q, k, out, prefix):
+            if self.flag:
+                torch.ops.vllm.attn_core(q, k, out, prefix)
+            return out
+    """
+
+
+def test_an_op_under_a_test_that_already_fails_is_risky(tmp_path):
+    """The gone op's call runs only once the failing test above it is fixed: risky, naming the test."""
+    layer_before = "class Layer:\n    def __init__(self):\n        self.flag = False\n"
+    layer_after = "class Layer:\n    def __init__(self):\n        pass\n"
+    case = Case("masked", {"gizmo/registry.py": REGISTRY, "gizmo/ops.py": _ops(OLD), "gizmo/layer.py": layer_before},
+                {"gizmo/registry.py": REGISTRY, "gizmo/other.py": "X = 1\n", "gizmo/layer.py": layer_after},
+                {"app/main.py": MASKED}, [("DRIFT060", 8), ("DRIFT119", 9)])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    op = next(f for f in found if f.rule_id == "DRIFT119")
+    assert op.severity.value == "risky" and "under the test at line 8" in op.title

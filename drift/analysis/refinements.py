@@ -19,6 +19,7 @@ from typing import Callable
 from drift.analysis.caught import downgrade_caught
 from drift.analysis.chosen_callees import downgrade_chosen_callees
 from drift.analysis.consumer_set import downgrade_consumer_set
+from drift.analysis.masked_ops import downgrade_masked_ops
 from drift.analysis.context import CheckContext
 from drift.analysis.orphaned import downgrade_orphaned
 from drift.analysis.signature_tests import drop_dead_signature_sides
@@ -55,4 +56,5 @@ REFINEMENTS: tuple[Refinement, ...] = (
     Refinement("consumer_set", downgrade_consumer_set, "risky: a gone attribute the consumer sets itself on that object"),
     Refinement("chosen_callees", downgrade_chosen_callees,
                "risky: a callee a helper may choose among the consumer's own"),
+    Refinement("masked_ops", downgrade_masked_ops, "risky: a custom op's use under a test that already fails"),
 )
