@@ -1330,7 +1330,7 @@ def unawaited_results(fn):
     plain value, never awaiting it nor handing it on: `f(...)` as a statement ("dropped": were
     `f` a coroutine function, its body would never run), `f(...).x`, `f(...)[i]`, `for _ in
     f(...)`, `a, b = f(...)` ("used"), or `r = f(...)` (r bound once) read that way later with
-    `r` never awaited, passed to a call, returned or yielded. DRIFT120 reads it for a callee the
+    `r` never awaited, passed to a call, returned or yielded. DRIFT121 reads it for a callee the
     target made `async def`: every such use now gets a coroutine object."""
     out, calls, stores, handed = {}, {}, {}, set()
     for node in walk(fn):

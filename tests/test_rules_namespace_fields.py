@@ -1,4 +1,4 @@
-"""DRIFT121: a hand-built `argparse.Namespace(...)` handed to a target function that now reads a
+"""DRIFT122: a hand-built `argparse.Namespace(...)` handed to a target function that now reads a
 field the Namespace lacks (probes/built_namespaces.py, the facts' `param_reads`)."""
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ CONSUMER = """
 
 CASES = [
     Case("new-read", {"gizmo/serve.py": BEFORE}, {"gizmo/serve.py": AFTER}, {"app/main.py": CONSUMER},
-         [("DRIFT121", line_of(CONSUMER, "return run_server(args)")),
-          ("DRIFT121", line_of(CONSUMER, "return run_server(args=ns)"))]),
+         [("DRIFT122", line_of(CONSUMER, "return run_server(args)")),
+          ("DRIFT122", line_of(CONSUMER, "return run_server(args=ns)"))]),
     Case("unchanged", {"gizmo/serve.py": BEFORE}, {"gizmo/serve.py": BEFORE}, {"app/main.py": CONSUMER}, []),
     # the baseline read it already: the Namespace was failing (or the field guarded) before, not drift
     Case("read-on-both", {"gizmo/serve.py": AFTER}, {"gizmo/serve.py": AFTER}, {"app/main.py": CONSUMER}, []),

@@ -1,4 +1,4 @@
-"""DRIFT119: custom ops reached by name, `torch.ops.<ns>.<op>` (probes/torch_ops.py records the
+"""DRIFT120: custom ops reached by name, `torch.ops.<ns>.<op>` (probes/torch_ops.py records the
 uses, drift/analysis/custom_ops.py finds the function each release registers under the name)."""
 
 from __future__ import annotations
@@ -45,16 +45,16 @@ def _case(id_, before, after, consumer=CALLS, expected=()):
 
 CASES = [
     # the inserted parameter leaves `layer_name` unfilled in the positional call, and `fast_kernel` in both
-    _case("parameter-inserted", _ops(OLD), _ops(NEW), expected=[("DRIFT119", 5), ("DRIFT119", 6)]),
+    _case("parameter-inserted", _ops(OLD), _ops(NEW), expected=[("DRIFT120", 5), ("DRIFT120", 6)]),
     _case("positional-registration", _ops(OLD, style="positional"), _ops(NEW, style="positional"),
-          expected=[("DRIFT119", 5), ("DRIFT119", 6)]),
+          expected=[("DRIFT120", 5), ("DRIFT120", 6)]),
     _case("decorator-registration", _ops(OLD, style="decorator"), _ops(NEW, style="decorator"),
-          expected=[("DRIFT119", 5), ("DRIFT119", 6)]),
+          expected=[("DRIFT120", 5), ("DRIFT120", 6)]),
     _case("unchanged", _ops(OLD), _ops(OLD)),
     # a new parameter with a default: the old calls still fit the schema
     _case("defaulted-parameter-added", _ops(OLD), _ops(OLD + ", fast_kernel=False")),
     # the op is registered nowhere in the target: each use is gone
-    _case("op-gone", _ops(OLD), "def other():\n    pass\n", expected=[("DRIFT119", 5), ("DRIFT119", 6)]),
+    _case("op-gone", _ops(OLD), "def other():\n    pass\n", expected=[("DRIFT120", 5), ("DRIFT120", 6)]),
     # still registered, but in a way drift cannot read (the name is built): nothing is claimed
     _case("unreadable-registration", _ops(OLD),
           "from gizmo.registry import direct_register_custom_op\n\nNAME = 'attn_core'\n\n\n"
@@ -85,7 +85,7 @@ def findings_of(tmp_path, case):
 def test_without_the_releases_text_nothing_is_claimed(tmp_path):
     from tests.rule_cases import findings_of as without_sources
 
-    assert not [f for f in without_sources(tmp_path, CASES[0]) if f.rule_id == "DRIFT119"]
+    assert not [f for f in without_sources(tmp_path, CASES[0]) if f.rule_id == "DRIFT120"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -94,7 +94,7 @@ def test_custom_ops(tmp_path, case):
 
 
 def test_schema_finding_says_what_is_missing(tmp_path):
-    found = [f for f in findings_of(tmp_path, CASES[0]) if f.rule_id == "DRIFT119"]
+    found = [f for f in findings_of(tmp_path, CASES[0]) if f.rule_id == "DRIFT120"]
     first = min(found, key=lambda f: f.consumer_site.line)
     assert first.title == ("`torch.ops.vllm.attn_core(...)` no longer fits the op's schema: "
                            "missing required argument 'layer_name'")
@@ -128,8 +128,8 @@ def test_an_op_under_a_test_that_already_fails_is_risky(tmp_path):
     layer_after = "class Layer:\n    def __init__(self):\n        pass\n"
     case = Case("masked", {"gizmo/registry.py": REGISTRY, "gizmo/ops.py": _ops(OLD), "gizmo/layer.py": layer_before},
                 {"gizmo/registry.py": REGISTRY, "gizmo/other.py": "X = 1\n", "gizmo/layer.py": layer_after},
-                {"app/main.py": MASKED}, [("DRIFT060", 8), ("DRIFT119", 9)])
+                {"app/main.py": MASKED}, [("DRIFT060", 8), ("DRIFT120", 9)])
     found = findings_of(tmp_path, case)
     assert_findings(found, case.expected)
-    op = next(f for f in found if f.rule_id == "DRIFT119")
+    op = next(f for f in found if f.rule_id == "DRIFT120")
     assert op.severity.value == "risky" and "under the test at line 8" in op.title

@@ -1,4 +1,4 @@
-"""A custom op's use under a test that already fails on the target is risky (DRIFT119).
+"""A custom op's use under a test that already fails on the target is risky (DRIFT120).
 
 Why: `if self.calculate_kv_scales: torch.ops.vllm.maybe_calc_kv_scales(...)` where the target no
 longer sets `calculate_kv_scales` raises at the test; the op call below it runs only once the test
@@ -15,11 +15,11 @@ from dataclasses import replace
 from drift.analysis.context import CheckContext
 from drift.findings import Finding, Severity
 
-OP_RULES = ("DRIFT119",)
+OP_RULES = ("DRIFT120",)
 
 
 def downgrade_masked_ops(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
-    """`findings` with each breaking DRIFT119 finding under a failing test made risky."""
+    """`findings` with each breaking DRIFT120 finding under a failing test made risky."""
     failing = {(f.consumer_site.path, f.consumer_site.line) for f in findings
                if f.severity is Severity.BREAKING and f.rule_id not in OP_RULES}
     if not failing:

@@ -1,5 +1,5 @@
 """DRIFT033: the consumer awaits a call whose callee the target no longer defines with `async def`;
-DRIFT120: the reverse, a callee the target made `async def` that the consumer calls without `await`.
+DRIFT121: the reverse, a callee the target made `async def` that the consumer calls without `await`.
 
 `await engine.get_tokenizer()` worked while `get_tokenizer` was a coroutine function; when the
 target turns it into a plain method returning the tokenizer, the `await` is applied to the
@@ -83,7 +83,7 @@ def awaited_no_longer_async(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-@rule("DRIFT120", RuleKind.RETURN_SHAPE)
+@rule("DRIFT121", RuleKind.RETURN_SHAPE)
 def now_async_not_awaited(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer calls, without `await`, a function the baseline defined with a plain `def`
     and the target defines with `async def`: the call now returns a coroutine object. Used as a
@@ -109,7 +109,7 @@ def now_async_not_awaited(ctx: CheckContext) -> Iterator[Finding]:
         seen.add((site.path, site.line))
         dropped = how[0] == "dropped"
         yield Finding(
-            rule_id="DRIFT120", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
+            rule_id="DRIFT121", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
             title=f"`{rc.label}` is now a coroutine function (`async def {now.name}`); the consumer calls it "
                   f"without `await`" + (": its body never runs" if dropped else " and uses the coroutine as its result"),
             consumer_site=site,

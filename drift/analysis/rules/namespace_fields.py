@@ -1,4 +1,4 @@
-"""DRIFT121: a Namespace the consumer builds by hand, handed to a target function that now reads a
+"""DRIFT122: a Namespace the consumer builds by hand, handed to a target function that now reads a
 field the Namespace never set.
 
 A service that starts vLLM's server or engine without its argument parser writes
@@ -42,7 +42,7 @@ def _reads(params_at: Any, param: Any) -> dict[str, int] | None:
     return dict(params_at.as_function.behaviour.param_reads.get(param.name) or {})
 
 
-@rule("DRIFT121", RuleKind.FIELD_UNSET)
+@rule("DRIFT122", RuleKind.FIELD_UNSET)
 def namespace_lacks_field(ctx: CheckContext) -> Iterator[Finding]:
     """A hand-built `Namespace(...)` handed to a target function whose target body reads, on that
     parameter, a field the Namespace does not set and the baseline's body did not read:
@@ -72,7 +72,7 @@ def namespace_lacks_field(ctx: CheckContext) -> Iterator[Finding]:
             names = sorted(missing, key=lambda a: (missing[a], a))
             listed = ", ".join(f"`{n}`" for n in names)
             yield Finding(
-                rule_id="DRIFT121", kind=RuleKind.FIELD_UNSET, severity=Severity.BREAKING,
+                rule_id="DRIFT122", kind=RuleKind.FIELD_UNSET, severity=Severity.BREAKING,
                 title=f"the Namespace `{local}` handed to `{rc.label}` as `{tparam.name}` lacks {listed}, which "
                       f"the target now reads on it",
                 consumer_site=rc.site,

@@ -1,4 +1,4 @@
-"""DRIFT119: a custom op the consumer reaches by name, `torch.ops.<ns>.<op>`, that the target no
+"""DRIFT120: a custom op the consumer reaches by name, `torch.ops.<ns>.<op>`, that the target no
 longer registers, or whose schema no longer takes the consumer's call.
 
 vLLM registers functions as torch custom ops (`direct_register_custom_op`, `@custom_op`) and
@@ -27,7 +27,7 @@ def _kind(error: str) -> RuleKind:
     return RuleKind.REQUIRED_ADDED
 
 
-@rule("DRIFT119", RuleKind.ATTRIBUTE_MISSING)
+@rule("DRIFT120", RuleKind.ATTRIBUTE_MISSING)
 def custom_op_changed(ctx: CheckContext) -> Iterator[Finding]:
     """`torch.ops.<ns>.<op>` whose op the baseline registered from a Python function and the
     target registers nowhere (breaking: the op namespace raises AttributeError), or whose
@@ -52,7 +52,7 @@ def custom_op_changed(ctx: CheckContext) -> Iterator[Finding]:
             severity = Severity.RISKY if dead else Severity.BREAKING
             if now == GONE:
                 yield Finding(
-                    rule_id="DRIFT119", kind=RuleKind.ATTRIBUTE_MISSING, severity=severity,
+                    rule_id="DRIFT120", kind=RuleKind.ATTRIBUTE_MISSING, severity=severity,
                     title=f"`torch.ops.{ns}.{op}`: the target no longer registers the custom op `{ns}::{op}`",
                     consumer_site=site,
                     baseline_evidence=(ctx.evidence(before.function),),
@@ -70,7 +70,7 @@ def custom_op_changed(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # binds on the target, or never bound on the baseline either: not drift
             params = ", ".join(p.name for p in now.function.as_function.params)
             yield Finding(
-                rule_id="DRIFT119", kind=_kind(error), severity=severity,
+                rule_id="DRIFT120", kind=_kind(error), severity=severity,
                 title=f"`torch.ops.{ns}.{op}(...)` no longer fits the op's schema: {error}",
                 consumer_site=site,
                 target_evidence=(ctx.evidence(now.function),),
