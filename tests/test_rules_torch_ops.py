@@ -133,3 +133,15 @@ def test_an_op_under_a_test_that_already_fails_is_risky(tmp_path):
     assert_findings(found, case.expected)
     op = next(f for f in found if f.rule_id == "DRIFT120")
     assert op.severity.value == "risky" and "under the test at line 8" in op.title
+
+
+def test_an_op_below_a_failing_import_is_risky(tmp_path):
+    consumer = "import torch\n\nfrom gizmo.gone import Thing\n\n\ndef f(q, k, out, prefix):\n" \
+               "    return torch.ops.vllm.attn_core(q, k, out, prefix)\n"
+    case = Case("below-import", {"gizmo/registry.py": REGISTRY, "gizmo/ops.py": _ops(OLD), "gizmo/gone.py": "Thing = 1\n"},
+                {"gizmo/registry.py": REGISTRY, "gizmo/ops.py": _ops(NEW)}, {"app/main.py": consumer},
+                [("DRIFT001", 3), ("DRIFT120", 7)])
+    found = findings_of(tmp_path, case)
+    assert_findings(found, case.expected)
+    op = next(f for f in found if f.rule_id == "DRIFT120")
+    assert op.severity.value == "risky" and "the import at line 3 fails first" in op.title

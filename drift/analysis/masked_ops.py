@@ -5,7 +5,9 @@ longer sets `calculate_kv_scales` raises at the test; the op call below it runs 
 is fixed, and the maintainers' fix of the test (a default of False) may never take that branch
 again. As DRIFT060 reports a read under such a test, the finding is kept, risky, naming the
 test. The probe records the `if` tests around each op use (`within`, probes/torch_ops.py); a test
-line holding a breaking finding of another rule is one that already fails.
+line holding a breaking finding of another rule is one that already fails. Likewise a use below a
+failing import of its file (DRIFT001/002, breaking): the file stops there first, as DRIFT005 treats
+a removed name's uses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from drift.analysis.context import CheckContext
 from drift.findings import Finding, Severity
 
 OP_RULES = ("DRIFT120",)
+IMPORT_RULES = ("DRIFT001", "DRIFT002")  # an import that fails above the use: the module stops there first
 
 
 def downgrade_masked_ops(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
@@ -24,6 +27,11 @@ def downgrade_masked_ops(ctx: CheckContext, findings: list[Finding]) -> list[Fin
                if f.severity is Severity.BREAKING and f.rule_id not in OP_RULES}
     if not failing:
         return findings
+    imports: dict[str, int] = {}  # path -> the first line of a breaking import finding
+    for f in findings:
+        if f.severity is Severity.BREAKING and f.rule_id in IMPORT_RULES:
+            path = f.consumer_site.path
+            imports[path] = min(imports.get(path, f.consumer_site.line), f.consumer_site.line)
     within: dict[tuple[str, int], list[int]] = {}
     for mod in ctx.usage:
         for use in mod.get("op_calls") or ():
@@ -38,5 +46,9 @@ def downgrade_masked_ops(ctx: CheckContext, findings: list[Finding]) -> list[Fin
                 f = replace(f, severity=Severity.RISKY,
                             title=f"{f.title}; it sits under the test at line {test}, which already fails on the "
                                   f"target: this call runs only once that test is fixed")
+        if f.severity is Severity.BREAKING and f.rule_id in OP_RULES and imports.get(site[0], site[1]) < site[1]:
+            f = replace(f, severity=Severity.RISKY,
+                        title=f"{f.title}; the import at line {imports[site[0]]} fails first on the target: this call "
+                              f"runs only once that import is fixed")
         out.append(f)
     return out
