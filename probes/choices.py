@@ -92,27 +92,33 @@ def _getenv(node):
     return key.value, (node.args[1] if len(node.args) == 2 else None)
 
 
+def _setting_lambdas(stmts):
+    """(key, lambda) for each `"NAME": lambda: <expr>` entry of a module-level dict: the shape of
+    vLLM's settings table (`environment_variables` in envs.py), read by env_defaults and env_exprs."""
+    for st in stmts:
+        value = st.value if type(st) in (ast.Assign, ast.AnnAssign) else None
+        if type(value) is not ast.Dict:
+            continue
+        for k, v in zip(value.keys, value.values):
+            if type(k) is ast.Constant and isinstance(k.value, str) and type(v) is ast.Lambda:
+                yield k, v
+
+
 def env_defaults(stmts, text):
     """{NAME: {"line", "expr", "default"}} for each `"NAME": lambda: <expr>` entry of a
     module-level dict whose expr reads the variable NAME itself: what the setting evaluates to
     when the variable is unset is expr with that read replaced by its default ("None" when the
     read has none)."""
     out = {}
-    for st in stmts:
-        value = st.value if type(st) in (ast.Assign, ast.AnnAssign) else None
-        if type(value) is not ast.Dict:
-            continue
-        for k, v in zip(value.keys, value.values):
-            if type(k) is not ast.Constant or not isinstance(k.value, str) or type(v) is not ast.Lambda:
-                continue
-            for n in ast.walk(v.body):
-                got = _getenv(n)
-                if got is not None and got[0] == k.value:
-                    default = got[1]
-                    out[k.value] = {"line": k.lineno, "expr": text.of(v.body, _CUT * 2),
-                                    "read": text.of(n, _CUT),
-                                    "default": "None" if default is None else text.of(default, _CUT)}
-                    break
+    for k, v in _setting_lambdas(stmts):
+        for n in ast.walk(v.body):
+            got = _getenv(n)
+            if got is not None and got[0] == k.value:
+                default = got[1]
+                out[k.value] = {"line": k.lineno, "expr": text.of(v.body, _CUT * 2),
+                                "read": text.of(n, _CUT),
+                                "default": "None" if default is None else text.of(default, _CUT)}
+                break
     return out
 
 
@@ -137,18 +143,12 @@ def env_exprs(stmts, text):
     `os.environ["NAME"]`, `"NAME" in os.environ`): what the setting evaluates, whole, so a
     consumer's read of a setting the target dropped can evaluate it as the baseline did."""
     out = {}
-    for st in stmts:
-        value = st.value if type(st) in (ast.Assign, ast.AnnAssign) else None
-        if type(value) is not ast.Dict:
-            continue
-        for k, v in zip(value.keys, value.values):
-            if type(k) is not ast.Constant or not isinstance(k.value, str) or type(v) is not ast.Lambda:
-                continue
-            for n in ast.walk(v.body):
-                got = _getenv(n)
-                if (got is not None and got[0] == k.value) or _environ_read(n, k.value):
-                    out[k.value] = {"line": k.lineno, "expr": text.of(v.body, _CUT * 2)}
-                    break
+    for k, v in _setting_lambdas(stmts):
+        for n in ast.walk(v.body):
+            got = _getenv(n)
+            if (got is not None and got[0] == k.value) or _environ_read(n, k.value):
+                out[k.value] = {"line": k.lineno, "expr": text.of(v.body, _CUT * 2)}
+                break
     return out
 
 
