@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from drift.consumer.discover import Selection, discover
-from probes.locate import consumer_module
+from drift.probes.locate import consumer_module
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:

@@ -15,12 +15,14 @@ from drift.remote.connectors.local import LocalConnector
 
 PY = sys.executable
 META = {"target_version": "0.12.0", "baseline_version": "0.11.0", "consumer": "pkg"}
-FILES = {"pkg/__init__.py": b"", "pkg/a.py": b"def f(make):\n    return make(1, spec=2)\n"}
+FILES = {"pkg/__init__.py": b"", "pkg/a.py": b"from lib import make\n\n\ndef f():\n    return make(1, spec=2)\n"}
+# `make` is imported, not a parameter: call edits refuse a callee the function takes as a parameter
+# (test_fix_shared_callee.py), since the caller decides what it calls.
 
 
 def gated_plan():
     finding = Finding(rule_id="T003", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.BREAKING, title="t",
-                      consumer_site=Location("pkg/a.py", 2),
+                      consumer_site=Location("pkg/a.py", 5),
                       fix=Fix("drop `spec=2`", codemod="drop_keyword", args={"callee": "make", "keyword": "spec"},
                               tier="safe"))
     gate = choose_gate(FILES, top="pkg", since="0.12.0", before="0.11.0")
