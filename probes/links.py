@@ -161,6 +161,7 @@ def unnamed_methods(methods, texts):
     if not wanted:
         return {}
     counts = dict.fromkeys(wanted, 0)
+    counts_b = dict.fromkeys((w.encode("utf-8") for w in wanted if w.isascii()), 0)
     disabled = set()
     for data in texts:
         for comment in _COMMENT.findall(data):
@@ -169,9 +170,10 @@ def unnamed_methods(methods, texts):
                 if w in counts:
                     disabled.add(w)
         for word in _WORD_BYTES.findall(_COMMENT.sub(b"", data)):
-            w = word.decode("ascii", "replace")
-            if w in counts:
-                counts[w] += 1
+            if word in counts_b:  # bytes compared as read: no word is decoded
+                counts_b[word] += 1
+    for word, n in counts_b.items():
+        counts[word.decode("ascii", "replace")] = n
     out = {}
     for rel, found in methods.items():
         lone = [[qual, first, last] for name, qual, first, last in found
