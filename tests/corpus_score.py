@@ -150,6 +150,11 @@ def score_by_statement(name: str) -> Score:
 def main(argv: list[str]) -> int:
     by_statement = "--by-statement" in argv
     argv = [a for a in argv if a != "--by-statement"]
+    unknown = [a for a in argv if not (CORPUS / f"{a}.toml").is_file()]
+    if unknown:
+        print(f"corpus_score: no such corpus file: {', '.join(unknown)} (names as `verl_b`, `git_only/areal`)",
+              file=sys.stderr)
+        return 2
     for name in argv or names():
         s = score_by_statement(name) if by_statement else score(name)
         if s.error:

@@ -47,3 +47,11 @@ def test_a_report_whose_rule_failed_scores_as_an_error():
     failed = _scored("x", gt, _outcome(("rule DRIFT999 failed: KeyError: 'k'",)), [], gt["breaks"], set())
     assert failed.error == "rule DRIFT999 failed: KeyError: 'k'"
     assert _scored("x", gt, _outcome(()), [], gt["breaks"], set()).error is None
+
+
+def test_unknown_corpus_name_is_a_clear_error(capsys):
+    """A mistyped name must say so and exit 2, not raise FileNotFoundError from deep in the loader."""
+    from tests.corpus_score import main
+
+    assert main(["no_such_consumer_xyz"]) == 2
+    assert "no such corpus file: no_such_consumer_xyz" in capsys.readouterr().err
