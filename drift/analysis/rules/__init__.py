@@ -11,6 +11,7 @@ from drift.analysis.rules.defaults import default_changed
 from drift.analysis.rules.deprecated_omission import RULES as DEPRECATED_OMISSION_RULES
 from drift.analysis.rules.family import method_vanished
 from drift.analysis.rules.gone_uses import RULES as GONE_USE_RULES
+from drift.analysis.rules.gone_receivers import RULES as GONE_RECEIVER_RULES
 from drift.analysis.rules.filled import RULES as FILLED_RULES
 from drift.analysis.rules.forwarded import RULES as FORWARDED_RULES
 from drift.analysis.rules.guarded import RULES as GUARDED_RULES
@@ -56,6 +57,7 @@ GENERIC_RULES = [
     *STRING_PATH_RULES,
     *CLI_OPTION_RULES,
     *GONE_USE_RULES,
+    *GONE_RECEIVER_RULES,
     *GUARDED_RULES,
     keyword_removed,
     required_added,
