@@ -686,6 +686,16 @@ class _Module:
             return None
         return text if any(text.startswith(p + ".") for p in self.prefixes) else None  # "vllm" alone is a label
 
+    def own_module_named(self, node):
+        """`"pkg.models.mine"` (a literal, or a module constant holding it) -> its dotted name, when
+        it names a module of this consumer's own package: `getattr(import_module(...), "Mine")`
+        then names the consumer's class the way an import would."""
+        text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else \
+            self.consts.get(node.id) if isinstance(node, ast.Name) else None
+        if not text or not all(part.isidentifier() for part in text.split(".")):
+            return None
+        return text if text.startswith(self.own + ".") else None
+
     def declared_module(self, cls_qual, seen=None):
         """The one target module a consumer class names in its string class attributes
         (`target_module = "vllm.x"`), own or from a base in this module: a patch class whose
@@ -1177,7 +1187,7 @@ class _Chain:
                 base = self.of(node.args[0], depth + 1)  # with a default: a soft step, `.?x` (SCHEMA.md)
                 return base + ((".?" if len(node.args) == 3 else ".") + node.args[1].value,) if base else None
             if len(node.args) == 1 and not node.keywords and self._imports_module(node.func):
-                named = self.mod.target_module_named(node.args[0])
+                named = self.mod.target_module_named(node.args[0]) or self.mod.own_module_named(node.args[0])
                 return ("sym:" + named,) if named else None
             if fname == "cast" and len(node.args) == 2:
                 return self.mod.type_of_annotation(node.args[0], self.env)

@@ -93,4 +93,7 @@ def class_refs(node, chain, own, foreign=()):
         if p and len(p) == 1 and p[0].startswith("sym:") and "." in p[0] \
                 and p[0][4:].split(".")[0] not in foreign:
             return p[0][4:]
+        if p and len(p) > 1 and p[0].startswith("sym:") and p[0][4:].split(".")[0] == own \
+                and all(s[:1] == "." and s[1:].isidentifier() for s in p[1:]):
+            return p[0][4:] + "".join(p[1:])  # `getattr(import_module("pkg.mod"), "Mine")`: pkg.mod.Mine
     return None

@@ -92,3 +92,57 @@ def test_a_registered_class_is_held_to_the_targets_calls_on_held_objects(tmp_pat
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
     flexible = run.replace("'mine'", "'flexible'")
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", flexible) is None
+
+
+MODELS = """
+    from gizmo.registry import Composite
+
+
+    class Mine:
+        def score(self, h, meta):
+            return h
+
+        def wrapped(self):
+            return Composite(self)
+    """
+BY_NAME = """
+    from importlib import import_module
+
+    from gizmo.registry import register
+
+
+    def plug(new):
+        if new:
+            module = import_module("app.models")
+        else:
+            raise RuntimeError("unsupported")
+        cls = getattr(module, "Mine")
+        register("mine", cls)
+    """
+
+
+def test_a_class_reached_by_name_through_import_module_is_handed_too(tmp_path):
+    """`getattr(import_module("app.models"), "Mine")` names the consumer's class as an import
+    would: registering it hands it to the target, and its method is held to the target's calls."""
+    case = Case("by-name", BEFORE, AFTER, {"app/__init__.py": "", "app/models.py": MODELS, "app/plug.py": BY_NAME},
+                [("DRIFT119", line_of(MODELS, "def score(self, h, meta):"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings([f for f in findings if f.rule_id == "DRIFT119"], case.expected)
+    assert only(findings, "DRIFT119").consumer_site.path.endswith("app/models.py")
+    run = "(m.plug(True), __import__('gizmo.registry', fromlist=['x']).Runner('mine').step(1))"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.plug", run.replace("m.", "")) == \
+        only(findings, "DRIFT119").predicted_failure
+
+
+def test_probe_resolves_only_the_consumers_own_modules_by_name(tmp_path):
+    """A literal naming a module outside the consumer's package (another library) hands nothing."""
+    from drift.consumer.usage import collect_usage
+    from tests.rule_cases import write_tree
+
+    other = BY_NAME.replace('"app.models"', '"elsewhere.models"')
+    write_tree(tmp_path, {"app/models.py": MODELS, "app/plug.py": BY_NAME, "app/other.py": other,
+                          "gizmo/registry.py": AFTER["gizmo/registry.py"]})
+    usage = {m["module"]: m for m in collect_usage(tmp_path, ["app"], ["gizmo"])}
+    handed = lambda mod: [c.get("class_args") for c in usage[mod]["calls"] if c.get("class_args")]
+    assert handed("app.plug") == [["app.models.Mine"]]
+    assert handed("app.other") == []
