@@ -11,6 +11,7 @@ from typing import Any, Iterator
 
 from drift.analysis.moves import moved_to
 from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
+from drift.analysis.torch_module import forward_of
 from drift.findings import Location
 from drift.model.index import Param, PackageIndex, Symbol
 
@@ -231,10 +232,11 @@ class CheckContext:
         t = self.target_paths.value(path)
         if t.kind == "consumer" and t.ckind == "class" and path[-1:] != ("()",):
             return self._inherited_constructor(mod, rec, t.cref or "")
+        t = _module_call(self.target, t)
         tsym, tparams, tat, ctor = _callable(self.target, t)
         if tsym is None and t.kind != "missing":
             return None  # the target side is not known well enough to judge this call (the baseline is not asked)
-        b = self.baseline_paths.value(path) if self.baseline_paths else None
+        b = _module_call(self.baseline, self.baseline_paths.value(path)) if self.baseline_paths else None
         bsym, bparams, bat, bctor = _callable(self.baseline, b) if b is not None else (None, None, None, False)
         if tsym is None and bsym is None:
             return None
@@ -401,6 +403,16 @@ class CheckContext:
 
     def kw_value(self, rc: ResolvedCall, name: str) -> str | None:
         return (rc.rec.get("kw_values") or {}).get(name)
+
+
+def _module_call(index: PackageIndex | None, v: Value | None) -> Value | None:
+    """A call of an instance of a layer built on `torch.nn.Module` (`self.kernel(x, inplace=...)`,
+    `layer(h)`) is a call of its `forward`, which `nn.Module.__call__` hands the arguments to:
+    the bound `forward` stands for the instance, so the signature rules judge the call."""
+    if index is None or v is None or v.kind != "instance" or v.cls is None:
+        return v
+    forward = forward_of(index, v.cls)
+    return Value("method", sym=forward, cls=v.cls) if forward is not None else v
 
 
 def _callable(index: PackageIndex | None, v: Value | None):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from drift.model.index import Needle, PackageIndex
+from drift.model.index import Needle, PackageIndex, Symbol
 
 MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
@@ -39,6 +39,22 @@ _MODULE_PRIVATE = re.compile(r"^_(parameters|buffers|modules|non_persistent_buff
 
 def is_module_base(dotted: str) -> bool:
     return dotted in MODULE_BASES
+
+
+def module_based(index: PackageIndex, cls: Symbol) -> bool:
+    """Whether a class of `cls`'s MRO names `torch.nn.Module` as a base (drift never reads torch)."""
+    return any(is_module_base(index.dotted_in(o.module, b.split("[", 1)[0].strip()))
+               for o in index.mro(cls) for b in o.as_class.bases)
+
+
+def forward_of(index: PackageIndex, cls: Symbol) -> Symbol | None:
+    """The `forward` a call of an instance of `cls` runs: `nn.Module.__call__` hands `layer(x)`
+    on to it. None when `cls` is not built on nn.Module or a class of its MRO that drift reads
+    writes its own `__call__` (then that is what runs)."""
+    if not module_based(index, cls) or index.class_member(cls, "__call__") is not None:
+        return None
+    found = index.class_member(cls, "forward")
+    return found if found is not None and found.kind == "method" else None
 
 
 def module_defines(name: str) -> bool:

@@ -20,7 +20,7 @@ import re
 from typing import Iterator
 
 from drift.analysis.context import CheckContext
-from drift.analysis.torch_module import is_module_base
+from drift.analysis.torch_module import module_based as _module_based
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Needle, PackageIndex, Symbol
@@ -320,12 +320,6 @@ class _Site:
             symbol=symbol,
             details=details,
         )
-
-
-def _module_based(index: PackageIndex, cls: Symbol) -> bool:
-    """Whether a class of `cls`'s MRO names `torch.nn.Module` as a base (drift never reads torch)."""
-    return any(is_module_base(index.dotted_in(o.module, b.split("[", 1)[0].strip()))
-               for o in index.mro(cls) for b in o.as_class.bases)
 
 
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
