@@ -36,6 +36,7 @@ from drift.analysis.rules.mirrored_hooks import RULES as MIRRORED_HOOK_RULES
 from drift.analysis.rules.copies import RULES as COPY_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
 from drift.analysis.rules.reach import RULES as REACH_RULES
+from drift.analysis.rules.renamed_hooks import RULES as RENAMED_HOOK_RULES
 from drift.analysis.rules.rebound import RULES as REBOUND_RULES
 from drift.analysis.rules.returns import RULES as RETURN_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
@@ -72,6 +73,7 @@ GENERIC_RULES = [
     method_vanished,
     default_changed,
     *REACH_RULES,
+    *RENAMED_HOOK_RULES,
     *KEY_RULES,
     *RETURN_RULES,
     *UNPACKED_RETURN_RULES,
