@@ -672,29 +672,44 @@ class _Module:
             return path + ("()",)
         return None
 
-    def target_module_named(self, node):
-        """`"vllm.v1.core.block_pool"` (or a module constant holding it) -> its dotted name,
-        when it names a module inside the target (the bare package name is more often a label,
-        `library = "vllm"`); else None."""
+    def module_text(self, node):
+        """The dotted module name an expression spells, when it is constant: a literal, a module
+        constant holding one, or an f-string whose every part is one of those
+        (`f"{PKG}.models.{ARCH}"`); None when it is not a dotted name."""
         if isinstance(node, ast.Name):
             text = self.consts.get(node.id)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
+        elif isinstance(node, ast.JoinedStr):
+            parts = []
+            for v in node.values:
+                inner = v.value if isinstance(v, ast.FormattedValue) and v.conversion == -1 \
+                    and v.format_spec is None else v
+                part = self.consts.get(inner.id) if isinstance(inner, ast.Name) else \
+                    inner.value if isinstance(inner, ast.Constant) and isinstance(inner.value, str) else None
+                if part is None:
+                    return None
+                parts.append(part)
+            text = "".join(parts)
         else:
             return None
         if not text or not all(part.isidentifier() for part in text.split(".")):
             return None
-        return text if any(text.startswith(p + ".") for p in self.prefixes) else None  # "vllm" alone is a label
+        return text
+
+    def target_module_named(self, node):
+        """`"vllm.v1.core.block_pool"` (a constant `module_text`) -> its dotted name, when it names a
+        module inside the target (the bare package name is more often a label, `library =
+        "vllm"`); else None."""
+        text = self.module_text(node)
+        return text if text and any(text.startswith(p + ".") for p in self.prefixes) else None
 
     def own_module_named(self, node):
-        """`"pkg.models.mine"` (a literal, or a module constant holding it) -> its dotted name, when
-        it names a module of this consumer's own package: `getattr(import_module(...), "Mine")`
-        then names the consumer's class the way an import would."""
-        text = node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else \
-            self.consts.get(node.id) if isinstance(node, ast.Name) else None
-        if not text or not all(part.isidentifier() for part in text.split(".")):
-            return None
-        return text if text.startswith(self.own + ".") else None
+        """`"pkg.models.mine"` (a constant `module_text`) -> its dotted name, when it names a module
+        of this consumer's own package: `getattr(import_module(...), "Mine")` then names the
+        consumer's class the way an import would."""
+        text = self.module_text(node)
+        return text if text and text.startswith(self.own + ".") else None
 
     def declared_module(self, cls_qual, seen=None):
         """The one target module a consumer class names in its string class attributes

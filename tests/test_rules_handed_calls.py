@@ -146,3 +146,20 @@ def test_probe_resolves_only_the_consumers_own_modules_by_name(tmp_path):
     handed = lambda mod: [c.get("class_args") for c in usage[mod]["calls"] if c.get("class_args")]
     assert handed("app.plug") == [["app.models.Mine"]]
     assert handed("app.other") == []
+
+
+def test_an_fstring_of_module_constants_names_the_module_too(tmp_path):
+    """`import_module(f"{PKG}.models")` with `PKG = "app"`: the parts are constants, so the
+    module is known; a part that is not (a parameter) names nothing."""
+    from drift.consumer.usage import collect_usage
+    from tests.rule_cases import write_tree
+
+    fstring = BY_NAME.replace('"app.models"', 'f"{PKG}.models"').replace(
+        "from gizmo.registry import register\n", 'from gizmo.registry import register\n\n    PKG = "app"\n')
+    unknown = fstring.replace("def plug(new):", "def plug(new, PKG=None):").replace('PKG = "app"', "")
+    write_tree(tmp_path, {"app/models.py": MODELS, "app/plug.py": fstring, "app/other.py": unknown,
+                          "gizmo/registry.py": AFTER["gizmo/registry.py"]})
+    usage = {m["module"]: m for m in collect_usage(tmp_path, ["app"], ["gizmo"])}
+    handed = lambda mod: [c.get("class_args") for c in usage[mod]["calls"] if c.get("class_args")]
+    assert handed("app.plug") == [["app.models.Mine"]]
+    assert handed("app.other") == []
