@@ -67,3 +67,18 @@ def test_the_method_with_the_new_abstract_methods_parameters_is_the_renamed_hook
     err = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.backend", "FastImpl()")
     assert err is not None and err.startswith("TypeError: Can't instantiate abstract class FastImpl")
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.backend", "FastImpl()") is None
+
+
+def test_an_abstract_class_carrying_the_old_protocol_is_reported_risky(tmp_path):
+    """CommonImpl declares an abstract hook of its own, so it is never built; but it implements
+    the baseline's abstract `forward`, which the target dropped for the new methods: the fix goes
+    there. An abstract class that adds nothing of the old protocol stays unreported."""
+    plain = CONSUMER.replace("        def forward(self, q, cache, meta):\n"
+                             "            return self._decode(q, cache, meta, None)\n", "")
+    for tree, expected in ((CONSUMER, ["risky"]), (plain, [])):
+        case = Case("carried", BEFORE, AFTER, {"app/backend.py": tree})
+        found = [f for f in findings_of(tmp_path / str(len(expected)), case)
+                 if f.rule_id == "DRIFT071" and f.consumer_site.line == line_of(tree, "class CommonImpl")]
+        assert [f.severity.value for f in found] == expected
+        if found:
+            assert "old protocol's forward" in found[0].title

@@ -1947,29 +1947,41 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
     """A target base class the consumer implements gained an abstract method the consumer's class
     does not define: instantiating it raises before any of its code runs. A new method that only
     raises NotImplementedError is reported too: breaking when the base's own code calls it from
-    a method the class inherits, risky when only other target objects call it."""
+    a method the class inherits, risky when only other target objects call it.
+
+    A consumer class that is abstract itself is left to its concrete subclasses, unless it
+    implements a method that only the baseline's bases declared abstract (the old protocol: a
+    copied base whose `forward` the target replaced by `forward_mha`/`forward_mqa`): that class
+    is where the fix goes for all its subclasses, so it is reported too, risky (it is never
+    instantiated itself)."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
         if not tb:
             continue
         own = _consumer_defines(ctx, ref)
-        if any(any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
-               for m in (cls.get("methods") or {}).values()):
-            continue  # the consumer's class is abstract itself
         new = _abstract(ctx.target, tb)
         old = _abstract(ctx.baseline, bb) if bb else {}
+        carried: list[str] = []  # an abstract class's methods that implement the baseline's protocol only
+        if any(any(d.rsplit(".", 1)[-1] == "abstractmethod" for d in m.get("decorators") or [])
+               for m in (cls.get("methods") or {}).values()):
+            carried = sorted(n for n in cls.get("methods") or {} if n in old and _lookup_method(ctx.target, tb, n) is None)
+            if not carried:
+                continue  # the consumer's class is abstract itself, and adds nothing of the old protocol
         missing = sorted(n for n in new if n not in own and n not in old)
-        yield from _new_stubs(ctx, ref, cls, tb, bb, own, skip=set(missing))
+        if not carried:
+            yield from _new_stubs(ctx, ref, cls, tb, bb, own, skip=set(missing))
         if not missing:
             continue
         mod = _module_of(ctx, cls)
         names = ", ".join(f"'{n}'" for n in missing)
         first = new[missing[0]]
         yield Finding(
-            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.BREAKING,
+            rule_id="DRIFT071", kind=RuleKind.ABSTRACT_ADDED, severity=Severity.RISKY if carried else Severity.BREAKING,
             title=f"`{cls['qual']}` does not implement {plural(len(missing), 'new abstract method')} of "
-                  f"`{first.dotted.rsplit('.', 2)[-2]}`: {', '.join(missing)}",
+                  f"`{first.dotted.rsplit('.', 2)[-2]}`: {', '.join(missing)}"
+                  + (f" (abstract itself, it implements the old protocol's {', '.join(carried)}: the fix "
+                     "belongs here, for every subclass)" if carried else ""),
             consumer_site=Location(mod["path"], cls["line"], symbol=ref, col=(cls.get("col") or 0) + 1),
             target_evidence=tuple(Location(new[n].path, new[n].line, symbol=new[n].dotted) for n in missing),
             predicted_failure=(f"TypeError: Can't instantiate abstract class {cls['qual'].rsplit('.', 1)[-1]} with "
