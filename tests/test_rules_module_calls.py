@@ -94,3 +94,40 @@ def test_calling_a_layer_is_calling_its_forward(tmp_path):
     before = [tmp_path / "before", tmp_path / "consumer", tmp_path / "torch"]
     assert raised_by(before, "app.layer", "(lambda l: (l.setup(), l.run(1)))(Layer())") is None
     assert raised_by(before, "app.layer", "step(1)") is None
+
+
+SHIFT_BEFORE = {"gizmo/heads.py": """
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        def forward(self, weight, hidden: int, meta: str = None, bias: float = None):
+            return hidden
+    """}
+SHIFT_AFTER = {"gizmo/heads.py": """
+    import torch.nn as nn
+
+
+    class Head(nn.Module):
+        def forward(self, weight, hidden: int, bias: float = None):
+            return hidden
+    """}
+SHIFT_CONSUMER = """
+    from gizmo.heads import Head
+
+
+    def logits(h, meta):
+        head = Head()
+        direct = head.forward(None, h, meta)
+        return head(None, h, meta), direct
+    """
+
+
+def test_a_value_shifted_through_a_layer_call_is_risky_where_python_accepts_the_call(tmp_path):
+    """`head(None, h, meta)` now passes `meta` as `bias`: the annotations disagree, which makes the
+    direct `head.forward(...)` breaking; through `__call__` the layer may be a platform's
+    replacement, so the same shift is risky."""
+    case = Case("shift", SHIFT_BEFORE, SHIFT_AFTER, {"app/head.py": SHIFT_CONSUMER})
+    found = {f.consumer_site.line: f.severity.value for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT013"}
+    assert found == {line_of(SHIFT_CONSUMER, "head.forward(None, h, meta)"): "breaking",
+                     line_of(SHIFT_CONSUMER, "head(None, h, meta)"): "risky"}

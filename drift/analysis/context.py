@@ -42,6 +42,10 @@ class ResolvedCall:
     baseline_params: list[Param] | None
     target_params_at: Symbol | None  # where the parameters are defined (__init__ or dataclass)
     baseline_params_at: Symbol | None
+    # reached through `nn.Module.__call__` (`layer(x)` runs the layer's `forward`): the layer's
+    # class is what the consumer built or annotated, and vLLM may swap it per platform (an
+    # out-of-tree CustomOp) for one whose `forward` takes other values
+    through_call: bool = False
 
     @property
     def site(self) -> Location:
@@ -232,6 +236,7 @@ class CheckContext:
         t = self.target_paths.value(path)
         if t.kind == "consumer" and t.ckind == "class" and path[-1:] != ("()",):
             return self._inherited_constructor(mod, rec, t.cref or "")
+        raw = t
         t = _module_call(self.target, t)
         tsym, tparams, tat, ctor = _callable(self.target, t)
         if tsym is None and t.kind != "missing":
@@ -247,7 +252,7 @@ class CheckContext:
             label = ".".join(any_sym.dotted.rsplit(".", 2)[-2:]) if any_sym.kind == "method" else \
                 any_sym.dotted.rsplit(".", 1)[-1]
         return ResolvedCall(rec, mod, label, any_sym.dotted, tsym, bsym, ctor or (tsym is None and bctor),
-                            tparams, bparams, tat, bat)
+                            tparams, bparams, tat, bat, through_call=t is not raw)
 
     def _inherited_constructor(self, mod: dict, rec: dict, cref: str) -> ResolvedCall | None:
         """`Sub(...)` where the consumer's `Sub` writes no `__init__`: the target base's

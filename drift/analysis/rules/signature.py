@@ -429,7 +429,9 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     Breaking when Python rejects the call (a displaced required parameter is now missing, or a
     parameter is given positionally and by keyword) or when the annotations of the parameter the
     value was written for and the one it now binds share no type; risky otherwise (the call runs,
-    with the values in the wrong parameters).
+    with the values in the wrong parameters). A call of a layer (`layer(a, b, c)`, reached
+    through `nn.Module.__call__`) is breaking only where Python rejects it: the layer object may be
+    a per-platform replacement with its own `forward`, so disagreeing annotations are no proof.
 
     Fix: `keywordize_arguments` passes the shifted arguments by the baseline's names
     (`f(a, b, c=c)`), which binds them as the baseline did and, on the target, to the parameters
@@ -487,7 +489,7 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
         moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
         yield Finding(
             rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
-            severity=Severity.BREAKING if failure or details else Severity.RISKY,
+            severity=Severity.BREAKING if failure or (details and not rc.through_call) else Severity.RISKY,
             title=f"`{rc.label}`: positional argument {i + 1} was `{was.name}`, now binds `{now.name}` "
                   f"({_shift_cause(base_slots, slots, i)})",
             consumer_site=rc.site,
