@@ -131,3 +131,43 @@ def test_a_value_shifted_through_a_layer_call_is_risky_where_python_accepts_the_
     found = {f.consumer_site.line: f.severity.value for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT013"}
     assert found == {line_of(SHIFT_CONSUMER, "head.forward(None, h, meta)"): "breaking",
                      line_of(SHIFT_CONSUMER, "head(None, h, meta)"): "risky"}
+
+
+BODY_BEFORE = {"gizmo/attn.py": """
+    import torch.nn as nn
+
+
+    class Attn(nn.Module):
+        def forward(self, q, shape=None):
+            if shape is not None:
+                return shape[0]
+            return q
+    """}
+BODY_AFTER = {"gizmo/attn.py": """
+    import torch.nn as nn
+
+
+    class Attn(nn.Module):
+        def forward(self, q, shape=None):
+            return shape[0]
+    """}
+BODY_CONSUMER = """
+    from gizmo.attn import Attn
+
+
+    def attend(q):
+        attn = Attn()
+        through_call = attn(q)
+        direct = attn.forward(q)
+        return through_call, direct
+    """
+
+
+def test_rules_on_the_forward_body_judge_direct_calls_only(tmp_path):
+    """What the target's `forward` body does with an argument (here: now dereferences `shape`,
+    left at None) is judged on `attn.forward(q)`; through `attn(q)` the layer may be a platform's
+    replacement with another body, so only the binding rules look at that call."""
+    case = Case("body", BODY_BEFORE, BODY_AFTER, {"app/attend.py": BODY_CONSUMER})
+    findings = findings_of(tmp_path, case)
+    assert [f.consumer_site.line for f in findings if f.rule_id == "DRIFT014"] == \
+        [line_of(BODY_CONSUMER, "direct = attn.forward(q)")]

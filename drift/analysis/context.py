@@ -105,6 +105,17 @@ class CheckContext:
 
     @cached_property
     def calls(self) -> list[ResolvedCall]:
+        """The consumer's calls into the target, less calls of layers (`layer(x)` through
+        `nn.Module.__call__`): those only the signature rules judge (`binding_calls`). Which class
+        the layer is comes from where the consumer built or annotated it, and vLLM may swap in a
+        per-platform replacement whose `forward` body is another: the binding of the arguments to
+        the declared `forward` is what such a call shows, not what the body then does with them."""
+        return [rc for rc in self.binding_calls if not rc.through_call]
+
+    @cached_property
+    def binding_calls(self) -> list[ResolvedCall]:
+        """Every resolved call, layer calls included: for the rules that judge only how the
+        arguments bind to the callable's parameters (DRIFT010-013)."""
         out = []
         rebound = self._rebound_names
         for mod in self.usage:

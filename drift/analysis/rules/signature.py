@@ -36,7 +36,7 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
 
     Covers functions, methods and constructors, including dataclass and pydantic fields.
     """
-    for rc in ctx.calls:
+    for rc in ctx.binding_calls:
         if not _checkable(rc) or _accepts_var_kw(rc.target_params):
             continue
         names = {p.name for p in rc.target_params if p.kind != "POSITIONAL_ONLY"}
@@ -138,7 +138,7 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
     literally (built in one function, maybe returned by a helper; probes/closed_dicts.py).
     """
     closed = ctx.consumer.inferred.closed_kwargs
-    for rc in ctx.calls:
+    for rc in ctx.binding_calls:
         through = closed.get(f"{rc.module.get('path')}:{rc.rec.get('call_line')}") if rc.rec["star_kwargs"] else None
         if not _checkable(rc) or rc.rec["star_args"]:
             continue
@@ -298,7 +298,7 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
     target deleted positional parameters and kept the others in the baseline's order, `drop_argument` removes the call's arguments at the deleted positions, so
     the rest bind to the baseline's names again; only when the shorter call passes everything
     the target requires. Otherwise manual."""
-    for rc in ctx.calls:
+    for rc in ctx.binding_calls:
         if not _checkable(rc) or any(p.kind == "VAR_POSITIONAL" for p in rc.target_params):
             continue
         slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
@@ -440,7 +440,7 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     would still be wrong on the target (a required parameter it inserted, an earlier slot renamed
     in place).
     """
-    for rc in ctx.calls:
+    for rc in ctx.binding_calls:
         if not _checkable(rc) or rc.baseline_params is None or rc.rec["star_args"]:
             continue
         n = rc.rec["positional"]
