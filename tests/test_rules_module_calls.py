@@ -80,10 +80,11 @@ CONSUMER = """
 
 def test_calling_a_layer_is_calling_its_forward(tmp_path):
     case = Case("module-calls", BEFORE, AFTER, {"app/layer.py": CONSUMER})
-    found = {(f.rule_id, f.consumer_site.line) for f in findings_of(tmp_path, case)
+    found = {(f.rule_id, f.consumer_site.line, f.severity.value) for f in findings_of(tmp_path, case)
              if f.rule_id in ("DRIFT010", "DRIFT011", "DRIFT012")}
-    assert found == {("DRIFT010", line_of(CONSUMER, "self.kernel(x, inplace=True)")),
-                     ("DRIFT012", line_of(CONSUMER, "block(x, None, None)"))}
+    # risky (drift/analysis/layer_calls.py): the layer's forward may be a per-platform replacement
+    assert found == {("DRIFT010", line_of(CONSUMER, "self.kernel(x, inplace=True)"), "risky"),
+                     ("DRIFT012", line_of(CONSUMER, "block(x, None, None)"), "risky")}
     # what the synthetic code really does on each side
     write_tree(tmp_path / "torch", TORCH)
     after = [tmp_path / "after", tmp_path / "consumer", tmp_path / "torch"]

@@ -19,6 +19,7 @@ from typing import Callable
 from drift.analysis.caught import downgrade_caught
 from drift.analysis.chosen_callees import downgrade_chosen_callees
 from drift.analysis.consumer_set import downgrade_consumer_set
+from drift.analysis.layer_calls import downgrade_layer_calls
 from drift.analysis.masked_ops import downgrade_masked_ops
 from drift.analysis.context import CheckContext
 from drift.analysis.orphaned import downgrade_orphaned
@@ -57,4 +58,6 @@ REFINEMENTS: tuple[Refinement, ...] = (
     Refinement("chosen_callees", downgrade_chosen_callees,
                "risky: a callee a helper may choose among the consumer's own"),
     Refinement("masked_ops", downgrade_masked_ops, "risky: a custom op's use under a test that already fails"),
+    Refinement("layer_calls", downgrade_layer_calls,
+               "risky: a binding finding on a layer call, whose forward may be a per-platform replacement"),
 )

@@ -1,0 +1,41 @@
+"""A binding finding on a call of a layer (`layer(x)`, through `nn.Module.__call__`) is risky.
+
+Why: the call is judged against the `forward` of the class the consumer built or annotated
+(`context._module_call`), but a vLLM layer is often a dispatcher: a CustomOp hands `forward` on to
+a per-platform method, and platform plugins install their own (`FusedMoE.forward_oot = mine`),
+with other parameters than the class's `forward` declares. The binding failure is then likely,
+not proven: the finding stays, risky, saying so. Calls written as `layer.forward(...)` keep
+their severity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from drift.analysis.context import CheckContext
+from drift.findings import Finding, Severity
+
+BINDING_RULES = ("DRIFT010", "DRIFT011", "DRIFT012", "DRIFT013")
+
+
+def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
+    """`findings` with each breaking binding finding on a layer call made risky."""
+    spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (path, symbol) -> the layer calls' lines
+    for rc in ctx.binding_calls:
+        if rc.through_call:
+            line = rc.rec["line"]
+            spans.setdefault((rc.module.get("path"), rc.dotted), []).append(
+                (min(line, rc.rec.get("call_line") or line), rc.rec.get("end_line") or line))
+    if not spans:
+        return findings
+    out = []
+    for f in findings:
+        if f.severity is Severity.BREAKING and f.rule_id in BINDING_RULES:
+            lines = spans.get((f.consumer_site.path, f.symbol)) or ()
+            if any(a <= f.consumer_site.line <= b for a, b in lines):
+                f = replace(f, severity=Severity.RISKY,
+                            details=(f.details + "; " if f.details else "") +
+                            "a call of the layer object: its class may hand `forward` on to a per-platform "
+                            "method (a CustomOp, or one a plugin installs) that takes other arguments")
+        out.append(f)
+    return out
