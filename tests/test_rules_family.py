@@ -215,3 +215,37 @@ def test_ahead_worker_not_taken_is_reaped_and_warm_checks_do_not_fork(tmp_path, 
     other = _demand(write_tree(tmp_path / "other", CASES[1].after))
     analyse(cons, other, Baseline("gizmo==1", "given", bfacts), target_label="gizmo==3", target_package="gizmo")
     assert len(forked) == 3
+
+
+# the target renamed `get_embeds` on Alpha/Beta and moved Gamma's to a shared base that defines the new
+# name: every class that lost the old name reaches the new one, own or inherited
+INHERITED = {"gizmo/models.py": models({"Alpha", "Beta"}) + """
+    class Base:
+        def embed_ids(self, ids):
+            return ids
+
+
+    class Omega(Base):
+        def forward(self, ids):
+            return self.embed_ids(ids)
+"""}
+BEFORE_WITH_OMEGA = {"gizmo/models.py": models(set()) + """
+    class Base:
+        pass
+
+
+    class Omega(Base):
+        def get_embeds(self, ids):
+            return ids
+"""}
+# as INHERITED, but Omega's base lacks the new name: a call bound onto Omega would still raise
+NOT_INHERITED = {"gizmo/models.py": INHERITED["gizmo/models.py"].replace(
+    "class Base:\n        def embed_ids(self, ids):\n            return ids", "class Base:\n        pass")}
+
+
+@pytest.mark.parametrize("after, tier", [(MOST_RENAMED, "safe"), (INHERITED, "safe"), (NOT_INHERITED, "unsafe")],
+                         ids=["every-loser-gained-it", "one-loser-inherits-it", "one-loser-lacks-it"])
+def test_rename_is_safe_only_when_every_class_that_lost_it_has_the_new_name(tmp_path, after, tier):
+    before = BEFORE if after is MOST_RENAMED else BEFORE_WITH_OMEGA
+    f = only(findings_of(tmp_path, Case("tier", before, after, {"app/main.py": BINDS}, [])), "DRIFT040")
+    assert (f.fix.codemod, f.fix.args["new"], f.fix.tier) == ("rename_method", "embed_ids", tier)

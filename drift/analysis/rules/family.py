@@ -170,6 +170,8 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
                     continue
                 new, count = (gained.most_common(1) or [(None, 0)])[0]
                 renamed = new if new and count >= VANISHED_SHARE * len(lost) else None
+                # a class that lost `m` may reach the new name through a base that gained it
+                reached = sum(_has(shapes, d, renamed) for d in lost) if renamed else 0
                 sample = ctx.target.outline.lookup(lost[0])  # where it is: an outline says, no parse
                 if sample is None:
                     continue
@@ -189,11 +191,12 @@ def method_vanished(ctx: CheckContext) -> Iterator[Finding]:
                     baseline_evidence=(Location(bsym.path, bsym.line, symbol=bsym.dotted),) if bsym else (),
                     predicted_failure=f"AttributeError: '{sample.dotted.rsplit('.', 1)[-1]}' object has no attribute '{m}'",
                     fix=(Fix(f"call `self.{renamed}()` instead", codemod="rename_method", args={"old": m, "new": renamed},
-                             # every class that lost it gained the same name: a family-wide rename
-                             tier=SAFE if count >= len(lost) else UNSAFE)
+                             # every class that lost it has the same new name, its own or a base's:
+                             # a family-wide rename, and no class the call can reach lacks the name
+                             tier=SAFE if reached >= len(lost) else UNSAFE)
                          if renamed else Fix(f"replace `self.{m}()`", manual_reason="no common replacement in the family")),
                     symbol=m,
                     details=f"`{bind['function']}` is bound onto `{bind['onto']}` at line {bind['line']}; "
                             f"{len(lost)} of {total} classes that defined `{m}` lost it"
-                            + (f", {count} gained `{renamed}`" if renamed else ""),
+                            + (f", {count} gained `{renamed}` ({reached} have it, own or inherited)" if renamed else ""),
                 )
