@@ -97,10 +97,35 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
     return (successor_fix(ctx.baseline, rc.baseline_params_at, kw, accepted=names, passed=set(rc.rec["keywords"]),
                           callee=callee, value=value)
             or _own_rewrite_fix(ctx, rc, kw, callee, value, base_param)
+            or _still_unbound_fix(ctx, rc, kw, value)
             or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
                                 gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent),
                                 noop=(str(ctx.evidence(rc.baseline_params_at))
                                       if noop_in_baseline(rc.baseline_params_at, kw) else None)))
+
+
+def _still_unbound_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, value: str | None) -> Fix | None:
+    """A manual fix when dropping `kw` alone leaves a call that still raises on the target: a
+    parameter the target requires that the call does not pass, and for which no value can be
+    determined (DRIFT011 adds one where it can). None when the drop leaves a call that binds.
+
+    Why: vLLM 0.11.1's `CachedRequestData(...)` lost `resumed_from_preemption` and gained three
+    required fields; vLLM 0.10's `LLM.generate(prompt_token_ids=...)` made `prompts` required.
+    Dropping the keyword there is no fix at all, even in a version branch: the call still raises,
+    and the value the consumer passed (the prompts) is what the new required parameter wants."""
+    if rc.rec.get("star_args") or rc.rec.get("star_kwargs") or rc.target_params is None:
+        return None
+    slots = [p for p in rc.target_params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    covered = {p.name for p in slots[: rc.rec["positional"]]} | (set(rc.rec["keywords"]) - {kw})
+    missing = [p.name for p in rc.target_params
+               if p.required and p.name not in covered and determinable_value(ctx, rc, p.name) is None]
+    if not missing:
+        return None
+    names = ", ".join(f"`{n}`" for n in missing)
+    shown = f"{kw}={value}" if value else f"{kw}="
+    return Fix(f"replace `{shown}` with what the target requires and the call does not pass: {names}",
+               manual_reason=f"dropping `{kw}` alone leaves the call without {names}, which the target requires "
+                             f"and drift finds no value for: it would still raise")
 
 
 def _own_rewrite_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, callee: str, value: str | None,
