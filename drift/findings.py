@@ -37,6 +37,11 @@ class Location:
     symbol: str | None = None  # e.g. "vllm.v1.request.Request.__init__"
     snippet: str | None = None  # the source line, stripped, when known
     col: int | None = None  # 1-based column where the use starts, when the rule knows it
+    # Where the use itself is written, when the failure surfaces on another line of its statement
+    # (drift/analysis/surfacing.py: a keyword on a call's continuation line, a name of a
+    # multi-line import): `line` is the traceback's line, these keep the precise position.
+    use_line: int | None = None
+    use_col: int | None = None
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}"
@@ -117,6 +122,10 @@ class Finding:
         data = asdict(self)
         if data.get("fix") is not None and data["fix"].get("gated_tier") is None:
             del data["fix"]["gated_tier"]  # most fixes have none: the report stays as it was
+        for loc in [data["consumer_site"], *data["target_evidence"], *data["baseline_evidence"]]:
+            for key in ("use_line", "use_col"):
+                if loc.get(key) is None:
+                    del loc[key]  # set only where a failure surfaces off the use's own line
         data["kind"] = self.kind.name
         data["kind_message"] = self.kind.value
         data["severity"] = self.severity.value
@@ -126,7 +135,8 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Finding":
-        loc = lambda d: Location(**{k: d.get(k) for k in ("path", "line", "symbol", "snippet", "col")})  # noqa: E731
+        loc = lambda d: Location(**{k: d.get(k) for k in ("path", "line", "symbol", "snippet", "col",
+                                                     "use_line", "use_col")})  # noqa: E731
         fix = data.get("fix")
         return cls(
             rule_id=data["rule_id"],

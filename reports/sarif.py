@@ -54,6 +54,10 @@ def _physical(loc: Location, *, uri: str, base: str | None, column: bool = False
     region: dict[str, Any] = {"startLine": loc.line}
     if column:
         region["startColumn"] = loc.col or 1
+    if loc.use_line is not None and loc.use_line > loc.line:  # the statement, from where Python raises to the use
+        region["endLine"] = loc.use_line
+        if loc.use_col is not None:
+            region["endColumn"] = loc.use_col
     if loc.snippet:
         region["snippet"] = {"text": loc.snippet}
     return {"physicalLocation": {"artifactLocation": artifact, "region": region}}

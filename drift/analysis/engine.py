@@ -1,4 +1,4 @@
-"""Run the rules, then the refinements (drift/analysis/refinements.py), over a context; one broken rule or refinement is a note, never a crash."""
+"""Run the rules, then the refinements (drift/analysis/refinements.py), then place each finding where Python raises (surfacing.py), over a context; one broken rule or refinement is a note, never a crash."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.refinements import REFINEMENTS
+from drift.analysis.surfacing import surface_sites
 
 
 def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...], tuple[str, ...]]:
@@ -23,6 +24,8 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
             kept = refinement.apply(ctx, kept)
         except Exception as exc:  # noqa: BLE001 - reported; the findings stay as the rules made them
             notes.append(f"refinement {refinement.name} failed: {type(exc).__name__}: {exc}")
+    kept = list({f.key: f for f in reversed(surface_sites(ctx, kept))}.values())[::-1]  # one line rule for all; a
+    # finding that lands on another's line, rule and symbol is the same failure: the first is kept
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

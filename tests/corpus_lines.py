@@ -1,0 +1,160 @@
+"""Which corpus truth entries sit off the line drift's line rule gives (drift/analysis/surfacing.py).
+
+The truth was written over many rounds, some of it to drift's old convention (a keyword's own
+line, each name of a multi-line import). This reads each consumer's tree (git_only
+`consumer_source`, PyPI ones in drift's sources cache) and, for every `[[breaks]]` and
+`[[reviewed]]` entry, computes the line Python 3.11 raises on: a multi-line `from ... import`'s
+first line for an import failure; for a call failure written at a keyword on a continuation
+line, the call's line (its callee's last name). Run: `python -m tests.corpus_lines [--write]
+[NAME ...]`; `--write` moves the entries, each keeping its old line in a comment.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+from drift.analysis.ruledocs import builtin_registry
+from drift.kinds import Kind
+from drift.analysis.surfacing import CALL_KINDS, IMPORT_KINDS
+from drift.sources.cache import cache_root
+from tests import corpus_score as cs
+
+IMPORT_TRUTH = ("import-", "module-removed")  # truth `kind`s naming an import failure
+CALL_TRUTH = ("call-", "constructor-changed", "signature-changed")  # ... naming a call's failure
+NOTE = "# line was {old} before round 19's line rule"
+
+
+def _rule_kinds() -> dict[str, object]:
+    """Each rule id (variants included) -> the kind its findings carry."""
+    return {rid: Kind[doc.kind] for rid, doc in builtin_registry().items()}
+
+
+def _tree(gt: dict) -> Path | None:
+    src = gt.get("consumer_source")
+    if src:
+        return Path(src)
+    name, _, version = gt["consumer"].partition("==")
+    root = cache_root() / "sources"
+    for cand in (f"{name}-{version}", f"{name.replace('-', '_')}-{version}", f"{name.replace('_', '-')}-{version}"):
+        if (root / cand).is_dir():
+            return root / cand
+    return None
+
+
+def _find(tree: Path, rel: str) -> Path | None:
+    if (tree / rel).is_file():
+        return tree / rel
+    hits = [p for p in tree.glob(f"*/{rel}") if p.is_file()]
+    return hits[0] if len(hits) == 1 else None
+
+
+def call_line(call: ast.Call) -> int:
+    """The line 3.11 reports a call on: the callee's last name (`obj\\n .m(` -> the `.m` line)."""
+    f = call.func
+    return f.end_lineno if isinstance(f, ast.Attribute) else call.lineno
+
+
+def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int]]:
+    """(import line -> its statement's first line, keyword line -> its call's line), for lines
+    that move; a line holding keywords of calls that raise on different lines is left out."""
+    imports, calls = {}, {}
+    tree = ast.parse(text)
+    ambiguous = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.end_lineno > node.lineno:
+            for alias in node.names:
+                line = getattr(alias, "lineno", None)
+                if line and line != node.lineno:
+                    imports[line] = node.lineno
+        elif isinstance(node, ast.Call):
+            at = call_line(node)
+            for k in node.keywords:
+                if k.arg is None or k.lineno == at:
+                    continue
+                if calls.get(k.lineno, at) != at:
+                    ambiguous.add(k.lineno)
+                calls[k.lineno] = at
+    for line in ambiguous:
+        calls.pop(line, None)
+    return imports, calls
+
+
+def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
+    """(table, entry, new line) for each entry of one corpus file that the rule moves."""
+    gt = cs.ground_truth(name)
+    tree = _tree(gt)
+    if tree is None or not tree.exists():
+        return []
+    cache: dict[str, tuple[dict, dict]] = {}
+    out = []
+    for table in ("breaks", "reviewed"):
+        for e in gt.get(table) or []:
+            path = _find(tree, e["path"])
+            if path is None:
+                continue
+            if e["path"] not in cache:
+                try:
+                    cache[e["path"]] = rule_lines(path.read_text(errors="replace"))
+                except (SyntaxError, ValueError):
+                    cache[e["path"]] = ({}, {})
+            imports, calls = cache[e["path"]]
+            if table == "breaks":
+                kind = e.get("kind") or ""
+                is_import, is_call = kind.startswith(IMPORT_TRUTH), kind.startswith(CALL_TRUTH)
+            else:
+                kind = kinds.get(e.get("rule"))
+                is_import, is_call = kind in IMPORT_KINDS, kind in CALL_KINDS
+            new = imports.get(e["line"]) if is_import else calls.get(e["line"]) if is_call else None
+            if new is not None and new != e["line"]:
+                out.append((table, e, new))
+    return out
+
+
+def write(name: str, found: list[tuple[str, dict, int]]) -> None:
+    """Rewrite each moved entry's `line = N` in its table block, the old line kept in a comment."""
+    path = cs.CORPUS / f"{name}.toml"
+    lines = path.read_text().split("\n")
+    blocks = [i for i, l in enumerate(lines) if re.match(r"\s*\[\[(breaks|reviewed)\]\]", l)] + [len(lines)]
+    for table, e, new in found:
+        for start, end in zip(blocks, blocks[1:]):
+            if lines[start].strip() != f"[[{table}]]":
+                continue
+            body = lines[start:end]
+            if not any(re.match(rf'\s*path\s*=\s*"{re.escape(e["path"])}"', l) for l in body):
+                continue
+            if table == "breaks" and not any(re.match(rf'\s*id\s*=\s*"{re.escape(e["id"])}"', l) for l in body):
+                continue
+            if table == "reviewed" and not any(re.match(rf'\s*rule\s*=\s*"{re.escape(e["rule"])}"', l) for l in body):
+                continue
+            if table == "reviewed" and e.get("symbol") and not any(
+                    re.match(rf'\s*symbol\s*=\s*"{re.escape(e["symbol"])}"', l) for l in body):
+                continue
+            hit = [i for i in range(start, end) if re.match(rf"\s*line\s*=\s*{e['line']}\b", lines[i])]
+            if len(hit) == 1:
+                i = hit[0]
+                lines[i] = re.sub(rf"line\s*=\s*{e['line']}\b", f"line = {new}", lines[i], count=1)
+                note = NOTE.format(old=e["line"])
+                lines[i] = lines[i].rstrip() + ("; " + note[2:] if "#" in lines[i] else "  " + note)
+                break
+    path.write_text("\n".join(lines))
+
+
+def main(argv: list[str]) -> int:
+    do_write = "--write" in argv
+    names = [a for a in argv if a != "--write"] or \
+        cs.names() + sorted("git_only/" + p.stem for p in (cs.CORPUS / "git_only").glob("*.toml"))
+    kinds = _rule_kinds()
+    for name in names:
+        found = moves(name, kinds)
+        for table, e, new in found:
+            print(f"{name}: {table} {e.get('id') or e.get('rule')} {e['path']}:{e['line']} -> {new}")
+        if do_write and found:
+            write(name, found)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
