@@ -18,12 +18,13 @@ from pathlib import Path
 
 from drift.analysis.ruledocs import builtin_registry
 from drift.kinds import Kind
-from drift.analysis.surfacing import CALL_KINDS, IMPORT_KINDS
+from drift.analysis.surfacing import CALL_KINDS, IMPORT_KINDS, INSTALLED_KINDS
 from drift.sources.cache import cache_root
 from tests import corpus_score as cs
 
 IMPORT_TRUTH = ("import-", "module-removed")  # truth `kind`s naming an import failure
 CALL_TRUTH = ("call-", "constructor-changed", "signature-changed")  # ... naming a call's failure
+INSTALLED_TRUTH = ("override-",)  # ... naming a replacement's failure (installed when an assignment does it)
 NOTE = "# line was {old} before round 19's line rule"
 
 
@@ -57,8 +58,27 @@ def call_line(call: ast.Call) -> int:
     return f.end_lineno if isinstance(f, ast.Attribute) else call.lineno
 
 
-def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int]]:
-    """(import line -> its statement's first line, keyword line -> its call's line), for lines
+def install_lines(tree: ast.Module) -> dict[tuple[int, str], set[int]]:
+    """(def line, name installed as) -> lines of the module's statements installing that def:
+    `X.name = f` (the assignment's line) and `setattr(X, "name", f)` (the name's line, as the
+    probe records it)."""
+    defs = {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out: dict[tuple[int, str], set[int]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defs:
+            for t in node.targets:
+                if isinstance(t, ast.Attribute):
+                    out.setdefault((defs[node.value.id], t.attr), set()).add(node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) == 3 and isinstance(node.args[2], ast.Name) and node.args[2].id in defs \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            out.setdefault((defs[node.args[2].id], node.args[1].value), set()).add(node.args[1].lineno)
+    return out
+
+
+def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int], dict[tuple[int, str], set[int]]]:
+    """(import line -> its statement's first line, keyword line -> its call's line, installs),
+    for lines
     that move; a line holding keywords of calls that raise on different lines is left out."""
     imports, calls = {}, {}
     tree = ast.parse(text)
@@ -79,7 +99,7 @@ def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int]]:
                 calls[k.lineno] = at
     for line in ambiguous:
         calls.pop(line, None)
-    return imports, calls
+    return imports, calls, install_lines(tree)
 
 
 def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
@@ -88,28 +108,49 @@ def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
     tree = _tree(gt)
     if tree is None or not tree.exists():
         return []
-    cache: dict[str, tuple[dict, dict]] = {}
+    cache: dict[str, tuple] = {}
+    done = _moved_already(name)
     out = []
     for table in ("breaks", "reviewed"):
         for e in gt.get(table) or []:
             path = _find(tree, e["path"])
-            if path is None:
+            if path is None or (e["path"], e["line"]) in done:
                 continue
             if e["path"] not in cache:
                 try:
                     cache[e["path"]] = rule_lines(path.read_text(errors="replace"))
                 except (SyntaxError, ValueError):
-                    cache[e["path"]] = ({}, {})
-            imports, calls = cache[e["path"]]
+                    cache[e["path"]] = ({}, {}, {})
+            imports, calls, installs = cache[e["path"]]
             if table == "breaks":
                 kind = e.get("kind") or ""
                 is_import, is_call = kind.startswith(IMPORT_TRUTH), kind.startswith(CALL_TRUTH)
+                is_installed = kind.startswith(INSTALLED_TRUTH)
             else:
                 kind = kinds.get(e.get("rule"))
-                is_import, is_call = kind in IMPORT_KINDS, kind in CALL_KINDS
-            new = imports.get(e["line"]) if is_import else calls.get(e["line"]) if is_call else None
+                is_import, is_call, is_installed = kind in IMPORT_KINDS, kind in CALL_KINDS, kind in INSTALLED_KINDS
+            at = installs.get((e["line"], (e.get("symbol") or "").rsplit(".", 1)[-1])) or set()
+            new = imports.get(e["line"]) if is_import else calls.get(e["line"]) if is_call else \
+                min(at) if is_installed and len(at) == 1 else None
             if new is not None and new != e["line"]:
                 out.append((table, e, new))
+    return out
+
+
+def _moved_already(name: str) -> set[tuple[str, int]]:
+    """(path, line) of entries this script moved before (their `line` carries NOTE): the rule
+    maps a line once (a keyword's line to its call's line, which may be another call's keyword
+    line), so a second run leaves them."""
+    out, path = set(), None
+    for raw in (cs.CORPUS / f"{name}.toml").read_text().split("\n"):
+        m = re.match(r'\s*path\s*=\s*"([^"]+)"', raw)
+        if m:
+            path = m.group(1)
+        m = re.match(r"\s*line\s*=\s*(\d+)\b.*before round 19's line rule", raw)
+        if m and path:
+            out.add((path, int(m.group(1))))
+        if raw.strip().startswith("[["):
+            path = None
     return out
 
 

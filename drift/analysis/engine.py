@@ -6,6 +6,7 @@ from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.refinements import REFINEMENTS
+from drift.analysis.gone_modules import merge_gone_modules
 from drift.analysis.surfacing import surface_sites
 
 
@@ -24,8 +25,11 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
             kept = refinement.apply(ctx, kept)
         except Exception as exc:  # noqa: BLE001 - reported; the findings stay as the rules made them
             notes.append(f"refinement {refinement.name} failed: {type(exc).__name__}: {exc}")
-    kept = list({f.key: f for f in reversed(surface_sites(ctx, kept))}.values())[::-1]  # one line rule for all; a
-    # finding that lands on another's line, rule and symbol is the same failure: the first is kept
+    placed: dict[str, Finding] = {}
+    for f in surface_sites(ctx, kept):  # one line rule for all: where Python raises (surfacing.py)
+        placed.setdefault(f.key, f)  # one that lands on another's line, rule and symbol is that failure
+    kept = list(placed.values())
+    kept = merge_gone_modules(kept)  # a gone module's statement: one finding, not one per name
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

@@ -8,8 +8,11 @@ raises it. One statement can span many lines, and Python 3.11 names one of them:
   - a call's TypeError (a keyword no longer taken, a required parameter not passed, an argument
     the callee now rejects) surfaces at the call: the line of the callee's last name (`f(` or,
     for `obj\\n .method(`, the `.method` line), not the line of the keyword on a continuation line;
-  - an attribute read fails at the attribute's line, and an installed replacement at the
-    statement that installs it: the rules already report those there.
+  - a replacement the consumer installs (`Cls.m = my_m`, `setattr(Cls, "m", my_m)`,
+    `vllm.x.f = my_f`) that no longer fits how the target calls it is reported at the statement
+    that installs it, not at its `def`: the target's caller raises (no consumer frame shows), and
+    the install is the consumer's line that made the target call it;
+  - an attribute read fails at the attribute's line: the rules already report it there.
 The precise position (the keyword's or name's own line and column) is kept in the site's
 `use_line` / `use_col`, so SARIF regions and annotations lose nothing.
 """
@@ -29,6 +32,8 @@ IMPORT_KINDS = frozenset({Kind.IMPORT_REMOVED, Kind.IMPORT_MOVED})
 # consumer's frame shows at the call too.
 CALL_KINDS = frozenset({Kind.KEYWORD_REMOVED, Kind.REQUIRED_ADDED, Kind.POSITIONAL_ARITY, Kind.POSITIONAL_SHIFT,
                         Kind.VALUE_REJECTED, Kind.ARGUMENT_RETYPED})
+# Failures of a consumer function the target calls in place of its own.
+INSTALLED_KINDS = frozenset({Kind.OVERRIDE_INCOMPATIBLE})
 
 
 def surface_sites(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
@@ -48,7 +53,18 @@ def _surface_line(mod: dict[str, Any], f: Finding) -> int | None:
         return _import_statement_line(mod, site)
     if f.kind in CALL_KINDS and site.col is not None:
         return _call_line(mod, site.line, site.col - 1)
+    if f.kind in INSTALLED_KINDS:
+        return _install_line(mod, site.line, (f.symbol or "").rsplit(".", 1)[-1])
     return None
+
+
+def _install_line(mod: dict[str, Any], def_line: int, name: str) -> int | None:
+    """The one statement of the def's own module that installs the function defined at
+    `def_line` as `name` (the target's method or function it replaces); None when there is none
+    (an override in a subclass: its def is the consumer's line) or several."""
+    lines = {p["line"] for p in mod.get("patches") or []
+             if isinstance(p.get("value"), dict) and p["value"].get("line") == def_line and p.get("name") == name}
+    return lines.pop() if len(lines) == 1 else None
 
 
 def _import_statement_line(mod: dict[str, Any], site: Location) -> int | None:

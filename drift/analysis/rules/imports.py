@@ -21,9 +21,10 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     """An imported name (private ones too) that the target no longer defines or re-exports.
 
     Fails at import time, before anything else runs; if the name is defined elsewhere in the
-    target, the finding says where it lives now. Each name of a `from X import (a, b, c)`
-    statement is its own finding at the line where that name is written, the names of a module
-    that is gone included: a user fixes the statement name by name.
+    target, the finding says where it lives now. It is reported at the statement's first line,
+    where Python raises (`from X import (a,\n b)`: drift/analysis/surfacing.py), each name's
+    own line kept as the site's `use_line`; the names of a module that is gone are one finding
+    per statement (drift/analysis/gone_modules.py), naming the module, the names in its details.
 
     A module-level value the baseline built with a factory call (`logger = init_logger(__name__)`)
     has no new home: the fix builds the consumer's own with that call (`build_from_factory`,
@@ -433,8 +434,8 @@ def _module_gone(ctx: CheckContext, module: str) -> bool:
 
 def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) -> Finding:
     """One name of a `from <gone module> import ...` statement, at the line where the name is
-    written. The statement fails as a whole, but a user fixes it name by name (each one moved or
-    dropped), so each name is its own finding with its own new home and fix."""
+    written, with its own new home and fix; after the rules, the line rule puts it on the
+    statement's line and the names of one statement merge into one finding (gone_modules.py)."""
     module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
     name = imp["target"].rsplit(".", 1)[-1]
     base = ctx.baseline.lookup(f"{module}.{name}") if ctx.baseline else None
