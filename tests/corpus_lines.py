@@ -22,9 +22,13 @@ from drift.analysis.surfacing import CALL_KINDS, IMPORT_KINDS, INSTALLED_KINDS
 from drift.sources.cache import cache_root
 from tests import corpus_score as cs
 
-IMPORT_TRUTH = ("import-", "module-removed")  # truth `kind`s naming an import failure
-CALL_TRUTH = ("call-", "constructor-changed", "signature-changed")  # ... naming a call's failure
-INSTALLED_TRUTH = ("override-",)  # ... naming a replacement's failure (installed when an assignment does it)
+# Truth `kind`s (free text, written over many rounds) naming a call's failure; an entry of any kind on
+# a name line of a multi-line import is that import's failure.
+CALL_TRUTH = re.compile(r"call-(?!removed$|protocol$)|constructor-|(signature-changed|keyword-removed|kwarg-removed|"
+                        r"required-arg-added|required-added|param-removed|param-added|positional-args-shifted|"
+                        r"none-no-longer-accepted)$")
+KEYWORD_TRUTH = re.compile(r"keyword|kwarg")  # ... a keyword's failure: the call it is passed to
+INSTALLED_TRUTH = re.compile(r"override-|monkeypatch-signature$")  # ... a replacement's failure
 NOTE = "# line was {old} before round 19's line rule"
 
 
@@ -62,7 +66,11 @@ def install_lines(tree: ast.Module) -> dict[tuple[int, str], set[int]]:
     """(def line, name installed as) -> lines of the module's statements installing that def:
     `X.name = f` (the assignment's line) and `setattr(X, "name", f)` (the name's line, as the
     probe records it)."""
-    defs = {n.name: n.lineno for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    lines: dict[str, list[int]] = {}
+    for n in ast.walk(tree):  # nested defs too (a patching helper's inner function); a name defined twice is left out
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lines.setdefault(n.name, []).append(n.lineno)
+    defs = {name: at[0] for name, at in lines.items() if len(at) == 1}
     out: dict[tuple[int, str], set[int]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in defs:
@@ -76,9 +84,9 @@ def install_lines(tree: ast.Module) -> dict[tuple[int, str], set[int]]:
     return out
 
 
-def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int], dict[tuple[int, str], set[int]]]:
-    """(import line -> its statement's first line, keyword line -> its call's line, installs),
-    for lines
+def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int], dict[tuple[int, str], set[int]], set[int]]:
+    """(import line -> its statement's first line, keyword line -> its call's line, installs,
+    the lines calls raise on), for lines
     that move; a line holding keywords of calls that raise on different lines is left out."""
     imports, calls = {}, {}
     tree = ast.parse(text)
@@ -99,7 +107,7 @@ def rule_lines(text: str) -> tuple[dict[int, int], dict[int, int], dict[tuple[in
                 calls[k.lineno] = at
     for line in ambiguous:
         calls.pop(line, None)
-    return imports, calls, install_lines(tree)
+    return imports, calls, install_lines(tree), {call_line(n) for n in ast.walk(tree) if isinstance(n, ast.Call)}
 
 
 def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
@@ -120,18 +128,21 @@ def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
                 try:
                     cache[e["path"]] = rule_lines(path.read_text(errors="replace"))
                 except (SyntaxError, ValueError):
-                    cache[e["path"]] = ({}, {}, {})
-            imports, calls, installs = cache[e["path"]]
+                    cache[e["path"]] = ({}, {}, {}, set())
+            imports, calls, installs, starts = cache[e["path"]]
             if table == "breaks":
                 kind = e.get("kind") or ""
-                is_import, is_call = kind.startswith(IMPORT_TRUTH), kind.startswith(CALL_TRUTH)
-                is_installed = kind.startswith(INSTALLED_TRUTH)
+                is_import, is_call = True, bool(CALL_TRUTH.match(kind))
+                # a failure of a call written on this line (not of a keyword it passes) is that call's
+                is_call = is_call and (e["line"] not in starts or bool(KEYWORD_TRUTH.search(kind)))
+                is_installed = bool(INSTALLED_TRUTH.match(kind))
             else:
                 kind = kinds.get(e.get("rule"))
                 is_import, is_call, is_installed = kind in IMPORT_KINDS, kind in CALL_KINDS, kind in INSTALLED_KINDS
+                is_call = is_call and (e["line"] not in starts or kind is Kind.KEYWORD_REMOVED)
             at = installs.get((e["line"], (e.get("symbol") or "").rsplit(".", 1)[-1])) or set()
-            new = imports.get(e["line"]) if is_import else calls.get(e["line"]) if is_call else \
-                min(at) if is_installed and len(at) == 1 else None
+            new = (imports.get(e["line"]) if is_import else None) or (calls.get(e["line"]) if is_call else None) \
+                or (min(at) if is_installed and len(at) == 1 else None)
             if new is not None and new != e["line"]:
                 out.append((table, e, new))
     return out

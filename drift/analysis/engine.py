@@ -6,7 +6,6 @@ from drift.analysis.context import CheckContext
 from drift.findings import SEVERITY_ORDER, Finding, UseChecked
 from drift.analysis.rules.base import Rule
 from drift.analysis.refinements import REFINEMENTS
-from drift.analysis.gone_modules import merge_gone_modules
 from drift.analysis.surfacing import surface_sites
 
 
@@ -29,7 +28,6 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
     for f in surface_sites(ctx, kept):  # one line rule for all: where Python raises (surfacing.py)
         placed.setdefault(f.key, f)  # one that lands on another's line, rule and symbol is that failure
     kept = list(placed.values())
-    kept = merge_gone_modules(kept)  # a gone module's statement: one finding, not one per name
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

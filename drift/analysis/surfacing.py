@@ -29,9 +29,10 @@ from drift.kinds import Kind
 # Failures raised by the import statement as a whole.
 IMPORT_KINDS = frozenset({Kind.IMPORT_REMOVED, Kind.IMPORT_MOVED})
 # Failures of a call's arguments: a TypeError at the call, or an error the callee raises, which the
-# consumer's frame shows at the call too.
+# consumer's frame shows at the call too. (An argument of a new type, ARGUMENT_RETYPED, raises
+# nowhere at the call: it stays at the argument, where the wrong value is written.)
 CALL_KINDS = frozenset({Kind.KEYWORD_REMOVED, Kind.REQUIRED_ADDED, Kind.POSITIONAL_ARITY, Kind.POSITIONAL_SHIFT,
-                        Kind.VALUE_REJECTED, Kind.ARGUMENT_RETYPED})
+                        Kind.VALUE_REJECTED})
 # Failures of a consumer function the target calls in place of its own.
 INSTALLED_KINDS = frozenset({Kind.OVERRIDE_INCOMPATIBLE})
 

@@ -23,8 +23,8 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
     Fails at import time, before anything else runs; if the name is defined elsewhere in the
     target, the finding says where it lives now. It is reported at the statement's first line,
     where Python raises (`from X import (a,\n b)`: drift/analysis/surfacing.py), each name's
-    own line kept as the site's `use_line`; the names of a module that is gone are one finding
-    per statement (drift/analysis/gone_modules.py), naming the module, the names in its details.
+    own line kept as the site's `use_line`; each name, the names of a module that is gone
+    included, stays its own finding with its own fix (a user fixes the statement name by name).
 
     A module-level value the baseline built with a factory call (`logger = init_logger(__name__)`)
     has no new home: the fix builds the consumer's own with that call (`build_from_factory`,
@@ -435,7 +435,7 @@ def _module_gone(ctx: CheckContext, module: str) -> bool:
 def _module_gone_finding(ctx: CheckContext, mod: dict, imp: dict, dead: bool) -> Finding:
     """One name of a `from <gone module> import ...` statement, at the line where the name is
     written, with its own new home and fix; after the rules, the line rule puts it on the
-    statement's line and the names of one statement merge into one finding (gone_modules.py)."""
+    statement's line (drift/analysis/surfacing.py)."""
     module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
     name = imp["target"].rsplit(".", 1)[-1]
     base = ctx.baseline.lookup(f"{module}.{name}") if ctx.baseline else None
