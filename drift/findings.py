@@ -102,8 +102,12 @@ class Finding:
 
     @property
     def key(self) -> str:
-        """Stable identity across runs: rule, consumer site and symbol."""
-        return f"{self.rule_id}:{self.consumer_site.path}:{self.consumer_site.line}:{self.symbol or ''}"
+        """Stable identity across runs: rule, consumer site and symbol; for a finding reported where
+        Python raises rather than where the use is written (two keywords of one call), the use's
+        own line and column too, so the two stay two."""
+        site = self.consumer_site
+        key = f"{self.rule_id}:{site.path}:{site.line}:{self.symbol or ''}"
+        return key if site.use_line is None else f"{key}@{site.use_line}:{site.use_col or 0}"
 
     @property
     def fingerprint(self) -> str:

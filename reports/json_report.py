@@ -28,10 +28,14 @@ def _use_key(use: UseChecked) -> tuple:
 def _use_dict(use: UseChecked) -> dict[str, Any]:
     """`dataclasses.asdict(use)` spelled out: asdict deep-copies every field, and a report of
     the largest corpus consumer holds 4,299 uses (a third of its JSON rendering).
-    `tests/test_reports_json.py` holds the two equal."""
+    `tests/test_reports_json.py` holds the two equal. A use's own site has no `use_line` /
+    `use_col` (only a finding moved by drift/analysis/surfacing.py has them): left out, as
+    `Finding.to_dict` leaves them out where they are unset."""
     site = use.site
-    return {"symbol": use.symbol, "site": {"path": site.path, "line": site.line, "symbol": site.symbol,
-                                           "snippet": site.snippet, "col": site.col}, "what": use.what}
+    out = {"path": site.path, "line": site.line, "symbol": site.symbol, "snippet": site.snippet, "col": site.col}
+    if site.use_line is not None:
+        out["use_line"], out["use_col"] = site.use_line, site.use_col
+    return {"symbol": use.symbol, "site": out, "what": use.what}
 
 
 def report_dict(report: Report) -> dict[str, Any]:

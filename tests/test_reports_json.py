@@ -75,6 +75,16 @@ def test_whole_report_round_trips() -> None:
         assert again.env == report.env and again.host == report.host and again.notes == report.notes
 
 
+def _asdict(use) -> dict:
+    """`dataclasses.asdict`, without a site's unset `use_line` / `use_col` (written only where a
+    finding's failure surfaces off the use's own line, drift/analysis/surfacing.py)."""
+    out = dataclasses.asdict(use)
+    for key in ("use_line", "use_col"):
+        if out["site"].get(key) is None:
+            out["site"].pop(key, None)
+    return out
+
+
 def test_uses_are_written_as_asdict_writes_them() -> None:
     """The report spells each use out instead of calling `dataclasses.asdict` (faster on
     thousands of uses); a field added to `UseChecked` or `Location` must not go missing."""
@@ -82,8 +92,8 @@ def test_uses_are_written_as_asdict_writes_them() -> None:
     from drift.reports.json_report import _use_dict
 
     uses = list(S.USES) + [UseChecked("vllm.x.Y", Location("p.py", 3, symbol="s", snippet="é \u2028", col=7), "call")]
-    assert [_use_dict(u) for u in uses] == [dataclasses.asdict(u) for u in uses]
-    assert report_dict(S.seed_report())["uses"] == [dataclasses.asdict(u) for u in sorted(
+    assert [_use_dict(u) for u in uses] == [_asdict(u) for u in uses]
+    assert report_dict(S.seed_report())["uses"] == [_asdict(u) for u in sorted(
         S.seed_report().uses, key=lambda u: (u.site.path, u.site.line, u.symbol, u.what))]
 
 

@@ -176,14 +176,17 @@ USES_GONE_MODULE = """
 
 
 def test_each_name_of_a_gone_module_is_reported_where_it_is_written(tmp_path):
-    """A user fixes `from gone import (a, b, c)` name by name: one finding per name at its own
-    line, the moved one with its new home and a move fix, the others with nothing to import."""
+    """A user fixes `from gone import (a, b, c)` name by name: one finding per name, each at the
+    statement's first line where Python raises (drift/analysis/surfacing.py) with its own line
+    kept as `use_line`, the moved one with its new home and a move fix, the others with nothing
+    to import."""
     case = Case("gone-module-multiline", GONE_MODULE_BEFORE, GONE_MODULE_AFTER, {"app/main.py": USES_GONE_MODULE},
-                [("DRIFT001", line_of(USES_GONE_MODULE, "Engine,")),
-                 ("DRIFT002", line_of(USES_GONE_MODULE, "helper,")),
-                 ("DRIFT001", line_of(USES_GONE_MODULE, "LIMIT as limit"))])
+                [("DRIFT001", "`Engine`"), ("DRIFT002", "`helper`"), ("DRIFT001", "`LIMIT`")])
     findings = [f for f in findings_of(tmp_path, case) if f.rule_id != "DRIFT005"]  # uses: test_rules_gone_uses
     assert_findings(findings, case.expected)
+    statement = line_of(USES_GONE_MODULE, "from gizmo.old import")
+    assert sorted((f.consumer_site.line, f.consumer_site.use_line) for f in findings) == sorted(
+        (statement, line_of(USES_GONE_MODULE, name)) for name in ("Engine,", "helper,", "LIMIT as limit"))
     moved = only(findings, "DRIFT002")
     assert moved.symbol == "gizmo.old.helper" and "`helper` lives in `gizmo.util`" in moved.title
     assert moved.fix.codemod == "move_import" and moved.fix.args == {"module": "gizmo.old", "moves": {"helper": "gizmo.util"}}

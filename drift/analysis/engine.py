@@ -24,10 +24,7 @@ def run_rules(ctx: CheckContext, rules: list[Rule]) -> tuple[tuple[Finding, ...]
             kept = refinement.apply(ctx, kept)
         except Exception as exc:  # noqa: BLE001 - reported; the findings stay as the rules made them
             notes.append(f"refinement {refinement.name} failed: {type(exc).__name__}: {exc}")
-    placed: dict[str, Finding] = {}
-    for f in surface_sites(ctx, kept):  # one line rule for all: where Python raises (surfacing.py)
-        placed.setdefault(f.key, f)  # one that lands on another's line, rule and symbol is that failure
-    kept = list(placed.values())
+    kept = surface_sites(ctx, kept)  # one line rule for all: where Python raises (surfacing.py)
     ordered = sorted(kept, key=lambda f: (SEVERITY_ORDER[f.severity], f.consumer_site.path,
                                           f.consumer_site.line, f.rule_id))
     return tuple(ordered), tuple(notes)

@@ -37,8 +37,10 @@ CALL_KINDS = frozenset({Kind.KEYWORD_REMOVED, Kind.REQUIRED_ADDED, Kind.POSITION
 INSTALLED_KINDS = frozenset({Kind.OVERRIDE_INCOMPATIBLE})
 
 
-def surface_sites(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
+def surface_sites(ctx: CheckContext | None, findings: list[Finding]) -> list[Finding]:
     """Each finding moved to the line its failure surfaces on (module docstring), else as it was."""
+    if ctx is None or not getattr(ctx, "usage", None):
+        return findings
     by_path = {mod.get("path"): mod for mod in ctx.usage}
     out = []
     for f in findings:
@@ -59,12 +61,19 @@ def _surface_line(mod: dict[str, Any], f: Finding) -> int | None:
     return None
 
 
+# Patch records (probes/reach.py) written by a statement of their own: `X.m = f` (no `how`) and
+# `setattr(X, "m", f)`. A decorator that registers the def (`@register_patch("pkg.X.m")`) is the
+# def's own header: the finding stays at the def.
+_INSTALL_STATEMENTS = (None, "setattr")
+
+
 def _install_line(mod: dict[str, Any], def_line: int, name: str) -> int | None:
     """The one statement of the def's own module that installs the function defined at
     `def_line` as `name` (the target's method or function it replaces); None when there is none
     (an override in a subclass: its def is the consumer's line) or several."""
     lines = {p["line"] for p in mod.get("patches") or []
-             if isinstance(p.get("value"), dict) and p["value"].get("line") == def_line and p.get("name") == name}
+             if isinstance(p.get("value"), dict) and p["value"].get("line") == def_line and p.get("name") == name
+             and p.get("how") in _INSTALL_STATEMENTS}
     return lines.pop() if len(lines) == 1 else None
 
 
