@@ -18,7 +18,8 @@ from pathlib import Path
 
 from drift.analysis.ruledocs import builtin_registry
 from drift.kinds import Kind
-from drift.analysis.surfacing import CALL_KINDS, IMPORT_KINDS, INSTALLED_KINDS
+from drift.analysis.surfacing import CALL_KINDS, CALLS_AT_THE_CALL, IMPORT_KINDS, INSTALLED_KINDS, \
+    INSTALLS_AT_THE_INSTALL
 from drift.sources.cache import cache_root
 from tests import corpus_score as cs
 
@@ -140,6 +141,8 @@ def moves(name: str, kinds: dict[str, object]) -> list[tuple[str, dict, int]]:
                 kind = kinds.get(e.get("rule"))
                 is_import, is_call, is_installed = kind in IMPORT_KINDS, kind in CALL_KINDS, kind in INSTALLED_KINDS
                 is_call = is_call and (e["line"] not in starts or kind is Kind.KEYWORD_REMOVED)
+            is_call = is_call and CALLS_AT_THE_CALL  # the rule's parts drift applies, and only those
+            is_installed = is_installed and INSTALLS_AT_THE_INSTALL
             at = installs.get((e["line"], (e.get("symbol") or "").rsplit(".", 1)[-1])) or set()
             new = (imports.get(e["line"]) if is_import else None) or (calls.get(e["line"]) if is_call else None) \
                 or (min(at) if is_installed and len(at) == 1 else None)

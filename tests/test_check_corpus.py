@@ -82,10 +82,8 @@ def test_signature_drift(against_016, corpus_src):
     spec = corpus_src("speculators==0.3.0")
     kw = _one(report, "DRIFT010", "get_kv_cache_config_from_groups")
     call = _line_of(spec / GEN, "get_kv_cache_config_from_groups(")
-    assert kw.consumer_site.line == call  # where Python raises: the call (drift/analysis/surfacing.py)
-    assert kw.consumer_site.use_line == _line_of(spec / GEN, "kv_cache_specs=", start=call)  # the keyword's own line
-    assert kw.consumer_site.use_col == \
-        (spec / GEN).read_text().splitlines()[kw.consumer_site.use_line - 1].index("kv_cache_specs") + 1
+    assert kw.consumer_site.line == _line_of(spec / GEN, "kv_cache_specs=", start=call)  # the keyword's own line
+    assert kw.consumer_site.col == (spec / GEN).read_text().splitlines()[kw.consumer_site.line - 1].index("kv_cache_specs") + 1
     assert "kv_cache_specs" in kw.predicted_failure
     sched = _one(report, "DRIFT011", "Scheduler`")
     assert sched.consumer_site.line == _line_of(spec / GEN, "self.scheduler = Scheduler(")

@@ -9,7 +9,18 @@ import sys
 import traceback
 from pathlib import Path
 
+import pytest
+
+from drift.analysis import surfacing
 from tests.rule_cases import findings_of, Case, line_of, src, write_tree
+
+
+@pytest.fixture
+def whole_rule(monkeypatch):
+    """The call and install parts of the rule, written and tested, are off by default until the
+    corpus truth agrees with them (surfacing.py); these tests turn them on."""
+    monkeypatch.setattr(surfacing, "CALLS_AT_THE_CALL", True)
+    monkeypatch.setattr(surfacing, "INSTALLS_AT_THE_INSTALL", True)
 
 BEFORE = {
     "gizmo/__init__.py": "",
@@ -142,7 +153,7 @@ def test_each_name_of_a_gone_module_is_reported_at_the_statement(tmp_path):
     assert all("gizmo.old" in f.title for f in gone)
 
 
-def test_a_keyword_on_a_continuation_line_is_reported_at_the_call(tmp_path):
+def test_a_keyword_on_a_continuation_line_is_reported_at_the_call(tmp_path, whole_rule):
     found = findings_of(tmp_path, Case("calls", BEFORE, AFTER, {"app/__init__.py": "", "app/m.py": CALLS}))
     kws = sorted((f for f in found if f.rule_id == "DRIFT010"), key=lambda f: f.consumer_site.line)
     assert [f.consumer_site.use_line for f in kws] == [line_of(CALLS, "legacy=2"), line_of(CALLS, "legacy=3")]
@@ -156,14 +167,14 @@ def test_a_keyword_on_a_continuation_line_is_reported_at_the_call(tmp_path):
     assert kws[1].consumer_site.col is None and kws[1].consumer_site.use_col == written.index("legacy") + 1
 
 
-def test_an_installed_replacement_is_reported_at_the_statement_that_installs_it(tmp_path):
+def test_an_installed_replacement_is_reported_at_the_statement_that_installs_it(tmp_path, whole_rule):
     found = findings_of(tmp_path, Case("installs", BEFORE, AFTER, {"app/__init__.py": "", "app/m.py": INSTALLS}))
     (f,) = [f for f in found if f.rule_id == "DRIFT070"]
     assert f.consumer_site.line == line_of(INSTALLS, "core.Engine.step = my_step")
     assert f.consumer_site.use_line == line_of(INSTALLS, "def my_step")
 
 
-def test_a_one_line_call_and_an_override_in_a_subclass_stay_where_they_are(tmp_path):
+def test_a_one_line_call_and_an_override_in_a_subclass_stay_where_they_are(tmp_path, whole_rule):
     consumer = """
         from gizmo import core
 
@@ -182,3 +193,13 @@ def test_a_one_line_call_and_an_override_in_a_subclass_stay_where_they_are(tmp_p
     assert by_rule["DRIFT010"].consumer_site.use_line is None
     assert by_rule["DRIFT070"].consumer_site.line == line_of(consumer, "def step")
     assert by_rule["DRIFT070"].consumer_site.use_line is None
+
+
+def test_by_default_a_keyword_and_an_installed_def_stay_where_the_rules_put_them(tmp_path):
+    found = findings_of(tmp_path, Case("off", BEFORE, AFTER, {"app/__init__.py": "", "app/m.py": CALLS,
+                                                               "app/i.py": INSTALLS}))
+    kws = [f for f in found if f.rule_id == "DRIFT010"]
+    assert sorted(f.consumer_site.line for f in kws) == [line_of(CALLS, "legacy=2"), line_of(CALLS, "legacy=3")]
+    assert all(f.consumer_site.use_line is None for f in found)
+    (patched,) = [f for f in found if f.rule_id == "DRIFT070"]
+    assert patched.consumer_site.line == line_of(INSTALLS, "def my_step")

@@ -33,6 +33,12 @@ IMPORT_KINDS = frozenset({Kind.IMPORT_REMOVED, Kind.IMPORT_MOVED})
 # nowhere at the call: it stays at the argument, where the wrong value is written.)
 CALL_KINDS = frozenset({Kind.KEYWORD_REMOVED, Kind.REQUIRED_ADDED, Kind.POSITIONAL_ARITY, Kind.POSITIONAL_SHIFT,
                         Kind.VALUE_REJECTED})
+# The call and install parts of the rule are written and tested but off: on the corpus they met
+# truth entries where the first failure is the keyword's value (an attribute read drift does not
+# type) or a key spread into the call, and drift's rule and the truth script's disagreed there
+# (round 19: verl, kserve_hf_b, vllm_omni_b/d, nemo_rl, skyrl_b, prime_rl/_b fell below floors).
+CALLS_AT_THE_CALL = False
+INSTALLS_AT_THE_INSTALL = False
 # Failures of a consumer function the target calls in place of its own.
 INSTALLED_KINDS = frozenset({Kind.OVERRIDE_INCOMPATIBLE})
 
@@ -54,9 +60,9 @@ def _surface_line(mod: dict[str, Any], f: Finding) -> int | None:
     site = f.consumer_site
     if f.kind in IMPORT_KINDS:
         return _import_statement_line(mod, site)
-    if f.kind in CALL_KINDS and site.col is not None:
+    if f.kind in CALL_KINDS and site.col is not None and CALLS_AT_THE_CALL:
         return _call_line(mod, site.line, site.col - 1)
-    if f.kind in INSTALLED_KINDS:
+    if f.kind in INSTALLED_KINDS and INSTALLS_AT_THE_INSTALL:
         return _install_line(mod, site.line, (f.symbol or "").rsplit(".", 1)[-1])
     return None
 
