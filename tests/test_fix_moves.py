@@ -98,8 +98,9 @@ def test_a_gone_module_whose_names_all_moved_is_rewritten_name_by_name(tmp_path)
     consumer = "from gizmo.old import (\n    cdiv,\n    floor,\n)\n\n\ndef pages(n):\n    return cdiv(n, 16) + floor(n, 2)\n"
     case = Case("gone", before, after, {"app/__init__.py": "", "app/main.py": consumer})
     findings = findings_of(tmp_path, case)
-    assert sorted((g.rule_id, g.consumer_site.line, g.fix.tier) for g in findings) == [
-        ("DRIFT002", 2, SAFE), ("DRIFT002", 3, SAFE)]
+    # each at the statement's first line, where Python raises; the name's own line is use_line
+    assert sorted((g.rule_id, g.consumer_site.line, g.consumer_site.use_line, g.fix.tier) for g in findings) == [
+        ("DRIFT002", 1, 2, SAFE), ("DRIFT002", 1, 3, SAFE)]
     p = _plan(tmp_path, findings)
     text = p.changes[0].after.decode()
     assert text.startswith("from gizmo.math_utils import cdiv, floor\n") and "gizmo.old" not in text
