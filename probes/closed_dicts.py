@@ -18,12 +18,18 @@ from .astwalk import walk
 _READS = ("get", "pop", "items", "keys", "values", "copy")
 
 
-def closed_dicts(fn_body_nodes, scope):
+def closed_dicts(fn_body_nodes, scope, var_keyword=None):
     """([[root, [key, ...], line]] for the local dicts of one function (its own nodes, nested
     scopes left out) that only literal keys ever enter, [root, ...] of the locals something else
-    may enter or that are handed on: a `**x` of those is not known whole, whatever x came from)."""
+    may enter or that are handed on: a `**x` of those is not known whole, whatever x came from,
+    and, for the function's own `**var_keyword` parameter, the literal keys its body adds (None
+    when the body lets other keys in or hands the dict on): with every caller's keywords known,
+    drift/consumer/infer.py closes it over the call graph)."""
     keys, line, opened, bound = {}, {}, set(), set()
     uses = {}
+    if var_keyword:  # bound on entry, by the callers: its keys are theirs plus what the body adds
+        bound.add(var_keyword)
+        keys[var_keyword], line[var_keyword] = [], 0
     for node in fn_body_nodes:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -78,7 +84,10 @@ def closed_dicts(fn_body_nodes, scope):
             if id(node) not in harmless:
                 opened.add(node.id)
     out, written = [], []
+    own_keys = sorted(set(keys[var_keyword])) if var_keyword and var_keyword not in opened else None
     for name in bound | opened:
+        if name == var_keyword and name not in opened:
+            continue  # closed only when its callers are: not a dict the function builds itself
         root = scope.root(name)
         if not (root and root.startswith("var:")):
             continue
@@ -86,7 +95,7 @@ def closed_dicts(fn_body_nodes, scope):
             written.append(root)  # keys enter it that drift does not know (or it is handed on)
         elif name in keys:
             out.append([root, sorted(set(keys[name])), line.get(name, 0)])
-    return sorted(out), sorted(set(written))
+    return sorted(out), sorted(set(written)), own_keys
 
 
 def _literal(value):

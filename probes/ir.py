@@ -294,7 +294,25 @@ def ir_facts(tree, *, module, is_package):
     handed_on = _own_reexports(tree, names)
     if handed_on:
         out["reexport"] = handed_on
+    refs = _value_refs(tree, names)
+    if refs:
+        out["valueref"] = refs
     return out
+
+
+def _value_refs(tree, names):
+    """The consumer's own module-level names this module mentions other than as a call's callee
+    (`RUNNERS = [main]`, `register(main)`): a function mentioned so may be called by code drift
+    does not see, with any keywords, so its `**kwargs` is never known whole."""
+    callees = {id(node.func) for node in walk(tree) if isinstance(node, ast.Call)}
+    own = names.module.split(".")[0]
+    out = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in callees:
+            root = names.root(node.id)
+            if root and root[4:].split(".")[0] == own:
+                out.add(root)
+    return sorted(out)
 
 
 def _own_reexports(tree, names):
@@ -536,9 +554,12 @@ def _function(out, names, fn, *, prefix, cls, outer):
     _handed_reads(out, scope, own)
     _signature_tests(out, scope, own)
     _attribute_tests(out, scope, fn.body)
-    closed, opened = closed_dicts(own, scope)
+    kwarg = fn.args.kwarg.arg if fn.args.kwarg is not None and not cls and not fn.decorator_list else None
+    closed, opened, own_keys = closed_dicts(own, scope, var_keyword=kwarg)
     out["closed"] += closed
     out["opened"] += [[root] for root in opened]
+    if own_keys is not None:  # a plain function's `**kwargs`: known whole once its callers are
+        out.setdefault("kwparam", []).append([key, scope.root(kwarg), own_keys])
     for node in own:
         if isinstance(node, _FUNCS):
             _function(out, names, node, prefix=qual + ".", cls="", outer=scope)
@@ -962,6 +983,21 @@ def _iteration(out, scope, target, source):
             out["iter"].append([root, path])
 
 
+def _own_call(out, scope, node, callee):
+    """A call of a consumer function by name (`launch(args, port=p, **opts)`), with every keyword
+    it writes and the path of each `**d` (None where drift has none): which keys the callee's own
+    `**kwargs` can receive, closed over the consumer's call graph by drift/consumer/infer.py."""
+    if not callee or not all(step.startswith(".") for step in callee[1:]):
+        return
+    head = callee[0]
+    if head.startswith("var:") and len(callee) > 1:
+        return  # a method of a local's object, not a function the consumer defines
+    if not (head.startswith("var:") or head[4:].split(".")[0] == scope.names.module.split(".")[0]):
+        return  # a callable of another package: its `**kwargs` is not the consumer's
+    stars = [scope.path(k.value) for k in node.keywords if k.arg is None]
+    out.setdefault("owncall", []).append([callee, sorted({k.arg for k in node.keywords if k.arg}), stars, node.lineno])
+
+
 def _call(out, scope, node, strings=None):
     if isinstance(node.func, ast.Name) and node.func.id in ("setattr", "hasattr", "getattr") \
             and scope.root(node.func.id) is None and len(node.args) >= 2 \
@@ -997,6 +1033,7 @@ def _call(out, scope, node, strings=None):
             if p:
                 out["key"].append([k.arg, p, node.lineno])
     callee = scope.path(node.func)
+    _own_call(out, scope, node, callee)
     inner = inner_call(node, callee)  # `asyncio.to_thread(f, x)`, `Thread(target=f, args=(x,))`: f(x)
     if inner is not None:
         _call(out, scope, inner, strings)

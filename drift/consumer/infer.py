@@ -216,6 +216,10 @@ class _Solver:
         self.closed_rows: list = []  # (variable, closed dict)
         self.starcalls: list = []  # ([paths of each **d], module path, line)
         self.opened: set[str] = set()  # locals unknown keys may enter (or that are handed on)
+        self.kwparams: dict[str, tuple[str, list[str]]] = {}  # function -> (its `**kwargs` root,
+        # the literal keys its body adds): closed once every caller's keywords are known
+        self.owncalls: list = []  # (callee path, keywords written, [path of each **d, or None])
+        self.valuerefs: set[str] = set()  # `sym:` roots of own names mentioned other than as a callee
         self.sigtests: list = []  # (name, callee path, lines if it takes name, lines if not, module path, line)
         self.hastests: list = []  # (name, object path, lines if it has name, lines if not, module path, line)
         for mod in usage:  # paths become tuples once: they are memo keys below
@@ -276,6 +280,10 @@ class _Solver:
                   for dst, keys, line in ir.get("closed") or []]
         starcalls = [([_t(p) for p in paths], where, int(line)) for paths, line in ir.get("starcall") or []]
         opened = {_s(row[0]) for row in ir.get("opened") or []}
+        kwparams = {_s(fn): (_s(root), [_s(k) for k in keys]) for fn, root, keys in ir.get("kwparam") or []}
+        self.valuerefs.update(_s(root) for root in ir.get("valueref") or [])
+        owncalls = [(_t(callee), [_s(k) for k in kws], [_t(p) if p else None for p in stars])
+                    for callee, kws, stars, _line in ir.get("owncall") or []]
         self.defs.update(defs)
         self.gives.update(gives)
         self.classes.update(classes)
@@ -302,6 +310,8 @@ class _Solver:
             self.closed_rows.append((dst, ident))
         self.starcalls += starcalls
         self.opened |= opened
+        self.kwparams.update(kwparams)
+        self.owncalls += owncalls
         for row in stores:
             self.store.append(row)
             self.where[id(row)] = where
@@ -676,21 +686,86 @@ class _Solver:
 
     def _closed_kwargs(self) -> dict[str, list[str]]:
         """Calls whose every `**d` holds only dicts whose keys are all known: each value a
-        closed dict, or a literal dict of a variable that is itself closed (its own rows)."""
-        dst_of = {ident: dst for dst, ident in self.dict_rows}
+        closed dict, or a literal dict of a variable that is itself closed (its own rows), or a
+        function's own `**kwargs` that every caller fills with known keys (`_closed_params`)."""
+        params = self._closed_params()
         out: dict[str, list[str]] = {}
         for paths, where, line in self.starcalls:
-            keys: set[str] = set()
-            for p in paths:
-                if len(p) != 1 or p[0] in self.opened:
-                    break  # `**x` where keys drift does not know may enter x itself
-                values = self.eval(p)
-                owners = {v[2] for v in values if v[0] == "Z"}
-                if not owners or any(v[0] != "Z" and not (v[0] == "D" and dst_of.get(v[1]) in owners) for v in values):
-                    break
-                keys.update(k for v in values if v[0] == "Z" for k in self.closed[v[1]])
-            else:
+            keys = self._star_keys(paths, params)
+            if keys is not None:
                 out[f"{where}:{line}"] = sorted(keys)
+        return out
+
+    def _star_keys(self, paths, params: dict[str, set[str]]) -> set[str] | None:
+        """Every key the `**d` dicts of one call can hold, or None where one of them may hold
+        keys drift does not know."""
+        dst_of = self._dst_of()
+        keys: set[str] = set()
+        for p in paths:
+            if p is None or len(p) != 1 or p[0] in self.opened:
+                return None  # `**x` where keys drift does not know may enter x itself
+            if p[0] in params:
+                keys |= params[p[0]]
+                continue
+            values = self.eval(p)
+            owners = {v[2] for v in values if v[0] == "Z"}
+            if not owners or any(v[0] != "Z" and not (v[0] == "D" and dst_of.get(v[1]) in owners) for v in values):
+                return None
+            keys.update(k for v in values if v[0] == "Z" for k in self.closed[v[1]])
+        return keys
+
+    def _dst_of(self) -> dict[str, str]:
+        hit = getattr(self, "_dst_memo", None)
+        if hit is None:
+            hit = self._dst_memo = {ident: dst for dst, ident in self.dict_rows}
+        return hit
+
+    def _closed_params(self) -> dict[str, set[str]]:
+        """The `**kwargs` of plain consumer functions whose keys are all known: the function is
+        called at least once, only ever called (never handed anywhere as a value, so no caller
+        drift does not see), and every call writes its keywords or passes dicts themselves
+        closed. Then the dict holds those keywords and the literal keys the body adds, nothing
+        else (`main()` -> `launch(args, **kw)` -> `serve(app, **kw)`: empty all the way down).
+        Solved from the callers inward; a function whose callers' dicts stay unknown stays open."""
+        calls: dict[str, list] = {}
+        for callee, kws, stars in self.owncalls:
+            for v in self.eval(callee):
+                if v[0] == "F" and v[1] in self.kwparams:
+                    calls.setdefault(v[1], []).append((kws, stars))
+        escaped = self._escaped_functions()
+        todo = {fn for fn in calls if fn not in escaped}
+        out: dict[str, set[str]] = {}
+        while True:
+            grown = False
+            for fn in sorted(todo - {f for f in todo if self.kwparams[f][0] in out}):
+                keys = set(self.kwparams[fn][1])
+                for kws, stars in calls[fn]:
+                    got = self._star_keys(stars, out) if stars else set()
+                    if got is None:
+                        break
+                    keys |= set(kws) | got
+                else:
+                    out[self.kwparams[fn][0]] = keys
+                    grown = True
+            if not grown:
+                return out
+
+    def _escaped_functions(self) -> set[str]:
+        """Consumer functions some value flows to other than a call's callee (an assignment, an
+        argument, a store, a return, a dict's value): whoever gets them may call them with anything."""
+        nested = {(f"var:{q.rpartition('.')[0]}:{q.rpartition('.')[2]}", (f"sym:{q}",)) for q in self.defs}
+        paths = [src for dst, src in self.assign if (dst, src) not in nested]  # a nested def's own name is no escape
+        for _callee, args, kwargs, _line in self.call:
+            paths += args
+            paths += kwargs.values()
+        paths += [row[2] for row in self.store]
+        paths += [expr for _fn, expr in self.ret]
+        for values in self.dict_values.values():
+            paths += values
+        paths += [(root,) for root in self.valuerefs]
+        out: set[str] = set()
+        for p in paths:
+            out.update(v[1] for v in self.eval(p) if v[0] == "F")
         return out
 
     def _target_aliases(self) -> dict[str, list[tuple[str, ...]]]:
