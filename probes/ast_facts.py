@@ -12,6 +12,7 @@ from .copies import statement_shape
 from .cli_args import parser_facts
 from .forwards import kwargs_forwards
 from .choices import env_defaults, env_exprs, return_sources
+from .name_tables import name_checks
 from .deprecations import deprecations
 from .derefs import can_be_none, param_facts
 from .unread import unread_params
@@ -20,7 +21,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -82,6 +83,10 @@ def module_facts(source: bytes, *, module: str, path: str, sha256=None) -> dict:
         out["env_exprs"] = exprs
     if "__getattr__" in out["functions"]:
         out["getattr_names"] = _getattr_names(tree)
+    checks, tables = name_checks(tree)
+    if checks:
+        out["name_checks"] = checks
+        out["name_tables"] = tables
     renames = deprecations(tree)
     if renames:
         out["deprecations"] = renames

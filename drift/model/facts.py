@@ -495,6 +495,9 @@ class ModuleFacts(Record):
                                               doc="env settings' whole expressions, any read form (probes/choices.py)")
     getattr_names: _Key[Any] = _Key("getattr_names", None, doc="names a PEP 562 `__getattr__` still maps")
     deprecations: _Key[Any] = _Key("deprecations", (), doc="renames its deprecation code names (probes/deprecations.py)")
+    name_checks: _Key[Any] = _Key("name_checks", {}, doc="functions that raise for a name their module's "
+                                  "table lacks: {fn: {param, index, table, line, raises, raise_line}} (probes/name_tables.py)")
+    name_tables: _Key[Any] = _Key("name_tables", {}, doc="{table: [key, ...]} of the tables name_checks names")
 
     @property
     def star_imports(self) -> list[ImportFacts]:

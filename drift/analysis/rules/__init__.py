@@ -47,6 +47,7 @@ from drift.analysis.rules.string_paths import RULES as STRING_PATH_RULES
 from drift.analysis.rules.swapped import RULES as SWAPPED_RULES
 from drift.analysis.rules.torch_ops import RULES as TORCH_OP_RULES
 from drift.analysis.rules.namespace_fields import RULES as NAMESPACE_FIELD_RULES
+from drift.analysis.rules.name_tables import RULES as NAME_TABLE_RULES
 from drift.analysis.rules.unparsable import consumer_unparsable
 from drift.analysis.rules.version_asserts import RULES as VERSION_ASSERT_RULES
 from drift.analysis.rules.versions import version_text_compare
@@ -104,6 +105,7 @@ GENERIC_RULES = [
     *SWAPPED_RULES,
     *TORCH_OP_RULES,
     *NAMESPACE_FIELD_RULES,
+    *NAME_TABLE_RULES,
     argument_retyped,
     version_text_compare,
     *VERSION_ASSERT_RULES,
