@@ -25,6 +25,7 @@ from .accepted_names import accepted_names_held, reads_accepted_names
 from .bound_methods import bound_function, same_object
 from .astwalk import once, walk
 from .copies import statement_shape
+from .attr_dicts import attribute_dicts
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .joins import candidates
@@ -631,6 +632,14 @@ class _Module:
                 for a in node.names:
                     if a.name != "*":
                         self.names[a.asname or a.name] = ("sym:%s.%s" % (mod, a.name),)
+
+    def attr_dicts(self, cls):
+        """{attr: {key: [line, col]}} of the dicts class `cls` keeps on `self` (probes/attr_dicts.py)."""
+        memo = self.__dict__.setdefault("_attr_dicts", {})
+        if cls not in memo:
+            node = getattr(self, "class_nodes", {}).get(cls)
+            memo[cls] = attribute_dicts(node) if node is not None else {}
+        return memo[cls]
 
     def wanted(self, path):
         """Uses worth sending: rooted in the target, in this consumer, or on a consumer `self`."""
@@ -2286,6 +2295,14 @@ class _Function:
                                       if (k.value.id, key) in self.key_guards})
                 elif isinstance(k.value, (ast.Dict, ast.Call)):
                     keys = self._dict_keys(k.value, env)
+                elif isinstance(k.value, ast.Attribute) and isinstance(k.value.value, ast.Name) \
+                        and k.value.value.id == self.self_name and self.cls:
+                    # `**self.model_args`: the keys the class writes into it are passed, and maybe others
+                    for name, pos in self.mod.attr_dicts(self.cls).get(k.value.attr, {}).items():
+                        if name not in kw_cols:
+                            keywords.append(name)
+                            kw_cols[name] = pos
+                            via_dict.append(name)
                 if keys is None:
                     star_kwargs = True
                 else:

@@ -44,10 +44,12 @@ def _uncovered(params: list[Param], positional: int, keywords: set[str]) -> list
     return [p for p in params if p.required and p.name not in covered]
 
 
-def _bind(params: list[list[Any]], rec: dict[str, Any]) -> tuple[int, list[str]] | None:
+def _bind(params: list[list[Any]], rec: dict[str, Any], *, known_keys: bool = False) -> tuple[int, list[str]] | None:
     """What a call `rec` leaves for a signature's `*args` / `**kwargs`: (extra positional count,
-    keywords no named parameter takes); None when the call's own stars hide what it passes."""
-    if rec.get("star_args") or rec.get("star_kwargs"):
+    keywords no named parameter takes); None when the call's own stars hide what it passes.
+    With `known_keys`, a call's `**d` hides nothing of the keys written into d that drift knows
+    (`**self.args`): they are passed, whatever else d holds."""
+    if rec.get("star_args") or (rec.get("star_kwargs") and not known_keys):
         return None
     slots = [n for n, k, _d in params if k in _POS]
     named = {n for n, k, _d in params if k not in ("VAR_POSITIONAL", "VAR_KEYWORD", "POSITIONAL_ONLY")}
@@ -145,8 +147,12 @@ def _forwarder(callee: Symbol | None, params_at: Symbol | None, is_constructor: 
     return params_at if params_at is not None and params_at.kind == "method" else None
 
 
-def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward, Symbol, list[Param], Symbol | None,
-                                                     list[Param] | None, Symbol | None, int, set[str], list[str]]]:
+def _factories(ctx: CheckContext, *, known_keys: bool = False) -> Iterator[tuple[
+        ResolvedCall, KwargsForward, Symbol, list[Param], Symbol | None, list[Param] | None, Symbol | None, int,
+        set[str], list[str]]]:
+    """The target factories the consumer's calls reach and what each call hands on through them.
+    With `known_keys`, also calls with an open `**d` whose known keys are passed: fit to ask which
+    keys the end no longer accepts, never which it now requires (d may hold any)."""
     for rc in ctx.calls:
         if rc.target is None or rc.target_params is None:
             continue
@@ -156,7 +162,7 @@ def _factories(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, KwargsForward,
         sig = [[p.name, p.kind, not p.required] for p in rc.target_params]
         if not any(k == "VAR_KEYWORD" for _n, k, _d in sig):
             continue
-        bound = _bind(sig, rc.rec)
+        bound = _bind(sig, rc.rec, known_keys=known_keys)
         if bound is None:
             continue
         _extra, rest = bound
@@ -236,7 +242,7 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                                     gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params)),
                 symbol=rc.dotted,
             )
-    for rc, fwd, cls, tparams, tat, bparams, bat, _pos, _have, keys in _factories(ctx):
+    for rc, fwd, cls, tparams, tat, bparams, bat, _pos, _have, keys in _factories(ctx, known_keys=True):
         if bparams is None:
             continue
         for kw in keys:
