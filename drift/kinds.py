@@ -79,6 +79,7 @@ class Kind(str, enum.Enum):
     VERSION_ASSERT_FAILS = "a module-level assertion on the target's version fails on the target"
     PATCH_BYPASSED = "patch of a module's name no longer reaches the target code that calls it"
     COPY_STALE = "the consumer's copy of a target function lacks a step the target's own version now takes"
+    OPTION_CONFLICT = "the consumer's own command-line option is now registered by the target's parser builder too"
 
 
 ChangeKind = Kind

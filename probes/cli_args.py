@@ -485,3 +485,50 @@ def _far_callee(func, own_names):
         hit = own_names.get(func.id)
         return hit[0][4:] if hit and isinstance(hit[0], str) and hit[0].startswith("sym:") else None
     return None
+
+
+def _unconditional_adds(scope, parsers):
+    """`add_argument` calls on one of `parsers` that run whenever the scope does: not under an
+    `if`, `try`, loop or `with` of the scope (a consumer that adds an option only when the
+    target lacks it has already met the conflict)."""
+    stack = [(n, False) for n in ast.iter_child_nodes(scope)]
+    while stack:
+        node, guarded = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and _name(node.func) == "add_argument" and isinstance(node.func, ast.Attribute) \
+                and _dotted(node.func.value) in parsers and not guarded:
+            yield node
+        inner = guarded or isinstance(node, (ast.If, ast.Try, ast.For, ast.AsyncFor, ast.While, ast.With,
+                                             ast.AsyncWith, ast.IfExp))
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _resolves_conflicts(scope):
+    """Whether the scope builds its parser with `conflict_handler="resolve"` (a later option wins)."""
+    return any(isinstance(n, ast.Call) and (_name(n.func) or "").endswith(_PARSER_CTORS)
+               and any(k.arg == "conflict_handler" for k in n.keywords) for n in _walk_scope(scope))
+
+
+def own_options(tree, bindings):
+    """`[{"builders": [dotted], "options": [[flag, line, col]]}]`: per scope, the long option
+    flags the consumer itself adds (literally, unconditionally) to a parser it also hands to a
+    target builder (`AsyncEngineArgs.add_cli_args(parser)`). argparse refuses a flag registered
+    twice on one parser, so a flag the target's builders now register too is a conflict."""
+    out = []
+    for qual, fn in _scopes(tree):
+        params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if qual else []
+        parsers = _parser_names(fn, params, _walk_scope)
+        if not parsers or _resolves_conflicts(fn):
+            continue
+        builders = _target_builders(fn, parsers, bindings)
+        if not builders:
+            continue
+        options = []
+        for call in _unconditional_adds(fn, parsers):
+            for a in call.args:
+                if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--"):
+                    options.append([a.value, a.lineno, a.col_offset])
+        if options:
+            out.append({"builders": builders, "options": sorted(options, key=lambda o: (o[1], o[2]))})
+    return out

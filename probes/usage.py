@@ -25,7 +25,7 @@ from .torch_ops import op_defs, op_uses
 from .built_namespaces import built_namespaces
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
-from .cli_args import namespace_params, namespaces, parser_params
+from .cli_args import namespace_params, namespaces, own_options, parser_params
 from .string_paths import caught_here, importers, string_paths
 
 
@@ -494,6 +494,9 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         fillers = parser_params(tree, imports.bindings)  # helpers that hand a parser to vLLM's builders
         if fillers:
             out["parser_params"] = fillers
+        added = own_options(tree, imports.bindings)  # the consumer's own flags on a parser vLLM fills too
+        if added:
+            out["cli_own_options"] = added
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone

@@ -3,6 +3,7 @@
 from drift.analysis.rules.arg_types import argument_retyped
 from drift.analysis.rules.arity import RULES as ARITY_RULES
 from drift.analysis.rules.cli_options import RULES as CLI_OPTION_RULES
+from drift.analysis.rules.cli_conflicts import RULES as CLI_CONFLICT_RULES
 from drift.analysis.rules.awaited import RULES as AWAITED_RULES
 from drift.analysis.rules.base_init import RULES as BASE_INIT_RULES
 from drift.analysis.rules.bypassed_patches import RULES as BYPASSED_PATCH_RULES
@@ -58,6 +59,7 @@ GENERIC_RULES = [
     import_removed,
     *STRING_PATH_RULES,
     *CLI_OPTION_RULES,
+    *CLI_CONFLICT_RULES,
     *GONE_USE_RULES,
     *GONE_RECEIVER_RULES,
     *GUARDED_RULES,

@@ -1,0 +1,56 @@
+"""DRIFT129: a long option the consumer adds to a parser it also hands to the target's builder
+(`AsyncEngineArgs.add_cli_args(parser)`), which the target's builder now registers too: argparse
+raises `conflicting option string` when the parser is built (the synthetic consumer really run
+on both sides). Silent for an option the builder registered on the baseline too, for one added
+under a condition, and for a parser built with `conflict_handler="resolve"`."""
+
+from __future__ import annotations
+
+from tests.rule_cases import Case, findings_of, line_of, raised_by
+
+ARGS = """
+    class EngineArgs:
+        @staticmethod
+        def add_cli_args(parser):
+            parser.add_argument("--model", default="m")
+            parser.add_argument("--keep", type=int, default=1)
+            return parser
+    """
+BEFORE = {"gizmo/__init__.py": "", "gizmo/args.py": ARGS}
+AFTER = {"gizmo/__init__.py": "", "gizmo/args.py": ARGS.replace(
+    '            return parser', '            parser.add_argument("--reasoning", action="store_true")\n'
+                                 '            parser.add_argument("--guarded", action="store_true")\n'
+                                 '            parser.add_argument("--resolved", action="store_true")\n'
+                                 '            return parser')}
+MINE = """
+    import argparse
+
+    from gizmo.args import EngineArgs
+
+
+    def get_parser():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--reasoning", action="store_true")
+        parser.add_argument("--own-port", type=int, default=1)
+        if not hasattr(EngineArgs, "guarded"):
+            parser.add_argument("--guarded", action="store_true")
+        parser = EngineArgs.add_cli_args(parser)
+        return parser
+
+
+    def get_resolving_parser():
+        parser = argparse.ArgumentParser(conflict_handler="resolve")
+        parser.add_argument("--resolved", action="store_true")
+        return EngineArgs.add_cli_args(parser)
+    """
+CONSUMER = {"app/__init__.py": "", "app/mine.py": MINE}
+
+
+def test_an_own_option_the_target_builder_now_registers_conflicts(tmp_path):
+    found = [f for f in findings_of(tmp_path, Case("conflicts", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT129"]
+    assert [f.consumer_site.line for f in found] == [line_of(MINE, 'parser.add_argument("--reasoning"')], \
+        [f.title for f in found]
+    after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
+    assert found[0].predicted_failure == raised_by(after, "app.mine", "get_parser()")
+    assert raised_by(before, "app.mine", "get_parser(), get_resolving_parser()") is None
+    assert raised_by(after, "app.mine", "get_resolving_parser()") is None
