@@ -32,7 +32,7 @@ from .joins import candidates
 from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
 from .runners import inner_call
-from .shapes import list_shape, number_shape, plain_value
+from .shapes import any_list_shape, list_shape, number_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
 
@@ -1414,6 +1414,7 @@ class _Function:
         self.alternatives = {}  # name -> other paths it may hold (branches that bind it differently)
         self.lists = set()  # local names holding a non-empty list of plain Python values (probes/shapes.py)
         self.empties = set()  # local names bound to `[]`, still open to `.append(...)`
+        self.any_lists = set()  # local names bound to a list of any elements (a literal or a comprehension)
         self.namespaces = {}  # local dict -> {key: (key node, value node)}: a `type(...)` namespace
         self.narrowed = set()  # names and `x.attr` keys an isinstance test typed in this function
         # local name -> the paths assignments bound it to (each object itself); a nested function
@@ -1930,6 +1931,7 @@ class _Function:
                 self.dicts.pop(n.id, None)
                 self.lists.discard(n.id)
                 self.empties.discard(n.id)
+                self.any_lists.discard(n.id)
 
     def assign(self, tgt, value, vpath, env, st):
         t = type(tgt)
@@ -2411,6 +2413,9 @@ class _Function:
         """`x = <value>`: does x now hold a list of plain values (or an empty list to append to)?"""
         self.lists.discard(name)
         self.empties.discard(name)
+        self.any_lists.discard(name)
+        if any_list_shape(value):
+            self.any_lists.add(name)
         if isinstance(value, ast.List) and not value.elts:
             self.empties.add(name)
         elif list_shape(value, self.lists):
@@ -2480,7 +2485,8 @@ class _Function:
         """{"kw_shapes": {keyword: shape}, "arg_shapes": {index: shape}} for arguments whose value is
         provably a list of plain Python values, or a Python number (only what is known is sent)."""
         out = {}
-        kw = {k.arg: list_shape(k.value, self.lists) or number_shape(k.value) for k in node.keywords if k.arg}
+        kw = {k.arg: list_shape(k.value, self.lists) or number_shape(k.value) or any_list_shape(k.value, self.any_lists)
+              for k in node.keywords if k.arg}
         kw = {k: v for k, v in kw.items() if v}
         if kw:
             out["kw_shapes"] = kw
@@ -2488,7 +2494,7 @@ class _Function:
         for i, a in enumerate(node.args):
             if type(a) is ast.Starred:
                 break
-            shape = list_shape(a, self.lists) or number_shape(a)
+            shape = list_shape(a, self.lists) or number_shape(a) or any_list_shape(a, self.any_lists)
             if shape:
                 pos[str(i)] = shape
         if pos:

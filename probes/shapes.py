@@ -61,6 +61,19 @@ def list_shape(node, lists=frozenset()):
     return None
 
 
+LIST = "list"  # a Python list of any elements (`[BaseModelPath(...) for ...]`)
+
+
+def any_list_shape(node, any_lists=frozenset()):
+    """LIST when `node` certainly evaluates to a Python list, whatever its elements (a literal, a
+    comprehension, a local bound to one); None otherwise. A list is no object of any other
+    class: a parameter the target now declares as one class gets none of its members."""
+    t = type(node)
+    if t in (ast.List, ast.ListComp) or (t is ast.Name and node.id in any_lists):
+        return LIST
+    return None
+
+
 _NUMBER_CALLS = frozenset({"int", "float", "len", "round", "abs"})
 
 

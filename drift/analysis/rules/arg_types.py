@@ -27,6 +27,7 @@ from drift.analysis.rules.base import rule
 
 LIST_OF_BUILTIN = "list[builtin]"  # the probe's shapes (probes/shapes.py)
 NUMBER = "number"
+LIST = "list"
 
 _SEQUENCES = frozenset({"list", "List", "Sequence", "MutableSequence", "Iterable", "Collection"})
 _PLAIN = frozenset({"int", "float", "str", "bool", "bytes", "complex", "list", "List", "tuple", "Tuple", "dict",
@@ -165,8 +166,10 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
     (`list[int]` became `np.ndarray`: `torch.from_numpy` rejects a list), and when a Python number
     (a literal, `float(x)`, arithmetic of such) goes to a parameter the baseline declared a number
     (`scale: float`) and the target declares one class (`scale: torch.Tensor`: the target calls
-    `.to()` or reads `.shape` on it); a positional argument is bound by its slot, whatever the
-    parameter is now called."""
+    `.to()` or reads `.shape` on it), and when any Python list (a literal, a comprehension, a local
+    bound to one) goes to a parameter the baseline declared a list (`List[BaseModelPath]`) and the
+    target declares one class (`OpenAIServingModels`: the target reads that class's members off
+    it); a positional argument is bound by its slot, whatever the parameter is now called."""
     if ctx.baseline is None:
         return
     for mod, rec, rc in _sites(ctx):
@@ -185,7 +188,7 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
         for keyword, position in items:
             shape = (rec.get("kw_shapes") or {}).get(keyword) if keyword else (rec.get("arg_shapes") or {}).get(
                 str(position))
-            if shape not in (LIST_OF_BUILTIN, NUMBER):
+            if shape not in (LIST_OF_BUILTIN, NUMBER, LIST):
                 continue
             if cref is not None:
                 tparams, tat, bparams, bat = _consumer_class_params(ctx, cref, keyword)
@@ -198,6 +201,9 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
                 continue  # by position the name may change (`num_tokens` -> `num_tokens_np`): the slot is the same
             if shape == NUMBER:  # a Python number for a parameter that was a number and is now one class
                 now = whole = _whole_class(tp.annotation, ctx.target, tat.module) if _number(bp.annotation) else None
+            elif shape == LIST:  # a list for a parameter that was a list and is now one class
+                now = whole = _whole_class(tp.annotation, ctx.target, tat.module) \
+                    if list_element(bp.annotation) is not None else None
             elif not _plain(list_element(bp.annotation)):
                 continue
             else:
@@ -206,7 +212,7 @@ def argument_retyped(ctx: CheckContext) -> Iterator[Finding]:
                 now = now or whole
             if now is None:
                 continue
-            what = "a Python number" if shape == NUMBER else "a list of plain Python values"
+            what = {NUMBER: "a Python number", LIST: "a Python list"}.get(shape, "a list of plain Python values")
             onto = "a Python number" if shape == NUMBER else "a Python list"
             label = (cref or "").rsplit(".", 1)[-1] or rc.label
             site = rc.keyword_site(keyword) if rc is not None and keyword else _keyword_site(mod, rec, keyword)
