@@ -1,4 +1,4 @@
-"""DRIFT129: a long option the consumer adds to a parser it also hands to the target's builder
+"""DRIFT131: a long option the consumer adds to a parser it also hands to the target's builder
 (`AsyncEngineArgs.add_cli_args(parser)`), which the target's builder now registers too: argparse
 raises `conflicting option string` when the parser is built (the synthetic consumer really run
 on both sides). Silent for an option the builder registered on the baseline too, for one added
@@ -47,7 +47,7 @@ CONSUMER = {"app/__init__.py": "", "app/mine.py": MINE}
 
 
 def test_an_own_option_the_target_builder_now_registers_conflicts(tmp_path):
-    found = [f for f in findings_of(tmp_path, Case("conflicts", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT129"]
+    found = [f for f in findings_of(tmp_path, Case("conflicts", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT131"]
     assert [f.consumer_site.line for f in found] == [line_of(MINE, 'parser.add_argument("--reasoning"')], \
         [f.title for f in found]
     after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]

@@ -1,4 +1,4 @@
-"""DRIFT128: a string literal handed to a target function that raises for a name its module's
+"""DRIFT130: a string literal handed to a target function that raises for a name its module's
 table lacks (`settings.is_set("OLD")`), where the baseline's table held it and the target's does
 not. Silent for a name both tables hold, for one neither held (the call failed on the baseline),
 and for a function that does not check its argument against a table."""
@@ -62,7 +62,7 @@ CONSUMER = {"app/__init__.py": "", "app/flags.py": """
 
 def test_a_name_the_target_table_dropped(tmp_path):
     src = CONSUMER["app/flags.py"]
-    found = [f for f in findings_of(tmp_path, Case("tables", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT128"]
+    found = [f for f in findings_of(tmp_path, Case("tables", BEFORE, AFTER, CONSUMER)) if f.rule_id == "DRIFT130"]
     assert sorted(f.consumer_site.line for f in found) == sorted(
         [line_of(src, 'settings.is_set("OLD")'), line_of(src, 'settings.is_set(name="OLD")')]), [f.title for f in found]
     assert all(f.predicted_failure.startswith("AttributeError") for f in found)

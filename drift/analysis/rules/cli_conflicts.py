@@ -26,7 +26,7 @@ def _registered(flag: str, dests: set[str]) -> bool:
     return dest in dests and "--" + dest.replace("_", "-") == flag
 
 
-@rule("DRIFT129", RuleKind.OPTION_CONFLICT)
+@rule("DRIFT131", RuleKind.OPTION_CONFLICT)
 def cli_option_conflict(ctx: CheckContext) -> Iterator[Finding]:
     """A long option the consumer adds to a parser it hands to the target's builders, which the
     target's builders now register too and the baseline's did not: argparse raises
@@ -51,7 +51,7 @@ def cli_option_conflict(ctx: CheckContext) -> Iterator[Finding]:
                 if not _registered(flag, after) or _registered(flag, before) or flag[2:].replace("-", "_") in before:
                     continue
                 yield Finding(
-                    rule_id="DRIFT129", kind=RuleKind.OPTION_CONFLICT,
+                    rule_id="DRIFT131", kind=RuleKind.OPTION_CONFLICT,
                     severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
                     title=f"option `{flag}` the consumer adds is now registered by "
                           f"`{builders[0].rsplit('.', 1)[-1]}` on the same parser",

@@ -47,7 +47,7 @@ def _passed_name(rc: ResolvedCall, check: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-@rule("DRIFT128", RuleKind.VALUE_REJECTED)
+@rule("DRIFT130", RuleKind.VALUE_REJECTED)
 def name_dropped_from_table(ctx: CheckContext) -> Iterator[Finding]:
     """A string literal passed to a target function that raises for a name its module's table
     lacks (`envs.is_set("VLLM_X")`), where the baseline's table held the name and the target's
@@ -65,7 +65,7 @@ def name_dropped_from_table(ctx: CheckContext) -> Iterator[Finding]:
             continue
         table = check.get("table")
         yield Finding(
-            rule_id="DRIFT128", kind=RuleKind.VALUE_REJECTED, severity=Severity.BREAKING,
+            rule_id="DRIFT130", kind=RuleKind.VALUE_REJECTED, severity=Severity.BREAKING,
             title=f"`{rc.label}(\"{name}\")`: the target's `{table}` no longer holds `{name}`, and "
                   f"`{rc.label}` raises for a name it lacks",
             consumer_site=rc.site,
