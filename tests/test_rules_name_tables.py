@@ -10,13 +10,16 @@ import ast
 from drift.probes.name_tables import name_checks
 from tests.rule_cases import Case, findings_of, line_of
 
-BEFORE = {"gizmo/__init__.py": "", "gizmo/settings.py": """
+def _settings(*names: str) -> dict[str, str]:
+    """A settings module whose `is_set` raises for a name its table lacks; the two versions
+    differ only in the table's names."""
+    rows = "\n".join(f'        "{n}": lambda: os.getenv("{n}"),' for n in names)
+    return {"gizmo/__init__.py": "", "gizmo/settings.py": f"""
     import os
 
-    table = {
-        "OLD": lambda: os.getenv("OLD"),
-        "KEPT": lambda: os.getenv("KEPT"),
-    }
+    table = {{
+{rows}
+    }}
 
 
     def is_set(name):
@@ -28,24 +31,10 @@ BEFORE = {"gizmo/__init__.py": "", "gizmo/settings.py": """
     def lookup(name):
         return os.environ.get(name)
     """}
-AFTER = {"gizmo/__init__.py": "", "gizmo/settings.py": """
-    import os
-
-    table = {
-        "KEPT": lambda: os.getenv("KEPT"),
-        "NEW": lambda: os.getenv("NEW"),
-    }
 
 
-    def is_set(name):
-        if name in table:
-            return name in os.environ
-        raise AttributeError(name)
-
-
-    def lookup(name):
-        return os.environ.get(name)
-    """}
+BEFORE = _settings("OLD", "KEPT")
+AFTER = _settings("KEPT", "NEW")
 CONSUMER = {"app/__init__.py": "", "app/flags.py": """
     import gizmo.settings as settings
 
