@@ -7,8 +7,8 @@ gains an optional `vocab_size=`; the baseline's own `Manager.add` called it with
 `vocab_size=self.vocab`. A consumer whose call passes those very expressions gets the same rewrite
 by default (safe): the padding keyword becomes `vocab_size=self.vocab` in its place, `modules=`
 goes. The same holds for a sibling method that lost `padding=` too (`Model.from_tensors`), which
-the target's own code never calls with those expressions. A call passing another value, or a callee whose rewrite needs a new required keyword, keeps
-the plain drop, unsafe.
+the target's own code never calls with those expressions. A call passing another value keeps the plain drop, unsafe; a callee whose rewrite needs a new required
+keyword gets no drop at all (it would still raise): a manual fix naming that keyword.
 """
 
 from __future__ import annotations
@@ -158,7 +158,10 @@ def test_the_targets_own_rewrite_is_offered_safe_only_for_the_identical_call(tmp
     assert "as the target's own `Manager.add` rewrote this very call" in padding["description"]
     assert modules["tier"] == "safe" and padding["args"]["migration"].endswith("vllm/lora/__init__.py:24")
     assert found[(16, "padding=")]["tier"] == "unsafe"  # another value: the target never made that call
-    assert found[(19, "tag=")]["tier"] == "unsafe"  # the target's call passes a new required `kind=`
+    # the target's call passes a new required `kind=`: dropping `tag=` alone would still raise, so no
+    # drop is offered in any tier; the fix is manual and names the missing parameter (round 19)
+    tag = found[(19, "tag=")]
+    assert tag["tier"] == "manual" and tag["codemod"] is None and "`kind`" in tag["description"]
     sibling = found[(22, "padding=")]  # vLLM never called from_tensors so, but rewrote load's identical call
     assert sibling["tier"] == "safe" and sibling["args"]["add"] == {"vocab_size": "self.vocab"}
     assert "its identical call of `load` (a sibling that lost `padding` too)" in sibling["description"]

@@ -239,13 +239,17 @@ PARENTHESISED = """
     """
 
 
-def test_each_gone_name_of_a_parenthesised_guarded_import_is_reported_at_its_line(tmp_path):
-    """The module went away: every name the statement imports is lost to the except path, and a
-    maintainer's fix touches each one's line, not only the first."""
+def test_each_gone_name_of_a_parenthesised_guarded_import_is_reported_at_the_statement(tmp_path):
+    """The module went away: every name the statement imports is lost to the except path, one
+    finding each. Each sits where Python raises, the `from` line (round 19's line rule,
+    drift/analysis/surfacing.py), and keeps its own name's line as `use_line` for the fix."""
     proto = {"gizmo/proto.py": "class Request:\n    pass\n\n\nclass Response:\n    pass\n"}
     found = findings_of(tmp_path, Case("parens", {**BEFORE, **proto}, AFTER, {"app/proto.py": PARENTHESISED}))
-    assert_findings(found, [("DRIFT077", line_of(PARENTHESISED, "Request,")),
-                            ("DRIFT077", line_of(PARENTHESISED, "Response,"))])
+    at = line_of(PARENTHESISED, "from gizmo.proto import (")
+    assert_findings(found, [("DRIFT077", "`Request`"), ("DRIFT077", "`Response`")])
+    assert {f.consumer_site.line for f in found} == {at}
+    assert sorted(f.consumer_site.use_line for f in found) == [line_of(PARENTHESISED, "Request,"),
+                                                               line_of(PARENTHESISED, "Response,")]
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.proto", "Response is None or 1/0") is None
 
 
