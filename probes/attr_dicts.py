@@ -21,7 +21,20 @@ def _literal_keys(value):
         return {k.value: [k.lineno, k.col_offset] for k in value.keys
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)}
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
-        return {k.arg: [k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in value.keywords if k.arg}
+        return _keyword_keys(value.keywords)
+    return None
+
+
+def _keyword_keys(keywords):
+    """{key: [line, col]} of `k=v` keywords (`dict(k=v)`, `.update(k=v)`), at the keyword's name."""
+    return {k.arg: [k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in keywords if k.arg}
+
+
+def _string_key(target, me):
+    """(attr, key) of `<me>.attr["key"]`, else None."""
+    attr = _self_attr(target.value, me) if isinstance(target, ast.Subscript) else None
+    if attr and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return attr, target.slice
     return None
 
 
@@ -52,14 +65,14 @@ def attribute_dicts(classdef):
                         literal.add(attr)
                         for k, pos in found.items():
                             keys.setdefault(attr, {}).setdefault(k, pos)
-                    sub = _self_attr(t.value, me) if isinstance(t, ast.Subscript) else None
-                    if sub and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
-                        keys.setdefault(sub, {}).setdefault(t.slice.value, [t.slice.lineno, t.slice.col_offset])
+                    sub = _string_key(t, me)
+                    if sub:
+                        keys.setdefault(sub[0], {}).setdefault(sub[1].value, [sub[1].lineno, sub[1].col_offset])
             elif isinstance(node, ast.Delete):
                 for t in node.targets:
-                    sub = _self_attr(t.value, me) if isinstance(t, ast.Subscript) else None
-                    if sub and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
-                        dropped.add((sub, t.slice.value))
+                    sub = _string_key(t, me)
+                    if sub:
+                        dropped.add((sub[0], sub[1].value))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" \
                     and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 attr = _self_attr(node.func.value, me)
@@ -69,8 +82,7 @@ def attribute_dicts(classdef):
                 attr = _self_attr(node.func.value, me)
                 if not attr:
                     continue
-                found = _literal_keys(node.args[0]) if len(node.args) == 1 else \
-                    {k.arg: [k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in node.keywords if k.arg}
+                found = _literal_keys(node.args[0]) if len(node.args) == 1 else _keyword_keys(node.keywords)
                 for k, pos in (found or {}).items():
                     keys.setdefault(attr, {}).setdefault(k, pos)
     out = {}
