@@ -113,6 +113,9 @@ def string_paths(tree, prefixes):
         for child in children:
             if not (isinstance(child, ast.Constant) and isinstance(child.value, str)):
                 continue
+            if _wrapper_call(parent) and child is parent.args[0] and _text(parent.args[1]) is not None \
+                    and _ATTR.match(parent.args[1].value):
+                continue  # the module of a wrapt-style pair: `wrapped_targets` names the whole path
             target = path_of(child.value, prefixes)
             if target is None:
                 continue
@@ -152,4 +155,133 @@ def importers(tree):
                 walk(node.body, prefix + node.name + ".")
 
     walk(tree.body, "")
+    return out
+
+
+# wrapt's patching API and the instrumentation helpers built on it (OpenTelemetry, ddtrace's
+# `wrap`): a target named by two strings, the module and the attribute path inside it
+_WRAPPERS = frozenset({"wrap_function_wrapper", "patch_function_wrapper", "transient_function_wrapper",
+                       "wrap_object", "wrap_object_attribute", "resolve_path", "wrap"})
+_ATTR = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$")
+MAX_ROWS = 500  # a table longer than this is data, not a list of hooks
+
+
+def _wrapper_call(node):
+    return isinstance(node, ast.Call) and _callee_name(node.func) in _WRAPPERS and len(node.args) >= 2
+
+
+def _rows(node, tables):
+    """[(values, line, col)] of a literal table of tuples (`[("m", "C.f", w), ...]`, a name bound
+    once to one, or `{"m": "C.f"}.items()`), else None."""
+    if isinstance(node, ast.Name):
+        node = tables.get(node.id)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "items" \
+            and not node.args:
+        table = node.func.value
+        table = tables.get(table.id) if isinstance(table, ast.Name) else table
+        if isinstance(table, ast.Dict) and None not in table.keys and len(table.keys) <= MAX_ROWS:
+            return [([k, v], k.lineno, k.col_offset) for k, v in zip(table.keys, table.values)]
+        return None
+    if not isinstance(node, (ast.List, ast.Tuple, ast.Set)) or len(node.elts) > MAX_ROWS:
+        return None
+    rows = [(list(e.elts), e.lineno, e.col_offset) for e in node.elts if isinstance(e, (ast.Tuple, ast.List))]
+    return rows if len(rows) == len(node.elts) else None
+
+
+def _literal_tables(tree):
+    """{name: literal} for names the file binds exactly once, to a list/tuple/set/dict literal."""
+    seen, out = {}, {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    seen[t.id] = seen.get(t.id, 0) + 1
+                    out[t.id] = node.value
+    return {k: v for k, v in out.items() if seen[k] == 1 and isinstance(v, (ast.List, ast.Tuple, ast.Set, ast.Dict))}
+
+
+def _text(node):
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def wrapped_targets(tree, prefixes):
+    """String-path records (as `string_paths` rows) for what wrapt-style calls patch:
+    `wrap_function_wrapper("vllm.x", "Cls.meth", w)` names `vllm.x.Cls.meth`, resolved when the call
+    runs (a module gone raises ModuleNotFoundError, an attribute gone AttributeError). The two
+    strings may come from a literal table the call's loop unpacks (`for mod, name, w in HOOKS:`),
+    then each row is a record at the row's line. A loop that stops at the first success (`break`)
+    tries alternatives, one per release: no record. `guarded`: the call sits in a `try` whose
+    handler catches the failure -- the hook is then silently not installed."""
+    tables = _literal_tables(tree)
+    out = []
+
+    def pair(args, env):
+        """[(module text, name text, line, col)] the call's first two arguments take."""
+        got = []
+        for a in args[:2]:
+            if _text(a) is not None:
+                got.append(("const", a))
+            elif isinstance(a, ast.Name) and a.id in env:
+                got.append(("row", env[a.id]))
+            else:
+                return []
+        rows = {id(r[1][1]): r[1][1] for r in got if r[0] == "row"}
+        if len(rows) > 1:
+            return []  # two different tables: not a pair of one row
+        if not rows:
+            m, n = got[0][1], got[1][1]
+            return [(m.value, n.value, m.lineno, m.col_offset)]
+        table = next(iter(rows.values()))
+        res = []
+        for values, line, col in table:
+            texts = []
+            for kind, ref in got:
+                if kind == "const":
+                    texts.append(ref.value)
+                else:
+                    idx = ref[0]
+                    texts.append(_text(values[idx]) if idx < len(values) else None)
+            if None not in texts:
+                res.append((texts[0], texts[1], line, col))
+        return res
+
+    def visit(node, env, caught):
+        if isinstance(node, ast.Try):
+            inner = caught + caught_here(node)
+            for st in node.body:
+                visit(st, env, inner)
+            for part in node.handlers + node.orelse + node.finalbody:
+                visit(part, env, caught)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            rows = _rows(node.iter, tables)
+            names = node.target.elts if isinstance(node.target, (ast.Tuple, ast.List)) else []
+            stops = any(isinstance(n, ast.Break) for st in node.body for n in ast.walk(st))
+            inner = dict(env)
+            for i, n in enumerate(names):
+                if isinstance(n, ast.Name):
+                    if rows is not None and not stops:
+                        inner[n.id] = (i, rows)
+                    else:
+                        inner.pop(n.id, None)
+            for st in node.body:
+                visit(st, inner, caught)
+            for st in node.orelse:
+                visit(st, env, caught)
+            return
+        if _wrapper_call(node):
+            for module, name, line, col in pair(node.args, env):
+                target = path_of(module, prefixes)
+                if target is None or ":" in module or not _ATTR.match(name) or len(name) > 200:
+                    continue
+                rec = {"target": target + "." + name, "resolved": True, "line": line, "col": col,
+                       "via": _dotted(node.func) or _callee_name(node.func), "wrapped": True}
+                if caught:
+                    rec["guarded"] = True
+                out.append(rec)
+        for child in ast.iter_child_nodes(node):
+            visit(child, env, caught)
+
+    visit(tree, {}, 0)
     return out

@@ -26,7 +26,7 @@ from .built_namespaces import built_namespaces
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .cli_args import namespace_params, namespaces, own_options, parser_params
-from .string_paths import caught_here, importers, string_paths
+from .string_paths import caught_here, importers, string_paths, wrapped_targets
 
 
 def _caught(handler):
@@ -449,7 +449,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     imports.consts = string_constants(tree)
     imports.flags = flag_constants(tree)
     roots = {p.split(".")[0] for p in prefixes}
-    if any(q + r + "." in text for r in roots for q in "\"'"):  # only a file that quotes a target path
+    quotes = any(q + r + "." in text for r in roots for q in "\"'")  # only a file that quotes a target path
+    if quotes:
         imports.paths = string_paths(tree, prefixes)
     resolvers = importers(tree) if "import_module" in text or "__import__" in text else []
     imports.visit(tree)
@@ -477,6 +478,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         sent = [list(r) for n in walk(tree) if isinstance(n, ast.Call) for r in [routed_name(n)] if r]
         if sent:
             out["routed"] = sent
+    if quotes and "wrap" in text:  # wrapt-style hooks: (module, "Cls.attr") pairs
+        imports.strings.extend(wrapped_targets(tree, prefixes))
     if imports.strings:
         out["string_paths"] = imports.strings
     if resolvers:

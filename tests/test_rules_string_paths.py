@@ -116,3 +116,90 @@ def test_a_path_handed_to_the_packages_own_resolver_in_another_module_breaks(tmp
     after = [tmp_path / "after", tmp_path / "consumer"]
     assert findings[0].predicted_failure == raised_by(after, "app.user", "fused_op()")
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.user", "fused_op()") is None
+
+
+# wrapt-style hooks (tracing add-ons): the module and the attribute path are two strings, written
+# in the call or in a table the call's loop unpacks; the real wrapt resolves them
+ENGINE_BEFORE = "class Processor:\n    def process_inputs(self, x):\n        return x\n\n    def kept(self):\n        return 1\n"
+ENGINE_AFTER = "class Processor:\n    def process(self, x):\n        return x\n\n    def kept(self):\n        return 1\n"
+
+STRICT = """
+    from wrapt import wrap_function_wrapper
+
+    HOOKS = [
+        ("gizmo.engine", "Processor.process_inputs"),
+        ("gizmo.engine", "Processor.kept"),
+    ]
+
+
+    def traced(wrapped, instance, args, kwargs):
+        return wrapped(*args, **kwargs)
+
+
+    def install():
+        for module, name in HOOKS:
+            wrap_function_wrapper(module, name, traced)
+
+
+    def install_direct():
+        wrap_function_wrapper("gizmo.engine", "Processor.process_inputs", traced)
+    """
+
+QUIET = """
+    import logging
+
+    import wrapt
+
+    log = logging.getLogger(__name__)
+
+
+    def traced(wrapped, instance, args, kwargs):
+        return wrapped(*args, **kwargs)
+
+
+    def install():
+        for module, name, hook in [
+            ("gizmo.engine", "Processor.process_inputs", traced),
+            ("gizmo.engine", "Processor.kept", traced),
+        ]:
+            try:
+                wrapt.wrap_function_wrapper(module, name, hook)
+            except (ModuleNotFoundError, AttributeError) as exc:
+                log.debug("skip %s.%s: %s", module, name, exc)
+
+
+    def install_any():
+        for module in ("gizmo.engine", "gizmo.v1.engine"):
+            try:
+                wrapt.wrap_function_wrapper(module, "Processor.process_inputs", traced)
+                break
+            except (ModuleNotFoundError, AttributeError):
+                pass
+    """
+
+
+def _hooks(files):
+    return Case("hooks", {**BEFORE, "gizmo/engine.py": ENGINE_BEFORE}, {**AFTER, "gizmo/engine.py": ENGINE_AFTER},
+                {"app/__init__.py": "", **files})
+
+
+def test_a_wrapt_hook_on_a_method_gone_breaks_at_its_row_and_at_the_call(tmp_path):
+    findings = findings_of(tmp_path, _hooks({"app/strict.py": STRICT}))
+    assert_findings(findings, [("DRIFT008", line_of(STRICT, '("gizmo.engine", "Processor.process_inputs")')),
+                               ("DRIFT008", line_of(STRICT, 'wrap_function_wrapper("gizmo.engine"'))])
+    assert {f.severity.value for f in findings} == {"breaking"}
+    assert {f.symbol for f in findings} == {"gizmo.engine.Processor.process_inputs"}
+    after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
+    for expr in ("install()", "install_direct()"):
+        assert raised_by(before, "app.strict", expr) is None
+        assert findings[0].predicted_failure == raised_by(after, "app.strict", expr)
+
+
+def test_a_wrapt_hook_in_a_try_that_swallows_the_failure_is_risky_and_alternatives_stay_silent(tmp_path):
+    findings = findings_of(tmp_path, _hooks({"app/quiet.py": QUIET}))
+    assert_findings(findings, [("DRIFT008", line_of(QUIET, '("gizmo.engine", "Processor.process_inputs", traced)'))])
+    assert findings[0].severity.value == "risky"
+    assert "silently not installed" in findings[0].details
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    # nothing raises: the hook is just not there (the traced method is gone, the kept one is wrapped)
+    assert raised_by(after, "app.quiet", "install(), install_any()") is None

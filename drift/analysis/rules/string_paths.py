@@ -28,7 +28,10 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
     baseline has and the target has not: whatever resolves the string fails there, as an import of
     it would. Breaking when the package is seen to resolve it (an importing call, a file that imports
     by a computed name, or a function of the package that does, in any module), risky when the
-    resolver is elsewhere (vLLM's own lookup of a setting)."""
+    resolver is elsewhere (vLLM's own lookup of a setting). A wrapt-style hook
+    (`wrap_function_wrapper("vllm.x", "Cls.meth", w)`, also from a table its loop unpacks) names
+    `vllm.x.Cls.meth`: breaking, or risky inside a `try` that catches the failure, where the hook is
+    silently not installed."""
     if ctx.baseline is None:
         return
     seen: set[tuple] = set()
@@ -39,7 +42,9 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
             if not isinstance(rec, dict) or not isinstance(rec.get("line"), int):
                 continue  # a malformed row (a host's reply is not trusted): nothing to say
             target = rec.get("target")
-            if not isinstance(target, str) or rec.get("guarded") or ctx.target.lookup(target) is not None:
+            hooked = rec.get("wrapped") is True  # a wrapt-style hook: its failure drops what it adds
+            if not isinstance(target, str) or (rec.get("guarded") and not hooked) \
+                    or ctx.target.lookup(target) is not None:
                 continue
             base = ctx.baseline.lookup(target)
             if base is None:
@@ -49,21 +54,30 @@ def string_path_gone(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             seen.add(key)
             resolved = bool(rec.get("resolved")) or rec.get("via") in resolvers
-            yield _finding(ctx, mod, rec, target, base, resolved)
+            yield _finding(ctx, mod, rec, target, base, resolved, hooked)
 
 
-def _finding(ctx: CheckContext, mod: dict, rec: dict, target: str, base, resolved: bool) -> Finding:
+def _finding(ctx: CheckContext, mod: dict, rec: dict, target: str, base, resolved: bool,
+             hooked: bool = False) -> Finding:
     moved, _ = moved_to(ctx, target, base) if base.kind != "module" else (None, None)
-    resolved = resolved and not ctx.dead_on_baseline(mod)
+    resolved = resolved and not ctx.dead_on_baseline(mod) and not (hooked and rec.get("guarded"))
     where = f"; it lives in `{moved.rsplit('.', 1)[0]}`" if moved else ""
+    via = rec.get("via") if isinstance(rec.get("via"), str) else "the wrapper"
+    if hooked and rec.get("guarded"):
+        details = (f"`{via}` patches it inside a `try` that catches the failure: on the target the hook is "
+                   "silently not installed, and what it adds (tracing, a patched behaviour) is lost")
+    elif hooked:
+        details = f"`{via}` resolves the module and the attribute path when it runs"
+    else:
+        details = None if resolved else \
+            "the string is handed on to be resolved elsewhere (vLLM's own lookup by name, or another module's helper)"
     return Finding(
         rule_id="DRIFT008", kind=RuleKind.IMPORT_MOVED if moved else RuleKind.IMPORT_REMOVED,
         severity=Severity.BREAKING if resolved else Severity.RISKY,
         title=f"`{target}`, named in a string, no longer exists{where}",
         consumer_site=Location(mod["path"], rec["line"], col=(rec["col"] if isinstance(rec.get("col"), int) else 0) + 1,
                                symbol=target),
-        details=None if resolved else
-        "the string is handed on to be resolved elsewhere (vLLM's own lookup by name, or another module's helper)",
+        details=details,
         target_evidence=(Location(ctx.target.lookup(moved).path, ctx.target.lookup(moved).line, symbol=moved),)
         if moved and ctx.target.lookup(moved) else (),
         baseline_evidence=(ctx.evidence(base),),
