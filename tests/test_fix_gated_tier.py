@@ -177,3 +177,60 @@ def test_the_gated_tier_survives_the_report_and_the_check_cache_round_trip():
     # a tier equal to the fix's own, or on a manual fix, is no separate tier
     assert Fix("drop", codemod="drop_keyword", tier="safe", gated_tier="safe").gated_tier is None
     assert Fix("by hand", manual_reason="why", gated_tier="safe").gated_tier is None
+
+
+# `generate` loses `options=` typed with a request class the target deletes (its constraint now
+# rides on `Params(constraint=...)`), and `close` loses a plain `flush: bool`: only the plain one is
+# a pure removal; the typed value had a meaning the target may say elsewhere
+TYPED_BEFORE = _vllm("0.11.0", """
+    class OptionsRequest:
+        def __init__(self, regex=None):
+            self.regex = regex
+
+
+    class Params:
+        def __init__(self, n=1):
+            self.n = n
+
+
+    def generate(prompt, params=None, options: "OptionsRequest | None" = None):
+        return (prompt, None if options is None else options.regex)
+
+
+    def close(handle, flush: bool = False):
+        return (handle, flush)
+    """)
+TYPED_AFTER = _vllm("0.12.0", """
+    class Params:
+        def __init__(self, n=1, constraint=None):
+            self.n = n
+            self.constraint = constraint
+
+
+    def generate(prompt, params=None):
+        return (prompt, None if params is None else params.constraint)
+
+
+    def close(handle):
+        return (handle, True)
+    """)
+TYPED_MAIN = """
+    from vllm.utils import OptionsRequest, Params, close, generate
+
+
+    def run(regex):
+        return generate("p", Params(), options=OptionsRequest(regex)), close(1, flush=True)
+    """
+
+
+def test_a_dropped_value_of_a_class_the_target_deleted_stays_unsafe_in_a_version_branch(tmp_path):
+    consumer = {"pyproject.toml": '[project]\nname = "app"\nversion = "1.0"\ndependencies = ["vllm>=0.10.0,<=0.11.0"]\n',
+                "app/__init__.py": "", "app/main.py": TYPED_MAIN}
+    before, after = write_tree(tmp_path / "before", TYPED_BEFORE), write_tree(tmp_path / "after", TYPED_AFTER)
+    root = write_tree(tmp_path / "consumer", consumer)
+    by_title = fixes(root, before, after)
+    options = next(f for t, f in by_title.items() if "`options=`" in t)
+    flush = next(f for t, f in by_title.items() if "`flush=`" in t)
+    assert (flush["codemod"], flush["tier"], flush["gated_tier"]) == ("drop_keyword", "unsafe", "safe")
+    assert options["codemod"] == "drop_keyword" and options["tier"] == "unsafe" and "gated_tier" not in options
+    assert "`OptionsRequest`, which the target no longer defines" in options["description"]

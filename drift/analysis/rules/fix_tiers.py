@@ -14,12 +14,18 @@ and on the target the original call raised. What is left to fear is a value the 
 wants under another name (`guided_decoding=` -> `structured_outputs=`, `uniform_decode=` ->
 `uniform=`). When the target's callable takes no parameter the baseline's did not (a pure
 removal: nothing in the target's signature can be the dropped value's successor), the branch's
-drop loses nothing the target could still say, so it is safe there (`removal_gated_tier`).
+drop loses nothing the target could still say, so it is safe there (`removal_gated_tier`). Unless
+the baseline typed the dropped parameter with a class of its own that the target no longer defines
+(`gone_value_types`): then the value was a vLLM object whose meaning moved elsewhere, not into the
+same signature (vLLM 0.10's `LLM.generate(guided_options_request: GuidedDecodingRequest)` went in
+0.11 with its class, and the constraint lives on as `SamplingParams(structured_outputs=...)`);
+dropping it would silently lose the constraint, so the drop stays unsafe in the branch too.
 """
 
 from __future__ import annotations
 
 import ast
+from typing import Iterable, Sequence
 
 from drift.findings import SAFE, UNSAFE, Fix
 from drift.model.facts import Param
@@ -52,16 +58,60 @@ def passes_nothing(value: str | None) -> bool:
             and node.func.id in ("dict", "list", "tuple", "set"))
 
 
-def removal_gated_tier(target_params, baseline_params, *, breaks: bool = True) -> str | None:  # type: ignore[no-untyped-def]
+def removal_gated_tier(target_params, baseline_params, *, breaks: bool = True,  # type: ignore[no-untyped-def]
+                       gone_types: Sequence[str] = ()) -> str | None:
     """SAFE when a drop is a pure removal: the target's callable has no parameter the baseline's
-    lacked (so none can be the dropped value's successor) and the original call raises on the
-    target (`breaks`); else None. Its tier inside a vLLM-version branch (see the module's text)."""
-    if not breaks or target_params is None or baseline_params is None:
+    lacked (so none can be the dropped value's successor), the original call raises on the
+    target (`breaks`) and the dropped value is not of a baseline class the target lost
+    (`gone_types`, from `gone_value_types`); else None. Its tier inside a vLLM-version branch (see
+    the module's text)."""
+    if not breaks or gone_types or target_params is None or baseline_params is None:
         return None
     before = {p.name for p in baseline_params}
     if any(p.name not in before for p in target_params):
         return None
     return SAFE
+
+
+def gone_value_types(baseline, target, params_at, params, names: Iterable[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """The classes the baseline's annotations of parameters `names` (of `params`, the baseline's
+    parameters of callable `params_at`, resolved in its module) name that the target no longer
+    defines at the same dotted name, sorted. Builtins and other packages' types do not resolve in
+    the baseline's index and never count."""
+    if baseline is None or target is None or params_at is None or not params:
+        return []
+    wanted = set(names)
+    gone: set[str] = set()
+    for p in params:
+        if p.name not in wanted or not p.annotation:
+            continue
+        for text in _annotation_names(p.annotation):
+            sym = baseline.resolve_in(params_at.module, text)
+            if sym is not None and sym.kind == "class" and target.lookup(sym.dotted) is None:
+                gone.add(sym.dotted)
+    return sorted(gone)
+
+
+def _annotation_names(annotation: str) -> list[str]:
+    """The dotted names an annotation's text reads (`Optional[Union[a.B, C]]` -> Optional, Union,
+    a.B, C); quoted forward references are read too; [] when it does not parse."""
+    try:
+        tree = ast.parse(annotation.strip().strip("'\""), mode="eval")
+    except SyntaxError:
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.extend(_annotation_names(node.value))
+        elif isinstance(node, (ast.Name, ast.Attribute)):
+            parts: list[str] = []
+            cur: ast.AST = node
+            while isinstance(cur, ast.Attribute):
+                parts.append(cur.attr)
+                cur = cur.value
+            if isinstance(cur, ast.Name):
+                out.append(".".join([cur.id, *reversed(parts)]))
+    return out
 
 
 # decorators that hand a call on unchanged (a deprecation decorator only warns): under any other,
@@ -84,10 +134,12 @@ def noop_in_baseline(sym, keyword: str) -> bool:  # type: ignore[no-untyped-def]
 
 
 def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param: Param | None,
-                     gated_tier: str | None = None, noop: str | None = None) -> Fix:
+                     gated_tier: str | None = None, noop: str | None = None, gone_types: Sequence[str] = ()) -> Fix:
     """`drop_keyword`, safe when the value passed equals the baseline's default or the baseline's
     callable never read the keyword (`noop`: where, for the text), else unsafe; `gated_tier` (from
-    `removal_gated_tier`): its tier inside a vLLM-version branch."""
+    `removal_gated_tier`): its tier inside a vLLM-version branch; `gone_types` (from
+    `gone_value_types`): the baseline classes the value was typed with that the target lost, named
+    in the text as the reason the drop is unsafe even there."""
     args = {"callee": callee, "keyword": keyword}
     if noop is not None:
         shown = f"{keyword}={value}" if value else f"{keyword}="
@@ -106,5 +158,10 @@ def drop_keyword_fix(*, callee: str, keyword: str, value: str | None, base_param
                    f"`{callee}` takes no new parameter that could hold it; safe in a vLLM-version branch that "
                    f"keeps the call for the baseline)", codemod="drop_keyword", args=args, tier=UNSAFE,
                    gated_tier=SAFE)
+    if gone_types:
+        named = ", ".join(f"`{t.rsplit('.', 1)[-1]}`" for t in gone_types)
+        return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost: the baseline typed it "
+                   f"{named}, which the target no longer defines, so what it said may now be said elsewhere; "
+                   f"check what replaced it)", codemod="drop_keyword", args=args, tier=UNSAFE)
     return Fix(f"drop `{shown}` from the call (the value the consumer chose is lost: check what replaced it)",
                codemod="drop_keyword", args=args, tier=UNSAFE)

@@ -27,7 +27,7 @@ from drift.model.facts import KwargsForward
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param, Symbol
 from drift.analysis.rules.base import error_call_name, rule
-from drift.analysis.rules.fix_tiers import drop_keyword_fix, removal_gated_tier
+from drift.analysis.rules.fix_tiers import drop_keyword_fix, gone_value_types, removal_gated_tier
 from drift.analysis.rules.renames import successor_fix
 
 _POS = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -239,7 +239,7 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 or drop_keyword_fix(callee=(call.get("callee_src") or mine).rsplit(".", 1)[-1], keyword=kw,
                                     value=(call.get("kw_values") or {}).get(kw),
                                     base_param=next((p for p in rc.baseline_params or [] if p.name == kw), None),
-                                    gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params)),
+                                    **_drop_tiers(ctx, rc.target_params, rc.baseline_params, rc.baseline_params_at, kw)),
                 symbol=rc.dotted,
             )
     for rc, fwd, cls, tparams, tat, bparams, bat, _pos, _have, keys in _factories(ctx, known_keys=True):
@@ -262,9 +262,15 @@ def forwarded_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 or drop_keyword_fix(callee=rc.rec["callee_src"].rsplit(".", 1)[-1], keyword=kw,
                                     value=(rc.rec.get("kw_values") or {}).get(kw),
                                     base_param=next((p for p in bparams or [] if p.name == kw), None),
-                                    gated_tier=removal_gated_tier(tparams, bparams)),
+                                    **_drop_tiers(ctx, tparams, bparams, bat, kw)),
                 symbol=cls.dotted,
             )
+
+
+def _drop_tiers(ctx, tparams, bparams, bat, kw: str) -> dict:  # type: ignore[no-untyped-def]
+    """`drop_keyword_fix`'s version-branch tier for `kw` and the lost types that deny it."""
+    gone = gone_value_types(ctx.baseline, ctx.target, bat, bparams, [kw])
+    return {"gated_tier": removal_gated_tier(tparams, bparams, gone_types=gone), "gone_types": gone}
 
 
 @rule("DRIFT016", RuleKind.REQUIRED_ADDED)

@@ -8,8 +8,8 @@ from drift.analysis.context import CheckContext, ResolvedCall
 from drift.probes.consumer_scan import ir_of
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
-from drift.analysis.rules.fix_tiers import (drop_keyword_fix, noop_in_baseline, passes_nothing, removal_gated_tier,
-                                           same_value)
+from drift.analysis.rules.fix_tiers import (drop_keyword_fix, gone_value_types, noop_in_baseline, passes_nothing,
+                                            removal_gated_tier, same_value)
 from drift.analysis.rules.forwarded import fails_on_baseline
 from drift.analysis.rules.own_additions import own_added_value
 from drift.analysis.rules.own_rewrites import own_rewrite, positional_rewrite
@@ -98,10 +98,19 @@ def _keyword_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, names: set[str], 
                           callee=callee, value=value)
             or _own_rewrite_fix(ctx, rc, kw, callee, value, base_param)
             or _still_unbound_fix(ctx, rc, kw, value)
-            or drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
-                                gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=not silent),
-                                noop=(str(ctx.evidence(rc.baseline_params_at))
-                                      if noop_in_baseline(rc.baseline_params_at, kw) else None)))
+            or _drop_fix(ctx, rc, kw, callee, value, base_param, breaks=not silent))
+
+
+def _drop_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, callee: str, value: str | None, base_param, *,
+              breaks: bool) -> Fix:
+    """`drop_keyword` for `kw`, its tiers judged from the baseline's and the target's parameters."""
+    gone = gone_value_types(ctx.baseline, ctx.target, rc.baseline_params_at, rc.baseline_params, [kw])
+    return drop_keyword_fix(callee=callee, keyword=kw, value=value, base_param=base_param,
+                            gated_tier=removal_gated_tier(rc.target_params, rc.baseline_params, breaks=breaks,
+                                                          gone_types=gone),
+                            noop=(str(ctx.evidence(rc.baseline_params_at))
+                                  if noop_in_baseline(rc.baseline_params_at, kw) else None),
+                            gone_types=gone)
 
 
 def _still_unbound_fix(ctx: CheckContext, rc: ResolvedCall, kw: str, value: str | None) -> Fix | None:
@@ -343,7 +352,7 @@ def positional_arity(ctx: CheckContext) -> Iterator[Finding]:
                               f"{plural(len(slots) + (0 if rc.target.kind == 'function' else 1), 'positional argument')} "
                               f"but {n + (0 if rc.target.kind == 'function' else 1)} "
                               f"{'was' if n + (0 if rc.target.kind == 'function' else 1) == 1 else 'were'} given",
-            fix=_own_positional_fix(ctx, rc, append_only=False) or _removed_slot_fix(rc, n)
+            fix=_own_positional_fix(ctx, rc, append_only=False) or _removed_slot_fix(ctx, rc, n)
             or _arity_manual(rc, slots, base_slots),
             symbol=rc.dotted,
         )
@@ -365,7 +374,7 @@ def _arity_manual(rc: ResolvedCall, slots: list, base_slots: list) -> Fix:
                manual_reason="which value each new parameter takes needs a human")
 
 
-def _removed_slot_fix(rc: ResolvedCall, n: int) -> Fix | None:
+def _removed_slot_fix(ctx: CheckContext, rc: ResolvedCall, n: int) -> Fix | None:
     """`drop_argument` when the target deleted positional parameters and kept the others in the
     baseline's order (`(engine_client, vllm_config, state, args)` -> `(engine_client, state, args)`):
     dropping the call's arguments at the deleted parameters' positions binds the rest to the
@@ -388,7 +397,9 @@ def _removed_slot_fix(rc: ResolvedCall, n: int) -> Fix | None:
     names = ", ".join(f"`{bslots[i]}`" for i in gone)
     # a pure removal (nothing new in the target's signature could take the value) is safe in the
     # vLLM-version branch a range consumer's patch always puts this edit in
-    gated = removal_gated_tier(rc.target_params, rc.baseline_params)
+    gated = removal_gated_tier(rc.target_params, rc.baseline_params,
+                               gone_types=gone_value_types(ctx.baseline, ctx.target, rc.baseline_params_at,
+                                                           rc.baseline_params, [bslots[i] for i in gone]))
     check = ("no new parameter of the target's could receive that value; safe in a vLLM-version branch that keeps "
              "the call for the baseline" if gated else "check nothing else must now receive that value")
     return Fix(f"drop the argument{'s' if len(gone) > 1 else ''} passed as {names} (positional "
@@ -522,19 +533,19 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
             baseline_evidence=(ctx.evidence(rc.baseline_params_at),) if rc.baseline_params_at else (),
             predicted_failure=failure,
             details=details or moves,
-            fix=_shift_fix(rc, base_slots, i, n),
+            fix=_shift_fix(ctx, rc, base_slots, i, n),
             symbol=rc.dotted,
         )
 
 
-def _shift_fix(rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
+def _shift_fix(ctx: CheckContext, rc: ResolvedCall, base_slots, i: int, n: int) -> Fix:
     """Naming the shifted arguments; where that cannot be written because a slot before them was
     deleted (`init_app_state(engine_client, vllm_config, state, args)` lost `vllm_config`), DRIFT012's
     `drop_argument` of that slot's argument: the very fix of the same call, so one edit fixes both
     findings (identical fixes at one line are applied once)."""
     fix = _keywordize_fix(rc, base_slots, i, n)
     if fix.codemod is None:
-        return _removed_slot_fix(rc, n) or fix
+        return _removed_slot_fix(ctx, rc, n) or fix
     return fix
 
 
