@@ -106,3 +106,49 @@ def test_a_gone_module_whose_names_all_moved_is_rewritten_name_by_name(tmp_path)
     assert text.startswith("from gizmo.math_utils import cdiv, floor\n") and "gizmo.old" not in text
     again = Case("gone", before, after, {"app/__init__.py": "", "app/main.py": text})
     assert not [g for g in findings_of(tmp_path / "again", again) if g.severity.value == "breaking"]
+
+
+def _prompts(extra_key: str) -> Case:
+    """`gizmo.inputs.data` (a TypedDict module) goes; its `TokensIn` lives on in `gizmo.inputs.llm`
+    with the shared keys moved to a base and one key added (`extra_key`)."""
+    before = {"gizmo/__init__.py": "", "gizmo/inputs/__init__.py": "", "gizmo/inputs/data.py": """
+        from typing import TypedDict
+        from typing_extensions import NotRequired
+
+        class TokensIn(TypedDict):
+            token_ids: list[int]
+            salt: NotRequired[str]
+            media: NotRequired[dict]
+        """}
+    after = {"gizmo/__init__.py": "", "gizmo/inputs/__init__.py": "", "gizmo/inputs/llm.py": f"""
+        from typing import TypedDict
+        from typing_extensions import NotRequired
+
+        class _Options(TypedDict):
+            salt: NotRequired[str]
+            media: NotRequired[dict]
+
+        class TokensIn(_Options):
+            token_ids: list[int]
+            {extra_key}
+        """}
+    return Case("typeddict-moved", before, after, {"app/__init__.py": "", "app/main.py": """
+        from gizmo.inputs.data import TokensIn
+
+        def wrap(ids):
+            return TokensIn(token_ids=ids)
+        """})
+
+
+def test_a_typeddict_whose_keys_moved_to_a_base_is_a_safe_move(tmp_path):
+    f = only(findings_of(tmp_path, _prompts("offsets: NotRequired[list[int]]")), "DRIFT002")
+    assert (f.fix.codemod, f.fix.tier) == ("move_import", SAFE)
+    assert f.fix.args["moves"] == {"TokensIn": "gizmo.inputs.llm"}
+    done = _plan(tmp_path, [f]).changes[0].after
+    assert done.decode().startswith("from gizmo.inputs.llm import TokensIn\n")
+    assert plan({"app/main.py": done}, [f]).empty  # a second run changes nothing
+
+
+def test_a_typeddict_that_now_requires_a_new_key_is_no_safe_move(tmp_path):
+    findings = findings_of(tmp_path, _prompts("offsets: list[int]"))
+    assert not any(f.rule_id == "DRIFT002" and f.fix and f.fix.tier == SAFE for f in findings)

@@ -394,7 +394,8 @@ def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) 
                        tier=SAFE)
         return Fix(what, manual_reason="a module-level name, not a definition: check it is the same value")
     safe = all(same_in_baseline(moves[n], bases.get(n))
-               or (bases.get(n) is not None and identical_api(bases[n], kinds[n])) for n in moves)
+               or (bases.get(n) is not None and identical_api(bases[n], kinds[n], (ctx.baseline, ctx.target)))
+               for n in moves)
     return Fix(what + ("" if safe else " (its API changed as it moved: check it behaves the same)"),
                codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE if safe else UNSAFE)
 
