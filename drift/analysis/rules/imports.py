@@ -11,7 +11,8 @@ from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
-from drift.analysis.rules.own_imports import own_import_moves, own_successor_imports, same_literal_value
+from drift.analysis.rules.own_imports import (own_import_moves, own_successor_class, own_successor_imports,
+                                              same_literal_value)
 from drift.analysis.rules.renames import import_fix, name_rename
 from drift.analysis.star_names import GoneStar, star_breaks
 
@@ -116,6 +117,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                  _factory_fix(imp, module, build) if build else
                  _alias_fix(ctx, imp, module, name) or
                  (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None) or
+                 _own_successor_fix(ctx, imp, base, module, name) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
@@ -249,6 +251,31 @@ def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | No
     if rename is None or ctx.target.lookup(f"{module}.{rename.new}") is None:
         return None
     return import_fix(rename, module=module)
+
+
+def _own_successor_fix(ctx: CheckContext, imp: dict, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]
+    """`rename_import` for a removed class the target's own modules replaced by one new class
+    (`own_successor_class`): the import and every use in the file. Safe when the successor offers
+    exactly the old class's API (`identical_api`: a rename in place); unsafe when its API changed;
+    manual when the consumer's module does not provide the successor (the codemod renames within
+    one import statement)."""
+    if ctx.baseline is None or base is None:
+        return None
+    found = own_successor_class(ctx.baseline, ctx.target, base)
+    if found is None:
+        return None
+    new, modules = found
+    new_sym = ctx.target.lookup(new)
+    short, home = new.rsplit(".", 1)[-1], new.rsplit(".", 1)[0]
+    same = new_sym is not None and identical_api(base, new_sym, (ctx.baseline, ctx.target))
+    why = f"the target's own {modules[0]} made the same switch" + (
+        "; the two classes have the same API" if same else "; its API changed: check each use")
+    there = ctx.target.lookup(f"{module}.{short}")
+    if imp.get("statement") != "from" or there is None or there.dotted != new:
+        return Fix(f"import `{short}` from `{home}` instead of `{name}` and use it wherever the file uses "
+                   f"`{name}` ({why})", manual_reason=f"`{module}` does not provide `{short}`: the import moves too")
+    return Fix(f"import `{short}` from `{module}` instead of `{name}` and use it wherever the file uses `{name}` "
+               f"({why})", codemod="rename_import", tier=SAFE if same else UNSAFE, args={"old": name, "new": short})
 
 
 def _enum_fix(ctx: CheckContext, mod: dict, imp: dict, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]

@@ -85,3 +85,39 @@ def own_successor_imports(baseline: PackageIndex | None, target: PackageIndex, o
     still = {m for m, _, dotted in _importers(target, short) if dotted.rsplit(".", 1)[-1] == short}
     return sorted({m for m, _, dotted in _importers(target, new_short)
                    if m in before and m not in still and resolves(target, dotted, new)})
+
+
+def own_successor_class(baseline: PackageIndex | None, target: PackageIndex, old: Symbol) -> tuple[str, list[str]] | None:
+    """The class the target's own modules import in place of the removed class `old`, and those
+    modules: each module that imported `old` in the baseline and no longer imports its name in the
+    target, read for the classes it imports now that the baseline did not define; the one class
+    every such module (that imports any) switched to. None when no module switched, or they
+    disagree, or one switched to two new classes at once.
+
+    Why: a class renamed in place (vLLM 0.29's `JobMetadata` -> `TransferJob` in
+    kv_offload/tiering/base.py) leaves no same-named definition to call a move, and no deprecation
+    shim; the target's maintainers say what replaced it when they rewrite their own imports."""
+    if baseline is None or old.kind != "class":
+        return None
+    short = old.dotted.rsplit(".", 1)[-1]
+    before = {m for m, _, dotted in _importers(baseline, short)
+              if (sym := baseline.lookup(dotted)) is not None and sym.dotted == old.dotted}
+    still = {m for m, _, dotted in _importers(target, short) if dotted.rsplit(".", 1)[-1] == short}
+    common: set[str] | None = None
+    switched: list[str] = []
+    for m in sorted(before - still):
+        if m not in target.modules or m not in baseline.modules:
+            continue
+        was = {imp.target for imp in ModuleFacts(baseline.modules[m]).imports.values()}
+        now: set[str] = set()
+        for imp in ModuleFacts(target.modules[m]).imports.values():
+            sym = target.lookup(imp.target) if imp.target not in was else None
+            if sym is not None and sym.kind == "class" and baseline.lookup(sym.dotted) is None:
+                now.add(sym.dotted)
+        if not now:
+            continue  # the module stopped using it: says nothing about a successor
+        common = now if common is None else common & now
+        switched.append(m)
+    if common is None or len(common) != 1:
+        return None
+    return next(iter(common)), switched

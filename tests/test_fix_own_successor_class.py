@@ -1,0 +1,71 @@
+"""DRIFT001's fix for a class the target renamed in place, learned from the target's own imports
+(`own_successor_class`): the modules that imported the old class in the baseline import one new
+class in the target. Real rules over synthetic trees, the real planner on the consumer's file; the
+rename's before/after/idempotence is `rename_import`'s (tests/test_fix_renames_real.py).
+"""
+
+from __future__ import annotations
+
+from drift.findings import SAFE, UNSAFE
+from drift.fixes import plan
+from tests.rule_cases import Case, findings_of, only
+
+JOB = """
+    from dataclasses import dataclass
+
+    @dataclass
+    class {name}:
+        job_id: int
+        keys: list
+        {extra}
+    """
+WORKER = """
+    from gizmo.jobs.base import {name}
+
+    def run(job: {name}) -> int:
+        return job.job_id
+    """
+CONSUMER = """
+    from gizmo.jobs.base import JobMeta
+
+    def submit(job: JobMeta) -> int:
+        return JobMeta(job.job_id, []).job_id
+    """
+
+
+def _case(*, new_worker: str = "TransferJob", extra: str = "") -> Case:
+    before = {"gizmo/__init__.py": "", "gizmo/jobs/__init__.py": "",
+              "gizmo/jobs/base.py": JOB.format(name="JobMeta", extra=""),
+              "gizmo/jobs/worker.py": WORKER.format(name="JobMeta")}
+    after = {"gizmo/__init__.py": "", "gizmo/jobs/__init__.py": "",
+             "gizmo/jobs/base.py": JOB.format(name="TransferJob", extra=extra),
+             "gizmo/jobs/worker.py": WORKER.format(name=new_worker) if new_worker else "def run(job):\n    return 0\n"}
+    return Case("renamed-class", before, after, {"app/__init__.py": "", "app/main.py": CONSUMER})
+
+
+def _plan(tmp_path, findings):  # type: ignore[no-untyped-def]
+    return plan({"app/main.py": (tmp_path / "consumer/app/main.py").read_bytes()}, findings)
+
+
+def test_a_class_renamed_in_place_is_renamed_in_the_import_and_every_use(tmp_path):
+    findings = findings_of(tmp_path, _case())
+    f = only(findings, "DRIFT001")
+    assert (f.fix.codemod, f.fix.tier) == ("rename_import", SAFE)
+    assert f.fix.args == {"old": "JobMeta", "new": "TransferJob"}
+    assert "gizmo.jobs.worker made the same switch" in f.fix.description
+    after = _plan(tmp_path, [f]).changes[0].after.decode()
+    assert after.startswith("from gizmo.jobs.base import TransferJob\n")
+    assert "def submit(job: TransferJob) -> int:" in after and "TransferJob(job.job_id, [])" in after
+    assert "JobMeta" not in after
+    assert plan({"app/main.py": after.encode()}, [f]).empty  # a second run changes nothing
+
+
+def test_a_renamed_class_whose_api_changed_is_an_unsafe_rename(tmp_path):
+    f = only(findings_of(tmp_path, _case(extra="is_promotion: bool = False")), "DRIFT001")
+    assert (f.fix.codemod, f.fix.tier) == ("rename_import", UNSAFE)
+    assert "its API changed" in f.fix.description
+
+
+def test_no_rename_without_the_targets_own_switch(tmp_path):
+    f = only(findings_of(tmp_path, _case(new_worker="")), "DRIFT001")
+    assert f.fix.codemod is None and f.fix.description.startswith("stop using")
