@@ -25,6 +25,7 @@ from .torch_ops import op_defs, op_uses
 from .built_namespaces import built_namespaces
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
+from .kv_reads import buffer_reads
 from .cli_args import namespace_params, namespaces, own_options, parser_params
 from .string_paths import caught_here, importers, string_paths, wrapped_targets
 
@@ -591,9 +592,13 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
                              {"line": node.lineno, "index": _src(lines, node.slice), "into": None,
                               "then_truth_tested": []})
     out["binds"] = _bound_functions(tree, lines)
-    splits = axis_splits(_functions(tree))
+    functions = _functions(tree)
+    splits = axis_splits(functions)
     if splits:
         out["splits"] = splits
+    kv_reads = buffer_reads(functions)
+    if kv_reads:
+        out["kv_reads"] = kv_reads
     _merge_reach(out, reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes, lines=lines))
     out["ir"] = ir_facts(tree, module=module, is_package=is_package)  # relations for drift's inference
     _add_name_loads(out, tree)
