@@ -11,6 +11,7 @@ are recorded too: drift follows the buffer into the callee. Stdlib only, Python 
 """
 
 import ast
+import builtins
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NOT_OWN = _FUNCS + (ast.ClassDef, ast.expr_context)
@@ -203,7 +204,7 @@ def _read(node, parent, buffers):
 def _callee(func):
     """["self", m] for `self.m(...)`, ["held", a, m] for `self.a.m(...)`, ["name", f] for `f(...)`."""
     if isinstance(func, ast.Name):
-        return ["name", func.id]
+        return None if hasattr(builtins, func.id) else ["name", func.id]  # `list(d)` is a container step
     if isinstance(func, ast.Attribute):
         v = func.value
         if isinstance(v, ast.Name) and v.id == "self":
