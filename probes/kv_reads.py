@@ -31,6 +31,11 @@ def _is_index(node):
     return not isinstance(node, (ast.Slice, ast.Tuple))
 
 
+def _is_self(node):
+    """`self.kv_cache` is the consumer's own attribute, not a vLLM layer's buffer."""
+    return isinstance(node, ast.Name) and node.id == "self"
+
+
 def _empty_container(node):
     if isinstance(node, (ast.Dict, ast.List, ast.Tuple)):
         return not (getattr(node, "keys", None) or getattr(node, "elts", None))
@@ -136,12 +141,22 @@ class _Buffers:
             if isinstance(f, ast.Attribute) and f.attr == "values" and not node.args:
                 return self.of(f.value, depth + 1, seen)
             if isinstance(f, ast.Name) and f.id == "getattr" and len(node.args) in (2, 3) and isinstance(
-                    node.args[1], ast.Constant) and node.args[1].value in _LAYER_BUFFERS:
+                    node.args[1], ast.Constant) and node.args[1].value in _LAYER_BUFFERS and not _is_self(node.args[0]):
                 return ["attr", node.args[1].value, 0]
             return None
-        if isinstance(node, ast.Attribute) and node.attr in _LAYER_BUFFERS:
+        if isinstance(node, ast.Attribute) and node.attr in _LAYER_BUFFERS and not _is_self(node.value):
             return ["attr", node.attr, 0]
         return None
+
+    def origin(self, node, depth=0):
+        """The expression a name's one value came from (`held = getattr(layer, "kv_cache")`:
+        the getattr), else `node` itself."""
+        while isinstance(node, ast.Name) and depth < _MAX_DEPTH:
+            srcs = self.sources.get(node.id) or []
+            if len(srcs) != 1 or srcs[0][0] != "value" or srcs[0][1] is None:
+                break
+            node, depth = srcs[0][1], depth + 1
+        return node
 
     def shape_alias(self, node):
         """The buffer expression `node` is `.shape` of (`shp = kv.shape; shp[1]`), else None."""
@@ -179,6 +194,8 @@ def _read(node, parent, buffers):
         buf = buffers.shape_alias(node.value) if pos is not None else None
         if buf is not None:
             return buf, "shape", pos, _compared_int(parent, node) is not None
+        if _is_index(node.slice) and buffers.shape_alias(node.value) is None:
+            return node.value, "index", -1 if pos is None else pos, False
         return None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr == "size" and len(node.args) == 1 and _int(node.args[0]) is not None:
@@ -234,8 +251,10 @@ def buffer_reads(functions):
     """{"reads": {qual: [[line, col, subject, receiver, form, position, flags]]},
         "flows": {qual: [[line, callee, position, subject]]}} for `functions`, the (qualname,
     class, node) triples of usage._functions. `form` is "shape" (a size read at `position`),
-    "rank" (the rank the code checks or unpacks into) or "split" (`kv.reshape(2, n, -1)`: the
-    code keeps K and V on axis `position`); `flags` lists "mla" (under a branch taken
+    "rank" (the rank the code checks or unpacks into), "split" (`kv.reshape(2, n, -1)`: the
+    code keeps K and V on axis `position`) or "index" (`x[i]`, one element: `position` is the
+    literal index, -1 for any other; recorded for a layer's buffer only, at the line where the
+    attribute is read, since that value is what changed kind); `flags` lists "mla" (under a branch taken
     for MLA attention) and "compared" (a size compared to a literal: the code probes the layout).
     A flow's callee is ["self", m], ["held", attr, m] or ["name", f]; its position is the
     argument's index among the call's positional arguments."""
@@ -262,10 +281,11 @@ def buffer_reads(functions):
                 continue
             buf, form, pos, compared = found
             subject = buffers.of(buf)
-            if subject is None:
-                continue
+            if subject is None or form == "index" and subject[0] != "attr":
+                continue  # a parameter's element picks are axis_splits' business
             flags = (["mla"] if mla else []) + (["compared"] if compared else [])
-            recs.append([n.lineno, n.col_offset, subject, ast.unparse(buf), form, pos, flags])
+            at = buffers.origin(buf) if form == "index" else n  # a pick sits where the attribute is read
+            recs.append([at.lineno, at.col_offset, subject, ast.unparse(buf), form, pos, flags])
         if recs:
             reads[qual] = sorted(recs, key=lambda r: (r[0], r[1]))
         if handed:

@@ -184,7 +184,9 @@ def test_probe_reads_a_shape_alias_and_a_layer_buffer():
                 self._inject(buf)
         """)
     got = buffer_reads(_functions(ast.parse(text)))
-    assert [(r[4], r[5], r[2]) for r in got["reads"]["load"]] == [("rank", 4, ["attr", "kv_cache", 1])]
+    assert [(r[4], r[5], r[2]) for r in got["reads"]["load"] if r[4] != "index"] == [("rank", 4, ["attr", "kv_cache", 1])]
+    # the pick `cache[ve]` is recorded where the attribute is read
+    assert [(r[0], r[3], r[5]) for r in got["reads"]["load"] if r[4] == "index"] == [(3, "cache", -1)]
     assert got["flows"]["load"] == [[6, ["self", "_inject"], 0, ["attr", "kv_cache", 1]]]
 
 
@@ -203,3 +205,45 @@ def test_malformed_records_from_a_host_are_skipped(tmp_path):
                 baseline_facts=facts_of(write_tree(tmp_path / "before", c.before), "vllm"), target_package="vllm")
     assert out.error is None
     assert [f.consumer_site.line for f in out.report.findings if f.rule_id == "DRIFT132"] == [NUM_BLOCKS]
+
+
+# -- DRIFT133: a layer's kv_cache held a list of buffers and now holds the buffer ------------------
+LOADER = """
+    from vllm.model_executor.layers.attention.attention import Attention
+
+
+    class Loader:
+        def __init__(self):
+            self.kv_cache = [None]
+
+        def load(self, forward_context):
+            for name, layer in forward_context.no_compile_layers.items():
+                held = getattr(layer, "kv_cache", None)
+                if held is None:
+                    continue
+                buf = held[forward_context.virtual_engine]
+                mine = self.kv_cache[0]
+                return buf, mine
+    """
+PICK = line_of(LOADER, 'held = getattr(layer, "kv_cache", None)')  # where the attribute is read
+LIST_LAYER = "[torch.tensor([]) for _ in range(pipeline_parallel_size)]"
+
+
+@pytest.mark.parametrize("before_kv, after_kv, expected", [
+    (LIST_LAYER, "torch.tensor([])", [("DRIFT133", PICK)]),
+    (LIST_LAYER, LIST_LAYER, []),
+    ("torch.tensor([])", "torch.tensor([])", []),
+], ids=["list-to-tensor", "still-a-list", "tensor-on-both"])
+def test_layer_buffer_pick(tmp_path, before_kv, after_kv, expected):
+    c = Case("pick", tree(KV_FIRST, kv=before_kv), tree(KV_FIRST, kv=after_kv), {"app/loader.py": LOADER}, expected)
+    found = [f for f in findings_of(tmp_path, c, lib="vllm") if f.rule_id == "DRIFT133"]
+    assert_findings(tuple(found), expected)
+    if found:
+        assert found[0].severity is Severity.RISKY and "held[...]" in found[0].title
+        assert found[0].symbol == "vllm.model_executor.layers.attention.attention.Attention.kv_cache"
+
+
+def test_probe_records_picks_on_a_layer_buffer_not_on_self():
+    got = buffer_reads(_functions(ast.parse(src(LOADER))))
+    picks = [(r[0], r[2]) for r in got["reads"]["Loader.load"] if r[4] == "index"]
+    assert picks == [(PICK, ["attr", "kv_cache", 0])]

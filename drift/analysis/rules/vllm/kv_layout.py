@@ -163,11 +163,16 @@ def _kv_param_index(ctx: CheckContext, impl: str, method: str) -> int | None:
 def _layer_depth(ctx: CheckContext) -> int | None:
     """How many subscripts below `layer.kv_cache` the buffer sits on the baseline: 1 when the
     layer held a list of buffers (one per virtual engine), 0 when it held the buffer itself."""
+    return layer_depth_in(ctx.baseline)
+
+
+def layer_depth_in(index: PackageIndex | None) -> int | None:
+    """`_layer_depth` for one side's index (None: no Attention layer class, or no `kv_cache`)."""
     for dotted in LAYER_CLASSES:
-        cls = ctx.baseline.lookup(dotted) if ctx.baseline is not None else None
+        cls = index.lookup(dotted) if index is not None else None
         if cls is None or cls.kind != "class":
             continue
-        held = ctx.baseline.instance_attrs(cls).get(LAYER_ATTR)
+        held = index.instance_attrs(cls).get(LAYER_ATTR)
         if held is None:
             return None
         value = str(held[1].value or "")
