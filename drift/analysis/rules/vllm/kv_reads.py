@@ -165,9 +165,21 @@ def _callees(ctx: CheckContext, module: str, qual: str, callee) -> list[tuple[st
         where = _method_site(ctx, f"{module}.{qual.rsplit('.', 1)[0]}", callee[1])
         return [(where[0].get("module"), f"{where[0].get('qual')}.{callee[1]}", 1)] if where else []
     if callee[0] == "held" and len(callee) == 3:
-        return [(c.get("module"), f"{c.get('qual')}.{callee[2]}", 1) for c in ctx.consumer.classes.values()
-                if callee[2] in (c.get("methods") or {})]
+        return [(c.get("module"), f"{c.get('qual')}.{callee[2]}", 1) for c in _definers(ctx).get(callee[2], ())]
     return []
+
+
+def _definers(ctx: CheckContext) -> dict[str, list[dict]]:
+    """method name -> the consumer classes that define it (a `self.attr.m(x)` callee, whatever
+    class `attr` holds: the classes defining `m` are the candidates)."""
+    memo = ctx.memo.get("kv_reads_definers")
+    if memo is None:
+        memo = {}
+        for c in ctx.consumer.classes.values():
+            for name in c.get("methods") or {}:
+                memo.setdefault(name, []).append(c)
+        ctx.memo["kv_reads_definers"] = memo
+    return memo
 
 
 def _buffers(ctx: CheckContext, tables, layer_depth: int | None):
