@@ -247,3 +247,18 @@ def test_probe_records_picks_on_a_layer_buffer_not_on_self():
     got = buffer_reads(_functions(ast.parse(src(LOADER))))
     picks = [(r[0], r[2]) for r in got["reads"]["Loader.load"] if r[4] == "index"]
     assert picks == [(PICK, ["attr", "kv_cache", 0])]
+
+
+def test_held_callee_is_the_class_the_attribute_is_built_from(tmp_path):
+    """`self.worker.register(caches)` with `self.worker = Worker(...)`: another class that also
+    defines `register` never receives the buffer."""
+    other = ADAPTER + """
+
+    class Unrelated:
+        def register(self, kv_caches):
+            blocks = list(kv_caches.values())
+            return blocks[0].shape[1]
+    """
+    c = Case("typed-held", tree(KV_FIRST), tree(BLOCKS_SECOND), {"app/adapter.py": other}, [("DRIFT132", NUM_BLOCKS)])
+    found = [f for f in findings_of(tmp_path, c, lib="vllm") if f.rule_id == "DRIFT132"]
+    assert_findings(tuple(found), c.expected)

@@ -164,14 +164,29 @@ def _callees(ctx: CheckContext, module: str, qual: str, callee) -> list[tuple[st
     if callee[0] == "self" and len(callee) == 2 and "." in qual:
         where = _method_site(ctx, f"{module}.{qual.rsplit('.', 1)[0]}", callee[1])
         return [(where[0].get("module"), f"{where[0].get('qual')}.{callee[1]}", 1)] if where else []
-    if callee[0] == "held" and len(callee) == 3:
+    if callee[0] == "held" and len(callee) == 3 and "." in qual:
+        held = _held_class(ctx, f"{module}.{qual.rsplit('.', 1)[0]}", callee[1])
+        where = _method_site(ctx, held, callee[2]) if held else None
+        if where is not None:
+            return [(where[0].get("module"), f"{where[0].get('qual')}.{callee[2]}", 1)]
         return [(c.get("module"), f"{c.get('qual')}.{callee[2]}", 1) for c in _definers(ctx).get(callee[2], ())]
     return []
 
 
+def _held_class(ctx: CheckContext, cref: str, attr: str) -> str | None:
+    """The consumer class `self.<attr>` is built from (`self.attr = Cls(...)`), when the probe says."""
+    held = ((ctx.consumer.classes.get(cref) or {}).get("self_attrs") or {}).get(attr) or {}
+    path = held.get("path") if isinstance(held, dict) else None
+    if isinstance(path, list) and len(path) == 2 and path[1] == "()" and isinstance(path[0], str) \
+            and path[0].startswith("sym:") and path[0][4:] in ctx.consumer.classes:
+        return path[0][4:]
+    return None
+
+
 def _definers(ctx: CheckContext) -> dict[str, list[dict]]:
-    """method name -> the consumer classes that define it (a `self.attr.m(x)` callee, whatever
-    class `attr` holds: the classes defining `m` are the candidates)."""
+    """method name -> the consumer classes that define it: the candidates for a `self.attr.m(x)`
+    callee when the probe could not tell which class `attr` holds, or that class lacks `m` (an
+    attribute built from one of several classes, by role)."""
     memo = ctx.memo.get("kv_reads_definers")
     if memo is None:
         memo = {}
