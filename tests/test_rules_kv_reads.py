@@ -262,3 +262,17 @@ def test_held_callee_is_the_class_the_attribute_is_built_from(tmp_path):
     c = Case("typed-held", tree(KV_FIRST), tree(BLOCKS_SECOND), {"app/adapter.py": other}, [("DRIFT132", NUM_BLOCKS)])
     found = [f for f in findings_of(tmp_path, c, lib="vllm") if f.rule_id == "DRIFT132"]
     assert_findings(tuple(found), c.expected)
+
+
+def test_attention_impl_hook_is_left_to_its_backend(tmp_path):
+    """An AttentionImpl's `kv_cache` belongs to the consumer's backend (VLLM002), not the default one."""
+    impl = """
+    from vllm.v1.attention.backend import AttentionImpl
+
+
+    class MyImpl(AttentionImpl):
+        def forward(self, layer, query, key, value, kv_cache, attn_metadata, output=None):
+            return kv_cache.shape[1]
+    """
+    c = Case("impl", tree(KV_FIRST), tree(BLOCKS_SECOND), {"app/impl.py": impl}, [])
+    assert [f for f in findings_of(tmp_path, c, lib="vllm") if f.rule_id == "DRIFT132"] == []

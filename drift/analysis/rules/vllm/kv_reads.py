@@ -31,6 +31,7 @@ from drift.model.index import Symbol, word
 KV_PARAMS = frozenset({"kv_caches", "kv_cache", "kv_layer"})
 _CONTAINERS = ("dict", "Dict", "list", "List", "Mapping", "Sequence", "tuple", "Tuple")
 _MAX_ROUNDS = 8
+_ATTENTION_PACKAGE = ".attention."  # vllm.attention, vllm.v1.attention: backends and their impls
 
 
 @dataclass(frozen=True)
@@ -81,8 +82,10 @@ def _kv_at(param) -> int:
 
 
 def _hook_params(sym: Symbol | None) -> dict[int, int]:
-    """position -> depth of the KV buffer for each KV parameter of a vLLM method."""
-    if sym is None or sym.kind not in ("function", "method"):
+    """position -> depth of the KV buffer for each KV parameter of a vLLM method. An attention
+    impl's hooks (vLLM's attention packages) get the buffer of the consumer's own backend, whose
+    layout VLLM002 ties to that backend: not the default backend's."""
+    if sym is None or sym.kind not in ("function", "method") or _ATTENTION_PACKAGE in f".{sym.module}.":
         return {}
     out = {}
     positional = [p for p in sym.as_function.param_facts if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
