@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext, site_of
 from drift.analysis.paths import Value, is_soft, strip_annotation
+from drift.analysis.nearest_bases import nearest_shared_ancestors
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
@@ -852,9 +853,14 @@ def _positional_capacity(params: list[list[Any]]) -> int | None:
 
 
 def _consumer_classes(ctx: CheckContext) -> Iterator[tuple[str, dict, list[Symbol], list[Symbol]]]:
+    """Each consumer class with target bases, with its target and baseline bases. Where only the
+    target resolves the bases (the consumer was written against a snapshot newer than the
+    baseline), the baseline's side is the nearest ancestor both define (nearest_bases.py)."""
     for ref, cls in ctx.consumer.classes.items():
         tb = ctx.target_paths.target_bases(ref)
         bb = ctx.baseline_paths.target_bases(ref) if ctx.baseline_paths else []
+        if tb and not bb and ctx.baseline is not None:
+            bb = nearest_shared_ancestors(ctx.target, ctx.baseline, tb)
         if tb or bb:
             yield ref, cls, tb, bb
 
