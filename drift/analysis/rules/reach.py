@@ -2221,6 +2221,7 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
         if not tb:
+            yield from _orphaned_by_gone_base(ctx, ref, cls, bb)
             continue
         mod = _module_of(ctx, cls)
         for name, m in (cls.get("methods") or {}).items():
@@ -2251,6 +2252,39 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
                         manual_reason="which hook replaced it needs reading the target"),
                 symbol=bm.dotted,
             )
+
+
+def _orphaned_by_gone_base(ctx: CheckContext, ref: str, cls: dict, bb: list[Symbol]) -> Iterator[Finding]:
+    """Overrides of a class whose base the target no longer resolves at all (its module moved or
+    was split, the class renamed): nothing on the target to compare them with, so each method the
+    baseline's base defined and the baseline's own code called, and that no target code calls any
+    more (no `.name(` call, no `"name"` string, no reference), is orphaned: whatever successor
+    of the base the consumer moves to, the target never runs it. The import of the base is the
+    break the consumer meets first (reported there); these say what is lost once that is fixed."""
+    mod = _module_of(ctx, cls)
+    for name, m in (cls.get("methods") or {}).items():
+        if name.startswith("__"):
+            continue
+        bm = _lookup_method(ctx.baseline, bb, name)
+        if bm is None or ctx.consumer_calls_method("*", name) or name in ctx.self_calls(ref):
+            continue
+        before = _sites_of(ctx.baseline, name, None) or []
+        if not before or consumer_runs_name(ctx, name) or not uncalled_by_target(ctx, name):
+            continue
+        owner = bm.dotted.rsplit(".", 2)[-2]
+        yield Finding(
+            rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+            title=f"`{cls['qual']}.{name}` overrides `{owner}.{name}`; the target has no `{owner}` and no "
+                  f"code that calls `.{name}()` any more",
+            consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
+            baseline_evidence=(Location(before[0][0], before[0][1], symbol=f".{name}()"),
+                               Location(bm.path, bm.line, symbol=bm.dotted)),
+            predicted_failure=None,
+            details="no error is raised once the base's import is fixed: the target never calls the override",
+            fix=Fix("move the behaviour to the hook the target now calls instead",
+                    manual_reason="which hook replaced it needs reading the target"),
+            symbol=bm.dotted,
+        )
 
 
 def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tm: Symbol, bm: Symbol,
