@@ -2216,7 +2216,9 @@ def hook_not_called(ctx: CheckContext) -> Iterator[Finding]:
     calls it any more, so the behaviour it adds is silently gone. Also one the target keeps but no
     longer calls: the baseline's code called `.m(...)`, the target's makes no such call, never
     writes `"m"` as a string (a dispatch by name) nor hands `x.m` on uncalled (`pool.submit(self.m,
-    ...)`), and the consumer does not call it itself."""
+    ...)`), and the consumer does not call it itself. And, where the target no longer resolves the
+    class's base at all (its module split, the class renamed), an override of a method the
+    baseline's base defined and the baseline's code called that no target code calls any more."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
