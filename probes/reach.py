@@ -1334,6 +1334,18 @@ def unpacking(st):
     return None
 
 
+def item_unpacking(loop):
+    """`for a, b in f(...):` (also `async for`, and a comprehension's `for a, *r in f(...)`): the
+    call and how many names take each element of its result apart (`[plain names, starred]`), so
+    a callee whose items now hold another number of values is seen where Python raises on the
+    first element; else None."""
+    it = loop.iter.value if type(loop.iter) is ast.Await else loop.iter
+    if type(it) is not ast.Call or type(loop.target) not in (ast.Tuple, ast.List):
+        return None
+    starred = sum(1 for e in loop.target.elts if type(e) is ast.Starred)
+    return it, [len(loop.target.elts) - starred, bool(starred)]
+
+
 def indexed_results(fn):
     """id(call node) -> [the highest constant index read off its result, the line of that read],
     through the one local the result is assigned to (`res = f(...)` or `= await f(...)`, then
@@ -1423,6 +1435,7 @@ class _Function:
         self.derived = {k: list(v) for k, v in (derived or {}).items()}
         self.key_guards = {}  # (local dict, key) -> the version tests around the statement that set it
         self.unpacks = {}  # id(call node) -> [names, starred]: `a, b = f(...)` takes f's result apart
+        self.item_unpacks = {}  # id(call node) -> [names, starred]: `for a, b in f(...)` takes each item apart
         self.awaited = set()  # id(call node) of each `await f(...)`
         self.indexed = {}  # id(call node) -> [highest constant index read off its result, that read's line]
         self.unawaited = {}  # id(call node) -> [how, line]: its result used as a plain value (unawaited_results)
@@ -1604,6 +1617,7 @@ class _Function:
             for name in signature_pruned(st, self._signature_names()):
                 self.dicts.pop(name, None)  # pruned to what the callee takes: its keys at `**d` are the callee's
         elif t in (ast.For, ast.AsyncFor):
+            self._note_item_unpacking(st)
             self.expr(st.iter, env)
             self.expr(st.target, env, store=True)
             self._unbind(st.target, env)
@@ -2124,6 +2138,7 @@ class _Function:
         if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp):
             inner = dict(env)
             for gen in node.generators:
+                self._note_item_unpacking(gen)
                 self.expr(gen.iter, inner)
                 self._unbind(gen.target, inner)
                 self._bind_iterated(gen, inner)  # `[t for t in c if t.x]`: t is an element of c, as in a loop
@@ -2252,6 +2267,11 @@ class _Function:
         if found:
             self.unpacks[id(found[0])] = found[1]
 
+    def _note_item_unpacking(self, loop):
+        found = item_unpacking(loop)
+        if found:
+            self.item_unpacks[id(found[0])] = found[1]
+
     def _call(self, node, env, chain):
         self.env_of_call = env
         key = (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
@@ -2335,6 +2355,8 @@ class _Function:
             self.mod.calls[-1]["bound"] = bound
         if id(node) in self.unpacks:
             self.mod.calls[-1]["unpacked"] = self.unpacks[id(node)]
+        if id(node) in self.item_unpacks:
+            self.mod.calls[-1]["unpacked_items"] = self.item_unpacks[id(node)]
         if id(node) in self.awaited:
             self.mod.calls[-1]["awaited"] = True
         if id(node) in self.indexed:

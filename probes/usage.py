@@ -689,7 +689,8 @@ def _merge_reach(out, reach):
         # shapes: probes/shapes.py; awaited: DRIFT033 (`x = await self.engine.m()` is first seen by
         # the extractor above, which knows nothing of the `await`)
         for key in ("kw_shapes", "arg_shapes", "arg_lits", "forwards", "bound", "kw_guards", "awaited",
-                    "on_failure", "arg_names", "unpacked", "indexed", "unawaited", "name_arg", "name_line"):
+                    "on_failure", "arg_names", "unpacked", "unpacked_items", "indexed", "unawaited", "name_arg",
+                    "name_line"):
             if new.get(key):
                 old[key] = new[key]
         if new.get("args") is not None:  # a consumer helper's arguments (paths.py: patches made through it)

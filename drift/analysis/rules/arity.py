@@ -60,6 +60,28 @@ def returned_count(annotation: str | None) -> int | None:
     return len(items)
 
 
+_ITERABLES = ("list", "List", "Iterable", "Iterator", "Sequence", "Generator", "AsyncIterator", "AsyncIterable",
+              "AsyncGenerator", "Collection", "MutableSequence", "set", "Set", "frozenset", "FrozenSet")
+
+
+def item_annotation(annotation: str | None) -> str | None:
+    """The item type of a return annotation that promises an iterable of one kind of element:
+    `list[tuple[A, B]]`, `Iterator[...]`, `Generator[Y, S, R]` (its yield type), `typing.`/
+    `collections.abc.` prefixed too; `tuple[X, ...]` gives X. None for anything else (a union, a
+    dict, a plain class)."""
+    text = (annotation or "").strip().strip("'\"").strip()
+    if len(_top_level_split(text, "|")) > 1 or not text.endswith("]") or "[" not in text:
+        return None
+    head, inner = text.split("[", 1)
+    head, inner = head.rsplit(".", 1)[-1], inner[:-1].strip()
+    items = [i for i in _top_level_split(inner, ",") if i]
+    if head in ("tuple", "Tuple"):
+        return items[0] if len(items) == 2 and items[1] == "..." else None
+    if head not in _ITERABLES or not items:
+        return None
+    return items[0] if head.startswith(("Generator", "AsyncGenerator")) or len(items) == 1 else None
+
+
 def namedtuple_count(index, module: str, annotation: str | None) -> int | None:
     """How many values unpacking an object annotated `annotation` (in `module`) gives when it
     names a NamedTuple class of the package: every field, defaulted ones included (a fourth field
@@ -96,6 +118,19 @@ def returned_shape(fn, index=None, module: str = "") -> tuple[int | None, str | 
     return sizes.pop(), f"`return {', '.join(map(str, rows[line]))}`"
 
 
+def item_shape(fn, index=None, module: str = "") -> tuple[int | None, str | None]:
+    """How many values each element of a function's result holds, from its return annotation's
+    item type (`-> list[tuple[A, B]]` -> 2, an iterable of a NamedTuple class of the package ->
+    its fields), with the annotation that says so; (None, None) when it fixes no count."""
+    item = item_annotation(fn.returns)
+    if item is None:
+        return None, None
+    n = returned_count(item)
+    if n is None:
+        n = namedtuple_count(index, module, item)
+    return (n, f"`{fn.returns}`") if n is not None else (None, None)
+
+
 def unpacks(count: int, names: int, starred: bool) -> bool:
     """Whether `count` values fill `names` targets (one of them `*rest` when starred)."""
     return count >= names if starred else count == names
@@ -117,11 +152,16 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
     (`-> LogprobsTensors` gaining a fourth field breaks `a, b, c = sampler.gather(...)`). A function
     with no return annotation counts when every return is a tuple literal of one length. A result
     read at a constant index through the one local holding it (`res = f(...)`, `res[2]`) past the
-    number of values the target now returns is an IndexError, reported at that read."""
+    number of values the target now returns is an IndexError, reported at that read. A loop or a
+    comprehension that unpacks each element of a call's result (`for a, b in x.f():`) is held
+    to the item type of the return annotation (`-> list[tuple[A, B]]`, `Iterator[...]`) the same
+    way."""
     if ctx.baseline is None:
         return
     seen: set[tuple[str, int]] = set()
     for rc in ctx.calls:
+        if rc.rec.get("unpacked_items"):
+            yield from _items_unpacked(ctx, rc, seen)
         shape = rc.rec.get("unpacked")
         if rc.rec.get("indexed") and not shape:
             yield from _indexed_beyond(ctx, rc, seen)
@@ -152,16 +192,47 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
         )
 
 
-def _shapes(ctx: CheckContext, rc) -> tuple[int, str, int, str] | None:
+def _shapes(ctx: CheckContext, rc, shape=None) -> tuple[int, str, int, str] | None:
     """How many values the call's function returns on the target and on the baseline (with the
     text of each return), or None where either side is no plain function or tells no count: the
-    one question both of DRIFT032's checks ask."""
+    one question both of DRIFT032's checks ask. `shape`: another count (item_shape: each element's)."""
     if rc.is_constructor or rc.target is None or rc.baseline is None \
             or rc.target.kind not in ("function", "method") or rc.baseline.kind not in ("function", "method"):
         return None
-    now, tret = returned_shape(rc.target.as_function, ctx.target, rc.target.module)
-    before, bret = returned_shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
+    shape = shape or returned_shape
+    now, tret = shape(rc.target.as_function, ctx.target, rc.target.module)
+    before, bret = shape(rc.baseline.as_function, ctx.baseline, rc.baseline.module)
     return None if now is None or before is None else (now, tret, before, bret)
+
+
+def _items_unpacked(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterator[Finding]:
+    """`for a, b in x.f():` (or a comprehension over it) where each element of f's result held as
+    many values as the names on the baseline (its annotation's item type, `list[tuple[A, B]]`) and
+    holds another number on the target: the loop raises on its first element."""
+    shapes = _shapes(ctx, rc, item_shape)
+    if shapes is None:
+        return
+    names, starred = int(rc.rec["unpacked_items"][0]), bool(rc.rec["unpacked_items"][1])
+    now, tret, before, bret = shapes
+    if not unpacks(before, names, starred) or unpacks(now, names, starred):
+        return
+    site = rc.site
+    if (site.path, site.line) in seen:
+        return
+    seen.add((site.path, site.line))
+    yield Finding(
+        rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
+        title=f"each item `{rc.label}(...)` returns now holds {now} values ({tret}); the loop unpacks it into "
+              f"{names}{' and a starred name' if starred else ''}",
+        consumer_site=site,
+        target_evidence=(ctx.evidence(rc.target),),
+        baseline_evidence=(ctx.evidence(rc.baseline),),
+        predicted_failure=unpack_error(now, names, starred),
+        details=f"the baseline's items held {before} values ({bret})",
+        fix=Fix(f"unpack the {now} values each item of `{rc.label}` now holds ({tret})",
+                manual_reason="which of the new values the consumer needs is its own decision"),
+        symbol=rc.dotted,
+    )
 
 
 def _indexed_beyond(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterator[Finding]:
