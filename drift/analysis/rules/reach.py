@@ -121,7 +121,10 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     register on instances. Attribute chains Python evaluates when a `def` or `class` runs (an
     annotation `-> mk.Experts`, a base `a.b.Base`) are reads too. A use written through a plain
     `import a.b` of a module the target removed, away from the import's line, is risky: the
-    import fails first, and fixing it alone leaves the use. A
+    import fails first, and fixing it alone leaves the use. A read past an earlier step the target
+    no longer has (`cap = Capturer.get_instance()`, then `cap.save(...)`) is typed as the
+    baseline's value, on the class of the same name the target keeps: a member that class lost
+    is reported too, risky (it fails once the first break is fixed). A
     `msgspec.Struct` base counts as seen (drift/analysis/struct_base.py): its instances hold only
     the fields their classes declare. A read in the body of `if <test>:` (or a branch of `a if
     <test> else b`) whose test already fails is risky: it runs only once that test is fixed, and
@@ -163,6 +166,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             continue  # a function nothing runs on the target (its patch is DRIFT080's)
         tv = ctx.target_paths.steps(path)
         bv = None  # the baseline is walked only where the target misses a name
+        behind = None  # the earlier step already missing on the target, where typing carried past it
         for k in range(_first_read_step(rec), len(path)):
             unseen = None  # the bases drift has no facts for, when only they could still provide it
             if not path[k].startswith("."):
@@ -170,7 +174,10 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if tv[k].kind != "missing":
                 unseen = _unseen_slot_miss(ctx, path, tv, k)
                 if unseen is None:
-                    continue
+                    carried = _carried_past_miss(ctx, path, tv, k)
+                    if carried is None or carried[0][k].kind != "missing":
+                        continue
+                    tv, behind = carried
             if bv is None:
                 bv = ctx.baseline_paths.steps(path)
             t, b = tv[k], bv[k]
@@ -218,10 +225,12 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 failure += f" (once the import at line {masked} no longer fails first)"
             if guard is not None:
                 failure += f" (runs only once the test at line {guard} stops raising; then this read fails too)"
+            if behind is not None:
+                failure += f" (once `{behind}`, gone too, is replaced by something that returns the same class)"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                or masked is not None or guard is not None else Severity.BREAKING,
+                or masked is not None or guard is not None or behind is not None else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -247,9 +256,36 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"; the import at line {masked} fails first, and fixing only it leaves this use written "
                     "through the old module" if masked is not None else "") + (
                     f"; it sits under the test at line {guard}, which already fails on the target: this read "
-                    "runs, and fails, once that test is fixed" if guard is not None else ""),
+                    "runs, and fails, once that test is fixed" if guard is not None else "") + (
+                    f"; `{behind}` before it is gone on the target too: typed as the baseline's value, whose "
+                    "class the target keeps without this member" if behind is not None else ""),
             ), rec.get("function") or ""
             break
+
+
+def _carried_past_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int
+                       ) -> tuple[list[Value], str] | None:
+    """`x = Gone.factory()` (or `obj.gone_accessor()`) then `x.also_gone()`: an earlier step of the
+    path is missing on the target, so the target's walk knows nothing past it. Fixing that step
+    with whatever now returns the same object still leaves this read: where the baseline's value
+    before step `k` is an instance of a class the target keeps under the same name, the target's
+    walk resumes from that class. Returns the target's steps with `k - 1` and `k` so typed, and
+    the earlier missing step; None where no earlier step is missing, or the class is gone."""
+    if tv[k].known or tv[k - 1].known or ctx.baseline_paths is None:
+        return None
+    gone = next((j for j in range(1, k - 1) if tv[j].kind == "missing"), None)
+    if gone is None or any(tv[j].kind not in ("unknown", "missing") for j in range(gone + 1, k)):
+        return None
+    prev = ctx.baseline_paths.steps(path)[k - 1]
+    if prev.kind != "instance" or prev.cls is None:
+        return None
+    tcls = ctx.target.lookup(prev.cls.dotted)
+    if tcls is None or tcls.kind != "class":
+        return None
+    now = Value("instance", cls=tcls)
+    out = list(tv)
+    out[k - 1], out[k] = now, ctx.target_paths._step(now, path[k])
+    return out, _show(path[gone])
 
 
 def _failing_guard(mod: dict, rec: dict, failing: set[tuple]) -> int | None:
