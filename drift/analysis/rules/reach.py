@@ -26,6 +26,7 @@ from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_base, mro_names, reaches, receiver_of,
                                          runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
+from drift.analysis.rules.already_broken import caller_desc, failed_at_same_caller, lacked_on_baseline
 from drift.analysis.rules.lazy_callers import lazy_call_sites
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
@@ -1132,6 +1133,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
+        out: list[Finding] = []  # breaking first: one finding per site and symbol survives (Finding.key)
         for site, failure in failing:
             if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
                                     and not no_fit_left):
@@ -1146,12 +1148,16 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             only_paths_gone = no_fit_left and (_category(failure) in before
                                                or _already_failing(sig, site, before_names) or (
                 old_decl is not None and _site_failure(label, old_decl, site) is None))
-            yield Finding(
+            caller_failed = not only_paths_gone and ctx.baseline is not None and failed_at_same_caller(
+                lambda b: _site_failure(label, sig, b) is not None, site, _sites_of(ctx.baseline, name, None) or [])
+            out.append(Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
-                severity=Severity.RISKY if only_paths_gone else Severity.BREAKING,
+                severity=Severity.RISKY if only_paths_gone or caller_failed else Severity.BREAKING,
                 title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
                       f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})"
-                      + ("; the target no longer calls it in any way the override takes" if only_paths_gone else ""),
+                      + ("; the target no longer calls it in any way the override takes" if only_paths_gone else "")
+                      + ("; the baseline's call in the same function did not fit it either" if caller_failed else ""),
+                details=caller_desc(site) if caller_failed else None,
                 consumer_site=where,
                 target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
                                  Location(tm.path, tm.line, symbol=tm.dotted)),
@@ -1159,7 +1165,8 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                 predicted_failure=failure,
                 fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
                 symbol=tm.dotted,
-            )
+            ))
+        yield from sorted(out, key=lambda f: f.severity is not Severity.BREAKING)
         return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
 
@@ -1390,6 +1397,8 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                                    tparams=own, how=how)
         return
     renamed = _positional_renames(own, bparams, sig[1:] if has_self else sig)
+    bown = bparams[1:] if bparams and bparams[0].name in ("self", "cls") else bparams
+    lacked = lacked_on_baseline(sig[1:] if has_self else sig, bown)
     for p in own:
         if p.kind in ("VAR_POSITIONAL", "VAR_KEYWORD") or p.name in bnames or _accepts(sig, p.name):
             continue
@@ -1402,6 +1411,9 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             severity, why = Severity.BREAKING, "required, so the target's callers pass it"
         else:
             severity, why = Severity.RISKY, "optional: breaks where the target's callers pass it"
+        if lacked and severity is Severity.BREAKING:
+            severity, why = Severity.RISKY, (f"{why}; it already lacked the baseline's required "
+                                             f"{', '.join(f'`{n}`' for n in lacked[:3])}")
         if positional and cap is not None:
             failure = (f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
                        f"{cap + 1} were given")
