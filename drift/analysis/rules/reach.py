@@ -1517,6 +1517,11 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
     called the method both in ways the override takes and in ways it does not (paths the consumer
     never ran), and the target now calls it only in ways it does not take, risky.
 
+    A mismatch that would hold against the baseline too is risky (rules/already_broken.py): the
+    baseline's call from the same function, on the same receiver, did not bind to the override
+    either (that path already raised there); or a function assigned over a target name already
+    lacked a required parameter of the baseline's declaration (written for an older vLLM).
+
     A parameter the target renamed in place (`set_config(config, runtime_shape)` ->
     `(config, compile_range)`) is at most risky for a replacement that takes it positionally:
     callers written positionally still reach it.
@@ -2007,7 +2012,11 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
     implements a method that only the baseline's bases declared abstract (the old protocol: a
     copied base whose `forward` the target replaced by `forward_mha`/`forward_mqa`): that class
     is where the fix goes for all its subclasses, so it is reported too, risky (it is never
-    instantiated itself)."""
+    instantiated itself).
+
+    A base the consumer imports from a module only the target has (the target moved the class
+    into a new subpackage) is compared with the baseline's own class of that name
+    (`moves.counterpart`): the abstract methods it already declared there are no change."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
