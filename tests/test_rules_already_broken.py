@@ -134,3 +134,18 @@ def test_a_renamed_positional_slot_is_not_a_lacked_parameter(tmp_path):
         """}
     found = _drift070(tmp_path, renamed)
     assert [f.severity.value for f in found] == ["breaking"], [f.title for f in found]
+
+
+def test_an_override_some_baseline_call_fitted_stays_breaking(tmp_path):
+    # the baseline also ran the override through a call it took (a legacy path the target removed):
+    # the consumer's override worked there, so the target leaving only the failing caller is the change
+    legacy = BEFORE["gizmo/moe.py"] + """
+        def forward_legacy(self, x):
+            return self.quant_method.apply(self, x, 2)
+    """
+    before = {**BEFORE, "gizmo/moe.py": legacy}
+    found = [f for f in findings_of(tmp_path, Case("legacy", before, AFTER_SAME_CALLER, MY_METHOD))
+             if f.rule_id == "DRIFT070"]
+    assert [f.severity.value for f in found] == ["breaking"], [f.title for f in found]
+    roots = [write_tree(tmp_path / "run-before", before), write_tree(tmp_path / "run-app", MY_METHOD)]
+    assert raised_by(roots, "app.moe", "__import__('gizmo.moe').moe.MoELayer(MyMethod()).forward_legacy(1)") is None

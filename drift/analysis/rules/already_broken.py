@@ -11,7 +11,10 @@ or is never reached through that caller), so the finding is lowered to risky rat
 the failure is real if the path runs, but the baseline says it did not run for the consumer.
 
 Only the same caller counts. A failure pooled over other baseline calls is no evidence: a new
-caller (a MoE runner that now passes `topk_weights=`) may be the one the consumer reaches.
+caller (a MoE runner that now passes `topk_weights=`) may be the one the consumer reaches. And
+only an override no baseline call of that name fitted: one that fitted some baseline call ran
+there, and the target that leaves only failing callers is the change (a V0 engine's
+`log(stats)` gone, V1's `log()` left).
 
 * the baseline's declaration: where the target's calls are not known (a kernel launched as
   `kernel[grid](...)`) the override is held to the target's declaration. An override that already
@@ -41,10 +44,13 @@ def _same_caller(site: list[Any], other: list[Any]) -> bool:
 
 
 def failed_at_same_caller(fails: Callable[[list[Any]], bool], site: list[Any], baseline_sites: list[list[Any]]) -> bool:
-    """True when the baseline has calls of the method from `site`'s own function and `fails`
-    (the override does not bind to the call) holds for each of them."""
+    """True when the baseline has calls of the method from `site`'s own function, `fails` (the
+    override does not bind to the call) holds for each of them, and for every other call of that
+    name the baseline made too: an override one baseline call did fit ran on that path (a V0
+    engine's `log(stats)`, a decoder layer's `forward(hidden_states, output)`), and a target that
+    leaves it only the failing callers is the change. Calls with *args/**kwargs say nothing."""
     same = [b for b in baseline_sites if _same_caller(site, b)]
-    return bool(same) and all(fails(b) for b in same)
+    return bool(same) and all(fails(b) for b in same) and all(b[4] or fails(b) for b in baseline_sites)
 
 
 def caller_desc(site: list[Any]) -> str:
