@@ -149,3 +149,23 @@ def test_an_override_some_baseline_call_fitted_stays_breaking(tmp_path):
     assert [f.severity.value for f in found] == ["breaking"], [f.title for f in found]
     roots = [write_tree(tmp_path / "run-before", before), write_tree(tmp_path / "run-app", MY_METHOD)]
     assert raised_by(roots, "app.moe", "__import__('gizmo.moe').moe.MoELayer(MyMethod()).forward_legacy(1)") is None
+
+
+def test_a_patch_whose_receiver_has_another_name_fits_the_baselines_call(tmp_path):
+    # `def patched(layer_self, layer, x, top_k)` installed over MethodBase.apply is bound like a
+    # method: the baseline's positional call fitted it, so the target's failing call stays breaking
+    before = {**BEFORE, "gizmo/moe.py": BEFORE["gizmo/moe.py"] + """
+        def forward_legacy(self, x):
+            return self.quant_method.apply(self, x, 2)
+    """}
+    patch = {"app/moe.py": """
+        from gizmo.moe import MethodBase
+
+        def patched(method_self, layer, x, top_k):
+            return x
+
+        MethodBase.apply = patched
+        """}
+    found = [f for f in findings_of(tmp_path, Case("patched", before, AFTER_SAME_CALLER, patch))
+             if f.rule_id == "DRIFT070"]
+    assert [f.severity.value for f in found] == ["breaking"], [f.title for f in found]

@@ -80,3 +80,17 @@ def lacked_on_baseline(sig: list[list[Any]], baseline_params: list) -> list[str]
             out.append(p.name)
         position += positional
     return out
+
+
+def receiver_named(sig: list[list[Any]], method: Any) -> list[list[Any]]:
+    """`sig` with its first parameter named `self` where the consumer's function replaces a
+    target method (not a staticmethod): a patch `def patched(scheduler_self, request, ids)` is
+    bound like a method, so its first parameter is the receiver whatever its name, and a call
+    `self.m(request, ids)` fits it."""
+    if not sig or sig[0][0] in ("self", "cls") or sig[0][1] not in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):
+        return sig
+    if getattr(method, "kind", None) != "method":
+        return sig
+    if any(d.rsplit(".", 1)[-1] == "staticmethod" for d in method.as_function.decorators):
+        return sig
+    return [["self", sig[0][1], sig[0][2]]] + [list(p) for p in sig[1:]]

@@ -26,7 +26,7 @@ from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_base, mro_names, reaches, receiver_of,
                                          runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
-from drift.analysis.rules.already_broken import caller_desc, failed_at_same_caller, lacked_on_baseline
+from drift.analysis.rules.already_broken import caller_desc, failed_at_same_caller, lacked_on_baseline, receiver_named
 from drift.analysis.rules.lazy_callers import lazy_call_sites
 from drift.analysis.rules.override_params import new_parameters_fix
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
@@ -1134,6 +1134,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
         out: list[Finding] = []  # breaking first: one finding per site and symbol survives (Finding.key)
+        bound_sig = receiver_named(sig, tm)
         for site, failure in failing:
             if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
                                     and not no_fit_left):
@@ -1149,7 +1150,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                                                or _already_failing(sig, site, before_names) or (
                 old_decl is not None and _site_failure(label, old_decl, site) is None))
             caller_failed = not only_paths_gone and ctx.baseline is not None and failed_at_same_caller(
-                lambda b: _site_failure(label, sig, b) is not None, site, _sites_of(ctx.baseline, name, None) or [])
+                lambda b: _site_failure(label, bound_sig, b) is not None, site, _sites_of(ctx.baseline, name, None) or [])
             out.append(Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
                 severity=Severity.RISKY if only_paths_gone or caller_failed else Severity.BREAKING,
