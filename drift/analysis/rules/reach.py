@@ -1089,6 +1089,9 @@ def _replaced_callers(ctx: CheckContext, ref: str | None, tb: list[Symbol]) -> s
             if m in own and runs_own(ctx, ref, m)}
 
 
+_SAME_CALLER = "; the baseline's call in the same function did not fit it either"
+
+
 def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str, ref: str | None = None,
                        tb: list[Symbol] = (), stub: bool = False,
@@ -1133,7 +1136,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         # the likeliest callers first: calls by keyword, near the declaration (the evidence shown)
         failing.sort(key=lambda sf: (-len(sf[0][3]), -_shared(sf[0][0].split("/"), home), sf[0][0], sf[0][1]))
         seen: set[str] = set()
-        out: list[Finding] = []  # breaking first: one finding per site and symbol survives (Finding.key)
+        out: list[Finding] = []  # the same-caller lowered ones last: one per site and symbol survives (Finding.key)
         bound_sig = receiver_named(sig, tm)
         for site, failure in failing:
             if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
@@ -1157,7 +1160,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                 title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
                       f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})"
                       + ("; the target no longer calls it in any way the override takes" if only_paths_gone else "")
-                      + ("; the baseline's call in the same function did not fit it either" if caller_failed else ""),
+                      + (_SAME_CALLER if caller_failed else ""),
                 details=caller_desc(site) if caller_failed else None,
                 consumer_site=where,
                 target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
@@ -1167,7 +1170,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                 fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
                 symbol=tm.dotted,
             ))
-        yield from sorted(out, key=lambda f: f.severity is not Severity.BREAKING)
+        yield from sorted(out, key=lambda f: f.title.endswith(_SAME_CALLER))
         return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
 
