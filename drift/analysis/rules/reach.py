@@ -2016,11 +2016,7 @@ def abstract_added(ctx: CheckContext) -> Iterator[Finding]:
     implements a method that only the baseline's bases declared abstract (the old protocol: a
     copied base whose `forward` the target replaced by `forward_mha`/`forward_mqa`): that class
     is where the fix goes for all its subclasses, so it is reported too, risky (it is never
-    instantiated itself).
-
-    A base the consumer imports from a module only the target has (the target moved the class
-    into a new subpackage) is compared with the baseline's own class of that name
-    (`moves.counterpart`): the abstract methods it already declared there are no change."""
+    instantiated itself)."""
     if ctx.baseline is None:
         return
     for ref, cls, tb, bb in _consumer_classes(ctx):
