@@ -275,8 +275,8 @@ def wrapped_targets(tree, prefixes):
                 target = path_of(module, prefixes)
                 if target is None or ":" in module or not _ATTR.match(name) or len(name) > 200:
                     continue
-                rec = {"target": target + "." + name, "resolved": True, "line": line, "col": col,
-                       "via": _dotted(node.func) or _callee_name(node.func), "wrapped": True}
+                rec = {"target": target + "." + name, "module": target, "resolved": True, "line": line,
+                       "col": col, "via": _dotted(node.func) or _callee_name(node.func), "wrapped": True}
                 if caught:
                     rec["guarded"] = True
                 out.append(rec)

@@ -203,3 +203,27 @@ def test_a_wrapt_hook_in_a_try_that_swallows_the_failure_is_risky_and_alternativ
     after = [tmp_path / "after", tmp_path / "consumer"]
     # nothing raises: the hook is just not there (the traced method is gone, the kept one is wrapped)
     assert raised_by(after, "app.quiet", "install(), install_any()") is None
+
+
+ALIASED = "class InputProcessor:\n    def process_inputs(self, x):\n        return x\n\n\nProcessor = InputProcessor\n"
+DIRECT = """
+    from wrapt import wrap_function_wrapper
+
+
+    def traced(wrapped, instance, args, kwargs):
+        return wrapped(*args, **kwargs)
+
+
+    def install():
+        wrap_function_wrapper("gizmo.engine", "Processor.process_inputs", traced)
+    """
+
+
+def test_a_wrapt_hook_whose_module_is_gone_breaks_even_when_the_baseline_names_the_class_by_an_alias(tmp_path):
+    case = Case("hooks", {**BEFORE, "gizmo/engine.py": ALIASED}, AFTER, {"app/__init__.py": "", "app/direct.py": DIRECT})
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, [("DRIFT008", line_of(DIRECT, 'wrap_function_wrapper("gizmo.engine"'))])
+    assert findings[0].severity.value == "breaking" and findings[0].symbol == "gizmo.engine"
+    after, before = [tmp_path / "after", tmp_path / "consumer"], [tmp_path / "before", tmp_path / "consumer"]
+    assert raised_by(before, "app.direct", "install()") is None
+    assert findings[0].predicted_failure == raised_by(after, "app.direct", "install()")
