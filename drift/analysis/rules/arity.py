@@ -167,29 +167,8 @@ def unpacked_count_changed(ctx: CheckContext) -> Iterator[Finding]:
             yield from _indexed_beyond(ctx, rc, seen)
             continue
         shapes = _shapes(ctx, rc) if shape else None
-        if shapes is None:
-            continue
-        names, starred = int(shape[0]), bool(shape[1])
-        now, tret, before, bret = shapes
-        if not unpacks(before, names, starred) or unpacks(now, names, starred):
-            continue
-        site = rc.site
-        if (site.path, site.line) in seen:
-            continue
-        seen.add((site.path, site.line))
-        yield Finding(
-            rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
-            title=f"`{rc.label}(...)` now returns {now} values ({tret}); the result is unpacked into {names}"
-                  f"{' and a starred name' if starred else ''}",
-            consumer_site=site,
-            target_evidence=(ctx.evidence(rc.target),),
-            baseline_evidence=(ctx.evidence(rc.baseline),),
-            predicted_failure=unpack_error(now, names, starred),
-            details=f"the baseline returned {before} values ({bret})",
-            fix=Fix(f"unpack the {now} values `{rc.label}` now returns ({tret})",
-                    manual_reason="which of the new values the consumer needs is its own decision"),
-            symbol=rc.dotted,
-        )
+        if shapes is not None:
+            yield from _unpack_changed(ctx, rc, shapes, shape, seen, items=False)
 
 
 def _shapes(ctx: CheckContext, rc, shape=None) -> tuple[int, str, int, str] | None:
@@ -210,9 +189,16 @@ def _items_unpacked(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterat
     many values as the names on the baseline (its annotation's item type, `list[tuple[A, B]]`) and
     holds another number on the target: the loop raises on its first element."""
     shapes = _shapes(ctx, rc, item_shape)
-    if shapes is None:
-        return
-    names, starred = int(rc.rec["unpacked_items"][0]), bool(rc.rec["unpacked_items"][1])
+    if shapes is not None:
+        yield from _unpack_changed(ctx, rc, shapes, rc.rec["unpacked_items"], seen, items=True)
+
+
+def _unpack_changed(ctx: CheckContext, rc, shapes: tuple[int, str, int, str], shape, seen: set[tuple[str, int]],
+                    *, items: bool) -> Iterator[Finding]:
+    """The finding of both unpacking checks: the names (`shape`: count, starred) fitted the
+    baseline's count and do not fit the target's. `items`: the count is each element's (a loop
+    unpacks the items), not the result's."""
+    names, starred = int(shape[0]), bool(shape[1])
     now, tret, before, bret = shapes
     if not unpacks(before, names, starred) or unpacks(now, names, starred):
         return
@@ -220,16 +206,22 @@ def _items_unpacked(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterat
     if (site.path, site.line) in seen:
         return
     seen.add((site.path, site.line))
+    star = " and a starred name" if starred else ""
+    if items:
+        title = f"each item `{rc.label}(...)` returns now holds {now} values ({tret}); the loop unpacks it into {names}{star}"
+        details, what = f"the baseline's items held {before} values ({bret})", f"each item of `{rc.label}` now holds"
+    else:
+        title = f"`{rc.label}(...)` now returns {now} values ({tret}); the result is unpacked into {names}{star}"
+        details, what = f"the baseline returned {before} values ({bret})", f"`{rc.label}` now returns"
     yield Finding(
         rule_id="DRIFT032", kind=RuleKind.RETURN_SHAPE, severity=Severity.BREAKING,
-        title=f"each item `{rc.label}(...)` returns now holds {now} values ({tret}); the loop unpacks it into "
-              f"{names}{' and a starred name' if starred else ''}",
+        title=title,
         consumer_site=site,
         target_evidence=(ctx.evidence(rc.target),),
         baseline_evidence=(ctx.evidence(rc.baseline),),
         predicted_failure=unpack_error(now, names, starred),
-        details=f"the baseline's items held {before} values ({bret})",
-        fix=Fix(f"unpack the {now} values each item of `{rc.label}` now holds ({tret})",
+        details=details,
+        fix=Fix(f"unpack the {now} values {what} ({tret})",
                 manual_reason="which of the new values the consumer needs is its own decision"),
         symbol=rc.dotted,
     )
