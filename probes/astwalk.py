@@ -71,3 +71,15 @@ def once(fn, node):
         hit = memo[key] = (node, fn(node))  # the node held with its answer: its id is not reused meanwhile
     return hit[1]
 
+
+
+def int_constant(node):
+    """The int a node writes literally (`2`, not `True`), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def picks_one(index):
+    """A subscript index that picks one element (`x[i]`, `x[ve]`), not a slice or a tuple of axes."""
+    return not isinstance(index, (ast.Slice, ast.Tuple))

@@ -13,6 +13,9 @@ are recorded too: drift follows the buffer into the callee. Stdlib only, Python 
 import ast
 import builtins
 
+from .astwalk import int_constant as _int
+from .astwalk import picks_one as _is_index
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _NOT_OWN = _FUNCS + (ast.ClassDef, ast.expr_context)
 _MAX_PER_FUNCTION = 24
@@ -21,14 +24,6 @@ _SAME_LEVEL = frozenset({"list", "tuple", "iter", "sorted"})  # a collection of 
 _MAX_DEPTH = 6
 
 
-def _int(node):
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
-
-
-def _is_index(node):
-    return not isinstance(node, (ast.Slice, ast.Tuple))
 
 
 def _is_self(node):

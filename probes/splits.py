@@ -10,6 +10,9 @@ it held on the baseline. Stdlib only, Python 3.9+.
 
 import ast
 
+from .astwalk import int_constant as _int
+from .astwalk import picks_one as _is_index
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _MAX_PER_FUNCTION = 40
 _NOT_BUFFERS = frozenset({"shape"})  # `x.shape[0]` is a size, never a buffer
@@ -29,15 +32,6 @@ def _own_nodes(fnode):
                 stack.append(child)
 
 
-def _int(node):
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
-
-
-def _is_index(node):
-    """A subscript that picks one element (`x[i]`, `x[ve]`), not a slice or a tuple of axes."""
-    return not isinstance(node, (ast.Slice, ast.Tuple))
 
 
 def _full_slice(node):
