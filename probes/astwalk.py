@@ -83,3 +83,18 @@ def int_constant(node):
 def picks_one(index):
     """A subscript index that picks one element (`x[i]`, `x[ve]`), not a slice or a tuple of axes."""
     return not isinstance(index, (ast.Slice, ast.Tuple))
+
+
+_NOT_OWN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr_context)
+
+
+def own_nodes(fnode):
+    """A function's own nodes: nested defs, lambdas and classes are read as functions of their
+    own, and Load/Store contexts hold nothing."""
+    stack = list(fnode.body)
+    while stack:
+        n = stack.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, _NOT_OWN):
+                stack.append(child)

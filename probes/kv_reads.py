@@ -14,6 +14,7 @@ import ast
 import builtins
 
 from .astwalk import int_constant as _int
+from .astwalk import own_nodes as _own_nodes
 from .astwalk import picks_one as _is_index
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -37,15 +38,6 @@ def _empty_container(node):
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
         "dict", "list") and not node.args and not node.keywords
 
-
-def _own_nodes(fnode):
-    stack = list(fnode.body)
-    while stack:
-        n = stack.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, _NOT_OWN):
-                stack.append(child)
 
 
 class _Buffers:

@@ -11,6 +11,7 @@ it held on the baseline. Stdlib only, Python 3.9+.
 import ast
 
 from .astwalk import int_constant as _int
+from .astwalk import own_nodes as _own_nodes
 from .astwalk import picks_one as _is_index
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -20,16 +21,6 @@ _NOT_BUFFERS = frozenset({"shape"})  # `x.shape[0]` is a size, never a buffer
 
 _NOT_OWN = _FUNCS + (ast.ClassDef, ast.expr_context)  # own functions; Load/Store hold nothing
 
-
-def _own_nodes(fnode):
-    """The function's own nodes: nested defs and classes are recorded as functions of their own."""
-    stack = list(fnode.body)
-    while stack:
-        n = stack.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, _NOT_OWN):
-                stack.append(child)
 
 
 
