@@ -300,3 +300,83 @@ def test_demand_report_is_the_whole_package_report(name, consumer, target, basel
     if name == "speculators":  # a consumer that patches much of vLLM (vllm_ascend) reads most of it
         read = t["modules"].parsed + t["modules"].from_cache + b["modules"].parsed + b["modules"].from_cache
         assert read < (len(t["modules"]) + len(b["modules"])) // 3, read
+
+
+_SCHED = """
+    class SchedulerInterface:
+        def schedule(self):
+            raise NotImplementedError
+
+
+    class Scheduler(SchedulerInterface):
+        def __init__(self):
+            self.connector = None
+            self.ec_connector = None
+            self.kv_events = None
+
+        def schedule(self):
+            return []
+
+
+    class SchedulerConfig:
+        scheduler_cls = Scheduler
+    """
+_FACTORY = """
+    from tgt.sched import SchedulerInterface
+
+
+    def make_scheduler(config) -> SchedulerInterface:
+        return config.scheduler_cls()
+    """
+_CORE = """
+    from tgt.factory import make_scheduler
+
+
+    class Core:{note}
+        def __init__(self, config):
+            self.scheduler = make_scheduler(config)
+            if self.scheduler.ec_connector is not None:
+                self.scheduler.schedule(){more}
+    """
+_MINE = """
+    from tgt.sched import SchedulerConfig, SchedulerInterface
+
+
+    class MyScheduler(SchedulerInterface):
+        def __init__(self):
+            self.connector = None
+
+        def schedule(self):
+            return []
+
+
+    def configure(config: SchedulerConfig):
+        config.scheduler_cls = MyScheduler
+    """
+
+
+def test_a_holder_built_through_a_factory_is_found_on_demand_as_in_the_whole_package(tmp_path, isolated_cache):
+    """The holder never names the slot's class (`self.scheduler = make_scheduler(config)`, the
+    factory's return annotation does): searching only the modules that name the class misses the
+    baseline's use of `ec_connector`, and the target's use (whose module happens to name the class
+    in a comment) would look new. The demand-driven check asks for the factory's callers too."""
+    base, tgt, cons = tmp_path / "base", tmp_path / "tgt", tmp_path / "cons"
+    meta = "tgt-%s.dist-info/METADATA"
+    _write(base, {"tgt/__init__.py": "", "tgt/sched.py": _SCHED, "tgt/factory.py": _FACTORY,
+                  "tgt/core.py": _CORE.format(note="", more=""),
+                  meta % "1.0": "Metadata-Version: 2.1\nName: tgt\nVersion: 1.0\n"})
+    _write(tgt, {"tgt/__init__.py": "", "tgt/sched.py": _SCHED, "tgt/factory.py": _FACTORY,
+                 "tgt/core.py": _CORE.format(
+                     note="  # holds a SchedulerInterface",
+                     more="\n            if self.scheduler.kv_events is not None:\n                self.scheduler.schedule()"),
+                 meta % "2.0": "Metadata-Version: 2.1\nName: tgt\nVersion: 2.0\n"})
+    _write(cons, {"app/__init__.py": "", "app/sched.py": _MINE})
+    consumer = load_consumer(str(cons), target_package="tgt")
+    cache = ModuleCache(isolated_cache / "modules")
+    tpkg, bpkg = package_facts(str(tgt), "tgt", cache=cache), package_facts(str(base), "tgt", cache=cache)
+    demand = check(consumer=consumer, target_facts=_doc(tpkg), baseline_facts=_doc(bpkg), target_package="tgt")
+    whole = check(consumer=consumer, target_facts=collect_tree(str(tgt), ["tgt"]),
+                  baseline_facts=collect_tree(str(base), ["tgt"]), target_package="tgt")
+    assert _findings(demand) == _findings(whole)
+    slots = [f for f in _findings(demand) if f[0] == "DRIFT082"]
+    assert len(slots) == 1 and "`kv_events`" in slots[0][3] and "ec_connector" not in slots[0][3], slots

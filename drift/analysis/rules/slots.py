@@ -33,7 +33,8 @@ from drift.analysis.rules.callers import RECEIVER
 from drift.analysis.rules.handed import _available
 from drift.analysis.rules.reach import _members, _sites_of, stand_ins
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import PackageIndex, Symbol, classes_in, def_of, word
+from drift.model.facts import ModuleFacts
+from drift.model.index import PackageIndex, Symbol, call_of, classes_in, def_of, word
 
 OBJECT_HANDED = "an object of it handed to"  # how an object (not the class) reached the slot:
 OBJECT_RETURNED = "an object of it returned by"  # the consumer built it, the target never does
@@ -307,9 +308,34 @@ def _holders(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[list
     return out
 
 
+def _factories(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[str]]:
+    """class dotted -> names of the module-level functions whose return annotation names it
+    (`def FusedMoEFactory(...) -> FusedMoE`): a holder that builds its attribute with one of them
+    (`self.experts = FusedMoEFactory(...)`) need not mention the class at all."""
+    out: dict[str, list[str]] = {}
+    for mod_name in modules:
+        for fname, fn in ModuleFacts(index.modules[mod_name]).functions.items():
+            if isinstance(fn.returns, str):
+                for text in _held_names(fn.returns):
+                    sym = _resolve_in(index, mod_name, text)
+                    if sym is not None:
+                        out.setdefault(sym.dotted, []).append(fname)
+    return out
+
+
 def _uses(index: PackageIndex, cls: Symbol) -> list[list[Any]]:
-    return [row for row in index.query("slot_holders.v3", cls.dotted,
-                                       needle=word(cls.dotted.rsplit(".", 1)[-1]), build=_holders, default=[])]
+    """The holders of `cls` (`_holders`' rows). On demand the modules searched are those that name
+    the class or call a function returning it, so a holder built through a factory is found as
+    the whole package finds it."""
+    short = cls.dotted.rsplit(".", 1)[-1]
+    rows = list(index.query("slot_holders.v3", cls.dotted, needle=word(short), build=_holders, default=[]))
+    if not index.demand:
+        return rows  # the whole package answered at once
+    for factory in sorted(set(index.query("slot_factories", cls.dotted, needle=word(short), build=_factories,
+                                          default=[]))):
+        rows += [row for row in index.query(f"slot_holders.v3@{factory}", cls.dotted, needle=call_of(factory),
+                                            build=_holders, default=[]) if row not in rows]
+    return rows
 
 
 @rule("DRIFT082", RuleKind.INTERFACE_METHOD_MISSING)
