@@ -2331,19 +2331,12 @@ def _orphaned_by_gone_base(ctx: CheckContext, ref: str, cls: dict, bb: list[Symb
         if not before or consumer_runs_name(ctx, name) or not uncalled_by_target(ctx, name):
             continue
         owner = bm.dotted.rsplit(".", 2)[-2]
-        yield Finding(
-            rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+        yield _uncalled_override(
+            ref, cls, name, m, mod, before, bm, None,
             title=f"`{cls['qual']}.{name}` overrides `{owner}.{name}`; the target has no `{owner}` and no "
                   f"code that calls `.{name}()` any more",
-            consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
-            baseline_evidence=(Location(before[0][0], before[0][1], symbol=f".{name}()"),
-                               Location(bm.path, bm.line, symbol=bm.dotted)),
-            predicted_failure=None,
             details="no error is raised once the base's import is fixed: the target never calls the override",
-            fix=Fix("move the behaviour to the hook the target now calls instead",
-                    manual_reason="which hook replaced it needs reading the target"),
-            symbol=bm.dotted,
-        )
+            why="which hook replaced it needs reading the target")
 
 
 def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tm: Symbol, bm: Symbol,
@@ -2360,19 +2353,29 @@ def _kept_but_uncalled(ctx: CheckContext, ref: str, cls: dict, name: str, m: dic
     before = _sites_of(ctx.baseline, name, None) or []
     if not before:
         return None
-    return Finding(
-        rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+    return _uncalled_override(
+        ref, cls, name, m, mod, before, bm, tm,
         title=f"`{cls['qual']}.{name}` overrides `{tm.dotted.rsplit('.', 2)[-2]}.{name}`, which the target keeps "
               f"but no longer calls",
+        details="no error is raised: the target's code no longer calls the method, so the override never runs",
+        why="which code replaced the call needs reading the target")
+
+
+def _uncalled_override(ref: str, cls: dict, name: str, m: dict, mod: dict, before: list, bm: Symbol,
+                       tm: Symbol | None, *, title: str, details: str, why: str) -> Finding:
+    """DRIFT072's finding for an override the baseline's code called (`before`: its call sites)
+    and no target code calls: at the override's `def`, with the target's method when it kept one."""
+    return Finding(
+        rule_id="DRIFT072", kind=RuleKind.HOOK_NOT_CALLED, severity=Severity.RISKY,
+        title=title,
         consumer_site=Location(mod["path"], m["line"], symbol=f"{ref}.{name}", col=(m.get("col") or 0) + 1),
-        target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
+        target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),) if tm is not None else (),
         baseline_evidence=(Location(before[0][0], before[0][1], symbol=f".{name}()"),
                            Location(bm.path, bm.line, symbol=bm.dotted)),
         predicted_failure=None,
-        details="no error is raised: the target's code no longer calls the method, so the override never runs",
-        fix=Fix("move the behaviour to the hook the target now calls instead",
-                manual_reason="which code replaced the call needs reading the target"),
-        symbol=tm.dotted,
+        details=details,
+        fix=Fix("move the behaviour to the hook the target now calls instead", manual_reason=why),
+        symbol=(tm or bm).dotted,
     )
 
 
