@@ -55,8 +55,8 @@ out = consumer_usage(%(root)r, %(package)r, ["vllm"], use_importlib=False, cache
 c1, t1 = cpu(), time.perf_counter()
 doc = {"cpu": c1 - c0, "wall": t1 - t0, "modules": len(out["modules"])}
 if %(digest)r:
-    doc["sha256"] = hashlib.sha256(marshal.dumps(out)).hexdigest()
-    doc["bytes"] = len(marshal.dumps(out))
+    doc["sha256"] = hashlib.sha256(marshal.dumps(out, 2)).hexdigest()
+    doc["bytes"] = len(marshal.dumps(out, 2))
 print(json.dumps(doc))
 """
 

@@ -13,6 +13,7 @@ are recorded too: drift follows the buffer into the callee. Stdlib only, Python 
 import ast
 import builtins
 
+from .astwalk import children
 from .astwalk import int_constant as _int
 from .astwalk import own_nodes as _own_nodes
 from .astwalk import picks_one as _is_index
@@ -230,7 +231,7 @@ def _walk(fnode):
         elif isinstance(n, ast.IfExp):
             kids = [(n.test, n, mla), (n.body, n, mla or _mentions_mla(n.test)), (n.orelse, n, mla)]
         else:
-            kids = [(c, n, mla) for c in ast.iter_child_nodes(n) if not isinstance(c, _NOT_OWN)]
+            kids = [(c, n, mla) for c in children(n) if not isinstance(c, _NOT_OWN)]
         stack.extend(reversed(kids))
 
 

@@ -13,6 +13,8 @@ out too: the use may be the rebinding's, not the import's.
 
 import ast
 
+from .astwalk import walk
+
 MAX_LOADS = 200  # per module: enough for every line a maintainer would touch
 
 
@@ -37,7 +39,7 @@ def _bound_in(node):
     stores, imports, nested defs; nested scopes included (a name rebound anywhere inside is
     left out, which can only miss a use, never invent one)."""
     out = set()
-    for n in ast.walk(node):
+    for n in walk(node):
         t = type(n)
         if t is ast.Name and type(n.ctx) is not ast.Load:
             out.add(n.id)
@@ -93,8 +95,8 @@ def evaluated_loads(tree, names):
 
     def expr(node, where, function, hidden):
         inner = hidden | (_bound_in(node) if any(type(n) in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-                                                                   ast.GeneratorExp) for n in ast.walk(node)) else set())
-        for n in ast.walk(node):
+                                                                   ast.GeneratorExp) for n in walk(node)) else set())
+        for n in walk(node):
             if type(n) is ast.Name and type(n.ctx) is ast.Load and n.id in names and n.id not in inner \
                     and (n.id, n.lineno) not in seen and len(out) < MAX_LOADS:
                 seen.add((n.id, n.lineno))
@@ -167,7 +169,7 @@ def evaluated_chains(tree, modules):
     not these. `path` is `["sym:<module>", ".attr", ...]`, the chain's full length. A local the
     file also binds another way (an assignment, a parameter) is left out: the chain may be that."""
     rebound = set()
-    for n in ast.walk(tree):
+    for n in walk(tree):
         t = type(n)
         if t is ast.Name and type(n.ctx) is not ast.Load:
             rebound.add(n.id)
@@ -182,7 +184,7 @@ def evaluated_chains(tree, modules):
     def chains(node, where, function):
         if node is None:
             return
-        for n in ast.walk(node):
+        for n in walk(node):
             if type(n) is not ast.Attribute or id(n) in inner or len(out) >= MAX_LOADS:
                 continue
             attrs, cur = [], n

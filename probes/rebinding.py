@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import ast
 
+from .astwalk import children, walk
+
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -25,7 +27,7 @@ def _inline(node):
     while todo:
         n = todo.pop()
         yield n
-        for child in ast.iter_child_nodes(n):
+        for child in children(n):
             if not isinstance(child, _NESTED):
                 todo.append(child)
 
@@ -34,9 +36,9 @@ def _closure_names(body):
     """Names read or written inside a nested function, class or lambda of `body`."""
     out = set()
     for st in body:
-        for n in ast.walk(st):
+        for n in walk(st):
             if isinstance(n, _NESTED):
-                for m in ast.walk(n):
+                for m in walk(n):
                     if isinstance(m, ast.Name):
                         out.add(m.id)
             elif isinstance(n, ast.Delete):
@@ -47,7 +49,11 @@ def _closure_names(body):
 def versions(body, local, params):
     """{id(ast.Name node): version} for each use and binding of a local of `local` written after
     a rebinding at the top of `body` (version 0, the function's first binding, is left out)."""
-    keep = set(local) - _closure_names(body)
+    local = set(local)
+    if not any(isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+               and st.targets[0].id in local for st in body):
+        return {}  # no top-level rebinding of a local: nothing gets a version (the walks below are ~8 % of a read)
+    keep = local - _closure_names(body)
     if not keep:
         return {}
     bound, current, out = set(params), {}, {}
@@ -56,16 +62,18 @@ def versions(body, local, params):
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
                 and st.targets[0].id in keep:
             target = st.targets[0]
-        for n in _inline(st):
-            if isinstance(n, ast.Name) and n is not target and current.get(n.id):
-                out[id(n)] = current[n.id]
+        nodes = list(_inline(st))
+        if current:  # no version yet: no use to mark
+            for n in nodes:
+                if isinstance(n, ast.Name) and n is not target and current.get(n.id):
+                    out[id(n)] = current[n.id]
         if target is not None:
             if target.id in bound:
                 current[target.id] = current.get(target.id, 0) + 1
                 out[id(target)] = current[target.id]
             elif current.get(target.id):
                 out[id(target)] = current[target.id]
-        for n in _inline(st):
+        for n in nodes:
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 bound.add(n.id)
     return out

@@ -10,6 +10,7 @@ it held on the baseline. Stdlib only, Python 3.9+.
 
 import ast
 
+from .astwalk import children
 from .astwalk import int_constant as _int
 from .astwalk import own_nodes as _own_nodes
 from .astwalk import picks_one as _is_index
@@ -129,7 +130,7 @@ def axis_splits(functions):
     ~40 % of a big consumer's usage read (vllm-omni: 3.9 s)."""
     out = {}
     skip = _NOT_OWN
-    iter_children = ast.iter_child_nodes
+    iter_children = children
     for qual, _cls, fnode in functions:
         subjects = None
         recs = []
