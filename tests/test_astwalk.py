@@ -103,3 +103,70 @@ def test_usage_facts_with_a_switch_unchanged_by_the_memo():
         usage.memoised = real
     assert memoed == plain
     assert any(imp.get("guards") for imp in memoed["imports"])
+
+
+def test_children_is_iter_child_nodes_in_order():
+    from drift.probes.astwalk import children
+
+    for node in ast.walk(ast.parse(SOURCE)):
+        assert children(node) == list(ast.iter_child_nodes(node))
+
+
+REBINDS = '''
+def f(args, n):
+    args = narrow(args)
+    total = 0
+    for i in range(n):
+        total = total + i
+    total = total * 2
+    return run(**args), total
+def g(x):
+    y = x + 1
+    return y
+def h(x):
+    x = x + 1
+    k = lambda: x
+    return k
+'''
+
+
+def _versions_walked(body, local, params):
+    """rebinding.versions without its early return: every statement walked."""
+    from drift.probes import rebinding
+
+    keep = set(local) - rebinding._closure_names(body)
+    bound, current, out = set(params), {}, {}
+    for st in body:
+        target = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 \
+            and isinstance(st.targets[0], ast.Name) and st.targets[0].id in keep else None
+        for n in rebinding._inline(st):
+            if isinstance(n, ast.Name) and n is not target and current.get(n.id):
+                out[id(n)] = current[n.id]
+        if target is not None:
+            if target.id in bound:
+                current[target.id] = current.get(target.id, 0) + 1
+                out[id(target)] = current[target.id]
+            elif current.get(target.id):
+                out[id(target)] = current[target.id]
+        for n in rebinding._inline(st):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                bound.add(n.id)
+    return out
+
+
+def test_rebinding_versions_same_with_its_shortcuts():
+    """The early return (no top-level rebinding of a local) and the one walk per statement give
+    the versions the plain walk gives, inside the memo and out."""
+    from drift.probes.rebinding import versions
+
+    tree = ast.parse(REBINDS)
+    got = {}
+    for fn in tree.body:
+        local = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        params = {a.arg for a in fn.args.args}
+        want = _versions_walked(fn.body, local, params)
+        assert versions(fn.body, local, params) == want
+        with memoised():
+            assert versions(fn.body, local, params) == want
+        got[fn.name] = sorted(want.values())
+    assert got == {"f": [1, 1, 1, 1], "g": [], "h": []}  # f: args and total rebound; h: x read by a lambda
