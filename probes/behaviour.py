@@ -133,7 +133,7 @@ class _Scan:
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
                  "by_name", "held_tests", "kw_calls", "pos_calls", "flag_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
                  "globals_set", "param_sets", "param_hands", "cond", "omit_warns", "named_sites",
-                 "result_calls")
+                 "result_calls", "forwards")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -156,6 +156,7 @@ class _Scan:
         self.named_sites = {}  # name -> [[line, positional count, [keywords], 1 if *args/**kw]] of `name(...)`;
         # kept (under its dotted source) only for a name a lazy import inside the function binds
         # (written under the dotted name a lazy import inside the function gives it)
+        self.forwards = {}  # "self.x" -> [method]: `return self.x.method(...)`, a call handed to a held object
         self.result_calls = {}  # method -> {called: line}: `x.method().called()` (locals: see _result_calls)
         self.unset_checks = []  # names the function fails on when None: `assert G is not None`, `if G is None: raise`
         self.globals_set = []  # names the function declares `global` (a setter of module state)
@@ -178,6 +179,17 @@ class _Scan:
         self.param_hands = []  # [callee, parameter, position or keyword, line, 1 if on some paths]: `f(param)`
         self.cond = 0  # > 0 while walking a branch, a loop body or an except handler
         self.omit_warns = {}  # parameter -> line of `if param is None: warnings.warn(..., DeprecationWarning)`
+
+    def forward(self, value):
+        """`return self.x.m(...)`: what the held object's `m` returns is this function's value."""
+        if type(value) is ast.Await:
+            value = value.value
+        if type(value) is _Call and type(value.func) is _Attribute:
+            recv = value.func.value
+            if type(recv) is _Attribute and type(recv.value) is _Name and recv.value.id == self.self_name:
+                names = self.forwards.setdefault("self." + recv.attr, [])
+                if value.func.attr not in names:
+                    names.append(value.func.attr)
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -476,6 +488,8 @@ class _Scan:
                         self.shape_returns.append(st)
                     elif type(st.value) is _Tuple and self.depth == 0 and _shape_like(st.value):
                         self.tuple_returns.append(st)
+                    elif self.depth == 0:
+                        self.forward(st.value)
                     self.expr(st.value)
             elif t is _Raise:
                 self.raise_(st, guard)
@@ -819,6 +833,7 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
         **({"param_sets": scan.param_sets} if scan.param_sets else {}),
         **_imported_calls(scan),
         **_result_calls(scan),
+        **({"forwards": scan.forwards} if scan.forwards else {}),
         **_param_hands(scan),
         **({"omit_warns": scan.omit_warns} if scan.omit_warns else {}),
         **_ambient(scan),

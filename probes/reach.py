@@ -812,6 +812,7 @@ class _Module:
                 methods[st.name] = _signature(st)
                 if node.bases and st.name != "__init__":  # an override's part of its base's contract
                     methods[st.name].update(self_use(st))
+                if st.name != "__init__":  # an override's, or a method vLLM forwards a hook to
                     built = returned_builds(st, lambda f: _target_path(chain, self, f))
                     if built:
                         methods[st.name]["returns_built"] = built  # a target class it hands back

@@ -158,3 +158,50 @@ def test_returned_builds_skips_nested_scopes_and_rebound_locals():
     assert names == []  # x is bound twice; a conditional expression is no construction
     fn2 = ast.parse("def g():\n    return Made(1)\n").body[0]
     assert returned_builds(fn2, lambda node: [node.id]) == [[["Made"], 2]]
+
+
+# -- a hook the target's own class forwards to an object it builds from the consumer's class --------
+
+IN_TREE = """
+    from vllm.plug import Plugin
+
+
+    class AppPlugin(Plugin):
+        def __init__(self):
+            from app.impl import Impl
+            self._impl = Impl()
+
+        def tally(self):
+            return self._impl.tally()
+
+        def label(self):
+            return self._impl.label()
+    """
+IMPL = """
+    from vllm.plug import Tally
+
+
+    class Impl:
+        def tally(self):
+            return Tally({"x": 1})
+
+        def label(self):
+            return "impl"
+    """
+
+
+def _forwarded(tree_extra=IN_TREE, impl=IMPL):
+    return Case("forwarded", {"vllm/plug.py": TALLY, "vllm/run.py": RUNNER_BEFORE, "vllm/app_plugin.py": tree_extra},
+                {"vllm/plug.py": TALLY, "vllm/run.py": RUNNER_AFTER, "vllm/app_plugin.py": tree_extra},
+                {"app/impl.py": impl, "app/__init__.py": ""})
+
+
+def test_a_hook_forwarded_to_the_consumers_object(tmp_path):
+    f = only(findings_of(tmp_path, _forwarded()), "DRIFT134")
+    assert f.consumer_site.path.endswith("app/impl.py")
+    assert f.consumer_site.line == line_of(src(IMPL), "return Tally(")
+
+
+def test_nothing_when_the_target_class_does_not_return_the_forwarded_value(tmp_path):
+    tree = IN_TREE.replace("return self._impl.tally()", "self._impl.tally()\n            return None")
+    assert [f for f in findings_of(tmp_path, _forwarded(tree_extra=tree)) if f.rule_id == "DRIFT134"] == []

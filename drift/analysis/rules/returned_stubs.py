@@ -7,7 +7,9 @@ subclass) was fine while vLLM only stored or forwarded it; once a vLLM function 
 hook starts calling a method on the result (`stats = self.connector.get_stats();
 stats.is_empty()`), and that method is a `raise NotImplementedError` stub meant for subclasses,
 the first call fails. Nothing in the consumer changed and neither did the class: only vLLM's use
-of the return value did, which no per-symbol diff sees.
+of the return value did, which no per-symbol diff sees. The consumer's method is reached either as
+an override of the hook or through a vLLM class that builds the consumer's object and forwards the
+hook to it (`return self._impl.get_stats()`: vLLM's in-tree connectors for third-party engines).
 
 The evidence is two facts: the override's constructions in its `return` (`returns_built`,
 probes/returned_builds.py) and, per vLLM function, the methods it calls on what `.hook(...)`
@@ -23,6 +25,7 @@ from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.handed import _builds
 from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of, _stub
 from drift.analysis.rules.signature import _type_names
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
@@ -61,39 +64,79 @@ def _declares(ctx: CheckContext, returns: str | None, cls) -> bool:
     return any(c.dotted.rsplit(".", 1)[-1] in names for c in ctx.target.mro(cls))
 
 
-@rule("DRIFT134", RuleKind.INTERFACE_METHOD_MISSING, Severity.BREAKING)
-def returned_stub_called(ctx: CheckContext) -> Iterator[Finding]:
-    """A consumer override returns a plain instance of a target class, and a target function that
-    calls the hook now calls, on its result, a method that class only has as a NotImplementedError
-    stub (the same function of the baseline did not call it there)."""
-    if ctx.baseline is None:
-        return
+def _hooks(ctx: CheckContext) -> Iterator[tuple[str, dict, str, dict, Any, list]]:
+    """(ref, class, hook name, method record, the target's hook, baseline bases) for each consumer
+    method whose value reaches the target's callers of a hook: an override of a target method, or
+    a method of a consumer object a target class builds and hands the hook to (`return
+    self._impl.hook()` in the target's own class, DRIFT074's holders)."""
     for ref, cls, tb, bb in _consumer_classes(ctx):
         for name, m in sorted((cls.get("methods") or {}).items()):
-            built = m.get("returns_built")
-            if not built or name.startswith("__"):
+            if m.get("returns_built") and not name.startswith("__"):
+                tm = _lookup_method(ctx.target, tb, name)
+                if tm is not None:
+                    yield ref, cls, name, m, tm, bb
+    pkgs = sorted({(m or "").split(".")[0] for m in ctx.consumer.modules} - {"", ctx.target_package})
+    seen = set()
+    for pkg in pkgs:
+        for ref, holder_cls, holder, _path, _calls in ctx.target.query(
+                "consumer_builds", pkg, needle=word(pkg), build=_builds, default=[]):
+            cls = ctx.consumer.classes.get(ref)
+            owner = ctx.target.lookup(holder_cls)
+            if cls is None or owner is None or owner.kind != "class":
                 continue
-            tm = _lookup_method(ctx.target, tb, name)
-            if tm is None:
-                continue
-            sites = result_call_sites(ctx.target, name)
-            if not sites:
-                continue
-            before = {(o, f, c) for _, o, f, c, _ in result_call_sites(ctx.baseline, name)}
-            for path, line in built:
-                if len(path) != 1 or not path[0].startswith("sym:"):
-                    continue  # a class named by its dotted path, not a call's result
-                made = ctx.target.lookup(path[0][4:])
-                if made is None or made.kind != "class" or not _declares(ctx, tm.as_function.returns, made):
+            for name, m in sorted((cls.get("methods") or {}).items()):
+                if not m.get("returns_built") or name.startswith("__") or (ref, name) in seen:
                     continue
-                for mod_path, owner, fn, called, at in sorted(sites, key=lambda s: (s[0], s[4])):
-                    if (owner, fn, called) in before:
-                        continue
-                    stub = _lookup_method(ctx.target, [made], called)
-                    if stub is None or not _stub(stub.as_function):
-                        continue
-                    yield _finding(ctx, ref, cls, name, made, stub, line, (mod_path, owner, fn, at), bb)
-                    break
+                tm = _lookup_method(ctx.target, [owner], name)
+                if tm is None or name not in (tm.as_function.behaviour.forwards.get(holder) or ()):
+                    continue
+                seen.add((ref, name))
+                base = ctx.baseline.lookup(holder_cls) if ctx.baseline is not None else None
+                yield ref, cls, name, m, tm, [base] if base is not None and base.kind == "class" else []
+
+
+def _declared(ctx: CheckContext, tm) -> str | None:
+    """The hook's return annotation: its own, else the nearest base declaration's."""
+    if tm.as_function.returns:
+        return tm.as_function.returns
+    owner = tm.owner
+    if owner is None:
+        return None
+    for cls in ctx.target.mro(owner)[1:]:
+        m = cls.as_class.methods.get(tm.dotted.rsplit(".", 1)[-1])
+        if m is not None and m.returns:
+            return m.returns
+    return None
+
+
+@rule("DRIFT134", RuleKind.INTERFACE_METHOD_MISSING, Severity.BREAKING)
+def returned_stub_called(ctx: CheckContext) -> Iterator[Finding]:
+    """A consumer method whose value the target's callers of a hook get (an override, or a method
+    the target's own class forwards the hook to) returns a plain instance of a target class, and a
+    target function that calls the hook now calls, on its result, a method that class only has as
+    a NotImplementedError stub (the same function of the baseline did not call it there)."""
+    if ctx.baseline is None:
+        return
+    for ref, cls, name, m, tm, bb in _hooks(ctx):
+        sites = result_call_sites(ctx.target, name)
+        if not sites:
+            continue
+        before = {(o, f, c) for _, o, f, c, _ in result_call_sites(ctx.baseline, name)}
+        declared = _declared(ctx, tm)
+        for path, line in m["returns_built"]:
+            if len(path) != 1 or not path[0].startswith("sym:"):
+                continue  # a class named by its dotted path, not a call's result
+            made = ctx.target.lookup(path[0][4:])
+            if made is None or made.kind != "class" or not _declares(ctx, declared, made):
+                continue
+            for mod_path, owner, fn, called, at in sorted(sites, key=lambda s: (s[0], s[4])):
+                if (owner, fn, called) in before:
+                    continue
+                stub = _lookup_method(ctx.target, [made], called)
+                if stub is None or not _stub(stub.as_function):
+                    continue
+                yield _finding(ctx, ref, cls, name, made, stub, line, (mod_path, owner, fn, at), bb)
+                break
 
 
 def _finding(ctx, ref, cls, name, made, stub, line, site, bb) -> Finding:
