@@ -205,3 +205,12 @@ def test_a_hook_forwarded_to_the_consumers_object(tmp_path):
 def test_nothing_when_the_target_class_does_not_return_the_forwarded_value(tmp_path):
     tree = IN_TREE.replace("return self._impl.tally()", "self._impl.tally()\n            return None")
     assert [f for f in findings_of(tmp_path, _forwarded(tree_extra=tree)) if f.rule_id == "DRIFT134"] == []
+
+
+def test_nothing_when_the_calling_function_only_moved(tmp_path):
+    """The baseline made the same call in a function of that name in another module: a move, not
+    a new use of the value."""
+    moved = RUNNER_AFTER.replace("class Runner:", "class Engine:")
+    case = Case("moved", {"vllm/plug.py": TALLY, "vllm/engine.py": moved, "vllm/run.py": RUNNER_BEFORE},
+                {"vllm/plug.py": TALLY, "vllm/run.py": RUNNER_AFTER}, {"app/mine.py": CONSUMER})
+    assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT134"] == []

@@ -13,8 +13,8 @@ hook to it (`return self._impl.get_stats()`: vLLM's in-tree connectors for third
 
 The evidence is two facts: the override's constructions in its `return` (`returns_built`,
 probes/returned_builds.py) and, per vLLM function, the methods it calls on what `.hook(...)`
-returned (`result_calls`, probes/behaviour.py). A call is new when the same function of the
-baseline made no such call on that hook's result. The hook's declared return type must name
+returned (`result_calls`, probes/behaviour.py). A call is new when no function of the baseline
+with the same name (wherever it was: functions move) made such a call on that hook's result. The hook's declared return type must name
 the built class or one of its bases, so a common method name whose result is something else is
 not taken for the consumer's value.
 """
@@ -121,7 +121,8 @@ def returned_stub_called(ctx: CheckContext) -> Iterator[Finding]:
         sites = result_call_sites(ctx.target, name)
         if not sites:
             continue
-        before = {(o, f, c) for _, o, f, c, _ in result_call_sites(ctx.baseline, name)}
+        # the same function (by name, so a function moved to another class or module is the same)
+        before = {(f, c) for _, _, f, c, _ in result_call_sites(ctx.baseline, name)}
         declared = _declared(ctx, tm)
         for path, line in m["returns_built"]:
             if len(path) != 1 or not path[0].startswith("sym:"):
@@ -130,7 +131,7 @@ def returned_stub_called(ctx: CheckContext) -> Iterator[Finding]:
             if made is None or made.kind != "class" or not _declares(ctx, declared, made):
                 continue
             for mod_path, owner, fn, called, at in sorted(sites, key=lambda s: (s[0], s[4])):
-                if (owner, fn, called) in before:
+                if (fn, called) in before:
                     continue
                 stub = _lookup_method(ctx.target, [made], called)
                 if stub is None or not _stub(stub.as_function):
