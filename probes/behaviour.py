@@ -132,7 +132,8 @@ class _Scan:
                  "shape_returns", "kwarg_defaults", "ctor", "assigns", "pending", "types", "sites", "depth",
                  "value_returns", "probes", "held", "name_calls", "local_imports", "builds", "tuple_returns",
                  "by_name", "held_tests", "kw_calls", "pos_calls", "flag_calls", "held_reads", "unpacks", "bare_calls", "unset_checks",
-                 "globals_set", "param_sets", "param_hands", "cond", "omit_warns", "named_sites")
+                 "globals_set", "param_sets", "param_hands", "cond", "omit_warns", "named_sites",
+                 "result_calls", "forwards")
 
     def __init__(self, text, self_name, params):
         self.text = text
@@ -155,6 +156,8 @@ class _Scan:
         self.named_sites = {}  # name -> [[line, positional count, [keywords], 1 if *args/**kw]] of `name(...)`;
         # kept (under its dotted source) only for a name a lazy import inside the function binds
         # (written under the dotted name a lazy import inside the function gives it)
+        self.forwards = {}  # "self.x" -> [method]: `return self.x.method(...)`, a call handed to a held object
+        self.result_calls = {}  # method -> {called: line}: `x.method().called()` (locals: see _result_calls)
         self.unset_checks = []  # names the function fails on when None: `assert G is not None`, `if G is None: raise`
         self.globals_set = []  # names the function declares `global` (a setter of module state)
         self.assigns = {}  # local name -> list of value nodes (simple `name = expr`)
@@ -176,6 +179,17 @@ class _Scan:
         self.param_hands = []  # [callee, parameter, position or keyword, line, 1 if on some paths]: `f(param)`
         self.cond = 0  # > 0 while walking a branch, a loop body or an except handler
         self.omit_warns = {}  # parameter -> line of `if param is None: warnings.warn(..., DeprecationWarning)`
+
+    def forward(self, value):
+        """`return self.x.m(...)`: what the held object's `m` returns is this function's value."""
+        if type(value) is ast.Await:
+            value = value.value
+        if type(value) is _Call and type(value.func) is _Attribute:
+            recv = value.func.value
+            if type(recv) is _Attribute and type(recv.value) is _Name and recv.value.id == self.self_name:
+                names = self.forwards.setdefault("self." + recv.attr, [])
+                if value.func.attr not in names:
+                    names.append(value.func.attr)
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
@@ -215,6 +229,8 @@ class _Scan:
                         self.held.setdefault("self." + recv.attr, {}).setdefault(func.attr, n.lineno)
                     elif type(recv) is _Name and recv.id != self_name:
                         self.name_calls.setdefault(recv.id, {}).setdefault(func.attr, n.lineno)
+                    elif type(recv) is _Call and type(recv.func) is _Attribute:  # `x.m().called()`
+                        self.result_calls.setdefault(recv.func.attr, {}).setdefault(func.attr, n.lineno)
                     if len(n.args) == 1 and type(n.args[0]) is ast.Constant and type(n.args[0].value) is str \
                             and n.args[0].value.isidentifier() and func.attr not in _NOT_DISPATCH:
                         self.by_name.setdefault(func.attr, []).append(_by_name_site(n))
@@ -472,6 +488,8 @@ class _Scan:
                         self.shape_returns.append(st)
                     elif type(st.value) is _Tuple and self.depth == 0 and _shape_like(st.value):
                         self.tuple_returns.append(st)
+                    elif self.depth == 0:
+                        self.forward(st.value)
                     self.expr(st.value)
             elif t is _Raise:
                 self.raise_(st, guard)
@@ -814,6 +832,8 @@ def function_behaviour(fn, *, text: SourceText, self_name, params):
            if scan.bare_calls else {}),  # a name imported inside the function: its dotted source
         **({"param_sets": scan.param_sets} if scan.param_sets else {}),
         **_imported_calls(scan),
+        **_result_calls(scan),
+        **({"forwards": scan.forwards} if scan.forwards else {}),
         **_param_hands(scan),
         **({"omit_warns": scan.omit_warns} if scan.omit_warns else {}),
         **_ambient(scan),
@@ -1146,6 +1166,32 @@ def _imported_calls(scan):
         if dotted and "." in dotted:
             out.setdefault(dotted, []).extend(sites)
     return {"imported_calls": out} if out else {}
+
+
+def _result_calls(scan):
+    """{"result_calls": {method: {called: line}}}: the methods this function calls on what a call
+    of `.method(...)` returned (`r = self.connector.stats(); r.is_empty()`, or chained). Where
+    `.method` is a hook a consumer overrides, these are calls vLLM makes on the consumer's return
+    value: a method the consumer's returned object only inherits as a stub fails there."""
+    out = {}
+    for local, called in scan.name_calls.items():
+        values = scan.assigns.get(local)
+        if not values or local in scan.params:
+            continue
+        names = set()
+        for v in values:
+            if type(v) is ast.Await:
+                v = v.value
+            names.add(v.func.attr if type(v) is _Call and type(v.func) is _Attribute else None)
+        if len(names) == 1 and None not in names:
+            into = out.setdefault(names.pop(), {})
+            for m, line in called.items():
+                into.setdefault(m, line)
+    for method, called in scan.result_calls.items():
+        into = out.setdefault(method, {})
+        for m, line in called.items():
+            into.setdefault(m, line)
+    return {"result_calls": out} if out else {}
 
 
 def _sorted_lines(table):

@@ -313,6 +313,9 @@ class _Prefix:
         if name in sub.derefs:  # the None branch itself uses it
             self.derefs.setdefault(name, sub.derefs[name])
             return False
+        if name not in sub.live and not sub.done:  # `if p is None: p = 3`: replaced on the None path
+            self.guards[name] = [st.lineno, how]  # (`body` reads a branch to its end even when the
+            return False  # rebinding emptied `live` at its last statement: `through` says nothing then)
         if through:
             if _flow(branch)[0]:
                 return False  # a return somewhere in the branch: the path after is not known

@@ -31,6 +31,7 @@ from .forwards import star_forwarding
 from .joins import candidates
 from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
+from .returned_builds import returned_builds
 from .runners import inner_call
 from .shapes import any_list_shape, list_shape, number_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
@@ -811,6 +812,10 @@ class _Module:
                 methods[st.name] = _signature(st)
                 if node.bases and st.name != "__init__":  # an override's part of its base's contract
                     methods[st.name].update(self_use(st))
+                if st.name != "__init__":  # an override's, or a method vLLM forwards a hook to
+                    built = returned_builds(st, lambda f: _target_path(chain, self, f))
+                    if built:
+                        methods[st.name]["returns_built"] = built  # a target class it hands back
             elif isinstance(st, (ast.Assign, ast.AnnAssign)):
                 if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and not _class_var(st.annotation):
                     fields.append([st.target.id, st.lineno])
@@ -1071,6 +1076,12 @@ def _decorator_target(fn):
                 owner, _, name = a.value.rpartition(".")
                 found.append(((owner, name), a))
     return found[0] if len(found) == 1 else None
+
+
+def _target_path(chain, scan, node):
+    """The target path `node` names in this scope, or None."""
+    p = chain.of(node)
+    return p if p and scan.is_target(p) else None
 
 
 def _signature(fn):

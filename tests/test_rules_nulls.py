@@ -131,6 +131,27 @@ def test_nothing_when_the_target_still_guards(tmp_path):
     assert [f for f in findings if f.rule_id == "DRIFT014"] == []
 
 
+def test_nothing_when_the_target_replaces_the_none_before_its_use(tmp_path):
+    """`if p is None: p = <constant>` as the branch's only statement replaces the None: the use
+    after it is no dereference of what the caller passed."""
+    before = """
+        def window(size=None):
+            return size.bit_length() if size is not None else 0
+        """
+    after = """
+        def window(size=None):
+            if size is None:
+                size = 16
+            return size.bit_length()
+        """
+    consumer = """
+        from vllm.sched import window
+        window(None)
+        """
+    case = Case("replaced", {"vllm/sched.py": before}, {"vllm/sched.py": after}, {"app/run.py": consumer})
+    assert [f for f in findings_of(tmp_path, case, lib=LIB) if f.rule_id == "DRIFT014"] == []
+
+
 def test_nothing_for_real_values_or_values_of_unknown_origin(tmp_path):
     consumer = """
         from vllm.sched import Scheduler
@@ -217,6 +238,9 @@ def test_unconditional_dereferences(body, param, how):
     "x = make()\nx.a",
     "def inner():\n    return x.a",
     "y = lambda: x.a",
+    "if x is None:\n    x = 3\nx.a",  # replaced on the None path by its branch's last statement
+    "if x is None:\n    x = {}\nfor k in x:\n    pass",
+    "if x is not None:\n    pass\nelse:\n    x = 3\nx.a",
 ])
 def test_not_unconditional(body):
     source = "def f(x=None, cond=False):\n" + "\n".join("    " + line for line in body.splitlines()) + "\n"
@@ -226,6 +250,8 @@ def test_not_unconditional(body):
 @pytest.mark.parametrize("body, guarded", [
     ("if x is not None:\n    x.a", True),
     ("if x is None:\n    x = 3", True),
+    ("if x is None:\n    x = 3\nreturn x + 1", True),
+    ("if x is None:\n    x = 3\n    y = 1\nx.a", True),
     ("y = x or {}", True),
     ("if cond:\n    return\nz = 1 if x is None else 2", False),  # past the prefix: what follows is unread
     ("if cond:\n    return\nif x is None:\n    x = 3", True),

@@ -341,6 +341,11 @@ class Behaviour(Record):
     imported_calls: _Key[Mapping[str, list[list[Any]]]] = _Key(
         "imported_calls", {}, doc="dotted -> [[line, positional count, [keywords], 1 if starred]]: calls of a "
                                   "name a lazy import in the function binds (facts +ic)")
+    result_calls: _Key[Mapping[str, Mapping[str, int]]] = _Key(
+        "result_calls", {}, doc="method -> {called: first line}: methods the function calls on what a call "
+                                "of `.method(...)` returned (facts +rc)")
+    forwards: _Key[Mapping[str, Sequence[str]]] = _Key(
+        "forwards", {}, doc="\"self.x\" -> [method]: `return self.x.method(...)` (facts +rc)")
     builds: _Key[Mapping[str, list[str]]] = _Key("builds", {})
     param_sets: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
         "param_sets", {}, doc="parameter -> {attr: [line, kind, 1 if on some paths only]}: `param.attr = v`")
