@@ -1,4 +1,4 @@
-"""DRIFT134 on a tiny fake `vllm`: a consumer hook returns a plain instance of a vLLM class, and
+"""DRIFT135 on a tiny fake `vllm`: a consumer hook returns a plain instance of a vLLM class, and
 the target's caller of that hook newly calls a method the class only has as a stub."""
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def _case(consumer=CONSUMER, before=RUNNER_BEFORE, after=RUNNER_AFTER):
 
 
 def test_reports_the_construction_the_override_returns(tmp_path):
-    f = only(findings_of(tmp_path, _case()), "DRIFT134")
+    f = only(findings_of(tmp_path, _case()), "DRIFT135")
     assert f.consumer_site.path.endswith("app/mine.py")
     assert f.consumer_site.line == line_of(src(CONSUMER), "return Tally(counts)")
     assert f.severity is Severity.BREAKING
@@ -104,13 +104,13 @@ def test_a_local_bound_to_the_construction_is_followed(tmp_path):
                 t = Tally()
                 return t
         """
-    f = only(findings_of(tmp_path, _case(consumer=consumer)), "DRIFT134")
+    f = only(findings_of(tmp_path, _case(consumer=consumer)), "DRIFT135")
     assert f.consumer_site.line == line_of(src(consumer), "t = Tally()")
 
 
 def test_nothing_when_the_baseline_already_called_it(tmp_path):
     findings = findings_of(tmp_path, _case(before=RUNNER_AFTER))
-    assert [f for f in findings if f.rule_id == "DRIFT134"] == []
+    assert [f for f in findings if f.rule_id == "DRIFT135"] == []
 
 
 def test_nothing_when_the_hook_declares_another_type(tmp_path):
@@ -118,12 +118,12 @@ def test_nothing_when_the_hook_declares_another_type(tmp_path):
     tally = TALLY.replace("def tally(self) -> Tally | None:", "def tally(self) -> dict:")
     case = Case("other", {"vllm/plug.py": tally, "vllm/run.py": RUNNER_BEFORE},
                 {"vllm/plug.py": tally, "vllm/run.py": RUNNER_AFTER}, {"app/mine.py": CONSUMER})
-    assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT134"] == []
+    assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT135"] == []
 
 
 def test_nothing_for_a_method_the_class_implements(tmp_path):
     after = RUNNER_AFTER.replace("not t.empty()", "t.names()").replace("t.merge(t)", "t")
-    assert [f for f in findings_of(tmp_path, _case(after=after)) if f.rule_id == "DRIFT134"] == []
+    assert [f for f in findings_of(tmp_path, _case(after=after)) if f.rule_id == "DRIFT135"] == []
 
 
 # -- the facts ---------------------------------------------------------------------------------
@@ -197,14 +197,14 @@ def _forwarded(tree_extra=IN_TREE, impl=IMPL):
 
 
 def test_a_hook_forwarded_to_the_consumers_object(tmp_path):
-    f = only(findings_of(tmp_path, _forwarded()), "DRIFT134")
+    f = only(findings_of(tmp_path, _forwarded()), "DRIFT135")
     assert f.consumer_site.path.endswith("app/impl.py")
     assert f.consumer_site.line == line_of(src(IMPL), "return Tally(")
 
 
 def test_nothing_when_the_target_class_does_not_return_the_forwarded_value(tmp_path):
     tree = IN_TREE.replace("return self._impl.tally()", "self._impl.tally()\n            return None")
-    assert [f for f in findings_of(tmp_path, _forwarded(tree_extra=tree)) if f.rule_id == "DRIFT134"] == []
+    assert [f for f in findings_of(tmp_path, _forwarded(tree_extra=tree)) if f.rule_id == "DRIFT135"] == []
 
 
 def test_nothing_when_the_calling_function_only_moved(tmp_path):
@@ -213,4 +213,4 @@ def test_nothing_when_the_calling_function_only_moved(tmp_path):
     moved = RUNNER_AFTER.replace("class Runner:", "class Engine:")
     case = Case("moved", {"vllm/plug.py": TALLY, "vllm/engine.py": moved, "vllm/run.py": RUNNER_BEFORE},
                 {"vllm/plug.py": TALLY, "vllm/run.py": RUNNER_AFTER}, {"app/mine.py": CONSUMER})
-    assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT134"] == []
+    assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT135"] == []

@@ -1,4 +1,4 @@
-"""DRIFT134: vLLM newly calls, on what a consumer's override returns, a method the returned
+"""DRIFT135: vLLM newly calls, on what a consumer's override returns, a method the returned
 object only has as a stub.
 
 Why: a hook's contract includes what its caller does with the value. A consumer override that
@@ -109,7 +109,7 @@ def _declared(ctx: CheckContext, tm) -> str | None:
     return None
 
 
-@rule("DRIFT134", RuleKind.INTERFACE_METHOD_MISSING, Severity.BREAKING)
+@rule("DRIFT135", RuleKind.INTERFACE_METHOD_MISSING, Severity.BREAKING)
 def returned_stub_called(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer method whose value the target's callers of a hook get (an override, or a method
     the target's own class forwards the hook to) returns a plain instance of a target class, and a
@@ -147,7 +147,7 @@ def _finding(ctx, ref, cls, name, made, stub, line, site, bb) -> Finding:
     caller = f"{owner.rsplit('.', 1)[-1]}.{fn}"
     bm = _lookup_method(ctx.baseline, bb, name) if bb else None
     return Finding(
-        rule_id="DRIFT134", kind=RuleKind.INTERFACE_METHOD_MISSING, severity=Severity.BREAKING,
+        rule_id="DRIFT135", kind=RuleKind.INTERFACE_METHOD_MISSING, severity=Severity.BREAKING,
         title=f"`{cls['qual']}.{name}` returns a plain `{short}`; the target's `{caller}` now calls "
               f"`.{called}()` on it, which `{short}` only has as a NotImplementedError stub",
         consumer_site=Location(_module_of(ctx, cls)["path"], line, symbol=f"{ref}.{name}"),
