@@ -492,22 +492,67 @@ def version_predicates(tree, module, quals, roots=None):
         param = params[0]
         reads_version = any(isinstance(n, ast.Attribute) and n.attr == "__version__" for n in walk(fn))
         carried = names_carrying(fn, param)
-        for node in walk(fn):
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Compare) \
-                    and len(node.value.ops) == 1 and type(node.value.ops[0]) in _OPS:
-                op = _OPS[type(node.value.ops[0])]
-                left, right = node.value.left, node.value.comparators[0]
-                uses = lambda n: any(isinstance(x, ast.Name) and x.id in carried for x in walk(n))  # noqa: E731
-                other = left if uses(right) else right
-                if not (reads_version or _mentions_version(other)):
-                    continue
-                if uses(right) and not uses(left):
-                    out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
-                elif uses(left) and not uses(right):
-                    out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": _FLIP[op]}
+        tests = [n.value for n in walk(fn) if isinstance(n, ast.Return) and isinstance(n.value, ast.Compare)]
+        tests += _true_when(fn)
+        for test in tests:
+            op = _compared_op(test, carried, reads_version)
+            if op is not None:
+                out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
                 break
     out.update(version_values(tree, module, roots))
     return out
+
+
+def _compared_op(test, carried, reads_version):
+    """The comparison `test` makes of the running version against the helper's parameter, written
+    with the running version on the left ("<": the running version is older), or None."""
+    if len(test.ops) != 1 or type(test.ops[0]) not in _OPS:
+        return None
+    op = _OPS[type(test.ops[0])]
+    left, right = test.left, test.comparators[0]
+    uses = lambda n: any(isinstance(x, ast.Name) and x.id in carried for x in walk(n))  # noqa: E731
+    other = left if uses(right) else right
+    if not (reads_version or _mentions_version(other)):
+        return None
+    if uses(right) and not uses(left):
+        return op
+    if uses(left) and not uses(right):
+        return _FLIP[op]
+    return None
+
+
+# Attributes of a parsed version that only a development, local or pre-release build sets: a
+# helper's branch testing them is a special case for such builds, not for a release.
+_BUILD_ATTRS = frozenset({"dev", "local", "pre", "post", "is_devrelease", "is_prerelease", "is_postrelease"})
+
+
+def _true_when(fn):
+    """The comparison of a helper written `if <cmp>: return True` ... `return False` (its other
+    returns only under tests of a build's dev/local/pre parts, which a release never takes):
+    the helper answers that comparison for every release."""
+    found = []
+    for node in walk(fn):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body or not _is_const_return(body[-1], False):
+            continue
+        for st in body[:-1]:
+            if isinstance(st, ast.If) and isinstance(st.test, ast.Compare) and not st.orelse \
+                    and len(st.body) == 1 and _is_const_return(st.body[0], True):
+                found.append(st)
+    if len(found) != 1:
+        return []
+    chosen = found[0]
+    for node in walk(fn):
+        if not isinstance(node, ast.If) or node is chosen:
+            continue
+        if any(isinstance(n, ast.Return) for n in walk(node)) and not any(
+                isinstance(n, ast.Attribute) and n.attr in _BUILD_ATTRS for n in walk(node.test)):
+            return []  # another branch answers for releases too: not one comparison
+    return [chosen.test]
+
+
+def _is_const_return(st, value):
+    return isinstance(st, ast.Return) and isinstance(st.value, ast.Constant) and st.value.value is value
 
 
 _VERSION_ATTRS = ("__version__", "__version_tuple__")
