@@ -216,6 +216,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             else:
                 self_cls, bprev = None, bv[k - 1]
             renamed = _renamed_to(ctx, prev, bprev, name)
+            below = [] if on_self else _defined_below(ctx, prev.cls or prev.sym, name)
             owner = prev.describe()
             last = k == len(path) - 1
             deprecated = _deprecated_rename(ctx, prev, b.owner or (bprev.cls if bprev.kind == "instance" else None),
@@ -231,7 +232,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                or masked is not None or guard is not None or behind is not None else Severity.BREAKING,
+                or masked is not None or guard is not None or behind is not None or below else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -259,7 +260,11 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"; it sits under the test at line {guard}, which already fails on the target: this read "
                     "runs, and fails, once that test is fixed" if guard is not None else "") + (
                     f"; `{behind}` before it is gone on the target too: typed as the baseline's value, whose "
-                    "class the target keeps without this member" if behind is not None else ""),
+                    "class the target keeps without this member" if behind is not None else "") + (
+                    f"; the consumer's own classes {', '.join(f'`{n}`' for n in below[:4])}"
+                    f"{f' and {len(below) - 4} more' if len(below) > 4 else ''} under `{(prev.cls or prev.sym).dotted.rsplit('.', 1)[-1]}` define "
+                    f"`{name}` themselves: it fails only where the value is the target's class, not one of "
+                    "them" if below else ""),
             ), rec.get("function") or ""
             break
 
@@ -498,6 +503,30 @@ def _in_function(ctx: CheckContext, mod: dict, rec: dict) -> bool:
     Cls.m` saves the original before the patch replaces it and fails there if it is gone."""
     fn = rec.get("function")
     return bool(fn) and f"{mod.get('module')}.{fn}" in ctx.consumer.inferred.signatures
+
+
+def _defined_below(ctx: CheckContext, cls: Symbol | None, name: str) -> list[str]:
+    """The consumer's classes under the target class `cls` that define `name` themselves. A value
+    typed as the target's base (a parameter annotated `AttentionBackend`, a factory's declared
+    return) may at run time be one of them: a platform plugin hands its own backends around as
+    the base. A member the target's base lost then fails only where the value is the target's own
+    class, so the finding is risky, with the classes named."""
+    if cls is None:
+        return []
+    below = ctx.memo.get("reach.defined_below")
+    if below is None:
+        below = ctx.memo["reach.defined_below"] = {}
+        for ref, c, tb, bb in _consumer_classes(ctx):
+            methods = c.get("methods") or {}
+            if not methods:
+                continue
+            ancestors = {o.dotted for base in tb for o in ctx.target.mro(base)}
+            if ctx.baseline is not None:
+                ancestors |= {o.dotted for base in bb for o in ctx.baseline.mro(base)}
+            for a in ancestors:
+                for m in methods:
+                    below.setdefault((a, m), []).append(ref.rsplit(".", 1)[-1])
+    return sorted(set(below.get((cls.dotted, name), ())))
 
 
 def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
