@@ -34,7 +34,8 @@ when its filter reads `inspect.signature(C).parameters`, "filter" for any other 
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
 a function outside any class does with its first parameter (`self` once bound onto a class):
-attributes stored, methods called, 1 when it is handed to a call or `super()` is called. A path is a
+attributes stored, methods called, 1 when it is handed to a call or `super()` is called. ``strparam`` [[function,
+parameter, sink kind, line]]: a parameter declared a `str` that the function uses as text (probes/str_sinks.py). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -47,6 +48,7 @@ from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .joins import alternatives
 from .rebinding import versions
+from .str_sinks import str_keyed_tables, str_sinks
 from .record_fields import record_fields
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
@@ -278,6 +280,7 @@ def _locals(fn, own):
 def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
+    names.tables = str_keyed_tables(tree.body)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
            "sigtest": [], "hastest": []}
@@ -551,6 +554,9 @@ def _function(out, names, fn, *, prefix, cls, outer):
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
+    sinks = str_sinks(fn, own, _params(fn), names.names.get, getattr(names, "tables", ()))
+    if sinks:
+        out.setdefault("strparam", []).extend([key] + row for row in sinks)
     _handed_reads(out, scope, own)
     _signature_tests(out, scope, own)
     _attribute_tests(out, scope, fn.body)
