@@ -15,7 +15,8 @@ the one resolver. So the same solution serves both sides.
 
 Abstract values: ("T", path) a target (or other external) path; ("C", qual) a consumer class;
 ("I", qual) an instance of one; ("F", qual) a consumer function; ("B", qual, receiver) a bound
-method. The work is bounded: at most MAX_VALUES values per name and MAX_ROUNDS rounds.
+method; ("U", qual) the tuple a consumer function returns (`return cfg, cls`), whose element i
+(the step ``[i]``) is typed apart. The work is bounded: at most MAX_VALUES values per name and MAX_ROUNDS rounds.
 """
 
 from __future__ import annotations
@@ -201,6 +202,7 @@ class _Solver:
         self.attrset: list = []  # (object path, attr, line, module path): `o.a = <literal>`
         self.call: list = []
         self.ret: list = []
+        self.tret: list = []  # (function, index, path): an element of a tuple the function returns
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
         self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
         self.keys: list = []  # (key, value path) of dict entries whose key names a class
@@ -298,6 +300,7 @@ class _Solver:
         for row in call:
             self.where[id(row)] = where
         self.ret += ret
+        self.tret += [(_s(fn), int(i), _t(expr)) for fn, i, expr in ir.get("tret") or []]
         self.keys += keys
         self.dicts.update(dicts)
         self.dict_rows += dict_rows
@@ -390,6 +393,8 @@ class _Solver:
         kind = v[0]
         if step == "[*]":  # `TABLE[mode]`: any value of a dict literal, nothing else is followed
             return self._any_value(v) if kind == "D" else set()
+        if step[:1] == "[":  # `cfg, cls = build()`: an element of a tuple the consumer's function returns
+            return self.pts.get(f"tret:{v[1]}:{step[1:-1]}", set()) if kind == "U" else set()
         if kind == "T":
             if step != "()" and len(v[1]) == 1:  # a dotted name stays one root (`vllm.x.Y`)
                 return self.root(v[1][0] + step)
@@ -564,6 +569,9 @@ class _Solver:
         self._method_types()
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
+        for fn, i, expr in self.tret:  # `return cfg, cls`: ("U", fn) is that tuple, its elements typed apart
+            self.add("ret:" + fn, (("U", fn),))
+            self.add(f"tret:{fn}:{i}", self.eval(expr))
 
     def _callees(self, callee) -> set:
         """What a call's callee may be: its value, and for `obj.attr(...)` with obj a target object,
