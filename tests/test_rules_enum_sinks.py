@@ -62,6 +62,14 @@ MINE = """
 
     def check():
         assert shout(Layer("gelu").activation) == "GELU"
+
+
+    class Method:
+        def prepare(self, layer):
+            layer.fused = FusedOp()
+
+        def apply(self, layer: Layer, x):
+            return layer.fused(x, mode=layer.activation)
     """
 
 
@@ -82,7 +90,8 @@ def test_an_enum_member_handed_to_a_parameter_used_as_text_is_reported(tmp_path:
     found = findings_of(tmp_path, _case(LAYER_AFTER))
     run_line = line_of(MINE, "label = describe")
     assert_findings(found, [("DRIFT134", line_of(MINE, "mode=layer.activation")), ("DRIFT134", run_line),
-                            ("DRIFT134", line_of(MINE, "return out, label")), ("DRIFT134", line_of(MINE, "shout("))])
+                            ("DRIFT134", line_of(MINE, "return out, label")), ("DRIFT134", line_of(MINE, "shout(")),
+                            ("DRIFT134", line_of(MINE, "layer.fused(x"))])
     by_line = {}
     for f in found:
         by_line.setdefault(f.consumer_site.line, []).append(f.title)

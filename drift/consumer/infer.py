@@ -522,6 +522,9 @@ class _Solver:
             on = self.installed.get(obj[0]) if obj and len(obj) == 1 else None
             if on is not None:  # `self.x = v` in a function bound onto a target class
                 self.add(f"tfield:{on}:{attr}", values)
+            held = self._slot_key(obj)
+            if held is not None:  # `layer.op = MyOp(...)` on a parameter of a consumer class's method
+                self.add(f"pobj:{held[0]}:{held[1]}:{attr}", [v for v in values if v[0] in ("I", "F")])
             for o in self.eval(obj):
                 if o[0] == "T" and len(o[1]) > 1:  # `layer.op = MyOp(...)` on a target object: the
                     # consumer's own value, called later through the same path (`layer.op(x)`)
@@ -578,11 +581,28 @@ class _Solver:
         what the consumer itself stored there (`layer.op = MyOp(...)`, then `layer.op(x)`)."""
         out = self.eval(callee)
         if callee and len(callee) > 1 and callee[-1].startswith(".") and callee[-1] != ".__init__":
+            attr = callee[-1][1:]
             extra = {v for o in self.eval(callee[:-1]) if o[0] == "T"
-                     for v in self.pts.get(f"tobj:{o[1]}:{callee[-1][1:]}", ())}
+                     for v in self.pts.get(f"tobj:{o[1]}:{attr}", ())}
+            held = self._slot_key(callee[:-1])
+            if held is not None:
+                for cls in self.mro(held[0]):
+                    extra |= self.pts.get(f"pobj:{cls}:{held[1]}:{attr}", set())
             if extra:
                 out = out | extra
         return out
+
+    def _slot_key(self, obj) -> tuple[str, str] | None:
+        """(class, parameter) when `obj` is a parameter (not the receiver) of a method of a consumer
+        class: the target hands its methods one object in that slot (a quant method's `layer`, set
+        up in `process_weights_after_loading`, called in `apply`), whatever its annotation says."""
+        if not obj or len(obj) != 1 or not obj[0].startswith("var:"):
+            return None
+        fn, _, name = obj[0][4:].rpartition(":")
+        spec = self.defs.get(fn)
+        if spec is None or not spec[0] or len(spec[1]) < 2 or spec[1][0][0] == name:
+            return None
+        return (spec[0], name) if any(p[0] == name for p in spec[1][1:]) else None
 
     def _call_method(self, obj: tuple) -> list[tuple]:
         """The bound method a call of a consumer object runs: its `__call__`, or `forward` for a

@@ -82,15 +82,20 @@ def _same_read(rec: dict, module: str, path: list[str], sol) -> bool:
     """Whether an IR argument path is the use record's read: same steps, same function, same root
     name (the reach root `over:m.F:1:layer` / `arg:...:layer` against the IR's `var:m.F:layer`; a
     `self:` root against the function's first parameter)."""
-    use = rec.get("path") or []
-    if len(use) != len(path) or list(use[1:]) != list(path[1:]):
-        return False
+    use = list(rec.get("path") or [])
     if path[0].startswith("sym:"):  # `Layer(...).activation`, a module-level object's attribute
-        return use[0] == path[0]
+        return use == list(path)
     if not path[0].startswith("var:"):
         return False
     fn, _, name = path[0][4:].rpartition(":")
     if fn != f"{module}.{rec.get('function')}":
+        return False
+    rest = list(path[1:])
+    if use[0].startswith("sym:") and use[len(use) - len(rest):] == rest:  # a parameter the probe typed by
+        head = tuple(use[:len(use) - len(rest)])                           # its annotation (`layer: Layer`)
+        idx = next((i for i, p in enumerate(sol.signatures.get(fn) or []) if p[0] == name), None)
+        return idx is not None and head in {tuple(p) for p in sol.params.get(f"{fn}:{idx}") or ()}
+    if len(use) != len(path) or use[1:] != rest:
         return False
     root = use[0]
     if root.startswith("self:"):
@@ -141,8 +146,9 @@ def _handed_to(rec, module, rows, sol, text, where) -> tuple | None:
     """(callee, parameter, sink) when the read is an argument of the nearest call above it whose
     receiving parameter is used as text; else None."""
     best = None
+    start = sol.lines.get(f"{module}.{rec['function']}", 0)  # a call of the read's own function
     for row in rows:
-        if row[3] > rec["line"]:
+        if row[3] > rec["line"] or row[3] < start:
             continue
         for path, pos, kw in _passed(row):
             if _same_read(rec, module, path, sol) and (best is None or row[3] > best[0][3]):
