@@ -20,6 +20,11 @@ CONFIG_BEFORE = """
     class Config:
         def __init__(self):
             self.transfer = Transfer()
+
+
+    class Args:
+        def create(self) -> Config:
+            return Config()
     """
 CONFIG_AFTER = """
     class Transfer:
@@ -30,6 +35,11 @@ CONFIG_AFTER = """
     class Config:
         def __init__(self):
             self.transfer = Transfer()
+
+
+    class Args:
+        def create(self) -> Config:
+            return Config()
     """
 BUILD = """
     from typing import Any
@@ -70,9 +80,26 @@ RUN = """
     """
 
 
-def _case() -> Case:
+BUILD_INHERITED = """
+    from typing import Any
+
+    from gizmo.config import Args
+
+
+    class MyArgs(Args):
+        def extra(self):
+            return 1
+
+
+    def build(name) -> tuple[Any, type]:
+        made = MyArgs().create()
+        return made, dict
+    """
+
+
+def _case(build: str = BUILD) -> Case:
     return Case("tuples", {"gizmo/config.py": CONFIG_BEFORE}, {"gizmo/config.py": CONFIG_AFTER},
-                {"app/build.py": BUILD, "app/run.py": RUN})
+                {"app/build.py": build, "app/run.py": RUN})
 
 
 def test_a_target_object_through_a_tuple_return_deepcopy_and_an_any_parameter_is_typed(tmp_path: Path):
@@ -80,4 +107,12 @@ def test_a_target_object_through_a_tuple_return_deepcopy_and_an_any_parameter_is
     assert_findings(found, [("DRIFT060", line_of(RUN, "transfer.ip"))])
     roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
     assert raised_by(roots("before"), "app.run", "main()") is None
+    assert raised_by(roots("after"), "app.run", "main()").startswith("AttributeError")
+
+
+def test_a_method_a_consumer_subclass_inherits_from_its_target_base_gives_the_targets_value(tmp_path: Path):
+    """`MyArgs().create()` where MyArgs(Args) defines no `create`: the target's method runs."""
+    found = findings_of(tmp_path, _case(BUILD_INHERITED))
+    assert_findings(found, [("DRIFT060", line_of(RUN, "transfer.ip"))])
+    roots = lambda side: [tmp_path / side, tmp_path / "consumer"]  # noqa: E731
     assert raised_by(roots("after"), "app.run", "main()").startswith("AttributeError")

@@ -380,14 +380,41 @@ class _Solver:
 
     def _eval(self, path) -> set:
         cur = self.root(path[0])
-        for step in path[1:]:
+        for k, step in enumerate(path[1:], 1):
             nxt: set = set()
             for v in cur:
-                nxt |= self.step(v, step)
+                got = self.step(v, step)
+                if not got and v[0] == "I" and step[:1] == "." and k + 1 < len(path) and path[k + 1] == "()":
+                    got = self._inherited_call(v[1], step)
+                nxt |= got
             cur = nxt
             if not cur:
                 break
         return cur
+
+    def _inherited_call(self, qual: str, step: str) -> set:
+        """`args.create_engine_config` on an object of a consumer subclass of a target class that
+        defines no such method: the target base's method (a target path the analysis resolves).
+        Only when every base up the consumer's classes is known (a consumer class, or a target
+        class): a base drift has no record of may define it."""
+        targets = []
+        for cls in self.mro(qual):
+            if cls not in self.classes:
+                return set()
+            for b in self.classes[cls][0]:
+                values = self.eval(b) if b else set()
+                if not values:
+                    return set()
+                for bv in values:
+                    if bv[0] == "T":
+                        if not self._is_class_path(bv[1]):
+                            return set()
+                        targets.append(bv[1])
+                    elif bv[0] != "C":
+                        return set()
+        if len(targets) != 1:
+            return set()  # more than one target base: which one Python finds first is not modelled here
+        return {("T", targets[0] + ("()", step))}
 
     def step(self, v: tuple, step: str) -> set:
         kind = v[0]
