@@ -17,7 +17,8 @@ default path, kind, optional], ...], line, 1 if it returns a value]}, ``classes`
 ``store`` [[object path, attr, value path, line]] (`o.a = v`, `setattr(o, "a", v)`, and one per row of `for c, n, f in
 TABLE: setattr(c, n, f)` over a literal table), ``attrset`` [[object path, attr, line]] (`o.a = v` whose
 value is no path, a literal: what the consumer sets on an object, not what it holds), ``call``
-[[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``key``
+[[callee path, [arg paths], {kw: path}, line]], ``ret`` [[function qual, path]], ``tret`` [[function qual, index, path]] (an element of `return a, b`; a
+tuple target `a, b = v` assigns `v` + the step ``[i]``), ``key``
 [[key, value path, line]] (`{"k": v}`, `d["k"] = v`, `dict(k=v)`), ``guards`` [[first line, last line, [guard,
 ...]]] (the lines of each branch of an `if` on the version or on a module-level switch). A string that names a dotted class
 (`"pkg.mod.Ext"`, `"pkg.mod:Ext"`, also spelled `f"{__name__}.Ext"`) is a root ``lit:<text>``: vLLM builds classes named that way.
@@ -34,7 +35,8 @@ when its filter reads `inspect.signature(C).parameters`, "filter" for any other 
 does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` the same for
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
 a function outside any class does with its first parameter (`self` once bound onto a class):
-attributes stored, methods called, 1 when it is handed to a call or `super()` is called. A path is a
+attributes stored, methods called, 1 when it is handed to a call or `super()` is called. ``strparam`` [[function,
+parameter, sink kind, line]]: a parameter declared a `str` that the function uses as text (probes/str_sinks.py). A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -47,6 +49,7 @@ from .astwalk import walk
 from .closed_dicts import closed_dicts
 from .joins import alternatives
 from .rebinding import versions
+from .str_sinks import str_keyed_tables, str_sinks
 from .record_fields import record_fields
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
@@ -54,6 +57,7 @@ from .reach import compound_guards, flag_constants, signature_pruned, strip_opti
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
+_COPIERS = (["sym:copy", ".deepcopy"], ["sym:copy", ".copy"], ["sym:copy.deepcopy"], ["sym:copy.copy"])
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*[.:][A-Za-z_]\w*$")
 _CLASS_NAME = re.compile(r"^[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*$")  # `Engine`, not `FOO` or `x`
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -278,6 +282,7 @@ def _locals(fn, own):
 def ir_facts(tree, *, module, is_package):
     """The relations of one parsed consumer module (see the module docstring)."""
     names = _Names(tree, module, is_package)
+    names.tables = str_keyed_tables(tree.body)
     out = {"defs": {}, "classes": {}, "assign": [], "store": [], "call": [], "ret": [], "key": [],
            "dict": [], "dictcomp": [], "iter": [], "dynattr": [], "starkw": [], "closed": [], "opened": [], "starcall": [],
            "sigtest": [], "hastest": []}
@@ -551,6 +556,9 @@ def _function(out, names, fn, *, prefix, cls, outer):
     if enclosing is not None:
         scope = _Nested(scope, enclosing)
     _relations(out, scope, own, fn_key=key)
+    sinks = str_sinks(fn, own, _params(fn), names.names.get, getattr(names, "tables", ()))
+    if sinks:
+        out.setdefault("strparam", []).extend([key] + row for row in sinks)
     _handed_reads(out, scope, own)
     _signature_tests(out, scope, own)
     _attribute_tests(out, scope, fn.body)
@@ -652,6 +660,9 @@ def _sources(scope, value):
     literal): an attribute store still records that the object now has the attribute."""
     out = []
     for alt in alternatives(value):
+        if isinstance(alt, ast.Call) and len(alt.args) == 1 and not alt.keywords \
+                and scope.path(alt.func) in _COPIERS:
+            alt = alt.args[0]  # `copy.deepcopy(x)`: an object of x's class
         p = scope.path(alt)
         if p and p not in out:
             out.append(p)
@@ -670,6 +681,12 @@ def _relations(out, scope, own, *, fn_key):
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             for src in _sources(scope, node.value):
                 _target(out, scope, node.target, src, node.lineno)
+        elif isinstance(node, ast.Return) and fn_key and isinstance(node.value, ast.Tuple) \
+                and not any(isinstance(e, ast.Starred) for e in node.value.elts):
+            for i, e in enumerate(node.value.elts):  # `return cfg, cls`: what each element may be
+                for p in _sources(scope, e):
+                    if p:
+                        out.setdefault("tret", []).append([fn_key, i, p])
         elif isinstance(node, ast.Return) and fn_key and node.value is not None:
             for p in _sources(scope, node.value):
                 if p:
@@ -885,6 +902,11 @@ def _target(out, scope, target, src, line):
         root = scope.root(target.id, target)
         if root:
             out["assign"].append([root, src])
+    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        for i, e in enumerate(target.elts):  # `cfg, cls = build()`: each name takes one element
+            root = scope.root(e.id, e) if isinstance(e, ast.Name) else None
+            if root:
+                out["assign"].append([root, src + ["[%d]" % i]])
     elif isinstance(target, ast.Attribute):
         obj = scope.path(target.value)
         if obj:

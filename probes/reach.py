@@ -1235,6 +1235,22 @@ def _is_docstring(st):
     return type(st) is ast.Expr and isinstance(st.value, ast.Constant) and isinstance(st.value.value, str)
 
 
+_COPIERS = (("sym:copy", ".deepcopy"), ("sym:copy", ".copy"), ("sym:copy.deepcopy",), ("sym:copy.copy",))
+
+
+def _copies(path):
+    """Whether a callee path is `copy.deepcopy` / `copy.copy` (however imported): a copy of an
+    object is an object of the same class."""
+    return path is not None and tuple(path) in _COPIERS
+
+
+def _says_any(node):
+    """`Any` / `typing.Any` (quoted too): an annotation that says nothing of the value."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip() in ("Any", "typing.Any")
+    return (_dotted(node) or "") in ("Any", "typing.Any", "t.Any")
+
+
 class _Chain:
     """Path of an expression, without recording anything."""
 
@@ -1271,6 +1287,8 @@ class _Chain:
                 return ("sym:" + named,) if named else None
             if fname == "cast" and len(node.args) == 2:
                 return self.mod.type_of_annotation(node.args[0], self.env)
+            if len(node.args) == 1 and not node.keywords and _copies(self.of(node.func, depth + 1)):
+                return self.of(node.args[0], depth + 1)  # `copy.deepcopy(x)`: an object of x's class
             named = self._named_call(node, depth)
             if named:
                 return named
@@ -1568,11 +1586,12 @@ class _Function:
                     continue
             if p:
                 self.env[a.arg] = p
-            elif a.annotation is not None and not union_members(a.annotation):
+            elif a.annotation is not None and not union_members(a.annotation) and not _says_any(a.annotation):
                 self._declared_container(a.arg, a.annotation)
                 continue
-            # a union (`engine: A | B`) is typed from its members by the solver, as an unannotated one
-            if self.cls is None or fn.name == "__init__":
+            # a union (`engine: A | B`) is typed from its members by the solver, as an unannotated one;
+            # `x: Any` promises nothing, so its callers say what it holds, as for an unannotated one
+            if self.cls is None or fn.name == "__init__" or ("staticmethod" in decos and not p):
                 # typed later by drift from the call sites (or the patch) that pass it
                 self.env[a.arg] = ("arg:%s.%s:%d:%s" % (self.mod.module, self.qual, i if i < len(args) else -1,
                                                         a.arg),)

@@ -15,7 +15,8 @@ the one resolver. So the same solution serves both sides.
 
 Abstract values: ("T", path) a target (or other external) path; ("C", qual) a consumer class;
 ("I", qual) an instance of one; ("F", qual) a consumer function; ("B", qual, receiver) a bound
-method. The work is bounded: at most MAX_VALUES values per name and MAX_ROUNDS rounds.
+method; ("U", qual) the tuple a consumer function returns (`return cfg, cls`), whose element i
+(the step ``[i]``) is typed apart. The work is bounded: at most MAX_VALUES values per name and MAX_ROUNDS rounds.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ MAX_ROUNDS = 12
 MAX_PATH = 8
 _NAMING_KEYS = ("_cls", "_class")  # keys whose value names a class the target builds
 _REPLACERS = ("dataclasses.replace", "copy.replace")  # copy a record with some fields given anew
+_TORCH_MODULES = ("torch.nn.Module", "torch.nn.modules.module.Module")  # calling one runs its `forward`
 
 
 @dataclass
@@ -74,6 +76,10 @@ class Solution:
     # before `super().__init__(model=adapter)`): what the method hands on by that name
     target_stores: list[dict[str, Any]] = field(default_factory=list)  # `obj.attr = v` with obj typed
     # as target objects: {"attr", "objects": [paths], "path", "line"}: attributes the consumer sets itself
+    call_edges: dict[str, list[list[Any]]] = field(default_factory=dict)  # "path:line" of a call ->
+    # [[consumer function, slot shift, callee path]] it may run (`layer.op(x)` runs MyOp.forward: shift 1)
+    str_params: dict[str, list[list[Any]]] = field(default_factory=dict)  # function -> [[parameter, sink
+    # kind, line]]: parameters declared `str` it uses as text (probes/str_sinks.py)
     rounds: int = 0
 
     def init_of(self, cls: str) -> str | None:
@@ -196,6 +202,7 @@ class _Solver:
         self.attrset: list = []  # (object path, attr, line, module path): `o.a = <literal>`
         self.call: list = []
         self.ret: list = []
+        self.tret: list = []  # (function, index, path): an element of a tuple the function returns
         self.where: dict[int, str] = {}  # id(store row) -> module path, for replacements
         self.gives: dict[str, bool] = {}  # function -> whether some return hands back a value
         self.keys: list = []  # (key, value path) of dict entries whose key names a class
@@ -222,6 +229,7 @@ class _Solver:
         self.valuerefs: set[str] = set()  # `sym:` roots of own names mentioned other than as a callee
         self.sigtests: list = []  # (name, callee path, lines if it takes name, lines if not, module path, line)
         self.hastests: list = []  # (name, object path, lines if it has name, lines if not, module path, line)
+        self.str_params: dict[str, list[list[Any]]] = {}  # function -> [[parameter, sink kind, line]]
         for mod in usage:  # paths become tuples once: they are memo keys below
             try:
                 self._load(mod, ir_of(mod))  # decoded here: kept as bytes until solved
@@ -292,6 +300,7 @@ class _Solver:
         for row in call:
             self.where[id(row)] = where
         self.ret += ret
+        self.tret += [(_s(fn), int(i), _t(expr)) for fn, i, expr in ir.get("tret") or []]
         self.keys += keys
         self.dicts.update(dicts)
         self.dict_rows += dict_rows
@@ -316,6 +325,8 @@ class _Solver:
             self.store.append(row)
             self.where[id(row)] = where
         self.attrset += [(_t(obj), _s(attr), int(line), where) for obj, attr, line in ir.get("attrset") or []]
+        for fn, param, kind, line in ir.get("strparam") or []:
+            self.str_params.setdefault(_s(fn), []).append([_s(param), _s(kind), int(line)])
 
     # -- sets --------------------------------------------------------------------------------
     def add(self, key: str, values) -> None:
@@ -369,19 +380,48 @@ class _Solver:
 
     def _eval(self, path) -> set:
         cur = self.root(path[0])
-        for step in path[1:]:
+        for k, step in enumerate(path[1:], 1):
             nxt: set = set()
             for v in cur:
-                nxt |= self.step(v, step)
+                got = self.step(v, step)
+                if not got and v[0] == "I" and step[:1] == "." and k + 1 < len(path) and path[k + 1] == "()":
+                    got = self._inherited_call(v[1], step)
+                nxt |= got
             cur = nxt
             if not cur:
                 break
         return cur
 
+    def _inherited_call(self, qual: str, step: str) -> set:
+        """`args.create_engine_config` on an object of a consumer subclass of a target class that
+        defines no such method: the target base's method (a target path the analysis resolves).
+        Only when every base up the consumer's classes is known (a consumer class, or a target
+        class): a base drift has no record of may define it."""
+        targets = []
+        for cls in self.mro(qual):
+            if cls not in self.classes:
+                return set()
+            for b in self.classes[cls][0]:
+                values = self.eval(b) if b else set()
+                if not values:
+                    return set()
+                for bv in values:
+                    if bv[0] == "T":
+                        if not self._is_class_path(bv[1]):
+                            return set()
+                        targets.append(bv[1])
+                    elif bv[0] != "C":
+                        return set()
+        if len(targets) != 1:
+            return set()  # more than one target base: which one Python finds first is not modelled here
+        return {("T", targets[0] + ("()", step))}
+
     def step(self, v: tuple, step: str) -> set:
         kind = v[0]
         if step == "[*]":  # `TABLE[mode]`: any value of a dict literal, nothing else is followed
             return self._any_value(v) if kind == "D" else set()
+        if step[:1] == "[":  # `cfg, cls = build()`: an element of a tuple the consumer's function returns
+            return self.pts.get(f"tret:{v[1]}:{step[1:-1]}", set()) if kind == "U" else set()
         if kind == "T":
             if step != "()" and len(v[1]) == 1:  # a dotted name stays one root (`vllm.x.Y`)
                 return self.root(v[1][0] + step)
@@ -509,7 +549,13 @@ class _Solver:
             on = self.installed.get(obj[0]) if obj and len(obj) == 1 else None
             if on is not None:  # `self.x = v` in a function bound onto a target class
                 self.add(f"tfield:{on}:{attr}", values)
+            held = self._slot_key(obj)
+            if held is not None:  # `layer.op = MyOp(...)` on a parameter of a consumer class's method
+                self.add(f"pobj:{held[0]}:{held[1]}:{attr}", [v for v in values if v[0] in ("I", "F")])
             for o in self.eval(obj):
+                if o[0] == "T" and len(o[1]) > 1:  # `layer.op = MyOp(...)` on a target object: the
+                    # consumer's own value, called later through the same path (`layer.op(x)`)
+                    self.add(f"tobj:{o[1]}:{attr}", [v for v in values if v[0] in ("I", "F")])
                 if o[0] in ("C", "I"):
                     self.add(f"field:{o[1]}:{attr}", values)
                     if o[0] == "C":  # a function bound onto a class: self is that class's instance
@@ -535,7 +581,7 @@ class _Solver:
                 for o in self.eval(args[0]):
                     if o[0] == "I":
                         self._fill_record(o[1], [], kwargs)
-            for c in self.eval(callee):
+            for c in self._callees(callee):
                 if c[0] == "F":
                     self._call_into(c[1], args, kwargs, 0)
                 elif c[0] == "B":
@@ -547,9 +593,79 @@ class _Solver:
                         self._call_into(b[1], args, kwargs, 1)
                     if not init:  # a record's generated __init__ fills its fields
                         self._fill_record(c[1], args, kwargs)
+                elif c[0] == "I":
+                    for b in self._call_method(c):
+                        self._call_into(b[1], args, kwargs, 1)
         self._method_types()
         for fn, expr in self.ret:
             self.add("ret:" + fn, self.eval(expr))
+        for fn, i, expr in self.tret:  # `return cfg, cls`: ("U", fn) is that tuple, its elements typed apart
+            self.add("ret:" + fn, (("U", fn),))
+            self.add(f"tret:{fn}:{i}", self.eval(expr))
+
+    def _callees(self, callee) -> set:
+        """What a call's callee may be: its value, and for `obj.attr(...)` with obj a target object,
+        what the consumer itself stored there (`layer.op = MyOp(...)`, then `layer.op(x)`)."""
+        out = self.eval(callee)
+        if callee and len(callee) > 1 and callee[-1].startswith(".") and callee[-1] != ".__init__":
+            attr = callee[-1][1:]
+            extra = {v for o in self.eval(callee[:-1]) if o[0] == "T"
+                     for v in self.pts.get(f"tobj:{o[1]}:{attr}", ())}
+            held = self._slot_key(callee[:-1])
+            if held is not None:
+                for cls in self.mro(held[0]):
+                    extra |= self.pts.get(f"pobj:{cls}:{held[1]}:{attr}", set())
+            if extra:
+                out = out | extra
+        return out
+
+    def _slot_key(self, obj) -> tuple[str, str] | None:
+        """(class, parameter) when `obj` is a parameter (not the receiver) of a method of a consumer
+        class: the target hands its methods one object in that slot (a quant method's `layer`, set
+        up in `process_weights_after_loading`, called in `apply`), whatever its annotation says."""
+        if not obj or len(obj) != 1 or not obj[0].startswith("var:"):
+            return None
+        fn, _, name = obj[0][4:].rpartition(":")
+        spec = self.defs.get(fn)
+        if spec is None or not spec[0] or len(spec[1]) < 2 or spec[1][0][0] == name:
+            return None
+        return (spec[0], name) if any(p[0] == name for p in spec[1][1:]) else None
+
+    def _call_method(self, obj: tuple) -> list[tuple]:
+        """The bound method a call of a consumer object runs: its `__call__`, or `forward` for a
+        torch module (whose `__call__` is torch's and runs `forward` with the same arguments)."""
+        called = [v for v in self.step(obj, ".__call__") if v[0] == "B"]
+        if called or not self._torch_module(obj[1]):
+            return called
+        return [v for v in self.step(obj, ".forward") if v[0] == "B"]
+
+    def _torch_module(self, qual: str) -> bool:
+        for cls in self.mro(qual):
+            for b in (self.classes.get(cls) or [[]])[0]:  # torch is no target: its path as written
+                if b and _dotted(b) in _TORCH_MODULES:
+                    return True
+        return False
+
+    def _call_edges(self) -> dict[str, list[list[Any]]]:
+        """"path:line" of each call -> [[consumer function, slot shift, callee path]] it may run."""
+        out: dict[str, list[list[Any]]] = {}
+        for row in self.call:
+            callee = row[0]
+            runs = []
+            for c in self._callees(callee):
+                if c[0] in ("F", "B"):
+                    runs.append([c[1], 0 if c[0] == "F" else 1])
+                elif c[0] == "C":
+                    runs += [[b[1], 1] for b in self.step(("I", c[1]), ".__init__") if b[0] == "B"]
+                elif c[0] == "I":
+                    runs += [[b[1], 1] for b in self._call_method(c)]
+            if runs:
+                key = f"{self.where.get(id(row), '')}:{row[3]}"
+                have = out.setdefault(key, [])
+                for fn, shift in runs:
+                    if [fn, shift, list(callee)] not in have:
+                        have.append([fn, shift, list(callee)])
+        return out
 
     def _record_fields(self, qual: str) -> list[str]:
         """The fields a record class's generated `__init__` takes, in order: its records' bases'
@@ -902,6 +1018,8 @@ class _Solver:
             if classes:  # `-> LLMEngine`: an accessor of a target object stored elsewhere
                 sol.annotated_targets[fn] = sorted(set(sol.annotated_targets.get(fn, [])) | classes)
         sol.target_stores = self._target_stores()
+        sol.call_edges = self._call_edges()
+        sol.str_params = dict(self.str_params)
         for row in self.store:
             obj, attr, src, line = row[0], row[1], row[2], row[3]
             for o in self.eval(obj):

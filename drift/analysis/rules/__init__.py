@@ -33,6 +33,7 @@ from drift.analysis.rules.override_state import RULES as OVERRIDE_STATE_RULES
 from drift.analysis.rules.unset_fields import RULES as UNSET_FIELD_RULES
 from drift.analysis.rules.enum_names import RULES as ENUM_NAME_RULES
 from drift.analysis.rules.enum_compares import RULES as ENUM_COMPARE_RULES
+from drift.analysis.rules.enum_sinks import RULES as ENUM_SINK_RULES
 from drift.analysis.rules.mirrored_hooks import RULES as MIRRORED_HOOK_RULES
 from drift.analysis.rules.copies import RULES as COPY_RULES
 from drift.analysis.rules.protocol import two_phase_protocol
@@ -104,6 +105,7 @@ GENERIC_RULES = [
     *UNSET_FIELD_RULES,
     *ENUM_NAME_RULES,
     *ENUM_COMPARE_RULES,
+    *ENUM_SINK_RULES,
     *MIRRORED_HOOK_RULES,
     *COPY_RULES,
     *SWAPPED_RULES,

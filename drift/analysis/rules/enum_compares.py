@@ -73,6 +73,23 @@ def _plain_enum(index: PackageIndex, cls: Symbol) -> bool:
     return not any(b.partition("[")[0].strip() in _STR_MIXINS for c in chain for b in c.as_class.bases)
 
 
+def enum_retyped(ctx: CheckContext, path: list[str]) -> tuple | None:
+    """(the target's value, its owner's class, what the baseline declared) when `path` ends in an
+    attribute the baseline declared a `str` and the target holds a member of a plain Enum; else None."""
+    tv = ctx.target_paths.steps(path)
+    t, towner = tv[-1], tv[-2]
+    if t.kind != "instance" or t.cls is None or towner.kind != "instance" or towner.cls is None \
+            or not _plain_enum(ctx.target, t.cls):
+        return None
+    bowner = ctx.baseline_paths.steps(path)[-2]
+    if bowner.kind != "instance" or bowner.cls is None:
+        return None
+    before = declared(ctx.baseline, bowner.cls, path[-1][1:])
+    if before is None or not _is_str(before[0]):
+        return None
+    return t, towner.cls, before
+
+
 def _outcome(rec: dict) -> str:
     """What the test now always gives: True for `!=` / `not in` (`vs_negated`), else False."""
     return "always True" if rec.get("vs_negated") else "always False"
@@ -95,20 +112,11 @@ def string_test_of_enum(ctx: CheckContext) -> Iterator[Finding]:
             key = (mod.get("path"), rec["line"], tuple(path))
             if key in seen:
                 continue
-            tv = ctx.target_paths.steps(path)
-            t, towner = tv[-1], tv[-2]
-            if t.kind != "instance" or t.cls is None or towner.kind != "instance" or towner.cls is None \
-                    or not _plain_enum(ctx.target, t.cls):
-                continue
-            bowner = ctx.baseline_paths.steps(path)[-2]
-            if bowner.kind != "instance" or bowner.cls is None:
-                continue
-            name = path[-1][1:]
-            before = declared(ctx.baseline, bowner.cls, name)
-            if before is None or not _is_str(before[0]):
+            hit = enum_retyped(ctx, path)
+            if hit is None:
                 continue
             seen.add(key)
-            yield _finding(ctx, mod, rec, name, literals, t, towner.cls, before)
+            yield _finding(ctx, mod, rec, path[-1][1:], literals, *hit)
 
 
 def _finding(ctx: CheckContext, mod: dict, rec: dict, name: str, literals: list[str], t, towner: Symbol,
