@@ -1038,6 +1038,8 @@ class PathEvaluator:
         for r in results:
             if r.known:
                 return r
+        if not skip_own and any(m in (cls.get("methods") or {}) for m in ("__getattr__", "__getattribute__")):
+            return UNKNOWN  # answers any name its MRO lacks
         if not results:  # a consumer class of its own with no bases: it has what it defines
             return Value("missing", name=name)
         missing = [r for r in results if r.kind == "missing"]
