@@ -978,9 +978,14 @@ class PathEvaluator:
             return UNKNOWN
         skip_own = base.ckind == "super"
         on_class = base.ckind == "class"
-        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen=set())
+        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen=set(),
+                                     receiver=base.cref if base.ckind == "instance" else None)
 
-    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: set) -> Value:
+    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: set,
+                         receiver: str | None = None) -> Value:
+        """`name` looked up on the consumer class `cls` and its bases. `receiver`: the class of the
+        instance read (`cls` or a subclass), on which a value a base stored from `self` is evaluated
+        (`_late_bound`)."""
         key = f"{cls['module']}.{cls['qual']}"
         if key in seen or len(seen) > 20:
             return UNKNOWN
@@ -999,7 +1004,9 @@ class PathEvaluator:
                     if table == "self_attrs" and on_class:
                         continue
                     path = rec.get("path")
-                    v = self.value(tuple(path)) if path else None
+                    v = self._late_bound(path, key, receiver) if table == "self_attrs" else None
+                    if v is None:
+                        v = self.value(tuple(path)) if path else None
                     if v is None:  # a value the probe's pass could not type (`a() if c else other.llm`, a
                         inferred = self._inferred_member(key, name)  # record's `f: Any = None`): the solver's
                         if inferred is not None:
@@ -1031,7 +1038,8 @@ class PathEvaluator:
                 results.append(self._member(bv.sym, name, on_class=on_class))
             elif bv.kind == "consumer" and bv.ckind == "class":
                 sub = self.consumer.classes.get(bv.cref or "")
-                results.append(self._consumer_lookup(sub, name, skip_own=False, on_class=on_class, seen=seen)
+                results.append(self._consumer_lookup(sub, name, skip_own=False, on_class=on_class, seen=seen,
+                                                     receiver=receiver)
                                if sub else UNKNOWN)
             else:
                 results.append(UNKNOWN)
@@ -1046,6 +1054,16 @@ class PathEvaluator:
         if len(missing) == len(results):
             return next((r for r in missing if r.cls is not None), missing[0])
         return UNKNOWN
+
+    def _late_bound(self, path: list | None, key: str, receiver: str | None) -> Value | None:
+        """`self.batch = self.build_batch()` stored by the base `key`, read on an instance of its
+        subclass `receiver`: Python runs the subclass's `build_batch` (its override, annotated
+        `-> PoolBatch` where the base's says only `-> BatchT`), so the stored path is evaluated
+        from `self` of `receiver`. None when that types nothing (the base's own reading stands)."""
+        if not path or len(path) < 2 or receiver is None or receiver == key or path[0] != "self:" + key:
+            return None
+        v = self.value(("self:" + receiver,) + tuple(path[1:]))
+        return v if v.known else None
 
     def _redeclared(self, cls: dict, name: str) -> Value:
         """`self.running = remove_all(self.running, done)` in a subclass of a target class that
