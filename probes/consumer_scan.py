@@ -21,10 +21,11 @@ from .links import package_reach, text_links, unnamed_methods
 from .locate import consumer_module as module_name, walk_tree
 from .mro_bases import base_modules
 from .reexports import export_map, linked
-from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
+from .usage import NAME_GETTER, NAMES_A_CLASS, SERVES_NAMES, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
+_SERVES = re.compile(SERVES_NAMES.pattern.encode())
 # a branch on a version (`if CURRENT_VERSION == Release.v_0_6_3:`) in a file that names no target module: it may
 # import the package's own per-release modules, which load only where the test holds (probes/links.py `loaded_under`)
 _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
@@ -33,7 +34,7 @@ _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-hier21a"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-hier21a-hier21c"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -278,7 +279,8 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                 or (b"getattr(" in data and _GETTER.search(data)) \
                 or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)) \
                 or b"import_module(" in data or b"Namespace" in data or b"parse_known_args(" in data \
-                or b"parse_args(" in data or _VERSION_BRANCH.search(data) or b"torch.ops." in data:
+                or b"parse_args(" in data or _VERSION_BRANCH.search(data) or b"torch.ops." in data \
+                or (b"__getattr__" in data and _SERVES.search(data)):
             # helpers that patch, name getters (reach.py), a config naming a class (`worker_extension_cls = "..."`),
             # a resolver of import paths in strings, a function reading a Namespace another module parsed
             jobs[rel] = data

@@ -353,6 +353,9 @@ class PathEvaluator:
             aliased = self._consumer_alias(ref)
             if aliased is not None:
                 return aliased
+            held = getattr(self.consumer.inferred, "module_objects", {}).get(ref) or []
+            if len(held) == 1 and held[0] in self.consumer.classes:  # a module-level object of one own class
+                return Value("consumer", ckind="instance", cref=held[0])
             return Value("consumer", ckind="function", cref=ref) if ref.split(".")[0] in self._consumer_roots() \
                 else UNKNOWN
         if kind == "self":
