@@ -100,3 +100,14 @@ def test_a_mixin_base_answering_any_name_is_silent(tmp_path):
     case = _case(core=core)
     assert_findings(findings_of(tmp_path, case), case.expected)
     assert _raised(tmp_path) is None
+
+
+def test_a_base_two_bases_share_answers_for_both(tmp_path):
+    # class TracedRunner(OwnRunner, Tracing, Core) with Tracing(Core): Core is reached twice (a diamond)
+    sub = SUB.replace("from app.tools.mixin import Tracing", "from app.tools.core import Core\n    from app.tools.mixin import Tracing") \
+        .replace("(OwnRunner, Tracing)", "(OwnRunner, Tracing, Core)")
+    case = _case(expected=[("DRIFT060", line_of(sub, "self.ready"))])
+    case.consumer["app/sub.py"] = sub
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    assert _raised(tmp_path) == "AttributeError: 'TracedRunner' object has no attribute 'ready'"

@@ -981,18 +981,29 @@ class PathEvaluator:
             return UNKNOWN
         skip_own = base.ckind == "super"
         on_class = base.ckind == "class"
-        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen=set(),
+        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen={},
                                      receiver=base.cref if base.ckind == "instance" else None)
 
-    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: set,
+    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: dict,
                          receiver: str | None = None) -> Value:
         """`name` looked up on the consumer class `cls` and its bases. `receiver`: the class of the
         instance read (`cls` or a subclass), on which a value a base stored from `self` is evaluated
-        (`_late_bound`)."""
+        (`_late_bound`). `seen`: each class already looked up in this lookup, with its answer: a
+        class two bases share (a diamond, `class R(Own, Mixin, Core)` with `Mixin(Core)`) answers
+        the second time as the first (unknown only while its own lookup is under way: a cycle)."""
         key = f"{cls['module']}.{cls['qual']}"
-        if key in seen or len(seen) > 20:
+        if key in seen:
+            return seen[key] or UNKNOWN
+        if len(seen) > 20:
             return UNKNOWN
-        seen.add(key)
+        seen[key] = None
+        out = self._consumer_lookup_once(cls, name, key, skip_own=skip_own, on_class=on_class, seen=seen,
+                                         receiver=receiver)
+        seen[key] = out
+        return out
+
+    def _consumer_lookup_once(self, cls: dict, name: str, key: str, *, skip_own: bool, on_class: bool,
+                              seen: dict, receiver: str | None) -> Value:
         own_unknown = False  # the class stores `name` itself, with a value drift cannot type
         if not skip_own:
             method = (cls.get("methods") or {}).get(name)
