@@ -19,11 +19,13 @@ from .distinfo import dist_for
 from .guard import decode_source, guarded
 from .links import package_reach, text_links, unnamed_methods
 from .locate import consumer_module as module_name, walk_tree
+from .mro_bases import base_modules
 from .reexports import export_map, linked
-from .usage import NAME_GETTER, NAMES_A_CLASS, usage_facts
+from .usage import NAME_GETTER, NAMES_A_CLASS, SERVES_NAMES, usage_facts
 
 _GETTER = re.compile(NAME_GETTER.pattern.encode())
 _NAMING = re.compile(NAMES_A_CLASS.pattern.encode())
+_SERVES = re.compile(SERVES_NAMES.pattern.encode())
 # a branch on a version (`if CURRENT_VERSION == Release.v_0_6_3:`) in a file that names no target module: it may
 # import the package's own per-release modules, which load only where the test holds (probes/links.py `loaded_under`)
 _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
@@ -32,7 +34,7 @@ _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a-hier21a-hier21c"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -277,7 +279,8 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                 or (b"getattr(" in data and _GETTER.search(data)) \
                 or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)) \
                 or b"import_module(" in data or b"Namespace" in data or b"parse_known_args(" in data \
-                or b"parse_args(" in data or _VERSION_BRANCH.search(data) or b"torch.ops." in data:
+                or b"parse_args(" in data or _VERSION_BRANCH.search(data) or b"torch.ops." in data \
+                or (b"__getattr__" in data and _SERVES.search(data)):
             # helpers that patch, name getters (reach.py), a config naming a class (`worker_extension_cls = "..."`),
             # a resolver of import paths in strings, a function reading a Namespace another module parsed
             jobs[rel] = data
@@ -312,16 +315,29 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
             if type(m) is dict and m.get("path") in stat_of and not m.get("handed") and not m.get("imports")
             and not m.get("classes") and not m.get("named_modules") and not m.get("error")}
     candidates = dict(plain, **bare)
-    handed = _handed_modules(modules, candidates, prefixes) if any(row[0] == "read" for row in rows) else {}
+    handed = {}
+    decoded = _decoder()
+    if any(row[0] == "read" for row in rows):
+        handed = dict(_handed_modules(modules, candidates, prefixes, decoded))
+        handed.update((rel, True) for rel in base_modules(modules, candidates, prefixes, decoded) if rel not in handed)
     # nothing read this time: every file is as the run that chose the handed ones left it (their
     # records are among `modules` already), and the IR need not be decoded to find them again
     got = _read_handed(handed, candidates, prefixes)
+    tried, rounds = set(handed), 0
+    while handed and rounds < MRO_ROUNDS:  # the modules defining the bases of target subclasses (probes/mro_bases.py),
+        rounds += 1                        # then of the classes those define, each round over what the last read
+        rest = {rel: v for rel, v in candidates.items() if rel not in tried}
+        more = base_modules(modules + [facts for facts, _sha in got.values()], rest, prefixes, decoded)
+        if not more:
+            break
+        tried.update(more)
+        got.update(_read_handed(more, rest, prefixes))
     if got:
         modules = [m for m in modules if not (type(m) is dict and m.get("path") in got)]
     for rel, (facts, sha) in got.items():
         _path, size, mtime, stamp = candidates[rel]
-        got = facts.pop("links", None)
-        links[rel] = got if got is not None else links.get(rel)
+        read_links = facts.pop("links", None)
+        links[rel] = read_links if read_links is not None else links.get(rel)
         stored = _stored_ir(facts)
         new[rel] = (size, mtime, stored, links[rel], sha, stamp, now)
         modules.append(stored if ir_as_bytes else facts)
@@ -366,7 +382,21 @@ def _content_key(package, prefixes, ir_as_bytes, metadata_digest, entries, new, 
 _CLASS_NAME = re.compile(r"[A-Z]\w*\Z")
 
 
-def _handed_modules(modules, plain, prefixes=()):
+def _decoder():
+    """`ir_of` remembering each record's decoded IR for the length of one scan: the handed and the
+    base modules are both chosen from every record's IR, which is decoded once."""
+    memo = {}
+
+    def decoded(mod):
+        key = id(mod)
+        hit = memo.get(key)
+        if hit is None or hit[0] is not mod:
+            hit = memo[key] = (mod, ir_of(mod))
+        return hit[1]
+    return decoded
+
+
+def _handed_modules(modules, plain, prefixes=(), decoded=None):
     """The files among `plain` (no record: they never name the target) that define a class a
     recorded module uses as a value: assigned, stored, returned or passed (`self.attn_backend =
     Backend`, `return Backend`, or its dotted name as a string), not only called or subclassed. The target may receive that class
@@ -383,7 +413,7 @@ def _handed_modules(modules, plain, prefixes=()):
     for mod in modules:
         if not isinstance(mod, dict) or not mod.get("ir") or mod.get("handed"):
             continue  # one hop: a handed module's own uses hand nothing on (the same files every run)
-        ir = ir_of(mod)
+        ir = (decoded or ir_of)(mod)
         values = [src for _dst, src in ir.get("assign") or []]
         bound = [row[2] for row in ir.get("store") or [] if len(row) > 2]  # a function stored as an
         # attribute (`Cls.m = fn`, `setattr(Cls, "m", fn)`) becomes a method: its body reads `self`
@@ -583,6 +613,8 @@ def _marked(modules, marks):
         return modules
     return [dict(m, **marks[m["path"]]) if isinstance(m, dict) and m.get("path") in marks else m for m in modules]
 
+
+MRO_ROUNDS = 8  # rounds of base modules read (a hierarchy deeper than this through unread modules stays unseen)
 
 PARALLEL_AT = 24  # files to read from which forked workers share them (vllm-omni: 208, ~2-3 s on one core)
 

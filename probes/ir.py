@@ -290,6 +290,7 @@ def ir_facts(tree, *, module, is_package):
     module_scope = _Scope(names, None, (), accepted_names_held(_own(top)))
     _walk_body(out, names, tree.body, prefix="", cls="", scope=module_scope)
     _table_patches(out, module_scope, tree)
+    _served_names(out, module_scope, tree, names)
     branches = _guarded_lines(tree, names)
     if branches:
         out["guards"] = branches
@@ -303,6 +304,20 @@ def ir_facts(tree, *, module, is_package):
     if refs:
         out["valueref"] = refs
     return out
+
+
+def _served_names(out, scope, tree, names):
+    """`current: Platform` declared at module level with no value (under `if TYPE_CHECKING:`,
+    as a rule) in a module whose `__getattr__` serves that name: the annotation is the one type
+    the module promises for it, so it is recorded as what the name holds (an `assign` of an
+    instance of the annotation). Without the module `__getattr__` the name does not exist."""
+    if not any(isinstance(n, _FUNCS) and n.name == "__getattr__" for n in tree.body):
+        return
+    for node in _module_statements(tree.body):
+        if isinstance(node, ast.AnnAssign) and node.value is None and isinstance(node.target, ast.Name):
+            src = _annotation_path(scope, node.annotation)
+            if src:
+                out["assign"].append(["sym:%s.%s" % (names.module, node.target.id), src])
 
 
 def _value_refs(tree, names):

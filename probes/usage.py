@@ -514,7 +514,8 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         if "setattr(" in text:
             from .reach import _patchers
             out["patchers"] = _patchers(tree)
-        if handed or NAMES_A_CLASS.search(text):  # a config's `worker_extension_cls = "pkg.ext.Sync"`: the class vLLM gets
+        if handed or NAMES_A_CLASS.search(text) or SERVES_NAMES.search(text):  # a config's `worker_extension_cls =
+            # "pkg.ext.Sync"`: the class vLLM gets; a module `__getattr__` serving names typed by their annotations
             out["ir"] = ir_facts(tree, module=module, is_package=is_package)
         if handed:  # its classes as the target will see them (members, what they set on self)
             out["classes"] = reach_facts(tree, module=module, is_package=is_package, prefixes=prefixes,
@@ -609,6 +610,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
 # `worker_extension_cls: str = "pkg.mod.Ext"` (a field, keyword or assignment whose name ends like the
 # target's class-naming keys, drift/consumer/infer.py `_NAMING_KEYS`, given a dotted class name)
 NAMES_A_CLASS = re.compile(r"\b\w+_(?:cls|class)\s*(?::[^=\n]*)?=\s*\(?\s*[\"'][\w.]+[.:]\w+[\"']")
+
+# a module `__getattr__` beside a module-level name declared with a type and no value (`if TYPE_CHECKING:
+# current: Platform`): the module serves the name, as the annotation says (probes/ir.py `_served_names`)
+SERVES_NAMES = re.compile(r"(?m)^def __getattr__\(")
 
 # `return getattr(mod, self.target_class ...)`: a method handing back the class a subclass names
 NAME_GETTER = re.compile(r"return\s+getattr\(\s*[\w.]+\s*,\s*(?:self|cls)\.\w+\s*[,)]")

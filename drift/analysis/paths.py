@@ -353,6 +353,9 @@ class PathEvaluator:
             aliased = self._consumer_alias(ref)
             if aliased is not None:
                 return aliased
+            held = getattr(self.consumer.inferred, "module_objects", {}).get(ref) or []
+            if len(held) == 1 and held[0] in self.consumer.classes:  # a module-level object of one own class
+                return Value("consumer", ckind="instance", cref=held[0])
             return Value("consumer", ckind="function", cref=ref) if ref.split(".")[0] in self._consumer_roots() \
                 else UNKNOWN
         if kind == "self":
@@ -978,13 +981,29 @@ class PathEvaluator:
             return UNKNOWN
         skip_own = base.ckind == "super"
         on_class = base.ckind == "class"
-        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen=set())
+        return self._consumer_lookup(cls, name, skip_own=skip_own, on_class=on_class, seen={},
+                                     receiver=base.cref if base.ckind == "instance" else None)
 
-    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: set) -> Value:
+    def _consumer_lookup(self, cls: dict, name: str, *, skip_own: bool, on_class: bool, seen: dict,
+                         receiver: str | None = None) -> Value:
+        """`name` looked up on the consumer class `cls` and its bases. `receiver`: the class of the
+        instance read (`cls` or a subclass), on which a value a base stored from `self` is evaluated
+        (`_late_bound`). `seen`: each class already looked up in this lookup, with its answer: a
+        class two bases share (a diamond, `class R(Own, Mixin, Core)` with `Mixin(Core)`) answers
+        the second time as the first (unknown only while its own lookup is under way: a cycle)."""
         key = f"{cls['module']}.{cls['qual']}"
-        if key in seen or len(seen) > 20:
+        if key in seen:
+            return seen[key] or UNKNOWN
+        if len(seen) > 20:
             return UNKNOWN
-        seen.add(key)
+        seen[key] = None
+        out = self._consumer_lookup_once(cls, name, key, skip_own=skip_own, on_class=on_class, seen=seen,
+                                         receiver=receiver)
+        seen[key] = out
+        return out
+
+    def _consumer_lookup_once(self, cls: dict, name: str, key: str, *, skip_own: bool, on_class: bool,
+                              seen: dict, receiver: str | None) -> Value:
         own_unknown = False  # the class stores `name` itself, with a value drift cannot type
         if not skip_own:
             method = (cls.get("methods") or {}).get(name)
@@ -999,7 +1018,9 @@ class PathEvaluator:
                     if table == "self_attrs" and on_class:
                         continue
                     path = rec.get("path")
-                    v = self.value(tuple(path)) if path else None
+                    v = self._late_bound(path, key, receiver) if table == "self_attrs" else None
+                    if v is None:
+                        v = self.value(tuple(path)) if path else None
                     if v is None:  # a value the probe's pass could not type (`a() if c else other.llm`, a
                         inferred = self._inferred_member(key, name)  # record's `f: Any = None`): the solver's
                         if inferred is not None:
@@ -1031,19 +1052,32 @@ class PathEvaluator:
                 results.append(self._member(bv.sym, name, on_class=on_class))
             elif bv.kind == "consumer" and bv.ckind == "class":
                 sub = self.consumer.classes.get(bv.cref or "")
-                results.append(self._consumer_lookup(sub, name, skip_own=False, on_class=on_class, seen=seen)
+                results.append(self._consumer_lookup(sub, name, skip_own=False, on_class=on_class, seen=seen,
+                                                     receiver=receiver)
                                if sub else UNKNOWN)
             else:
                 results.append(UNKNOWN)
         for r in results:
             if r.known:
                 return r
+        if not skip_own and any(m in (cls.get("methods") or {}) for m in ("__getattr__", "__getattribute__")):
+            return UNKNOWN  # answers any name its MRO lacks
         if not results:  # a consumer class of its own with no bases: it has what it defines
             return Value("missing", name=name)
         missing = [r for r in results if r.kind == "missing"]
         if len(missing) == len(results):
             return next((r for r in missing if r.cls is not None), missing[0])
         return UNKNOWN
+
+    def _late_bound(self, path: list | None, key: str, receiver: str | None) -> Value | None:
+        """`self.batch = self.build_batch()` stored by the base `key`, read on an instance of its
+        subclass `receiver`: Python runs the subclass's `build_batch` (its override, annotated
+        `-> PoolBatch` where the base's says only `-> BatchT`), so the stored path is evaluated
+        from `self` of `receiver`. None when that types nothing (the base's own reading stands)."""
+        if not path or len(path) < 2 or receiver is None or receiver == key or path[0] != "self:" + key:
+            return None
+        v = self.value(("self:" + receiver,) + tuple(path[1:]))
+        return v if v.known else None
 
     def _redeclared(self, cls: dict, name: str) -> Value:
         """`self.running = remove_all(self.running, done)` in a subclass of a target class that

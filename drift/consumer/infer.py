@@ -51,6 +51,8 @@ class Solution:
     # attr -> paths: what the consumer's functions installed on that class store on `self`
     closed_kwargs: dict[str, list[str]] = field(default_factory=dict)  # "path:line" of a call whose every
     # `**d` is a dict only literal keys enter (probes/closed_dicts.py) -> all the keys those dicts can hold
+    module_objects: dict[str, list[str]] = field(default_factory=dict)  # consumer module-level name -> the
+    # consumer classes whose objects it holds (and nothing else)
     names: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # consumer module-level name ->
     # the target paths it may be bound to (`X = vllm_mod.X`, or `.Y` where `hasattr` says X is absent)
     returned: dict[str, list[str]] = field(default_factory=dict)  # function -> consumer classes it returns
@@ -896,6 +898,17 @@ class _Solver:
                 out[dotted] = sorted(v[1] for v in values)
         return out
 
+    def _module_objects(self) -> dict[str, list[str]]:
+        """Module-level names of the consumer that hold only objects of its own classes (`current:
+        Platform` served by a module `__getattr__`, `PLATFORM = Platform()`): another module that
+        imports the name calls that class's methods on it."""
+        out = {}
+        for dotted in self.vars:
+            values = self.pts.get("sym:" + dotted)
+            if values and all(v[0] == "I" for v in values):
+                out[dotted] = sorted({v[1] for v in values})
+        return out
+
     def _registered(self) -> list[dict[str, Any]]:
         """Consumer classes a call of the target is given, by object or by name: the class itself,
         one `"pkg.mod.Cls"` / `"pkg.mod:Cls"` string, or a module string followed by the class's
@@ -978,6 +991,7 @@ class _Solver:
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
         sol.names = self._target_aliases()
+        sol.module_objects = self._module_objects()
         sol.closed_kwargs = self._closed_kwargs()
         for cls in self.classes:
             init = [v for v in self.step(("I", cls), ".__init__") if v[0] == "B"]
