@@ -94,7 +94,8 @@ def test_removed_request_fields_are_reported_with_the_successor_named(tmp_path):
         ("DRIFT136", line_of(CLIENT, '"pattern_hint"'), "pattern_hint")]
     moved = next(f for f in found if f.consumer_site.symbol == "shape_spec")
     assert moved.severity.value == "risky"
-    assert "use `shaping`" in moved.title and "shaping" in moved.fix.description
+    assert "use `shaping`" in moved.title
+    assert moved.fix.description == "send the value through `shaping` (the baseline's field: \"Please pass `spec` to `shaping` instead.\")"
     assert moved.baseline_evidence[0].symbol == "gizmo.entrypoints.web.protocol.ChatRequest.shape_spec"
     dropped = next(f for f in found if f.consumer_site.symbol == "pattern_hint")
     assert "use `" not in dropped.title  # no deprecation text on the baseline's field: no successor claimed

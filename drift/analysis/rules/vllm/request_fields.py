@@ -65,6 +65,14 @@ def request_fields(index: PackageIndex | None) -> dict[str, list]:
                        default={}) or {}
 
 
+def _advice(default: str, successor: str) -> str | None:
+    """The sentence of the baseline field's description that names the successor, as written
+    (`Please pass `json` to `structured_outputs` instead.`): it says in what shape the value goes."""
+    text = re.sub(r"[\"']\s*\n?\s*[\"']|\s+", " ", default)  # implicit concatenation of string literals
+    m = re.search(r"[^.\"'(]*`%s`[^.\"']*\." % re.escape(successor), text)
+    return m.group(0).strip() if m else None
+
+
 def _successor(default: str, key: str, fields: dict[str, list]) -> str | None:
     """The one other field of the target's request models that the baseline field's description
     names in backquotes (`"Please pass `json` to `structured_outputs` instead."`), when it says
@@ -101,7 +109,8 @@ def request_field_dropped(ctx: CheckContext) -> Iterator[Finding]:
                    f"server ignores it (logged as an unknown field) or rejects the request, and the call runs without "
                    f"it. Risky: the client may talk to another server, or send the key only to older vLLM releases.")
         if successor:
-            fix = Fix(f"send the value through `{successor}` (the baseline's field says so)",
+            advice = _advice(default, successor)
+            fix = Fix(f"send the value through `{successor}`" + (f" (the baseline's field: \"{advice}\")" if advice else ""),
                       manual_reason="the successor field may take the value in another shape")
             sid, spath, sline, _ = after[successor]
             target_evidence = (Location(spath, sline, symbol=f"{sid}.{successor}"),)
