@@ -114,6 +114,8 @@ def test_a_field_the_target_still_reads_by_name_is_silent(tmp_path):
             return client.chat.completions.create(model="m", messages=[], extra_body={"shape_spec": spec})
         """}
     assert not _with_sources(tmp_path, Case("legacy", BEFORE, after, consumer))
+    elsewhere = dict(AFTER, **{"gizmo/config.py": 'KNOWN = ["shape_spec"]  # a table outside the server\n'})
+    assert len(_with_sources(tmp_path / "config", Case("config", BEFORE, elsewhere, consumer))) == 1
     assert len(_with_sources(tmp_path / "plain", Case("plain", BEFORE, AFTER, consumer))) == 1
 
 

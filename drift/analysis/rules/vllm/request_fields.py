@@ -11,7 +11,7 @@ answers, and the consumer's constraint or feature silently stops working. vLLM 0
 Read from the probe's `extra_body` keys (probes/extra_body.py, recorded in any consumer module,
 importing vLLM or not) and, on each release, the fields of every pydantic class named `*Request`
 under the server's modules, through their bases. A key that was such a field on the baseline and
-is none on the target, and that the target's text never quotes (a validator reading the raw body
+is none on the target, and that the server's modules never quote (a validator reading the raw body
 by name would still take it), is reported. Risky: the consumer may talk to another server, or
 guard the key by the server's version. When the baseline's field says where its value goes now
 (a description naming another field the target's models have), that field is named.
@@ -65,6 +65,15 @@ def request_fields(index: PackageIndex | None) -> dict[str, list]:
                        default={}) or {}
 
 
+def _server_quotes(index: PackageIndex, key: str, package: str) -> bool:
+    """Whether one of the server's modules writes `key` between quote marks (`data.pop("key")` in a
+    validator of the raw body). The rest of the package does not count: a config's or a CLI
+    table's `"logits_processors"` says nothing of what the server reads from a request."""
+    word = key.encode()
+    needle = Needle(word, re.compile(rb"[\"']%s[\"']" % re.escape(word)))
+    return any(_in_server(m, package) for m in index.source_search(needle))
+
+
 def _advice(default: str, successor: str) -> str | None:
     """The sentence of the baseline field's description that names the successor, as written
     (`Please pass `json` to `structured_outputs` instead.`): it says in what shape the value goes."""
@@ -98,8 +107,8 @@ def request_field_dropped(ctx: CheckContext) -> Iterator[Finding]:
     for mod, (key, line, col) in sent:
         if key not in before or key in after or (mod["path"], line, key) in seen:
             continue
-        if ctx.target.writes_quoted(key):
-            continue  # the target names it as text: a validator may still read it from the raw body
+        if _server_quotes(ctx.target, key, ctx.target_package):
+            continue  # the server names it as text: a validator may still read it from the raw body
         seen.add((mod["path"], line, key))
         owner, path, bline, default = before[key]
         label = owner.rsplit(".", 1)[-1]
