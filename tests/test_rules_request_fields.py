@@ -114,7 +114,20 @@ def test_a_field_the_target_still_reads_by_name_is_silent(tmp_path):
             return client.chat.completions.create(model="m", messages=[], extra_body={"shape_spec": spec})
         """}
     assert not _with_sources(tmp_path, Case("legacy", BEFORE, after, consumer))
-    elsewhere = dict(AFTER, **{"gizmo/config.py": 'KNOWN = ["shape_spec"]  # a table outside the server\n'})
+    elsewhere = dict(AFTER, **{"gizmo/config.py": 'KNOWN = ["shape_spec"]  # a table outside the server\n',
+                               "gizmo/entrypoints/web/formats.py": """
+        from typing import Literal
+
+        from gizmo.entrypoints.base import ServerModel
+
+
+        class Format(ServerModel):
+            type: Literal["shape_spec"]
+
+
+        def is_shape(fmt):
+            return fmt.type == "shape_spec"  # the word as a value, not a key read from the body
+        """})
     assert len(_with_sources(tmp_path / "config", Case("config", BEFORE, elsewhere, consumer))) == 1
     assert len(_with_sources(tmp_path / "plain", Case("plain", BEFORE, AFTER, consumer))) == 1
 

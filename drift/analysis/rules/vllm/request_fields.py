@@ -66,11 +66,15 @@ def request_fields(index: PackageIndex | None) -> dict[str, list]:
 
 
 def _server_quotes(index: PackageIndex, key: str, package: str) -> bool:
-    """Whether one of the server's modules writes `key` between quote marks (`data.pop("key")` in a
-    validator of the raw body). The rest of the package does not count: a config's or a CLI
-    table's `"logits_processors"` says nothing of what the server reads from a request."""
+    """Whether one of the server's modules reads `key` from a mapping by name (`data["key"]`,
+    `data.get("key")`, `data.pop("key")`, `"key" in data`: a validator of the raw body). The rest
+    of the package does not count (a config's or a CLI table's `"logits_processors"` in vLLM 0.18),
+    nor does the same word as a value (`Literal["structural_tag"]`, `fmt.type == "structural_tag"`
+    in vLLM 0.12's response formats): neither says the server reads it from a request."""
     word = key.encode()
-    needle = Needle(word, re.compile(rb"[\"']%s[\"']" % re.escape(word)))
+    q = rb"[\"']%s[\"']" % re.escape(word)
+    needle = Needle(word, re.compile(rb"(?<!Literal)\[\s*%s\s*\]|\.(?:get|pop|setdefault)\(\s*%s|%s\s+(?:not\s+)?in\b"
+                                     % (q, q, q)))
     return any(_in_server(m, package) for m in index.source_search(needle))
 
 
