@@ -34,7 +34,7 @@ _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a-hier21a-hier21c"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a-hier21a-hier21c-http21a"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -280,9 +280,10 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
                 or ((b"_cls" in data or b"_class" in data) and _NAMING.search(data)) \
                 or b"import_module(" in data or b"Namespace" in data or b"parse_known_args(" in data \
                 or b"parse_args(" in data or _VERSION_BRANCH.search(data) or b"torch.ops." in data \
-                or (b"__getattr__" in data and _SERVES.search(data)):
+                or (b"__getattr__" in data and _SERVES.search(data)) or b"extra_body" in data:
             # helpers that patch, name getters (reach.py), a config naming a class (`worker_extension_cls = "..."`),
-            # a resolver of import paths in strings, a function reading a Namespace another module parsed
+            # a resolver of import paths in strings, a function reading a Namespace another module parsed,
+            # a client sending a server's request fields (`extra_body=`, probes/extra_body.py)
             jobs[rel] = data
         else:
             links[rel] = text_links(data, module_name(rel), rel.endswith("__init__.py"))
@@ -301,7 +302,8 @@ def _consumer_usage(root_dir, package, prefixes, use_importlib, max_file_bytes, 
         if facts is not None and not (facts["imports"] or facts.get("error") or facts.get("patchers") or facts.get("routed")
                                       or facts.get("named_modules") or facts.get("classes") or facts.get("ir")
                                       or facts.get("string_resolvers") or facts.get("namespace_params")
-                                      or facts.get("cli_namespaces") or facts.get("op_calls") or facts.get("op_defs")):
+                                      or facts.get("cli_namespaces") or facts.get("op_calls") or facts.get("op_defs")
+                                      or facts.get("extra_body")):
             facts = None
         stored = _stored_ir(facts)
         new[rel] = (size, mtime, stored, links[rel]) + keys[rel]

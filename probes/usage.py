@@ -23,6 +23,7 @@ from .star_imports import STAR, expand_star_imports
 from .links import lone_classes, parsed_links, private_methods
 from .torch_ops import op_defs, op_uses
 from .built_namespaces import built_namespaces
+from .extra_body import extra_body_keys
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .kv_reads import buffer_reads
@@ -472,6 +473,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         own_ops = op_defs(tree)
         if own_ops:
             out["op_defs"] = own_ops
+    if "extra_body" in text:  # request fields sent to a server over HTTP (no import of the target needed)
+        sent = extra_body_keys(tree)
+        if sent:
+            out["extra_body"] = sent
     exports = module_exports(tree, prefixes)
     if exports:
         out["exports"] = exports
