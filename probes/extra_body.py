@@ -11,7 +11,9 @@ Recorded: ``extra_body`` [[key, line, col]], each string key of a dict that reac
 `extra_body`: the keyword of any call (`f(extra_body=...)`) or a dict's key (`{"extra_body": ...}`,
 `params["extra_body"] = ...`, then `f(**params)`). The dict is a literal (`{...}`, `dict(k=v)`,
 `{**base, "k": v}`) or a name of the same function bound to one, keys added by `d["k"] = v`,
-`d.update(...)` and `d.setdefault("k", ...)` included (names bound at module level as a fallback).
+`d.update(...)` and `d.setdefault("k", ...)` included (names bound at module level as a fallback), or
+the return of a function of the same module, found by its name, that returns such dicts
+(`extra_body.update(self.adapter.format_output_type(t))`).
 """
 
 import ast
@@ -42,13 +44,15 @@ def _const_key(node):
     return None
 
 
-def _literal(node, bound):
-    """[[key, line, col]] of a dict written as a literal, or of a name bound to one; None otherwise."""
+def _literal(node, bound, returns=None):
+    """[[key, line, col]] of a dict written as a literal, of a name bound to one, or of a call of
+    a function of this module (by its name: `self.adapter.format(...)`) whose returns are such
+    dicts; None otherwise."""
     if isinstance(node, ast.Dict):
         keys = []
         for k, v in zip(node.keys, node.values):
             if k is None:  # `{**base, ...}`: base's keys when it is a name bound here
-                keys.extend(_literal(v, bound) or [])
+                keys.extend(_literal(v, bound, returns) or [])
             elif _const_key(k) is not None:
                 keys.append([k.value, k.lineno, k.col_offset])
         return keys
@@ -56,14 +60,34 @@ def _literal(node, bound):
         keys = [[kw.arg, kw.value.lineno, max(kw.value.col_offset - len(kw.arg) - 1, 0)]
                 for kw in node.keywords if kw.arg]
         for arg in node.args[:1]:
-            keys.extend(_literal(arg, bound) or [])
+            keys.extend(_literal(arg, bound, returns) or [])
         return keys
+    if isinstance(node, ast.Call) and returns:
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        return returns.get(name)
     if isinstance(node, ast.Name):
         return bound.get(node.id)
     return None
 
 
-def _bindings(nodes, outer):
+def _returned(scopes, module_bound):
+    """function name -> the keys of the dicts its `return`s give (every function of the module
+    with that name together): a helper that builds the request fields and hands them back."""
+    out = {}
+    for scope, nodes in scopes[1:]:
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        bound = dict(module_bound, **_bindings(nodes, module_bound))
+        for node in nodes:
+            if isinstance(node, ast.Return) and node.value is not None:
+                keys = _literal(node.value, bound)
+                if keys:
+                    out.setdefault(scope.name, []).extend(keys)
+    return out
+
+
+def _bindings(nodes, outer, returns=None):
     """name -> keys of the dicts a scope binds to it (every binding's keys together)."""
     bound = {}
     view = dict(outer)
@@ -71,7 +95,7 @@ def _bindings(nodes, outer):
     for node in ordered:
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            keys = _literal(node.value, view)
+            keys = _literal(node.value, view, returns)
             for t in targets:
                 if isinstance(t, ast.Name) and keys is not None:
                     bound.setdefault(t.id, []).extend(keys)
@@ -87,7 +111,7 @@ def _bindings(nodes, outer):
             keys = []
             if node.func.attr == "update":
                 for arg in node.args[:1]:
-                    keys.extend(_literal(arg, view) or [])
+                    keys.extend(_literal(arg, view, returns) or [])
                 keys.extend([kw.arg, kw.value.lineno, max(kw.value.col_offset - len(kw.arg) - 1, 0)]
                             for kw in node.keywords if kw.arg)
             elif node.args and _const_key(node.args[0]) is not None:
@@ -102,6 +126,7 @@ def extra_body_keys(tree):
     """[[key, line, col]] of every key that reaches a value named `extra_body` (module docstring)."""
     scopes = _scopes(tree)
     module_bound = _bindings(scopes[0][1], {})
+    returns = _returned(scopes, module_bound)
     out = []
     seen = set()
 
@@ -112,20 +137,20 @@ def extra_body_keys(tree):
                 out.append([key, line, col])
 
     for i, (_scope, nodes) in enumerate(scopes):
-        bound = module_bound if i == 0 else dict(module_bound, **_bindings(nodes, module_bound))
+        bound = module_bound if i == 0 else dict(module_bound, **_bindings(nodes, module_bound, returns))
         for node in nodes:
             if isinstance(node, ast.Call):
                 for kw in node.keywords:
                     if kw.arg == NAME:
-                        add(_literal(kw.value, bound))
+                        add(_literal(kw.value, bound, returns))
             elif isinstance(node, ast.Dict):
                 for k, v in zip(node.keys, node.values):
                     if k is not None and _const_key(k) == NAME:
-                        add(_literal(v, bound))
+                        add(_literal(v, bound, returns))
             elif isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Subscript):
                         if _const_key(t.slice) == NAME:
-                            add(_literal(node.value, bound))
+                            add(_literal(node.value, bound, returns))
     out.sort(key=lambda r: (r[1], r[2], r[0]))
     return out

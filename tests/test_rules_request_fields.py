@@ -170,3 +170,30 @@ def test_extra_body_keys_reach_through_names_updates_and_params_dicts():
         """)
     got = sorted(k for k, _line, _col in extra_body_keys(ast.parse(code)))
     assert got == ["a", "b", "c", "d", "e"]
+
+
+def test_extra_body_keys_reach_from_a_helper_of_the_module_that_returns_them():
+    # a type adapter builds the request fields and hands them back; the client merges them in
+    code = src("""
+        class Adapter:
+            def fields(self, kind):
+                if kind == "json":
+                    out = {"shape": 1}
+                    out["spacing"] = 2
+                    return out
+                return {"pattern": 3}
+
+
+        class Client:
+            def args(self, kind, **kw):
+                extra = kw.pop("extra_body", {})
+                extra.update(self.adapter.fields(kind))
+                return {"extra_body": extra}
+
+            def size(self, kind):
+                return len(self.adapter.fields(kind))  # not sent: nothing recorded from here
+        """)
+    got = sorted((k, line) for k, line, _col in extra_body_keys(ast.parse(code)))
+    lines = code.splitlines()
+    at = {k: next(i for i, t in enumerate(lines, 1) if f'"{k}"' in t) for k in ("shape", "spacing", "pattern")}
+    assert got == sorted(at.items())
