@@ -804,6 +804,22 @@ def classes_in(index: "PackageIndex", modules) -> Iterator[tuple[str, ModuleFact
             yield mod_name, mod, dotted, c
 
 
+def functions_in(index: "PackageIndex", modules) -> Iterator[tuple[str, ModuleFacts, str | None, Any]]:
+    """(module name, its facts, owning class's dotted name or None, function facts) of every
+    function and method `modules` define, nested classes' methods included: the walk rules make
+    when they index what the target's functions do."""
+    for mod_name in modules:
+        mod = ModuleFacts(index.modules[mod_name])
+        for fn in mod.functions.values():
+            yield mod_name, mod, None, fn
+        stack = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
+        while stack:
+            dotted, c = stack.pop()
+            for m in c.methods.values():
+                yield mod_name, mod, dotted, m
+            stack.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
+
+
 def _passes_through(init) -> bool:
     """Whether an `__init__` takes only `*args, **kwargs` and hands both, untouched, to
     `super().__init__(*args, **kwargs)`: what its class accepts is what the next `__init__` in the

@@ -12,26 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from drift.model.facts import ModuleFacts
-from drift.model.index import PackageIndex, word
+from drift.model.index import PackageIndex, functions_in, word
 
 
 def _sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]:
     """dotted -> [[path, line, positional count, keywords, star, class, function]]: every call of a
     name a lazy import inside a target function binds."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name in index.modules if modules is None else modules:
-        mod = ModuleFacts(index.modules[mod_name])
-        fns = [(None, fn) for fn in mod.functions.values()]
-        classes = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
-        while classes:
-            dotted, c = classes.pop()
-            fns.extend((dotted, m) for m in c.methods.values())
-            classes.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-        for owner, fn in fns:
-            for callee, sites in fn.behaviour.imported_calls.items():
-                out.setdefault(callee, []).extend(
-                    [mod.path, site[0], site[1], site[2], len(site) > 3, owner, fn.name] for site in sites)
+    for _mod_name, mod, owner, fn in functions_in(index, index.modules if modules is None else modules):
+        for callee, sites in fn.behaviour.imported_calls.items():
+            out.setdefault(callee, []).extend(
+                [mod.path, site[0], site[1], site[2], len(site) > 3, owner, fn.name] for site in sites)
     return out
 
 

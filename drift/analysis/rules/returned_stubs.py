@@ -29,25 +29,16 @@ from drift.analysis.rules.handed import _builds
 from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of, _stub
 from drift.analysis.rules.signature import _type_names
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.model.facts import ModuleFacts
-from drift.model.index import PackageIndex, word
+from drift.model.index import PackageIndex, functions_in, word
 
 
 def _sites(index: PackageIndex, modules=None) -> dict[str, list[list[Any]]]:
     """hook -> [[module path, owner, function, called, line]]: every call a function makes on what
     a call of `.hook(...)` returned."""
     out: dict[str, list[list[Any]]] = {}
-    for mod_name in index.modules if modules is None else modules:
-        mod = ModuleFacts(index.modules[mod_name])
-        fns = [(mod_name, fn) for fn in mod.functions.values()]
-        classes = [(f"{mod_name}.{n}", c) for n, c in mod.classes.items()]
-        while classes:
-            dotted, c = classes.pop()
-            fns.extend((dotted, m) for m in c.methods.values())
-            classes.extend((f"{dotted}.{n}", sub) for n, sub in c.nested.items())
-        for owner, fn in fns:
-            for hook, called in fn.behaviour.result_calls.items():
-                out.setdefault(hook, []).extend([mod.path, owner, fn.name, m, line] for m, line in called.items())
+    for mod_name, mod, owner, fn in functions_in(index, index.modules if modules is None else modules):
+        for hook, called in fn.behaviour.result_calls.items():
+            out.setdefault(hook, []).extend([mod.path, owner or mod_name, fn.name, m, line] for m, line in called.items())
     return out
 
 
