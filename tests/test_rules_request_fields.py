@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from probes.extra_body import extra_body_keys
+from drift.probes.extra_body import extra_body_keys
 from drift.pipeline.run import check
 from tests.rule_cases import Case, consumer_of, facts_of, findings_of, line_of, src, write_tree
 
