@@ -2256,6 +2256,27 @@ class _Function:
                 else:
                     self.alternatives[key] = alts
 
+    def _version_picked_keys(self, node, env, kw_guards):
+        """The keys of `**(A if <version test> else B)` with A and B dict displays (or `dict(...)`):
+        each arm's keys, guarded by the test as the arm runs (into `kw_guards`). None (keys unknown)
+        when the test is not a version test or an arm is not a dict drift can read."""
+        guard = version_guard(node.test, self.mod.names, self.mod.flags)
+        if guard is None or not all(isinstance(a, (ast.Dict, ast.Call)) for a in (node.body, node.orelse)):
+            return None
+        keys = {}
+        for part, negated in ((node.body, False), (node.orelse, True)):
+            got = self._dict_keys(part, env)
+            if got is None:
+                return None
+            arm = dict(guard, negated=not guard.get("negated")) if negated else guard
+            for name, pos in got.items():
+                if name in keys:  # in both arms: passed on every version
+                    kw_guards.pop(name, None)
+                    continue
+                keys[name] = pos
+                kw_guards[name] = list(self.mod.guards) + [arm]
+        return keys
+
     def _guarded_expr(self, node, env):
         """`a if <version test> else b`, `<version test> and a`, `<version test> or a`: each
         operand runs only on the versions its test lets through, as in an `if` statement."""
@@ -2392,6 +2413,8 @@ class _Function:
                                       if (k.value.id, key) in self.key_guards})
                 elif isinstance(k.value, (ast.Dict, ast.Call)):
                     keys = self._dict_keys(k.value, env)
+                elif isinstance(k.value, ast.IfExp):  # `**({} if vllm_version_is("0.28") else {"kw": v})`
+                    keys = self._version_picked_keys(k.value, env, kw_guards)
                 elif isinstance(k.value, ast.Attribute) and isinstance(k.value.value, ast.Name) \
                         and k.value.value.id == self.self_name and self.cls:
                     # `**self.model_args`: the keys the class writes into it are passed, and maybe others

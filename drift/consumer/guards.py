@@ -185,7 +185,13 @@ def dead_on(guards: list[dict[str, Any]], version: Version, predicates: dict[str
 def live_on(usage: list[dict[str, Any]], version: str | None,
             baseline: str | None = None) -> tuple[list[dict[str, Any]], int]:
     """The usage with every record on a branch that is false for `version` removed, and how many
-    (`baseline`: the release the consumer runs today, see `dead_on`)."""
+    (`baseline`: the release the consumer runs today, see `dead_on`).
+
+    A record on a branch that is false for the baseline and true for `version` is marked
+    `first_live`: code the consumer wrote for a newer vLLM (the `else` of
+    `vllm_version_is("0.28.0")`, written against vLLM main), which first runs on this target. What it
+    reads was never checked by running it on the baseline, so the rules hold it to the target alone:
+    a name the target lacks fails there even though the baseline lacks it too."""
     current = _version(version)
     before = _version(baseline)
     if current is None:
@@ -201,7 +207,12 @@ def live_on(usage: list[dict[str, Any]], version: str | None,
             recs = mod.get(key) or []
             keep = [r for r in recs if not r.get("guards") or  # most records are on no branch at all
                     not dead_on(r["guards"], current, predicates, before)]
-            if len(keep) != len(recs):
+            first = [r for r in keep if r.get("guards") and before is not None and before != current
+                     and dead_on(r["guards"], before, predicates, before)]
+            if first:  # copies: the usage is the consumer's cached record, shared by every target
+                ids = {id(r) for r in first}
+                keep = [dict(r, first_live=True) if id(r) in ids else r for r in keep]
+            if len(keep) != len(recs) or first:
                 copy = copy or dict(mod)
                 copy[key] = keep
                 dropped += len(recs) - len(keep)
@@ -267,6 +278,10 @@ def _keywords_live(call: dict[str, Any], version: Version, predicates: dict[str,
     """The call without the keywords its `**d` holds only on other versions: a key set under
     `if version_is("1.0"):` is not passed on a 2.0 target."""
     gone = {k for k, gs in call["kw_guards"].items() if dead_on(gs, version, predicates, baseline)}
+    first = sorted(k for k, gs in call["kw_guards"].items() if k not in gone and baseline is not None
+                   and baseline != version and dead_on(gs, baseline, predicates, baseline))
+    if first:  # keys passed only from the target on: held to the target alone, as `first_live` records
+        call = dict(call, first_kws=first)
     if not gone:
         return call
     return dict(call, keywords=[k for k in call.get("keywords") or [] if k not in gone],

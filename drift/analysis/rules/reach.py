@@ -182,7 +182,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if bv is None:
                 bv = ctx.baseline_paths.steps(path)
             t, b = tv[k], bv[k]
-            if not b.known or b.kind == "consumer":
+            # code first run on the target (a branch its version test shuts on the baseline): held to the target alone
+            fresh = bool(rec.get("first_live")) and b.kind == "missing" and unseen is None
+            if (not b.known or b.kind == "consumer") and not fresh:
                 continue
             if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen, path[0]):
                 continue
@@ -209,6 +211,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if unseen is None:  # a miss only the unseen bases could answer may not raise: what it guards still runs
                 failing.add((mod.get("path"), rec["line"]))
             prev = tv[k - 1]
+            if fresh:
+                yield _first_live_miss(ctx, mod, rec, path, k, prev, t, k == len(path) - 1), rec.get("function") or ""
+                break
             if on_self:  # self in the consumer's subclass: the name was the target base's
                 self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
                 prev = Value("instance", cls=t.cls)
@@ -267,6 +272,33 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     "them" if below else ""),
             ), rec.get("function") or ""
             break
+
+
+def _first_live_miss(ctx: CheckContext, mod: dict, rec: dict, path: list[str], k: int, prev: Value, t: Value,
+                     last: bool) -> Finding:
+    """A read the target lacks on a branch that first runs on the target: the consumer wrote it for a
+    newer vLLM (vLLM main) behind a version test that the baseline fails and the target passes. The
+    baseline lacks the name too, so nothing ever ran it; risky, since the branch is the consumer's
+    own bet on a release drift has not read."""
+    name = path[k][1:]
+    on_self = prev.kind == "consumer" and t.cls is not None
+    cls = t.cls if on_self else (prev.cls or prev.sym)
+    owner = (prev.cref or "").rsplit(".", 1)[-1] if on_self else prev.describe()
+    failure = (f"AttributeError: '{owner}' object has no attribute '{name}'" if on_self else _failure(prev, name))
+    return Finding(
+        rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+        title=f"`{owner}.{name}` is not in the target, on a branch that first runs there",
+        consumer_site=_site(mod, rec, last),
+        target_evidence=(_evidence(Value("class", sym=cls, evidence=(cls.path, cls.line))),) if cls is not None else (),
+        baseline_evidence=(),
+        predicted_failure=failure,
+        fix=Fix(f"keep this branch off the target until a vLLM that has `{name}`",
+                manual_reason="the branch was written for a newer vLLM than the target"),
+        symbol=f"{cls.dotted}.{name}" if cls is not None else name,
+        details=f"reached as {' '.join(_show(p) for p in path[:k + 1])}; the line's version test is false on the "
+                "baseline and true on the target, so this code never ran on the baseline (which lacks the name too) "
+                "and first runs on the target, which does not have it",
+    )
 
 
 def _carried_past_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: int

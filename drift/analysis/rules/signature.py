@@ -45,8 +45,11 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
         for kw in rc.rec["keywords"]:
             if kw in names:
                 continue
+            fresh = False  # a call on a branch first run on the target (guards.live_on): held to the target alone
             if rc.baseline_params is not None and kw not in base_names and not _accepts_var_kw(rc.baseline_params):
-                continue  # was already wrong against the baseline: not drift
+                if not (rc.rec.get("first_live") or kw in (rc.rec.get("first_kws") or ())):
+                    continue  # was already wrong against the baseline: not drift
+                fresh = True
             if kw in positional_only:
                 failure = (f"TypeError: {error_call_name(rc)} got some positional-only arguments passed as "
                            f"keyword arguments: '{kw}'")
@@ -60,6 +63,20 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 failure = f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'"
             base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
             silent = failure is None
+            if fresh:
+                yield Finding(
+                    rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.RISKY,
+                    title=f"`{rc.label}` does not accept `{kw}=` in the target, on a branch that first runs there",
+                    consumer_site=rc.keyword_site(kw),
+                    target_evidence=(ctx.evidence(rc.target_params_at),), baseline_evidence=(),
+                    predicted_failure=failure,
+                    details="the line's version test is false on the baseline and true on the target: written for a "
+                            "newer vLLM, this call never ran on the baseline (which lacks the keyword too)",
+                    fix=Fix(f"pass `{kw}=` only on a vLLM that accepts it",
+                            manual_reason="the branch was written for a newer vLLM than the target"),
+                    symbol=rc.dotted,
+                )
+                continue
             yield Finding(
                 rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED,
                 severity=Severity.RISKY if silent else Severity.BREAKING,
