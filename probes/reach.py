@@ -447,6 +447,25 @@ def _caught_names(handler):
     return out
 
 
+def handler_ranges(tree):
+    """[[first, last, handler line, [exception names]]] for each `except <names>:` clause of each
+    `try:` (re-raising ones too: what they raise instead is the consumer's choice of error): which
+    errors the consumer expects the body's calls to raise, so a target exception class that stops
+    deriving from one of those names (`VLLMValidationError(ValueError)` -> `(VLLMClientError)`)
+    escapes the handler (drift/analysis/rules/lost_exception_bases.py)."""
+    out = []
+    for node in walk(tree):
+        if not (isinstance(node, ast.Try) or type(node).__name__ == "TryStar") or not node.body:
+            continue
+        first = node.body[0].lineno
+        last = max(getattr(n, "end_lineno", None) or n.lineno for n in node.body)
+        for h in node.handlers:
+            caught = _caught_names(h)
+            if caught:
+                out.append([first, last, h.lineno, sorted(set(caught))])
+    return out
+
+
 def caught_ranges(tree):
     """[[first, last, [exception names], try line]] for each `try:` body whose handlers swallow
     the error (no handler on the way re-raises it): a use there that the target breaks raises into
@@ -2979,7 +2998,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
                                                      {p.split(".")[0] for p in prefixes}),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
-            "caught": caught_ranges(tree)}
+            "caught": caught_ranges(tree), "handlers": handler_ranges(tree)}
 
 
 def _closed_over(genv, envs, qual):

@@ -712,6 +712,8 @@ def _merge_reach(out, reach):
         out["version_asserts"] = reach["version_asserts"]
     if reach.get("caught"):  # `try:` bodies whose handlers swallow an error (drift/analysis/caught.py)
         out["caught"] = reach["caught"]
+    if reach.get("handlers"):  # each `except <names>:` and its body (rules/lost_exception_bases.py)
+        out["handlers"] = reach["handlers"]
 
 
 def _mark_direct(calls, call_node, kind, rec):
