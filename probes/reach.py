@@ -186,6 +186,10 @@ def version_guard(test, names, flags=None):
             root = names.get(head)
             dotted = (root[0][4:] + name[len(head):]) if root and root[0].startswith("sym:") else name
             g = {"call": dotted, "version": v}
+    elif isinstance(test, ast.Call) and not test.args and not test.keywords and isinstance(test.func, ast.Name):
+        root = names.get(test.func.id)  # `use_legacy_path()`: a wrapper of a version test, if its module says so
+        if root and root[0].startswith("sym:"):
+            g = {"call": root[0][4:], "wrapper": True}
     elif flags and isinstance(test, ast.Name) and test.id in flags:
         g = {"const": flags[test.id]}  # the same on every version: code under a False switch never runs
     if g is None and isinstance(test, ast.Compare) and len(test.ops) == 1:
@@ -495,7 +499,7 @@ def caught_ranges(tree):
     return out
 
 
-def version_predicates(tree, module, quals, roots=None):
+def version_predicates(tree, module, quals, roots=None, is_package=False):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
     Recognised by what they do, whatever their name: one parameter (besides `self`/`cls` of a
@@ -518,7 +522,36 @@ def version_predicates(tree, module, quals, roots=None):
             if op is not None:
                 out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
                 break
+    out.update(_wrappers(tree, module, quals, is_package))
     out.update(version_values(tree, module, roots))
+    return out
+
+
+def _wrappers(tree, module, quals, is_package=False):
+    """Module functions with no parameters whose body returns one version test (a docstring
+    aside): `def use_legacy_spec_pp(): return vllm_version_is("0.29.0")` -> {"guard": that test}.
+    A branch on a call of one (`if use_legacy_spec_pp():`) is then that test (drift/consumer/guards.py)."""
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            base = _relative(module, is_package, node.level, node.module) if node.level else node.module
+            for a in node.names:
+                if base and a.name != "*":
+                    names[a.asname or a.name] = ["sym:%s.%s" % (base, a.name)]
+        elif isinstance(node, _FUNCS):
+            names[node.name] = ["sym:%s.%s" % (module, node.name)]
+    out = {}
+    for fn in tree.body:
+        if not isinstance(fn, _FUNCS) or fn.args.args or fn.args.posonlyargs or fn.args.vararg \
+                or fn.args.kwonlyargs or fn.args.kwarg:
+            continue
+        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) \
+            and isinstance(fn.body[0].value, ast.Constant) else fn.body
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            continue
+        g = version_guard(body[0].value, names)
+        if g is not None and not g.get("wrapper"):
+            out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"guard": g}
     return out
 
 
@@ -2995,7 +3028,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals,
-                                                     {p.split(".")[0] for p in prefixes}),
+                                                     {p.split(".")[0] for p in prefixes}, is_package),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
             "caught": caught_ranges(tree), "handlers": handler_ranges(tree)}

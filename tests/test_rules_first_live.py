@@ -1,7 +1,8 @@
 """Code first run on the target: a branch whose version test is false on the baseline and true on
 the target (the `else` of `vllm_version_is("0.28.0")`, written against vLLM main) is held to the
 target alone. A name it reads that the target lacks fails there, although the baseline lacks it
-too: nothing ever ran that branch before. Risky: the branch is the consumer's bet on a release
+too: nothing ever ran that branch before. A helper of the consumer's that returns one version
+test (`def use_legacy(): return vllm_version_is("0.29.0")`) is that test where it is called. Risky: the branch is the consumer's bet on a release
 drift has not read. The same reads outside any version test stay silent (already wrong on the
 baseline: not drift), and so do reads on the branch the target shuts."""
 
@@ -54,10 +55,15 @@ UTIL = """
         if gizmo.__version__ == v:
             return True
         return False
+
+
+    def use_legacy() -> bool:
+        'The old path, until the release has the new one.'
+        return is_release("1.0")
     """
 MAIN = """
     from gizmo import Spec, Config, start, get_context
-    from app.util import is_release
+    from app.util import is_release, use_legacy
 
 
     class MySpec(Spec):
@@ -81,6 +87,13 @@ MAIN = """
 
     def splat():
         return start("x", **({} if is_release("1.0") else {"ring": 2}))
+
+
+    def wrapped():
+        ctx = get_context()
+        if use_legacy():  # a helper of the consumer's that returns one version test
+            return ctx.drop()
+        return ctx.drop_all()
 
 
     class Runner(Spec):
@@ -132,7 +145,8 @@ def test_reads_on_a_branch_first_run_on_the_target_are_held_to_the_target(tmp_pa
         ("DRIFT010", line_of(MAIN, 'start("x", mode=1, ring=2)')),
         ("DRIFT010", line_of(MAIN, '{"ring": 2}')),  # a key of the arm the target takes, at the key
         ("DRIFT010", line_of(MAIN, "super().make(ring=3)")),
-        ("DRIFT060", line_of(MAIN, "self.num_chunks", 3)),  # `is_release("2.0")`: true on the target only
+        ("DRIFT060", line_of(MAIN, "self.num_chunks", 3)),
+        ("DRIFT060", line_of(MAIN, "ctx.drop_all()")),  # past `if use_legacy(): return`  # `is_release("2.0")`: true on the target only
     ])
     assert all(f.severity.value == "risky" for f in found), [(f.rule_id, f.severity) for f in found]
     assert all("first runs there" in f.title for f in found)
