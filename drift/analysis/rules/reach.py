@@ -1762,7 +1762,9 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer class or function assigned over a target module's name (`vllm.x.Y = Mine`,
     from the solved model, drift/consumer/infer.py): the target's own code now calls the
     consumer's, so its parameters must take what the target's callers of `Y` now pass. A class
-    that extends the target's is an override (above); a stand-in is judged by its `__init__`."""
+    that extends the target's is an override (above); a stand-in is judged by its `__init__`; a
+    function assigned over a class (a factory, `runner_mod.GraphManager = make_manager`) by what
+    the class's constructor now takes, which the target's `Y(...)` passes it."""
     solved = ctx.consumer.inferred
     seen: set[tuple[str, str]] = set()
     emitted: set[tuple] = set()
@@ -1775,13 +1777,16 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
         if t is None or b is None or t.kind != b.kind or t.kind not in ("class", "function"):
             continue
         if t.kind == "class":
-            if rep["kind"] != "class" or _extends_replaced(ctx, ref, t):
+            if rep["kind"] not in ("class", "function") or (rep["kind"] == "class" and _extends_replaced(ctx, ref, t)):
                 continue
             tm, bm = ctx.target.constructor(t)[1], ctx.baseline.constructor(b)[1]
             if tm is None or bm is None or tm.kind != "method" or bm.kind != "method":
                 continue
-            fns = _inits_run_on_baseline(solved, ref, bm)
-            label = f"{ref.rsplit('.', 1)[-1]}.__init__"
+            if rep["kind"] == "function":  # a factory standing in for the class: the target's `Y(...)` calls it
+                fns, label = [ref], ref.rsplit(".", 1)[-1]
+            else:
+                fns = _inits_run_on_baseline(solved, ref, bm)
+                label = f"{ref.rsplit('.', 1)[-1]}.__init__"
         else:
             if rep["kind"] != "function":
                 continue
