@@ -1946,9 +1946,15 @@ def _stand_in_methods(ctx: CheckContext, ref: str, dotted: str, t: Symbol, b: Sy
                 continue
             names.add(name)  # the nearest definition runs; a base's of the same name never does
             tm, bm = _lookup_method(ctx.target, [t], name), _lookup_method(ctx.baseline, [b], name)
+            where = Location(mod["path"], m["line"], symbol=f"{r}.{name}", col=(m.get("col") or 0) + 1)
+            if tm is not None and bm is None and any(str(d).rsplit(".", 1)[-1] in ("property", "cached_property")
+                                                     for d in m.get("decorators") or ()):
+                f = _property_now_called(ctx, where, cls.get("qual") or r, name, tm, b, dotted)
+                if f is not None:
+                    yield f
+                continue
             if tm is None or bm is None:
                 continue
-            where = Location(mod["path"], m["line"], symbol=f"{r}.{name}", col=(m.get("col") or 0) + 1)
             for f in _override_findings(ctx, where=where, label=f"{cls.get('qual') or r}.{name}", sig=_sig(m),
                                         tm=tm, bm=bm, how=f"assigned over `{dotted}`",
                                         stub=bool(m.get("raises_only")), on=(t, b),
@@ -1960,6 +1966,34 @@ def _stand_in_methods(ctx: CheckContext, ref: str, dotted: str, t: Symbol, b: Sy
                                       "where it built its own class; whether this call's path runs with it is "
                                       "not followed")
         stack.extend(x[0][4:] for x in cls.get("bases") or [] if x and len(x) == 1 and x[0].startswith("sym:"))
+
+
+def _property_now_called(ctx: CheckContext, where: Location, label: str, name: str, tm: Symbol, b: Symbol,
+                         dotted: str) -> Finding | None:
+    """A stand-in's property where the replaced class had a data attribute and now has a method
+    the target calls (`self.uva = tensor` became `def uva(self, n=None)`, called `buf.uva(n)`):
+    the target calls what the property returns. Risky: which of those calls reach the stand-in is
+    not followed."""
+    fn = tm.as_function
+    if fn.is_property or "staticmethod" in fn.decorators or not ctx.baseline.provides(b, name):
+        return None  # the baseline's class had no such member: the stand-in's own addition
+    sites = _sites_of(ctx.target, name, tm)
+    if not sites:
+        return None
+    site = sites[0]
+    return Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.RISKY,
+        title=f"`{label}.{name}` is a property, and the target now calls `{name}(...)`: "
+              f"`{tm.dotted.rsplit('.', 2)[-2]}.{name}` became a method",
+        consumer_site=where,
+        target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted), Location(site[0], site[1], symbol=dotted)),
+        baseline_evidence=(Location(b.path, b.line, symbol=b.dotted),),
+        predicted_failure=f"TypeError: the value of `{name}` is not callable (the target calls it at {site[0]}:{site[1]})",
+        fix=Fix(f"make `{name}` a method taking what the target passes ({', '.join(p.name for p in fn.params[1:]) or 'nothing'})",
+                manual_reason="the stand-in's callers in the consumer read it as an attribute too"),
+        symbol=tm.dotted,
+        details=f"assigned over `{dotted}`: the target builds the stand-in where it built its own class",
+    )
 
 
 def _patched_methods(ctx: CheckContext) -> frozenset[tuple[str, str]]:
