@@ -538,7 +538,8 @@ def _in_function(ctx: CheckContext, mod: dict, rec: dict) -> bool:
 
 
 def _defined_below(ctx: CheckContext, cls: Symbol | None, name: str) -> list[str]:
-    """The consumer's classes under the target class `cls` that define `name` themselves. A value
+    """The consumer's classes under the target class `cls` that define `name` themselves (a method,
+    a class attribute or dataclass field, an attribute set on self). A value
     typed as the target's base (a parameter annotated `AttentionBackend`, a factory's declared
     return) may at run time be one of them: a platform plugin hands its own backends around as
     the base. A member the target's base lost then fails only where the value is the target's own
@@ -549,14 +550,16 @@ def _defined_below(ctx: CheckContext, cls: Symbol | None, name: str) -> list[str
     if below is None:
         below = ctx.memo["reach.defined_below"] = {}
         for ref, c, tb, bb in _consumer_classes(ctx):
-            methods = c.get("methods") or {}
-            if not methods:
+            # methods, class attributes and dataclass fields it declares, attributes its methods set on self
+            members = set(c.get("methods") or ()) | set(c.get("class_attrs") or ()) | set(c.get("self_attrs") or ())
+            members |= {f[0] for f in c.get("dataclass_fields") or () if isinstance(f, list) and f}
+            if not members:
                 continue
             ancestors = {o.dotted for base in tb for o in ctx.target.mro(base)}
             if ctx.baseline is not None:
                 ancestors |= {o.dotted for base in bb for o in ctx.baseline.mro(base)}
             for a in ancestors:
-                for m in methods:
+                for m in members:
                     below.setdefault((a, m), []).append(ref.rsplit(".", 1)[-1])
     return sorted(set(below.get((cls.dotted, name), ())))
 
