@@ -248,6 +248,38 @@ def _folded_guard(test, names):
     return {"op": _OPS[op_type], "sides": [left, right]}
 
 
+def _version_aliases(fn, names, flags=None):
+    """{local name: the expression} for each name a function binds exactly once, to a version test
+    or to an `a and <version test>` (probes/reach.py `_version_alias`); names bound more than once,
+    or by a loop, `with`, `:=` or an augmented assignment, are left out."""
+    if not isinstance(fn, _FUNCS):
+        return {}
+    counts, values = {}, {}
+    for node in walk(fn):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets = [node.optional_vars]
+        for t in targets:
+            for n in walk(t):
+                if isinstance(n, ast.Name):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    out = {}
+    for name, value in values.items():
+        if counts.get(name) != 1:
+            continue
+        if version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0]:
+            out[name] = value
+    return out
+
+
 def compound_guards(test, names, flags=None):
     """Version tests inside `a and <version test>` / `a or <version test>`: (the guards the
     body runs under, the guards the else branch runs under). `if flag and vllm_version_is("0.13")`
@@ -1695,7 +1727,7 @@ class _Function:
                              else [st.test]):
                     self._narrow(env, self._isinstance(test), exits=False)
             if isinstance(st, ast.If) and not st.orelse and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
-                guard = version_guard(st.test, self.mod.names, self.mod.flags)  # `if <version>: return`: the rest is the other branch
+                guard = version_guard(self._version_alias(st.test), self.mod.names, self.mod.flags)  # `if <version>: return`: the rest is the other branch
                 if guard is not None:
                     self.mod.guards.append(dict(guard, negated=not guard.get("negated")))
                     pushed += 1
@@ -1844,8 +1876,26 @@ class _Function:
                 self.expr(case.guard, inner)
             self.block(case.body, inner)
 
+    def _version_alias(self, test):
+        """`test` with a local name bound once in the function to a version test, or to an `and`
+        holding one, read as that expression (`legacy = spec is not None and use_legacy()`, then
+        `if legacy:`): the branch runs under the test as if it were written there."""
+        negated, name = False, test
+        if isinstance(name, ast.UnaryOp) and isinstance(name.op, ast.Not):
+            negated, name = True, name.operand
+        if not isinstance(name, ast.Name):
+            return test
+        aliases = self.__dict__.get("_aliases")
+        if aliases is None:
+            aliases = self._aliases = _version_aliases(self.node, self.mod.names, self.mod.flags)
+        value = aliases.get(name.id)
+        if value is None:
+            return test
+        return ast.UnaryOp(op=ast.Not(), operand=value) if negated else value
+
     def _if(self, st, env):
-        guard = version_guard(st.test, self.mod.names, self.mod.flags)
+        test = self._version_alias(st.test)
+        guard = version_guard(test, self.mod.names, self.mod.flags)
         if guard is not None:
             yes, no = dict(env), dict(env)
             self.mod.guards.append(guard)
@@ -1866,7 +1916,7 @@ class _Function:
                 got = self._isinstance(part)
                 if got and not got[2]:
                     self._narrow(yes, got, exits=False)
-        body_guards, else_guards = compound_guards(st.test, self.mod.names, self.mod.flags)
+        body_guards, else_guards = compound_guards(test, self.mod.names, self.mod.flags)
         self.mod.guards.extend(body_guards)
         try:
             self.block(st.body, yes)

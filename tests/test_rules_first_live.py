@@ -96,6 +96,14 @@ MAIN = """
         return ctx.drop_all()
 
 
+    def aliased():
+        ctx = get_context()
+        fresh = ctx is not None and not use_legacy()  # a local bound once to a test holding a version test
+        if fresh:
+            ctx.drop_more()
+        return ctx.rank
+
+
     class Runner(Spec):
         def go(self):
             if not is_release("1.0"):
@@ -146,7 +154,8 @@ def test_reads_on_a_branch_first_run_on_the_target_are_held_to_the_target(tmp_pa
         ("DRIFT010", line_of(MAIN, '{"ring": 2}')),  # a key of the arm the target takes, at the key
         ("DRIFT010", line_of(MAIN, "super().make(ring=3)")),
         ("DRIFT060", line_of(MAIN, "self.num_chunks", 3)),
-        ("DRIFT060", line_of(MAIN, "ctx.drop_all()")),  # past `if use_legacy(): return`  # `is_release("2.0")`: true on the target only
+        ("DRIFT060", line_of(MAIN, "ctx.drop_all()")),  # past `if use_legacy(): return`
+        ("DRIFT060", line_of(MAIN, "ctx.drop_more()")),  # under `if fresh:`  # `is_release("2.0")`: true on the target only
     ])
     assert all(f.severity.value == "risky" for f in found), [(f.rule_id, f.severity) for f in found]
     assert all("first runs there" in f.title for f in found)
