@@ -16,6 +16,8 @@ from drift.analysis.paths import Value
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _show
+from drift.model.facts import ModuleFacts
+from drift.model.index import PackageIndex, def_of, functions_in, word
 
 
 def _receiver(prev: Value, missing: Value) -> str:
@@ -85,4 +87,81 @@ def soft_read_missing(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-RULES = [soft_read_missing]
+def _defines_anywhere(index: PackageIndex, name: str) -> bool:
+    """Whether any module of the package gives something the member or name `name`: a function
+    or method, a class attribute, field or attribute set on self, a nested class, a module name."""
+    for mod_name in index.modules_mentioning(word(name)):
+        mod = ModuleFacts(index.modules[mod_name])
+        if name in mod.functions or name in mod.classes or name in mod.names:
+            return True
+        stack = list(mod.classes.values())
+        while stack:
+            c = stack.pop()
+            if name in c.methods or name in c.attrs or name in c.instance_attrs or name in c.nested \
+                    or any(f.name == name for f in c.fields):
+                return True
+            stack.extend(c.nested.values())
+    return False
+
+
+def _vanished(ctx: CheckContext, name: str) -> Location | None:
+    """Where the baseline defines `name` as a function or method, when nothing of the target
+    defines the name at all; None otherwise (memoised per check)."""
+    memo = ctx.memo.setdefault("soft_reads.vanished", {})
+    if name not in memo:
+        memo[name] = None
+        for mod_name, mod, owner, fn in functions_in(ctx.baseline, ctx.baseline.modules_mentioning(def_of(name))):
+            if fn.name == name:
+                if not _defines_anywhere(ctx.target, name):
+                    memo[name] = Location(mod.path, fn.line or 1, symbol=f"{owner or mod_name}.{name}")
+                break
+    return memo[name]
+
+
+@rule("DRIFT138", RuleKind.ATTRIBUTE_MISSING, Severity.RISKY)
+def soft_read_vanished(ctx: CheckContext) -> Iterator[Finding]:
+    """`hasattr(obj, "x")` or `getattr(obj, "x", default)` on an object drift cannot type, where
+    the baseline defines a method or function `x` and nothing of the target defines `x` at all
+    (ms-swift's `hasattr(mapper, "get_unstacked_mapper")` after vLLM renamed `WeightsMapper`'s
+    method): whatever the object is, no class of the target gives it `x`, so the probe is False (or
+    the default) on the target. Only names the baseline defines count: a probe for a feature of a
+    release newer than both (defined in neither) is the consumer's own forward check."""
+    if ctx.baseline is None or ctx.baseline_paths is None:
+        return
+    seen: set[tuple] = set()
+    for mod in ctx.usage:
+        for rec in mod.get("uses") or []:
+            path = rec.get("path") or ()
+            if rec.get("kind") != "attr_soft" or len(path) < 2 or not str(path[-1]).startswith("."):
+                continue
+            name = str(path[-1]).lstrip(".?")
+            if len(name) < 4 or name.startswith("__"):
+                continue
+            tsteps = ctx.target_paths.steps(path)
+            if tsteps[-1].kind == "missing" or tsteps[-1].known:
+                continue  # typed: DRIFT065 judges it on the object's own class
+            key = (mod.get("path"), rec["line"], name)
+            if key in seen:
+                continue
+            seen.add(key)
+            where = _vanished(ctx, name)
+            if where is None:
+                continue
+            how = rec.get("how")
+            outcome = (f"`hasattr(..., {name!r})` is now always False" if how == "hasattr"
+                       else f"`getattr(..., {name!r}, default)` now always returns the default")
+            yield Finding(
+                rule_id="DRIFT138", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+                title=f"`{name}` is gone from the target: {outcome}",
+                consumer_site=site_of(mod, rec),
+                baseline_evidence=(where,),
+                predicted_failure=f"no exception: {outcome}",
+                fix=Fix(f"find what replaced `{where.symbol}` in the target and probe for that",
+                        manual_reason="the probe hides the change; the replacement needs reading the target"),
+                symbol=where.symbol,
+                details=f"read with a fallback ({how}) as {' '.join(_show(p) for p in path)}; the baseline defines "
+                        f"`{where.symbol}`, and no module of the target mentions `{name}`",
+            )
+
+
+RULES = [soft_read_missing, soft_read_vanished]
