@@ -43,6 +43,7 @@ from drift.analysis.rules.rebound import RULES as REBOUND_RULES
 from drift.analysis.rules.returns import RULES as RETURN_RULES
 from drift.analysis.rules.returned_stubs import RULES as RETURNED_STUB_RULES
 from drift.analysis.rules.lost_exception_bases import RULES as LOST_EXCEPTION_BASE_RULES
+from drift.analysis.rules.hand_set_globals import RULES as HAND_SET_GLOBAL_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
 from drift.analysis.rules.ambient_state import RULES as AMBIENT_STATE_RULES
 from drift.analysis.rules.shape import return_shape
@@ -84,6 +85,7 @@ GENERIC_RULES = [
     *RETURN_RULES,
     *RETURNED_STUB_RULES,
     *LOST_EXCEPTION_BASE_RULES,
+    *HAND_SET_GLOBAL_RULES,
     *UNPACKED_RETURN_RULES,
     *AMBIENT_STATE_RULES,
     *REBOUND_RULES,
