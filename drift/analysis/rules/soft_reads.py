@@ -89,8 +89,13 @@ def soft_read_missing(ctx: CheckContext) -> Iterator[Finding]:
 
 def _defines_anywhere(index: PackageIndex, name: str) -> bool:
     """Whether any module of the package gives something the member or name `name`: a function
-    or method, a class attribute, field or attribute set on self, a nested class, a module name."""
-    for mod_name in index.modules_mentioning(word(name)):
+    or method, a class attribute, field or attribute set on self, a nested class, a module name.
+    Over sources a mention of the word counts (no module is parsed: a probe for a common name such
+    as `weight` is answered by the text search alone); over a host's facts each module is read."""
+    hits = index.modules_mentioning(word(name))
+    if hits and index.has_sources:
+        return True
+    for mod_name in hits:
         mod = ModuleFacts(index.modules[mod_name])
         if name in mod.functions or name in mod.classes or name in mod.names:
             return True
@@ -110,10 +115,11 @@ def _vanished(ctx: CheckContext, name: str) -> Location | None:
     memo = ctx.memo.setdefault("soft_reads.vanished", {})
     if name not in memo:
         memo[name] = None
+        if _defines_anywhere(ctx.target, name):
+            return None
         for mod_name, mod, owner, fn in functions_in(ctx.baseline, ctx.baseline.modules_mentioning(def_of(name))):
             if fn.name == name:
-                if not _defines_anywhere(ctx.target, name):
-                    memo[name] = Location(mod.path, fn.line or 1, symbol=f"{owner or mod_name}.{name}")
+                memo[name] = Location(mod.path, fn.line or 1, symbol=f"{owner or mod_name}.{name}")
                 break
     return memo[name]
 
