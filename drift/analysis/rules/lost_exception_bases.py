@@ -46,14 +46,34 @@ def _bases_text(index: PackageIndex, cls: Symbol) -> set[str]:
     return {b.rsplit(".", 1)[-1] for c in index.mro(cls) for b in c.as_class.bases}
 
 
+def _builtin_bases(index: PackageIndex, modules) -> dict[str, list[str]]:
+    """{builtin: [dotted class written with it as a base]} over `modules` (a query's build: one
+    pass over a host's whole facts, kept per digest; over sources only the modules the text search finds)."""
+    out: dict[str, list[str]] = {}
+    for cls in index.iter_classes(modules):
+        for b in cls.as_class.bases:
+            last = b.rsplit(".", 1)[-1]
+            if last in _BUILTINS:
+                out.setdefault(last, []).append(cls.dotted)
+    return out
+
+
+def _raised_types(index: PackageIndex, modules) -> dict[str, bool]:
+    """{class name: True} for every exception class a function of `modules` raises by name."""
+    return {(r.type or "").rsplit(".", 1)[-1]: True for _m, _mod, _owner, fn in functions_in(index, modules)
+            for r in fn.behaviour.raises if r.type}
+
+
 def _lost(ctx: CheckContext, builtin: str) -> list[tuple[Symbol, Symbol]]:
     """(baseline class, target class) for each target-package class that derived from `builtin`
     in the baseline and does not in the target, and that the target raises."""
     out = []
     base, tgt = ctx.baseline, ctx.target
     pkg = ctx.target_package
-    for cls in base.iter_classes(base.modules_mentioning(_class_with_base(builtin))):
-        if builtin not in {b.rsplit(".", 1)[-1] for b in cls.as_class.bases}:
+    for dotted in base.query("builtin_bases.v1", builtin, needle=_class_with_base(builtin), build=_builtin_bases,
+                             default=[]):
+        cls = base.lookup(dotted)
+        if cls is None or cls.kind != "class":
             continue
         now = tgt.lookup(cls.dotted)
         if now is None or now.kind != "class" or builtin in _bases_text(tgt, now):
@@ -68,10 +88,7 @@ def _lost(ctx: CheckContext, builtin: str) -> list[tuple[Symbol, Symbol]]:
 
 def _raised(index: PackageIndex, name: str) -> bool:
     """Whether a function of the package raises a class of this name (its `raises` facts)."""
-    for _m, _mod, _owner, fn in functions_in(index, index.modules_mentioning(word(name))):
-        if any((r.type or "").rsplit(".", 1)[-1] == name for r in fn.behaviour.raises):
-            return True
-    return False
+    return bool(index.query("raised_types.v1", name, needle=word(name), build=_raised_types, default=False))
 
 
 def _reaches_target(ctx: CheckContext, rec: dict[str, Any]) -> bool:

@@ -92,21 +92,25 @@ def _defines_anywhere(index: PackageIndex, name: str) -> bool:
     or method, a class attribute, field or attribute set on self, a nested class, a module name.
     Over sources a mention of the word counts (no module is parsed: a probe for a common name such
     as `weight` is answered by the text search alone); over a host's facts each module is read."""
-    hits = index.modules_mentioning(word(name))
-    if hits and index.has_sources:
-        return True
-    for mod_name in hits:
+    if index.has_sources:
+        return bool(index.modules_mentioning(word(name)))
+    return bool(index.query("defined_names.v1", name, needle=word(name), build=_defined_names, default=False))
+
+
+def _defined_names(index: PackageIndex, modules) -> dict[str, bool]:
+    """{name: True} for every name `modules` define or give a class (a query's build: over a
+    host's facts one pass over the whole package, kept per digest)."""
+    out: dict[str, bool] = {}
+    for mod_name in modules:
         mod = ModuleFacts(index.modules[mod_name])
-        if name in mod.functions or name in mod.classes or name in mod.names:
-            return True
+        out.update(dict.fromkeys([*mod.functions, *mod.classes, *mod.names], True))
         stack = list(mod.classes.values())
         while stack:
             c = stack.pop()
-            if name in c.methods or name in c.attrs or name in c.instance_attrs or name in c.nested \
-                    or any(f.name == name for f in c.fields):
-                return True
+            out.update(dict.fromkeys([*c.methods, *c.attrs, *c.instance_attrs, *c.nested], True))
+            out.update(dict.fromkeys((f.name for f in c.fields), True))
             stack.extend(c.nested.values())
-    return False
+    return out
 
 
 def _vanished(ctx: CheckContext, name: str) -> Location | None:
