@@ -1,6 +1,7 @@
-"""DRIFT140: a read, by reflection, of a target class's field list (`__struct_fields__`,
-`__dataclass_fields__`) or of a msgspec class option (`__struct_config__.array_like`) that the
-target changed; reads of a class whose shape stayed put are silent."""
+"""DRIFT140: a read, by reflection, of a target msgspec struct's field list (`__struct_fields__`)
+or class option (`__struct_config__.array_like`) that the target changed; reads of a struct whose
+shape stayed put, and a dataclass's field table (read to filter keys, tests/test_rules_keys.py),
+are silent."""
 
 from __future__ import annotations
 
@@ -9,45 +10,39 @@ from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised
 BEFORE = {
     "gizmo/__init__.py": "",
     "gizmo/events.py": """
-        from dataclasses import dataclass
+        import msgspec
 
 
-        @dataclass
-        class Event:
+        class Event(msgspec.Struct):
             kind: str
 
 
-        @dataclass
         class Stored(Event):
             hashes: list
             size: int = 0
 
 
-        @dataclass
-        class Same:
+        class Same(msgspec.Struct):
             name: str
         """,
 }
 AFTER = {
     "gizmo/__init__.py": "",
     "gizmo/events.py": """
-        from dataclasses import dataclass
+        import msgspec
 
 
-        @dataclass
-        class Event:
+        class Event(msgspec.Struct):
             kind: str
 
 
-        @dataclass
         class Stored(Event):
             hashes: list
             size: int = 0
             locality: str = "local"
 
 
-        @dataclass
-        class Same:
+        class Same(msgspec.Struct):
             name: str
         """,
 }
@@ -56,15 +51,15 @@ APP = """
 
 
     def check_shape():
-        fields = tuple(Stored.__dataclass_fields__)
+        fields = Stored.__struct_fields__
         assert fields == ("kind", "hashes", "size"), fields
-        assert tuple(Same.__dataclass_fields__) == ("name",)
+        assert Same.__struct_fields__ == ("name",)
     """
 
 
 def test_a_changed_field_list_read_by_reflection_is_reported(tmp_path):
     found = findings_of(tmp_path, Case("fields", BEFORE, AFTER, {"app/shape.py": APP}))
-    assert_findings(found, [("DRIFT140", line_of(APP, "Stored.__dataclass_fields__"))])
+    assert_findings(found, [("DRIFT140", line_of(APP, "Stored.__struct_fields__"))])
     assert found[0].severity.value == "risky" and "added `locality`" in found[0].title
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.shape", "check_shape()") is None
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.shape", "check_shape()") == \

@@ -1,9 +1,8 @@
 """DRIFT140: the consumer reads a target class's field list or class options by reflection, and
 the target changed them.
 
-Why: code that serialises vLLM's structs itself, or pins their wire shape, reads
-`BlockStored.__struct_fields__`, `dataclasses.fields(...)`'s source `__dataclass_fields__`, a
-pydantic `model_fields`, or a msgspec class option (`KVCacheEvent.__struct_config__.array_like`).
+Why: code that serialises vLLM's msgspec structs itself, or pins their wire shape, reads
+`BlockStored.__struct_fields__` or a class option (`KVCacheEvent.__struct_config__.array_like`).
 An added field (even with a default) changes the tuple and, for an `array_like` struct, every wire
 position after it; a dropped class keyword turns arrays into maps. No name the consumer uses is
 gone, so no other rule sees it. The fields are the class's own annotated fields after its bases'
@@ -22,7 +21,10 @@ from drift.analysis.rules.base import rule
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
 
-_FIELD_LISTS = frozenset({"__struct_fields__", "__dataclass_fields__", "model_fields", "__fields__"})
+# msgspec's own: read to pin a wire format. A dataclass's or pydantic model's field table is read
+# mostly to adapt (`{k: v for k, v in kw.items() if k in EngineArgs.__dataclass_fields__}`), which
+# a changed list does not break: those stay silent.
+_FIELD_LISTS = frozenset({"__struct_fields__"})
 _OPTIONS = frozenset({"__struct_config__"})
 
 
@@ -60,9 +62,10 @@ def _describe(before: tuple[str, ...], after: tuple[str, ...]) -> str:
 
 @rule("DRIFT140", RuleKind.FIELD_REMOVED, Severity.RISKY)
 def reflected_fields(ctx: CheckContext) -> Iterator[Finding]:
-    """A read of a target class's field list (`__struct_fields__`, `__dataclass_fields__`,
-    `model_fields`) or of a msgspec option (`__struct_config__.array_like`) whose value differs
-    between the baseline and the target."""
+    """A read of a target msgspec struct's field list (`__struct_fields__`) or of one of its class
+    options (`__struct_config__.array_like`) whose value differs between the baseline and the
+    target. A dataclass's or pydantic model's field table, read mostly to filter keys by it, is
+    left alone."""
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
