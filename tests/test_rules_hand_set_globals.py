@@ -14,6 +14,11 @@ BEFORE = {
         _PP = None
 
 
+        def destroy_groups():
+            global _TP, _PP
+            _TP = _PP = None
+
+
         def initialize(tp, pp):
             global _TP, _PP
             _TP = tp
@@ -40,6 +45,11 @@ AFTER = {
         _TP = None
         _PP = None
         _CP = None
+
+
+        def destroy_groups():
+            global _TP, _PP, _CP
+            _TP = _PP = _CP = None
 
 
         def initialize(tp, pp, cp=1):
@@ -93,6 +103,7 @@ def test_hand_set_state_one_short_of_the_targets_setter_is_reported(tmp_path):
     assert_findings(found, [("DRIFT139", line_of(APP, "def share_groups"))])
     f = found[0]
     assert f.severity.value == "risky" and f.symbol == "gizmo.parallel._CP" and "`get_cp`" in f.title
+    assert "as the target's `initialize` does" in f.title  # the setter it mirrors, not the teardown
     run = "(share_groups(1, 2), __import__('gizmo.parallel').parallel.layer())"
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.groups", run) is None
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.groups", run) == \

@@ -30,6 +30,9 @@ from drift.model.facts import ModuleFacts
 from drift.model.index import PackageIndex
 
 
+_TEARDOWN = ("destroy", "reset", "clear", "cleanup", "teardown", "shutdown")
+
+
 def _module_state(index: PackageIndex, module: str) -> tuple[dict[str, tuple[set[str], Any]], dict[str, str]]:
     """({function: (globals it sets, its facts)}, {global: a function failing while it is unset})."""
     raw = index.modules.get(module) if module in index.modules else None
@@ -81,7 +84,10 @@ def hand_set_globals(ctx: CheckContext) -> Iterator[Finding]:
         calls = {str((c.get("callee") or {}).get("symbol") or "") for c in mod.get("calls") or []
                  if c.get("function") == fn_name}
         told: set[str] = set()
-        for setter, (now, tfn) in sorted(tset.items()):
+        # the setter it mirrors most, a teardown (`destroy_model_parallel` sets the same names to None) last
+        order = sorted(tset.items(), key=lambda kv: (kv[0].startswith(_TEARDOWN),
+                                                     -len(bset.get(kv[0], (set(), None))[0] & set(written)), kv[0]))
+        for setter, (now, tfn) in order:
             before = bset.get(setter, (set(), None))[0]
             if len(before & set(written)) < 2 or f"{module}.{setter}" in calls:
                 continue
@@ -98,7 +104,7 @@ def hand_set_globals(ctx: CheckContext) -> Iterator[Finding]:
                     title=f"`{fn_name}` sets `{short}`'s {', '.join(f'`{n}`' for n in sorted(written)[:4])} by hand, "
                           f"as the target's `{setter}` does; the target's also sets `{new}`, which `{getter}` needs",
                     consumer_site=Location(path, int(line), symbol=fn_name),
-                    target_evidence=(Location(ctx.target.lookup(f"{module}.{setter}").path, tfn.line or 1,
+                    target_evidence=(Location(ModuleFacts(ctx.target.modules[module]).path, tfn.line or 1,
                                               symbol=f"{module}.{setter}"),),
                     baseline_evidence=(),
                     predicted_failure=f"AssertionError in `{getter}()` once the target's code asks for it "
