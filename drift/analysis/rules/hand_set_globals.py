@@ -15,8 +15,9 @@ by the function that makes them; the target module's functions that declare thos
 (`unset_checks`). A function of the target counts as the setter the consumer mirrors when the
 consumer sets at least two of the names it set on the baseline; the names it sets only on the
 target, the consumer never sets, and a getter asserts on are reported, risky (whether a code path
-of the job reaches that getter is not followed), at the consumer function's `def`. A consumer
-function that also calls that setter is left alone.
+of the job reaches that getter is not followed), at the consumer function's `def`. A name a setter
+the consumer function also calls sets for it is left alone, and a teardown (`destroy_*`, `reset_*`)
+is never taken for the setter it mirrors.
 """
 
 from __future__ import annotations
@@ -83,13 +84,14 @@ def hand_set_globals(ctx: CheckContext) -> Iterator[Finding]:
         mod = usage_of.get(path) or {}
         calls = {str((c.get("callee") or {}).get("symbol") or "") for c in mod.get("calls") or []
                  if c.get("function") == fn_name}
-        told: set[str] = set()
-        # the setter it mirrors most, a teardown (`destroy_model_parallel` sets the same names to None) last
-        order = sorted(tset.items(), key=lambda kv: (kv[0].startswith(_TEARDOWN),
-                                                     -len(bset.get(kv[0], (set(), None))[0] & set(written)), kv[0]))
+        # what the target's own setters the function calls set for it
+        told: set[str] = set().union(*(g for name, (g, _f) in tset.items() if f"{module}.{name}" in calls))
+        # the setter it mirrors most; a teardown (`destroy_model_parallel` sets the same names to None) is not one
+        order = sorted(((n, v) for n, v in tset.items() if not n.startswith(_TEARDOWN)),
+                       key=lambda kv: (-len(bset.get(kv[0], (set(), None))[0] & set(written)), kv[0]))
         for setter, (now, tfn) in order:
             before = bset.get(setter, (set(), None))[0]
-            if len(before & set(written)) < 2 or f"{module}.{setter}" in calls:
+            if len(before & set(written)) < 2:
                 continue
             for new in sorted(now - before - set(written) - told):
                 getter = checked.get(new)
