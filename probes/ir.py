@@ -53,7 +53,8 @@ from .str_sinks import str_keyed_tables, str_sinks
 from .record_fields import record_fields
 from .mock_patches import local_strings, patch_installation
 from .runners import inner_call
-from .reach import compound_guards, flag_constants, signature_pruned, strip_optional, union_members, version_guard
+from .reach import (_self_version_aliases, _version_aliases, alias_test, compound_guards, flag_constants,
+                    signature_pruned, strip_optional, union_members, version_guard)
 from .srctext import dotted as _dotted, relative_module as _relative
 
 MAX_STEPS = 6
@@ -426,19 +427,48 @@ def _guarded_lines(tree, names):
     `if version_is("0.13"):`) exists only on the versions the test lets through."""
     roots = {k: ("sym:" + v,) for k, v in names.names.items()}
     flags = flag_constants(tree)
+    aliased = _aliased_tests(tree, roots, flags)
     out = []
     for node in walk(tree):
         if not isinstance(node, ast.If):
             continue
-        guard = version_guard(node.test, roots, flags)
+        test = aliased.get(id(node), node.test)
+        guard = version_guard(test, roots, flags)
         if guard is not None:
             body, orelse = [guard], [dict(guard, negated=not guard.get("negated"))]
         else:
-            body, orelse = compound_guards(node.test, roots, flags)
+            body, orelse = compound_guards(test, roots, flags)
         for stmts, guards in ((node.body, body), (node.orelse, orelse)):
             if stmts and guards:
                 out.append([stmts[0].lineno, max(getattr(st, "end_lineno", st.lineno) for st in stmts), guards])
     out += _early_exit_lines(tree, roots, flags)
+    return out
+
+
+def _aliased_tests(tree, roots, flags):
+    """{id(if node): its test read through the names its function (or class, for `self.<attr>`)
+    binds once to a version test} (probes/reach.py `alias_test`), for the `if`s whose test changes."""
+    out = {}
+
+    def visit(node, cls_node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, child)
+            elif isinstance(child, _FUNCS):
+                local = _version_aliases(child, roots, flags)
+                attrs = _self_version_aliases(cls_node, roots, flags) if cls_node is not None else {}
+                me = child.args.args[0].arg if cls_node is not None and child.args.args else None
+                if local or attrs:
+                    for n in walk(child):
+                        if isinstance(n, ast.If):
+                            t = alias_test(n.test, local, attrs, me, roots, flags)
+                            if t is not n.test:
+                                out[id(n)] = t
+                visit(child, None)
+            else:
+                visit(child, cls_node)
+
+    visit(tree, None)
     return out
 
 

@@ -280,6 +280,76 @@ def _version_aliases(fn, names, flags=None):
     return out
 
 
+def alias_test(test, aliases, attrs, self_name, names, flags=None):
+    """`test` read through the names bound once to a version test: a local (`aliases`,
+    `_version_aliases`) or `self.<attr>` (`attrs`, `_self_version_aliases`), also as `not x` and as
+    operands of `and`/`or` (`if self.use_spec_pp and rank == 0:`; an `and` alias is spliced into an
+    `and`, into an `or` only a plain version test goes). The IR's guarded lines (probes/ir.py) and
+    the walk of each function read branches the same way."""
+    def one(t):
+        negated, name = False, t
+        if isinstance(name, ast.UnaryOp) and isinstance(name.op, ast.Not):
+            negated, name = True, name.operand
+        if isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name) and self_name \
+                and name.value.id == self_name:
+            value = attrs.get(name.attr)
+        elif isinstance(name, ast.Name):
+            value = aliases.get(name.id)
+        else:
+            value = None
+        if value is None:
+            return t
+        return ast.UnaryOp(op=ast.Not(), operand=value) if negated else value
+
+    if not aliases and not attrs:
+        return test
+    test = one(test)
+    if not isinstance(test, ast.BoolOp):
+        return test
+    values, changed = [], False
+    for v in test.values:
+        a = one(v)
+        if a is v:
+            values.append(v)
+        elif isinstance(test.op, ast.And) and isinstance(a, ast.BoolOp) and isinstance(a.op, ast.And):
+            values.extend(a.values)
+            changed = True
+        elif version_guard(a, names, flags) is not None:
+            values.append(a)
+            changed = True
+        else:
+            values.append(v)
+    return ast.BoolOp(op=test.op, values=values) if changed else test
+
+
+def _self_version_aliases(cls_node, names, flags=None):
+    """{attribute: the expression} for each `self.<attribute>` the class's methods store exactly once,
+    as a version test or an `a and <version test>` (`self.use_spec_pp = spec is not None and
+    use_legacy_spec_pp()` in `__init__`): `if self.use_spec_pp:` in any method runs under that test."""
+    counts, values = {}, {}
+    for fn in cls_node.body:
+        if not isinstance(fn, _FUNCS) or not fn.args.args:
+            continue
+        me = fn.args.args[0].arg
+        for node in walk(fn):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            for t in targets:
+                for n in walk(t):
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me:
+                        counts[n.attr] = counts.get(n.attr, 0) + 1
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                    and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == me:
+                values[node.targets[0].attr] = node.value
+    out = {}
+    for attr, value in values.items():
+        if counts.get(attr) != 1:
+            continue
+        if version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0]:
+            out[attr] = value
+    return out
+
+
 def compound_guards(test, names, flags=None):
     """Version tests inside `a and <version test>` / `a or <version test>`: (the guards the
     body runs under, the guards the else branch runs under). `if flag and vllm_version_is("0.13")`
@@ -1877,21 +1947,18 @@ class _Function:
             self.block(case.body, inner)
 
     def _version_alias(self, test):
-        """`test` with a local name bound once in the function to a version test, or to an `and`
-        holding one, read as that expression (`legacy = spec is not None and use_legacy()`, then
-        `if legacy:`): the branch runs under the test as if it were written there."""
-        negated, name = False, test
-        if isinstance(name, ast.UnaryOp) and isinstance(name.op, ast.Not):
-            negated, name = True, name.operand
-        if not isinstance(name, ast.Name):
-            return test
+        """`test` with a local name (or `self` attribute) bound once to a version test read as that
+        expression (`alias_test`)."""
         aliases = self.__dict__.get("_aliases")
         if aliases is None:
             aliases = self._aliases = _version_aliases(self.node, self.mod.names, self.mod.flags)
-        value = aliases.get(name.id)
-        if value is None:
-            return test
-        return ast.UnaryOp(op=ast.Not(), operand=value) if negated else value
+        attrs = {}
+        if self.self_name and self.cls in self.mod.class_nodes:
+            memo = self.mod.__dict__.setdefault("_attr_aliases", {})
+            if self.cls not in memo:
+                memo[self.cls] = _self_version_aliases(self.mod.class_nodes[self.cls], self.mod.names, self.mod.flags)
+            attrs = memo[self.cls]
+        return alias_test(test, aliases, attrs, self.self_name, self.mod.names, self.mod.flags)
 
     def _if(self, st, env):
         test = self._version_alias(st.test)

@@ -2,7 +2,8 @@
 the target (the `else` of `vllm_version_is("0.28.0")`, written against vLLM main) is held to the
 target alone. A name it reads that the target lacks fails there, although the baseline lacks it
 too: nothing ever ran that branch before. A helper of the consumer's that returns one version
-test (`def use_legacy(): return vllm_version_is("0.29.0")`) is that test where it is called. Risky: the branch is the consumer's bet on a release
+test (`def use_legacy(): return vllm_version_is("0.29.0")`) is that test where it is called, and
+a local or a `self` attribute bound once to such a test guards the branches that test it. Risky: the branch is the consumer's bet on a release
 drift has not read. The same reads outside any version test stay silent (already wrong on the
 baseline: not drift), and so do reads on the branch the target shuts."""
 
@@ -104,6 +105,23 @@ MAIN = """
         return ctx.rank
 
 
+    class Flagged:
+        def __init__(self, ctx):
+            self.ctx = ctx
+            self.fresh_path = ctx is not None and not use_legacy()  # an attribute set once to a version test
+
+        def step(self):
+            if self.fresh_path:
+                self.ctx.drop_fast()
+            if self.fresh_path and self.ctx.rank == 0:
+                self.ctx.drop_first()
+            return 0
+
+
+    def flagged():
+        return Flagged(get_context()).step()
+
+
     class Runner(Spec):
         def go(self):
             if not is_release("1.0"):
@@ -155,7 +173,9 @@ def test_reads_on_a_branch_first_run_on_the_target_are_held_to_the_target(tmp_pa
         ("DRIFT010", line_of(MAIN, "super().make(ring=3)")),
         ("DRIFT060", line_of(MAIN, "self.num_chunks", 3)),
         ("DRIFT060", line_of(MAIN, "ctx.drop_all()")),  # past `if use_legacy(): return`
-        ("DRIFT060", line_of(MAIN, "ctx.drop_more()")),  # under `if fresh:`  # `is_release("2.0")`: true on the target only
+        ("DRIFT060", line_of(MAIN, "ctx.drop_more()")),  # under `if fresh:`
+        ("DRIFT060", line_of(MAIN, "self.ctx.drop_fast()")),  # under `if self.fresh_path:`
+        ("DRIFT060", line_of(MAIN, "self.ctx.drop_first()")),  # under `if self.fresh_path and ...:`  # `is_release("2.0")`: true on the target only
     ])
     assert all(f.severity.value == "risky" for f in found), [(f.rule_id, f.severity) for f in found]
     assert all("first runs there" in f.title for f in found)
