@@ -450,23 +450,22 @@ def _aliased_tests(tree, roots, flags):
     binds once to a version test} (probes/reach.py `alias_test`), for the `if`s whose test changes."""
     out = {}
 
-    def visit(node, cls_node):
+    def visit(node, attrs):  # attrs: the enclosing class's `self.<attr>` aliases, None outside a class body
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef):
-                visit(child, child)
+                visit(child, _self_version_aliases(child, roots, flags))
             elif isinstance(child, _FUNCS):
                 local = _version_aliases(child, roots, flags)
-                attrs = _self_version_aliases(cls_node, roots, flags) if cls_node is not None else {}
-                me = child.args.args[0].arg if cls_node is not None and child.args.args else None
+                me = child.args.args[0].arg if attrs and child.args.args else None
                 if local or attrs:
                     for n in walk(child):
                         if isinstance(n, ast.If):
-                            t = alias_test(n.test, local, attrs, me, roots, flags)
+                            t = alias_test(n.test, local, attrs or {}, me, roots, flags)
                             if t is not n.test:
                                 out[id(n)] = t
                 visit(child, None)
             else:
-                visit(child, cls_node)
+                visit(child, attrs)
 
     visit(tree, None)
     return out

@@ -271,13 +271,7 @@ def _version_aliases(fn, names, flags=None):
                     counts[n.id] = counts.get(n.id, 0) + 1
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             values[node.targets[0].id] = node.value
-    out = {}
-    for name, value in values.items():
-        if counts.get(name) != 1:
-            continue
-        if version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0]:
-            out[name] = value
-    return out
+    return _bound_once_to_tests(counts, values, names, flags)
 
 
 def alias_test(test, aliases, attrs, self_name, names, flags=None):
@@ -341,13 +335,14 @@ def _self_version_aliases(cls_node, names, flags=None):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
                     and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == me:
                 values[node.targets[0].attr] = node.value
-    out = {}
-    for attr, value in values.items():
-        if counts.get(attr) != 1:
-            continue
-        if version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0]:
-            out[attr] = value
-    return out
+    return _bound_once_to_tests(counts, values, names, flags)
+
+
+def _bound_once_to_tests(counts, values, names, flags):
+    """{name: its value} for the names stored exactly once (`counts`) whose value (`values`) is a
+    version test or an `and` holding one."""
+    return {name: value for name, value in values.items() if counts.get(name) == 1
+            and (version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0])}
 
 
 def compound_guards(test, names, flags=None):
@@ -601,12 +596,13 @@ def caught_ranges(tree):
     return out
 
 
-def version_predicates(tree, module, quals, roots=None, is_package=False):
+def version_predicates(tree, module, quals, roots=None, names=None):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
     Recognised by what they do, whatever their name: one parameter (besides `self`/`cls` of a
     method, whose calls read `self.helper("0.9")`), and a `return` comparing it with a value that is a version (a name or attribute saying so, or `__version__` read in
-    the function)."""
+    the function). With the module's `names` (`_Module.names`), also helpers with no parameters
+    that return one version test (`_wrappers`)."""
     out = {}
     for fn in walk(tree):
         params = [a.arg for a in fn.args.args] if isinstance(fn, _FUNCS) else []
@@ -624,24 +620,17 @@ def version_predicates(tree, module, quals, roots=None, is_package=False):
             if op is not None:
                 out["%s.%s" % (module, quals.get(id(fn), fn.name))] = {"op": op}
                 break
-    out.update(_wrappers(tree, module, quals, is_package))
+    if names is not None:
+        out.update(_wrappers(tree, module, quals, names))
     out.update(version_values(tree, module, roots))
     return out
 
 
-def _wrappers(tree, module, quals, is_package=False):
+def _wrappers(tree, module, quals, names):
     """Module functions with no parameters whose body returns one version test (a docstring
     aside): `def use_legacy_spec_pp(): return vllm_version_is("0.29.0")` -> {"guard": that test}.
-    A branch on a call of one (`if use_legacy_spec_pp():`) is then that test (drift/consumer/guards.py)."""
-    names = {}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
-            base = _relative(module, is_package, node.level, node.module) if node.level else node.module
-            for a in node.names:
-                if base and a.name != "*":
-                    names[a.asname or a.name] = ["sym:%s.%s" % (base, a.name)]
-        elif isinstance(node, _FUNCS):
-            names[node.name] = ["sym:%s.%s" % (module, node.name)]
+    A branch on a call of one (`if use_legacy_spec_pp():`) is then that test (drift/consumer/guards.py).
+    `names`: the module's own names (`_Module.names`: imports and definitions)."""
     out = {}
     for fn in tree.body:
         if not isinstance(fn, _FUNCS) or fn.args.args or fn.args.posonlyargs or fn.args.vararg \
@@ -3145,7 +3134,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
     return {"classes": mod.classes, "uses": mod.uses, "calls": mod.calls, "patches": mod.patches,
             "patchers": _patchers(tree, mod.quals), "functions": functions,
             "version_predicates": version_predicates(tree, module, mod.quals,
-                                                     {p.split(".")[0] for p in prefixes}, is_package),
+                                                     {p.split(".")[0] for p in prefixes}, mod.names),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
             "caught": caught_ranges(tree), "handlers": handler_ranges(tree)}

@@ -207,14 +207,14 @@ def live_on(usage: list[dict[str, Any]], version: str | None,
         predicates.update(mod.get("version_predicates") or {})
     dropped = 0
     out = []
+    newer = before is not None and before != current  # a baseline older than the target: branches may first run here
     for mod in usage:
         copy = None
         for key in ("imports", "calls", "uses", "patches", "string_paths"):
             recs = mod.get(key) or []
             keep = [r for r in recs if not r.get("guards") or  # most records are on no branch at all
                     not dead_on(r["guards"], current, predicates, before)]
-            first = [r for r in keep if r.get("guards") and before is not None and before != current
-                     and dead_on(r["guards"], before, predicates, before)]
+            first = [r for r in keep if newer and r.get("guards") and dead_on(r["guards"], before, predicates, before)]
             if first:  # copies: the usage is the consumer's cached record, shared by every target
                 ids = {id(r) for r in first}
                 keep = [dict(r, first_live=True) if id(r) in ids else r for r in keep]

@@ -754,6 +754,11 @@ def def_of(name: str) -> Needle:
     return _needle(name, before=_patterns.DEF_BEFORE.encode(), behind=_patterns.DEF_BEFORE.encode())
 
 
+def base_of(name: str) -> Needle:
+    """A `class X(..., name, ...)` statement: a class written with `name` among its bases."""
+    return _needle(name, before=rb"class\s+\w+\s*\([^)]*", behind=rb"class\s+\w+\s*\([^)]*")
+
+
 def defines(name: str) -> Needle:
     """The modules that define `name` at their top: as a text search, the word (a superset);
     a host probe answers it exactly (probes/closure.py `defines`), so `definitions_named` over

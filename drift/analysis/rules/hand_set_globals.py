@@ -78,9 +78,12 @@ def hand_set_globals(ctx: CheckContext) -> Iterator[Finding]:
     if not stores:
         return
     usage_of = {m["path"]: m for m in ctx.usage}
+    states: dict[str, tuple] = {}  # target module -> both releases' state, read once however many functions store into it
     for (path, fn_name, module), written in sorted(stores.items()):
-        tset, checked = _module_state(ctx.target, module)
-        bset, _ = _module_state(ctx.baseline, module) if module in ctx.baseline.modules else ({}, {})
+        if module not in states:
+            states[module] = (_module_state(ctx.target, module),
+                              _module_state(ctx.baseline, module) if module in ctx.baseline.modules else ({}, {}))
+        (tset, checked), (bset, _) = states[module]
         mod = usage_of.get(path) or {}
         calls = {str((c.get("callee") or {}).get("symbol") or "") for c in mod.get("calls") or []
                  if c.get("function") == fn_name}

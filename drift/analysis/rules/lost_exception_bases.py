@@ -19,13 +19,12 @@ ancestors nor `Exception`, and its `try` body calls into vLLM. Risky: whether th
 
 from __future__ import annotations
 
-import re
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import Needle, PackageIndex, Symbol, _Lazy, functions_in, word
+from drift.model.index import PackageIndex, Symbol, base_of, functions_in, word
 
 # builtin exception classes a vLLM error class may derive from and a consumer may catch by name
 _BUILTINS = frozenset({"ValueError", "TypeError", "KeyError", "IndexError", "LookupError", "RuntimeError",
@@ -33,12 +32,6 @@ _BUILTINS = frozenset({"ValueError", "TypeError", "KeyError", "IndexError", "Loo
                        "ConnectionError", "TimeoutError", "PermissionError", "FileNotFoundError",
                        "ArithmeticError", "OverflowError", "ZeroDivisionError", "MemoryError"})
 _BROAD = frozenset({"Exception", "BaseException"})
-
-
-def _class_with_base(name: str) -> Needle:
-    """A `class X(..., name, ...)` statement."""
-    lit = name.encode()
-    return Needle(lit, _Lazy(rb"class\s+\w+\s*\([^)]*\b" + re.escape(lit) + rb"\b"))
 
 
 def _bases_text(index: PackageIndex, cls: Symbol) -> set[str]:
@@ -70,7 +63,7 @@ def _lost(ctx: CheckContext, builtin: str) -> list[tuple[Symbol, Symbol]]:
     out = []
     base, tgt = ctx.baseline, ctx.target
     pkg = ctx.target_package
-    for dotted in base.query("builtin_bases.v1", builtin, needle=_class_with_base(builtin), build=_builtin_bases,
+    for dotted in base.query("builtin_bases.v1", builtin, needle=base_of(builtin), build=_builtin_bases,
                              default=[]):
         cls = base.lookup(dotted)
         if cls is None or cls.kind != "class":

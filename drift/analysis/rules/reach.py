@@ -212,7 +212,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 failing.add((mod.get("path"), rec["line"]))
             prev = tv[k - 1]
             if fresh:
-                yield _first_live_miss(ctx, mod, rec, path, k, prev, t, k == len(path) - 1), rec.get("function") or ""
+                yield _first_live_miss(mod, rec, path, k, prev, t, on_self, k == len(path) - 1), rec.get("function") or ""
                 break
             if on_self:  # self in the consumer's subclass: the name was the target base's
                 self_cls = (tv[k - 1].cref or "").rsplit(".", 1)[-1]
@@ -274,14 +274,13 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             break
 
 
-def _first_live_miss(ctx: CheckContext, mod: dict, rec: dict, path: list[str], k: int, prev: Value, t: Value,
+def _first_live_miss(mod: dict, rec: dict, path: list[str], k: int, prev: Value, t: Value, on_self: bool,
                      last: bool) -> Finding:
     """A read the target lacks on a branch that first runs on the target: the consumer wrote it for a
     newer vLLM (vLLM main) behind a version test that the baseline fails and the target passes. The
     baseline lacks the name too, so nothing ever ran it; risky, since the branch is the consumer's
     own bet on a release drift has not read."""
     name = path[k][1:]
-    on_self = prev.kind == "consumer" and t.cls is not None
     cls = t.cls if on_self else (prev.cls or prev.sym)
     owner = (prev.cref or "").rsplit(".", 1)[-1] if on_self else prev.describe()
     failure = (f"AttributeError: '{owner}' object has no attribute '{name}'" if on_self else _failure(prev, name))
