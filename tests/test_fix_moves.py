@@ -79,6 +79,36 @@ def test_a_move_that_changed_the_api_is_unsafe(tmp_path):
     assert b"from gizmo.utils.network_utils import get_ip" in _plan(tmp_path, findings, unsafe_fixes=True).changes[0].after
 
 
+def test_a_move_the_target_itself_made_is_safe_even_when_the_api_changed(tmp_path):
+    """vLLM 0.16 moved `OpenAIServingChat` from `serving_chat` to `chat_completion.serving` and changed
+    its constructor; its own api_server switched its import the same way. The import edit binds the
+    very object vLLM now uses in its place: safe. What changed in its API is reported at each use."""
+    before = {"gizmo/__init__.py": "", "gizmo/utils/__init__.py": "def get_ip(family=4):\n    return 1\n",
+              "gizmo/server.py": "from gizmo.utils import get_ip\n"}
+    after = {"gizmo/__init__.py": "", "gizmo/utils/__init__.py": "",
+             "gizmo/utils/network_utils.py": "def get_ip(family=6, *, timeout):\n    return 1\n",
+             "gizmo/server.py": "from gizmo.utils.network_utils import get_ip\n"}
+    consumer = """
+        from gizmo.utils import get_ip
+
+        def addr():
+            return get_ip(4)
+        """
+    findings = findings_of(tmp_path, Case("moved-own", before, after, {"app/__init__.py": "", "app/main.py": consumer}))
+    f = only(findings, "DRIFT002")
+    assert f.fix.tier == SAFE and f.fix.codemod == "move_import"
+    assert "the target's own gizmo.server made the same switch" in f.fix.description
+    text = _plan(tmp_path, findings).changes[0].after.decode()
+    assert text.startswith("from gizmo.utils.network_utils import get_ip\n")
+    # the changed API is not hidden: the call lacking the new required keyword is its own finding
+    assert only(findings, "DRIFT011").consumer_site.line == 4
+    # without the target's own switch the same move is only judged compatible: unsafe
+    alone = findings_of(tmp_path / "alone", Case("moved-alone", {k: v for k, v in before.items() if k != "gizmo/server.py"},
+                                                 {k: v for k, v in after.items() if k != "gizmo/server.py"},
+                                                 {"app/__init__.py": "", "app/main.py": consumer}))
+    assert only(alone, "DRIFT002").fix.tier == UNSAFE
+
+
 def test_a_module_level_name_of_the_same_name_elsewhere_is_manual(tmp_path):
     findings = findings_of(tmp_path, _case("""
         from gizmo.utils import logger
