@@ -97,7 +97,7 @@ def test_a_move_the_target_itself_made_is_safe_even_when_the_api_changed(tmp_pat
     findings = findings_of(tmp_path, Case("moved-own", before, after, {"app/__init__.py": "", "app/main.py": consumer}))
     f = only(findings, "DRIFT002")
     assert f.fix.tier == SAFE and f.fix.codemod == "move_import"
-    assert "the target's own gizmo.server made the same switch" in f.fix.description
+    assert "the target's own gizmo.server imports it from there" in f.fix.description
     text = _plan(tmp_path, findings).changes[0].after.decode()
     assert text.startswith("from gizmo.utils.network_utils import get_ip\n")
     # the changed API is not hidden: the call lacking the new required keyword is its own finding
@@ -107,6 +107,26 @@ def test_a_move_the_target_itself_made_is_safe_even_when_the_api_changed(tmp_pat
                                                  {k: v for k, v in after.items() if k != "gizmo/server.py"},
                                                  {"app/__init__.py": "", "app/main.py": consumer}))
     assert only(alone, "DRIFT002").fix.tier == UNSAFE
+
+
+def test_a_move_made_in_a_refactor_that_moved_its_importers_too_is_safe(tmp_path):
+    """vLLM 0.16's `ChatCompletionRequest` left `openai.protocol` in the refactor that also moved the
+    modules importing it: no module switched in place, but every target module that imports the
+    name takes it from the new home. Not when one of them takes a same-named name from elsewhere."""
+    def case(extra: dict[str, str]) -> Case:
+        before = {"gizmo/__init__.py": "", "gizmo/utils/__init__.py": "def get_ip(family=4):\n    return 1\n",
+                  "gizmo/server.py": "from gizmo.utils import get_ip\n"}
+        after = {"gizmo/__init__.py": "", "gizmo/utils/__init__.py": "",
+                 "gizmo/utils/network_utils.py": "def get_ip(family=6, *, timeout):\n    return 1\n",
+                 "gizmo/serve/__init__.py": "", "gizmo/serve/api.py": "from gizmo.utils.network_utils import get_ip\n",
+                 **extra}
+        return Case("moved-refactor", before, after, {"app/__init__.py": "", "app/main.py": """
+            from gizmo.utils import get_ip
+            """})
+    f = only(findings_of(tmp_path / "sole", case({})), "DRIFT002")
+    assert f.fix.tier == SAFE and "the target's own gizmo.serve.api imports it from there" in f.fix.description
+    other = {"gizmo/compat.py": "def get_ip():\n    return 0\n", "gizmo/serve/old.py": "from gizmo.compat import get_ip\n"}
+    assert only(findings_of(tmp_path / "two", case(other)), "DRIFT002").fix.tier == UNSAFE
 
 
 def test_a_module_level_name_of_the_same_name_elsewhere_is_manual(tmp_path):

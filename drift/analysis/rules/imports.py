@@ -11,8 +11,8 @@ from drift.analysis.moves import identical_api, moved_to as _moved_to
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
-from drift.analysis.rules.own_imports import (own_import_moves, own_successor_class, own_successor_imports,
-                                              same_literal_value)
+from drift.analysis.rules.own_imports import (own_import_moves, own_sole_home, own_successor_class,
+                                              own_successor_imports, same_literal_value)
 from drift.analysis.rules.renames import import_fix, name_rename
 from drift.analysis.star_names import GoneStar, star_breaks
 
@@ -431,12 +431,13 @@ def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) 
     # edit then binds the very object vLLM itself now uses; what changed in its API is reported at
     # each use by the rules that read them, not hidden by the import resolving.
     switched = {n: own_import_moves(ctx.baseline, ctx.target, f"{module}.{n}", moves[n])
+                or own_sole_home(ctx.baseline, ctx.target, f"{module}.{n}", moves[n])
                 for n in moves if not same[n]}
     if all(same.values()):
         return Fix(what, codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE)
     if all(switched.values()):
-        why = "; ".join(f"`{n}`'s API changed as it moved, and the target's own {switched[n][0]} made the same "
-                        f"switch: its uses are checked on their own" for n in sorted(switched))
+        why = "; ".join(f"`{n}`'s API changed as it moved, and the target's own {switched[n][0]} imports it "
+                        f"from there: its uses are checked on their own" for n in sorted(switched))
         return Fix(f"{what} ({why})", codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE)
     return Fix(what + " (its API changed as it moved: check it behaves the same)",
                codemod="move_import", args={"module": module, "moves": homes}, tier=UNSAFE)

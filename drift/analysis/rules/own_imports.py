@@ -48,6 +48,29 @@ def own_import_moves(baseline: PackageIndex | None, target: PackageIndex, old: s
                    if dotted == new and (m, local) in before})
 
 
+
+def own_sole_home(baseline: PackageIndex | None, target: PackageIndex, old: str, new: str) -> list[str]:
+    """The target's modules that import the name of `old` when every one of them takes it from
+    `new`'s definition, and the baseline's own code imported `old`: wherever vLLM itself uses the
+    name after the move, it uses the new home (vLLM 0.16's `ChatCompletionRequest`, imported by
+    modules that moved in the same refactor, so `own_import_moves` finds no module switching in
+    place). Empty when the baseline never imported it, or a target module takes the name from
+    anywhere else."""
+    if baseline is None or old == new:
+        return []
+    name = old.rsplit(".", 1)[-1]
+    was = baseline.lookup(old)
+    home = target.lookup(new)
+    if was is None or home is None:
+        return []
+    if not any((sym := baseline.lookup(dotted)) is not None and sym.dotted == was.dotted
+               for _, _, dotted in _importers(baseline, name)):
+        return []
+    users = [(m, target.lookup(dotted)) for m, _, dotted in _importers(target, name)]
+    if not users or any(sym is None or sym.dotted != home.dotted for _, sym in users):
+        return []
+    return sorted({m for m, _ in users})
+
 def same_literal_value(old: Symbol | None, new: Symbol | None) -> bool:
     """Whether two module-level names are bound to the same literal expression (`1 << 30` in
     both): a value built from constants alone is the same value wherever it is written. The
