@@ -392,3 +392,60 @@ def test_an_ignored_parameter_before_the_overrides_star_args_stays_unsafe(tmp_pa
     (f,) = [f for f in found if "schedule" in f.title]
     assert (f.fix.codemod, f.fix.tier) == ("add_parameters", "unsafe")
     assert f.fix.args["params"] == [["mask", "None", "now"]]
+
+
+def test_a_new_parameter_the_target_sends_on_is_no_value_to_ignore(tmp_path):
+    """vLLM 0.19's `DPCoordinatorProc.run_coordinator` takes `zmq_addr_pipe=None` and hands it to
+    `process_input_socket`, which sends the bound addresses on it; the parent waits 30 s for them,
+    then raises. An override taking the pipe and ignoring it keeps the coordinator from ever
+    reporting: the add-and-ignore edit is unsafe there, and says what the target does with it.
+    A parameter the target only reads (`log=None`) stays the safe add-and-ignore edit."""
+    before = {"gizmo/coord.py": """
+        class Coordinator:
+            @staticmethod
+            def run(engines, address):
+                Coordinator().serve(engines, address)
+
+            def serve(self, engines, address):
+                return engines
+        """}
+    after = {"gizmo/coord.py": """
+        class Coordinator:
+            @staticmethod
+            def run(engines, address, pipe=None, log=None):
+                if log is not None and log.verbose:
+                    print(engines)
+                try:
+                    Coordinator().serve(engines, address, pipe)
+                finally:
+                    if pipe is not None:
+                        pipe.close()
+
+            def serve(self, engines, address, pipe=None):
+                if pipe is not None:
+                    pipe.send(address)
+                return engines
+
+
+        def start(parent, child):
+            Coordinator.run(2, "tcp://x", pipe=child)
+            return parent.recv()
+        """}
+    consumer = {"app/coord.py": """
+        from gizmo.coord import Coordinator
+
+
+        class MyCoordinator(Coordinator):
+            @staticmethod
+            def run(engines, address):
+                return MyCoordinator().serve(engines, address)
+        """}
+    (f,) = [x for x in findings_of(tmp_path, Case("channel", before, after, consumer)) if x.rule_id == "DRIFT070"]
+    assert f.fix.codemod == "add_parameters" and f.fix.tier == "unsafe"
+    assert "`serve` calls `pipe.send()`" in f.fix.description or "`run` calls `pipe.close()`" in f.fix.description
+    assert "vLLM's caller relies on that" in f.fix.description
+    # the same override where the target's new parameter is only read: the safe add-and-ignore edit
+    read_only = {"gizmo/coord.py": after["gizmo/coord.py"].replace("pipe.close()", "print(pipe.name)")
+                 .replace("pipe.send(address)", "print(pipe.name)")}
+    (g,) = [x for x in findings_of(tmp_path / "read", Case("read", before, read_only, consumer)) if x.rule_id == "DRIFT070"]
+    assert g.fix.codemod == "add_parameters" and g.fix.tier == "safe"

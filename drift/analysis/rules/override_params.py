@@ -14,6 +14,8 @@ Safe too where the new parameters go in the middle but leave the override's posi
 exactly the target's declaration (every call vLLM makes binds by the same names) and no call of the
 consumer's own passes that slot positionally; for a range consumer always in a vLLM-version branch
 (`mid_signature`, drift.fixes.plan), since the baseline's callers pass the later arguments one slot earlier.
+Never safe unread where the target's own implementation acts on the new parameter (`pipe.send()`,
+`queue.put()`, `obj.x = ...`; `_channels`): vLLM's caller then waits for that effect.
 Otherwise unsafe (a required value taken and ignored, or a slot in the middle that shifts the
 consumer's own positional calls), or manual when the default cannot be written in the consumer's
 module (it names something of vLLM's) or the forward call passes that slot positionally already.
@@ -119,6 +121,38 @@ def _own_positional_calls(ctx: CheckContext, label: str, sig: list[list[Any]], s
     return False
 
 
+
+# methods that act on an object rather than read it: a parameter the target's own implementation
+# sends on, fills or closes is a channel its caller waits on, not a value the override may ignore
+_EFFECTS = frozenset({"send", "send_bytes", "send_multipart", "send_pyobj", "put", "put_nowait", "append",
+                      "appendleft", "extend", "insert", "add", "update", "write", "set", "set_result",
+                      "set_exception", "close", "notify", "notify_all", "release", "emit", "push"})
+
+
+def _channels(ctx: CheckContext, tm: Symbol, names: list[str]) -> dict[str, str]:
+    """{new parameter: what the target does with it} for those the target's own implementation (the
+    method, or a sibling method of its class taking a parameter of that name, as vLLM's
+    `DPCoordinatorProc.run_coordinator` hands `zmq_addr_pipe` to `process_input_socket`, which sends
+    the bound addresses on it) acts on: calls `.send()`/`.put()`/`.close()`-like methods of it or
+    sets attributes on it. Ignoring such a parameter is not keeping the baseline's behaviour: vLLM's
+    caller waits for what the implementation was to send (DPCoordinator raises after 30 s)."""
+    wanted = set(names)
+    found: dict[str, str] = {}
+    owner = ctx.target.lookup(tm.dotted.rsplit(".", 1)[0])
+    methods: list[tuple[str, Any]] = [(tm.dotted.rsplit(".", 1)[-1], tm.as_function)]
+    if owner is not None and owner.kind == "class":
+        methods += [(n, m) for n, m in owner.as_class.methods.items() if n != methods[0][0]]
+    for mname, fn in methods:
+        beh = fn.behaviour
+        reads, sets = beh.param_reads, beh.param_sets
+        for name in wanted - set(found):
+            acts = sorted(set(reads.get(name) or ()) & _EFFECTS, key=lambda a: (a == "close", a))
+            if acts:
+                found[name] = f"`{mname}` calls `{name}.{acts[0]}()`"
+            elif sets.get(name):
+                found[name] = f"`{mname}` sets `{name}.{sorted(sets[name])[0]}`"
+    return found
+
 def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Symbol, bm: Symbol | None,
                        missing: list[Param], fallback: Fix, sig: list[list[Any]] | None = None) -> Fix:
     """add_parameters for `missing` (the target's new parameters the override lacks), tiered as
@@ -159,6 +193,14 @@ def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Sy
         forward = fwd.rec["callee_src"].rsplit(".", 1)[-1]
     required = any(p.required for p in missing)
     args = {"function": label.rsplit(".", 1)[-1], "params": specs, "forward": forward}
+    channels = {} if forward is not None else _channels(ctx, tm, [p.name for p in missing])
+    if channels:
+        # taken and ignored, a channel the target's implementation acts on leaves vLLM's caller waiting
+        acts = "; ".join(channels[n] for n in sorted(channels))
+        text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
+                f"{'them' if len(missing) > 1 else 'it'}, and do what the target does with "
+                f"{'them' if len(channels) > 1 else 'it'} ({acts}): vLLM's caller relies on that")
+        return Fix(text, codemod="add_parameters", args=args, tier=UNSAFE)
     names = ", ".join(f"`{p.name}={p.name}`" for p in missing)
     if forward is not None:
         text = (f"add {', '.join(shown)} to `{label}`'s parameters, as `{base}` declares "
