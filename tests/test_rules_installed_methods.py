@@ -529,7 +529,8 @@ def test_setattr_over_a_loop_of_names_patches_each(tmp_path):
 
 
 # A function installed only under a name the target no longer has runs nowhere on the target
-# (unless the consumer calls it itself): its patch is the break, not what its body reads.
+# (unless the consumer calls it itself): its patch is the break; what its body reads is the next
+# one, met once the install is fixed (risky, naming the install).
 DEAD_BEFORE = {"gizmo/spec.py": """
     class Spec:
         def __init__(self):
@@ -558,10 +559,14 @@ DEAD_CONSUMER = {"app/spec.py": """
     """}
 
 
-def test_reads_in_a_function_installed_under_a_gone_name_are_not_reported(tmp_path):
+def test_reads_in_a_function_installed_under_a_gone_name_are_the_next_break(tmp_path):
     spec = DEAD_CONSUMER["app/spec.py"]
     findings = findings_of(tmp_path, Case("dead", DEAD_BEFORE, DEAD_AFTER, DEAD_CONSUMER))
-    assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers"))])
+    assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers")),
+                               ("DRIFT060", line_of(spec, "return [self.factor * 2]"))])
+    (read,) = [f for f in findings if f.rule_id == "DRIFT060"]
+    assert read.severity.value == "risky" and "Spec.get_handlers = get_handlers" not in read.details
+    assert f"the install at app/spec.py:{line_of(spec, 'Spec.get_handlers = get_handlers')}" in read.predicted_failure
     called = {"app/spec.py": src(spec) + "\n\ndef use(s: Spec):\n    return s.get_handlers()\n"}
     findings = findings_of(tmp_path / "called", Case("called", DEAD_BEFORE, DEAD_AFTER, called))
     assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers")),

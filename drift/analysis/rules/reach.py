@@ -146,7 +146,9 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     lora.extra_vocab_size > ...: raise`, gone from vLLM 0.12's `_load_adapter`): `drop_check`,
     safe, deletes that `if` where the consumer's test is the same expression and only raises.
     Reads in a function the consumer installs only under names the target no longer has, and
-    never calls itself, are not reported: nothing runs it (the patch is DRIFT080's finding).
+    never calls itself, are risky and name the install: nothing runs them until the install
+    (DRIFT080's finding) is fixed, and then they fail one after another, as the maintainers of
+    nnsight found when vLLM 0.13 stopped reading `gpu_worker.GPUModelRunner`.
     Nor are reads in an assert's message or in a raised exception: that path fails either way.
     """
     if ctx.baseline_paths is None:
@@ -163,8 +165,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
         guard = _failing_guard(mod, rec, failing)  # the test that raises first, if any: this line waits on it
         if rec.get("on_failure"):
             continue  # an assert's message or a raised exception: the path fails with or without it
-        if dead and _inside(rec.get("function"), dead.get(mod.get("module") or "", ())):
-            continue  # a function nothing runs on the target (its patch is DRIFT080's)
+        # a function nothing runs on the target until its install (DRIFT080's) is fixed: the next break
+        installed = _install_of(rec.get("function"), dead.get(mod.get("module") or "", {})) if dead else None
         tv = ctx.target_paths.steps(path)
         bv = None  # the baseline is walked only where the target misses a name
         behind = None  # the earlier step already missing on the target, where typing carried past it
@@ -234,10 +236,13 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 failure += f" (runs only once the test at line {guard} stops raising; then this read fails too)"
             if behind is not None:
                 failure += f" (once `{behind}`, gone too, is replaced by something that returns the same class)"
+            if installed is not None:
+                failure += f" (once the install at {installed} takes effect on the target again)"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
-                or masked is not None or guard is not None or behind is not None or below else Severity.BREAKING,
+                or masked is not None or guard is not None or behind is not None or below or installed is not None
+                else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
@@ -269,7 +274,10 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"; the consumer's own classes {', '.join(f'`{n}`' for n in below[:4])}"
                     f"{f' and {len(below) - 4} more' if len(below) > 4 else ''} under `{(prev.cls or prev.sym).dotted.rsplit('.', 1)[-1]}` define "
                     f"`{name}` themselves: it fails only where the value is the target's class, not one of "
-                    "them" if below else ""),
+                    "them" if below else "") + (
+                    f"; the consumer installs `{rec.get('function')}` into the target at {installed} under a name the "
+                    "target no longer has, so nothing runs it there until that install is fixed: this read is the "
+                    "next break, not the first" if installed is not None else ""),
             ), rec.get("function") or ""
             break
 
@@ -2489,22 +2497,24 @@ def _patches(ctx: CheckContext) -> Iterator[tuple[dict, dict]]:
     yield from ctx.consumer.helper_patches
 
 
-def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
-    """module -> functions the consumer installs on the target only under names the target no
-    longer has there (each of its patches is one DRIFT080 reports), and that the consumer never
-    calls itself, by that name or directly: nothing runs them on the target, so what their
-    bodies read is no break of its own."""
+def _installed_dead(ctx: CheckContext) -> dict[str, dict[str, str]]:
+    """module -> {function: where the consumer installs it} for the functions (or classes) the
+    consumer installs on the target only under names the target no longer has there (each of its
+    patches is one DRIFT080 reports), and that the consumer never calls itself, by that name or
+    directly: nothing runs them on the target until the install is fixed, so what their bodies
+    read is the next break, not the first (DRIFT060 reports it risky, naming the install)."""
     hit = ctx.memo.get("installed_dead")
     if hit is not None:
         return hit
-    installs: dict[tuple[str, str], list[tuple[bool, str]]] = {}
+    installs: dict[tuple[str, str], list[tuple[bool, str, str]]] = {}
     for mod, patch in _patches(ctx):
         module, fn = _installed_function(ctx, mod, patch)
         if not fn or not patch.get("name"):
             continue
         t, b = _patch_values(ctx, patch)
         gone = t is not None and b is not None and t.kind == "missing" and b.known and b.kind != "consumer"
-        installs.setdefault((module, fn), []).append((gone or _owner_gone(ctx, patch), patch["name"]))
+        installs.setdefault((module, fn), []).append((gone or _owner_gone(ctx, patch), patch["name"],
+                                                      f"{mod.get('path')}:{patch.get('line')}"))
     called: set[str] = set()
     for mod in ctx.usage:
         for rec in mod.get("calls") or []:
@@ -2512,11 +2522,11 @@ def _installed_dead(ctx: CheckContext) -> dict[str, set[str]]:
             if path:
                 called.add(str(path[-1]).lstrip("."))
                 called.add(str(path[0])[4:] if str(path[0]).startswith("sym:") and len(path) == 1 else "")
-    out: dict[str, set[str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for (module, fn), rows in installs.items():
-        if all(g for g, _ in rows) and not any(n in called for _, n in rows) and f"{module}.{fn}" not in called \
+        if all(g for g, _, _ in rows) and not any(n in called for _, n, _ in rows) and f"{module}.{fn}" not in called \
                 and fn.rsplit(".", 1)[-1] not in called:
-            out.setdefault(module, set()).add(fn)
+            out.setdefault(module, {})[fn] = rows[0][2]
     ctx.memo["installed_dead"] = out
     return out
 
@@ -2546,9 +2556,11 @@ def _owner_gone(ctx: CheckContext, patch: dict) -> bool:
     return b.kind in ("class", "module") and any(v.kind == "missing" for v in ctx.target_paths.steps(list(path)))
 
 
-def _inside(function: str | None, functions) -> bool:
-    """Whether a use in `function` (a qual: `f`, `f.inner`) sits in one of `functions`."""
-    return bool(function) and any(function == f or function.startswith(f + ".") for f in functions)
+def _install_of(function: str | None, installs: dict[str, str]) -> str | None:
+    """Where the installed function (or class) holding `function` is installed; None outside them."""
+    if not function:
+        return None
+    return next((at for f, at in installs.items() if function == f or function.startswith(f + ".")), None)
 
 
 def _patched_classes(ctx: CheckContext, patch: dict) -> tuple[Symbol | None, Symbol | None]:
