@@ -158,3 +158,64 @@ def test_an_override_returning_nothing_where_a_plain_value_became_a_targets_obje
     # a plain value that stays a plain value (or the same class) is no new contract
     same = {"gizmo/worker.py": WARM_BEFORE["gizmo/worker.py"].replace("-> float", "-> int")}
     assert not findings_of(tmp_path / "same", Case("same", WARM_BEFORE, same, {"app/plugin.py": WARM_PLUGIN}))
+
+
+# vLLM 0.19: `_update_states` went from `-> None` to `-> Callable | None`, and `execute_model`
+# runs the deferred corrections it returns; nnsight's override calls the base and drops them.
+OPT_BEFORE = {"gizmo/runner.py": """
+    class Runner:
+        def update(self, out) -> None:
+            self.seen = out
+
+        def step(self, out):
+            self.update(out)
+            return self.seen
+    """}
+OPT_AFTER = {"gizmo/runner.py": """
+    from typing import Callable
+
+
+    class Runner:
+        def update(self, out) -> Callable | None:
+            self.seen = out
+            if out == "late":
+                return lambda: setattr(self, "seen", "corrected")
+            return None
+
+        def step(self, out):
+            fix = self.update(out)
+            if fix is not None:
+                fix()
+            return self.seen
+    """}
+OPT_CONSUMER = """
+    from gizmo.runner import Runner
+
+
+    class Mine(Runner):
+        def update(self, out):
+            super().update(out)
+            self.mine = True
+
+
+    class Own(Runner):
+        def update(self, out):
+            self.seen = out
+    """
+
+
+def test_an_override_dropping_the_optional_value_its_super_call_now_returns(tmp_path):
+    """Only the override that calls the base and drops its value: returning None is legal where the
+    base's value is optional, so the override with its own logic is left alone."""
+    found = findings_of(tmp_path, Case("optional", OPT_BEFORE, OPT_AFTER, {"app/__init__.py": "",
+                                                                          "app/runner.py": OPT_CONSUMER}))
+    mine = [f for f in found if f.rule_id == "DRIFT078"]
+    assert_findings(tuple(mine), [("DRIFT078", line_of(OPT_CONSUMER, "def update(self, out):"))])
+    f = mine[0]
+    assert f.severity.value == "risky" and f.consumer_site.line < line_of(OPT_CONSUMER, "class Own")
+    assert f"calls `super().update(...)` at line {line_of(OPT_CONSUMER, 'super().update(out)')}" in f.details
+    # what the finding predicts, run: the base's correction is lost through the override
+    run = ("None if __import__('app.runner', fromlist=['Mine']).Mine().step('late') == 'late' else 1 / 0")
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.runner", run) is None
+    direct = "None if __import__('gizmo.runner', fromlist=['Runner']).Runner().step('late') == 'corrected' else 1 / 0"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "gizmo.runner", direct) is None

@@ -9,7 +9,11 @@ is, often nothing fails at all, and a feature quietly does nothing (or `max([Non
 far away). The same holds when the base already returned a plain value and now returns an object
 of one of the target's classes (`-> float` became `-> CompilationTimes`): a single worker's None
 passed through `max([None])` before, and `None.language_model` raises now. Whether the override
-gives a value comes from the consumer's IR (probes/ir.py).
+gives a value comes from the consumer's IR (probes/ir.py). A base that now returns an Optional
+value (`-> None` became `-> Callable | None`: vLLM 0.19's `GPUModelRunner._update_states` hands back
+deferred state corrections `execute_model` runs) is reported only where the override calls the base
+through `super()` and drops that value: returning None is legal there, dropping what the base built
+is not.
 """
 
 from __future__ import annotations
@@ -53,6 +57,27 @@ def _newly_a_target_class(ctx: CheckContext, tm, bret: str | None, tret: str | N
                                   for c in ctx.target.mro(sym) for b in c.as_class.bases)
 
 
+def _sometimes_a_value(text: str | None) -> bool:
+    """An Optional return annotation of something (`Callable | None`, `Optional[X]`): the method
+    now hands back a value on some calls, which its callers act on when it is not None."""
+    t = (text or "").strip().strip("'\"")
+    if t.startswith(("Optional[", "typing.Optional[")):
+        return True
+    parts = [part.strip() for part in t.split("|")]
+    return len(parts) > 1 and "None" in parts and any(part not in _NOTHING for part in parts)
+
+
+def _super_call_line(ctx: CheckContext, path: str, label: str, name: str) -> int | None:
+    """The line of the override's own `super().name(...)` call, if it makes one."""
+    for rc in ctx.calls:
+        rec = rc.rec
+        callee = rec.get("callee") or {}
+        if rc.module.get("path") == path and rec.get("function") == label and callee.get("via") == "super" \
+                and callee.get("method") == name:
+            return rec.get("line")
+    return None
+
+
 @rule("DRIFT078", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
 def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override of a method the baseline declared `-> None` (or `-> <a plain value>`)
@@ -71,8 +96,15 @@ def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or bm is None:
                 continue
             tret, bret = tm.as_function.returns, bm.as_function.returns
-            if not _gives_value_declared(tret) or not (_gives_nothing_declared(bret)
-                                                       or _newly_a_target_class(ctx, tm, bret, tret)):
+            dropped = None  # the override's super() call whose new value it drops
+            if _sometimes_a_value(tret) and _gives_nothing_declared(bret):
+                # `-> None` became `-> Callable | None`: the callers act on the value when there is one,
+                # so an override that calls the base and returns nothing silently drops it
+                dropped = _super_call_line(ctx, _module_of(ctx, cls)["path"], f"{cls['qual']}.{name}", name)
+                if dropped is None:
+                    continue
+            elif not _gives_value_declared(tret) or not (_gives_nothing_declared(bret)
+                                                         or _newly_a_target_class(ctx, tm, bret, tret)):
                 continue
             base = tm.dotted.rsplit(".", 2)[-2]
             yield Finding(
@@ -84,9 +116,13 @@ def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
                 target_evidence=(Location(tm.path, tm.line, symbol=tm.dotted),),
                 baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),),
                 predicted_failure=None,
-                details="the target's callers now use the value; the override hands them None",
-                fix=Fix(f"return what `{base}.{name}` now returns (`{tret}`)",
-                        manual_reason="the value must come from the override's own logic"),
+                details=("the target's callers now use the value; the override hands them None" if dropped is None else
+                         f"the override calls `super().{name}(...)` at line {dropped} and drops what it now returns: "
+                         "the target's callers act on that value when there is one, and get None instead"),
+                fix=(Fix(f"return what `{base}.{name}` now returns (`{tret}`)",
+                         manual_reason="the value must come from the override's own logic") if dropped is None else
+                     Fix(f"return the value of `super().{name}(...)` (line {dropped}) from `{cls['qual']}.{name}`",
+                         manual_reason="where the override's own code after the call should run decides the edit")),
                 symbol=tm.dotted,
             )
 
