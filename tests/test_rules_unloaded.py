@@ -338,3 +338,19 @@ def test_a_library_without_plugin_entry_points_keeps_its_unreferenced_copies_bre
     scripts = {"pyproject.toml": '[project.scripts]\napp = "app.cli:main"\n'}  # console scripts only
     assert _severities(_report(tmp_path / "cli", {**scripts, **consumer})) == {"app/worker/runner.py": "breaking"}
     assert _severities(_report(tmp_path / "plugin", {**PLUGIN, **consumer})) == {"app/worker/runner.py": "risky"}
+
+
+def test_a_copy_an_editor_left_in_the_package_is_risky_with_the_reason(tmp_path):
+    """nnsight 0.5.12's wheel ships `modeling/vllm/sampling copy.py` beside `sampling.py`: no import
+    statement can spell that name, so neither the package nor its users load it (no plugin entry
+    point needed to say so). The module it copies stays breaking."""
+    report = _report(tmp_path, {
+        "app/__init__.py": "",
+        "app/sampling.py": USES_HELPER,
+        "app/sampling copy.py": USES_HELPER,
+        "app/utils (1).py": USES_HELPER,
+    })
+    assert _severities(report) == {"app/sampling.py": "breaking", "app/sampling copy.py": "risky",
+                                   "app/utils (1).py": "risky"}
+    assert ("`sampling copy.py` is a copy of a file, a name no import statement can spell, so neither app nor its "
+            "users import it; it runs only if someone starts the file itself") in _title(report, "app/sampling copy.py")

@@ -13,12 +13,16 @@ own imports, probes/links.py):
   no longer names. A module that mirrors nothing stays breaking even when nothing names it: a
   library's users (and vLLM's configuration: a connector's module path, a worker extension)
   import such modules by name, and the corpus's real breaks there (KV connectors, offloading
-  specs, model files, CLI modules) say so.
+  specs, model files, CLI modules) say so;
+- a copy of a file an editor or file manager left in the package (`nnsight/modeling/vllm/sampling
+  copy.py`, shipped in nnsight's wheel; `utils (1).py`): no import statement can spell its name, so
+  neither the package nor its users import it; only starting the file itself runs it.
 Nothing is dropped: the finding stays, risky, with the reason in its title.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +34,8 @@ from drift.findings import Finding, Severity
 def downgrade_unloaded(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking one in a module that does not load on the target made risky."""
     marked = {m["path"]: m for m in ctx.usage if isinstance(m, dict) and m.get("path")
-              and (m.get("unreferenced") or m.get("loaded_under") or m.get("unnamed_classes") or m.get("named_at"))}
+              and (m.get("unreferenced") or m.get("loaded_under") or m.get("unnamed_classes") or m.get("named_at")
+                   or _stray_copy(m["path"]))}
     if not marked:
         return findings
     reasons: dict[tuple[str, str], str | None] = {}
@@ -48,6 +53,14 @@ def downgrade_unloaded(ctx: CheckContext, findings: list[Finding]) -> list[Findi
                 f = replace(f, severity=Severity.RISKY, title=f"{f.title}; {why}")
         out.append(f)
     return out
+
+
+def _stray_copy(path: str) -> str | None:
+    """The file name of a module a file manager or editor made by copying another (`sampling
+    copy.py`, `utils (1).py`: a space or parentheses in the name), or None. No import statement
+    can name it, and nobody names a script that way on purpose."""
+    stem = path.rsplit("/", 1)[-1].removesuffix(".py")
+    return stem if "/" in path and re.search(r"[\s()]", stem) else None
 
 
 def _memo(memo: dict, key: tuple[str, str], compute) -> str | None:
@@ -116,6 +129,10 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
             return (f"{package} imports {name} only under tests that are false on {ctx.target_package} "
                     f"{version} (version tests, module switches), so it never loads there")
         return None
+    stray = _stray_copy(mod.get("path") or "")
+    if stray is not None:
+        return (f"`{stray}.py` is a copy of a file, a name no import statement can spell, so neither {package} "
+                f"nor its users import it; it runs only if someone starts the file itself")
     if mod.get("unreferenced"):
         mirror = mirrored_module(ctx, name)
         if mirror:
