@@ -172,3 +172,68 @@ def test_state_only_an_initialiser_sets_is_left_alone(tmp_path):
     case = Case("ambient-state", {"gizmo/context.py": INITIALISED, "gizmo/loader.py": BEFORE},
                 {"gizmo/context.py": INITIALISED, "gizmo/loader.py": AFTER}, {"app/main.py": CALLS_BARE}, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_a_getter_that_raises_when_unset_and_a_function_switched_to_it(tmp_path):
+    """vLLM 0.19's `initialize_model_parallel` switched from `get_current_vllm_config_or_none()` to
+    `get_current_vllm_config()`, which raises AssertionError outside `set_current_vllm_config()`
+    (an `if ... is None: raise`, not an `assert`); nnsight calls it from its own set-up, outside."""
+    context = CONTEXT.replace('''    def get_current():
+        assert _current is not None, "no current settings"
+        return _current''', '''    def get_current():
+        if _current is None:
+            raise AssertionError("no current settings")
+        return _current
+
+
+    def get_current_or_none():
+        return _current''')
+    before = {"gizmo/__init__.py": "", "gizmo/context.py": context, "gizmo/state.py": """
+        def initialize(size=1):
+            from gizmo.context import get_current_or_none
+
+            config = get_current_or_none()
+            return size if config is None else config
+        """}
+    after = {**before, "gizmo/state.py": """
+        def initialize(size=1):
+            from gizmo.context import get_current
+
+            config = get_current()
+            return size if config is None else config
+        """}
+    consumer = """
+        from gizmo.state import initialize
+
+
+        def setup():
+            return initialize(size=1)
+        """
+    found = findings_of(tmp_path, Case("raise-getter", before, after, {"app/__init__.py": "", "app/setup.py": consumer}))
+    f = only(found, "DRIFT098")
+    assert f.consumer_site.line == line_of(consumer, "return initialize(size=1)")
+    run = "__import__('app.setup', fromlist=['setup']).setup()"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.setup", run) == "AssertionError: no current settings"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.setup", run) is None
+
+
+def test_a_constructor_of_the_consumers_own_class_hierarchy_is_the_consumers_call(tmp_path):
+    """nnsight's `VLLM.__init__` (bases: its own `RemoteableMixin` and language-model classes) sets
+    up torch.distributed and calls `initialize_model_parallel` itself: no vLLM context is around it.
+    Only a class extending the target's (or torch's Module) is built by the target."""
+    before = {"gizmo/__init__.py": "", "gizmo/context.py": CONTEXT, "gizmo/loader.py": BEFORE}
+    after = {"gizmo/__init__.py": "", "gizmo/context.py": CONTEXT, "gizmo/loader.py": AFTER}
+    consumer = """
+        from gizmo.loader import Loader
+
+
+        class Remoteable:
+            pass
+
+
+        class Wrapper(Remoteable):
+            def __init__(self):
+                self.weights = Loader().load("w.bin")
+        """
+    found = findings_of(tmp_path, Case("own-ctor", before, after, {"app/__init__.py": "", "app/wrap.py": consumer}))
+    assert only(found, "DRIFT098").consumer_site.line == line_of(consumer, 'self.weights = Loader().load("w.bin")')

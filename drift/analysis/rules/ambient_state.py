@@ -209,16 +209,33 @@ def _setters(index: PackageIndex, module: str, state: str) -> list[str]:
 
 
 def _built_by_target(ctx: CheckContext, rc: ResolvedCall) -> bool:
-    """The call sits in the constructor of a consumer class that extends another class (the
-    target's, or a framework's the target builds with: a torch `Module`): such objects are parts
+    """The call sits in the constructor of a consumer class that extends the target's class or a
+    framework's the target builds with (a torch `Module`): such objects are parts
     the target builds itself (a model, its layers, a runner), inside the contexts it enters for
     building them (vLLM builds models under its configuration context so that layers read it
     when constructed)."""
     qual = rc.rec.get("function") or ""
     if not qual.endswith(".__init__") or not rc.module.get("module"):
         return False
-    cls = ctx.consumer.classes.get(f"{rc.module['module']}.{qual[:-len('.__init__')]}") or {}
-    return bool(cls.get("bases"))
+    ref = f"{rc.module['module']}.{qual[:-len('.__init__')]}"
+    return bool(ctx.target_paths.target_bases(ref)) or _extends_module(ctx, ref, set())
+
+
+def _extends_module(ctx: CheckContext, ref: str, seen: set[str]) -> bool:
+    """Whether a consumer class extends torch's `Module` (directly or through its own classes). A
+    class whose bases are only the consumer's own or another library's (nnsight's `VLLM` wrapper,
+    a `RemoteableMixin`) is the consumer's object, built by its own code, outside vLLM's contexts."""
+    if ref in seen:
+        return False
+    seen.add(ref)
+    for base in (ctx.consumer.classes.get(ref) or {}).get("bases") or ():
+        head = str(base[0]) if base else ""
+        if head.startswith("sym:"):
+            dotted = head[4:] + "".join(str(p) for p in base[1:])
+            if dotted.rsplit(".", 1)[-1] == "Module" and dotted.split(".")[0] in ("torch", "nn") \
+                    or _extends_module(ctx, dotted, seen):
+                return True
+    return False
 
 
 RULES = [call_needs_ambient_state]
