@@ -85,3 +85,33 @@ def test_a_break_the_handler_catches_is_risky_and_the_rest_stay_breaking(tmp_pat
     assert raised_by(after, "app.use", "reraised(Runner())").startswith("RuntimeError")
     assert raised_by(after, "app.use", "defined_inside()(Runner())").startswith("AttributeError")
 
+
+
+def test_a_patch_the_consumer_applies_only_where_the_target_has_it_is_risky(tmp_path):
+    """unsloth-zoo: `try: import gizmo.old_engine; gizmo.old_engine.Manager = Patched` / `except:
+    pass`, for an engine the target removed. The broad handler makes the patch optional by design:
+    risky, not a break; the same patch outside a `try` stays breaking."""
+    before = {**BEFORE, "gizmo/old_engine.py": "class Manager:\n    pass\n"}
+    consumer = """
+        class Patched:
+            pass
+
+
+        def optional():
+            try:
+                import gizmo.old_engine
+                gizmo.old_engine.Manager = Patched  # optional
+            except:
+                pass
+
+
+        def required():
+            import gizmo.old_engine
+            gizmo.old_engine.Manager = Patched  # required
+        """
+    found = findings_of(tmp_path, Case("patch", before, AFTER, {"app/use.py": consumer}))
+    patches = {f.consumer_site.line: f.severity.value for f in found if f.rule_id == "DRIFT080"}
+    assert patches == {line_of(consumer, "# optional"): "risky", line_of(consumer, "# required"): "breaking"}
+    after = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(after, "app.use", "optional()") is None
+    assert raised_by(after, "app.use", "required()").startswith("ModuleNotFoundError")
