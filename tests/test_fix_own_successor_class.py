@@ -69,3 +69,20 @@ def test_a_renamed_class_whose_api_changed_is_an_unsafe_rename(tmp_path):
 def test_no_rename_without_the_targets_own_switch(tmp_path):
     f = only(findings_of(tmp_path, _case(new_worker="")), "DRIFT001")
     assert f.fix.codemod is None and f.fix.description.startswith("stop using")
+
+
+def test_each_use_carries_the_imports_rename_and_all_are_fixed_by_one_edit(tmp_path):
+    """memkv-vllm's `JobMetadata` annotations (DRIFT005 at each use): the import's `rename_import`
+    rewrites them all, so each use carries that same edit, run once at the import's line. Every
+    finding is fixed by the one edit, in either order, and a second plan changes nothing."""
+    findings = findings_of(tmp_path, _case())
+    uses = [f for f in findings if f.rule_id == "DRIFT005"]
+    assert uses and all((u.fix.codemod, u.fix.tier) == ("rename_import", SAFE) for u in uses)
+    assert all(u.fix.args == {"old": "JobMeta", "new": "TransferJob", "at_line": 1} for u in uses)
+    assert all("the import's edit at line 1 rewrites this use with it" in u.fix.description for u in uses)
+    for order in (list(findings), list(reversed(findings))):
+        p = _plan(tmp_path, order)
+        assert set(p.changes[0].finding_keys) == {f.key for f in findings if f.fix and f.fix.codemod}
+        after = p.changes[0].after.decode()
+        assert after.count("TransferJob") == 3 and "JobMeta" not in after
+        assert plan({"app/main.py": after.encode()}, order).empty

@@ -74,10 +74,13 @@ def test_the_import_and_each_use_name_the_successor_member_by_value(tmp_path):
         "`Level.ONCE` -> `Mode.TRACE_ONCE`, `Level.FULL` -> `Mode.COMPILE`; read and set `.mode` for `.level` "
         "(the target's `Config.mode` is typed `Optional[Mode]`) (matched by its members' values only")
     stored = found[("DRIFT005", line_of(text, "config.level = Level.OFF"))]
-    assert stored.fix.codemod is None
+    # the use carries the import's edit, which rewrites it with the rest of the file, in the same tier
+    assert (stored.fix.codemod, stored.fix.tier) == ("rename_constants_class", "unsafe")
+    assert stored.fix.args == {**imp.fix.args, "at_line": imp.consumer_site.line}
     assert stored.fix.description == (
         "write `Mode.NONE` for `Level.OFF` (the same value; import `Mode` from `gizmo.config`) and `.mode` for "
-        "`.level` here (the target's `Config.mode` is typed `Optional[Mode]`)")
+        f"`.level` here (the target's `Config.mode` is typed `Optional[Mode]`); the import's edit at line "
+        f"{imp.consumer_site.line} rewrites this use with it")
     # `graph` on the same line held a str before and is typed str now: not the value's new home
     compared = found[("DRIFT005", line_of(text, "config.level == Level.FULL"))]
     assert "`Mode.COMPILE` for `Level.FULL`" in compared.fix.description

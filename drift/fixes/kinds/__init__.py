@@ -141,7 +141,10 @@ def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileF
     ]
     # Bottom-up; a stable sort keeps the rules' order for fixes on the same line.
     todo.sort(key=lambda f: -f.consumer_site.line)
-    lines = {id(f): f.consumer_site.line for f in todo}
+    # a use whose edit is its import's (`rename_import` rewrites the import and every use): the
+    # codemod runs at the import's line (`at_line`), once, whichever of the findings comes first
+    origin = {id(f): int(f.fix.args.get("at_line") or f.consumer_site.line) for f in todo}  # type: ignore[union-attr]
+    lines = dict(origin)  # where each edit runs, as earlier edits move the text
     applied: list[str] = []
     skipped: list[tuple[str, str]] = []
     already: list[str] = []
@@ -149,18 +152,23 @@ def apply_fixes(source: str, findings: Iterable[Finding], *, path: str) -> FileF
     # one edit that fixes two findings (a dropped keyword whose value read a removed attribute):
     # the second finding's identical fix at the same line counts as applied with the first
     done: set[tuple[str, str, int]] = set()
+    written: set[tuple[str, str]] = set()  # every edit applied, by (codemod, args)
+    written_for_uses: set[tuple[str, str]] = set()  # those a use's `at_line` fix applied: its import's too
     for n, finding in enumerate(todo):
         assert finding.fix is not None and finding.fix.codemod is not None
-        same = (finding.fix.codemod, json.dumps(finding.fix.args, sort_keys=True, default=str), finding.consumer_site.line)
-        if same in done:
+        args = {k: v for k, v in finding.fix.args.items() if k != "at_line"}
+        edit = (finding.fix.codemod, json.dumps(args, sort_keys=True, default=str))
+        shared = "at_line" in finding.fix.args  # the import's whole-file edit, carried by one of its uses
+        if (*edit, origin[id(finding)]) in done or edit in (written if shared else written_for_uses):
             applied.append(finding.key)
             continue
-        new, outcome = run_codemod(
-            current, finding.fix.codemod, line=lines[id(finding)], args=dict(finding.fix.args), path=path
-        )
+        new, outcome = run_codemod(current, finding.fix.codemod, line=lines[id(finding)], args=args, path=path)
         if outcome.status == APPLIED:
             applied.append(finding.key)
-            done.add(same)
+            done.add((*edit, origin[id(finding)]))
+            written.add(edit)
+            if shared:
+                written_for_uses.add(edit)
             if new != current:
                 ops = _line_opcodes(current, new)
                 for later in todo[n + 1 :]:
