@@ -79,3 +79,24 @@ def test_a_stub_reached_only_through_an_overridden_dispatch_is_risky_and_a_kept_
     roots = [tmp_path / "after", tmp_path / "consumer"]
     assert raised_by(roots, "app.ops", "MyRowLinear(2)(3)") is None
     assert raised_by(roots, "app.ops", "PlainLinear(2)(3)") == "NotImplementedError: "
+
+
+def test_another_classs_super_call_of_the_dispatched_method_does_not_run_it_here(tmp_path):
+    """vllm-ascend 0.10.0rc1: `CustomSiluAndMul.forward_oot` ends `return super().forward_oot(x)`,
+    which runs that class's own chain; its linear layers, whose `forward` overrides CustomOp's,
+    still never run the dispatch. The overriding class stays risky."""
+    ops = OPS + """
+
+    class Act(LinearBase):
+        def forward_native(self, x):
+            return x
+
+        def forward_oot(self, x):
+            return super().forward_oot(x)
+    """
+    case = Case("dispatch-super-elsewhere", CASE.before, CASE.after, {"app/ops.py": ops})
+    found = {f.consumer_site.line: f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT071"}
+    assert found[line_of(ops, "class MyRowLinear")].severity is Severity.RISKY
+    assert found[line_of(ops, "class PlainLinear")].severity is Severity.BREAKING
+    roots = [tmp_path / "after", tmp_path / "consumer"]
+    assert raised_by(roots, "app.ops", "MyRowLinear(2)(3)") is None

@@ -390,6 +390,17 @@ class CheckContext:
                     out.setdefault(c["method"], set()).add(c.get("receiver"))
         return out
 
+    def consumer_calls_method_elsewhere(self, method: str) -> bool:
+        """Whether the consumer calls `method` on some object other than through `super()`: a
+        `super().m(...)` call runs the calling class's own base chain, which says nothing of another
+        class (`self_calls` holds a class's own)."""
+        table = self.memo.get("called_not_super")
+        if table is None:
+            table = self.memo["called_not_super"] = {
+                rec["callee"]["method"] for mod in self.usage for rec in mod.get("calls") or []
+                if "method" in rec["callee"] and rec["callee"].get("via") != "super"}
+        return method in table
+
     def self_calls(self, ref: str) -> set[str]:
         """Methods the consumer's class `ref` calls on itself (`self.m(...)`, `super().m(...)`)."""
         return set(self._self_call_table().get(ref, ()))

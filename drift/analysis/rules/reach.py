@@ -2251,7 +2251,8 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
     dispatched method, so a new stub only those methods call never fails on it.
 
     `name` runs when anything calls it by name (the target anywhere, the consumer's class on
-    itself or on any object), or when a method of the bases reads `self.name` as a value and that
+    itself or on any object; another class's `super().name(...)` runs that class's chain, not this
+    one's: vllm-ascend's `SiluAndMul.forward_oot` handing on to vLLM's), or when a method of the bases reads `self.name` as a value and that
     value goes where drift cannot follow. It does not run when every such read only feeds an
     attribute (`self.a = self.d()` with `d` reading it, or `self.a = self.name`) that nothing
     calls on this class: no method this class resolves to (the first definition along the bases'
@@ -2260,7 +2261,7 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
     the consumer's self-calls record). A method nothing calls or reads may still be called by the
     consumer's users or by another object: it counts."""
     calls = ctx.self_calls(ref)
-    if name in calls or ctx.consumer_calls_method("*", name) or _called_by_name(ctx, name):
+    if name in calls or ctx.consumer_calls_method_elsewhere(name) or _called_by_name(ctx, name):
         return True
     methods, resolved = _mro_methods(ctx.target, bases, own)
     readers = [(n, m) for n, m in methods if name in m.behaviour.self_reads]
