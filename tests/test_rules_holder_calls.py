@@ -26,25 +26,11 @@ BEFORE = {"gizmo/runner.py": """
             self.cache.get("k")
             return self.model.compute(hidden, None)
     """}
-AFTER = {"gizmo/runner.py": """
-    class Model:
-        def compute(self, hidden):
-            return hidden
-
-
-    def build():
-        return Model()
-
-
-    class Runner:
-        def __init__(self):
-            self.model = build()
-            self.cache: dict[str, int] = {}
-
-        def step(self, hidden):
-            self.cache.get("k", 0)
-            return self.model.compute(hidden)
-    """}
+# the target: the model's method lost `meta`, and the runner's own calls lost the argument with it
+AFTER = {"gizmo/runner.py": BEFORE["gizmo/runner.py"]
+         .replace("def compute(self, hidden, meta):", "def compute(self, hidden):")
+         .replace('self.cache.get("k")', 'self.cache.get("k", 0)')
+         .replace("self.model.compute(hidden, None)", "self.model.compute(hidden)")}
 CONSUMER = """
     from gizmo.runner import Runner
 
