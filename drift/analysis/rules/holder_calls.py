@@ -95,7 +95,8 @@ def holder_call_arity(ctx: CheckContext) -> Iterator[Finding]:
             if hit is None:
                 continue
             cls, tb, bb = hit
-            if not tb or not bb or parts[1] in (cls.get("self_attrs") or ()) or parts[1] in (cls.get("class_attrs") or ()):
+            own = {*(cls.get("self_attrs") or ()), *(cls.get("class_attrs") or ())}
+            if not tb or not bb or parts[1] in own:
                 continue
             if not (_built_opaquely(ctx.target, tb, parts[1]) and _built_opaquely(ctx.baseline, bb, parts[1])):
                 continue

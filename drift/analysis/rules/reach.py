@@ -2252,8 +2252,8 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
 
     `name` runs when anything calls it by name (the target anywhere, the consumer's class on
     itself or on any object; another class's `super().name(...)` runs that class's chain, not this
-    one's: vllm-ascend's `SiluAndMul.forward_oot` handing on to vLLM's), or when a method of the bases reads `self.name` as a value and that
-    value goes where drift cannot follow. It does not run when every such read only feeds an
+    one's: vllm-ascend's `SiluAndMul.forward_oot` handing on to vLLM's), or when a method of the
+    bases reads `self.name` as a value and that value goes where drift cannot follow. It does not run when every such read only feeds an
     attribute (`self.a = self.d()` with `d` reading it, or `self.a = self.name`) that nothing
     calls on this class: no method this class resolves to (the first definition along the bases'
     MRO, the consumer's own first) calls `self.a(...)`, and the consumer does not either (a base's
