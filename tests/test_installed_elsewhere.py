@@ -55,7 +55,7 @@ def test_a_function_installed_only_on_a_gone_class_is_read_as_the_next_break(tmp
                             ("DRIFT080", line_of(INIT, "gizmo.old.Worker.run_step = run_step")),
                             ("DRIFT060", line_of(IMPL, "return req.items"))])
     (read,) = [f for f in found if f.rule_id == "DRIFT060"]
-    install = f"app/__init__.py:{line_of(INIT, 'gizmo.old.Worker.run_step = run_step')}"
+    install = f"app line {line_of(INIT, 'gizmo.old.Worker.run_step = run_step')}"
     assert read.severity.value == "risky"
     assert read.predicted_failure.endswith(f"(once the install at {install} takes effect on the target again)")
     assert f"installs `run_step` into the target at {install}" in read.details

@@ -566,7 +566,7 @@ def test_reads_in_a_function_installed_under_a_gone_name_are_the_next_break(tmp_
                                ("DRIFT060", line_of(spec, "return [self.factor * 2]"))])
     (read,) = [f for f in findings if f.rule_id == "DRIFT060"]
     assert read.severity.value == "risky" and "Spec.get_handlers = get_handlers" not in read.details
-    assert f"the install at app/spec.py:{line_of(spec, 'Spec.get_handlers = get_handlers')}" in read.predicted_failure
+    assert f"the install at app.spec line {line_of(spec, 'Spec.get_handlers = get_handlers')}" in read.predicted_failure
     called = {"app/spec.py": src(spec) + "\n\ndef use(s: Spec):\n    return s.get_handlers()\n"}
     findings = findings_of(tmp_path / "called", Case("called", DEAD_BEFORE, DEAD_AFTER, called))
     assert_findings(findings, [("DRIFT080", line_of(spec, "Spec.get_handlers = get_handlers")),

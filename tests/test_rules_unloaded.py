@@ -352,5 +352,6 @@ def test_a_copy_an_editor_left_in_the_package_is_risky_with_the_reason(tmp_path)
     })
     assert _severities(report) == {"app/sampling.py": "breaking", "app/sampling copy.py": "risky",
                                    "app/utils (1).py": "risky"}
-    assert ("`sampling copy.py` is a copy of a file, a name no import statement can spell, so neither app nor its "
-            "users import it; it runs only if someone starts the file itself") in _title(report, "app/sampling copy.py")
+    assert ("the file's name is a copy's (a space or parentheses in it), which no import statement can spell, so "
+            "neither app nor its users import it; it runs only if someone starts the file itself"
+            ) in _title(report, "app/sampling copy.py")

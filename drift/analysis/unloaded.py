@@ -60,7 +60,7 @@ def _stray_copy(path: str) -> str | None:
     copy.py`, `utils (1).py`: a space or parentheses in the name), or None. No import statement
     can name it, and nobody names a script that way on purpose."""
     stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-    return stem if "/" in path and re.search(r"[\s()]", stem) else None
+    return stem if "/" in path and re.search(r"[ ()]", stem) else None
 
 
 def _memo(memo: dict, key: tuple[str, str], compute) -> str | None:
@@ -131,8 +131,10 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
         return None
     stray = _stray_copy(mod.get("path") or "")
     if stray is not None:
-        return (f"`{stray}.py` is a copy of a file, a name no import statement can spell, so neither {package} "
-                f"nor its users import it; it runs only if someone starts the file itself")
+        # the name itself stays out of the text: a consumer's file name is not trusted (the path is
+        # shown, escaped, by every renderer)
+        return (f"the file's name is a copy's (a space or parentheses in it), which no import statement can "
+                f"spell, so neither {package} nor its users import it; it runs only if someone starts the file itself")
     if mod.get("unreferenced"):
         mirror = mirrored_module(ctx, name)
         if mirror:

@@ -2515,7 +2515,7 @@ def _installed_dead(ctx: CheckContext) -> dict[str, dict[str, str]]:
         t, b = _patch_values(ctx, patch)
         gone = t is not None and b is not None and t.kind == "missing" and b.known and b.kind != "consumer"
         installs.setdefault((module, fn), []).append((gone or _owner_gone(ctx, patch), patch["name"],
-                                                      f"{mod.get('path')}:{patch.get('line')}"))
+                                                      _install_place(mod, patch)))
     called: set[str] = set()
     for mod in ctx.usage:
         for rec in mod.get("calls") or []:
@@ -2556,6 +2556,13 @@ def _owner_gone(ctx: CheckContext, patch: dict) -> bool:
     b = ctx.baseline_paths.value(path)
     return b.kind in ("class", "module") and any(v.kind == "missing" for v in ctx.target_paths.steps(list(path)))
 
+
+
+def _install_place(mod: dict, patch: dict) -> str:
+    """Where a patch is written, for a finding's text: the module's dotted name and the line. The
+    file's path is the consumer's and may hold anything (a newline, a terminal control); the
+    renderers escape the site they show, not the words of a title."""
+    return f"{mod.get('module') or '?'} line {patch.get('line')}"
 
 def _install_of(function: str | None, installs: dict[str, str]) -> str | None:
     """Where the installed function (or class) holding `function` is installed; None outside them."""
