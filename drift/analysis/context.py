@@ -378,28 +378,32 @@ class CheckContext:
         by_method = self._called_methods
         return method in by_method and (receiver_class == "*" or receiver_class in by_method[method])
 
-    @cached_property
+    @property
     def _called_methods(self) -> dict[str, set[Any]]:
-        """method -> receivers the consumer calls it on: one scan of the calls per check, not
-        one per question (DRIFT050 and DRIFT073 ask hundreds)."""
+        """method -> receivers the consumer calls it on."""
+        return self._method_calls[0]
+
+    @cached_property
+    def _method_calls(self) -> tuple[dict[str, set[Any]], set[str]]:
+        """(method -> receivers the consumer calls it on, methods it calls other than through
+        `super()`): one scan of the calls per check, not one per question (DRIFT050 and DRIFT073
+        ask hundreds)."""
         out: dict[str, set[Any]] = {}
+        not_super: set[str] = set()
         for mod in self.usage:
             for rec in mod.get("calls") or []:
                 c = rec["callee"]
                 if "method" in c:
                     out.setdefault(c["method"], set()).add(c.get("receiver"))
-        return out
+                    if c.get("via") != "super":
+                        not_super.add(c["method"])
+        return out, not_super
 
     def consumer_calls_method_elsewhere(self, method: str) -> bool:
         """Whether the consumer calls `method` on some object other than through `super()`: a
         `super().m(...)` call runs the calling class's own base chain, which says nothing of another
         class (`self_calls` holds a class's own)."""
-        table = self.memo.get("called_not_super")
-        if table is None:
-            table = self.memo["called_not_super"] = {
-                rec["callee"]["method"] for mod in self.usage for rec in mod.get("calls") or []
-                if "method" in rec["callee"] and rec["callee"].get("via") != "super"}
-        return method in table
+        return method in self._method_calls[1]
 
     def self_calls(self, ref: str) -> set[str]:
         """Methods the consumer's class `ref` calls on itself (`self.m(...)`, `super().m(...)`)."""

@@ -27,6 +27,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext, ResolvedCall
 from drift.analysis.rules.base import rule
+from drift.analysis.torch_module import is_module_base
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, word
 
@@ -232,8 +233,7 @@ def _extends_module(ctx: CheckContext, ref: str, seen: set[str]) -> bool:
         head = str(base[0]) if base else ""
         if head.startswith("sym:"):
             dotted = head[4:] + "".join(str(p) for p in base[1:])
-            if dotted.rsplit(".", 1)[-1] == "Module" and dotted.split(".")[0] in ("torch", "nn") \
-                    or _extends_module(ctx, dotted, seen):
+            if is_module_base(dotted) or _extends_module(ctx, dotted, seen):
                 return True
     return False
 

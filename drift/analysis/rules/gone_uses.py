@@ -29,7 +29,7 @@ from typing import Any, Iterator
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.enum_successors import enum_successor, successor_field
-from drift.analysis.rules.imports import _enum_fix, _getattr_shim, _own_successor_fix
+from drift.analysis.rules.imports import _getattr_shim, successor_import_fix
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 
@@ -84,6 +84,7 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
         if not gone:
             continue
         seen: set[int] = set()
+        wholes: dict[str, Fix | None] = {}  # gone name -> its import's fix (DRIFT001's)
         members: dict[int, list[str]] = {}  # line -> the gone names' members it reads (`Gone.X`)
         others: dict[int, list[tuple[str, ...]]] = {}  # line -> the other attribute paths it reads or sets
         for rec in [*(mod.get("calls") or []), *(mod.get("uses") or [])]:
@@ -105,6 +106,9 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
             seen.add(line)
             name = target.rsplit(".", 1)[-1]
             base = ctx.baseline.lookup(target)
+            if target not in wholes:  # the import's own fix, once per import for all its uses
+                wholes[target] = successor_import_fix(ctx, mod, imp, base, *target.rsplit(".", 1))
+            whole = wholes[target]
             col = rec.get("col")
             yield Finding(
                 rule_id="DRIFT005", kind=RuleKind.IMPORT_REMOVED, severity=Severity.RISKY,
@@ -115,30 +119,27 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
                 predicted_failure=f"NameError: name '{imp.get('local') or name}' is not defined (once the import "
                                   f"at line {imp['line']} no longer fails first)",
                 details=f"imported at line {imp['line']}, which fails first; fixing only the import leaves this use",
-                fix=_with_the_import(ctx, mod, imp, base, target,
-                                     _successor_fix(ctx, base, target, members.get(line) or [], others.get(line) or []))
+                fix=_with_the_import(whole, imp, _successor_fix(ctx, base, target, members.get(line) or [],
+                                                               others.get(line) or []))
                 or Fix(f"stop using `{name}` here", manual_reason="nothing of that name is left in the target"),
                 symbol=target,
             )
 
 
 
-def _with_the_import(ctx: CheckContext, mod: dict[str, Any], imp: dict[str, Any], base: Any, target: str,
-                     here: Fix | None) -> Fix | None:
-    """The use's fix where its import's fix rewrites every use of the file (DRIFT001's
-    `rename_import` for a class the target's own modules replaced, `rename_constants_class`): the
-    same codemod at the import's line (`at_line`), applied once for the import and all its uses, so
-    the use counts as fixed with it (memkv-vllm's `JobMetadata` annotations, renamed with the import
-    to vLLM 0.29's `TransferJob`). `here`: the line's own concrete edit, kept as the text; returned
-    as it is where the import's fix writes nothing."""
-    module, name = target.rsplit(".", 1)
-    whole = ((_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None)
-             or _own_successor_fix(ctx, imp, base, module, name))
+def _with_the_import(whole: Fix | None, imp: dict[str, Any], here: Fix | None) -> Fix | None:
+    """The use's fix where its import's fix (`whole`, DRIFT001's: `rename_import`,
+    `rename_constants_class`) rewrites every use of the file: the same codemod at the import's line
+    (`at_line`), applied once for the import and all its uses, so the use counts as fixed with it
+    (memkv-vllm's `JobMetadata` annotations, renamed with the import to vLLM 0.29's `TransferJob`).
+    `here`: the line's own concrete edit, kept as the text; returned as it is where the import's
+    fix writes nothing."""
     if whole is None or not whole.codemod:
         return here
     text = here.description if here is not None else whole.description
     return Fix(f"{text}; the import's edit at line {imp['line']} rewrites this use with it", codemod=whole.codemod,
                tier=whole.tier, gated_tier=whole.gated_tier, args={**whole.args, "at_line": imp["line"]})
+
 
 def _successor_fix(ctx: CheckContext, base: Any, target: str, used: list[str],
                    others: list[tuple[str, ...]]) -> Fix | None:

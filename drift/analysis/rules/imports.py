@@ -115,9 +115,7 @@ def import_removed(ctx: CheckContext) -> Iterator[Finding]:
                                else f"ModuleNotFoundError: No module named '{_missing_module(ctx, target)}'"),
             fix=(_move_fix(ctx, imp, {name: moved}, {name: base}) if moved else
                  _factory_fix(imp, module, build) if build else
-                 _alias_fix(ctx, imp, module, name) or
-                 (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None) or
-                 _own_successor_fix(ctx, imp, base, module, name) or
+                 successor_import_fix(ctx, mod, imp, base, module, name) or
                  Fix(f"stop using `{target}`", manual_reason="nothing of that name is left in the target")),
             symbol=target,
         )
@@ -240,6 +238,15 @@ def _named_module_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, 
                 manual_reason="a module named in a string is changed by hand"),
         symbol=target,
     )
+
+
+def successor_import_fix(ctx: CheckContext, mod: dict, imp: dict, base, module: str, name: str) -> Fix | None:  # type: ignore[no-untyped-def]
+    """The fix of an import of a name the target removed that names its successor: the baseline's
+    deprecated alias, a class of constants matched by value, a class the target's own modules
+    replaced. Each is written in the import and every use of the file (DRIFT005's uses carry it)."""
+    return (_alias_fix(ctx, imp, module, name)
+            or (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None)
+            or _own_successor_fix(ctx, imp, base, module, name))
 
 
 def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | None:

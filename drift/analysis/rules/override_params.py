@@ -121,7 +121,6 @@ def _own_positional_calls(ctx: CheckContext, label: str, sig: list[list[Any]], s
     return False
 
 
-
 # methods that act on an object rather than read it: a parameter the target's own implementation
 # sends on, fills or closes is a channel its caller waits on, not a value the override may ignore
 _EFFECTS = frozenset({"send", "send_bytes", "send_multipart", "send_pyobj", "put", "put_nowait", "append",
@@ -152,6 +151,7 @@ def _channels(ctx: CheckContext, tm: Symbol, names: list[str]) -> dict[str, str]
             elif sets.get(name):
                 found[name] = f"`{mname}` sets `{name}.{sorted(sets[name])[0]}`"
     return found
+
 
 def new_parameters_fix(ctx: CheckContext, *, where: Location, label: str, tm: Symbol, bm: Symbol | None,
                        missing: list[Param], fallback: Fix, sig: list[list[Any]] | None = None) -> Fix:

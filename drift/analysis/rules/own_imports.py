@@ -48,7 +48,6 @@ def own_import_moves(baseline: PackageIndex | None, target: PackageIndex, old: s
                    if dotted == new and (m, local) in before})
 
 
-
 def own_sole_home(baseline: PackageIndex | None, target: PackageIndex, old: str, new: str) -> list[str]:
     """The target's modules that import the name of `old` when every one of them takes it from
     `new`'s definition, and the baseline's own code imported `old`: wherever vLLM itself uses the
@@ -70,6 +69,7 @@ def own_sole_home(baseline: PackageIndex | None, target: PackageIndex, old: str,
     if not users or any(sym is None or sym.dotted != home.dotted for _, sym in users):
         return []
     return sorted({m for m, _ in users})
+
 
 def same_literal_value(old: Symbol | None, new: Symbol | None) -> bool:
     """Whether two module-level names are bound to the same literal expression (`1 << 30` in

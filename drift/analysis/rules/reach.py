@@ -2253,8 +2253,9 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
     `name` runs when anything calls it by name (the target anywhere, the consumer's class on
     itself or on any object; another class's `super().name(...)` runs that class's chain, not this
     one's: vllm-ascend's `SiluAndMul.forward_oot` handing on to vLLM's), or when a method of the
-    bases reads `self.name` as a value and that value goes where drift cannot follow. It does not run when every such read only feeds an
-    attribute (`self.a = self.d()` with `d` reading it, or `self.a = self.name`) that nothing
+    bases reads `self.name` as a value and that value goes where drift cannot follow. It does not
+    run when every such read only feeds an attribute (`self.a = self.d()` with `d` reading it, or
+    `self.a = self.name`) that nothing
     calls on this class: no method this class resolves to (the first definition along the bases'
     MRO, the consumer's own first) calls `self.a(...)`, and the consumer does not either (a base's
     method the class overrides calls it only if the override hands on to it with `super()`, which
@@ -2557,12 +2558,12 @@ def _owner_gone(ctx: CheckContext, patch: dict) -> bool:
     return b.kind in ("class", "module") and any(v.kind == "missing" for v in ctx.target_paths.steps(list(path)))
 
 
-
 def _install_place(mod: dict, patch: dict) -> str:
     """Where a patch is written, for a finding's text: the module's dotted name and the line. The
     file's path is the consumer's and may hold anything (a newline, a terminal control); the
     renderers escape the site they show, not the words of a title."""
     return f"{mod.get('module') or '?'} line {patch.get('line')}"
+
 
 def _install_of(function: str | None, installs: dict[str, str]) -> str | None:
     """Where the installed function (or class) holding `function` is installed; None outside them."""

@@ -12,7 +12,7 @@ passed through `max([None])` before, and `None.language_model` raises now. Wheth
 gives a value comes from the consumer's IR (probes/ir.py). A base that now returns an Optional
 value (`-> None` became `-> Callable | None`: vLLM 0.19's `GPUModelRunner._update_states` hands back
 deferred state corrections `execute_model` runs) is reported only where the override calls the base
-through `super()` and drops that value: returning None is legal there, dropping what the base built
+(`super().m(...)`, `Base.m(self, ...)`: `override_params._forward_call`) and drops that value: returning None is legal there, dropping what the base built
 is not.
 """
 
@@ -22,6 +22,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.override_params import _forward_call
 from drift.analysis.rules.reach import _consumer_classes, _lookup_method, _module_of
 from drift.analysis.rules.signature import _type_names
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
@@ -67,17 +68,6 @@ def _sometimes_a_value(text: str | None) -> bool:
     return len(parts) > 1 and "None" in parts and any(part not in _NOTHING for part in parts)
 
 
-def _super_call_line(ctx: CheckContext, path: str, label: str, name: str) -> int | None:
-    """The line of the override's own `super().name(...)` call, if it makes one."""
-    for rc in ctx.calls:
-        rec = rc.rec
-        callee = rec.get("callee") or {}
-        if rc.module.get("path") == path and rec.get("function") == label and callee.get("via") == "super" \
-                and callee.get("method") == name:
-            return rec.get("line")
-    return None
-
-
 @rule("DRIFT078", RuleKind.OVERRIDE_INCOMPATIBLE, Severity.RISKY)
 def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override of a method the baseline declared `-> None` (or `-> <a plain value>`)
@@ -100,9 +90,11 @@ def override_returns_nothing(ctx: CheckContext) -> Iterator[Finding]:
             if _sometimes_a_value(tret) and _gives_nothing_declared(bret):
                 # `-> None` became `-> Callable | None`: the callers act on the value when there is one,
                 # so an override that calls the base and returns nothing silently drops it
-                dropped = _super_call_line(ctx, _module_of(ctx, cls)["path"], f"{cls['qual']}.{name}", name)
-                if dropped is None:
+                fwd = _forward_call(ctx, Location(_module_of(ctx, cls)["path"], m["line"]), f"{cls['qual']}.{name}",
+                                    tm, bm)
+                if fwd is None:
                     continue
+                dropped = fwd.rec.get("line")
             elif not _gives_value_declared(tret) or not (_gives_nothing_declared(bret)
                                                          or _newly_a_target_class(ctx, tm, bret, tret)):
                 continue
