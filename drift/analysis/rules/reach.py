@@ -2255,11 +2255,10 @@ def _entered(ctx: CheckContext, ref: str, bases: list[Symbol], own: set[str], na
     one's: vllm-ascend's `SiluAndMul.forward_oot` handing on to vLLM's), or when a method of the
     bases reads `self.name` as a value and that value goes where drift cannot follow. It does not
     run when every such read only feeds an attribute (`self.a = self.d()` with `d` reading it, or
-    `self.a = self.name`) that nothing
-    calls on this class: no method this class resolves to (the first definition along the bases'
-    MRO, the consumer's own first) calls `self.a(...)`, and the consumer does not either (a base's
-    method the class overrides calls it only if the override hands on to it with `super()`, which
-    the consumer's self-calls record). A method nothing calls or reads may still be called by the
+    `self.a = self.name`) that nothing calls on this class: no method this class resolves to (the
+    first definition along the bases' MRO, the consumer's own first) calls `self.a(...)`, and the
+    consumer does not either (a base's method the class overrides calls it only if the override
+    hands on to it with `super()`, which the consumer's self-calls record). A method nothing calls or reads may still be called by the
     consumer's users or by another object: it counts."""
     calls = ctx.self_calls(ref)
     if name in calls or ctx.consumer_calls_method_elsewhere(name) or _called_by_name(ctx, name):
