@@ -21,16 +21,16 @@ from drift.reports.matrix import UseResult, use_results
 def _finding_text(finding: Finding) -> str:
     site = finding.consumer_site
     lines = [
-        f"[{finding.severity.value}] {finding.rule_id}: {finding.title}",
+        f"[{finding.severity.value}] {finding.rule_id}: {visible(finding.title)}",
         f"  consumer: {visible(site.path)}:{site.line}" + (f"  {visible(site.snippet)}" if site.snippet else ""),
         f"  target evidence: {visible(evidence_text(finding.target_evidence))}",
         f"  baseline evidence: {visible(evidence_text(finding.baseline_evidence))}",
     ]
     if finding.predicted_failure:
-        lines.append(f"  predicted failure: {finding.predicted_failure}")
+        lines.append(f"  predicted failure: {visible(finding.predicted_failure)}")
     if finding.details:
-        lines.append(f"  {finding.details}")
-    lines.append(f"  fix: {fix_text(finding.fix)}")
+        lines.append(f"  {visible(finding.details)}")
+    lines.append(f"  fix: {visible(fix_text(finding.fix))}")
     return "\n".join(lines)
 
 
@@ -44,7 +44,9 @@ def _testcase(result: UseResult, suite: ET.Element, name: str) -> bool:
     breaking = [f for f in result.findings if f.severity is Severity.BREAKING]
     others = [f for f in result.findings if f.severity is not Severity.BREAKING]
     if breaking:
-        message = breaking[0].title if len(breaking) == 1 else f"{len(breaking)} breaking: " + "; ".join(f.title for f in breaking)
+        # a rule's text may quote what the consumer wrote (a path, a name): shown, never obeyed
+        message = visible(breaking[0].title if len(breaking) == 1 else
+                          f"{len(breaking)} breaking: " + "; ".join(f.title for f in breaking))
         failure = ET.SubElement(
             case, "failure", {"message": message, "type": ",".join(dict.fromkeys(f.rule_id for f in breaking))}
         )

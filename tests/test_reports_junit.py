@@ -75,3 +75,21 @@ def test_real_junit_parser_agrees(tmp_path: pathlib.Path) -> None:
         assert suite.failures == len(failed) == len(failing)
         for case in failed:
             assert case.result[0].type and case.result[0].message
+
+
+def test_text_a_rule_quotes_from_the_consumer_is_shown_not_obeyed() -> None:
+    """A rule's title, failure, details or fix may quote what the consumer wrote (a file name, an
+    install's place): a carriage return or an ESC there is written escaped, as the site's path is."""
+    from dataclasses import replace
+
+    from drift.findings import Fix
+
+    report = S.seed_report()
+    hostile = replace(S.KEYWORD_REMOVED, title="gone at evil\rname.py\x1b[2J", details="see\rhere",
+                      predicted_failure="TypeError\x1b]0;x\x07", fix=Fix("drop it\r", manual_reason="x\r"))
+    report = replace(report, findings=tuple(hostile if f is S.KEYWORD_REMOVED else f for f in report.findings))
+    text = to_junit([report])
+    assert "\r" not in text and "\x1b" not in text and "\x07" not in text
+    failure = ET.fromstring(text).find(".//failure[@type='DRIFT101']")
+    assert failure.get("message") == "gone at evil\\x0dname.py\\x1b[2J"
+    assert "see\\x0dhere" in failure.text and "TypeError\\x1b]0;x\\x07" in failure.text
