@@ -21,7 +21,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2+bt"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -31,6 +31,20 @@ _KIND_BY_BASE = {
     "Enum": "enum", "IntEnum": "enum", "StrEnum": "enum", "Flag": "enum", "IntFlag": "enum",
     "Protocol": "protocol",
 }
+
+
+def _dotted_callee(value):
+    """`a.b.C` of a value that is one call of a (dotted) name, else None."""
+    if type(value) is not ast.Call:
+        return None
+    parts, node = [], value.func
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def empty_module(path: str, *, sha256, is_package: bool, error) -> dict:
@@ -213,9 +227,13 @@ class _Module:
         for tgt in targets:
             if type(tgt) is ast.Name:
                 src = self.text.of(value) if value is not None else None
+                rec = {"line": st.lineno, "value": src}
                 if src is not None and len(src) > _NAME_VALUE_MAX:
-                    src = None
-                out["names"][tgt.id] = {"line": st.lineno, "value": src}
+                    rec["value"] = None
+                    callee = _dotted_callee(value)
+                    if callee:  # `EMPTY = Output(req_ids=[], ...)` too long to keep: what builds it
+                        rec["built"] = callee
+                out["names"][tgt.id] = rec
                 if tgt.id == "__all__":
                     out["all"] = _literal_all(value)
             elif type(tgt) in (ast.Tuple, ast.List):

@@ -540,7 +540,10 @@ class PathEvaluator:
         MultiModalRegistry()`): an object of that class, so a consumer's call of a method the
         class lost is seen through the shared instance. Only a whole value that is one call of a
         (dotted) name resolving to a class; a function's result stays unknown."""
-        value = (NameFacts(sym.facts).value or "").strip() if sym.facts is not None else ""
+        facts = NameFacts(sym.facts) if sym.facts is not None else None
+        value = (facts.value or "").strip() if facts is not None else ""
+        if not value and facts is not None and facts.built:  # a long call: only its callee was kept
+            value = facts.built + "()"
         head, paren, rest = value.partition("(")
         if not paren or not rest.endswith(")") or not head.replace(".", "").replace("_", "").isalnum() \
                 or head[:1].isdigit() or not _one_call(paren + rest):

@@ -135,6 +135,7 @@ class NameFacts(Located):
 
     __slots__ = ()
     value: _Key[str | None] = _Key("value", None)
+    built: _Key[str | None] = _Key("built", None, doc="the dotted callee of a value too long to keep, one call")
 
 
 class ImportFacts(Located):

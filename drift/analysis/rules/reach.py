@@ -611,35 +611,48 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
     the keys of a dict applied with setattr) that the target no longer has: Python creates a new
     attribute that nothing reads, so the setting is silently lost. Not where the consumer itself
     reads the name back on objects of the same target class (a replacement `__init__` storing
-    state its installed methods read): that value is used."""
+    state its installed methods read): that value is used. Also a store the probe took for a patch
+    because its owner is a module-level object of the target, or a copy of one
+    (`out = copy.copy(EMPTY_MODEL_RUNNER_OUTPUT); out.finished_sending = done`): an object's
+    field, not a class's or a module's name."""
     if ctx.baseline_paths is None:
         return
+    for mod, rec, path in _attribute_stores(ctx):
+        t = ctx.target_paths.value(tuple(path))
+        if t.kind != "missing":
+            continue  # the baseline is walked only where the target's side fails
+        b = ctx.baseline_paths.value(tuple(path))
+        prev = ctx.target_paths.value(tuple(path[:-1]))
+        if not b.known or b.kind == "consumer" or prev.kind != "instance":
+            continue
+        name = path[-1][1:]
+        if _read_back(ctx, prev.cls, name):
+            continue
+        yield Finding(
+            rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
+            title=f"sets `{prev.describe()}.{name}`, which the target no longer has: the value is ignored",
+            consumer_site=site_of(mod, rec),
+            target_evidence=(Location(prev.cls.path, prev.cls.line, symbol=prev.cls.dotted),),
+            baseline_evidence=(_evidence(b),),
+            predicted_failure=None,
+            details="no error is raised: the attribute is created and never read",
+            fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
+            symbol=f"{prev.cls.dotted}.{name}",
+        )
+
+
+def _attribute_stores(ctx: CheckContext) -> Iterator[tuple[dict, dict, list]]:
+    """(module, record, path ending in the stored name) of each attribute store on a target value:
+    the `attr_set` uses, and the patches whose owner is an object (no class, no module)."""
     for mod in ctx.usage:
         for rec in mod.get("uses") or []:
-            if rec.get("kind") != "attr_set" or len(rec["path"]) < 2:
-                continue
-            path = rec["path"]
-            t = ctx.target_paths.value(tuple(path))
-            if t.kind != "missing":
-                continue  # the baseline is walked only where the target's side fails
-            b = ctx.baseline_paths.value(tuple(path))
-            prev = ctx.target_paths.value(tuple(path[:-1]))
-            if not b.known or b.kind == "consumer" or prev.kind != "instance":
-                continue
-            name = path[-1][1:]
-            if _read_back(ctx, prev.cls, name):
-                continue
-            yield Finding(
-                rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.RISKY,
-                title=f"sets `{prev.describe()}.{name}`, which the target no longer has: the value is ignored",
-                consumer_site=site_of(mod, rec),
-                target_evidence=(Location(prev.cls.path, prev.cls.line, symbol=prev.cls.dotted),),
-                baseline_evidence=(_evidence(b),),
-                predicted_failure=None,
-                details="no error is raised: the attribute is created and never read",
-                fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
-                symbol=f"{prev.cls.dotted}.{name}",
-            )
+            if rec.get("kind") == "attr_set" and len(rec["path"]) >= 2:
+                yield mod, rec, rec["path"]
+        for patch in mod.get("patches") or []:
+            path = list(patch.get("path") or ())
+            if path and patch.get("name") and isinstance(patch.get("line"), int) \
+                    and ctx.target_paths.value(tuple(path)).kind == "instance":
+                yield mod, patch, path + ["." + patch["name"]]
 
 
 def _read_back(ctx: CheckContext, cls: Symbol | None, name: str) -> bool:
