@@ -173,3 +173,21 @@ def test_a_grandparents_init_called_by_name_skips_the_parents(tmp_path):
     parent = GRANDPARENT.replace("MethodBase.__init__(self, moe)", "Fp8Method.__init__(self, config, moe)")
     case2 = Case("parent-init", case.before, case.after, {"app/mine.py": parent})
     assert_findings(findings_of(tmp_path / "parent", case2), [])
+
+
+def test_a_reader_the_subclass_hands_on_as_a_bound_method_runs(tmp_path):
+    """`{"weight_loader": self.weight_loader}` handed to another object (vllm-ascend's
+    AscendFusedMoE, whose `super(FusedMoE, self).__init__()` skips FusedMoE's): vLLM's loader
+    calls it later, so the state it now reads is needed. `reset`, never handed on nor called,
+    stays quiet."""
+    mine = MINE.replace("def use(self, block):\n            self.cache(block)",
+                        "def hooks(self):\n            return {\"loader\": self._insert}")
+    assert "hooks" in mine
+    after = POOL_AFTER.replace("def cache(self, block):", "def store(self, block):")
+    before = POOL_BEFORE.replace("def cache(self, block):", "def store(self, block):")
+    findings = findings_of(tmp_path, _case(mine, before=before, after=after))
+    assert_findings(findings, [("DRIFT075", line_of(mine, "def __init__"))])
+    assert findings[0].symbol == "gizmo.pool.Pool.by_block" and "inherited `Pool._insert`" in findings[0].title
+    run = "(lambda p: p.hooks()['loader'](5))(MyPool(2))"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) == findings[0].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None

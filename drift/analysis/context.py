@@ -419,6 +419,20 @@ class CheckContext:
                     table.setdefault(m, set()).add(cref)
         return set(table.get(method, ()))
 
+    def self_handed(self, ref: str) -> set[str]:
+        """Names the consumer's class `ref` reads on itself without calling them there
+        (`{"weight_loader": self.weight_loader}`): a bound method handed on is called later."""
+        table = self.memo.get("self_reads")
+        if table is None:
+            table = self.memo["self_reads"] = {}
+            for mod in self.usage:
+                for rec in mod.get("uses") or []:
+                    path = rec.get("path") or []
+                    if rec.get("kind") == "attr" and len(path) == 2 and str(path[1]).startswith(".") \
+                            and str(path[0]).startswith("self:"):
+                        table.setdefault(path[0][5:], set()).add(path[1][1:])
+        return set(table.get(ref, ()))
+
     def _self_call_table(self) -> dict[str, set[str]]:
         table = self.memo.get("self_calls")
         if table is None:

@@ -300,7 +300,7 @@ class _Site:
         self.mod = _module_of(ctx, cls)
         self.init = (cls.get("methods") or {}).get("__init__") or {}
         self.short = ref.rsplit(".", 1)[-1]
-        self.calls = ctx.self_calls(ref)
+        self.calls = ctx.self_calls(ref) | ctx.self_handed(ref)  # a bound method it hands on runs later
 
     def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
                 details: str, likely: bool = False) -> Finding:
@@ -327,7 +327,8 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
     consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
     consumer calls on itself, one the target calls on an object named after `base`
-    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one that implements a method a
+    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one the consumer hands on bound
+    (`{"weight_loader": self.weight_loader}`), one that implements a method a
     class further up declares (the target calls it through that interface: `quant_method.create_weights`),
     or one such a method calls on `self`. Only the readers and
     their callers are looked up, so a base with hundreds of methods costs a few searches.
