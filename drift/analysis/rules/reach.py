@@ -1256,7 +1256,64 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             ))
         yield from sorted(out, key=lambda f: f.title.endswith(_SAME_CALLER))
         return
+    if ref is None and tm.owner is not None:  # a patched `__init__`: the target's subclasses call it by super()
+        found = list(_super_init_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how))
+        if found:
+            yield from found
+            return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _super_inits(index: PackageIndex, owner: Symbol) -> list[list[Any]]:
+    """The `super().__init__(...)` call sites of `index` that run `owner.__init__`: in a subclass
+    of `owner` whose MRO finds no other `__init__` between itself and `owner`."""
+    out = []
+    for s in _sites_of(index, "__init__", None) or []:
+        if len(s) <= RECEIVER or s[RECEIVER] != "super" or not s[5] or s[5] == owner.dotted or s[4]:
+            continue
+        cls = index.lookup(s[5])
+        if cls is None or cls.kind != "class":
+            continue
+        for above in index.mro(cls)[1:]:
+            if "__init__" in above.as_class.methods:
+                if above.dotted == owner.dotted:
+                    out.append(s)
+                break
+    return out
+
+
+def _super_init_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]], tm: Symbol,
+                         bm: Symbol | None, how: str) -> Iterator[Finding]:
+    """A replacement `__init__` patched onto a target class against the target's subclasses'
+    `super().__init__(...)` calls (hqq's `LinearBase.__init__ = patched_init`; vLLM 0.8.0's linear
+    layers pass the new `return_bias=` up): breaking where one now fails that the baseline's own
+    subclasses' calls did not fail the same way (each construction of such a subclass raises)."""
+    sites = _super_inits(ctx.target, tm.owner)
+    failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s)) is not None]
+    if not failing:
+        return
+    bowner = ctx.baseline.lookup(bm.owner.dotted) if ctx.baseline is not None and bm is not None \
+        and bm.owner is not None else None
+    before = {_category(_site_failure(label, sig, s)) for s in (_super_inits(ctx.baseline, bowner) if bowner else [])}
+    seen: set = set()
+    for site, failure in sorted(failing, key=lambda sf: (-len(sf[0][3]), sf[0][0], sf[0][1])):
+        if _category(failure) in before or _category(failure) in seen:
+            continue
+        seen.add(_category(failure))
+        yield Finding(
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            title=f"`{label}` ({how}) does not match how the target's subclasses now call it through "
+                  f"`super().__init__()` ({plural(site[2], 'positional argument')}"
+                  f"{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})",
+            details=f"`{site[5].rsplit('.', 1)[-1]}.__init__` calls `super().__init__(...)`, which runs the replacement",
+            consumer_site=where,
+            target_evidence=(Location(site[0], site[1], symbol=f"{site[5]}.__init__"),
+                             Location(tm.path, tm.line, symbol=tm.dotted)),
+            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+            predicted_failure=failure,
+            fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
+            symbol=tm.dotted,
+        )
 
 
 def _sibling_contract(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tb: list[Symbol],
