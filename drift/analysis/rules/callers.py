@@ -108,7 +108,7 @@ def _reaches(ctx: CheckContext, site: list[Any], owner: str, recv: str | None, i
     if recv in ("self", "super"):
         return owner in inherited
     if recv is not None and recv.startswith("self."):
-        held = _attribute_class(ctx, owner, recv[5:])
+        held = attribute_class(ctx, owner, recv[5:])
         if held is None:
             return owner not in inherited  # an attribute of the consumer's own object: another object
         return held.dotted in inherited  # an object of a class the consumer's class extends
@@ -184,7 +184,7 @@ def _mro_of(ctx: CheckContext, dotted: str) -> frozenset[str]:
     return memo[dotted]
 
 
-def _attribute_class(ctx: CheckContext, owner: str, attr: str) -> Symbol | None:
+def attribute_class(ctx: CheckContext, owner: str, attr: str) -> Symbol | None:
     """The class the target types `self.<attr>` of `owner` objects as (None when untyped)."""
     memo = ctx.memo.setdefault("callers.attr_class", {})
     key = (owner, attr)

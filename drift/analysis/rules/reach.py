@@ -23,8 +23,8 @@ from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Sever
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.rules.dispatch import dispatched_sites
-from drift.analysis.rules.callers import (RECEIVER, consumer_runs_name, gone_base, mro_names, reaches, receiver_of,
-                                         runs_own, target_runs_on)
+from drift.analysis.rules.callers import (RECEIVER, attribute_class, consumer_runs_name, gone_base, mro_names, reaches,
+                                         receiver_of, runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.already_broken import caller_desc, failed_at_same_caller, lacked_on_baseline, receiver_named
 from drift.analysis.rules.lazy_callers import lazy_call_sites
@@ -1195,7 +1195,10 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         declared = tm.owner.dotted if tm.owner is not None else None
         family = list(tb) if ref is not None else [on[0]]
         chosen = dispatched_sites(ctx.target, family, name, tm, _sites_of)
-        sites = [s for s in (_sites_of(ctx.target, name, tm) or []) + chosen
+        direct = _sites_of(ctx.target, name, tm) or []
+        if _takes_anything(tm):  # the declaration says nothing of its callers: only a typed receiver is one
+            direct = [s for s in direct if _typed_receiver(ctx, s, declared)]
+        sites = [s for s in direct + chosen
                  if (s[5], s[6]) not in replaced and (s[5], s[6]) not in replaced_too
                  and reaches(ctx, s, inherited, declared, lambda n: _sites_of(ctx.target, n, None) or [])
                  and (ref is not None or _patch_reaches(ctx, s, tm.owner))]
@@ -1262,6 +1265,31 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             yield from found
             return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _takes_anything(fn: Symbol) -> bool:
+    """`def forward(self, *args, **kwargs)`: a declaration that takes any call (`CustomOp.forward`)."""
+    kinds = [p.kind for p in fn.as_function.params if p.name not in ("self", "cls")]
+    return sorted(kinds) == ["VAR_KEYWORD", "VAR_POSITIONAL"]
+
+
+def _typed_receiver(ctx: CheckContext, site: list[Any], declared: str | None) -> bool:
+    """Whether the target call `site` is made on an object it types: `self`, a delegation to the
+    base inside a class of the `declared` method's family, or an attribute of `self` the target's
+    class types. A method every kind of layer has (`forward`), declared to take anything, is
+    otherwise matched by its name alone: vLLM's `self.impl.forward(self, q, k, v, ...)` on an
+    attention implementation, or a multimodal model's `super().forward(...)`, is no call of a
+    linear layer's `forward`."""
+    recv = site[RECEIVER] if len(site) > RECEIVER else None
+    if recv == "self":
+        return True
+    if recv == "super":
+        owner = ctx.target.lookup(site[5]) if site[5] else None
+        return declared is not None and owner is not None and owner.kind == "class" \
+            and declared in mro_names(ctx.target, [owner])
+    if recv and recv.startswith("self.") and site[5]:
+        return attribute_class(ctx, site[5], recv[5:]) is not None
+    return False
 
 
 def _super_inits(index: PackageIndex, owner: Symbol) -> list[list[Any]]:
