@@ -352,9 +352,11 @@ def compound_guards(test, names, flags=None):
     if not isinstance(test, ast.BoolOp):
         return [], []
     found = [g for g in (version_guard(v, names, flags) for v in test.values) if g is not None]
+    whole = len(found) == len(test.values)  # every part a version test: the other branch is one of them
     if isinstance(test.op, ast.And):
-        return found, []
-    return [], [dict(g, negated=not g.get("negated")) for g in found]
+        return found, [{"any": [dict(g, negated=not g.get("negated")) for g in found]}] if whole else []
+    # `if vllm_version_is("0.10.1.1") or vllm_version_is("0.10.1"):` runs its body where either holds
+    return [{"any": found}] if whole else [], [dict(g, negated=not g.get("negated")) for g in found]
 
 
 _SPEC_PART = re.compile(r"^(~=|===|==|!=|<=|>=|<|>)\s*[0-9][0-9A-Za-z.+*!_-]*$")

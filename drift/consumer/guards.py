@@ -52,6 +52,10 @@ def as_version(text: str | None) -> Version | None:
 
 def holds(guard: dict[str, Any], version: Version, predicates: dict[str, dict[str, Any]]) -> bool | None:
     """Whether the branch runs on `version` (None: not a test drift can evaluate)."""
+    if "any" in guard:  # `a or b` of version tests (probes/reach.py `compound_guards`): runs where one holds
+        parts = [holds(g, version, predicates) for g in guard["any"] if isinstance(g, dict)]
+        result = True if True in parts else (False if parts and all(p is False for p in parts) else None)
+        return None if result is None else (not result if guard.get("negated") else result)
     if "const" in guard:  # a module-level True/False switch: the same answer on every version
         return (not guard["const"]) if guard.get("negated") else bool(guard["const"])
     if guard.get("specs"):  # the consumer's own gate: `@version_range(">=0.8.4,<0.9.0")`
