@@ -9,6 +9,7 @@ path in the baseline and in the target says where the consumer's code stops work
 
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -18,7 +19,7 @@ from drift.analysis.struct_base import is_struct_base, struct_defines
 from drift.analysis.torch_module import is_module_base, module_defines, registered_somewhere
 from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
-from drift.model.facts import FunctionFacts, InstanceAttr, NameFacts
+from drift.model.facts import FunctionFacts, InstanceAttr, ModuleFacts, NameFacts
 from drift.model.index import PackageIndex, Symbol
 from drift.analysis.override_slots import DECLARED, SIBLING, slot_class
 
@@ -842,6 +843,14 @@ class PathEvaluator:
                 return self._symbol_value(sym, sym.dotted)
         return Value("external", name=value[:60] or "a class attribute")
 
+    def _module_binds(self, module: str, name: str) -> bool:
+        """Whether `name` is bound at the top of the target's `module` (an import, a def, an assignment)."""
+        raw = self.index.modules.get(module)
+        if raw is None:
+            return False
+        mod = ModuleFacts(raw)
+        return name in mod.imports or name in mod.names or name in mod.functions or name in mod.classes
+
     def _instance_attr_value(self, ia: InstanceAttr, owner: Symbol) -> Value:
         value = ia.value or ""
         kind, _, text = value.partition(":")
@@ -850,6 +859,8 @@ class PathEvaluator:
             if sym is None:
                 if text.startswith("self."):  # self._make_buffer(...): what the class's own method returns
                     return self._self_call_value(owner, text[len("self."):])
+                if text.isidentifier() and not hasattr(builtins, text) and not self._module_binds(owner.module, text):
+                    return UNKNOWN  # `attn_cls(...)`: a class chosen into a local, maybe the baseline's own
                 return Value("external", name=f"{text}()")
             if sym.kind == "class":
                 return Value("instance", cls=sym)
