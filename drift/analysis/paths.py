@@ -274,14 +274,15 @@ class ConsumerModel:
         func, i, name = parts[0], int(parts[1]), (parts[2] if len(parts) > 2 else None)
         if i == 0 and func in self.patched_fns:
             return list(self.patched_fns[func]) + ["()"]
-        inferred = self.inferred.params.get(f"{func}:{i}")
+        inferred = self.inferred.params.get(f"{func}:{i}" if i >= 0 or not name else f"{func}:{i}:{name}")
         return list(inferred[0]) if inferred and len(inferred) == 1 else None
 
     def arg_paths(self, ref: str) -> list[list[str]]:
         """Every path the solved model says a consumer function's parameter may receive (one per
         call site or patch that hands it a different one)."""
         parts = ref.split(":")
-        return [list(p) for p in self.inferred.params.get(f"{parts[0]}:{int(parts[1])}") or ()]
+        key = f"{parts[0]}:{int(parts[1])}" if int(parts[1]) >= 0 or len(parts) < 3 else f"{parts[0]}:-1:{parts[2]}"
+        return [list(p) for p in self.inferred.params.get(key) or ()]
 
 
 class PathEvaluator:

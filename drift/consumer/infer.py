@@ -990,6 +990,8 @@ class _Solver:
                 paths = sorted({p for p in map(_as_path, values) if p})
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
+                    if len(spec[1][idx]) > 3 and spec[1][idx][3] == "KEYWORD_ONLY":
+                        sol.params[f"{fn}:-1:{name}"] = paths  # the probe names a keyword-only one `fn:-1:name`
         sol.names = self._target_aliases()
         sol.module_objects = self._module_objects()
         sol.closed_kwargs = self._closed_kwargs()
