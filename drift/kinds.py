@@ -81,6 +81,7 @@ class Kind(str, enum.Enum):
     COPY_STALE = "the consumer's copy of a target function lacks a step the target's own version now takes"
     OPTION_CONFLICT = "the consumer's own command-line option is now registered by the target's parser builder too"
     STATE_OVERWRITTEN = "state the consumer sets before the base `__init__` runs, which that `__init__` now sets itself"
+    FIELD_NOW_NONE = "field the consumer reads now defaults to None where the baseline's had a value"
 
 
 ChangeKind = Kind

@@ -345,6 +345,28 @@ def _bound_once_to_tests(counts, values, names, flags):
             and (version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0])}
 
 
+def _truth_tested(node, whole=False):
+    """ids of the attribute reads `node` tests for truth or None: `x.a is None` / `is not None`,
+    `not x.a`, each operand of an `and` / `or` but the last (`x.a or default`: the last is the
+    value), every operand of a whole test (`whole`: an `if`'s, a conditional expression's)."""
+    t = type(node)
+    if t is ast.Attribute:
+        return {id(node)} if whole else set()
+    if t is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.Is, ast.IsNot) \
+            and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
+        return _truth_tested(node.left, True)
+    if t is ast.BoolOp:
+        out = set()
+        for v in node.values if whole else node.values[:-1]:
+            out |= _truth_tested(v, True)
+        return out
+    if t is ast.UnaryOp and isinstance(node.op, ast.Not):
+        return _truth_tested(node.operand, True)
+    if t is ast.IfExp:
+        return _truth_tested(node.test, True)
+    return set()
+
+
 def compound_guards(test, names, flags=None):
     """Version tests inside `a and <version test>` / `a or <version test>`: (the guards the
     body runs under, the guards the else branch runs under). `if flag and vllm_version_is("0.13")`
@@ -794,6 +816,7 @@ class _Module:
         self.flags = flag_constants(tree)  # module-level True/False switches (a guard like a version test)
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.compared = {}  # id(attribute node) -> the string literals an ==, != or `in` test holds it to
+        self.tested = set()  # id(attribute node) tested for truth or None (`x.a is None`, `x.a or d`, `if x.a:`)
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
         self.nested_quals = set()  # qualnames of functions defined inside functions
@@ -1952,6 +1975,7 @@ class _Function:
         return alias_test(test, aliases, attrs, self.self_name, self.mod.names, self.mod.flags)
 
     def _if(self, st, env):
+        self.mod.tested.update(_truth_tested(st.test, True))
         test = self._version_alias(st.test)
         guard = version_guard(test, self.mod.names, self.mod.flags)
         if guard is not None:
@@ -2352,6 +2376,8 @@ class _Function:
             return None
         chain = _Chain(self.mod, env, self.cls)
         t = type(node)
+        if t is ast.Compare or t is ast.BoolOp or t is ast.IfExp or t is ast.UnaryOp:
+            self.mod.tested.update(_truth_tested(node))
         if t in (ast.Attribute, ast.Call, ast.Subscript, ast.Name, ast.NamedExpr, ast.Await):
             path = chain.of(node)
             self._record_chain(node, env, chain, top=True, store=store)
@@ -2487,6 +2513,8 @@ class _Function:
                         extra["subscript"] = subscript
                     if store == "aug":
                         extra["aug"] = True
+                    if not store and id(node) in self.mod.tested:
+                        extra["tested"] = True
                     if not store and id(node) in self.mod.compared:
                         extra["vs_str"], negated = self.mod.compared.pop(id(node))
                         if negated:
