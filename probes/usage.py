@@ -53,10 +53,22 @@ class _Imports(ast.NodeVisitor):
         self.paths = {}  # id(string node) -> what probes/string_paths.py read in it
         self.strings = []  # the target paths strings name where they are written (probes/string_paths.py)
         self.caught = 0  # > 0 inside a try whose handlers catch a failed resolution
+        # a private module-level function called only under one version test (`match version: case
+        # "0.9.2": _apply_patches_v092()`): what it imports loads only there (`_gate_installers`)
+        self.top_fns = set()  # the module's own top-level function names
+        self.fn = None  # the top-level function being walked
+        self.in_class = 0
+        self.fn_calls = {}  # top-level function -> the version tests around each call of it here
+        self.called = set()  # ids of Name nodes that are a call's callee
+        self.escaped = set()  # top-level functions named other than as a callee (handed on, exported)
+        self.own_in = {}  # index in `own` -> the top-level function its import is in
+        self.records_in = {}  # index in `records` -> likewise
 
     def _own(self, dotted, from_base=False, line=None):
         if dotted == self.top or dotted.startswith(self.top + "."):
             tail = ["from"] if from_base else ["string", line] if line is not None else []
+            if self.fn is not None:
+                self.own_in[len(self.own)] = self.fn
             self.own.append([dotted, list(self.versions) or None] + tail)
 
     def visit_Constant(self, node):
@@ -126,7 +138,25 @@ class _Imports(ast.NodeVisitor):
         del self.versions[len(self.versions) - pushed:]
 
     def visit_Module(self, node):
+        self.top_fns = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self._block(node.body)
+        self._gate_installers()
+
+    def _gate_installers(self):
+        """Give the imports inside a private top-level function the version tests around its calls,
+        where every call of it in the module sits under the same non-empty tests and nothing else
+        names it (no other module calls a `_name`; a name handed on may run anywhere)."""
+        gates = {}
+        for fn, sites in self.fn_calls.items():
+            if fn.startswith("_") and fn not in self.escaped and sites and all(sites) \
+                    and len({repr(s) for s in sites}) == 1:
+                gates[fn] = sites[0]
+        for i, fn in self.own_in.items():
+            if fn in gates:
+                self.own[i][1] = list(gates[fn]) + list(self.own[i][1] or [])
+        for i, fn in self.records_in.items():
+            if fn in gates:
+                self.records[i]["guards"] = list(gates[fn]) + list(self.records[i].get("guards") or [])
 
     def visit_FunctionDef(self, node):
         for d in node.decorator_list:
@@ -135,7 +165,11 @@ class _Imports(ast.NodeVisitor):
         gate = decorator_guard(node, self.consts)  # `@version_range(">=0.8,<0.9")`: imports inside are gated
         if gate:
             self.versions.append(gate)
+        outer = self.fn
+        if outer is None and not self.in_class and node.name in self.top_fns:
+            self.fn = node.name
         self._block(node.body)
+        self.fn = outer
         if gate:
             self.versions.pop()
 
@@ -145,9 +179,41 @@ class _Imports(ast.NodeVisitor):
         gate = decorator_guard(node, self.consts)
         if gate:
             self.versions.append(gate)
+        self.in_class += 1
         self.generic_visit(node)
+        self.in_class -= 1
         if gate:
             self.versions.pop()
+
+    def visit_Name(self, node):
+        if node.id in self.top_fns and id(node) not in self.called and isinstance(node.ctx, ast.Load):
+            self.escaped.add(node.id)
+
+    def visit_Match(self, node):
+        """`match version: case "0.9.2": ...`: each case a version test on the subject (an `or`
+        pattern, any of its values; the wildcard, none of the unguarded cases above it)."""
+        self.visit(node.subject)
+        above = []
+        for case in node.cases:
+            pattern, body = case.pattern, []
+            values = pattern.patterns if type(pattern).__name__ == "MatchOr" else [pattern]
+            tests = [version_guard(ast.Compare(left=node.subject, ops=[ast.Eq()], comparators=[p.value]),
+                                   self._names(), self.flags)
+                     if type(p).__name__ == "MatchValue" else None for p in values]
+            if type(pattern).__name__ == "MatchAs" and pattern.pattern is None:
+                body = [dict(g, negated=not g.get("negated")) for g in above] if all(above) else []
+            elif tests and all(tests):
+                body = [tests[0]] if len(tests) == 1 else [{"any": tests}]
+                if case.guard is None:
+                    above.append(body[0])
+            else:
+                above.append(None)
+            if case.guard is not None:
+                self.visit(case.guard)
+            self.versions.extend(body)
+            for st in case.body:
+                self.visit(st)
+            del self.versions[len(self.versions) - len(body):]
 
     def visit_If(self, node):
         test = _dotted(node.test) or ""
@@ -170,6 +236,8 @@ class _Imports(ast.NodeVisitor):
 
     def _record(self, local, target, line, statement="from", col=None):
         rec = {"local": local, "target": target, "line": line, "statement": statement}
+        if self.fn is not None:
+            self.records_in[len(self.records)] = self.fn
         if col is not None:
             rec["col"] = col
         if self.guarded:
@@ -186,6 +254,9 @@ class _Imports(ast.NodeVisitor):
         import of that module where it is written (it fails there as an import statement would);
         it binds no name here."""
         f = node.func
+        if isinstance(f, ast.Name) and f.id in self.top_fns:
+            self.called.add(id(f))
+            self.fn_calls.setdefault(f.id, []).append(list(self.versions))
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         if name in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
                 and isinstance(node.args[0].value, str):

@@ -355,3 +355,49 @@ def test_a_copy_an_editor_left_in_the_package_is_risky_with_the_reason(tmp_path)
     assert ("the file's name is a copy's (a space or parentheses in it), which no import statement can spell, so "
             "neither app nor its users import it; it runs only if someone starts the file itself"
             ) in _title(report, "app/sampling copy.py")
+
+
+INSTALLER = """
+    def get_gizmo_version():
+        import gizmo
+        return gizmo.__version__
+
+
+    def apply_all_patches():
+        version = get_gizmo_version()
+        match version:
+            case "0.8.3" | "0.8.4":
+                _apply_patches_084()
+            case _:
+                pass
+
+
+    def _apply_patches_084():
+        from .v084.patch import run  # the patches written for that release only
+        run()
+    """
+
+
+def test_a_module_imported_by_a_private_installer_called_only_under_a_version_match_is_risky(tmp_path):
+    """unified-cache-management 0.3.0: `match version: case "0.9.2": _apply_patches_v092()`, and that
+    function imports `patch_funcs.v092.*` (117 false breaking findings against vLLM 0.11.0). The
+    installer runs only where the case matches, so the modules it imports load only there."""
+    consumer = {"app/__init__.py": "from app.patch.apply import apply_all_patches\n",
+                "app/patch/apply.py": INSTALLER,
+                "app/patch/v084/__init__.py": "",
+                "app/patch/v084/patch.py": USES_HELPER}
+    report = _report(tmp_path, consumer)
+    assert _severities(report) == {"app/patch/v084/patch.py": "risky"}
+    assert "only under tests that are false on gizmo 0.9.0" in _title(report, "app/patch/v084/patch.py")
+    # on the release it is written for, it loads
+    loaded = _report(tmp_path / "own", consumer, target_version="0.8.4", baseline_version="0.8.3")
+    assert _severities(loaded) == {"app/patch/v084/patch.py": "breaking"}
+
+
+def test_an_installer_also_named_outside_its_calls_keeps_its_imports_loaded(tmp_path):
+    handed = INSTALLER + "\n\n    HOOKS = [_apply_patches_084]  # run by whoever reads the table\n"
+    consumer = {"app/__init__.py": "from app.patch.apply import apply_all_patches\n",
+                "app/patch/apply.py": handed,
+                "app/patch/v084/__init__.py": "",
+                "app/patch/v084/patch.py": USES_HELPER}
+    assert _severities(_report(tmp_path, consumer)) == {"app/patch/v084/patch.py": "breaking"}
