@@ -21,7 +21,7 @@ from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2+bt"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2+bt+mc"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -396,13 +396,17 @@ def class_facts(node, *, text: SourceText, qualprefix: str) -> dict:
             _place(methods, overloads, st, fn, text)
         elif t is ast.ClassDef:
             nested[st.name] = class_facts(st, text=text, qualprefix=qualname + ".")
-    return {
+    out = {
         "name": node.name, "qualname": qualname, "line": node.lineno, "end_line": node.end_lineno,
         "bases": bases, "decorators": decorators,
         "kind": _class_kind(decorators, bases, fields),
         "fields": fields, "methods": methods, "attrs": attrs, "nested": nested, "options": options,
         "instance_attrs": _instance_attrs(methods),
     }
+    meta = [k.value for k in node.keywords if k.arg == "metaclass"]
+    if meta:  # `class _Backend(metaclass=_BackendMeta)`: its class-level lookups go through that class
+        out["metaclass"] = text.of(meta[0], 120)
+    return out
 
 
 def _instance_attrs(methods):

@@ -809,6 +809,8 @@ class PathEvaluator:
                 if ia is not None:
                     return _found(self._instance_attr_value(ia, owner), owner, "instance", (owner.path, ia.line))
         seen, module_based = self._bases_seen(mro)
+        if on_class and self._meta_dynamic(mro):
+            return UNKNOWN  # `_Backend.FLASH_ATTN` through a metaclass `__getattribute__` (a renamed enum's alias)
         if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)) \
                 or (self._struct_based(mro) and struct_defines(name)) \
                 or _builtin_may_hold(self._builtin_bases(mro), name):
@@ -915,6 +917,16 @@ class PathEvaluator:
         for o in mro:
             methods = o.as_class.methods
             if "__getattr__" in methods or "__getattribute__" in methods:
+                return True
+        return False
+
+    def _meta_dynamic(self, mro: list[Symbol]) -> bool:
+        """Whether a class of the MRO names a metaclass (of the target's) that defines
+        `__getattr__` or `__getattribute__`: what `Cls.name` gives is that method's answer."""
+        for o in mro:
+            text = o.as_class.metaclass
+            meta = self.index.resolve_in(o.module, text) if text else None
+            if meta is not None and meta.kind == "class" and self._dynamic(self.index.mro(meta)):
                 return True
         return False
 

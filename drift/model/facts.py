@@ -434,6 +434,7 @@ class ClassFacts(Located):
     instance_attrs: _Key[Table[InstanceAttr]] = _Key("instance_attrs", Table({}, InstanceAttr),
                                                      _table(InstanceAttr))
     options: _Key[Sequence[str]] = _Key("options", _NO_TEXTS, doc="decorator calls and class keywords")
+    metaclass: _Key[str | None] = _Key("metaclass", None, doc="the source text of a `metaclass=` keyword (facts +mc)")
     nested: _Key[Table["ClassFacts"]]  # nested classes; set below the class, which it refers to
 
     def field(self, name: str) -> FieldFacts | None:
