@@ -10,6 +10,7 @@ path in the baseline and in the target says where the consumer's code stops work
 from __future__ import annotations
 
 import builtins
+import collections
 import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -60,6 +61,38 @@ def _builtin_may_hold(bases: list[str], name: str) -> bool:
     if name in _ENUM_MACHINERY or name.startswith("__"):
         return True
     return any(_BUILTIN_BACKED.get(b) is not None and hasattr(_BUILTIN_BACKED[b], name) for b in bases)
+
+
+_CONTAINERS = {"deque": collections.deque, "list": list, "dict": dict, "set": set, "tuple": tuple,
+               "OrderedDict": collections.OrderedDict, "defaultdict": collections.defaultdict}
+
+
+def _abstract(cls: Symbol) -> bool:
+    node = cls.as_class
+    return any(b.split("[", 1)[0].strip().rsplit(".", 1)[-1] == "ABC" for b in node.bases) \
+        or (node.metaclass or "").rsplit(".", 1)[-1] == "ABCMeta" \
+        or any("abstractmethod" in d for m in node.methods.values() for d in m.decorators)
+
+
+def _subclass_may_hold(index: PackageIndex, cls: Symbol, name: str) -> bool:
+    """`PathEvaluator.subclass_may_hold`, uncached."""
+    if not _abstract(cls) or cls.module not in index.modules:
+        return False
+    for other in ModuleFacts(index.modules[cls.module]).classes:
+        sub = index.lookup(f"{cls.module}.{other}")
+        if sub is None or sub.kind != "class" or sub.dotted == cls.dotted:
+            continue
+        mro = index.mro(sub)
+        if not any(o.dotted == cls.dotted for o in mro):
+            continue
+        for o in mro:
+            if name in o.as_class.methods or name in o.as_class.attrs:
+                return True
+            for base in o.as_class.bases:
+                kind = _CONTAINERS.get(base.split("[", 1)[0].strip().rsplit(".", 1)[-1])
+                if kind is not None and hasattr(kind, name):
+                    return True
+    return False
 
 
 def _class_named(dotted: str) -> bool:
@@ -302,6 +335,7 @@ class PathEvaluator:
         self._cutoffs = 0  # how many times the depth guard gave up (a result that did is not memoised)
         self._members: dict[tuple[str, str, bool], tuple[Any, Value]] = {}
         self._annotations: dict[tuple[str | None, str], Value] = {}
+        self._sub_holds: dict[tuple[str, str], bool] = {}
 
     def is_target_name(self, dotted: str) -> bool:
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
@@ -811,6 +845,8 @@ class PathEvaluator:
         seen, module_based = self._bases_seen(mro)
         if on_class and self._meta_dynamic(mro):
             return UNKNOWN  # `_Backend.FLASH_ATTN` through a metaclass `__getattribute__` (a renamed enum's alias)
+        if not on_class and self.subclass_may_hold(cls, name):
+            return UNKNOWN  # an abstract class: the object is one of its concrete kinds, which may have it
         if self._dynamic(mro) or not seen or (module_based and self._module_may_hold(name)) \
                 or (self._struct_based(mro) and struct_defines(name)) \
                 or _builtin_may_hold(self._builtin_bases(mro), name):
@@ -919,6 +955,17 @@ class PathEvaluator:
             if "__getattr__" in methods or "__getattribute__" in methods:
                 return True
         return False
+
+    def subclass_may_hold(self, cls: Symbol, name: str) -> bool:
+        """Whether `cls` is abstract (an `ABC`, an `ABCMeta` metaclass, an `@abstractmethod`) and a
+        concrete subclass beside it (in its module) has `name`: its own member, or a builtin
+        container it extends (vLLM 0.9.2's `create_request_queue() -> RequestQueue` builds an
+        `FCFSRequestQueue(deque[Request], RequestQueue)`, which indexes and `popleft`s)."""
+        key = (cls.dotted, name)
+        hit = self._sub_holds.get(key)
+        if hit is None:
+            hit = self._sub_holds[key] = _subclass_may_hold(self.index, cls, name)
+        return hit
 
     def _meta_dynamic(self, mro: list[Symbol]) -> bool:
         """Whether a class of the MRO names a metaclass (of the target's) that defines

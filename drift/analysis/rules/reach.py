@@ -855,7 +855,8 @@ def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list
         return None
     dunder = _SUBSCRIPT[how]
     if ctx.target_paths.unresolved_bases(tprev.cls) or any(
-            name in o.as_class.methods for o in ctx.target.mro(tprev.cls) for name in (dunder, "__getattr__")):
+            name in o.as_class.methods for o in ctx.target.mro(tprev.cls) for name in (dunder, "__getattr__")) \
+            or ctx.target_paths.subclass_may_hold(tprev.cls, dunder):
         return None
     bprev = ctx.baseline_paths.steps(path)[k - 1]
     if bprev.kind == "instance" and bprev.cls is not None:
@@ -898,7 +899,8 @@ def _no_longer_iterable(ctx: CheckContext, mod: dict, rec: dict, path: list[str]
         return None
     mro = ctx.target.mro(tprev.cls)
     if ctx.target_paths.unresolved_bases(tprev.cls) or any(
-            name in o.as_class.methods for o in mro for name in _ITERATION + ("__getattr__",)):
+            name in o.as_class.methods for o in mro for name in _ITERATION + ("__getattr__",)) \
+            or any(ctx.target_paths.subclass_may_hold(tprev.cls, name) for name in _ITERATION):
         return None
     bprev = ctx.baseline_paths.steps(path)[k - 1]
     if bprev.kind != "container":
