@@ -4,7 +4,8 @@ that runs on its objects now reads state only the base `__init__` sets."""
 
 from __future__ import annotations
 
-from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
+from drift.pipeline.run import check
+from tests.rule_cases import Case, assert_findings, consumer_of, facts_of, findings_of, line_of, raised_by, write_tree
 
 POOL_BEFORE = """
     class Pool:
@@ -191,3 +192,57 @@ def test_a_reader_the_subclass_hands_on_as_a_bound_method_runs(tmp_path):
     run = "(lambda p: p.hooks()['loader'](5))(MyPool(2))"
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) == findings[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None
+
+
+MODEL_BEFORE = """
+    class DeepseekForCausalLM:
+        def __init__(self, config):
+            self.config = config
+            self.layers = []
+
+        def load_weights(self, weights):
+            return [w for w in weights if w in self.layers]
+    """
+MODEL_AFTER = """
+    class DeepseekForCausalLM:
+        def __init__(self, config):
+            self.config = config
+            self.layers = []
+            self.num_redundant_experts = 0
+
+        def load_weights(self, weights):
+            physical = len(self.layers) + self.num_redundant_experts
+            return [w for w in weights if w in self.layers][:physical]
+    """
+LOADER = """
+    def load_model(model_class, config, weights):
+        model = model_class(config)
+        model.load_weights(weights)
+        return model
+    """
+CUSTOM_MODEL = """
+    from gizmo.models import DeepseekForCausalLM
+
+
+    class CustomDeepseekForCausalLM(DeepseekForCausalLM):
+        def __init__(self, config):
+            self.config = config
+            self.layers = []
+    """
+
+
+def test_a_model_class_whose_weights_the_targets_loader_loads(tmp_path):
+    """vllm-ascend 0.9.1rc1's CustomDeepseekV2ForCausalLM skips DeepseekV2ForCausalLM.__init__; vLLM
+    0.9.2's loader calls `model.load_weights(...)`, whose inherited body now reads
+    `num_redundant_experts`. vLLM names the model it loads `model`, whatever its class."""
+    after = facts_of(write_tree(tmp_path / "after", {"gizmo/models.py": MODEL_AFTER, "gizmo/loader.py": LOADER}))
+    before = facts_of(write_tree(tmp_path / "before", {"gizmo/models.py": MODEL_BEFORE, "gizmo/loader.py": LOADER}))
+    for facts, side in ((after, "after"), (before, "before")):  # the releases' files at hand, as a check has them
+        facts["target"] = {"root": str(tmp_path / side)}
+    cons = consumer_of(write_tree(tmp_path / "consumer", {"app/__init__.py": "", "app/custom.py": CUSTOM_MODEL}))
+    findings = check(consumer=cons, target_facts=after, baseline_facts=before, target_package="gizmo").report.findings
+    assert_findings(findings, [("DRIFT075", line_of(CUSTOM_MODEL, "def __init__"))])
+    assert "num_redundant_experts" in findings[0].title and "load_weights" in findings[0].title
+    run = "__import__('gizmo.loader').loader.load_model(__import__('app.custom').custom.CustomDeepseekForCausalLM, {}, [])"
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.custom", run) == findings[0].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.custom", run) is None

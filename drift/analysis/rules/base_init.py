@@ -24,6 +24,7 @@ from drift.analysis.torch_module import module_based as _module_based
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Needle, PackageIndex, Symbol
+from drift.probes.consumer_scan import ir_of
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _consumer_classes, _consumer_defines, _module_of
 from drift.analysis.rules.replaced_init import installed_inits, replaced_names, self_calls_of, site_of_init, stored_names
@@ -37,15 +38,23 @@ def receiver_names(cls_name: str) -> list[str]:
     return ["_".join(parts[i:]) for i in range(len(parts) - 1)] or [snake]
 
 
+# vLLM's model classes (`DeepseekV2ForCausalLM`): its loader calls `model.load_weights(...)` on them
+_MODEL_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "LMHeadModel", "ForSequenceClassification")
+
+
 def _reads(index: PackageIndex, cls: Symbol, attr: str, *, call: bool = False,
            short: bool = True) -> list[str] | None:
     """Modules of `index` that read `<receiver named after cls>.attr` (not an assignment), or
     call `<receiver>.attr(...)` (`call`), or None when the sources are not at hand. A call's
     receiver may be the class's last word alone (`impl.m(...)` for `MLACommonImpl`) unless
-    `short` is false: the method's name is then evidence enough that the object is this kind."""
+    `short` is false: the method's name is then evidence enough that the object is this kind. A
+    model class (`DeepseekV2ForCausalLM`) is also `model` for a call, as vLLM's loader names it
+    (`model.load_weights(...)`); attributes read on a `model` may be another interface's."""
     names = receiver_names(cls.dotted.rsplit(".", 1)[-1])
     if call and short and "_" in names[-1]:  # a call names the method too: the class's last word is receiver enough
         names.append(names[-1].rsplit("_", 1)[-1])
+    if call and cls.dotted.endswith(_MODEL_SUFFIXES):  # the loader calls the model it holds `model`
+        names.append("model")
     tail = rb"\s*\(" if call else rb"(?![A-Za-z0-9_])(?!\s*=[^=])"
     pattern = rb"(?<![A-Za-z0-9_])(?:%s)\.%s%s" % (
         b"|".join(re.escape(n.encode()) for n in names), re.escape(attr.encode()), tail)
@@ -131,7 +140,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                     base, name, "the target now reads `{name}` on these objects".format(name=name),
                     (Location(owner.path, line, symbol=f"{owner.dotted}.{name}"),)
                     + tuple(Location(ModuleFacts(ctx.target.modules[m]).path or m, 1, symbol=m) for m in now[:3]),
-                    symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}")
+                    symbol=f"{base.dotted}.{name}", details=f"read in {', '.join(now[:3])}", bypassed=rebuilt)
             if not state:
                 continue
             weak: set[str] = set()
@@ -151,7 +160,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
                         "another kind of object" if name in weak else "") + (
                         "; the subclass bypasses the base's `__init__` by name and builds that state itself, "
                         "so which inherited methods still run on it is its own design" if rebuilt else ""),
-                    likely=name in weak or rebuilt)
+                    likely=name in weak or rebuilt, bypassed=rebuilt)
     yield from _replaced_inits(ctx)
     yield from _skipped_post_inits(ctx)
 
@@ -301,17 +310,22 @@ class _Site:
         self.init = (cls.get("methods") or {}).get("__init__") or {}
         self.short = ref.rsplit(".", 1)[-1]
         self.calls = ctx.self_calls(ref) | ctx.self_handed(ref)  # a bound method it hands on runs later
+        self.bypass = _bypass_line(self.mod, ref, cls.get("qual") or self.short)
 
     def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
-                details: str, likely: bool = False) -> Finding:
+                details: str, likely: bool = False, bypassed: bool = False) -> Finding:
+        """`bypassed`: the subclass steps past the base by a call of its own (`nn.Module.__init__(self)`,
+        `super(Base, self).__init__()`): reported at that call, the statement to change."""
         short = self.short
+        at = self.bypass if bypassed else None
         return Finding(
             rule_id="DRIFT075", kind=RuleKind.ATTRIBUTE_MISSING,
             severity=Severity.RISKY if self.ctx.dead_on_baseline(self.mod) or likely else Severity.BREAKING,
             title=f"`{short}.__init__` never calls `{base.dotted.rsplit('.', 1)[-1]}.__init__`, which sets "
                   f"`{name}`; {how}",
-            consumer_site=Location(self.mod.get("path") or "?", self.init.get("line") or self.cls.get("line") or 1,
-                                   col=(self.init.get("col") or 0) + 1),
+            consumer_site=Location(self.mod.get("path") or "?", at) if at is not None else
+            Location(self.mod.get("path") or "?", self.init.get("line") or self.cls.get("line") or 1,
+                     col=(self.init.get("col") or 0) + 1),
             target_evidence=evidence,
             baseline_evidence=(),
             predicted_failure=f"AttributeError: '{short}' object has no attribute '{name}'",
@@ -320,6 +334,20 @@ class _Site:
             symbol=symbol,
             details=details,
         )
+
+
+def _bypass_line(mod: dict, ref: str, qual: str) -> int | None:
+    """The line of the first call in the class's `__init__` that runs some class's `__init__` by
+    name on `self` (`nn.Module.__init__(self)`, the IR's calls) or through `super(Base, self)`
+    (the usage calls): where the subclass steps past its base."""
+    me = [f"var:{ref}.__init__:self"]
+    lines = [row[3] for row in ir_of(mod).get("call") or ()
+             if len(row) > 3 and row[0] and str(row[0][-1]) == ".__init__" and row[1] and list(row[1][0]) == me
+             and isinstance(row[3], int)]
+    lines += [rec["line"] for rec in mod.get("calls") or ()
+              if rec.get("function") == f"{qual}.__init__" and isinstance(rec.get("line"), int)
+              and str(rec.get("callee_src") or "").startswith("super(") and str(rec["callee_src"]).endswith(".__init__")]
+    return min(lines) if lines else None
 
 
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
