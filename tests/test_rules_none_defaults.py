@@ -7,6 +7,7 @@ it for None, is not this rule's."""
 
 from __future__ import annotations
 
+from drift.analysis.rules.none_defaults import default_value
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, raised_by
 
 BEFORE = {"gizmo/config.py": """
@@ -59,3 +60,15 @@ def test_a_read_that_tests_for_none_is_not_this_rules(tmp_path):
     assert "or 0" in tested
     found = findings_of(tmp_path, Case("tested", BEFORE, AFTER, {"app/__init__.py": "", "app/m.py": tested}))
     assert [f for f in found if f.rule_id == "DRIFT143"] == []
+
+
+def test_a_field_whose_default_was_none_written_through_field_is_not_this_rules(tmp_path):
+    """vLLM 0.16's `VllmConfig.model_config: ModelConfig = Field(default=None)`, later `= None`: None
+    both times, only written differently."""
+    before = {"gizmo/config.py": BEFORE["gizmo/config.py"]
+              .replace("num_redundant_experts: int = 0", "num_redundant_experts: int = field(default=None)")
+              .replace("from dataclasses import dataclass", "from dataclasses import dataclass, field")}
+    found = findings_of(tmp_path, Case("field", before, AFTER, {"app/__init__.py": "", "app/m.py": CONSUMER}))
+    assert [f for f in found if f.rule_id == "DRIFT143"] == []
+    assert default_value("Field(default_factory=list)") == "<factory>"
+    assert default_value("field(default=0, repr=False)") == "0" and default_value("Field(8, ge=1)") == "8"

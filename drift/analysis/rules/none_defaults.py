@@ -13,6 +13,8 @@ elsewhere in the same function. Risky: whoever builds the object may still set i
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, site_of
@@ -25,6 +27,30 @@ def _field(index: PackageIndex, owner: Symbol | None, name: str):
     if owner is None or owner.kind != "class":
         return None
     return next((f for f in owner.as_class.fields if f.name == name), None)
+
+
+_FIELD_CALL = re.compile(r"^(?:[\w.]*\.)?(?:Field|field)\((.*)\)$", re.S)
+
+
+def default_value(text: str | None) -> str | None:
+    """A field's default as written, read through `Field(default=X)` / `field(default=X)` (X), a
+    `default_factory=` (`<factory>`: a fresh value, never None) or a first positional argument
+    (pydantic's `Field(X)`). None when the field has no default."""
+    if text is None:
+        return None
+    m = _FIELD_CALL.match(text.strip())
+    if m is None:
+        return text.strip()
+    try:
+        call = ast.parse(f"f({m.group(1)})", mode="eval").body
+    except SyntaxError:
+        return text.strip()
+    for kw in call.keywords:
+        if kw.arg == "default":
+            return ast.unparse(kw.value)
+        if kw.arg == "default_factory":
+            return "<factory>"
+    return ast.unparse(call.args[0]) if call.args else None
 
 
 def _filled_later(index: PackageIndex, owner: Symbol, name: str) -> bool:
@@ -52,25 +78,27 @@ def field_now_none(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             name = path[-1][1:]
             tf = _field(ctx.target, t.owner, name)
-            if tf is None or tf.default != "None" or _filled_later(ctx.target, t.owner, name):
+            if tf is None or default_value(tf.default) != "None" or _filled_later(ctx.target, t.owner, name):
                 continue
             b = ctx.baseline_paths.value(path)
             bf = _field(ctx.baseline, b.owner, name) if b.via == "field" else None
-            if bf is None or not bf.has_default or bf.default in (None, "None"):
+            was = default_value(bf.default) if bf is not None and bf.has_default else None
+            if was in (None, "None"):
                 continue
             short = f"{t.owner.dotted.rsplit('.', 1)[-1]}.{name}"
             yield Finding(
                 rule_id="DRIFT143", kind=RuleKind.FIELD_NOW_NONE, severity=Severity.RISKY,
-                title=f"`{short}` now defaults to None (it was {bf.default}): the read gives None unless it is set",
+                title=f"`{short}` now defaults to None (it was {was}): the read gives None unless it is set",
                 consumer_site=site_of(mod, rec),
                 target_evidence=(Location(t.owner.path, tf.line or t.owner.line, symbol=f"{t.owner.dotted}.{name}",
                                           snippet=f"{name}: {tf.annotation} = None" if tf.annotation else None),),
                 baseline_evidence=(Location(b.owner.path, bf.line or b.owner.line, symbol=f"{b.owner.dotted}.{name}",
-                                            snippet=f"{name} = {bf.default}"),),
+                                            snippet=f"{name} = {was}"),),
                 predicted_failure=None,
                 details="the target may have moved the setting elsewhere (a deprecated field keeps its name with a "
                         "None default)",
-                fix=Fix(f"read the setting where the target now keeps it, or handle None (`... or {bf.default}`)",
+                fix=Fix(f"read the setting where the target now keeps it, or handle None (`... or {was}`)"
+                        if was != "<factory>" else "read the setting where the target now keeps it, or handle None",
                         manual_reason="where the value moved needs reading the target"),
                 symbol=f"{t.owner.dotted}.{name}",
             )
