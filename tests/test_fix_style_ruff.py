@@ -276,6 +276,15 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "envs.VLLM_PADDING_GAP", dict(attr="VLLM_PADDING_GAP", expr='int(os.getenv("VLLM_PADDING_GAP", "0"))'),
     ),
+    "replace_removed_call": (
+        "from vllm.model_executor.layers.batch_invariant import vllm_is_batch_invariant",
+        """
+        def deterministic() -> bool:
+            return bool(vllm_is_batch_invariant())
+        """,
+        "import vllm_is_batch_invariant", dict(name="vllm_is_batch_invariant", expression="envs.VLLM_BATCH_INVARIANT",
+                                               head="envs", module="vllm.envs"),
+    ),
 }
 
 

@@ -163,6 +163,20 @@ class PackageIndex:
             return []
         return list(self.memo("mentioning", _needle_key(needle), lambda: self._whole_sources().mentioning(needle)))
 
+    def module_text(self, name: str) -> bytes | None:
+        """The source bytes of module `name` where the package's files are at hand (demand-driven
+        facts, or whole facts of a release on this machine), else None: for a question only the
+        text answers (how the target rewrote a line of its own, drift.analysis.own_expressions)."""
+        tree = self.modules if self.demand and self.from_sources else self._whole_sources() if self.has_sources else None
+        rows = getattr(tree, "_rows", None)
+        if not rows or name not in rows:
+            return None
+        rel, path, _sha, error = rows[name]
+        if error is not None:
+            return None
+        src = tree._source(rel, path)
+        return src if isinstance(src, bytes) else None
+
     def writes_quoted(self, name: str) -> bool:
         """Whether the package's text writes `name` between quote marks (`"name"`, `'name'`)
         somewhere: `bool(source_search(...))` of a `["']name["']` needle, the same answer.

@@ -8,6 +8,7 @@ from drift.analysis.context import CheckContext
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
+from drift.analysis.own_expressions import call_rewrite
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
@@ -246,7 +247,27 @@ def successor_import_fix(ctx: CheckContext, mod: dict, imp: dict, base, module: 
     replaced. Each is written in the import and every use of the file (DRIFT005's uses carry it)."""
     return (_alias_fix(ctx, imp, module, name)
             or (_enum_fix(ctx, mod, imp, base, module, name) if base is not None else None)
-            or _own_successor_fix(ctx, imp, base, module, name))
+            or _own_successor_fix(ctx, imp, base, module, name)
+            or _rewritten_call_fix(ctx, imp, module, name))
+
+
+def _rewritten_call_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | None:
+    """`replace_removed_call` for a removed function whose calls the target's own code rewrote to
+    one expression (drift.analysis.own_expressions: vLLM 0.19 wrote `envs.VLLM_BATCH_INVARIANT`
+    for each `vllm_is_batch_invariant()`): every call in the file, the import, and the
+    expression's module. Safe where three or more of the target's own calls made this very
+    rewrite and no other; unsafe on two."""
+    if ctx.baseline is None or imp.get("statement") != "from" or (imp.get("local") or name) != name:
+        return None
+    found = call_rewrite(ctx.baseline, ctx.target, f"{module}.{name}")
+    if found is None:
+        return None
+    needs = (f" (with `import {found.module}" + (f" as {found.head}" if found.head != found.module else "") + "`)"
+             if found.module else "")
+    return Fix(f"replace each `{name}()` in the file with `{found.expression}`{needs} and drop the import: the "
+               f"target's own code did so at {found.sites} call sites ({found.evidence.path}:{found.evidence.line})",
+               codemod="replace_removed_call", tier=SAFE if found.sites >= 3 else UNSAFE,
+               args={"name": name, "expression": found.expression, "head": found.head, "module": found.module})
 
 
 def _alias_fix(ctx: CheckContext, imp: dict, module: str, name: str) -> Fix | None:

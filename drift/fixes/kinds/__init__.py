@@ -38,6 +38,7 @@ from drift.fixes.kinds.rename_keyword import RenameKeyword
 from drift.fixes.kinds.rename_method import RenameMethod
 from drift.fixes.kinds.rewrite_arguments import RewriteArguments
 from drift.fixes.kinds.read_env import ReadEnv
+from drift.fixes.kinds.replace_removed_call import ReplaceRemovedCall
 from drift.fixes.kinds.settle_setting import SettleSetting
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
@@ -63,6 +64,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "bind_parameters": BindParameters,
     "drop_argument": DropArgument,
     "call_to_attribute": CallToAttribute,
+    "replace_removed_call": ReplaceRemovedCall,
     "build_from_factory": BuildFromFactory,
     "settle_setting": SettleSetting,
     "read_env": ReadEnv,
