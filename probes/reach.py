@@ -2158,8 +2158,12 @@ class _Function:
             names, positions = names[1:], [None]
         else:
             base = chain.of(it)
-            element = chain.stored(it, "list") or (tuple(base) + ("[*]",) if base else None)
+            stored = chain.stored(it, "list")
+            element = stored or (tuple(base) + ("[*]",) if base else None)
             positions = [None] if len(names) == 1 else list(range(len(names)))
+            if not stored and element is not None and self.mod.wanted(element) and len(element) < MAX_PATH \
+                    and base[-1] == "()":  # `for b in manager.allocate_slots(...)`: the loop iterates what it returns
+                self.mod.use("iter", element, it.lineno, it.col_offset, self.qual)
         if element is None or not self.mod.wanted(element) or len(element) >= MAX_PATH:
             return
         for name, pos in zip(names, positions * len(names) if positions == [None] else positions):

@@ -48,7 +48,7 @@ def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
         out = ctx.memo["reach.typed_paths"] = []
         for mod in ctx.usage:
             for rec in mod.get("uses") or []:
-                if rec.get("kind") == "attr":
+                if rec.get("kind") in ("attr", "iter"):  # `iter`: a loop over what a call returned
                     out.append((mod, rec, rec["path"], "attr"))
             for rec in mod.get("calls") or []:
                 path = (rec.get("callee") or {}).get("path") or rec.get("path")
@@ -895,8 +895,8 @@ def _no_longer_iterable(ctx: CheckContext, mod: dict, rec: dict, path: list[str]
     as one object of a class whose every base drift read and none of which defines `__iter__` or
     `__getitem__` (`list[CachedRequestData]` -> `CachedRequestData`): the loop raises TypeError."""
     tprev = tv[k - 1]
-    if tprev.kind != "instance" or tprev.cls is None or not path[k - 1].startswith("."):
-        return None
+    if tprev.kind != "instance" or tprev.cls is None or not (path[k - 1].startswith(".") or path[k - 1] == "()"):
+        return None  # an attribute, or what a call returns (`for b in manager.allocate_slots(...)`)
     mro = ctx.target.mro(tprev.cls)
     if ctx.target_paths.unresolved_bases(tprev.cls) or any(
             name in o.as_class.methods for o in mro for name in _ITERATION + ("__getattr__",)) \
@@ -910,11 +910,13 @@ def _no_longer_iterable(ctx: CheckContext, mod: dict, rec: dict, path: list[str]
     if key in seen:
         return None
     seen.add(key)
-    holder, now = path[k - 1][1:], tprev.describe()
+    returned = path[k - 1] == "()"
+    holder, now = (path[k - 2][1:] + "()" if returned and k >= 2 else path[k - 1][1:]), tprev.describe()
     return Finding(
         rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
         severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-        title=f"`{holder}` is now one `{now}`, no longer a container: iterating it fails",
+        title=(f"`{holder}` now returns one `{now}`, no longer a container: iterating it fails" if returned else
+               f"`{holder}` is now one `{now}`, no longer a container: iterating it fails"),
         consumer_site=_site(mod, loop, True) if loop is not None else _site(mod, rec, False),
         target_evidence=(_evidence(tprev) or Location(tprev.cls.path, tprev.cls.line, symbol=tprev.cls.dotted),),
         baseline_evidence=tuple(e for e in (_evidence(bprev),) if e),
