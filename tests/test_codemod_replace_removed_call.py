@@ -45,3 +45,11 @@ def test_an_import_of_the_module_already_there_is_reused():
     src = "import vllm.envs as envs\n" + SRC
     new, out = run_codemod(src, "replace_removed_call", line=3, args=ARGS)
     assert out.status == "applied" and new.count("import vllm.envs as envs") == 1
+
+
+def test_the_module_imported_from_its_package_under_that_name_is_reused():
+    src = "from vllm import envs\n" + SRC
+    new, out = run_codemod(src, "replace_removed_call", line=3, args=ARGS)
+    assert out.status == "applied", out
+    assert "import vllm.envs" not in new and "from vllm import envs\n" in new
+    assert "    return not envs.VLLM_BATCH_INVARIANT\n" in new

@@ -35,6 +35,7 @@ class ReplaceRemovedCall(SiteCodemod):
         self.expr = parsed if isinstance(parsed, _ATOMIC) else cst.parse_expression(f"({expression})")
         self._calls: set[int] = set()
         self._from: str | None = None
+        self._bound = False
 
     def visit_Module(self, node: cst.Module) -> None:
         sites = self.nodes_at_line(cst.ImportFrom, lambda n: not isinstance(n.names, cst.ImportStar) and any(
@@ -48,9 +49,11 @@ class ReplaceRemovedCall(SiteCodemod):
         if scope is None:
             self.record(NOT_FOUND, f"the import of {self.name} at line {self.line} is in no scope drift reads")
             return
-        if self.head and self.head in scope and not self._binds_module(scope):
-            self.record(NOT_FOUND, f"`{self.head}` already names something else in the file")
-            return
+        if self.head and self.head in scope:
+            if not self._binds_module(scope):
+                self.record(NOT_FOUND, f"`{self.head}` already names something else in the file")
+                return
+            self._bound = True  # the module is imported under that name already
         bindings = [a for a in scope.assignments[self.name]]
         mine = [a for a in bindings if a.node is stmt]
         if len(mine) != 1 or len(bindings) != 1:
@@ -70,13 +73,20 @@ class ReplaceRemovedCall(SiteCodemod):
             self._calls = set()
 
     def _binds_module(self, scope) -> bool:  # type: ignore[no-untyped-def]
-        """Whether the file's `head` is an import of the expression's module already."""
+        """Whether the file's `head` is an import of the expression's module already (`import vllm.envs
+        as envs`, `from vllm import envs`)."""
         for a in scope.assignments[self.head]:
             node = a.node
             if isinstance(node, cst.Import) and any(
                     get_full_name_for_node(al.name) == self.home
                     and (al.asname is None and self.home == self.head
                          or al.asname is not None and get_full_name_for_node(al.asname.name) == self.head)
+                    for al in node.names):
+                continue
+            if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative \
+                    and not isinstance(node.names, cst.ImportStar) and any(
+                    f"{get_full_name_for_node(node.module)}.{get_full_name_for_node(al.name)}" == self.home
+                    and get_full_name_for_node(al.asname.name if al.asname else al.name) == self.head
                     for al in node.names):
                 continue
             return False
@@ -90,7 +100,7 @@ class ReplaceRemovedCall(SiteCodemod):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self._calls and self._from is not None:
             RemoveImportsVisitor.remove_unused_import(self.context, self._from, self.name)
-            if self.home:
+            if self.home and not self._bound:
                 AddImportsVisitor.add_needed_import(
                     self.context, self.home, asname=None if self.home == self.head else self.head)
             self.record(APPLIED, f"{len(self._calls)} call(s) of {self.name}() now read `{self.expression}`")
