@@ -179,8 +179,8 @@ def test_a_grandparents_init_called_by_name_skips_the_parents(tmp_path):
 def test_a_reader_the_subclass_hands_on_as_a_bound_method_runs(tmp_path):
     """`{"weight_loader": self.weight_loader}` handed to another object (vllm-ascend's
     AscendFusedMoE, whose `super(FusedMoE, self).__init__()` skips FusedMoE's): vLLM's loader
-    calls it later, so the state it now reads is needed. `reset`, never handed on nor called,
-    stays quiet."""
+    calls it later, so the state it now reads is likely needed (risky: the holder decides whether it
+    runs). `reset`, never handed on nor called, stays quiet."""
     mine = MINE.replace("def use(self, block):\n            self.cache(block)",
                         "def hooks(self):\n            return {\"loader\": self._insert}")
     assert "hooks" in mine
@@ -189,6 +189,7 @@ def test_a_reader_the_subclass_hands_on_as_a_bound_method_runs(tmp_path):
     findings = findings_of(tmp_path, _case(mine, before=before, after=after))
     assert_findings(findings, [("DRIFT075", line_of(mine, "def __init__"))])
     assert findings[0].symbol == "gizmo.pool.Pool.by_block" and "inherited `Pool._insert`" in findings[0].title
+    assert findings[0].severity.value == "risky"  # whoever holds the bound method decides whether it runs
     run = "(lambda p: p.hooks()['loader'](5))(MyPool(2))"
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", run) == findings[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", run) is None

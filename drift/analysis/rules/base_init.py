@@ -144,7 +144,7 @@ def base_init_skipped(ctx: CheckContext) -> Iterator[Finding]:
             if not state:
                 continue
             weak: set[str] = set()
-            now = _live_reads(ctx.target, base, skip, site.calls, set(state), weak)  # read by inherited methods
+            now = _live_reads(ctx.target, base, skip, site.calls, set(state), weak, site.handed)  # read by inherited methods
             before = _live_reads(ctx.baseline, bbase, skip, site.calls, set(now)) if now else {}
             for name in sorted(set(now) - set(before)):  # the baseline's inherited code did not read it
                 owner, line = state[name]
@@ -309,7 +309,10 @@ class _Site:
         self.mod = _module_of(ctx, cls)
         self.init = (cls.get("methods") or {}).get("__init__") or {}
         self.short = ref.rsplit(".", 1)[-1]
-        self.calls = ctx.self_calls(ref) | ctx.self_handed(ref)  # a bound method it hands on runs later
+        self.calls = ctx.self_calls(ref)
+        # a bound method it hands on (`{"weight_loader": self.weight_loader}`) likely runs later: who calls it
+        # (and whether: `self.step_fn = a if cond else self.other`) is another object's code
+        self.handed = frozenset(ctx.self_handed(ref) - self.calls)
         self.bypass = _bypass_line(self.mod, ref, cls.get("qual") or self.short)
 
     def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
@@ -351,18 +354,20 @@ def _bypass_line(mod: dict, ref: str, qual: str) -> int | None:
 
 
 def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: set[str],
-                wanted: set[str], weak: set[str] | None = None) -> dict[str, tuple[str, Symbol, int]]:
+                wanted: set[str], weak: set[str] | None = None,
+                handed: frozenset[str] = frozenset()) -> dict[str, tuple[str, Symbol, int]]:
     """attr -> (method, its class, line) for each `self.attr` in `wanted` read by a method the
     consumer's class inherits from `base` (not overridden: `skip`) that runs on it: one the
     consumer calls on itself, one the target calls on an object named after `base`
-    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one the consumer hands on bound
-    (`{"weight_loader": self.weight_loader}`), one that implements a method a
+    (`self.block_pool.cache_full_blocks(...)`, vLLM's convention), one that implements a method a
     class further up declares (the target calls it through that interface: `quant_method.create_weights`),
     or one such a method calls on `self`. Only the readers and
     their callers are looked up, so a base with hundreds of methods costs a few searches.
     `weak`, when given, receives the attributes whose reader runs only by a target call on a
     receiver named with the class's last word alone (`self.impl.m(...)` in some other model's
-    layer): the object may be another kind, so what it shows is likely, not certain."""
+    layer), or only as a bound method the consumer hands on (`handed`: `{"weight_loader":
+    self.weight_loader}`): the object may be another kind, or the callee may never call it, so
+    what it shows is likely, not certain."""
     methods: dict[str, tuple[Symbol, FunctionFacts]] = {}
     interface: set[str] = set()  # implemented here, declared by a class further up: called through it
     if _module_based(index, base):
@@ -390,7 +395,7 @@ def _live_reads(index: PackageIndex, base: Symbol, skip: set[str], own_calls: se
             elif _reads(index, base, name, call=True, short=False):
                 memo[name] = 2
             else:
-                memo[name] = 1 if _reads(index, base, name, call=True) else 0
+                memo[name] = 1 if name in handed or _reads(index, base, name, call=True) else 0
         return memo[name]
 
     def live(name: str) -> int:
