@@ -33,20 +33,6 @@ _KIND_BY_BASE = {
 }
 
 
-def _dotted_callee(value):
-    """`a.b.C` of a value that is one call of a (dotted) name, else None."""
-    if type(value) is not ast.Call:
-        return None
-    parts, node = [], value.func
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
 def empty_module(path: str, *, sha256, is_package: bool, error) -> dict:
     """A Module object with no facts, for files that could not be read or parsed."""
     return {"path": path, "sha256": sha256, "is_package": is_package, "error": error, "all": None,
@@ -230,7 +216,7 @@ class _Module:
                 rec = {"line": st.lineno, "value": src}
                 if src is not None and len(src) > _NAME_VALUE_MAX:
                     rec["value"] = None
-                    callee = _dotted_callee(value)
+                    callee = dotted(value.func) if type(value) is ast.Call else None
                     if callee:  # `EMPTY = Output(req_ids=[], ...)` too long to keep: what builds it
                         rec["built"] = callee
                 out["names"][tgt.id] = rec

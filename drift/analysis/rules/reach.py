@@ -1248,8 +1248,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             out.append(Finding(
                 rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
                 severity=Severity.RISKY if only_paths_gone or caller_failed else Severity.BREAKING,
-                title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` "
-                      f"({plural(site[2], 'positional argument')}{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})"
+                title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` ({_call_shape(site)})"
                       + ("; the target no longer calls it in any way the override takes" if only_paths_gone else "")
                       + (_SAME_CALLER if caller_failed else ""),
                 details=caller_desc(site) if caller_failed else None,
@@ -1269,6 +1268,11 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             yield from found
             return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _call_shape(site: list[Any]) -> str:
+    """`2 positional arguments, prefix=, return_bias=`: what a target call site passes."""
+    return plural(site[2], "positional argument") + (", " + ", ".join(k + "=" for k in site[3]) if site[3] else "")
 
 
 def _takes_anything(fn: Symbol) -> bool:
@@ -1335,8 +1339,7 @@ def _super_init_findings(ctx: CheckContext, *, where: Location, label: str, sig:
         yield Finding(
             rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
             title=f"`{label}` ({how}) does not match how the target's subclasses now call it through "
-                  f"`super().__init__()` ({plural(site[2], 'positional argument')}"
-                  f"{', ' + ', '.join(k + '=' for k in site[3]) if site[3] else ''})",
+                  f"`super().__init__()` ({_call_shape(site)})",
             details=f"`{site[5].rsplit('.', 1)[-1]}.__init__` calls `super().__init__(...)`, which runs the replacement",
             consumer_site=where,
             target_evidence=(Location(site[0], site[1], symbol=f"{site[5]}.__init__"),
