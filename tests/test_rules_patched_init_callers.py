@@ -66,3 +66,22 @@ def test_a_super_call_in_an_unrelated_class_does_not_reach_it(tmp_path):
     after = {"gizmo/linear.py": AFTER["gizmo/linear.py"].replace(", return_bias=return_bias)", ")")}
     found = findings_of(tmp_path, Case("other", BEFORE, after, {"app/__init__.py": "", "app/m.py": CONSUMER}))
     assert [(f.rule_id, f.severity.value) for f in found] == [("DRIFT070", "risky")]
+
+
+def test_a_keyword_only_a_few_subclasses_pass_is_risky(tmp_path):
+    """vLLM 0.18's `FourierRotaryEmbedding` passes `init_cache=` up to `RotaryEmbedding.__init__`,
+    which vllm-rbln replaced; its other rotary embeddings do not: only that model's layers fail."""
+    after = {"gizmo/linear.py": AFTER["gizmo/linear.py"] + """
+
+    class ColumnLinear(LinearBase):
+        def __init__(self, input_size, output_size):
+            super().__init__(input_size, output_size, False, "")
+
+
+    class MergedLinear(LinearBase):
+        def __init__(self, input_size, output_size):
+            super().__init__(input_size, output_size)
+    """}
+    found = findings_of(tmp_path, Case("few", BEFORE, after, {"app/__init__.py": "", "app/m.py": CONSUMER}))
+    assert [(f.rule_id, f.severity.value) for f in found] == [("DRIFT070", "risky")]
+    assert "1 of the 3 subclasses' calls pass it" in found[0].title

@@ -66,3 +66,14 @@ def test_looping_over_a_call_result_that_is_no_longer_a_container(tmp_path):
     run = "__import__('app.s').s.Sched().step(None)"
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.s", run) == found[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.s", run) is None
+
+
+def test_a_loop_over_a_removed_methods_result_is_reported_once_at_the_call(tmp_path):
+    """vllm-rbln: `regions = topo.get_transfer_cache_regions(...)`, then `for r in regions:` -- the
+    method is gone; the loop line is no second place of that break."""
+    after = {"gizmo/mgr.py": AFTER["gizmo/mgr.py"].replace("def allocate_slots(self, request, n)", "def allocate(self, request, n)")}
+    consumer = CONSUMER.replace("ids = [b.block_id for b in new_blocks]\n", "ids = []\n")
+    found = findings_of(tmp_path, Case("gone", BEFORE, after, {"app/__init__.py": "", "app/s.py": consumer}))
+    assert sorted((f.rule_id, f.consumer_site.line) for f in found) == [
+        ("DRIFT060", line_of(consumer, "new_blocks = self.kv_cache_manager.allocate_slots")),
+        ("DRIFT060", line_of(consumer, "for b in self.kv_cache_manager.allocate_slots"))]

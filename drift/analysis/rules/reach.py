@@ -48,7 +48,7 @@ def _typed_paths(ctx: CheckContext) -> list[tuple[dict, dict, list[str], str]]:
         out = ctx.memo["reach.typed_paths"] = []
         for mod in ctx.usage:
             for rec in mod.get("uses") or []:
-                if rec.get("kind") in ("attr", "iter"):  # `iter`: a loop over what a call returned
+                if rec.get("kind") == "attr":
                     out.append((mod, rec, rec["path"], "attr"))
             for rec in mod.get("calls") or []:
                 path = (rec.get("callee") or {}).get("path") or rec.get("path")
@@ -778,7 +778,9 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.baseline_paths is None:
         return
     seen: set[tuple] = set()
-    for mod, rec, path, what in _typed_paths(ctx):
+    loops = [(mod, rec, rec["path"], "attr") for mod in ctx.usage for rec in mod.get("uses") or ()
+             if rec.get("kind") == "iter"]  # a loop over what a call returned (`for b in m.allocate_slots(...)`)
+    for mod, rec, path, what in _typed_paths(ctx) + loops:
         tv = ctx.target_paths.steps(path)
         how = rec.get("subscript") if what == "attr" else None
         if how in _SUBSCRIPT and len(path) >= 2:  # `holder.attr[i]`: the use's own last step is subscripted
@@ -1322,24 +1324,33 @@ def _super_init_findings(ctx: CheckContext, *, where: Location, label: str, sig:
                          bm: Symbol | None, how: str) -> Iterator[Finding]:
     """A replacement `__init__` patched onto a target class against the target's subclasses'
     `super().__init__(...)` calls (hqq's `LinearBase.__init__ = patched_init`; vLLM 0.8.0's linear
-    layers pass the new `return_bias=` up): breaking where one now fails that the baseline's own
-    subclasses' calls did not fail the same way (each construction of such a subclass raises)."""
+    layers pass the new `return_bias=` up): a keyword one now passes that the replacement does not
+    take, where the baseline's own subclasses' calls did not fail that way. Breaking where most
+    of those calls pass it (every such layer fails to build); risky where a few do (only those
+    classes fail: vLLM 0.18's `FourierRotaryEmbedding` passes `init_cache=`). Only keywords: a
+    call forwarding `**kwargs` or naming `self=` is read too coarsely for a missing argument."""
     sites = _super_inits(ctx.target, tm.owner)
-    failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s)) is not None]
+    failing = [(s, f) for s in sites if (f := _site_failure(label, sig, s)) is not None
+               and "unexpected keyword argument" in f]
     if not failing:
         return
     bowner = ctx.baseline.lookup(bm.owner.dotted) if ctx.baseline is not None and bm is not None \
         and bm.owner is not None else None
     before = {_category(_site_failure(label, sig, s)) for s in (_super_inits(ctx.baseline, bowner) if bowner else [])}
+    new = [(s, f) for s, f in failing if _category(f) not in before]
     seen: set = set()
-    for site, failure in sorted(failing, key=lambda sf: (-len(sf[0][3]), sf[0][0], sf[0][1])):
-        if _category(failure) in before or _category(failure) in seen:
+    for site, failure in sorted(new, key=lambda sf: (-len(sf[0][3]), sf[0][0], sf[0][1])):
+        if _category(failure) in seen:
             continue
         seen.add(_category(failure))
+        alike = [s for s, f in new if _category(f) == _category(failure)]
+        most = len(alike) * 2 >= len(sites)
         yield Finding(
-            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=Severity.BREAKING,
+            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+            severity=Severity.BREAKING if most else Severity.RISKY,
             title=f"`{label}` ({how}) does not match how the target's subclasses now call it through "
-                  f"`super().__init__()` ({_call_shape(site)})",
+                  f"`super().__init__()` ({_call_shape(site)})"
+                  + ("" if most else f"; {len(alike)} of the {len(sites)} subclasses' calls pass it"),
             details=f"`{site[5].rsplit('.', 1)[-1]}.__init__` calls `super().__init__(...)`, which runs the replacement",
             consumer_site=where,
             target_evidence=(Location(site[0], site[1], symbol=f"{site[5]}.__init__"),
