@@ -14,6 +14,7 @@ from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
 from drift.analysis.torch_module import forward_of
 from drift.findings import Location
 from drift.model.index import Param, PackageIndex, Symbol
+from drift.probes.consumer_scan import ir_of
 
 
 def _receiver_class(index: PackageIndex, paths: PathEvaluator | None, dotted: str) -> Symbol | None:
@@ -418,6 +419,15 @@ class CheckContext:
                 for m in methods:
                     table.setdefault(m, set()).add(cref)
         return set(table.get(method, ()))
+
+    def module_ir(self, mod: dict[str, Any]) -> dict[str, Any]:
+        """A consumer module's IR, decoded once per check (it is kept as bytes until asked; the
+        rules that read it ask for the same module again and again)."""
+        memo = self.memo.setdefault("module_ir", {})
+        ir = memo.get(id(mod))
+        if ir is None:
+            ir = memo[id(mod)] = ir_of(mod)
+        return ir
 
     def self_handed(self, ref: str) -> set[str]:
         """Names the consumer's class `ref` reads on itself without calling them there

@@ -304,18 +304,23 @@ class ConsumerModel:
         function onto a target class (its first parameter), or what the solved model says every
         call site hands it (drift/consumer/infer.py), when that is one value."""
         parts = ref.split(":")
-        func, i, name = parts[0], int(parts[1]), (parts[2] if len(parts) > 2 else None)
+        func, i = parts[0], int(parts[1])
         if i == 0 and func in self.patched_fns:
             return list(self.patched_fns[func]) + ["()"]
-        inferred = self.inferred.params.get(f"{func}:{i}" if i >= 0 or not name else f"{func}:{i}:{name}")
+        inferred = self.inferred.params.get(_param_key(parts))
         return list(inferred[0]) if inferred and len(inferred) == 1 else None
 
     def arg_paths(self, ref: str) -> list[list[str]]:
         """Every path the solved model says a consumer function's parameter may receive (one per
         call site or patch that hands it a different one)."""
-        parts = ref.split(":")
-        key = f"{parts[0]}:{int(parts[1])}" if int(parts[1]) >= 0 or len(parts) < 3 else f"{parts[0]}:-1:{parts[2]}"
-        return [list(p) for p in self.inferred.params.get(key) or ()]
+        return [list(p) for p in self.inferred.params.get(_param_key(ref.split(":"))) or ()]
+
+
+def _param_key(parts: list[str]) -> str:
+    """The solved model's key of a parameter the probe names `fn:i:name`: `fn:i` by position, or
+    `fn:-1:name` for a keyword-only one (the probe gives it no position)."""
+    i = int(parts[1])
+    return f"{parts[0]}:{i}" if i >= 0 or len(parts) < 3 else f"{parts[0]}:-1:{parts[2]}"
 
 
 class PathEvaluator:
@@ -882,14 +887,6 @@ class PathEvaluator:
                 return self._symbol_value(sym, sym.dotted)
         return Value("external", name=value[:60] or "a class attribute")
 
-    def _module_binds(self, module: str, name: str) -> bool:
-        """Whether `name` is bound at the top of the target's `module` (an import, a def, an assignment)."""
-        raw = self.index.modules.get(module)
-        if raw is None:
-            return False
-        mod = ModuleFacts(raw)
-        return name in mod.imports or name in mod.names or name in mod.functions or name in mod.classes
-
     def _instance_attr_value(self, ia: InstanceAttr, owner: Symbol) -> Value:
         value = ia.value or ""
         kind, _, text = value.partition(":")
@@ -898,8 +895,9 @@ class PathEvaluator:
             if sym is None:
                 if text.startswith("self."):  # self._make_buffer(...): what the class's own method returns
                     return self._self_call_value(owner, text[len("self."):])
-                if text.isidentifier() and not hasattr(builtins, text) and not self._module_binds(owner.module, text):
-                    return UNKNOWN  # `attn_cls(...)`: a class chosen into a local, maybe the baseline's own
+                if text.isidentifier() and not hasattr(builtins, text) \
+                        and self.index.dotted_in(owner.module, text) == text:
+                    return UNKNOWN  # `attn_cls(...)`: nothing imported: a class chosen into a local
                 return Value("external", name=f"{text}()")
             if sym.kind == "class":
                 return Value("instance", cls=sym)

@@ -202,6 +202,14 @@ class TreeModules(Mapping):
                 if self._cache is not None and facts.get("sha256"):
                     self._cache.put(facts["sha256"], rel, facts)
 
+    def source(self, name: str) -> bytes | None:
+        """Module `name`'s source bytes (None for one that could not be read, or a name not here)."""
+        row = self._rows.get(name)
+        if row is None or row[3] is not None:
+            return None
+        src = self._source(row[0], row[1])
+        return src if isinstance(src, bytes) else None
+
     def _source(self, rel: str, path: str) -> bytes | str:
         src = self._sources.get(rel)
         if src is None:

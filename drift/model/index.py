@@ -168,14 +168,7 @@ class PackageIndex:
         facts, or whole facts of a release on this machine), else None: for a question only the
         text answers (how the target rewrote a line of its own, drift.analysis.own_expressions)."""
         tree = self.modules if self.demand and self.from_sources else self._whole_sources() if self.has_sources else None
-        rows = getattr(tree, "_rows", None)
-        if not rows or name not in rows:
-            return None
-        rel, path, _sha, error = rows[name]
-        if error is not None:
-            return None
-        src = tree._source(rel, path)
-        return src if isinstance(src, bytes) else None
+        return tree.source(name) if hasattr(tree, "source") else None
 
     def writes_quoted(self, name: str) -> bool:
         """Whether the package's text writes `name` between quote marks (`"name"`, `'name'`)

@@ -24,7 +24,6 @@ from drift.analysis.torch_module import module_based as _module_based
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Needle, PackageIndex, Symbol
-from drift.probes.consumer_scan import ir_of
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _consumer_classes, _consumer_defines, _module_of
 from drift.analysis.rules.replaced_init import installed_inits, replaced_names, self_calls_of, site_of_init, stored_names
@@ -313,7 +312,7 @@ class _Site:
         # a bound method it hands on (`{"weight_loader": self.weight_loader}`) likely runs later: who calls it
         # (and whether: `self.step_fn = a if cond else self.other`) is another object's code
         self.handed = frozenset(ctx.self_handed(ref) - self.calls)
-        self.bypass = _bypass_line(self.mod, ref, cls.get("qual") or self.short)
+        self.bypass = _bypass_line(ctx.module_ir(self.mod), self.mod, ref, cls.get("qual") or self.short)
 
     def finding(self, base: Symbol, name: str, how: str, evidence: tuple[Location, ...], *, symbol: str,
                 details: str, likely: bool = False, bypassed: bool = False) -> Finding:
@@ -339,12 +338,12 @@ class _Site:
         )
 
 
-def _bypass_line(mod: dict, ref: str, qual: str) -> int | None:
+def _bypass_line(ir: dict, mod: dict, ref: str, qual: str) -> int | None:
     """The line of the first call in the class's `__init__` that runs some class's `__init__` by
     name on `self` (`nn.Module.__init__(self)`, the IR's calls) or through `super(Base, self)`
     (the usage calls): where the subclass steps past its base."""
     me = [f"var:{ref}.__init__:self"]
-    lines = [row[3] for row in ir_of(mod).get("call") or ()
+    lines = [row[3] for row in ir.get("call") or ()
              if len(row) > 3 and row[0] and str(row[0][-1]) == ".__init__" and row[1] and list(row[1][0]) == me
              and isinstance(row[3], int)]
     lines += [rec["line"] for rec in mod.get("calls") or ()

@@ -26,7 +26,6 @@ from drift.analysis.rules.base_init import _init_state
 from drift.analysis.rules.reach import _consumer_classes, _module_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
-from drift.probes.consumer_scan import ir_of
 
 
 def _base_init_calls(ctx: CheckContext, mod: dict, qual: str, tb: list[Symbol]) -> list[tuple[int, Symbol]]:
@@ -86,7 +85,7 @@ def state_overwritten(ctx: CheckContext) -> Iterator[Finding]:
         bbase = ctx.baseline.lookup(base.dotted)
         if bbase is None or bbase.kind != "class":
             continue
-        stores = _self_stores(ir_of(mod), f"{ref}.__init__")
+        stores = _self_stores(ctx.module_ir(mod), f"{ref}.__init__")
         before = {a for a, ln in stores if ln < line}
         again = {a for a, ln in stores if ln > line}
         now, was = _init_state(ctx.target, base), _init_state(ctx.baseline, bbase)

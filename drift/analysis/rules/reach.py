@@ -1247,21 +1247,13 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                 old_decl is not None and _site_failure(label, old_decl, site) is None))
             caller_failed = not only_paths_gone and ctx.baseline is not None and failed_at_same_caller(
                 lambda b: _site_failure(label, bound_sig, b) is not None, site, _sites_of(ctx.baseline, name, None) or [])
-            out.append(Finding(
-                rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+            out.append(_site_finding(
+                ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site, failure=failure,
                 severity=Severity.RISKY if only_paths_gone or caller_failed else Severity.BREAKING,
                 title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` ({_call_shape(site)})"
                       + ("; the target no longer calls it in any way the override takes" if only_paths_gone else "")
                       + (_SAME_CALLER if caller_failed else ""),
-                details=caller_desc(site) if caller_failed else None,
-                consumer_site=where,
-                target_evidence=(Location(site[0], site[1], symbol=f".{name}()"),
-                                 Location(tm.path, tm.line, symbol=tm.dotted)),
-                baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
-                predicted_failure=failure,
-                fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
-                symbol=tm.dotted,
-            ))
+                details=caller_desc(site) if caller_failed else None, called=f".{name}()"))
         yield from sorted(out, key=lambda f: f.title.endswith(_SAME_CALLER))
         return
     if ref is None and tm.owner is not None:  # a patched `__init__`: the target's subclasses call it by super()
@@ -1270,6 +1262,22 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
             yield from found
             return
     yield from _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
+def _site_finding(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]], tm: Symbol,
+                  bm: Symbol | None, site: list[Any], failure: str, severity: Severity, title: str,
+                  details: str | None, called: str) -> Finding:
+    """DRIFT070 for a replacement that does not fit one target call site (`called` names it in the
+    evidence), with the fix that site calls for."""
+    return Finding(
+        rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE, severity=severity, title=title, details=details,
+        consumer_site=where,
+        target_evidence=(Location(site[0], site[1], symbol=called), Location(tm.path, tm.line, symbol=tm.dotted)),
+        baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
+        predicted_failure=failure,
+        fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
+        symbol=tm.dotted,
+    )
 
 
 def _call_shape(site: list[Any]) -> str:
@@ -1345,21 +1353,14 @@ def _super_init_findings(ctx: CheckContext, *, where: Location, label: str, sig:
         seen.add(_category(failure))
         alike = [s for s, f in new if _category(f) == _category(failure)]
         most = len(alike) * 2 >= len(sites)
-        yield Finding(
-            rule_id="DRIFT070", kind=RuleKind.OVERRIDE_INCOMPATIBLE,
+        yield _site_finding(
+            ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site, failure=failure,
             severity=Severity.BREAKING if most else Severity.RISKY,
             title=f"`{label}` ({how}) does not match how the target's subclasses now call it through "
                   f"`super().__init__()` ({_call_shape(site)})"
                   + ("" if most else f"; {len(alike)} of the {len(sites)} subclasses' calls pass it"),
             details=f"`{site[5].rsplit('.', 1)[-1]}.__init__` calls `super().__init__(...)`, which runs the replacement",
-            consumer_site=where,
-            target_evidence=(Location(site[0], site[1], symbol=f"{site[5]}.__init__"),
-                             Location(tm.path, tm.line, symbol=tm.dotted)),
-            baseline_evidence=(Location(bm.path, bm.line, symbol=bm.dotted),) if bm is not None else (),
-            predicted_failure=failure,
-            fix=_site_fix(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site),
-            symbol=tm.dotted,
-        )
+            called=f"{site[5]}.__init__")
 
 
 def _sibling_contract(ctx: CheckContext, ref: str, cls: dict, name: str, m: dict, tb: list[Symbol],

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, ResolvedCall
-from drift.probes.consumer_scan import ir_of
 from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 from drift.analysis.rules.base import error_call_name, plural, rule
 from drift.analysis.rules.fix_tiers import (drop_keyword_fix, gone_value_types, noop_in_baseline, passes_nothing,
@@ -236,7 +235,7 @@ def _written_keys(ctx: CheckContext, mod: dict) -> frozenset[str]:
     found = memo.get(mod.get("path"))
     if found is None:
         keys: set[str] = set()
-        ir = _ir(ctx, mod)
+        ir = ctx.module_ir(mod)
         keys.update(str(row[0]) for row in ir.get("key") or () if isinstance(row, list) and row)
         for row in ir.get("dict") or ():
             if isinstance(row, list) and len(row) > 1 and isinstance(row[1], list):
@@ -247,15 +246,6 @@ def _written_keys(ctx: CheckContext, mod: dict) -> frozenset[str]:
     return found
 
 
-def _ir(ctx: CheckContext, mod: dict) -> dict:
-    """A module's IR, decoded once per check (calls of one module ask for it again and again)."""
-    memo = ctx.memo.setdefault("signature_ir", {})
-    ir = memo.get(id(mod))
-    if ir is None:
-        ir = memo[id(mod)] = ir_of(mod)
-    return ir
-
-
 def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
     """Whether every `**d` of the call is a local the consumer builds itself: a parameter (not the
     function's own `**kwargs`, a wrapper whose caller can pass anything), a dict only literal keys
@@ -263,7 +253,7 @@ def _consumer_built_dicts(ctx: CheckContext, rc: ResolvedCall) -> bool:
     returns. A dict built from a target object (`**asdict(batch)`,
     `**vars(cfg)`, `**obj.model_dump()`) holds the target's own fields on each side, whatever the
     baseline took."""
-    ir = _ir(ctx, rc.module)
+    ir = ctx.module_ir(rc.module)
     defs = ir.get("defs") or {}
     rows = [r for r in ir.get("starkw") or () if isinstance(r, list) and len(r) >= 3 and r[2] == rc.rec.get("call_line")]
     if not rows:
