@@ -259,7 +259,11 @@ def _rewritten_call_fix(ctx: CheckContext, imp: dict, module: str, name: str) ->
     rewrite and no other; unsafe on two."""
     if ctx.baseline is None or imp.get("statement") != "from" or (imp.get("local") or name) != name:
         return None
-    found = call_rewrite(ctx.baseline, ctx.target, f"{module}.{name}")
+    rewrites = ctx.memo.setdefault("imports.call_rewrite", {})  # one removed function, imported by many files
+    key = f"{module}.{name}"
+    if key not in rewrites:
+        rewrites[key] = call_rewrite(ctx.baseline, ctx.target, key)
+    found = rewrites[key]
     if found is None:
         return None
     needs = (f" (with `import {found.module}" + (f" as {found.head}" if found.head != found.module else "") + "`)"
