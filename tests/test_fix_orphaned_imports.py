@@ -1,7 +1,8 @@
 """An import the patch left unused goes; one that was unused before, or that a string spells, stays.
 
 The patch here drops `dtype=torch_dtype(...)` from a call (`drop_keyword`): the file's only use of
-`torch_dtype` (imported beside `untouched`) and of `json` (a statement of its own) goes with it.
+`torch_dtype` (imported beside `untouched`: the statement is thinned) and of `json` (a statement
+of its own: it goes whole) goes with it.
 """
 
 from __future__ import annotations
@@ -35,9 +36,17 @@ def test_the_patch_removes_the_imports_it_orphaned_and_keeps_the_rest():
     assert "LLM(path)" in after
     # json and torch_dtype lost their only use to the patch; `os` and `untouched` were unused before
     assert "torch_dtype" not in after and "from helpers import untouched\n" in after
-    # `import json` alone in its statement stays: removing a whole statement would take its blank line
-    assert "import json\n" in after and "import os\n" in after
+    # `import json`, alone in its statement, goes whole
+    assert "import json" not in after and after.startswith("import os\n")
     assert "from typing import Optional\n" in after and "from vllm import LLM\n" in after
+
+
+def test_a_statement_removed_whole_leaves_its_blank_line_and_comment_to_the_next():
+    """The statement that opened an isort section goes; the next one opens it, so the sections
+    stay apart (ruff I001) and the comment above stays where it was."""
+    before = "import os\n\n# third party\nimport numpy as np\nfrom vllm import LLM\n\nLLM(np.zeros(1), os)\n"
+    after = before.replace("np.zeros(1), ", "")
+    assert drop_orphaned_imports(before, after) == "import os\n\n# third party\nfrom vllm import LLM\n\nLLM(os)\n"
 
 
 def test_a_second_run_of_the_pass_changes_nothing():

@@ -285,6 +285,16 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         "import vllm_is_batch_invariant", dict(name="vllm_is_batch_invariant", expression="envs.VLLM_BATCH_INVARIANT",
                                                head="envs", module="vllm.envs"),
     ),
+    "import_moved_member": (
+        "from vllm.model_executor.layers.quantization import ct_moe as vllm_ctm",
+        """
+        class MacaCompressedTensorsMarlinLayer(vllm_ctm.CompressedTensorsWNA16MarlinMoEMethod):
+            pass
+        """,
+        "class MacaCompressedTensorsMarlinLayer(",
+        dict(module="vllm.model_executor.layers.quantization.ct_moe", name="CompressedTensorsWNA16MarlinMoEMethod",
+             new_module="vllm.model_executor.layers.quantization.ct_moe.wna16_marlin"),
+    ),
 }
 
 

@@ -151,7 +151,9 @@ def order_imports(before: str, after: str, *, first_party: Sequence[str] = ()) -
     if not added:
         return new.with_changes(body=body).code
     top_lines = body[start].leading_lines  # what sits above the block stays above it
-    moving = [body[i] for i in added]
+    # a statement the fix wrote whole takes its names in ruff's order too
+    moving = [s.with_changes(body=[_sorted_names(imp)]) if isinstance(imp := _only_import(s), cst.ImportFrom) else s
+              for s in (body[i] for i in added)]
     keep = [s for i, s in enumerate(body[start:end], start) if i not in added]
     block = list(keep)
     for stmt in moving:

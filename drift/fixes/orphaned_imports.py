@@ -8,9 +8,9 @@ that had a use beside its import before the fixes and has none after. An import 
 already is the consumer's business and stays, as does a name any string in the file spells
 (`__all__`, a string annotation libcst's scope analysis may not resolve), and so does an import of
 the consumer's own package (`first_party`): importing one of its modules may be what installs a
-patch, and that must not go with the name. A statement is thinned, never removed whole
-(libcst would take its leading blank line, joining two isort sections); libcst's
-`RemoveImportsVisitor` does the edit.
+patch, and that must not go with the name. A statement left with no name is removed, its leading
+blank line and comments kept for the statement after it (so two isort sections stay apart); one
+that keeps a name is thinned by libcst's `RemoveImportsVisitor`.
 """
 
 from __future__ import annotations
@@ -94,13 +94,39 @@ def drop_orphaned_imports(before: str, after: str, *, first_party: tuple[str, ..
     orphaned = [key for key, in_use in new.items() if not in_use and old.get(key)
                 and key[0].split(".")[0] not in first_party
                 and not _spelled_in_a_string(after, key[2] or key[1] or key[0].split(".")[0])]
-    # a statement is only thinned, never removed whole: libcst drops the removed statement's
-    # leading blank lines with it, which would join two isort sections (ruff I001)
+    # a statement every name of which goes is removed here, its leading blank lines and comments
+    # handed to the statement after it (libcst's remover would drop them, joining two isort
+    # sections: ruff I001); a statement that keeps a name is thinned by libcst
     statements = _statements(after)
-    orphaned = [key for key in orphaned if not all(k in orphaned for k in statements.get(key, (key,)))]
-    if not orphaned:
-        return after
+    whole = {key for key in orphaned if all(k in orphaned for k in statements.get(key, (key,)))}
+    module = _without_statements(cst.parse_module(after), whole) if whole else cst.parse_module(after)
+    thinned = [key for key in orphaned if key not in whole]
+    if not thinned:
+        return module.code
     context = CodemodContext()
-    for module, name, asname in orphaned:
-        RemoveImportsVisitor.remove_unused_import(context, module, name, asname)
-    return RemoveImportsVisitor(context).transform_module(cst.parse_module(after)).code
+    for mod, name, asname in thinned:
+        RemoveImportsVisitor.remove_unused_import(context, mod, name, asname)
+    return RemoveImportsVisitor(context).transform_module(module).code
+
+
+def _without_statements(module: cst.Module, keys: set[ImportKey]) -> cst.Module:
+    """`module` without its top-level import statements whose every binding is in `keys`; the
+    lines above each removed one (a blank line between sections, a comment) stay above what
+    follows it."""
+    body: list[cst.BaseStatement] = []
+    carried: list[cst.EmptyLine] = []
+    for stmt in module.body:
+        smalls = list(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else []
+        binds = [key for small in smalls for key, _local in _bindings(small)]
+        if binds and all(isinstance(small, (cst.Import, cst.ImportFrom)) for small in smalls) \
+                and all(key in keys for key in binds):
+            carried = carried or list(stmt.leading_lines)
+            continue
+        if carried:
+            own = list(stmt.leading_lines)
+            blank = any(line.comment is None for line in carried) and not any(line.comment is None for line in own)
+            stmt = stmt.with_changes(leading_lines=[line for line in carried if line.comment is not None or blank]
+                                     + own)
+            carried = []
+        body.append(stmt)
+    return module.with_changes(body=body)

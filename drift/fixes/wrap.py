@@ -7,7 +7,10 @@ consumer's own). Two layouts, both stable under `ruff format` and black:
 - a call on one line is split one argument per line with a trailing comma (the outermost call
   that starts on the line first, so the magic trailing comma keeps it that way);
 - an argument that is a chain of `*`, `+`, `and` ... inside an already-split call breaks
-  before each operator, at the argument's own indentation.
+  before each operator, at the argument's own indentation;
+- a `from x import a, b` gets its names in parentheses, one per line with a trailing comma;
+- a `class C(Base):` header gets its bases on their own indented line (one base per line with a
+  trailing comma when they are several).
 Anything else stays long rather than being guessed at.
 """
 
@@ -99,6 +102,32 @@ def _split_params(fn: cst.FunctionDef, extra: int) -> cst.FunctionDef:
     return fn.with_changes(params=p.with_changes(**changes), whitespace_before_params=_newline(extra + 4))
 
 
+def _split_import(node: cst.ImportFrom, extra: int) -> cst.ImportFrom:
+    """`from x import a, b` -> `from x import (` / one name per line with a trailing comma / `)`."""
+    names = list(node.names)  # type: ignore[arg-type]
+    out = [alias.with_changes(comma=cst.Comma(whitespace_after=_newline(extra if n == len(names) - 1 else extra + 4)))
+           for n, alias in enumerate(names)]
+    return node.with_changes(names=out, lpar=cst.LeftParen(whitespace_after=_newline(extra + 4)),
+                             rpar=cst.RightParen())
+
+
+def _split_bases(cls: cst.ClassDef, extra: int) -> cst.ClassDef:
+    """`class C(A):` -> `class C(` / `    A` / `):`; several bases one per line with a trailing comma."""
+    bases = list(cls.bases)
+    several = len(bases) > 1
+    out = []
+    for n, base in enumerate(bases):
+        last = n == len(bases) - 1
+        if last and not several:
+            out.append(base.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        else:
+            out.append(base.with_changes(comma=cst.Comma(whitespace_after=_newline(extra if last else extra + 4))))
+    lpar = cst.LeftParen(whitespace_after=_newline(extra + 4))
+    if not several:
+        out[-1] = out[-1].with_changes(whitespace_after_arg=_newline(extra))
+    return cls.with_changes(bases=out, lpar=lpar)
+
+
 class _Wrapper(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -159,6 +188,30 @@ class _Wrapper(cst.CSTTransformer):
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         if original_node is self.target:
             return _split_params(updated_node, self.line_indent - self.stmt_indent)
+        return updated_node
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self.target is not None or isinstance(node.names, cst.ImportStar) or node.lpar is not None:
+            return
+        pos = self._pos(node)
+        if pos.start.line == pos.end.line == self.line:
+            self.target, self.how = node, "import"
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+        if original_node is self.target:
+            return _split_import(updated_node, self.line_indent - self.stmt_indent)
+        return updated_node
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.target is not None or not node.bases or node.keywords or node.lpar is cst.MaybeSentinel.DEFAULT:
+            return
+        header, last = self._pos(node.name), self._pos(node.bases[-1])
+        if header.start.line == last.end.line == self.line:
+            self.target, self.how = node, "bases"
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        if original_node is self.target:
+            return _split_bases(updated_node, self.line_indent - self.stmt_indent)
         return updated_node
 
     def visit_Arg(self, node: cst.Arg) -> None:

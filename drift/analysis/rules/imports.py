@@ -8,12 +8,12 @@ from drift.analysis.context import CheckContext
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.analysis.moves import identical_api, moved_to as _moved_to
+from drift.analysis.rules.move_tiers import judge_move
 from drift.analysis.own_expressions import call_rewrite
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.enum_successors import enum_successor, successor_field
 from drift.analysis.rules.factory_names import FactoryBuild, factory_build
-from drift.analysis.rules.own_imports import (own_import_moves, own_sole_home, own_successor_class,
-                                              own_successor_imports, same_literal_value)
+from drift.analysis.rules.own_imports import own_import_moves, own_successor_class, own_successor_imports
 from drift.analysis.rules.renames import import_fix, name_rename
 from drift.analysis.star_names import GoneStar, star_breaks
 
@@ -418,61 +418,18 @@ def _never_resolved_finding(ctx: CheckContext, mod: dict, imp: dict, target: str
 
 
 def _move_fix(ctx: CheckContext, imp: dict, moves: dict[str, str], bases: dict) -> Fix:
-    """`move_import` for a `from X import ...` statement; other statement forms stay manual.
-
-    Safe when every new home already held the same definition in the baseline (the old name was
-    a re-export of it: the edit is exactly equivalent there, and valid on both releases), or the
-    definition moved with exactly its API (same parameters and defaults, same members). Otherwise
-    it was only judged compatible: unsafe. A module-level name (not a class or function) stays
-    manual (a `logger` of the same name elsewhere is another object) unless something shows it is
-    the same value: the target's own code rewrote its import of the old name to the new home
-    (`own_imports.own_import_moves`: vLLM's own gpu_worker now imports `GiB_bytes` from
-    `vllm.utils.mem_constants`), or both bind one literal expression. Then the edit is safe.
-    A class or function whose API changed as it moved is safe on the same evidence (vLLM 0.16's own
-    api_server imports `OpenAIServingChat` from `chat_completion.serving` where 0.13's imported it from
-    `serving_chat`): the change is reported at its uses; without that evidence the move is unsafe.
-    """
+    """`move_import` for a `from X import ...` statement; other statement forms stay manual. Its
+    tier is `judge_move`'s (drift/analysis/rules/move_tiers.py)."""
     module = imp.get("module") or imp["target"].rsplit(".", 1)[0]
     homes = {n: d.rsplit(".", 1)[0] for n, d in moves.items()}
     what = "; ".join(f"import `{n}` from `{m}`" for n, m in sorted(homes.items()))
     if imp.get("statement") != "from" or imp.get("level"):
         return Fix(what, manual_reason="only `from module import name` statements are rewritten")
-
-    def same_in_baseline(dotted: str, base) -> bool:  # type: ignore[no-untyped-def]
-        if ctx.baseline is None or base is None:
-            return False
-        there = ctx.baseline.lookup(dotted)
-        return there is not None and there.dotted == base.dotted
-
-    kinds = {n: ctx.target.lookup(d) for n, d in moves.items()}
-    if any(sym is None or sym.kind not in ("class", "function") for sym in kinds.values()):
-        # a module-level name (a logger, a constant) of the same name elsewhere is rarely the same
-        # value, unless the target's own code moved its import there or both bind one literal
-        vouched = {n: own_import_moves(ctx.baseline, ctx.target, f"{module}.{n}", moves[n]) for n in moves}
-        if all(vouched[n] or same_literal_value(bases.get(n), kinds[n]) for n in moves):
-            why = "; ".join(f"the target's own {vouched[n][0]} imports it there too" if vouched[n]
-                            else f"`{n}` is the same literal in both" for n in sorted(moves))
-            return Fix(f"{what} ({why})", codemod="move_import", args={"module": module, "moves": homes},
-                       tier=SAFE)
-        return Fix(what, manual_reason="a module-level name, not a definition: check it is the same value")
-    same = {n: same_in_baseline(moves[n], bases.get(n))
-            or (bases.get(n) is not None and identical_api(bases[n], kinds[n], (ctx.baseline, ctx.target)))
-            for n in moves}
-    # a definition whose API changed as it moved is still the one the target's own code took in its
-    # place: its modules that imported the old home import the new one under the same name. The import
-    # edit then binds the very object vLLM itself now uses; what changed in its API is reported at
-    # each use by the rules that read them, not hidden by the import resolving.
-    switched = {n: own_import_moves(ctx.baseline, ctx.target, f"{module}.{n}", moves[n])
-                or own_sole_home(ctx.baseline, ctx.target, f"{module}.{n}", moves[n])
-                for n in moves if not same[n]}
-    if all(same.values()):
-        return Fix(what, codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE)
-    if all(switched.values()):
-        why = "; ".join(f"`{n}`'s API changed as it moved, and the target's own {switched[n][0]} imports it "
-                        f"from there: its uses are checked on their own" for n in sorted(switched))
-        return Fix(f"{what} ({why})", codemod="move_import", args={"module": module, "moves": homes}, tier=SAFE)
-    return Fix(what + " (its API changed as it moved: check it behaves the same)",
-               codemod="move_import", args={"module": module, "moves": homes}, tier=UNSAFE)
+    judged = judge_move(ctx, module, moves, bases)
+    if judged.tier is None:
+        return Fix(what, manual_reason=judged.manual_reason)
+    return Fix(f"{what} ({judged.why})" if judged.why else what, codemod="move_import",
+               args={"module": module, "moves": homes}, tier=judged.tier)
 
 
 def _unreadable(ctx: CheckContext, target: str) -> tuple[str, ModuleFacts] | None:

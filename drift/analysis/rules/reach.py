@@ -22,6 +22,8 @@ from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
 from drift.analysis.rules.base import plural, rule
+from drift.analysis.moves import moved_to
+from drift.analysis.rules.move_tiers import judge_move
 from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.callers import (RECEIVER, attribute_class, consumer_runs_name, gone_base, mro_names, reaches,
                                          receiver_of, runs_own, target_runs_on)
@@ -228,6 +230,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             last = k == len(path) - 1
             deprecated = _deprecated_rename(ctx, prev, b.owner or (bprev.cls if bprev.kind == "instance" else None),
                                             name) if what == "attr" else None
+            member_move = None if on_self or deprecated else _moved_member_fix(ctx, prev, name)
             failure = (f"AttributeError: '{self_cls}' object has no attribute '{name}'" if self_cls
                        else _failure(prev, name))
             if masked is not None:
@@ -243,7 +246,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
                 or masked is not None or guard is not None or behind is not None or below or installed is not None
                 else Severity.BREAKING,
-                title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else ""),
+                title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else "") + (
+                    f"; it lives in `{member_move.args['new_module']}`" if member_move and member_move.codemod else ""),
                 consumer_site=_site(mod, rec, last),
                 target_evidence=(_evidence(Value("class", sym=prev.cls or prev.sym,
                                                  evidence=((prev.cls or prev.sym).path, (prev.cls or prev.sym).line)))
@@ -251,6 +255,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 baseline_evidence=(_evidence(b),),
                 predicted_failure=failure,
                 fix=(attribute_fix(deprecated, owner=_shown_owner(path[k - 1])) if deprecated else
+                     member_move if member_move else
                      settled if (settled := _settled_fix(ctx, bv[k - 1], name)) else
                      from_env if (from_env := _env_fix(ctx, bv[k - 1], name)) else
                      Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
@@ -481,6 +486,28 @@ def _reads_near(mod: dict, rec: dict, attrs: frozenset[str]) -> bool:
             if r.get("function") == fn and abs((r.get("line") or 0) - line) <= 3
             for step in r.get("path") or () if str(step).startswith(".")}
     return attrs <= seen
+
+
+def _moved_member_fix(ctx: CheckContext, prev: Value, name: str) -> Fix | None:
+    """`import_moved_member` for a read through a module object (`vllm_ctm.X`, `import a.b as
+    vllm_ctm`) of a definition that now lives in another module of the target (vLLM 0.20 split
+    `compressed_tensors_moe` into a package whose `__init__` no longer exports the per-scheme
+    classes): import it from there. Tiered as the same move of a `from` import would be
+    (`judge_move`); a module-level value without evidence stays manual."""
+    if prev.kind != "module" or prev.sym is None:
+        return None
+    module = prev.sym.dotted
+    base = ctx.baseline.lookup(f"{module}.{name}") if ctx.baseline is not None else None
+    moved, _ = moved_to(ctx, f"{module}.{name}", base)
+    if not moved:
+        return None
+    new_module = moved.rsplit(".", 1)[0]
+    what = f"import `{name}` from `{new_module}` and read it there, not through `{module}`"
+    judged = judge_move(ctx, module, {name: moved}, {name: base})
+    if judged.tier is None:
+        return Fix(what, manual_reason=judged.manual_reason)
+    return Fix(f"{what} ({judged.why})" if judged.why else what, codemod="import_moved_member",
+               args={"module": module, "name": name, "new_module": new_module}, tier=judged.tier)
 
 
 def _settled_fix(ctx: CheckContext, owner: Value, name: str) -> Fix | None:

@@ -28,6 +28,7 @@ from drift.fixes.kinds.compare_versions import CompareVersions
 from drift.fixes.kinds.drop_argument import DropArgument
 from drift.fixes.kinds.drop_check import DropCheck
 from drift.fixes.kinds.drop_keyword import DropKeyword
+from drift.fixes.kinds.import_moved_member import ImportMovedMember
 from drift.fixes.kinds.keywordize_arguments import KeywordizeArguments
 from drift.fixes.kinds.move_import import MoveImport
 from drift.fixes.kinds.rename_attribute import RenameAttribute
@@ -52,6 +53,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "add_second_phase": AddSecondPhase,
     "unwrap_index": UnwrapIndex,
     "move_import": MoveImport,
+    "import_moved_member": ImportMovedMember,
     "rename_attribute_owner": RenameAttributeOwner,
     "rename_keyword": RenameKeyword,
     "rename_attribute": RenameAttribute,
