@@ -620,6 +620,41 @@ def caught_ranges(tree):
     return out
 
 
+def _hasattr_test(test):
+    """(True, name) for `hasattr(x, k)`, (False, name) for `not hasattr(x, k)`, None for any other
+    test; name is k's text when it is a literal, "*" when it is a variable (a loop's key)."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    call = test.operand if negated else test
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "hasattr" \
+            and len(call.args) == 2:
+        key = call.args[1]
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return not negated, key.value
+        return (not negated, "*") if isinstance(key, ast.Name) else None
+    return None
+
+
+def absent_raises(tree):
+    """[[test line, raise line, k]] for each `if hasattr(x, k): ... else: raise ...` (and `if not
+    hasattr(x, k): raise ...`): where the attribute is missing, the consumer raises there itself.
+    A setting applied under such a test (`for k, v in defaults.items(): if hasattr(args, k):
+    setattr(args, k, v) else: raise ValueError(...)`) fails at that raise once the target drops
+    the attribute, instead of being silently lost. k: the literal name tested, "*" for a variable."""
+    out = []
+    for node in walk(tree):
+        if not isinstance(node, ast.If):
+            continue
+        test = _hasattr_test(node.test)
+        if test is None:
+            continue
+        has, key = test
+        branch = node.orelse if has else node.body
+        hit = next((st for st in branch if isinstance(st, ast.Raise)), None)
+        if hit is not None:
+            out.append([node.test.lineno, hit.lineno, key])
+    return out
+
+
 def version_predicates(tree, module, quals, roots=None, names=None):
     """Consumer helpers that compare the running version with their parameter:
     `def vllm_version_is(v): return Version(vllm.__version__) == Version(v)` -> {"op": "=="}.
@@ -3171,7 +3206,7 @@ def reach_facts(tree, *, module, is_package, prefixes, lines):
                                                      {p.split(".")[0] for p in prefixes}, mod.names),
             "version_compares": version_compares(tree, prefixes), "returns": mod.returns,
             "over_annotations": mod.over_annotations, "version_asserts": version_asserts(tree, mod),
-            "caught": caught_ranges(tree), "handlers": handler_ranges(tree)}
+            "caught": caught_ranges(tree), "handlers": handler_ranges(tree), "absent_raises": absent_raises(tree)}
 
 
 def _closed_over(genv, envs, qual):

@@ -785,6 +785,8 @@ def _merge_reach(out, reach):
         out["caught"] = reach["caught"]
     if reach.get("handlers"):  # each `except <names>:` and its body (rules/lost_exception_bases.py)
         out["handlers"] = reach["handlers"]
+    if reach.get("absent_raises"):  # `if hasattr(x, k): ... else: raise` (DRIFT062: the raise runs)
+        out["absent_raises"] = reach["absent_raises"]
 
 
 def _mark_direct(calls, call_node, kind, rec):

@@ -653,6 +653,10 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
         if not b.known or b.kind == "consumer" or prev.kind != "instance":
             continue
         name = path[-1][1:]
+        raised = _absent_raise(mod, rec, name)
+        if raised is not None:
+            yield _raised_on_absence(mod, rec, prev, b, name, *raised)
+            continue
         if _read_back(ctx, prev.cls, name):
             continue
         yield Finding(
@@ -666,6 +670,41 @@ def attribute_set_missing(ctx: CheckContext) -> Iterator[Finding]:
             fix=Fix(f"find what replaced `{name}`", manual_reason="the setting's new home needs reading the target"),
             symbol=f"{prev.cls.dotted}.{name}",
         )
+
+
+def _absent_raise(mod: dict, rec: dict, name: str) -> tuple[int, int] | None:
+    """(test line, raise line) when the store sits under `if hasattr(obj, k):` whose `else:` raises
+    (probes/reach.py `absent_raises`), k being `name` or a variable (a loop over a dict of settings):
+    on the target the test is False for `name`, so the consumer's own `raise` runs."""
+    raises = {int(row[0]): (int(row[1]), row[2] if len(row) > 2 else "*") for row in mod.get("absent_raises") or ()}
+    for test in reversed(rec.get("within") or ()):
+        hit = raises.get(test)
+        if hit is not None and hit[1] in ("*", name):
+            return test, hit[0]
+    return None
+
+
+def _raised_on_absence(mod: dict, rec: dict, prev: Value, b: Value, name: str, test: int, line: int) -> Finding:
+    """DRIFT062, breaking: the setting is applied only where `hasattr` finds the attribute, and the
+    consumer raises where it does not (Dynamo's `overwrite_args`: `if hasattr(config.engine_args,
+    key): setattr(...) else: raise ValueError(f"{key} not found in AsyncEngineArgs")`). The error is
+    the consumer's own, at its `raise`: reported there; the key's line is kept as the use."""
+    owner = prev.describe()
+    site = site_of(mod, rec)
+    return Finding(
+        rule_id="DRIFT062", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.BREAKING,
+        title=f"sets `{owner}.{name}` only where `hasattr` finds it, which the target no longer has: "
+              f"the consumer's `raise` at line {line} runs",
+        consumer_site=Location(site.path, line, use_line=site.line, use_col=site.col, symbol=site.symbol),
+        target_evidence=(Location(prev.cls.path, prev.cls.line, symbol=prev.cls.dotted),),
+        baseline_evidence=(_evidence(b),),
+        predicted_failure=f"the exception raised at line {line}: `hasattr(..., {name!r})` at line {test} is False "
+                          "on the target",
+        details=f"`{name}` is set at line {site.line}, under the `hasattr` test at line {test}",
+        fix=Fix(f"drop or rename the setting `{name}` (set at line {site.line})",
+                manual_reason="what replaced the attribute is the target's"),
+        symbol=f"{prev.cls.dotted}.{name}",
+    )
 
 
 def _attribute_stores(ctx: CheckContext) -> Iterator[tuple[dict, dict, list]]:
