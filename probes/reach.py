@@ -2295,6 +2295,8 @@ class _Function:
                 self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
             elif owner and self._instance_patch(tgt.value, owner, tgt.attr, value, env, _attr_pos(tgt)):
                 self.expr(tgt.value, env)
+            elif owner and self._function_on_instance(owner, tgt.attr, value, env, _attr_pos(tgt)):
+                self.expr(tgt.value, env)
             elif owner and self.mod.patchable(owner):
                 line, col = _attr_pos(tgt)
                 for chosen in self._patch_values(value, env):
@@ -2939,6 +2941,26 @@ class _Function:
         for chosen in self._patch_values(fn, env):
             self.mod.patches.append({"line": pos[0], "col": pos[1], "path": list(cls), "name": attr,
                                      "function": self.qual, "value": chosen, "how": how,
+                                     "guards": list(self.mod.guards)})
+        return True
+
+    def _function_on_instance(self, owner, attr, value, env, pos):
+        """`obj.m = fn` with `fn` a def of the consumer's and `obj` a target object (a call's
+        result, an annotated parameter, an attribute of one): `fn` replaces `m` for that object
+        alone, and is called without `self` (an instance attribute is not bound). Recorded as a
+        patch of the object's path with how "instance_attr" (ART's `allocator =
+        CuMemAllocator.get_instance(); allocator.wake_up = wake_up`, which vLLM 0.8.5's worker
+        calls as `allocator.wake_up(tags=tags)`). False (nothing recorded) for any other store."""
+        if not (isinstance(value, ast.Name) and value.id in self.mod.defs):
+            return False
+        if not (self.mod.is_target(owner) and "()" in owner and not any(st.startswith("[") for st in owner)):
+            return False
+        for chosen in self._patch_values(value, env):
+            if chosen is None or "signature" not in chosen:
+                return False
+        for chosen in self._patch_values(value, env):
+            self.mod.patches.append({"line": pos[0], "col": pos[1], "path": list(owner), "name": attr,
+                                     "function": self.qual, "value": chosen, "how": "instance_attr",
                                      "guards": list(self.mod.guards)})
         return True
 

@@ -1840,6 +1840,11 @@ def override_incompatible(ctx: CheckContext) -> Iterator[Finding]:
                             if f.predicted_failure.rsplit(" ", 1)[-1] not in said)
     for mod, patch in _patches(ctx):
         sig = ((patch.get("value") or {}).get("signature") or {}).get("params")
+        if sig is not None and patch.get("how") == "instance_attr":
+            # a function set on one object (`allocator.wake_up = wake_up`) is not bound: it takes
+            # what the target's `obj.m(...)` passes, without `self`; held to the method's
+            # declaration as if its first parameter were that `self`
+            sig = [["self", "POSITIONAL_OR_KEYWORD", False], *sig]
         copied = None if sig else (_copied_method(ctx, patch) or _imported_function(ctx, patch))
         if not sig and copied is None:
             continue
@@ -2759,7 +2764,8 @@ def _patched_classes(ctx: CheckContext, patch: dict) -> tuple[Symbol | None, Sym
     path = tuple(patch["path"])
     t = ctx.target_paths.value(path)
     b = ctx.baseline_paths.value(path) if ctx.baseline_paths else None
-    return tuple(v.sym if v is not None and v.sym is not None and v.sym.kind == "class" else None
+    return tuple(v.sym if v is not None and v.sym is not None and v.sym.kind == "class" else
+                 v.cls if v is not None and v.kind == "instance" and patch.get("how") == "instance_attr" else None
                  for v in (t, b))
 
 
