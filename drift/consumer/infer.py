@@ -78,6 +78,9 @@ class Solution:
     # before `super().__init__(model=adapter)`): what the method hands on by that name
     target_stores: list[dict[str, Any]] = field(default_factory=list)  # `obj.attr = v` with obj typed
     # as target objects: {"attr", "objects": [paths], "path", "line"}: attributes the consumer sets itself
+    target_args: list[dict[str, Any]] = field(default_factory=list)  # a positional argument typed as target
+    # objects only, handed to a callee typed as target values only: {"callees": [paths], "position",
+    # "objects": [paths], "path", "line"} (rules/renamed_slots.py holds it to the slot's new type)
     call_edges: dict[str, list[list[Any]]] = field(default_factory=dict)  # "path:line" of a call ->
     # [[consumer function, slot shift, callee path]] it may run (`layer.op(x)` runs MyOp.forward: shift 1)
     str_params: dict[str, list[list[Any]]] = field(default_factory=dict)  # function -> [[parameter, sink
@@ -1034,6 +1037,7 @@ class _Solver:
             if classes:  # `-> LLMEngine`: an accessor of a target object stored elsewhere
                 sol.annotated_targets[fn] = sorted(set(sol.annotated_targets.get(fn, [])) | classes)
         sol.target_stores = self._target_stores()
+        sol.target_args = self._target_args()
         sol.call_edges = self._call_edges()
         sol.str_params = dict(self.str_params)
         for row in self.store:
@@ -1050,6 +1054,25 @@ class _Solver:
                                                  "kind": {"C": "class", "F": "function"}.get(v[0], "other")})
         return sol
 
+
+    def _target_args(self) -> list[dict[str, Any]]:
+        """Each positional argument the solution types as target objects only (a parameter annotated
+        `ModelConfig`, `self.parallel_config` in a method bound onto a target class), handed to a
+        callee it types as target values only: what a slot the target renamed and retyped receives."""
+        out = []
+        for row in self.call:
+            callee, args, _kwargs, line = row
+            callees = self.eval(callee) if callee else []
+            if not callees or any(v[0] != "T" for v in callees) or len(callees) > MAX_VALUES:
+                continue
+            for i, arg in enumerate(args):
+                values = self.eval(arg) if arg else []
+                if not values or any(v[0] != "T" or len(v[1]) < 2 for v in values) or len(values) > MAX_VALUES:
+                    continue
+                out.append({"callees": sorted(list(v[1]) for v in callees), "position": i,
+                            "objects": sorted(list(v[1]) for v in values), "path": self.where.get(id(row), ""),
+                            "line": line})
+        return out
 
     def _target_stores(self) -> list[dict[str, Any]]:
         """Each `obj.attr = v` (a value or a literal) whose obj the solution types as target objects

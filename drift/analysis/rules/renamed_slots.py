@@ -1,0 +1,128 @@
+"""A positional argument whose slot the target renamed and retyped (DRIFT144).
+
+vLLM 0.8.5 changed `init_app_state(engine_client, model_config, state, args)` into
+`init_app_state(engine_client, vllm_config, state, args)` and now reads `vllm_config.model_config`;
+vLLM 0.9.1 did the same to `init_worker_distributed_environment(parallel_config, ...)`. The arity
+is unchanged, so a signature check sees nothing; a consumer that passes its `ModelConfig` by
+position hands the target an object of the old parameter's class where the new one expects
+another, and fails inside the target on the first member of the new class it reads. The solved
+model (drift/consumer/infer.py `target_args`) says which positional arguments are typed as target
+objects; the slot's parameter is read from both releases' declarations.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator
+
+from drift.analysis.context import CheckContext, _callable
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import PackageIndex, Param, Symbol
+from drift.probes.reach import strip_optional
+from drift.probes.srctext import dotted as _dotted
+
+
+def _annotated_class(param: Param, index: PackageIndex, module: str) -> Symbol | None:
+    """The one class a parameter's annotation names (`ModelConfig`, `Optional[VllmConfig]`, a
+    quoted forward reference), or None for anything else (a union, a container, `Any`)."""
+    text = (param.annotation or "").strip().strip("'\"")
+    if not text:
+        return None
+    try:
+        node = strip_optional(ast.parse(text, mode="eval").body)
+    except SyntaxError:
+        return None
+    if not isinstance(node, (ast.Name, ast.Attribute)):
+        return None
+    name = _dotted(node)
+    sym = index.resolve_in(module, name) if name else None
+    return sym if sym is not None and sym.kind == "class" else None
+
+
+def _is_a(index: PackageIndex, cls: Symbol, base: Symbol) -> bool:
+    return any(c.dotted == base.dotted for c in index.mro(cls))
+
+
+def _positional(params: list[Param] | None, position: int) -> Param | None:
+    slots = [p for p in params or () if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    return slots[position] if position < len(slots) else None
+
+
+def _starred_calls(ctx: CheckContext) -> set[tuple[str, int]]:
+    """(path, line) of calls passing `*args`: the slots of what follows are not known."""
+    out = ctx.memo.get("renamed_slots.starred")
+    if out is None:
+        out = ctx.memo["renamed_slots.starred"] = {
+            (mod.get("path"), rec.get(at)) for mod in ctx.usage for rec in mod.get("calls") or []
+            if rec.get("star_args") for at in ("line", "call_line")}
+    return out
+
+
+@rule("DRIFT144", RuleKind.ARGUMENT_RETYPED)
+def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
+    """A positional argument of a target class's object, passed to a target callable whose
+    parameter at that slot the target renamed and re-annotated with another class (`model_config:
+    ModelConfig` became `vllm_config: VllmConfig`): the argument was an object of the old class
+    and is no object of the new one. Nothing fails at the call; the target fails inside, on the
+    first member of the new class it reads off the old object (an AttributeError)."""
+    if ctx.baseline is None or ctx.baseline_paths is None:
+        return
+    starred = _starred_calls(ctx)
+    seen: set[tuple[str, int, int]] = set()
+    for use in getattr(ctx.consumer.inferred, "target_args", None) or ():
+        key = (use["path"], use["line"], use["position"])
+        if key in seen or (use["path"], use["line"]) in starred:
+            continue
+        found = _slot_change(ctx, use)
+        if found is None:
+            continue
+        seen.add(key)
+        tsym, tp, bp, new, old, arg = found
+        label = tsym.dotted.rsplit(".", 1)[-1]
+        n = use["position"] + 1
+        yield Finding(
+            rule_id="DRIFT144", kind=RuleKind.ARGUMENT_RETYPED, severity=Severity.BREAKING,
+            title=f"`{label}(...)`'s argument {n} is a `{arg.dotted.rsplit('.', 1)[-1]}`; the target renamed that "
+                  f"parameter `{bp.name}: {old.dotted.rsplit('.', 1)[-1]}` to `{tp.name}: "
+                  f"{new.dotted.rsplit('.', 1)[-1]}`",
+            consumer_site=Location(use["path"], use["line"], symbol=f"{tsym.dotted}.{tp.name}"),
+            target_evidence=(Location(tsym.path, tp.line or tsym.line, symbol=f"{tsym.dotted}.{tp.name}"),),
+            baseline_evidence=(Location(old.path, old.line, symbol=old.dotted),),
+            predicted_failure=f"AttributeError inside `{label}`: a `{arg.dotted.rsplit('.', 1)[-1]}` has no member "
+                              f"of `{new.dotted.rsplit('.', 1)[-1]}` it reads off `{tp.name}`",
+            details=f"passed by position, so the call still binds; `{arg.dotted}` is no `{new.dotted}`",
+            fix=Fix(f"pass a `{new.dotted.rsplit('.', 1)[-1]}` as argument {n} (`{tp.name}`)",
+                    manual_reason="where the consumer gets that object is its own code"),
+            symbol=f"{tsym.dotted}.{tp.name}",
+        )
+
+
+def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
+    """(callee, target param, baseline param, its new class, its old class, the argument's class)
+    when the slot was renamed and retyped and the argument fit the old class only."""
+    for callee in use["callees"]:
+        tv, bv = ctx.target_paths.value(tuple(callee)), ctx.baseline_paths.value(tuple(callee))
+        tsym, tparams, tat, _ = _callable(ctx.target, tv)
+        bsym, bparams, bat, _ = _callable(ctx.baseline, bv)
+        if tparams is None or bparams is None or tat is None or bat is None:
+            continue
+        tp, bp = _positional(tparams, use["position"]), _positional(bparams, use["position"])
+        if tp is None or bp is None or tp.name == bp.name:
+            continue
+        new, old = _annotated_class(tp, ctx.target, tat.module), _annotated_class(bp, ctx.baseline, bat.module)
+        if new is None or old is None or new.dotted == old.dotted:
+            continue
+        for obj in use["objects"]:
+            targ, barg = ctx.target_paths.value(tuple(obj)), ctx.baseline_paths.value(tuple(obj))
+            if targ.kind != "instance" or barg.kind != "instance" or targ.cls is None or barg.cls is None:
+                return None
+            if not _is_a(ctx.baseline, barg.cls, old) or _is_a(ctx.target, targ.cls, new) \
+                    or _is_a(ctx.target, new, targ.cls):
+                return None
+        arg = ctx.target_paths.value(tuple(use["objects"][0])).cls
+        return tsym, tp, bp, new, old, arg
+    return None
+
+
+RULES = [renamed_slot_retyped]
