@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable, Iterator
 
+from drift.analysis.model_protocols import protocol_member, returns_torch_module
 from drift.analysis.struct_base import is_struct_base, struct_defines
 from drift.analysis.torch_module import is_module_base, module_defines, registered_somewhere
 from drift.consumer.infer import Solution
@@ -640,6 +641,10 @@ class PathEvaluator:
             return self._consumer_member(base, name)
         if base.kind == "container":
             return self._container_method(base, name)
+        if base.kind == "external" and base.via == "loaded-model":
+            sym = protocol_member(self.index, name)
+            return self._member(sym.owner, name, on_class=False) if sym is not None and sym.owner is not None \
+                else UNKNOWN
         return UNKNOWN
 
     def _container_method(self, base: Value, name: str) -> Value:
@@ -701,6 +706,10 @@ class PathEvaluator:
             out = self._annotation_value(base.sym.as_function.returns, base.sym.module)
             if base.kind == "function" and out.kind == "instance" and _class_named(base.sym.dotted):
                 return replace(out, via="factory")
+            if out.kind == "unknown" and returns_torch_module(self.index, base.sym):
+                # `get_model(...) -> nn.Module`: a model vLLM loaded, typed by its protocols (model_protocols.py)
+                return Value("external", name="torch.nn.Module", via="loaded-model",
+                             evidence=(base.sym.path, base.sym.line))
             return out
         if base.kind == "consumer" and base.ckind == "class":
             return Value("consumer", ckind="instance", cref=base.cref)

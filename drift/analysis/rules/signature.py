@@ -604,6 +604,15 @@ def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: boo
         return None
     callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
     where = f"as the target's own `{found.function}` rewrote this very call ({found.baseline_evidence} -> {found.evidence})"
+    dropped = _dropped_nones(rc, found)
+    if dropped:
+        # the target's rewrite only stopped passing trailing `None`s, and the consumer passes `None`
+        # there too: the same drop, whatever the consumer's other arguments are called
+        shown = ", ".join(str(i + 1) for i in dropped)
+        return Fix(f"stop passing the `None` at argument{'s' if len(dropped) > 1 else ''} {shown} of "
+                   f"`{rc.rec['callee_src']}(...)`, {where.replace('this very call', 'its own call')}",
+                   codemod="drop_argument", tier=SAFE,
+                   args={"callee": callee, "positions": dropped, "count": rc.rec["positional"]})
     built = "".join(f"; `{k}` there is `{v}`" for k, v in found.built.items())
     guard = [f"`{k}` is " + (f"`{v}`" if v else "a local of the calling function") for k, v in sorted(found.names.items())]
     shown = ", ".join([*found.after, *(f"{k}={v}" for k, v in found.add.items())])
@@ -613,6 +622,20 @@ def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: boo
                args={"callee": callee, "before": list(found.before), "after": list(found.after),
                      **({"add": dict(found.add)} if found.add else {}),
                      **({"names": dict(found.names)} if found.names else {}), "migration": str(found.evidence)})
+
+
+def _dropped_nones(rc: ResolvedCall, found) -> list[int]:  # type: ignore[no-untyped-def]
+    """Positions (0-based) the target's rewrite of its own call dropped at the end, when each
+    was the literal `None` there and is the literal `None` in the consumer's call too
+    (`compute_logits(hidden_states, None)` -> `compute_logits(hidden_states)`); else []."""
+    before, after = list(found.before), list(found.after)
+    if found.add or len(after) >= len(before) or before[:len(after)] != after:
+        return []
+    gone = list(range(len(after), len(before)))
+    nones = {int(i) for i, kind, *_ in rc.rec.get("arg_lits") or () if kind == "None"}
+    if any(before[i].strip() != "None" or i not in nones for i in gone):
+        return []
+    return gone
 
 
 def _own_added_fix(ctx: CheckContext, rc: ResolvedCall, name: str) -> Fix | None:
