@@ -17,7 +17,15 @@ PROTOCOLS_BEFORE = """
 
 
     class VllmModel(Protocol):
-        def forward(self, input_ids, positions):
+        def __init__(self, *, vllm_config, prefix=""):
+            ...
+
+        def forward(self, input_ids, positions, kv_caches):
+            ...
+
+
+    class SupportsPP(Protocol):
+        def forward(self, *, intermediate_tensors):
             ...
 
 
@@ -26,7 +34,8 @@ PROTOCOLS_BEFORE = """
             ...
     """
 PROTOCOLS_AFTER = PROTOCOLS_BEFORE.replace("def compute_logits(self, hidden_states, sampling_metadata):",
-                                           "def compute_logits(self, hidden_states):")
+                                           "def compute_logits(self, hidden_states):").replace(
+    "def forward(self, input_ids, positions, kv_caches):", "def forward(self, input_ids, positions):")
 LOADER = """
     from torch import nn
 
@@ -63,6 +72,9 @@ CONSUMER = """
             logits = self.model.compute_logits(sample_hidden_states, None)
             return logits
 
+        def run(self, ids, pos, caches):
+            return self.model(input_ids=ids, positions=pos, kv_caches=caches)
+
 
     def any_layer(layer: nn.Module, h):
         return layer.compute_logits(h, None)
@@ -86,3 +98,14 @@ def test_the_loaded_model_is_held_to_the_protocol_that_declares_the_method(tmp_p
     assert "logits = self.model.compute_logits(sample_hidden_states)\n" in after
     assert "layer.compute_logits(h, None)" in after
     assert plan({"app/runner.py": after.encode()}, [f]).empty
+
+
+def test_calling_the_loaded_model_is_held_to_the_model_protocols_forward(tmp_path):
+    """`SupportsPP` declares a `forward` too, but no `__init__`: a protocol of one capability, not
+    of what the loader builds; the model's `forward` is `VllmModel`'s. Risky: a model whose own
+    `forward` takes `**kwargs` still accepts what the protocol dropped."""
+    (f,) = [f for f in findings_of(tmp_path, _case(CONSUMER)) if "kv_caches" in f.title]
+    assert f.rule_id == "DRIFT010" and f.severity.value == "risky"
+    assert "`VllmModel.forward` no longer accepts `kv_caches=`" in f.title
+    assert f.consumer_site.line == line_of(src(CONSUMER), "self.model(input_ids=ids")
+    assert "the model the target's loader returned" in f.details

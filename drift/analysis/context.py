@@ -12,6 +12,7 @@ from typing import Any, Iterator
 from drift.analysis.moves import moved_to
 from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
 from drift.analysis.torch_module import forward_of
+from drift.analysis.model_protocols import protocol_member
 from drift.findings import Location
 from drift.model.index import Param, PackageIndex, Symbol
 from drift.probes.consumer_scan import ir_of
@@ -464,6 +465,11 @@ def _module_call(index: PackageIndex | None, v: Value | None) -> Value | None:
     """A call of an instance of a layer built on `torch.nn.Module` (`self.kernel(x, inplace=...)`,
     `layer(h)`) is a call of its `forward`, which `nn.Module.__call__` hands the arguments to:
     the bound `forward` stands for the instance, so the signature rules judge the call."""
+    if index is not None and v is not None and v.kind == "external" and v.via == "loaded-model":
+        # a model the target's loader returned (`self.model(input_ids=..., ...)`): the `forward` its
+        # protocol declares (analysis/model_protocols.py)
+        forward = protocol_member(index, "forward")
+        return Value("method", sym=forward, cls=forward.owner) if forward is not None else v
     if index is None or v is None or v.kind != "instance" or v.cls is None:
         return v
     forward = forward_of(index, v.cls)

@@ -4,8 +4,10 @@ Why: the call is judged against the `forward` of the class the consumer built or
 (`context._module_call`), but a vLLM layer is often a dispatcher: a CustomOp hands `forward` on to
 a per-platform method, and platform plugins install their own (`FusedMoE.forward_oot = mine`),
 with other parameters than the class's `forward` declares. The binding failure is then likely,
-not proven: the finding stays, risky, saying so. Calls written as `layer.forward(...)` keep
-their severity.
+not proven: the finding stays, risky, saying so. The same for a call of a model the target's
+loader returned (`self.model(input_ids=..., kv_caches=...)`), held to its protocol's `forward`
+(analysis/model_protocols.py): a model whose `forward` takes `**kwargs` still accepts what the
+protocol dropped. Calls written as `layer.forward(...)` keep their severity.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from drift.analysis.context import CheckContext
+from drift.analysis.model_protocols import is_protocol
 from drift.findings import Finding, Severity
 
 BINDING_RULES = ("DRIFT010", "DRIFT011", "DRIFT012", "DRIFT013")
@@ -21,11 +24,14 @@ BINDING_RULES = ("DRIFT010", "DRIFT011", "DRIFT012", "DRIFT013")
 def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Finding]:
     """`findings` with each breaking binding finding on a layer call made risky."""
     spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (path, symbol) -> the layer calls' lines
+    models: set[str] = set()  # symbols that are a model protocol's `forward` (a loaded model's call)
     for rc in ctx.binding_calls:
         if rc.through_call:
             line = rc.rec["line"]
             spans.setdefault((rc.module.get("path"), rc.dotted), []).append(
                 (min(line, rc.rec.get("call_line") or line), rc.rec.get("end_line") or line))
+            if rc.target is not None and rc.target.owner is not None and is_protocol(ctx.target, rc.target.owner):
+                models.add(rc.dotted)
     if not spans:
         return findings
     out = []
@@ -33,9 +39,11 @@ def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Fi
         if f.severity is Severity.BREAKING and f.rule_id in BINDING_RULES:
             lines = spans.get((f.consumer_site.path, f.symbol)) or ()
             if any(a <= f.consumer_site.line <= b for a, b in lines):
-                f = replace(f, severity=Severity.RISKY,
-                            details=(f.details + "; " if f.details else "") +
-                            "a call of the layer object: its class may hand `forward` on to a per-platform "
-                            "method (a CustomOp, or one a plugin installs) that takes other arguments")
+                why = ("a call of the model the target's loader returned, held to the `forward` of the protocol every "
+                       "model implements: a model whose own `forward` takes `**kwargs` still accepts it"
+                       if f.symbol in models else
+                       "a call of the layer object: its class may hand `forward` on to a per-platform "
+                       "method (a CustomOp, or one a plugin installs) that takes other arguments")
+                f = replace(f, severity=Severity.RISKY, details=(f.details + "; " if f.details else "") + why)
         out.append(f)
     return out

@@ -8,8 +8,10 @@ returns is not any module: every model vLLM loads implements the protocols vLLM 
 (`interfaces_base.VllmModel`: `forward`; `VllmModelForTextGeneration`: `compute_logits`), and vLLM
 0.11 dropped `sampling_metadata` from that protocol and from every model together. So a member
 read off such an object is the member of the one target `typing.Protocol` that declares it, among
-the protocols whose MRO declares `forward` (protocols of torch modules); where none or several
-declare it, the member stays unknown, as before. Only a value a target function *returns* is typed
+the protocols of models: those whose MRO declares `__init__` (how vLLM builds the object) and
+`forward` (how it calls it), as `VllmModel` does; a protocol of one capability (`SupportsPP`'s
+`forward(*, intermediate_tensors)`, an attention layer's) is not the loaded object's whole
+contract. Where none or several declare the member, it stays unknown, as before. Only a value a target function *returns* is typed
 this way: a parameter annotated `nn.Module` (a quant method's `layer`) is any layer at all.
 """
 
@@ -31,7 +33,7 @@ def returns_torch_module(index: PackageIndex, fn: Symbol) -> bool:
     return is_module_base(index.dotted_in(fn.module, text))
 
 
-def _is_protocol(index: PackageIndex, cls: Symbol) -> bool:
+def is_protocol(index: PackageIndex, cls: Symbol) -> bool:
     """A protocol class names `Protocol` among its own bases (PEP 544); a class that merely
     implements protocols inherits them without being one."""
     return any(b.split("[", 1)[0].strip() in _PROTOCOL_HEADS
@@ -40,10 +42,12 @@ def _is_protocol(index: PackageIndex, cls: Symbol) -> bool:
 
 
 def _declared(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[str]]:
-    """member name -> the dotted methods declaring it in the target's protocols of torch modules."""
+    """member name -> the dotted methods declaring it in the target's protocols of models."""
     out: dict[str, list[str]] = {}
     for cls in index.iter_classes(modules):
-        if not _is_protocol(index, cls) or not any("forward" in o.as_class.methods for o in index.mro(cls)):
+        mro = index.mro(cls)
+        if not is_protocol(index, cls) or not any("forward" in o.as_class.methods for o in mro) \
+                or not any("__init__" in o.as_class.methods for o in mro):
             continue
         for name in cls.as_class.methods:
             out.setdefault(name, []).append(f"{cls.dotted}.{name}")
@@ -51,8 +55,8 @@ def _declared(index: PackageIndex, modules: Iterable[str]) -> dict[str, list[str
 
 
 def protocol_member(index: PackageIndex, name: str) -> Symbol | None:
-    """The method `name` as the one protocol of torch modules that declares it declares it, or None."""
-    declared: Any = index.query("model_protocols.v2", name, needle=word(name), build=_declared, default=[])
+    """The method `name` as the one protocol of models that declares it declares it, or None."""
+    declared: Any = index.query("model_protocols.v3", name, needle=word(name), build=_declared, default=[])
     found = sorted(set(declared or ()))
     if len(found) != 1:
         return None
