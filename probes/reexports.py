@@ -47,6 +47,38 @@ def module_exports(tree, prefixes):
     return out
 
 
+_CONFIG_ONLY = frozenset({"model_config", "Config", "__slots__", "__doc__"})
+
+
+def thin_subclasses(tree, exports):
+    """{name: target dotted} of the module's top-level classes that only subclass one target class
+    it imported (`class ErrorResponse(vLLMErrorResponse): model_config = ConfigDict(...)`): no
+    method, no field, nothing but pydantic's configuration (or a docstring, `pass`). Such a class
+    is built, read and passed exactly as its base is, so a module that imports it uses the
+    target's class: Ray's LLM library subclasses vLLM's protocol models this way and builds them
+    in modules that never name vLLM. A class that adds anything of its own is the consumer's."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or node.keywords or node.decorator_list or len(node.bases) != 1:
+            continue
+        base = node.bases[0]
+        if not isinstance(base, ast.Name) or base.id not in exports:
+            continue
+        thin = True
+        for st in node.body:
+            if isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)):
+                continue
+            if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) and t.id in _CONFIG_ONLY for t in st.targets):
+                continue
+            if isinstance(st, ast.ClassDef) and st.name == "Config":
+                continue
+            thin = False
+            break
+        if thin:
+            out[node.name] = exports[base.id]
+    return out
+
+
 def export_map(modules):
     """{consumer dotted name: target dotted} over every module record's `exports`."""
     out = {}

@@ -18,7 +18,7 @@ from .reach import _relative as _resolve_relative
 from .ir import ir_facts
 from .routes import routed_name
 from .name_loads import evaluated_chains, evaluated_loads
-from .reexports import REEXPORTED, module_exports, rewrite_imports
+from .reexports import REEXPORTED, module_exports, rewrite_imports, thin_subclasses
 from .star_imports import STAR, expand_star_imports
 from .links import lone_classes, parsed_links, private_methods
 from .torch_ops import op_defs, op_uses
@@ -550,6 +550,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
             out["extra_body"] = sent
     exports = module_exports(tree, prefixes)
     if exports:
+        exports.update(thin_subclasses(tree, exports))  # `class R(vLLMR): model_config = ...`: handed on as vLLM's
         out["exports"] = exports
     if '"method"' in text or "'method'" in text:  # methods sent by name to routes (a remote client)
         sent = [list(r) for n in walk(tree) if isinstance(n, ast.Call) for r in [routed_name(n)] if r]
