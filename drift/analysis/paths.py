@@ -569,6 +569,12 @@ class PathEvaluator:
             return Value("missing", cls=owner, name=name)
         if sym.kind == "name":
             sym = self._alias_of(sym) or sym
+        if sym.kind == "method" and "." in ref:  # `Sub.method` where the method is a base's: read off `Sub`
+            owner = self.index.lookup(ref.rpartition(".")[0])
+            if owner is not None and owner.kind == "class":
+                got = self._member(owner, ref.rpartition(".")[2], on_class=True)
+                if got.kind in ("function", "unbound") and got.sym is not None:
+                    return got
         kind = {"module": "module", "class": "class", "function": "function", "method": "unbound"}.get(sym.kind)
         if kind is None:
             built = self._singleton_of(sym) if sym.kind == "name" else None
@@ -835,6 +841,10 @@ class PathEvaluator:
                 sym = Symbol(f"{owner.dotted}.{name}", "method", owner.module, owner.path, m.line, m.raw, owner)
                 decos = m.decorators
                 receiver = cls if _returns_self(m.returns) else None  # `-> Self`: what it was called on
+                if receiver is None and "classmethod" in decos and _names_class(m.returns, owner):
+                    # `def from_cli_args(cls, args) -> "EngineArgs": return cls(...)`, read off a subclass
+                    # (`AsyncEngineArgs.from_cli_args(args)`): an alternative constructor builds `cls`
+                    receiver = cls
                 if "staticmethod" in decos or "classmethod" in decos:
                     return Value("function", sym=sym, cls=receiver, owner=owner, via="method", evidence=ev)
                 return Value("unbound" if on_class else "method", sym=sym, cls=receiver, owner=owner, via="method",
@@ -1315,6 +1325,13 @@ def _returns_self(text: str | None) -> bool:
     called on, which for a classmethod read off an alias or a subclass is that class, not the
     declaring one."""
     return (text or "").strip().strip("'\"") in _SELF
+
+
+def _names_class(text: str | None, owner: Symbol) -> bool:
+    """Whether a classmethod's return annotation names the class that declares it (`-> "EngineArgs"`
+    on `EngineArgs.from_cli_args`): the idiom of an alternative constructor, which returns `cls(...)`,
+    an object of whichever class it is called on, as `-> Self` says."""
+    return (text or "").strip().strip("'\"") == owner.dotted.rsplit(".", 1)[-1]
 
 
 def _one_call(args: str) -> bool:
