@@ -31,6 +31,7 @@ from drift.analysis.rules.family import _build_definers
 from drift.analysis.rules.already_broken import caller_desc, failed_at_same_caller, lacked_on_baseline, receiver_named
 from drift.analysis.rules.lazy_callers import lazy_call_sites
 from drift.analysis.rules.override_params import new_parameters_fix
+from drift.analysis.rules.own_field_renames import FieldRename, own_field_rename
 from drift.analysis.rules.owner_moves import baseline_fills, owner_move
 from drift.analysis.rules.packed_params import packed_fix
 from drift.analysis.rules.renames import attribute_fix, attribute_rename
@@ -82,6 +83,22 @@ def _renamed_to(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> str
     new = _members(ctx.target, tcls) - _members(ctx.baseline, bcls)
     close = difflib.get_close_matches(name, sorted(new), n=1, cutoff=0.75)
     return close[0] if close else None
+
+
+def _field_renamed(ctx: CheckContext, tprev: Value, bprev: Value, name: str) -> FieldRename | None:
+    """The member the target's own constructions of the class pass the lost field's value as
+    (rules/own_field_renames.py): a rename no spelling match finds (`shared_by` -> `layers`)."""
+    if tprev.kind != "instance" or bprev.kind != "instance" or tprev.cls is None or bprev.cls is None:
+        return None
+    new = _members(ctx.target, tprev.cls) - _members(ctx.baseline, bprev.cls)
+    return own_field_rename(ctx.baseline, ctx.target, tprev.cls.dotted.rsplit(".", 1)[-1], name, new)
+
+
+def _field_rename_fix(owner: str, name: str, rename: FieldRename) -> Fix:
+    """`rename_attribute`, safe: the target's maintainers moved the very value to the new field."""
+    return Fix(f"read `{owner}.{rename.new}` instead of `{owner}.{name}` (the target's own construction passes "
+               f"as `{rename.new}=` the value the baseline's passed as `{name}=`: {rename.was} -> {rename.evidence})",
+               codemod="rename_attribute", tier=SAFE, args={"old": name, "new": rename.new, "convert": None})
 
 
 def _failure(prev: Value, name: str) -> str:
@@ -225,6 +242,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             else:
                 self_cls, bprev = None, bv[k - 1]
             renamed = _renamed_to(ctx, prev, bprev, name)
+            field_rename = None if renamed or on_self or what != "attr" else _field_renamed(ctx, prev, bprev, name)
+            if field_rename is not None:
+                renamed = field_rename.new
             below = [] if on_self else _defined_below(ctx, prev.cls or prev.sym, name)
             owner = prev.describe()
             last = k == len(path) - 1
@@ -258,6 +278,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                      member_move if member_move else
                      settled if (settled := _settled_fix(ctx, bv[k - 1], name)) else
                      from_env if (from_env := _env_fix(ctx, bv[k - 1], name)) else
+                     _field_rename_fix(owner, name, field_rename) if field_rename is not None else
                      Fix(f"use `{renamed}` (new in the target)", codemod="rename_method" if what == "call" else None,
                          args={"old": name, "new": renamed} if what == "call" else {},
                          manual_reason=None if what == "call" else "check the new attribute means the same")
