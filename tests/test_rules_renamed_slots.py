@@ -72,3 +72,14 @@ def test_a_slot_passed_by_keyword_or_through_star_args_is_not_this_rules(tmp_pat
             server.init_app_state(engine, model_config=model_config, state=state)
         """
     assert not [f for f in findings_of(tmp_path, _case(consumer)) if f.rule_id == "DRIFT144"]
+
+
+def test_a_slot_removed_before_it_is_a_shift_not_a_rename(tmp_path):
+    """`init_app_state(engine, model_config, state)` -> `init_app_state(engine, state)`: every later
+    argument moves one slot; the arity and shift rules report the call, not this one."""
+    after = {"gizmo/config.py": CONFIG, "gizmo/server.py": """
+        def init_app_state(engine, state):
+            state.model = engine.model
+        """}
+    case = Case("removed-slot", BEFORE, after, {"app/__init__.py": "", "app/api.py": CONSUMER})
+    assert not [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT144"]

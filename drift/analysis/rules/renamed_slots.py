@@ -44,8 +44,12 @@ def _is_a(index: PackageIndex, cls: Symbol, base: Symbol) -> bool:
     return any(c.dotted == base.dotted for c in index.mro(cls))
 
 
+def _slots(params: list[Param] | None) -> list[Param]:
+    return [p for p in params or () if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+
+
 def _positional(params: list[Param] | None, position: int) -> Param | None:
-    slots = [p for p in params or () if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    slots = _slots(params)
     return slots[position] if position < len(slots) else None
 
 
@@ -65,7 +69,10 @@ def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
     parameter at that slot the target renamed and re-annotated with another class (`model_config:
     ModelConfig` became `vllm_config: VllmConfig`): the argument was an object of the old class
     and is no object of the new one. Nothing fails at the call; the target fails inside, on the
-    first member of the new class it reads off the old object (an AttributeError)."""
+    first member of the new class it reads off the old object (an AttributeError). Only a slot
+    renamed in place (as many positional slots on both sides, the old name gone, the new one new):
+    a slot inserted or removed shifts the arguments after it, which DRIFT012's arity and shift
+    findings say."""
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
     starred = _starred_calls(ctx)
@@ -109,6 +116,11 @@ def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
             continue
         tp, bp = _positional(tparams, use["position"]), _positional(bparams, use["position"])
         if tp is None or bp is None or tp.name == bp.name:
+            continue
+        # renamed in place: as many positional slots, the old name gone and the new one new; a slot
+        # inserted or removed shifts the arguments after it, which the arity and shift rules say
+        if len(_slots(tparams)) != len(_slots(bparams)) or bp.name in {p.name for p in tparams} \
+                or tp.name in {p.name for p in bparams}:
             continue
         new, old = _annotated_class(tp, ctx.target, tat.module), _annotated_class(bp, ctx.baseline, bat.module)
         if new is None or old is None or new.dotted == old.dotted:
