@@ -168,7 +168,8 @@ def attribute_missing(ctx: CheckContext) -> Iterator[Finding]:
     never calls itself, are risky and name the install: nothing runs them until the install
     (DRIFT080's finding) is fixed, and then they fail one after another, as the maintainers of
     nnsight found when vLLM 0.13 stopped reading `gpu_worker.GPUModelRunner`.
-    Nor are reads in an assert's message or in a raised exception: that path fails either way.
+    A read in an assert's message or in a raised exception is risky: that path fails either way, but
+    the AttributeError replaces the consumer's own exception, so what handles it no longer runs.
     """
     if ctx.baseline_paths is None:
         return
@@ -182,8 +183,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
     dead = _installed_dead(ctx)
     for mod, rec, path, what in _typed_paths(ctx):
         guard = _failing_guard(mod, rec, failing)  # the test that raises first, if any: this line waits on it
-        if rec.get("on_failure"):
-            continue  # an assert's message or a raised exception: the path fails with or without it
+        raising = bool(rec.get("on_failure"))  # an assert's message or a raised exception: risky, below
         # a function nothing runs on the target until its install (DRIFT080's) is fixed: the next break
         installed = _install_of(rec.get("function"), dead.get(mod.get("module") or "", {})) if dead else None
         tv = ctx.target_paths.steps(path)
@@ -261,10 +261,13 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 failure += f" (once `{behind}`, gone too, is replaced by something that returns the same class)"
             if installed is not None:
                 failure += f" (once the install at {installed} takes effect on the target again)"
+            if raising:
+                failure += " in place of the exception the consumer raises there"
             yield Finding(
                 rule_id="DRIFT060", kind=RuleKind.ATTRIBUTE_MISSING,
                 severity=Severity.RISKY if ctx.dead_on_baseline(mod) or _slot_inferred(ctx, path) or unseen
                 or masked is not None or guard is not None or behind is not None or below or installed is not None
+                or raising
                 else Severity.BREAKING,
                 title=f"`{owner}.{name}` no longer exists" + (f"; `{renamed}` is new" if renamed else "") + (
                     f"; it lives in `{member_move.args['new_module']}`" if member_move and member_move.codemod else ""),
@@ -301,6 +304,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                     f"{f' and {len(below) - 4} more' if len(below) > 4 else ''} under `{(prev.cls or prev.sym).dotted.rsplit('.', 1)[-1]}` define "
                     f"`{name}` themselves: it fails only where the value is the target's class, not one of "
                     "them" if below else "") + (
+                    "; it builds the exception (or assert message) the consumer raises on a path that fails "
+                    "anyway: the AttributeError replaces it, so whatever handles that exception (an HTTP error "
+                    "response, a caller's `except`) no longer runs" if raising else "") + (
                     f"; the consumer installs `{rec.get('function')}` into the target at {installed} under a name the "
                     "target no longer has, so nothing runs it there until that install is fixed: this read is the "
                     "next break, not the first" if installed is not None else ""),
