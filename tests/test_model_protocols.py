@@ -2,8 +2,10 @@
 protocols of torch modules: `self.model.compute_logits(h, None)` is held to
 `VllmModelForTextGeneration.compute_logits`, which vLLM 0.11 narrowed to `(hidden_states)` (and
 every model with it). vllm-ascend 0.10.2rc1's runner and eagle proposer made that call six times;
-drift knew nothing of `self.model`. The fix is the target's own: its runner stopped passing the
-trailing `None`, so the consumer's `None` goes too.
+drift knew nothing of `self.model`. Risky: the loader builds whichever class the checkpoint names,
+and a consumer that registers its own models (SGLang 0.3 loaded its own through vLLM's `get_model`)
+gets their methods. The fix is the target's own: its runner stopped passing the trailing `None`,
+so the consumer's `None` goes too.
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ def test_the_loaded_model_is_held_to_the_protocol_that_declares_the_method(tmp_p
     text = src(CONSUMER)
     # the loaded model's call, not the one on a parameter annotated nn.Module (any layer at all)
     (f,) = findings
-    assert f.severity.value == "breaking"
+    # risky: the loader builds the class the checkpoint names, and a consumer may register its own
+    assert f.severity.value == "risky" and "the protocol vLLM's models implement" in f.details
     assert f.consumer_site.line == line_of(text, "self.model.compute_logits")
     assert "VllmModelForTextGeneration.compute_logits" in f.title
     assert f.fix.codemod == "drop_argument" and f.fix.tier == SAFE

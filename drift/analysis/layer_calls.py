@@ -4,10 +4,12 @@ Why: the call is judged against the `forward` of the class the consumer built or
 (`context._module_call`), but a vLLM layer is often a dispatcher: a CustomOp hands `forward` on to
 a per-platform method, and platform plugins install their own (`FusedMoE.forward_oot = mine`),
 with other parameters than the class's `forward` declares. The binding failure is then likely,
-not proven: the finding stays, risky, saying so. The same for a call of a model the target's
-loader returned (`self.model(input_ids=..., kv_caches=...)`), held to its protocol's `forward`
-(analysis/model_protocols.py): a model whose `forward` takes `**kwargs` still accepts what the
-protocol dropped. Calls written as `layer.forward(...)` keep their severity.
+not proven: the finding stays, risky, saying so. Calls written as `layer.forward(...)` keep their
+severity. A call of a model the target's loader returned (`self.model(...)`,
+`self.model.compute_logits(h, None)`), held to the protocol vLLM's models implement
+(analysis/model_protocols.py), is risky however it is written: which class the loader builds is
+the checkpoint's choice, and a consumer that registers its own models (SGLang 0.3 loaded its own
+through vLLM's `get_model`) gets its own `forward`.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Fi
     spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (path, symbol) -> the layer calls' lines
     models: set[str] = set()  # symbols that are a model protocol's `forward` (a loaded model's call)
     for rc in ctx.binding_calls:
-        if rc.through_call:
+        protocol = rc.target is not None and rc.target.owner is not None and is_protocol(ctx.target, rc.target.owner)
+        if rc.through_call or protocol:
             line = rc.rec["line"]
             spans.setdefault((rc.module.get("path"), rc.dotted), []).append(
                 (min(line, rc.rec.get("call_line") or line), rc.rec.get("end_line") or line))
-            if rc.target is not None and rc.target.owner is not None and is_protocol(ctx.target, rc.target.owner):
+            if protocol:
                 models.add(rc.dotted)
     if not spans:
         return findings
@@ -39,8 +42,9 @@ def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Fi
         if f.severity is Severity.BREAKING and f.rule_id in BINDING_RULES:
             lines = spans.get((f.consumer_site.path, f.symbol)) or ()
             if any(a <= f.consumer_site.line <= b for a, b in lines):
-                why = ("a call of the model the target's loader returned, held to the `forward` of the protocol every "
-                       "model implements: a model whose own `forward` takes `**kwargs` still accepts it"
+                why = ("a call of the model the target's loader returned, held to the protocol vLLM's models "
+                       "implement: the class is the one the checkpoint names, and a model the consumer registers "
+                       "(or one whose own method takes `**kwargs`) may still take it"
                        if f.symbol in models else
                        "a call of the layer object: its class may hand `forward` on to a per-platform "
                        "method (a CustomOp, or one a plugin installs) that takes other arguments")
