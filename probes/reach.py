@@ -2955,12 +2955,12 @@ class _Function:
             return False
         if not (self.mod.is_target(owner) and "()" in owner and not any(st.startswith("[") for st in owner)):
             return False
-        for chosen in self._patch_values(value, env):
-            if chosen is None or "signature" not in chosen:
-                return False
-        for chosen in self._patch_values(value, env):
+        chosen = self._patch_values(value, env)
+        if any(c is None or "signature" not in c for c in chosen):
+            return False
+        for c in chosen:
             self.mod.patches.append({"line": pos[0], "col": pos[1], "path": list(owner), "name": attr,
-                                     "function": self.qual, "value": chosen, "how": "instance_attr",
+                                     "function": self.qual, "value": c, "how": "instance_attr",
                                      "guards": list(self.mod.guards)})
         return True
 

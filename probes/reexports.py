@@ -62,21 +62,17 @@ def thin_subclasses(tree, exports):
         if not isinstance(node, ast.ClassDef) or node.keywords or node.decorator_list or len(node.bases) != 1:
             continue
         base = node.bases[0]
-        if not isinstance(base, ast.Name) or base.id not in exports:
-            continue
-        thin = True
-        for st in node.body:
-            if isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)):
-                continue
-            if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) and t.id in _CONFIG_ONLY for t in st.targets):
-                continue
-            if isinstance(st, ast.ClassDef) and st.name == "Config":
-                continue
-            thin = False
-            break
-        if thin:
+        if isinstance(base, ast.Name) and base.id in exports and all(_configures(st) for st in node.body):
             out[node.name] = exports[base.id]
     return out
+
+
+def _configures(st):
+    """Whether a class-body statement adds nothing of its own: `pass`, a docstring, pydantic's
+    `model_config = ...` (or `__slots__`), a v1 `class Config:`."""
+    return (isinstance(st, ast.Pass) or (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))
+            or (isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) and t.id in _CONFIG_ONLY for t in st.targets))
+            or (isinstance(st, ast.ClassDef) and st.name == "Config"))
 
 
 def export_map(modules):

@@ -164,6 +164,9 @@ def test_a_read_through_a_dotted_module_import_is_found_by_what_the_import_binds
     source = "import gizmo.quant.ct_moe\n\nX = gizmo.quant.ct_moe.WNA16MoEMethod\n"
     new, outcome = run_codemod(source, "import_moved_member", line=3, args=ARGS)
     assert outcome.status == "applied" and "X = wna16.WNA16MoEMethod\n" in new
+    # a second run over the module-object form it wrote is told it was done already
+    assert run_codemod(new, "import_moved_member", line=new.splitlines().index("X = wna16.WNA16MoEMethod") + 1,
+                       args=ARGS)[1].status == "already"
 
 
 def test_a_long_new_import_is_wrapped_as_ruff_format_would(tmp_path):

@@ -27,8 +27,12 @@ def downgrade_layer_calls(ctx: CheckContext, findings: list[Finding]) -> list[Fi
     """`findings` with each breaking binding finding on a layer call made risky."""
     spans: dict[tuple[str, str], list[tuple[int, int]]] = {}  # (path, symbol) -> the layer calls' lines
     models: set[str] = set()  # symbols that are a model protocol's `forward` (a loaded model's call)
+    protocols: dict[str, bool] = {}  # owner class -> whether it is a protocol (asked once per class)
     for rc in ctx.binding_calls:
-        protocol = rc.target is not None and rc.target.owner is not None and is_protocol(ctx.target, rc.target.owner)
+        owner = rc.target.owner if rc.target is not None else None
+        if owner is not None and owner.dotted not in protocols:
+            protocols[owner.dotted] = is_protocol(ctx.target, owner)
+        protocol = owner is not None and protocols[owner.dotted]
         if rc.through_call or protocol:
             line = rc.rec["line"]
             spans.setdefault((rc.module.get("path"), rc.dotted), []).append(

@@ -11,8 +11,9 @@ read off such an object is the member of the one target `typing.Protocol` that d
 the protocols of models: those whose MRO declares `__init__` (how vLLM builds the object) and
 `forward` (how it calls it), as `VllmModel` does; a protocol of one capability (`SupportsPP`'s
 `forward(*, intermediate_tensors)`, an attention layer's) is not the loaded object's whole
-contract. Where none or several declare the member, it stays unknown, as before. Only a value a target function *returns* is typed
-this way: a parameter annotated `nn.Module` (a quant method's `layer`) is any layer at all.
+contract. Where none or several declare the member, it stays unknown, as before. Only a value a
+target function *returns* is typed this way: a parameter annotated `nn.Module` (a quant method's
+`layer`) is any layer at all.
 """
 
 from __future__ import annotations

@@ -570,9 +570,10 @@ class PathEvaluator:
         if sym.kind == "name":
             sym = self._alias_of(sym) or sym
         if sym.kind == "method" and "." in ref:  # `Sub.method` where the method is a base's: read off `Sub`
-            owner = self.index.lookup(ref.rpartition(".")[0])
+            head, _, member = ref.rpartition(".")
+            owner = self.index.lookup(head)
             if owner is not None and owner.kind == "class":
-                got = self._member(owner, ref.rpartition(".")[2], on_class=True)
+                got = self._member(owner, member, on_class=True)
                 if got.kind in ("function", "unbound") and got.sym is not None:
                     return got
         kind = {"module": "module", "class": "class", "function": "function", "method": "unbound"}.get(sym.kind)

@@ -114,18 +114,12 @@ def _split_import(node: cst.ImportFrom, extra: int) -> cst.ImportFrom:
 def _split_bases(cls: cst.ClassDef, extra: int) -> cst.ClassDef:
     """`class C(A):` -> `class C(` / `    A` / `):`; several bases one per line with a trailing comma."""
     bases = list(cls.bases)
-    several = len(bases) > 1
-    out = []
-    for n, base in enumerate(bases):
-        last = n == len(bases) - 1
-        if last and not several:
-            out.append(base.with_changes(comma=cst.MaybeSentinel.DEFAULT))
-        else:
-            out.append(base.with_changes(comma=cst.Comma(whitespace_after=_newline(extra if last else extra + 4))))
-    lpar = cst.LeftParen(whitespace_after=_newline(extra + 4))
-    if not several:
-        out[-1] = out[-1].with_changes(whitespace_after_arg=_newline(extra))
-    return cls.with_changes(bases=out, lpar=lpar)
+    if len(bases) == 1:
+        out = [bases[0].with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_newline(extra))]
+    else:
+        out = [base.with_changes(comma=cst.Comma(whitespace_after=_newline(extra if n == len(bases) - 1 else extra + 4)))
+               for n, base in enumerate(bases)]
+    return cls.with_changes(bases=out, lpar=cst.LeftParen(whitespace_after=_newline(extra + 4)))
 
 
 class _Wrapper(cst.CSTTransformer):

@@ -17,6 +17,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext, _callable
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.callers import mro_names
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Param, Symbol
 from drift.probes.reach import strip_optional
@@ -41,7 +42,11 @@ def _annotated_class(param: Param, index: PackageIndex, module: str) -> Symbol |
 
 
 def _is_a(index: PackageIndex, cls: Symbol, base: Symbol) -> bool:
-    return any(c.dotted == base.dotted for c in index.mro(cls))
+    return base.dotted in mro_names(index, [cls])
+
+
+def _short(sym: Symbol) -> str:
+    return sym.dotted.rsplit(".", 1)[-1]
 
 
 def _slots(params: list[Param] | None) -> list[Param]:
@@ -86,20 +91,19 @@ def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
             continue
         seen.add(key)
         tsym, tp, bp, new, old, arg = found
-        label = tsym.dotted.rsplit(".", 1)[-1]
+        label = _short(tsym)
         n = use["position"] + 1
         yield Finding(
             rule_id="DRIFT144", kind=RuleKind.ARGUMENT_RETYPED, severity=Severity.BREAKING,
-            title=f"`{label}(...)`'s argument {n} is a `{arg.dotted.rsplit('.', 1)[-1]}`; the target renamed that "
-                  f"parameter `{bp.name}: {old.dotted.rsplit('.', 1)[-1]}` to `{tp.name}: "
-                  f"{new.dotted.rsplit('.', 1)[-1]}`",
+            title=f"`{label}(...)`'s argument {n} is a `{_short(arg)}`; the target renamed that "
+                  f"parameter `{bp.name}: {_short(old)}` to `{tp.name}: {_short(new)}`",
             consumer_site=Location(use["path"], use["line"], symbol=f"{tsym.dotted}.{tp.name}"),
             target_evidence=(Location(tsym.path, tp.line or tsym.line, symbol=f"{tsym.dotted}.{tp.name}"),),
             baseline_evidence=(Location(old.path, old.line, symbol=old.dotted),),
-            predicted_failure=f"AttributeError inside `{label}`: a `{arg.dotted.rsplit('.', 1)[-1]}` has no member "
-                              f"of `{new.dotted.rsplit('.', 1)[-1]}` it reads off `{tp.name}`",
+            predicted_failure=f"AttributeError inside `{label}`: a `{_short(arg)}` has no member "
+                              f"of `{_short(new)}` it reads off `{tp.name}`",
             details=f"passed by position, so the call still binds; `{arg.dotted}` is no `{new.dotted}`",
-            fix=Fix(f"pass a `{new.dotted.rsplit('.', 1)[-1]}` as argument {n} (`{tp.name}`)",
+            fix=Fix(f"pass a `{_short(new)}` as argument {n} (`{tp.name}`)",
                     manual_reason="where the consumer gets that object is its own code"),
             symbol=f"{tsym.dotted}.{tp.name}",
         )
@@ -125,6 +129,7 @@ def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
         new, old = _annotated_class(tp, ctx.target, tat.module), _annotated_class(bp, ctx.baseline, bat.module)
         if new is None or old is None or new.dotted == old.dotted:
             continue
+        classes = []
         for obj in use["objects"]:
             targ, barg = ctx.target_paths.value(tuple(obj)), ctx.baseline_paths.value(tuple(obj))
             if targ.kind != "instance" or barg.kind != "instance" or targ.cls is None or barg.cls is None:
@@ -132,8 +137,8 @@ def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
             if not _is_a(ctx.baseline, barg.cls, old) or _is_a(ctx.target, targ.cls, new) \
                     or _is_a(ctx.target, new, targ.cls):
                 return None
-        arg = ctx.target_paths.value(tuple(use["objects"][0])).cls
-        return tsym, tp, bp, new, old, arg
+            classes.append(targ.cls)
+        return tsym, tp, bp, new, old, classes[0]
     return None
 
 

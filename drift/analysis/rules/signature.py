@@ -603,16 +603,18 @@ def _own_positional_fix(ctx: CheckContext, rc: ResolvedCall, *, append_only: boo
     if found is None:
         return None
     callee = rc.rec["callee_src"].rsplit(".", 1)[-1]
-    where = f"as the target's own `{found.function}` rewrote this very call ({found.baseline_evidence} -> {found.evidence})"
+    evidence = f"({found.baseline_evidence} -> {found.evidence})"
     dropped = _dropped_nones(rc, found)
     if dropped:
         # the target's rewrite only stopped passing trailing `None`s, and the consumer passes `None`
         # there too: the same drop, whatever the consumer's other arguments are called
         shown = ", ".join(str(i + 1) for i in dropped)
         return Fix(f"stop passing the `None` at argument{'s' if len(dropped) > 1 else ''} {shown} of "
-                   f"`{rc.rec['callee_src']}(...)`, {where.replace('this very call', 'its own call')}",
+                   f"`{rc.rec['callee_src']}(...)`, as the target's own `{found.function}` rewrote its own call "
+                   f"{evidence}",
                    codemod="drop_argument", tier=SAFE,
                    args={"callee": callee, "positions": dropped, "count": rc.rec["positional"]})
+    where = f"as the target's own `{found.function}` rewrote this very call {evidence}"
     built = "".join(f"; `{k}` there is `{v}`" for k, v in found.built.items())
     guard = [f"`{k}` is " + (f"`{v}`" if v else "a local of the calling function") for k, v in sorted(found.names.items())]
     shown = ", ".join([*found.after, *(f"{k}={v}" for k, v in found.add.items())])

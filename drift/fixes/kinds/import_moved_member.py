@@ -64,17 +64,18 @@ class ImportMovedMember(SiteCodemod):
 
     def visit_Module(self, node: cst.Module) -> None:
         reads = self.nodes_at_line(cst.Attribute, self._is_old_read)
+        parent, _, last = self.new_module.rpartition(".")
         if not reads:
+            # either form an earlier run wrote: `from <parent> import <module>` or `from <module> import <name>`
             imported = any(isinstance(s, cst.SimpleStatementLine) and any(
                 isinstance(small, cst.ImportFrom) and small.module is not None
-                and get_full_name_for_node(small.module) == self.new_module for small in s.body)
+                and get_full_name_for_node(small.module) in (parent, self.new_module) for small in s.body)
                 for s in node.body)
             self.record(ALREADY if imported else NOT_FOUND,
                         f"no read of `{self.name}` through `{self.old_module}` at line {self.line}")
             return
         # through the new module object, as the consumer read it through the old one (the bare
         # name is often the consumer's own: a subclass named as vLLM's class it extends)
-        parent, _, last = self.new_module.rpartition(".")
         if parent and all(self._free_or(r, last, parent, last) for r in reads):
             self._reads, self._through = {id(r) for r in reads}, (parent, last)
             return
