@@ -2583,6 +2583,10 @@ class _Function:
                 self.awaited.add(id(node.value))  # `await f(...)`: f must still return an awaitable
             self.expr(node.value, env)
         elif t is ast.Name:
+            if top and subscript and not store:  # `pos["offset"]` where pos holds a typed path: the
+                held = chain.of(node)  # one record DRIFT061 needs, for a value that no longer indexes
+                if held and self.mod.wanted(held) and len(held) < MAX_PATH:
+                    self.mod.use("item", tuple(held), node.lineno, node.col_offset, self.qual, subscript=subscript)
             return
         else:
             self.expr(node, env)

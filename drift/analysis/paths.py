@@ -177,6 +177,25 @@ _ITERABLES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "A
                         "Collection", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
+# Builtin types an annotation may name: a value of one has that type's members and no others.
+_SCALARS = frozenset({"str", "int", "float", "bytes", "bool", "complex"})
+# The concrete builtin type a container annotation's head names (an abstract `Sequence` or
+# `Mapping` may be any of several, so it names none).
+_CONCRETE = {"list": list, "List": list, "tuple": tuple, "Tuple": tuple, "dict": dict, "Dict": dict,
+             "set": set, "Set": set, "frozenset": frozenset, "FrozenSet": frozenset}
+
+
+def builtin_type(v: Value) -> type | None:
+    """The builtin type a value is known to be, where an annotation said so: `str` for a field
+    annotated `str` (or a key iterated out of a `dict[str, X]`), `tuple` for a
+    `tuple[list[int], ...]`. None for anything else, an abstract container included."""
+    if v.kind == "external" and v.sym is None and v.name in _SCALARS:
+        return getattr(builtins, v.name)
+    if v.kind == "container" and v.name:
+        return _CONCRETE.get(split_generic(v.name)[0])
+    return None
+
+
 def split_generic(text: str) -> tuple[str, list[str]]:
     """`typing.List[tuple[int, str]]` -> ("List", ["tuple[int, str]"]); no subscript -> (text, [])."""
     t = text.strip()
@@ -781,6 +800,8 @@ class PathEvaluator:
         sym = self.index.resolve_in(module, name)
         if sym is not None and sym.kind == "class":
             return Value("instance", cls=sym)
+        if sym is None and name in _SCALARS:  # `str`, `int`: what Python's own type has, nothing else
+            return Value("external", name=name, via="builtin")
         return UNKNOWN
 
     def _element(self, base: Value) -> Value:

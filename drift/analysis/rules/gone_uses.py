@@ -96,7 +96,8 @@ def gone_name_used(ctx: CheckContext) -> Iterator[Finding]:
             elif rec.get("kind") in ("attr", "attr_set") and path[-1].startswith("."):
                 others.setdefault(rec["line"], []).append(tuple(path))
         # name_loads: a bare evaluated name (an annotation run at def time, a base class, a value)
-        uses = [*(mod.get("calls") or []), *(mod.get("uses") or []), *(mod.get("name_loads") or [])]
+        uses = [*(mod.get("calls") or []), *(u for u in mod.get("uses") or [] if u.get("kind") != "item"),
+                *(mod.get("name_loads") or [])]  # an `item` record repeats a path another use already read
         for rec in sorted(uses, key=lambda r: r.get("line") or 0):
             target = _gone_root(_written(rec), gone)
             imp = gone.get(target or "")

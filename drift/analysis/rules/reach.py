@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, Iterator
 
 from drift.analysis.context import CheckContext, site_of
-from drift.analysis.paths import Value, is_soft, strip_annotation
+from drift.analysis.paths import Value, builtin_type, is_soft, strip_annotation
 from drift.analysis.nearest_bases import nearest_shared_ancestors
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
@@ -25,6 +25,7 @@ from drift.analysis.rules.base import plural, rule
 from drift.analysis.moves import moved_to
 from drift.analysis.rules.move_tiers import judge_move
 from drift.analysis.rules.dispatch import dispatched_sites
+from drift.analysis.rules.container_kinds import builtin_lacks, holder_text
 from drift.analysis.rules.callers import (RECEIVER, attribute_class, consumer_runs_name, gone_base, mro_names, reaches,
                                          receiver_of, runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
@@ -873,6 +874,14 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     loops = [(mod, rec, rec["path"], "attr") for mod in ctx.usage for rec in mod.get("uses") or ()
              if rec.get("kind") == "iter"]  # a loop over what a call returned (`for b in m.allocate_slots(...)`)
+    for mod in ctx.usage:  # `pos["offset"]` where a local holds a typed path (`pos = r.mm_positions[i]`)
+        for rec in mod.get("uses") or ():
+            if rec.get("kind") == "item" and rec.get("subscript") in _SUBSCRIPT and len(rec["path"]) >= 2:
+                path = rec["path"]
+                found = _no_longer_subscriptable(ctx, mod, rec, path, ctx.target_paths.steps(path), len(path), seen,
+                                                 rec["subscript"])
+                if found is not None:
+                    yield found
     for mod, rec, path, what in _typed_paths(ctx) + loops:
         tv = ctx.target_paths.steps(path)
         how = rec.get("subscript") if what == "attr" else None
@@ -897,6 +906,12 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
             if not path[k].startswith(".") or is_soft(path[k]):
                 continue  # a soft read (`getattr(x, "a", d)`) on a retyped holder gives its default
             tprev = tv[k - 1]
+            if builtin_type(tprev) is not None:  # a list, a tuple, a `str` the target declares there
+                found = _builtin_retyped(ctx, mod, rec, path, tv, k, seen)
+                if found is not None:
+                    yield found
+                    break
+                continue
             if not ((tprev.kind in ("external", "literal") and tprev.name) or
                     (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
                 continue  # the target's side already rules a retyping out: the baseline is not walked
@@ -938,6 +953,33 @@ _ITERATION = ("__iter__", "__getitem__")
 _SUBSCRIPT = {"get": "__getitem__", "set": "__setitem__", "del": "__delitem__"}
 
 
+def _builtin_retyped(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
+                     seen: set[tuple]) -> Finding | None:
+    """`.name` read on what the target declares a builtin lacking it (container_kinds.py):
+    a `dict`'s keys iterated where a list's objects were, a `tuple` where a `list` was."""
+    found = builtin_lacks(ctx, path, tv, k)
+    if found is None:
+        return None
+    key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+    if key in seen:
+        return None
+    seen.add(key)
+    holder, now, was = found
+    name = path[k][1:]
+    return Finding(
+        rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"{holder[:1].upper() + holder[1:] if holder[:1] != '`' else holder} is now a `{now}`, "
+              f"no longer {was}: `.{name}` is {was}'s",
+        consumer_site=_site(mod, rec, k == len(path) - 1),
+        target_evidence=tuple(e for e in (_evidence(tv[k - 1]),) if e),
+        baseline_evidence=tuple(e for e in (_evidence(ctx.baseline_paths.steps(path)[k]),) if e),
+        predicted_failure=f"AttributeError: '{now}' object has no attribute '{name}'",
+        fix=Fix(f"use {holder} as a `{now}`", manual_reason="what the new kind holds needs reading"),
+        symbol=f"{was.strip('`a ')}.{name}",
+    )
+
+
 def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
                              seen: set[tuple], how: str) -> Finding | None:
     """`holder.attr[i]` (read, `how` "get"; stored, "set"; deleted, "del") where the target's
@@ -946,7 +988,9 @@ def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list
     tensor or array a builder made, a container, or an instance of a class with the item method
     (the consumer's subscript worked there). `torch.zeros(...)` -> `CpuGpuBuffer`: TypeError."""
     tprev = tv[k - 1]
-    if tprev.kind != "instance" or tprev.cls is None or not path[k - 1].startswith(".") or is_soft(path[k - 1]):
+    element = path[k - 1] in ("[]", "[*]")  # an item of a container: `ranges[i]["offset"]`
+    if tprev.kind != "instance" or tprev.cls is None or not (path[k - 1].startswith(".") or element) \
+            or is_soft(path[k - 1]):
         return None
     dunder = _SUBSCRIPT[how]
     if ctx.target_paths.unresolved_bases(tprev.cls) or any(
@@ -955,16 +999,19 @@ def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list
         return None
     bprev = ctx.baseline_paths.steps(path)[k - 1]
     if bprev.kind == "instance" and bprev.cls is not None:
-        if bprev.cls.dotted.rsplit(".", 1)[-1] == tprev.cls.dotted.rsplit(".", 1)[-1] or not any(
-                dunder in o.as_class.methods for o in ctx.baseline.mro(bprev.cls)):
-            return None  # the same class (moved), or one the subscript never worked on either
-    elif bprev.kind not in ("external", "container"):
-        return None
+        typed_dict = how == "get" and any(o.as_class.kind == "typeddict" for o in ctx.baseline.mro(bprev.cls))
+        if bprev.cls.dotted.rsplit(".", 1)[-1] == tprev.cls.dotted.rsplit(".", 1)[-1] and not typed_dict or not (
+                typed_dict or any(dunder in o.as_class.methods for o in ctx.baseline.mro(bprev.cls))):
+            return None  # the same class (moved), or one the subscript never worked on either; a
+            # `TypedDict` is a dict at run time, so `r["offset"]` worked on it whatever it declares
+    elif bprev.kind not in ("external", "container") or element:
+        return None  # an item was an object of a class the subscript worked on, or nothing is said
     key = (mod.get("path"), rec["line"], tuple(path[:k]))
     if key in seen:
         return None
     seen.add(key)
-    holder, now = path[k - 1][1:].lstrip("?"), tprev.describe()
+    holder = holder_text(path, k - 1) if element else f"`{path[k - 1][1:].lstrip('?')}`"
+    now = tprev.describe()
     was = bprev.describe() if bprev.kind == "instance" else (bprev.name or "a subscriptable value")
     verb = {"get": "is not subscriptable", "set": "does not support item assignment",
             "del": "does not support item deletion"}[how]
@@ -973,7 +1020,7 @@ def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list
     return Finding(
         rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
         severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-        title=f"`{holder}` is now one `{now}`, no longer `{was}`: indexing it fails",
+        title=f"{holder[:1].upper()}{holder[1:]} is now one `{now}`, no longer `{was}`: indexing it fails",
         consumer_site=_site(mod, rec, True),
         target_evidence=(_evidence(tprev) or Location(tprev.cls.path, tprev.cls.line, symbol=tprev.cls.dotted),),
         baseline_evidence=tuple(e for e in (_evidence(bprev),) if e),

@@ -1,0 +1,56 @@
+"""A value that kept its name but became another builtin kind: DRIFT061's reads on a list, a
+tuple, a dict key or a `str` where the baseline had an object (or another container) with that
+member.
+
+vLLM changes the kind of a container more often than its element class: `lora_requests` went
+from `list[LoRARequest]` to `dict[str, LoRARequest]` (0.10: iterating it yields names),
+`block_ids` from `list[int]` to `tuple[list[int], ...]` (0.9: one list per KV-cache group, and
+a tuple has no `extend`), `Worker.cache_engine` from one `CacheEngine` to a list of them (0.6:
+one per pipeline stage). Each is read off the annotations both trees declare; the builtin's own
+members (`hasattr(tuple, name)`) decide whether the consumer's read still works, so a `.count()`
+that both kinds have, or a `.upper()` on what became a `str`, says nothing.
+"""
+
+from __future__ import annotations
+
+from drift.analysis.context import CheckContext
+from drift.analysis.paths import Value, builtin_type
+
+
+def builtin_lacks(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, str, str] | None:
+    """(holder, now, was) when step k (`.name`) reads a member the target's builtin value at
+    k - 1 lacks and the baseline's value there had: an object whose class defines it, or a
+    builtin of another type that has it. None otherwise (or when the target's value is no
+    builtin drift knows)."""
+    name = path[k][1:]
+    now = builtin_type(tv[k - 1])
+    if now is None or hasattr(now, name) or not name.isidentifier():
+        return None
+    bv = ctx.baseline_paths.steps(path)
+    bprev, b = bv[k - 1], bv[k]
+    if bprev.kind == "instance" and bprev.cls is not None:
+        if not b.known or b.kind == "consumer" or b.owner is None:
+            return None
+        was = f"`{bprev.describe()}`"
+    else:
+        before = builtin_type(bprev)
+        if before is None or before is now or not hasattr(before, name):
+            return None
+        was = f"a `{before.__name__}`"
+    return holder_text(path, k - 1), now.__name__, was
+
+
+def holder_text(path: list[str], j: int) -> str:
+    """What step j of a use's path is, in words: `` `reqs` `` for an attribute, what iterating
+    or indexing the one before it gives, what a call returns."""
+    step = path[j]
+    before = path[j - 1][1:] if j >= 1 and path[j - 1].startswith(".") else "it"
+    if step.startswith("."):
+        return f"`{step[1:].lstrip('?')}`"
+    if step == "[*]":
+        return f"what iterating `{before}` yields"
+    if step in ("[]", "[:]"):
+        return f"an item of `{before}`"
+    if step == "()":
+        return f"what `{before}()` returns"
+    return f"`{before}`"
