@@ -83,3 +83,73 @@ def test_a_slot_removed_before_it_is_a_shift_not_a_rename(tmp_path):
         """}
     case = Case("removed-slot", BEFORE, after, {"app/__init__.py": "", "app/api.py": CONSUMER})
     assert not [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT144"]
+
+
+SERVING_BEFORE = {"gizmo/serving.py": """
+    from typing import List
+
+
+    class OpenAIServing:
+        def __init__(self, engine, model_config, served_model_names: List[str], lora_modules=None):
+            self.served_model_names = served_model_names
+    """}
+SERVING_AFTER = {"gizmo/serving.py": """
+    from dataclasses import dataclass
+    from typing import List
+
+
+    @dataclass
+    class BaseModelPath:
+        name: str
+        model_path: str
+
+
+    class OpenAIServing:
+        def __init__(self, engine, model_config, base_model_paths: List[BaseModelPath], lora_modules=None):
+            self.names = [p.name for p in base_model_paths]
+    """}
+
+
+def test_a_value_named_for_the_old_slot_is_held_to_the_new_slot_s_type(tmp_path):
+    """vLLM 0.6.2: `OpenAIServing(engine, model_config, served_model_names, ...)` became
+    `(..., base_model_paths: List[BaseModelPath], ...)`. The consumer passes a local named as the
+    old parameter, a list of names drift cannot type: the name says what it was written for, and
+    the slot now takes objects of a class the old one never named (ipex-llm, Ray)."""
+    consumer = """
+        from gizmo.serving import OpenAIServing
+
+
+        def build(engine, model_config, args):
+            served_model_names = args.names or [args.model]
+            return OpenAIServing(engine, model_config, served_model_names)
+
+
+        def build_new(engine, model_config, base_model_paths):
+            return OpenAIServing(engine, model_config, base_model_paths)
+
+
+        def build_other(engine, model_config, names):
+            return OpenAIServing(engine, model_config, names)
+        """
+    case = Case("named-slot", SERVING_BEFORE, SERVING_AFTER, {"app/__init__.py": "", "app/api.py": consumer})
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT144"]
+    assert [(f.consumer_site.line, f.severity.value) for f in found] == [
+        (line_of(src(consumer), "return OpenAIServing(engine, model_config, served_model_names)"), "breaking")]
+    assert "written for `served_model_names: List[str]`" in found[0].title
+    assert "renamed that parameter to `base_model_paths: List[BaseModelPath]`" in found[0].title
+    assert found[0].symbol == "gizmo.serving.OpenAIServing.base_model_paths"
+
+
+def test_a_renamed_slot_whose_annotation_names_the_same_classes_is_a_rename_only(tmp_path):
+    after = {"gizmo/serving.py": SERVING_BEFORE["gizmo/serving.py"].replace(
+        "served_model_names: List[str]", "model_names: List[str]").replace(
+        "= served_model_names", "= model_names")}
+    consumer = """
+        from gizmo.serving import OpenAIServing
+
+
+        def build(engine, model_config, served_model_names):
+            return OpenAIServing(engine, model_config, served_model_names)
+        """
+    case = Case("renamed-only", SERVING_BEFORE, after, {"app/__init__.py": "", "app/api.py": consumer})
+    assert not [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT144"]

@@ -867,7 +867,12 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     And an attribute the consumer indexes (`table.slot_mapping[:n]`, `holder.x[i] = v`, also
     inside a longer chain) that became one object of a class with no `__getitem__` (or
     `__setitem__`, `__delitem__`) where the baseline's was a tensor, a container or a class that
-    has it (`torch.zeros(...)` -> `CpuGpuBuffer`): reported at the subscript.
+    has it (`torch.zeros(...)` -> `CpuGpuBuffer`): reported at the subscript; so is an item of a
+    container that was a `TypedDict` and became a class (`pos = r.mm_positions[i]; pos["offset"]`).
+    And a value that kept its name but became another builtin kind lacking the member read
+    (container_kinds.py): `for r in h.reqs: r.req_id` once `list[Req]` became `dict[str, Req]`
+    (the loop yields keys), `.extend` on what became a `tuple`, `.gpu_cache` on one object that
+    became a `list` of them.
     """
     if ctx.baseline_paths is None:
         return

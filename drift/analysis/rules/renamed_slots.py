@@ -13,6 +13,7 @@ objects; the slot's parameter is read from both releases' declarations.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator
 
 from drift.analysis.context import CheckContext, _callable
@@ -68,6 +69,33 @@ def _starred_calls(ctx: CheckContext) -> set[tuple[str, int]]:
     return out
 
 
+# Names an annotation may use that are no class of the target's: a slot that only changed these
+# (`Optional[int]` -> `int | None`) changed no class.
+_TYPING_WORDS = frozenset({"List", "list", "Dict", "dict", "Tuple", "tuple", "Set", "set", "Optional", "Union",
+                           "Sequence", "Mapping", "Iterable", "Any", "None", "str", "int", "float", "bool",
+                           "bytes", "typing", "Callable", "Type", "type", "Literal"})
+
+
+def _classes_named(param: Param) -> frozenset[str]:
+    """The class names a parameter's annotation writes, typing's and the builtins' aside
+    (`List[BaseModelPath]` -> {"BaseModelPath"}; `List[str]` -> {})."""
+    words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", param.annotation or "")
+    return frozenset(w for w in words if w not in _TYPING_WORDS)
+
+
+def _renamed_in_place(tparams: list[Param], bparams: list[Param], position: int) -> tuple[Param, Param] | None:
+    """(target param, baseline param) at the slot when it was renamed in place: as many positional
+    slots, the old name gone and the new one new; a slot inserted or removed shifts the arguments
+    after it, which the arity and shift rules say."""
+    tp, bp = _positional(tparams, position), _positional(bparams, position)
+    if tp is None or bp is None or tp.name == bp.name:
+        return None
+    if len(_slots(tparams)) != len(_slots(bparams)) or bp.name in {p.name for p in tparams} \
+            or tp.name in {p.name for p in bparams}:
+        return None
+    return tp, bp
+
+
 @rule("DRIFT144", RuleKind.ARGUMENT_RETYPED)
 def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
     """A positional argument of a target class's object, passed to a target callable whose
@@ -77,7 +105,9 @@ def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
     first member of the new class it reads off the old object (an AttributeError). Only a slot
     renamed in place (as many positional slots on both sides, the old name gone, the new one new):
     a slot inserted or removed shifts the arguments after it, which DRIFT012's arity and shift
-    findings say."""
+    findings say. An argument drift cannot type counts where the consumer named it exactly as the
+    baseline's parameter at that slot (`served_model_names`) and the new annotation names classes
+    the old one did not (`List[str]` -> `List[BaseModelPath]`, vLLM 0.6.2's `OpenAIServing`)."""
     if ctx.baseline is None or ctx.baseline_paths is None:
         return
     starred = _starred_calls(ctx)
@@ -107,6 +137,7 @@ def renamed_slot_retyped(ctx: CheckContext) -> Iterator[Finding]:
                     manual_reason="where the consumer gets that object is its own code"),
             symbol=f"{tsym.dotted}.{tp.name}",
         )
+    yield from _named_for_old_slots(ctx, seen)
 
 
 def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
@@ -118,14 +149,10 @@ def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
         bsym, bparams, bat, _ = _callable(ctx.baseline, bv)
         if tparams is None or bparams is None or tat is None or bat is None:
             continue
-        tp, bp = _positional(tparams, use["position"]), _positional(bparams, use["position"])
-        if tp is None or bp is None or tp.name == bp.name:
+        pair = _renamed_in_place(tparams, bparams, use["position"])
+        if pair is None:
             continue
-        # renamed in place: as many positional slots, the old name gone and the new one new; a slot
-        # inserted or removed shifts the arguments after it, which the arity and shift rules say
-        if len(_slots(tparams)) != len(_slots(bparams)) or bp.name in {p.name for p in tparams} \
-                or tp.name in {p.name for p in bparams}:
-            continue
+        tp, bp = pair
         new, old = _annotated_class(tp, ctx.target, tat.module), _annotated_class(bp, ctx.baseline, bat.module)
         if new is None or old is None or new.dotted == old.dotted:
             continue
@@ -140,6 +167,53 @@ def _slot_change(ctx: CheckContext, use: dict):  # type: ignore[no-untyped-def]
             classes.append(targ.cls)
         return tsym, tp, bp, new, old, classes[0]
     return None
+
+
+def _named_for_old_slots(ctx: CheckContext, seen: set[tuple[str, int, int]]) -> Iterator[Finding]:
+    """A positional argument drift cannot type, but which the consumer named exactly as the
+    baseline's parameter at that slot (`served_model_names`), where the target renamed the slot
+    in place and its annotation names other classes (`served_model_names: List[str]` ->
+    `base_model_paths: List[BaseModelPath]`): the value was written for the old parameter, and
+    the target reads members of the new class off it."""
+    for mod in ctx.usage:
+        for rec in mod.get("calls") or ():
+            names = rec.get("arg_names") or ()
+            if not any(names) or rec.get("star_args"):
+                continue
+            callee = tuple(rec.get("path") or ())  # the callee's path, as the usage reader resolved it
+            if not callee:
+                continue
+            tsym, tparams, tat, _ = _callable(ctx.target, ctx.target_paths.value(callee))
+            bsym, bparams, bat, _ = _callable(ctx.baseline, ctx.baseline_paths.value(callee))
+            if tparams is None or bparams is None or tsym is None:
+                continue
+            for i, name in enumerate(names):
+                key = (mod.get("path"), rec["line"], i)
+                pair = _renamed_in_place(tparams, bparams, i) if name else None
+                if pair is None or key in seen or pair[1].name != name:
+                    continue
+                tp, bp = pair
+                new, old = _classes_named(tp), _classes_named(bp)
+                if not tp.annotation or not bp.annotation or new == old or not new:
+                    continue
+                seen.add(key)
+                label = _short(tsym)
+                yield Finding(
+                    rule_id="DRIFT144", kind=RuleKind.ARGUMENT_RETYPED, severity=Severity.BREAKING,
+                    title=f"`{label}(...)`'s argument {i + 1} `{name}` was written for `{bp.name}: "
+                          f"{bp.annotation}`; the target renamed that parameter to `{tp.name}: {tp.annotation}`",
+                    consumer_site=Location(mod["path"], rec["line"], symbol=f"{tsym.dotted}.{tp.name}"),
+                    target_evidence=(Location(tsym.path, tp.line or tsym.line, symbol=f"{tsym.dotted}.{tp.name}"),),
+                    baseline_evidence=tuple(Location(bsym.path, bp.line or bsym.line, symbol=f"{bsym.dotted}.{bp.name}")
+                                            for _ in (1,) if bsym is not None),
+                    predicted_failure=f"the call binds; `{label}` then reads members of "
+                                      f"{', '.join(sorted(new))} off `{tp.name}`, which the old value has not",
+                    details=f"passed by position, so the call still binds; the argument is the consumer's "
+                            f"`{name}`, named as the baseline's parameter, and no {', '.join(sorted(new))}",
+                    fix=Fix(f"pass `{tp.name}: {tp.annotation}` as argument {i + 1}",
+                            manual_reason="building the new argument from the old value is the consumer's own code"),
+                    symbol=f"{tsym.dotted}.{tp.name}",
+                )
 
 
 RULES = [renamed_slot_retyped]
