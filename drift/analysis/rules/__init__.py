@@ -47,6 +47,7 @@ from drift.analysis.rules.holder_calls import RULES as HOLDER_CALL_RULES
 from drift.analysis.rules.overwritten_state import RULES as OVERWRITTEN_STATE_RULES
 from drift.analysis.rules.none_defaults import RULES as NONE_DEFAULT_RULES
 from drift.analysis.rules.renamed_slots import RULES as RENAMED_SLOT_RULES
+from drift.analysis.rules.validated_nones import RULES as VALIDATED_NONE_RULES
 from drift.analysis.rules.hand_set_globals import RULES as HAND_SET_GLOBAL_RULES
 from drift.analysis.rules.reflected_fields import RULES as REFLECTED_FIELD_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
@@ -94,6 +95,7 @@ GENERIC_RULES = [
     *OVERWRITTEN_STATE_RULES,
     *NONE_DEFAULT_RULES,
     *RENAMED_SLOT_RULES,
+    *VALIDATED_NONE_RULES,
     *HAND_SET_GLOBAL_RULES,
     *REFLECTED_FIELD_RULES,
     *UNPACKED_RETURN_RULES,

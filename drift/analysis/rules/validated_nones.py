@@ -1,0 +1,87 @@
+"""`None` handed to a validated class for a field whose annotation stopped admitting it (DRIFT145).
+
+vLLM's configs are pydantic dataclasses: the annotation is checked when the object is built. vLLM
+0.14 turned `VllmConfig.observability_config: Optional[ObservabilityConfig] = None` into
+`ObservabilityConfig = Field(default_factory=ObservabilityConfig)`, so a consumer that spelt
+the old default out (`VllmConfig(..., observability_config=None)`) now gets a ValidationError
+before anything runs. A plain dataclass stores the None and says nothing, and DRIFT014 judges
+what a function body does with it; this rule is only for classes the target validates
+(`PackageIndex.is_pydantic`: a pydantic model, a pydantic dataclass, vLLM's `@config`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from drift.analysis.context import CheckContext
+from drift.analysis.rules.base import rule
+from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.model.index import Param
+
+_POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
+
+
+def admits_none(annotation: str | None) -> bool | None:
+    """Whether an annotation lets None through (`Optional[X]`, `X | None`, `Any`, `object`);
+    None when there is no annotation to judge."""
+    text = (annotation or "").strip().strip("'\"")
+    if not text:
+        return None
+    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
+    return bool(words & {"Optional", "None", "NoneType", "Any", "object"}) or text.startswith("Union[") and \
+        "None" in text
+
+
+def _nones(rec: dict, params: list[Param]) -> dict[str, str]:
+    """{parameter: how} for each literal `None` the call passes: by keyword or by position."""
+    out = {name: "keyword" for name, text in (rec.get("kw_values") or {}).items() if (text or "").strip() == "None"}
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    for index, kind, *_ in rec.get("arg_lits") or ():
+        if kind == "None" and index < len(positional):
+            out.setdefault(positional[index].name, "positional")
+    return out
+
+
+@rule("DRIFT145", RuleKind.VALUE_REJECTED)
+def none_rejected_by_validation(ctx: CheckContext) -> Iterator[Finding]:
+    """A construction of a validated target class (a pydantic model or dataclass, vLLM's `@config`
+    classes) passes the literal `None` for a field the baseline annotated as admitting None
+    (`Optional[ObservabilityConfig]`) and the target no longer does (`ObservabilityConfig`):
+    pydantic rejects the value when the object is built (ValidationError). Only a literal `None`
+    is judged, by keyword or by position; a value passed through a name is not. Fix: leave the
+    argument out (the target's default builds one) or pass a real value."""
+    if ctx.baseline is None:
+        return
+    for rc in ctx.calls:
+        if not rc.is_constructor or rc.target is None or rc.target_params is None or rc.baseline_params is None:
+            continue
+        nones = _nones(rc.rec, rc.target_params)
+        if not nones or not ctx.target.is_pydantic(rc.target):
+            continue
+        before = {p.name: p for p in rc.baseline_params}
+        for p in rc.target_params:
+            how = nones.get(p.name)
+            old = before.get(p.name)
+            if how is None or old is None or admits_none(p.annotation) is not False or not admits_none(old.annotation):
+                continue
+            site = rc.keyword_site(p.name) if how == "keyword" else rc.site
+            at = rc.target_params_at or rc.target
+            yield Finding(
+                rule_id="DRIFT145", kind=RuleKind.VALUE_REJECTED,
+                severity=Severity.RISKY if ctx.dead_on_baseline(rc.module) else Severity.BREAKING,
+                title=f"`{rc.label}` no longer admits `{p.name}=None`: the baseline's `{old.annotation}` "
+                      f"is now `{p.annotation}`",
+                consumer_site=site,
+                target_evidence=(Location(at.path, p.line or at.line, symbol=f"{rc.target.dotted}.{p.name}"),),
+                baseline_evidence=tuple(Location(b.path, old.line or b.line, symbol=f"{b.dotted}.{p.name}")
+                                        for b in (rc.baseline_params_at or rc.baseline,) if b is not None),
+                predicted_failure=f"pydantic ValidationError building `{rc.label}`: `{p.name}` is a "
+                                  f"`{p.annotation}`, None is not",
+                fix=Fix(f"leave `{p.name}` out (the target builds its default) or pass a `{p.annotation}`",
+                        manual_reason="whether the target's default does what the None meant is the consumer's call"),
+                symbol=f"{rc.target.dotted}.{p.name}",
+            )
+
+
+RULES = [none_rejected_by_validation]
