@@ -29,6 +29,7 @@ from .attr_dicts import attribute_dicts
 from .derefs import literal_args
 from .forwards import star_forwarding
 from .joins import candidates
+from .kwarg_keys import kwarg_keys
 from .mock_patches import local_strings, patch_installation
 from .override_reads import self_use
 from .returned_builds import returned_builds
@@ -1060,6 +1061,9 @@ class _Module:
                 methods[st.name] = _signature(st)
                 if node.bases and st.name != "__init__":  # an override's part of its base's contract
                     methods[st.name].update(self_use(st))
+                keys = kwarg_keys(st) if node.bases else None
+                if keys:  # `kwargs.get("use_tpu_communicator")`: keywords the target's callers pass by name
+                    methods[st.name]["kwarg_keys"] = keys
                 if st.name != "__init__":  # an override's, or a method vLLM forwards a hook to
                     built = returned_builds(st, lambda f: _target_path(chain, self, f))
                     if built:

@@ -48,6 +48,7 @@ from drift.analysis.rules.overwritten_state import RULES as OVERWRITTEN_STATE_RU
 from drift.analysis.rules.none_defaults import RULES as NONE_DEFAULT_RULES
 from drift.analysis.rules.renamed_slots import RULES as RENAMED_SLOT_RULES
 from drift.analysis.rules.validated_nones import RULES as VALIDATED_NONE_RULES
+from drift.analysis.rules.kwarg_keys import RULES as KWARG_KEY_RULES
 from drift.analysis.rules.hand_set_globals import RULES as HAND_SET_GLOBAL_RULES
 from drift.analysis.rules.reflected_fields import RULES as REFLECTED_FIELD_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
@@ -96,6 +97,7 @@ GENERIC_RULES = [
     *NONE_DEFAULT_RULES,
     *RENAMED_SLOT_RULES,
     *VALIDATED_NONE_RULES,
+    *KWARG_KEY_RULES,
     *HAND_SET_GLOBAL_RULES,
     *REFLECTED_FIELD_RULES,
     *UNPACKED_RETURN_RULES,
