@@ -510,11 +510,13 @@ def _resolves_conflicts(scope):
                and any(k.arg == "conflict_handler" for k in n.keywords) for n in _walk_scope(scope))
 
 
-def own_options(tree, bindings):
-    """`[{"builders": [dotted], "options": [[flag, line, col]]}]`: per scope, the long option
-    flags the consumer itself adds (literally, unconditionally) to a parser it also hands to a
-    target builder (`AsyncEngineArgs.add_cli_args(parser)`). argparse refuses a flag registered
-    twice on one parser, so a flag the target's builders now register too is a conflict."""
+def own_options(tree, bindings, own_names=None):
+    """`[{"builders": [dotted], "options": [[flag, line, col]], "via": [[dotted, position]]}]`:
+    per scope, the long option flags the consumer itself adds (literally, unconditionally) to a
+    parser it also hands to a target builder (`AsyncEngineArgs.add_cli_args(parser)`), or to a
+    helper of another module of the package (`via`, whose `parser_params` there name the builders:
+    KServe's `maybe_add_vllm_cli_parser(parser)`). argparse refuses a flag registered twice on one
+    parser, so a flag the target's builders now register too is a conflict."""
     out = []
     for qual, fn in _scopes(tree):
         params = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs if qual else []
@@ -522,7 +524,12 @@ def own_options(tree, bindings):
         if not parsers or _resolves_conflicts(fn):
             continue
         builders = _target_builders(fn, parsers, bindings)
-        if not builders:
+        via = []
+        for c in _walk_scope(fn):
+            far = _far_callee(c.func, own_names or {}) if isinstance(c, ast.Call) else None
+            if far:
+                via += [[far, i] for i, a in enumerate(c.args) if isinstance(a, ast.Name) and a.id in parsers]
+        if not builders and not via:
             continue
         options = []
         for call in _unconditional_adds(fn, parsers):
@@ -530,5 +537,8 @@ def own_options(tree, bindings):
                 if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("--"):
                     options.append([a.value, a.lineno, a.col_offset])
         if options:
-            out.append({"builders": builders, "options": sorted(options, key=lambda o: (o[1], o[2]))})
+            rec = {"builders": builders, "options": sorted(options, key=lambda o: (o[1], o[2]))}
+            if via:
+                rec["via"] = via
+            out.append(rec)
     return out

@@ -575,7 +575,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         fillers = parser_params(tree, imports.bindings)  # helpers that hand a parser to vLLM's builders
         if fillers:
             out["parser_params"] = fillers
-        added = own_options(tree, imports.bindings)  # the consumer's own flags on a parser vLLM fills too
+        added = own_options(tree, imports.bindings, imports.own_names)  # the consumer's own flags on a parser vLLM fills too
         if added:
             out["cli_own_options"] = added
     lone = lone_classes(tree, text)

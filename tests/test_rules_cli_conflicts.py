@@ -54,3 +54,36 @@ def test_an_own_option_the_target_builder_now_registers_conflicts(tmp_path):
     assert found[0].predicted_failure == raised_by(after, "app.mine", "get_parser()")
     assert raised_by(before, "app.mine", "get_parser(), get_resolving_parser()") is None
     assert raised_by(after, "app.mine", "get_resolving_parser()") is None
+
+
+MAIN = """
+    from gizmo.utils import FlexibleArgumentParser
+
+    from app.helpers import add_engine_options
+
+    parser = FlexibleArgumentParser()
+    parser.add_argument("--reasoning", action="store_true")
+    parser.add_argument("--own-port", type=int, default=1)
+    parser = add_engine_options(parser)
+    """
+HELPERS = """
+    from gizmo.args import EngineArgs
+
+
+    def add_engine_options(parser):
+        return EngineArgs.add_cli_args(parser)
+    """
+
+
+def test_a_parser_handed_to_the_package_s_own_helper_that_calls_the_builder(tmp_path):
+    """KServe's shape: the module builds the parser at import time, adds `--task`, and hands it to
+    a helper of another module (`maybe_add_vllm_cli_parser(parser)`) that calls vLLM's builder."""
+    consumer = {"app/__init__.py": "", "app/main.py": MAIN, "app/helpers.py": HELPERS}
+    utils = {"gizmo/utils.py": "import argparse\n\n\nclass FlexibleArgumentParser(argparse.ArgumentParser):\n    pass\n"}
+    case = Case("via", {**BEFORE, **utils}, {**AFTER, **utils}, consumer)
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT131"]
+    assert [(f.consumer_site.path, f.consumer_site.line) for f in found] == [
+        ("app/main.py", line_of(MAIN, 'parser.add_argument("--reasoning"'))]
+    got = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "None")
+    assert got == found[0].predicted_failure
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "None") is None

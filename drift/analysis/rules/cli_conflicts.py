@@ -15,7 +15,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.analysis.rules.cli_options import _options_of
+from drift.analysis.rules.cli_options import _builders_via, _options_of
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 
@@ -28,16 +28,20 @@ def _registered(flag: str, dests: set[str]) -> bool:
 
 @rule("DRIFT131", RuleKind.OPTION_CONFLICT)
 def cli_option_conflict(ctx: CheckContext) -> Iterator[Finding]:
-    """A long option the consumer adds to a parser it hands to the target's builders, which the
-    target's builders now register too and the baseline's did not: argparse raises
-    `ArgumentError: conflicting option string` when the parser is built."""
+    """A long option the consumer adds to a parser it hands to the target's builders (itself, or
+    through a helper of another of its modules that hands the parser on: KServe's
+    `maybe_add_vllm_cli_parser(parser)`), which the target's builders now register too and the
+    baseline's did not: argparse raises `ArgumentError: conflicting option string` when the
+    parser is built."""
     if ctx.baseline is None:
         return
+    by_module = {m.get("module"): m for m in ctx.usage if m.get("module")}
     for mod in ctx.usage:
         for rec in mod.get("cli_own_options") or []:
             if not isinstance(rec, dict):
                 continue
             builders = [b for b in rec.get("builders") or [] if isinstance(b, str)]
+            builders += [b for b in _builders_via(by_module, rec) if b not in builders]  # through a helper
             before, _base_opaque = _options_of(ctx.baseline, builders)
             after, _opaque = _options_of(ctx.target, builders)
             if not builders or before is None or after is None:
