@@ -500,8 +500,17 @@ def _unconditional_adds(scope, parsers):
                 and _dotted(node.func.value) in parsers and not guarded:
             yield node
         inner = guarded or isinstance(node, (ast.If, ast.Try, ast.For, ast.AsyncFor, ast.While, ast.With,
-                                             ast.AsyncWith, ast.IfExp))
+                                             ast.AsyncWith, ast.IfExp)) and not _is_main_block(node)
         stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+
+
+def _is_main_block(node):
+    """`if __name__ == "__main__":`: a script's own body, which runs whenever the script does (its
+    `else`, never present in practice, is treated as the body too)."""
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
 
 
 def _resolves_conflicts(scope):

@@ -87,3 +87,42 @@ def test_a_parser_handed_to_the_package_s_own_helper_that_calls_the_builder(tmp_
     got = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.main", "None")
     assert got == found[0].predicted_failure
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.main", "None") is None
+
+
+SCRIPT = """
+    import argparse
+
+    from gizmo.args import EngineArgs
+
+
+    if __name__ == "__main__":
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--reasoning", action="store_true")
+        parser = EngineArgs.add_cli_args(parser)
+        args = parser.parse_args([])
+    """
+
+
+def test_a_script_s_main_block_adds_its_options_unconditionally(tmp_path):
+    """functionary's `server_vllm.py`: the parser is built under `if __name__ == "__main__":`,
+    which is the script's own body, not a condition on the target (vLLM 0.5.0 added
+    `--served-model-name`)."""
+    consumer = {"app/__init__.py": "", "app/server.py": SCRIPT}
+    found = [f for f in findings_of(tmp_path, Case("main", BEFORE, AFTER, consumer)) if f.rule_id == "DRIFT131"]
+    assert [f.consumer_site.line for f in found] == [line_of(SCRIPT, 'parser.add_argument("--reasoning"')]
+    import runpy
+    import sys
+    sys.path[:0] = [str(tmp_path / "after"), str(tmp_path / "consumer")]
+    try:
+        for name in [m for m in sys.modules if m.split(".")[0] in ("gizmo", "app")]:
+            del sys.modules[name]
+        try:
+            runpy.run_module("app.server", run_name="__main__")
+            raised = None
+        except Exception as exc:  # noqa: BLE001 - the point is to see it
+            raised = f"argparse.{type(exc).__qualname__}: {exc}"
+    finally:
+        del sys.path[:2]
+        for name in [m for m in sys.modules if m.split(".")[0] in ("gizmo", "app")]:
+            del sys.modules[name]
+    assert raised == found[0].predicted_failure
