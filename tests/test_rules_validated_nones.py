@@ -47,7 +47,7 @@ AFTER = {"gizmo/config.py": """
         seed: Optional[int] = None
     """}
 CONSUMER = """
-    from gizmo.config import VllmConfig
+    from gizmo.config import ObservabilityConfig, VllmConfig
 
 
     def build():
@@ -56,6 +56,10 @@ CONSUMER = """
 
     def build_default():
         return VllmConfig(model="x")
+
+
+    def build_maybe(trace):
+        return VllmConfig(observability_config=ObservabilityConfig() if trace else None)
     """
 
 
@@ -66,13 +70,16 @@ def _case(after=AFTER):
 def test_none_for_a_field_that_no_longer_admits_it_is_breaking(tmp_path):
     found = [f for f in findings_of(tmp_path, _case()) if f.rule_id == "DRIFT145"]
     assert [(f.consumer_site.line, f.severity.value) for f in found] == [
-        (line_of(src(CONSUMER), "observability_config=None"), "breaking")]
+        (line_of(src(CONSUMER), "observability_config=None"), "breaking"),
+        (line_of(src(CONSUMER), "if trace else None"), "risky")]  # fails on its None arm only
     f = found[0]
     assert f.symbol == "gizmo.config.VllmConfig.observability_config"
     assert "`Optional[ObservabilityConfig]`" in f.title and "`ObservabilityConfig`" in f.title
     got = raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "build()")
     assert got is not None and "ValidationError" in got
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.mine", "build()") is None
+    assert "ValidationError" in raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "build_maybe(False)")
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "build_maybe(True)") is None
 
 
 def test_a_plain_dataclass_checks_nothing(tmp_path):

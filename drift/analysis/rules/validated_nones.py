@@ -11,6 +11,7 @@ what a function body does with it; this rule is only for classes the target vali
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Iterator
 
@@ -33,9 +34,32 @@ def admits_none(annotation: str | None) -> bool | None:
         "None" in text
 
 
+def _may_be_none(text: str | None) -> str | None:
+    """"always" for the literal `None`, "branch" for a conditional with a `None` arm
+    (`x if cond else None`), else None."""
+    text = (text or "").strip()
+    if text == "None":
+        return "always"
+    if " if " not in text or "None" not in text:
+        return None
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.IfExp) and any(isinstance(n, ast.Constant) and n.value is None
+                                           for n in (node.body, node.orelse)):
+        return "branch"
+    return None
+
+
 def _nones(rec: dict, params: list[Param]) -> dict[str, str]:
-    """{parameter: how} for each literal `None` the call passes: by keyword or by position."""
-    out = {name: "keyword" for name, text in (rec.get("kw_values") or {}).items() if (text or "").strip() == "None"}
+    """{parameter: how} for each `None` the call passes: a literal by keyword ("keyword") or by
+    position ("positional"), or a conditional keyword value with a `None` arm ("branch")."""
+    out = {}
+    for name, text in (rec.get("kw_values") or {}).items():
+        seen = _may_be_none(text)
+        if seen is not None:
+            out[name] = "keyword" if seen == "always" else "branch"
     positional = [p for p in params if p.kind in _POSITIONAL]
     for index, kind, *_ in rec.get("arg_lits") or ():
         if kind == "None" and index < len(positional):
@@ -48,8 +72,9 @@ def none_rejected_by_validation(ctx: CheckContext) -> Iterator[Finding]:
     """A construction of a validated target class (a pydantic model or dataclass, vLLM's `@config`
     classes) passes the literal `None` for a field the baseline annotated as admitting None
     (`Optional[ObservabilityConfig]`) and the target no longer does (`ObservabilityConfig`):
-    pydantic rejects the value when the object is built (ValidationError). Only a literal `None`
-    is judged, by keyword or by position; a value passed through a name is not. Fix: leave the
+    pydantic rejects the value when the object is built (ValidationError). A literal `None`, by
+    keyword or by position, is breaking; a conditional with a `None` arm (`x if on else None`) is
+    risky (it fails on that arm); a value passed through a name is not judged. Fix: leave the
     argument out (the target's default builds one) or pass a real value."""
     if ctx.baseline is None:
         return
@@ -65,13 +90,14 @@ def none_rejected_by_validation(ctx: CheckContext) -> Iterator[Finding]:
             old = before.get(p.name)
             if how is None or old is None or admits_none(p.annotation) is not False or not admits_none(old.annotation):
                 continue
-            site = rc.keyword_site(p.name) if how == "keyword" else rc.site
+            site = rc.keyword_site(p.name) if how in ("keyword", "branch") else rc.site
             at = rc.target_params_at or rc.target
             yield Finding(
                 rule_id="DRIFT145", kind=RuleKind.VALUE_REJECTED,
-                severity=Severity.RISKY if ctx.dead_on_baseline(rc.module) else Severity.BREAKING,
-                title=f"`{rc.label}` no longer admits `{p.name}=None`: the baseline's `{old.annotation}` "
-                      f"is now `{p.annotation}`",
+                severity=Severity.RISKY if ctx.dead_on_baseline(rc.module) or how == "branch" else Severity.BREAKING,
+                title=f"`{rc.label}` no longer admits `{p.name}=None`"
+                      + (" (one arm of the value passed)" if how == "branch" else "")
+                      + f": the baseline's `{old.annotation}` is now `{p.annotation}`",
                 consumer_site=site,
                 target_evidence=(Location(at.path, p.line or at.line, symbol=f"{rc.target.dotted}.{p.name}"),),
                 baseline_evidence=tuple(Location(b.path, old.line or b.line, symbol=f"{b.dotted}.{p.name}")
