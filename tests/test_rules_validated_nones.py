@@ -93,3 +93,19 @@ def test_a_plain_dataclass_checks_nothing(tmp_path):
     case = Case("plain", before, plain, {"app/__init__.py": "", "app/mine.py": CONSUMER})
     assert [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT145"] == []
     assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "build()") is None
+
+
+def test_the_drop_is_offered_only_with_unsafe_fixes_and_then_builds(tmp_path):
+    """Leaving the keyword out lets the target build its default, which may not be what the
+    consumer's None meant there: unsafe, and the patched call then constructs on the target."""
+    from drift.fixes import plan
+
+    found = [f for f in findings_of(tmp_path, _case()) if f.rule_id == "DRIFT145"]
+    rel = "app/mine.py"
+    source = (tmp_path / "consumer" / rel).read_bytes()
+    assert plan({rel: source}, found).empty
+    patch = plan({rel: source}, found, unsafe_fixes=True)
+    patched = patch.changes[0].after.decode()
+    assert "observability_config=None" not in patched and "if trace else None" in patched  # the risky arm stays
+    (tmp_path / "consumer" / rel).write_text(patched)
+    assert raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", "build()") is None

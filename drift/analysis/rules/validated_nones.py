@@ -17,7 +17,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.findings import Finding, Fix, Location, RuleKind, Severity
+from drift.findings import UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param
 
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
@@ -104,8 +104,12 @@ def none_rejected_by_validation(ctx: CheckContext) -> Iterator[Finding]:
                                         for b in (rc.baseline_params_at or rc.baseline,) if b is not None),
                 predicted_failure=f"pydantic ValidationError building `{rc.label}`: `{p.name}` is a "
                                   f"`{p.annotation}`, None is not",
-                fix=Fix(f"leave `{p.name}` out (the target builds its default) or pass a `{p.annotation}`",
-                        manual_reason="whether the target's default does what the None meant is the consumer's call"),
+                fix=Fix(f"drop `{p.name}=None` from the call (the target builds its default) or pass a "
+                        f"`{p.annotation}`", codemod="drop_keyword", tier=UNSAFE,
+                        args={"callee": rc.rec["callee_src"].rsplit(".", 1)[-1], "keyword": p.name})
+                if how == "keyword" and rc.rec.get("callee_src") else
+                Fix(f"leave `{p.name}` out (the target builds its default) or pass a `{p.annotation}`",
+                    manual_reason="whether the target's default does what the None meant is the consumer's call"),
                 symbol=f"{rc.target.dotted}.{p.name}",
             )
 
