@@ -80,9 +80,8 @@ def handed_bags(tree, bindings):
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "getattr" \
                     and len(n.args) in (2, 3) and isinstance(n.args[0], ast.Name) \
                     and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
-                reads_of.setdefault(n.args[0].id, []).append(  # at the name's own line, as `x.attr` is
-                    [n.args[1].value, n.args[1].lineno, n.args[1].col_offset,
-                     "getattr_default" if len(n.args) == 3 else "getattr"])
+                reads_of.setdefault(n.args[0].id, []).append(
+                    [n.args[1].value, n.lineno, n.col_offset, "getattr_default" if len(n.args) == 3 else "getattr"])
         for call in nodes:
             if not isinstance(call, ast.Call):
                 continue
