@@ -41,25 +41,6 @@ def _dotted(node):
     return None
 
 
-def _dict_names(nodes, name):
-    """[(key, local)] of the one assignment `name = dict(k=local, ...)` / `{"k": local, ...}` in
-    the scope's nodes: the plain locals it carries under each key."""
-    for n in nodes:
-        if not isinstance(n, (ast.Assign, ast.AnnAssign)) or n.value is None:
-            continue
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-        if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            continue
-        v = n.value
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict" and not v.args:
-            return [(k.arg, k.value.id) for k in v.keywords if k.arg and isinstance(k.value, ast.Name)]
-        if isinstance(v, ast.Dict):
-            return [(k.value, val.id) for k, val in zip(v.keys, v.values)
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(val, ast.Name)]
-        return []
-    return []
-
-
 def handed_bags(tree, bindings):
     """[{"callee": dotted, "position": i | None, "keyword": k | None, "line": n,
     "reads": [[attr, line, col, how]]}] with how "attr", "getattr" or "getattr_default"."""
@@ -92,9 +73,6 @@ def handed_bags(tree, bindings):
             callee = bindings[head] + ("." + rest if rest else "")
             handed = [(a.id, i, None) for i, a in enumerate(call.args) if isinstance(a, ast.Name)]
             handed += [(k.value.id, None, k.arg) for k in call.keywords if k.arg and isinstance(k.value, ast.Name)]
-            for k in call.keywords:  # `f(x, **kw)` where `kw = dict(state=state, ...)` / `{"state": state}`
-                if k.arg is None and isinstance(k.value, ast.Name) and binds.get(k.value.id) == 1:
-                    handed += [(v, None, key) for key, v in _dict_names(nodes, k.value.id)]
             for name, position, keyword in handed:
                 if binds.get(name, 0) > 1 or name in bindings:
                     continue
