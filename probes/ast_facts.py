@@ -17,12 +17,11 @@ from .deprecations import deprecations
 from .derefs import can_be_none, param_facts
 from .unread import unread_params
 from .param_reads import param_attr_reads
-from .param_sets import param_sets
 from .srctext import SourceText, decorator_name, dotted, last_segment
 
 # Bump when the extracted facts change shape or meaning: cached facts of an older version are
 # then re-parsed instead of served.
-FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2+bt+mc+ps"
+FACTS_VERSION = "1.10-nd2+ifc2+kvl+mr2+lv-rb2+fw+dep+bn+ht+kwc+cli3+unp+amb2+ur+pf3+pc2+fc+pr+ic+cp17b+env18+r19v+r21nr+rc2+bt+mc"
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAME_VALUE_MAX = 80
@@ -315,12 +314,6 @@ def function_facts(node, *, text: SourceText, qualprefix: str, method: bool) -> 
         attr_reads = param_attr_reads(node, [p["name"] for p in bindable])
         if attr_reads:
             behaviour["param_reads"] = attr_reads
-        stored, handed = param_sets(node, [p["name"] for p in bindable])
-        if stored:  # `state.x = ...`: what the caller's object holds afterwards (probes/param_sets.py)
-            behaviour["param_sets"] = stored
-            handed = {k: v for k, v in handed.items() if k in stored}
-            if handed:
-                behaviour["param_hands"] = handed
     if any(last_segment(d) in ("property", "cached_property") for d in decorators):
         behaviour["returns_src"] = return_sources(node.body, text)
     if any(b"add_argument" in line or b"parser" in line for line in text.lines[node.lineno - 1:node.end_lineno]):

@@ -28,7 +28,6 @@ from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .kv_reads import buffer_reads
 from .cli_args import namespace_params, namespaces, own_options, parser_params
-from .handed_bags import handed_bags
 from .string_paths import caught_here, importers, string_paths, wrapped_targets
 
 
@@ -579,10 +578,6 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         added = own_options(tree, imports.bindings, imports.own_names)  # the consumer's own flags on a parser vLLM fills too
         if added:
             out["cli_own_options"] = added
-    if imports.bindings:
-        bags = handed_bags(tree, imports.bindings)  # an object of its own a target function fills, read after
-        if bags:
-            out["handed_bags"] = bags
     lone = lone_classes(tree, text)
     if lone:
         out["lone_classes"] = lone

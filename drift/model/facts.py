@@ -339,12 +339,6 @@ class Behaviour(Record):
                                               doc="parameters a caller binds that the body never mentions")
     param_reads: _Key[Mapping[str, Mapping[str, int]]] = _Key(
         "param_reads", {}, doc="parameter -> {attr: first line}: every `param.attr` the body reads (facts +pr)")
-    param_sets: _Key[Mapping[str, Mapping[str, list[Any]]]] = _Key(
-        "param_sets", {}, doc="parameter -> {attr: [first line, built class or '']}: every `param.attr = v` "
-                              "the body stores (facts +ps)")
-    param_hands: _Key[Mapping[str, list[list[Any]]]] = _Key(
-        "param_hands", {}, doc="parameter -> [[function name, position]]: a parameter it stores on, handed on "
-                               "by position to a function called by a plain name (facts +ps)")
     imported_calls: _Key[Mapping[str, list[list[Any]]]] = _Key(
         "imported_calls", {}, doc="dotted -> [[line, positional count, [keywords], 1 if starred]]: calls of a "
                                   "name a lazy import in the function binds (facts +ic)")

@@ -49,7 +49,6 @@ from drift.analysis.rules.none_defaults import RULES as NONE_DEFAULT_RULES
 from drift.analysis.rules.renamed_slots import RULES as RENAMED_SLOT_RULES
 from drift.analysis.rules.validated_nones import RULES as VALIDATED_NONE_RULES
 from drift.analysis.rules.kwarg_keys import RULES as KWARG_KEY_RULES
-from drift.analysis.rules.filled_names import RULES as FILLED_NAME_RULES
 from drift.analysis.rules.hand_set_globals import RULES as HAND_SET_GLOBAL_RULES
 from drift.analysis.rules.reflected_fields import RULES as REFLECTED_FIELD_RULES
 from drift.analysis.rules.unpacked_returns import RULES as UNPACKED_RETURN_RULES
@@ -99,7 +98,6 @@ GENERIC_RULES = [
     *RENAMED_SLOT_RULES,
     *VALIDATED_NONE_RULES,
     *KWARG_KEY_RULES,
-    *FILLED_NAME_RULES,
     *HAND_SET_GLOBAL_RULES,
     *REFLECTED_FIELD_RULES,
     *UNPACKED_RETURN_RULES,
