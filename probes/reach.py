@@ -58,6 +58,24 @@ def _src(lines, node):
     return text if len(text) <= MAX_SRC else text[:MAX_SRC - 1] + "…"
 
 
+_STORED_CONTAINERS = {ast.List: "list", ast.ListComp: "list", ast.Dict: "dict", ast.DictComp: "dict",
+                      ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set"}
+
+
+def _stored_kind(value):
+    """What a store puts in an attribute, where the expression alone says: "object" for a
+    construction (`X(...)`, `mod.X(...)`, an upper-case callee), a container's kind for a
+    literal or comprehension; None otherwise."""
+    t = type(value)
+    if t in _STORED_CONTAINERS:
+        return _STORED_CONTAINERS[t]
+    if t is ast.Call:
+        f = value.func
+        name = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else ""
+        return "object" if name[:1].isupper() else None
+    return None
+
+
 def _attr_pos(node):
     """(line, col) of the attribute name in `a.b` (where a user looks), not of `a`."""
     line = node.end_lineno or node.lineno
@@ -2311,7 +2329,9 @@ class _Function:
                 self.expr(tgt.value, env)
                 if owner and self.mod.wanted(owner):
                     line, col = _attr_pos(tgt)
-                    self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual)
+                    kind = _stored_kind(value)  # one object built, or a container: DRIFT061 holds it to the target's
+                    self.mod.use("attr_set", owner + ("." + tgt.attr,), line, col, self.qual,
+                                 **({"stored": kind} if kind else {}))
         elif t is ast.Subscript:
             self.expr(tgt, env, store=True)
             if isinstance(tgt.value, ast.Name):

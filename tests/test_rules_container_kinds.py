@@ -139,8 +139,8 @@ def _findings(tmp_path):
     return [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT061"]
 
 
-def _raised(tmp_path, expr):
-    return raised_by([tmp_path / "after", tmp_path / "consumer"], "app.mine", expr)
+def _raised(tmp_path, expr, module="app.mine"):
+    return raised_by([tmp_path / "after", tmp_path / "consumer"], module, expr)
 
 
 def test_each_changed_kind_is_reported_where_python_raises(tmp_path):
@@ -201,3 +201,59 @@ def test_an_item_that_was_a_typed_dict_no_longer_indexes(tmp_path):
     assert found[0].title.startswith("An item of `mm_positions` is now one `PlaceholderRange`")
     got = _raised(tmp_path, "start(Request([__import__('gizmo.lib', fromlist=['x']).PlaceholderRange(1, 2)]), 0)")
     assert got == "TypeError: 'PlaceholderRange' object is not subscriptable"
+
+
+ENGINE_BEFORE = """
+    class Scheduler:
+        def schedule(self):
+            return []
+
+
+    class LLMEngine:
+        def __init__(self):
+            self.scheduler = Scheduler()
+
+        def step(self):
+            return self.scheduler.schedule()
+    """
+ENGINE_AFTER = """
+    class Scheduler:
+        def schedule(self):
+            return []
+
+
+    class LLMEngine:
+        def __init__(self, pipeline_parallel_size=1):
+            self.scheduler = [Scheduler() for _ in range(pipeline_parallel_size)]
+
+        def step(self, virtual_engine=0):
+            return self.scheduler[virtual_engine].schedule()
+    """
+BACKEND = """
+    from gizmo.engine import LLMEngine, Scheduler
+
+
+    class MyScheduler(Scheduler):
+        pass
+
+
+    class Backend:
+        def __init__(self):
+            self.engine: LLMEngine = LLMEngine()
+            self.engine.scheduler = MyScheduler()
+    """
+
+
+def test_storing_one_object_where_the_target_now_keeps_a_list(tmp_path):
+    """Llumnix replaced `engine.scheduler` with its own scheduler; vLLM 0.6 keeps one per pipeline
+    stage in a list and indexes it: the engine's next step fails."""
+    case = Case("stored", {"gizmo/engine.py": ENGINE_BEFORE}, {"gizmo/engine.py": ENGINE_AFTER},
+                {"app/__init__.py": "", "app/backend.py": BACKEND})
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT061"]
+    assert [(f.consumer_site.line, f.severity.value) for f in found] == [
+        (line_of(BACKEND, "self.engine.scheduler = MyScheduler()"), "breaking")]
+    assert "keeps a `list` in `scheduler`, not one `Scheduler`" in found[0].title
+    got = _raised(tmp_path, "(lambda b: b.engine.step())(Backend())", "app.backend")
+    assert got == "TypeError: 'MyScheduler' object is not subscriptable"
+    assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.backend",
+                     "(lambda b: b.engine.step())(Backend())") is None

@@ -191,6 +191,8 @@ def builtin_type(v: Value) -> type | None:
     `tuple[list[int], ...]`. None for anything else, an abstract container included."""
     if v.kind == "external" and v.sym is None and v.name in _SCALARS:
         return getattr(builtins, v.name)
+    if v.kind == "literal" and v.name in _SCALARS | {"list", "dict", "tuple", "set"}:
+        return getattr(builtins, v.name)  # `self.x = [...]` / a comprehension in the class's `__init__`
     if v.kind == "container" and v.name:
         return _CONCRETE.get(split_generic(v.name)[0])
     return None

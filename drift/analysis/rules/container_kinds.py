@@ -13,6 +13,8 @@ that both kinds have, or a `.upper()` on what became a `str`, says nothing.
 
 from __future__ import annotations
 
+import builtins
+
 from drift.analysis.context import CheckContext
 from drift.analysis.paths import Value, builtin_type
 
@@ -54,3 +56,20 @@ def holder_text(path: list[str], j: int) -> str:
     if step == "()":
         return f"what `{before}()` returns"
     return f"`{before}`"
+
+
+def stored_kind_clash(ctx: CheckContext, path: list[str], stored: str) -> tuple[str, str, str] | None:
+    """(holder, now, was) when the consumer stores one object (`stored` "object") where the target
+    now keeps a container and the baseline kept one object of a class (`LLMEngine.scheduler`:
+    one `Scheduler` -> a list of them, one per pipeline stage), or a container where the target
+    keeps one object and the baseline kept that container. The target's own code then indexes,
+    iterates or reads members of what the consumer put there."""
+    t = ctx.target_paths.value(tuple(path))
+    b = ctx.baseline_paths.value(tuple(path))
+    now, before = builtin_type(t), builtin_type(b)
+    if stored == "object" and now in (list, tuple, dict) and b.kind == "instance" and b.cls is not None:
+        return f"`{path[-1][1:]}`", f"a `{now.__name__}`", f"one `{b.describe()}`"
+    if stored in ("list", "tuple", "dict", "set") and t.kind == "instance" and t.cls is not None \
+            and before is getattr(builtins, stored):
+        return f"`{path[-1][1:]}`", f"one `{t.describe()}`", f"a `{stored}`"
+    return None

@@ -25,7 +25,7 @@ from drift.analysis.rules.base import plural, rule
 from drift.analysis.moves import moved_to
 from drift.analysis.rules.move_tiers import judge_move
 from drift.analysis.rules.dispatch import dispatched_sites
-from drift.analysis.rules.container_kinds import builtin_lacks, holder_text
+from drift.analysis.rules.container_kinds import builtin_lacks, holder_text, stored_kind_clash
 from drift.analysis.rules.own_callers import own_fitting_call
 from drift.analysis.rules.callers import (RECEIVER, attribute_class, consumer_runs_name, gone_base, mro_names, reaches,
                                          receiver_of, runs_own, target_runs_on)
@@ -880,6 +880,12 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     loops = [(mod, rec, rec["path"], "attr") for mod in ctx.usage for rec in mod.get("uses") or ()
              if rec.get("kind") == "iter"]  # a loop over what a call returned (`for b in m.allocate_slots(...)`)
+    for mod in ctx.usage:  # `engine.scheduler = Mine(...)` where the target now keeps a list there
+        for rec in mod.get("uses") or ():
+            if rec.get("kind") == "attr_set" and rec.get("stored") and len(rec["path"]) >= 2:
+                found = _stored_kind_finding(ctx, mod, rec, seen)
+                if found is not None:
+                    yield found
     for mod in ctx.usage:  # `pos["offset"]` where a local holds a typed path (`pos = r.mm_positions[i]`)
         for rec in mod.get("uses") or ():
             if rec.get("kind") == "item" and rec.get("subscript") in _SUBSCRIPT and len(rec["path"]) >= 2:
@@ -957,6 +963,34 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
 
 _ITERATION = ("__iter__", "__getitem__")
 _SUBSCRIPT = {"get": "__getitem__", "set": "__setitem__", "del": "__delitem__"}
+
+
+def _stored_kind_finding(ctx: CheckContext, mod: dict, rec: dict, seen: set[tuple]) -> Finding | None:
+    """A store of one object where the target now keeps a container (or the reverse):
+    container_kinds.stored_kind_clash."""
+    path = rec["path"]
+    found = stored_kind_clash(ctx, path, rec["stored"])
+    key = (mod.get("path"), rec["line"], tuple(path))
+    if found is None or key in seen:
+        return None
+    seen.add(key)
+    holder, now, was = found
+    owner = ctx.target_paths.value(tuple(path[:-1]))
+    return Finding(
+        rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"the target now keeps {now} in {holder}, not {was}: the consumer stores "
+              + ("one object" if rec["stored"] == "object" else f"a `{rec['stored']}`") + " there",
+        consumer_site=_site(mod, rec, True),
+        target_evidence=tuple(e for e in (_evidence(ctx.target_paths.value(tuple(path))),) if e),
+        baseline_evidence=tuple(e for e in (_evidence(ctx.baseline_paths.value(tuple(path))),) if e),
+        predicted_failure=(f"TypeError where the target indexes or iterates {holder} (it holds {now} now)"
+                           if rec["stored"] == "object" else
+                           f"AttributeError where the target reads {holder}'s members (it expects {now})"),
+        fix=Fix(f"store {now} in {holder}, as the target does", manual_reason="how many the target keeps, and "
+                "which it reads, needs reading its code"),
+        symbol=f"{owner.describe()}.{path[-1][1:]}" if owner.kind == "instance" else path[-1][1:],
+    )
 
 
 def _builtin_retyped(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
