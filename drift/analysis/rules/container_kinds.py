@@ -64,8 +64,8 @@ def stored_kind_clash(ctx: CheckContext, path: list[str], stored: str) -> tuple[
     one `Scheduler` -> a list of them, one per pipeline stage), or a container where the target
     keeps one object and the baseline kept that container. The target's own code then indexes,
     iterates or reads members of what the consumer put there."""
-    t = ctx.target_paths.value(tuple(path))
-    b = ctx.baseline_paths.value(tuple(path))
+    t = _declared(ctx.target_paths, path)
+    b = _declared(ctx.baseline_paths, path)
     now, before = builtin_type(t), builtin_type(b)
     if stored == "object" and now in (list, tuple, dict) and b.kind == "instance" and b.cls is not None:
         return f"`{path[-1][1:]}`", f"a `{now.__name__}`", f"one `{b.describe()}`"
@@ -73,3 +73,21 @@ def stored_kind_clash(ctx: CheckContext, path: list[str], stored: str) -> tuple[
             and before is getattr(builtins, stored):
         return f"`{path[-1][1:]}`", f"one `{t.describe()}`", f"a `{stored}`"
     return None
+
+
+def _declared(paths, path: list[str]) -> Value:  # type: ignore[no-untyped-def]
+    """What the target's own classes declare `path`'s last attribute to hold on the object before
+    it, the consumer's stores aside (the consumer's store is the one being judged): the owner's
+    target class, or the target bases of the consumer's class it is an object of."""
+    owner = paths.value(tuple(path[:-1]))
+    if owner.kind == "instance" and owner.cls is not None:
+        classes = [owner.cls]
+    elif owner.kind == "consumer" and owner.ckind in ("instance", "super") and owner.cref:
+        classes = paths.target_bases(owner.cref)
+    else:
+        return paths.value(tuple(path))
+    for cls in classes:
+        v = paths.value((f"sym:{cls.dotted}", "()", path[-1]))
+        if v.kind != "unknown":
+            return v
+    return paths.value(tuple(path))
