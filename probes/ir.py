@@ -638,26 +638,54 @@ def _handed_reads(out, scope, own):
             for k in node.keywords:
                 if k.arg and isinstance(k.value, ast.Name):
                     calls.append((k.value.id, k.arg, node))
+                elif k.arg is None and isinstance(k.value, ast.Name):  # `f(x, **kw)`, `kw = dict(state=state)`
+                    calls += [(local, key, node) for key, local in _dict_of_names(own, k.value.id)]
     if not calls:
         return
     reads, stored = {}, set()
     for node in own:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if isinstance(node.ctx, ast.Load):
-                reads.setdefault(node.value.id, []).append(node)
+                reads.setdefault(node.value.id, []).append((node.attr, node.lineno, node.col_offset, None))
             else:
                 stored.add((node.value.id, node.attr))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
                 and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             stored.add((node.args[0].id, node.args[1].value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and len(node.args) in (2, 3) and isinstance(node.args[0], ast.Name) \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            # `getattr(state, "x", None)`: a read at the name's own line; with a default it never raises
+            key = node.args[1]
+            reads.setdefault(node.args[0].id, []).append(
+                (key.value, key.lineno, key.col_offset, "default" if len(node.args) == 3 else None))
     for name, slot, call in calls:
-        after = [[r.attr, r.lineno, r.col_offset] for r in reads.get(name, ())
-                 if (r.lineno, r.col_offset) > (call.end_lineno or call.lineno, call.end_col_offset or 0)
-                 and (name, r.attr) not in stored]  # one the function sets itself is no callee's
+        after = [[attr, line, col] + ([how] if how else []) for attr, line, col, how in reads.get(name, ())
+                 if (line, col) > (call.end_lineno or call.lineno, call.end_col_offset or 0)
+                 and (name, attr) not in stored]  # one the function sets itself is no callee's
         root, callee = scope.root(name), scope.path(call.func)
         if after and root and root.startswith("var:") and callee:
             out.setdefault("handed", []).append([root, callee, slot, call.lineno, after])
+
+
+def _dict_of_names(own, name):
+    """[(key, local)] of the one assignment `name = dict(k=local, ...)` / `{"k": local}` among
+    `own`: the plain locals a `**name` hands on, under the keyword each binds."""
+    found = []
+    for n in own:
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else ()
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            found.append(n.value)
+    if len(found) != 1:
+        return []
+    v = found[0]
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict" and not v.args:
+        return [(k.arg, k.value.id) for k in v.keywords if k.arg and isinstance(k.value, ast.Name)]
+    if isinstance(v, ast.Dict):
+        return [(k.value, val.id) for k, val in zip(v.keys, v.values)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(val, ast.Name)]
+    return []
 
 
 def _local_class(out, names, node, *, prefix, scope):

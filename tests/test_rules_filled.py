@@ -121,3 +121,36 @@ def test_attributes_a_target_function_no_longer_stores_on_the_object_handed_to_i
 def test_nothing_when_both_sides_fill_the_same_attributes(tmp_path):
     found = [f for f in findings_of(tmp_path, Case("same", BEFORE, BEFORE, CONSUMER)) if f.rule_id == "DRIFT110"]
     assert found == []
+
+
+def test_an_object_handed_through_kwargs_and_read_with_getattr(tmp_path):
+    """Ray's shape: `init_kwargs = dict(state=state, args=args)`, `init_state(engine, **init_kwargs)`,
+    then `getattr(state, "embedding", None)`: the object is handed under `state`, and the read with
+    a default never raises: the server is silently off (risky), reported at the name's own line."""
+    consumer = {"app/__init__.py": "", "app/ray_like.py": """
+        from types import SimpleNamespace
+
+        from gizmo.serving import init_state
+
+
+        def start(engine):
+            state = SimpleNamespace()
+            init_kwargs = dict(state=state, args={})
+            init_state(engine, **init_kwargs)
+            embedding = getattr(
+                state, "embedding", None
+            )
+            models = getattr(state, "models", None)
+            return embedding, models, state.scores
+        """}
+    src = consumer["app/ray_like.py"]
+    found = [f for f in findings_of(tmp_path, Case("kw", BEFORE, AFTER, consumer)) if f.rule_id == "DRIFT110"]
+    got = {(f.consumer_site.line, f.consumer_site.snippet, f.severity) for f in found}
+    assert got == {(line_of(src, 'state, "embedding", None'), "state.embedding", Severity.RISKY),
+                   (line_of(src, "return embedding, models, state.scores"), "state.scores", Severity.BREAKING)}, got
+    soft = next(f for f in found if f.severity is Severity.RISKY)
+    assert "silently off" in soft.title and soft.predicted_failure.startswith("no error")
+    roots = [write_tree(tmp_path / "run_after", AFTER), write_tree(tmp_path / "run_app", consumer)]
+    # the getattr reads come first and raise nothing; the plain read after them does
+    assert raised_by(roots, "app.ray_like", "start(object())") == \
+        "AttributeError: 'types.SimpleNamespace' object has no attribute 'scores'"

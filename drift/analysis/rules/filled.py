@@ -156,7 +156,9 @@ def _shown(kind: str | None) -> str:
 def filled_attribute_gone(ctx: CheckContext) -> Iterator[Finding]:
     """The consumer reads `obj.attr` after handing `obj` to a target function that stored `attr` on
     it in the baseline: breaking when the target's function (and those it hands the object on to)
-    stores it nowhere, risky when it now stores it only on some paths."""
+    stores it nowhere, risky when it now stores it only on some paths, or when the read is a
+    `getattr(obj, "attr", default)` (the default comes back silently). An object handed through
+    `**kw` built as `dict(state=state)` counts as handed under that keyword."""
     tpaths, bpaths = ctx.target_paths, ctx.baseline_paths
     if bpaths is None or ctx.baseline is None:
         return
@@ -186,9 +188,10 @@ def filled_attribute_gone(ctx: CheckContext) -> Iterator[Finding]:
             own = _consumer_stores(ir, root)
             local = root.rpartition(":")[2]
             for read in reads:
-                if not (isinstance(read, list) and len(read) == 3 and isinstance(read[0], str)):
+                if not (isinstance(read, list) and len(read) in (3, 4) and isinstance(read[0], str)):
                     continue
-                attr, rline, rcol = read
+                attr, rline, rcol = read[:3]
+                soft = read[3:] == ["default"]  # `getattr(state, "x", None)`: the default, silently
                 was, is_ = old.get(attr), new.get(attr)
                 if was is None or attr in own or (mod.get("path"), rline, attr) in seen:
                     continue
@@ -200,7 +203,7 @@ def filled_attribute_gone(ctx: CheckContext) -> Iterator[Finding]:
                     continue
                 seen.add((mod.get("path"), rline, attr))
                 yield _finding(ctx, mod, (local, attr, rline, rcol), (before[0], now[0]), (was, is_),
-                               sorted(a for a in new if a not in old))
+                               sorted(a for a in new if a not in old), soft=soft)
             yield from _calls_on_filled(ctx, mod, ir, row, (old, new), seen)
 
 
@@ -310,7 +313,7 @@ def _calls_on_filled(ctx: CheckContext, mod: dict, ir: dict, row: list, stores: 
 
 
 def _finding(ctx: CheckContext, mod: dict, read: tuple, fns: tuple[Symbol, Symbol], stores: tuple,
-             added: list[str]) -> Finding:
+             added: list[str], soft: bool = False) -> Finding:
     local, attr, line, col = read
     before, now = fns
     was, is_ = stores
@@ -329,13 +332,14 @@ def _finding(ctx: CheckContext, mod: dict, read: tuple, fns: tuple[Symbol, Symbo
                   f"(`{is_.where.dotted.rsplit('.', 1)[-1]}`, line {is_.line})"
     return Finding(
         rule_id="DRIFT110", kind=RuleKind.ATTRIBUTE_MISSING,
-        severity=Severity.BREAKING if gone else Severity.RISKY,
-        title=title,
+        severity=Severity.BREAKING if gone and not soft else Severity.RISKY,
+        title=title + ("; `getattr` with a default hides it: the feature is silently off" if soft and gone else ""),
         consumer_site=Location(mod["path"], line, snippet=f"{local}.{attr}",
                                col=col + 1 if isinstance(col, int) else None),
         target_evidence=(ctx.evidence(now if gone else is_.where, None if gone else is_.line),),
         baseline_evidence=(ctx.evidence(was.where, was.line),),
-        predicted_failure=f"AttributeError: object has no attribute '{attr}'" if gone else None,
+        predicted_failure=(f"no error: `getattr` returns its default for '{attr}'" if soft else
+                           f"AttributeError: object has no attribute '{attr}'") if gone else None,
         details=details,
         fix=Fix(f"read what the target's `{name}` now stores (or guard the read with `getattr({local}, "
                 f"\"{attr}\", None)`)", manual_reason="which attribute replaces it is the target's design"),
