@@ -1147,6 +1147,9 @@ def _value_kind(value, params):
         return "param:" + value.id if value.id in params else None
     if t is _Constant:
         return "lit:" + ("None" if value.value is None else type(value.value).__name__)
+    if t is ast.ListComp and type(value.elt) is ast.Call and dotted(value.elt.func):
+        # `[Scheduler(...) for v in range(pp)]`: a list of what the call builds (facts +lc)
+        return "lit:list[" + dotted(value.elt.func) + "]"
     if t in _LITERALS:
         return "lit:" + _LITERALS[t]
     if t is _Attribute:

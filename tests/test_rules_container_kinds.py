@@ -257,3 +257,28 @@ def test_storing_one_object_where_the_target_now_keeps_a_list(tmp_path):
     assert got == "TypeError: 'MyScheduler' object is not subscriptable"
     assert raised_by([tmp_path / "before", tmp_path / "consumer"], "app.backend",
                      "(lambda b: b.engine.step())(Backend())") is None
+
+
+def test_an_item_of_a_list_the_target_builds_by_comprehension_is_typed(tmp_path):
+    """vLLM 0.6.3 keeps `self.scheduler = [Scheduler(...) for v in range(pp)]`; a subclass of the
+    engine unpacking `self.scheduler[ve].schedule()` into two is held to `Scheduler.schedule`'s
+    declared return, which grew a third value (functionary's copied engine step)."""
+    before = ENGINE_AFTER.replace("            return []\n", "            return [], None\n", 1).replace(
+        "        def schedule(self):\n", "        def schedule(self) -> tuple[list, object]:\n", 1)
+    after = ENGINE_AFTER.replace("            return []\n", "            return [], None, False\n", 1).replace(
+        "        def schedule(self):\n", "        def schedule(self) -> tuple[list, object, bool]:\n", 1)
+    mine = """
+        from gizmo.engine import LLMEngine
+
+
+        class AsyncEngine(LLMEngine):
+            def step_async(self, virtual_engine=0):
+                seq_groups, outputs = self.scheduler[virtual_engine].schedule()
+                return seq_groups
+        """
+    case = Case("comp", {"gizmo/engine.py": before}, {"gizmo/engine.py": after},
+                {"app/__init__.py": "", "app/engine.py": mine})
+    found = [f for f in findings_of(tmp_path, case) if f.consumer_site.line == line_of(mine, "self.scheduler[virtual_engine]")]
+    assert found and all(f.severity.value == "breaking" for f in found), [(f.rule_id, f.title) for f in found]
+    got = _raised(tmp_path, "AsyncEngine().step_async()", "app.engine")
+    assert got == "ValueError: too many values to unpack (expected 2)"

@@ -951,6 +951,8 @@ class PathEvaluator:
             return self._annotation_value(text, owner.module)
         if kind == "param":
             return self._annotation_value(_param_annotation(owner.as_class.methods.get(ia.method), text), owner.module)
+        if kind == "lit" and text.startswith("list[") and text.endswith("]"):
+            return Value("container", name=text, cref=owner.module)  # a comprehension of constructions
         if kind == "lit" and text != "None":
             return Value("literal", name=text)
         if kind == "attr":  # self.x = vllm_config.lora_config: follow the parameter's (or self's) type

@@ -163,8 +163,8 @@ def _type_key(kind: str | None, index: PackageIndex, module: str) -> str | None:
         if head in _BUILTIN_CALLS:
             return _BUILTIN_CALLS[head]
         return "call:" + index.dotted_in(module, head).rsplit(".", 1)[-1]
-    if prefix == "lit":
-        return None if rest == "None" else kind
+    if prefix == "lit":  # `lit:list[Scheduler]` is a list like `lit:list`: the element is no type change here
+        return None if rest == "None" else kind.split("[", 1)[0]
     if prefix == "ann":
         return "ann:" + (normalise(rest) or rest)
     return None
