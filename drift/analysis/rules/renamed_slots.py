@@ -204,8 +204,8 @@ def _named_for_old_slots(ctx: CheckContext, seen: set[tuple[str, int, int]]) -> 
                           f"{bp.annotation}`; the target renamed that parameter to `{tp.name}: {tp.annotation}`",
                     consumer_site=Location(mod["path"], rec["line"], symbol=f"{tsym.dotted}.{tp.name}"),
                     target_evidence=(Location(tsym.path, tp.line or tsym.line, symbol=f"{tsym.dotted}.{tp.name}"),),
-                    baseline_evidence=tuple(Location(bsym.path, bp.line or bsym.line, symbol=f"{bsym.dotted}.{bp.name}")
-                                            for _ in (1,) if bsym is not None),
+                    baseline_evidence=(Location(bsym.path, bp.line or bsym.line, symbol=f"{bsym.dotted}.{bp.name}"),)
+                    if bsym is not None else (),
                     predicted_failure=f"the call binds; `{label}` then reads members of "
                                       f"{', '.join(sorted(new))} off `{tp.name}`, which the old value has not",
                     details=f"passed by position, so the call still binds; the argument is the consumer's "

@@ -100,8 +100,8 @@ def none_rejected_by_validation(ctx: CheckContext) -> Iterator[Finding]:
                       + f": the baseline's `{old.annotation}` is now `{p.annotation}`",
                 consumer_site=site,
                 target_evidence=(Location(at.path, p.line or at.line, symbol=f"{rc.target.dotted}.{p.name}"),),
-                baseline_evidence=tuple(Location(b.path, old.line or b.line, symbol=f"{b.dotted}.{p.name}")
-                                        for b in (rc.baseline_params_at or rc.baseline,) if b is not None),
+                baseline_evidence=(Location(bat.path, old.line or bat.line, symbol=f"{bat.dotted}.{p.name}"),)
+                if (bat := rc.baseline_params_at or rc.baseline) is not None else (),
                 predicted_failure=f"pydantic ValidationError building `{rc.label}`: `{p.name}` is a "
                                   f"`{p.annotation}`, None is not",
                 fix=Fix(f"drop `{p.name}=None` from the call (the target builds its default) or pass a "
