@@ -44,15 +44,6 @@ OTHER = """
     class HandedLoader(BaseModelLoader):
         def load_model(self, vllm_config):
             return vllm_config
-
-
-    class Unrelated:
-        def load_model(self, vllm_config):
-            return vllm_config
-
-
-    def elsewhere(vllm_config):
-        return Unrelated().load_model(vllm_config=vllm_config)  # not the override's class
     """
 
 

@@ -15,35 +15,16 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from drift.analysis.context import CheckContext
-from drift.analysis.rules.callers import mro_names
 
 
-def _on_the_class(ctx: CheckContext, rec: dict, ref: str, declared: str | None) -> bool:
-    """Whether the call's receiver is an object of the consumer's class `ref`, or one typed as the
-    target class that declares the method (or a subclass of it): not any `.apply(...)` of the package."""
-    path = rec.get("path") or (rec.get("callee") or {}).get("path") or ()
-    if len(path) < 2:
-        return False
-    v = ctx.target_paths.value(tuple(path[:-1]))
-    if v.kind == "consumer":
-        return v.cref == ref
-    if v.kind == "instance" and v.cls is not None and declared:
-        return declared in mro_names(ctx.target, [v.cls])
-    return False
-
-
-def own_fitting_call(ctx: CheckContext, name: str, ref: str, declared: str | None,
-                     fits_override: Callable[[list[Any]], bool],
+def own_fitting_call(ctx: CheckContext, name: str, fits_override: Callable[[list[Any]], bool],
                      fits_declaration: Callable[[list[Any]], bool]) -> tuple[str, int] | None:
-    """(path, line) of a consumer call `.name(...)` (no `*args` / `**kwargs`) on an object of the
-    consumer's class `ref` or of the target class `declared` that declares the method, which the
-    override takes and the target's declaration does not; None when there is none."""
+    """(path, line) of a consumer call `.name(...)` (no `*args` / `**kwargs`) that the override
+    takes and the target's declaration does not; None when there is none."""
     for mod in ctx.usage:
         for rec in mod.get("calls") or ():
             src = rec.get("callee_src") or ""
             if src.rsplit(".", 1)[-1] != name or "." not in src or rec.get("star_args") or rec.get("star_kwargs"):
-                continue
-            if not _on_the_class(ctx, rec, ref, declared):
                 continue
             site = [mod.get("path"), rec.get("line"), rec.get("positional") or 0, list(rec.get("keywords") or ()),
                     False, None, None]

@@ -1412,7 +1412,7 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         out: list[Finding] = []  # the same-caller lowered ones last: one per site and symbol survives (Finding.key)
         bound_sig = receiver_named(sig, tm)
         declared_sig = _as_sig(tm.as_function.params)
-        own = own_fitting_call(ctx, name, ref, declared, lambda c: _site_failure(label, sig, c) is None,
+        own = own_fitting_call(ctx, name, lambda c: _site_failure(label, sig, c) is None,
                                lambda c: _site_failure(label, declared_sig, c) is None) if ref is not None else None
         for site, failure in failing:
             if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
