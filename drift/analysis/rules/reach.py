@@ -26,7 +26,6 @@ from drift.analysis.moves import moved_to
 from drift.analysis.rules.move_tiers import judge_move
 from drift.analysis.rules.dispatch import dispatched_sites
 from drift.analysis.rules.container_kinds import builtin_lacks, holder_text, stored_kind_clash
-from drift.analysis.rules.own_callers import own_fitting_call
 from drift.analysis.rules.callers import (RECEIVER, attribute_class, consumer_runs_name, gone_base, mro_names, reaches,
                                          receiver_of, runs_own, target_runs_on)
 from drift.analysis.rules.family import _build_definers
@@ -1411,9 +1410,6 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         seen: set[str] = set()
         out: list[Finding] = []  # the same-caller lowered ones last: one per site and symbol survives (Finding.key)
         bound_sig = receiver_named(sig, tm)
-        declared_sig = _as_sig(tm.as_function.params)
-        own = own_fitting_call(ctx, name, lambda c: _site_failure(label, sig, c) is None,
-                               lambda c: _site_failure(label, declared_sig, c) is None) if ref is not None else None
         for site, failure in failing:
             if failure in seen or ((_category(failure) in before or _already_failing(sig, site, before_names))
                                     and not no_fit_left):
@@ -1432,12 +1428,10 @@ def _override_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
                 lambda b: _site_failure(label, bound_sig, b) is not None, site, _sites_of(ctx.baseline, name, None) or [])
             out.append(_site_finding(
                 ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, site=site, failure=failure,
-                severity=Severity.RISKY if only_paths_gone or caller_failed or own else Severity.BREAKING,
+                severity=Severity.RISKY if only_paths_gone or caller_failed else Severity.BREAKING,
                 title=f"`{label}` ({how}) does not match how the target now calls `.{name}()` ({_call_shape(site)})"
                       + ("; the target no longer calls it in any way the override takes" if only_paths_gone else "")
-                      + (_SAME_CALLER if caller_failed else "")
-                      + (f"; the consumer's own call at {own[0]}:{own[1]} is written for the override, not for the "
-                         "target's declaration (the target may never call it on this class)" if own else ""),
+                      + (_SAME_CALLER if caller_failed else ""),
                 details=caller_desc(site) if caller_failed else None, called=f".{name}()"))
         yield from sorted(out, key=lambda f: f.title.endswith(_SAME_CALLER))
         return
