@@ -179,6 +179,8 @@ _ITERABLES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "A
 
 # Builtin types an annotation may name: a value of one has that type's members and no others.
 _SCALARS = frozenset({"str", "int", "float", "bytes", "bool", "complex"})
+# What a literal the target stores (`self.x = [...]`, probes/behaviour.py "lit:<type>") may be.
+_LITERAL_BUILTINS = _SCALARS | {"list", "dict", "tuple", "set"}
 # The concrete builtin type a container annotation's head names (an abstract `Sequence` or
 # `Mapping` may be any of several, so it names none).
 _CONCRETE = {"list": list, "List": list, "tuple": tuple, "Tuple": tuple, "dict": dict, "Dict": dict,
@@ -191,7 +193,7 @@ def builtin_type(v: Value) -> type | None:
     `tuple[list[int], ...]`. None for anything else, an abstract container included."""
     if v.kind == "external" and v.sym is None and v.name in _SCALARS:
         return getattr(builtins, v.name)
-    if v.kind == "literal" and v.name in _SCALARS | {"list", "dict", "tuple", "set"}:
+    if v.kind == "literal" and v.name in _LITERAL_BUILTINS:
         return getattr(builtins, v.name)  # `self.x = [...]` / a comprehension in the class's `__init__`
     if v.kind == "container" and v.name:
         return _CONCRETE.get(split_generic(v.name)[0])

@@ -19,11 +19,11 @@ from drift.analysis.context import CheckContext
 from drift.analysis.paths import Value, builtin_type
 
 
-def builtin_lacks(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, str, str] | None:
-    """(holder, now, was) when step k (`.name`) reads a member the target's builtin value at
-    k - 1 lacks and the baseline's value there had: an object whose class defines it, or a
-    builtin of another type that has it. None otherwise (or when the target's value is no
-    builtin drift knows)."""
+def builtin_lacks(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -> tuple[str, str, str, Value] | None:
+    """(holder, now, was, the baseline's value at k) when step k (`.name`) reads a member the
+    target's builtin value at k - 1 lacks and the baseline's value there had: an object whose
+    class defines it (`was` is the class's name), or a builtin of another type that has it (its
+    name). None otherwise (or when the target's value is no builtin drift knows)."""
     name = path[k][1:]
     now = builtin_type(tv[k - 1])
     if now is None or hasattr(now, name) or not name.isidentifier():
@@ -33,13 +33,13 @@ def builtin_lacks(ctx: CheckContext, path: list[str], tv: list[Value], k: int) -
     if bprev.kind == "instance" and bprev.cls is not None:
         if not b.known or b.kind == "consumer" or b.owner is None:
             return None
-        was = f"`{bprev.describe()}`"
+        was = bprev.describe()
     else:
         before = builtin_type(bprev)
         if before is None or before is now or not hasattr(before, name):
             return None
-        was = f"a `{before.__name__}`"
-    return holder_text(path, k - 1), now.__name__, was
+        was = before.__name__
+    return holder_text(path, k - 1), now.__name__, was, b
 
 
 def holder_text(path: list[str], j: int) -> str:
@@ -58,20 +58,21 @@ def holder_text(path: list[str], j: int) -> str:
     return f"`{before}`"
 
 
-def stored_kind_clash(ctx: CheckContext, path: list[str], stored: str) -> tuple[str, str, str] | None:
-    """(holder, now, was) when the consumer stores one object (`stored` "object") where the target
-    now keeps a container and the baseline kept one object of a class (`LLMEngine.scheduler`:
-    one `Scheduler` -> a list of them, one per pipeline stage), or a container where the target
+def stored_kind_clash(ctx: CheckContext, path: list[str], stored: str) -> tuple[str, Value, Value] | None:
+    """(what the target keeps there, in words; the target's and the baseline's declared values)
+    when the consumer stores one object (`stored` "object") where the target now keeps a
+    container and the baseline kept one object of a class (`LLMEngine.scheduler`: one
+    `Scheduler` -> a list of them, one per pipeline stage), or a container where the target
     keeps one object and the baseline kept that container. The target's own code then indexes,
     iterates or reads members of what the consumer put there."""
     t = _declared(ctx.target_paths, path)
     b = _declared(ctx.baseline_paths, path)
     now, before = builtin_type(t), builtin_type(b)
     if stored == "object" and now in (list, tuple, dict) and b.kind == "instance" and b.cls is not None:
-        return f"`{path[-1][1:]}`", f"a `{now.__name__}`", f"one `{b.describe()}`"
+        return f"a `{now.__name__}`", t, b
     if stored in ("list", "tuple", "dict", "set") and t.kind == "instance" and t.cls is not None \
             and before is getattr(builtins, stored):
-        return f"`{path[-1][1:]}`", f"one `{t.describe()}`", f"a `{stored}`"
+        return f"one `{t.describe()}`", t, b
     return None
 
 

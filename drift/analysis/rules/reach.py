@@ -879,20 +879,18 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
     seen: set[tuple] = set()
     loops = [(mod, rec, rec["path"], "attr") for mod in ctx.usage for rec in mod.get("uses") or ()
              if rec.get("kind") == "iter"]  # a loop over what a call returned (`for b in m.allocate_slots(...)`)
-    for mod in ctx.usage:  # `engine.scheduler = Mine(...)` where the target now keeps a list there
+    for mod in ctx.usage:
         for rec in mod.get("uses") or ():
-            if rec.get("kind") == "attr_set" and rec.get("stored") and len(rec["path"]) >= 2:
+            path, found = rec["path"], None
+            if len(path) < 2:
+                continue
+            if rec.get("kind") == "attr_set" and rec.get("stored"):  # `engine.scheduler = Mine(...)`, a list now
                 found = _stored_kind_finding(ctx, mod, rec, seen)
-                if found is not None:
-                    yield found
-    for mod in ctx.usage:  # `pos["offset"]` where a local holds a typed path (`pos = r.mm_positions[i]`)
-        for rec in mod.get("uses") or ():
-            if rec.get("kind") == "item" and rec.get("subscript") in _SUBSCRIPT and len(rec["path"]) >= 2:
-                path = rec["path"]
+            elif rec.get("kind") == "item" and rec.get("subscript") in _SUBSCRIPT:  # `pos["offset"]`, a local's path
                 found = _no_longer_subscriptable(ctx, mod, rec, path, ctx.target_paths.steps(path), len(path), seen,
                                                  rec["subscript"])
-                if found is not None:
-                    yield found
+            if found is not None:
+                yield found
     for mod, rec, path, what in _typed_paths(ctx) + loops:
         tv = ctx.target_paths.steps(path)
         how = rec.get("subscript") if what == "attr" else None
@@ -973,7 +971,9 @@ def _stored_kind_finding(ctx: CheckContext, mod: dict, rec: dict, seen: set[tupl
     if found is None or key in seen:
         return None
     seen.add(key)
-    holder, now, was = found
+    now, t, b = found
+    holder = f"`{path[-1][1:]}`"
+    was = f"one `{b.describe()}`" if rec["stored"] == "object" else f"a `{rec['stored']}`"
     owner = ctx.target_paths.value(tuple(path[:-1]))
     return Finding(
         rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
@@ -981,8 +981,8 @@ def _stored_kind_finding(ctx: CheckContext, mod: dict, rec: dict, seen: set[tupl
         title=f"the target now keeps {now} in {holder}, not {was}: the consumer stores "
               + ("one object" if rec["stored"] == "object" else f"a `{rec['stored']}`") + " there",
         consumer_site=_site(mod, rec, True),
-        target_evidence=tuple(e for e in (_evidence(ctx.target_paths.value(tuple(path))),) if e),
-        baseline_evidence=tuple(e for e in (_evidence(ctx.baseline_paths.value(tuple(path))),) if e),
+        target_evidence=tuple(e for e in (_evidence(t),) if e),
+        baseline_evidence=tuple(e for e in (_evidence(b),) if e),
         predicted_failure=(f"TypeError where the target indexes or iterates {holder} (it holds {now} now)"
                            if rec["stored"] == "object" else
                            f"AttributeError where the target reads {holder}'s members (it expects {now})"),
@@ -1003,19 +1003,18 @@ def _builtin_retyped(ctx: CheckContext, mod: dict, rec: dict, path: list[str], t
     if key in seen:
         return None
     seen.add(key)
-    holder, now, was = found
+    holder, now, was, b = found
     name = path[k][1:]
     return Finding(
         rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
         severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-        title=f"{holder[:1].upper() + holder[1:] if holder[:1] != '`' else holder} is now a `{now}`, "
-              f"no longer {was}: `.{name}` is {was}'s",
+        title=f"{holder[:1].upper()}{holder[1:]} is now a `{now}`, no longer a `{was}`: `.{name}` is `{was}`'s",
         consumer_site=_site(mod, rec, k == len(path) - 1),
         target_evidence=tuple(e for e in (_evidence(tv[k - 1]),) if e),
-        baseline_evidence=tuple(e for e in (_evidence(ctx.baseline_paths.steps(path)[k]),) if e),
+        baseline_evidence=tuple(e for e in (_evidence(b),) if e),
         predicted_failure=f"AttributeError: '{now}' object has no attribute '{name}'",
         fix=Fix(f"use {holder} as a `{now}`", manual_reason="what the new kind holds needs reading"),
-        symbol=f"{was.strip('`a ')}.{name}",
+        symbol=f"{was}.{name}",
     )
 
 
@@ -1038,11 +1037,12 @@ def _no_longer_subscriptable(ctx: CheckContext, mod: dict, rec: dict, path: list
         return None
     bprev = ctx.baseline_paths.steps(path)[k - 1]
     if bprev.kind == "instance" and bprev.cls is not None:
+        # a `TypedDict` is a dict at run time, so `r["offset"]` worked on it whatever it declares
         typed_dict = how == "get" and any(o.as_class.kind == "typeddict" for o in ctx.baseline.mro(bprev.cls))
-        if bprev.cls.dotted.rsplit(".", 1)[-1] == tprev.cls.dotted.rsplit(".", 1)[-1] and not typed_dict or not (
-                typed_dict or any(dunder in o.as_class.methods for o in ctx.baseline.mro(bprev.cls))):
-            return None  # the same class (moved), or one the subscript never worked on either; a
-            # `TypedDict` is a dict at run time, so `r["offset"]` worked on it whatever it declares
+        worked = typed_dict or any(dunder in o.as_class.methods for o in ctx.baseline.mro(bprev.cls))
+        moved = bprev.cls.dotted.rsplit(".", 1)[-1] == tprev.cls.dotted.rsplit(".", 1)[-1]
+        if not worked or (moved and not typed_dict):
+            return None  # one the subscript never worked on either, or the same class (moved)
     elif bprev.kind not in ("external", "container") or element:
         return None  # an item was an object of a class the subscript worked on, or nothing is said
     key = (mod.get("path"), rec["line"], tuple(path[:k]))
