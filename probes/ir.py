@@ -639,7 +639,7 @@ def _handed_reads(out, scope, own):
                 if k.arg and isinstance(k.value, ast.Name):
                     calls.append((k.value.id, k.arg, node))
                 elif k.arg is None and isinstance(k.value, ast.Name):  # `f(x, **kw)`, `kw = dict(state=state)`
-                    calls += [(local, key, node) for key, local in _dict_of_names(own, k.value.id)]
+                    calls += [(local, key, node) for key, local in _dict_of_names(own, k.value.id, scope)]
     if not calls:
         return
     reads, stored = {}, set()
@@ -669,23 +669,14 @@ def _handed_reads(out, scope, own):
             out.setdefault("handed", []).append([root, callee, slot, call.lineno, after])
 
 
-def _dict_of_names(own, name):
+def _dict_of_names(own, name, scope):
     """[(key, local)] of the one assignment `name = dict(k=local, ...)` / `{"k": local}` among
     `own`: the plain locals a `**name` hands on, under the keyword each binds."""
-    found = []
-    for n in own:
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, ast.AnnAssign) else ()
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            found.append(n.value)
-    if len(found) != 1:
-        return []
-    v = found[0]
-    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "dict" and not v.args:
-        return [(k.arg, k.value.id) for k in v.keywords if k.arg and isinstance(k.value, ast.Name)]
-    if isinstance(v, ast.Dict):
-        return [(k.value, val.id) for k, val in zip(v.keys, v.values)
-                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(val, ast.Name)]
-    return []
+    found = [n.value for n in own if isinstance(n, (ast.Assign, ast.AnnAssign))
+             and any(isinstance(t, ast.Name) and t.id == name
+                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+    items = _literal_items(found[0], scope) if len(found) == 1 and found[0] is not None else None
+    return [(key, value.id) for key, value, _line, _col in items or () if isinstance(value, ast.Name)]
 
 
 def _local_class(out, names, node, *, prefix, scope):
@@ -1023,15 +1014,23 @@ def _dict_value(out, scope, target, value):
             out["dictcomp"].append([root, path, how, value.lineno])
 
 
-def _literal_keys(value, scope):
-    """`{"k": v}` or `dict(k=v)` -> [[key, line, col]] (None when not such a literal)."""
+def _literal_items(value, scope):
+    """`{"k": v}` or `dict(k=v)` -> [(key, value node, line, col)], where each key is written
+    (None when not such a literal)."""
     if isinstance(value, ast.Dict):
-        return [[k.value, k.lineno, k.col_offset] for k in value.keys
+        return [(k.value, v, k.lineno, k.col_offset) for k, v in zip(value.keys, value.values)
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
             and scope.root("dict") is None and not value.args:
-        return [[k.arg, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0)] for k in value.keywords if k.arg]
+        return [(k.arg, k.value, k.value.lineno, max(k.value.col_offset - len(k.arg) - 1, 0))
+                for k in value.keywords if k.arg]
     return None
+
+
+def _literal_keys(value, scope):
+    """`{"k": v}` or `dict(k=v)` -> [[key, line, col]] (None when not such a literal)."""
+    items = _literal_items(value, scope)
+    return None if items is None else [[key, line, col] for key, _v, line, col in items]
 
 
 def _dict_update(out, scope, node):

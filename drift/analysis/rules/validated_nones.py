@@ -12,26 +12,43 @@ what a function body does with it; this rule is only for classes the target vali
 from __future__ import annotations
 
 import ast
-import re
 from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.findings import UNSAFE, Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import Param
+from drift.probes.srctext import dotted as _dotted
 
 _POSITIONAL = ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")
 
 
 def admits_none(annotation: str | None) -> bool | None:
-    """Whether an annotation lets None through (`Optional[X]`, `X | None`, `Any`, `object`);
-    None when there is no annotation to judge."""
-    text = (annotation or "").strip().strip("'\"")
-    if not text:
+    """Whether an annotation lets None through at its top level (`Optional[X]`, `X | None`,
+    `Union[X, None]`, `Any`, `object`; quoted or not); None when there is none to judge. An
+    `Optional` nested inside another type (`dict[str, Optional[int]]`) does not count."""
+    try:
+        node = ast.parse((annotation or "").strip(), mode="eval").body if (annotation or "").strip() else None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node = ast.parse(node.value, mode="eval").body
+    except SyntaxError:
         return None
-    words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text))
-    return bool(words & {"Optional", "None", "NoneType", "Any", "object"}) or text.startswith("Union[") and \
-        "None" in text
+    if node is None:
+        return None
+    members, stack = [], [node]
+    while stack:  # the union's members: `A | B | None`, `Union[A, None]`, `Optional[A]`
+        n = stack.pop()
+        head = (_dotted(n.value) or "").rsplit(".", 1)[-1] if isinstance(n, ast.Subscript) else ""
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr):
+            stack += [n.left, n.right]
+        elif head == "Optional":
+            return True
+        elif head == "Union":
+            stack += list(n.slice.elts) if isinstance(n.slice, ast.Tuple) else [n.slice]
+        else:
+            members.append(n)
+    return any(isinstance(m, ast.Constant) and m.value is None
+               or (_dotted(m) or "").rsplit(".", 1)[-1] in ("None", "NoneType", "Any", "object") for m in members)
 
 
 def _may_be_none(text: str | None) -> str | None:
