@@ -16,6 +16,7 @@ from typing import Iterator
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
 from drift.analysis.rules.reach import _lookup_method, _module_of
+from drift.analysis.rules.renamed_slots import _renamed_in_place
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
 
@@ -29,13 +30,11 @@ def _passed_by_consumer(ctx: CheckContext) -> set[str]:
 
 
 def _successor(tparams: list, bparams: list, key: str) -> str | None:
-    """The target's parameter at the slot the baseline's `key` had, when it is new there (a rename)."""
-    bnames = [p.name for p in bparams]
-    tnames = [p.name for p in tparams]
-    i = bnames.index(key)
-    if i < len(tnames) and tnames[i] not in bnames and len(tnames) == len(bnames):
-        return tnames[i]
-    return None
+    """The target's parameter at the slot the baseline's `key` had, where that slot was renamed
+    in place (renamed_slots' test: as many positional slots, the old name gone, the new one new)."""
+    slots = [p.name for p in bparams if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+    pair = _renamed_in_place(tparams, bparams, slots.index(key)) if key in slots else None
+    return pair[0].name if pair is not None else None
 
 
 @rule("DRIFT146", RuleKind.OVERRIDE_INCOMPATIBLE)
