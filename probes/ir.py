@@ -36,7 +36,9 @@ does not, line]] (`if "name" in inspect.signature(C).parameters:`), ``hastest`` 
 `if hasattr(X, "name"):` (X's path in place of the callee's). ``selfuse`` {qual: [[attr, ...], [method, ...], 0|1]}: what
 a function outside any class does with its first parameter (`self` once bound onto a class):
 attributes stored, methods called, 1 when it is handed to a call or `super()` is called. ``strparam`` [[function,
-parameter, sink kind, line]]: a parameter declared a `str` that the function uses as text (probes/str_sinks.py). A path is a
+parameter, sink kind, line]]: a parameter declared a `str` that the function uses as text (probes/str_sinks.py). ``clsm``
+[function, ...]: the methods decorated `@classmethod` (their first parameter is the class). A name a module-level `if`
+imports from one place and its `else` from another is the module's own name, with an ``assign`` row per import. A path is a
 list; a missing value is None. Quals are module-qualified.
 """
 
@@ -84,6 +86,10 @@ class _Names:
                     if a.name != "*":
                         self.names.setdefault(a.asname or a.name, base + "." + a.name if base else a.name)
         placeholders = _typing_placeholders(tree.body)
+        self.alternatives = _alternative_imports(tree.body, module, is_package)
+        for name in self.alternatives:
+            if name not in placeholders:
+                self.names[name] = module + "." + name
         for node in _module_statements(tree.body):
             for name in _bound_names(node):
                 if name not in placeholders:
@@ -92,6 +98,47 @@ class _Names:
     def root(self, name):
         dotted = self.names.get(name)
         return "sym:" + dotted if dotted else None
+
+
+def _alternative_imports(body, module, is_package):
+    """Names the module imports from two places in the two arms of a module-level `if`
+    (`if args.grammar_sampling: from pkg.patched import Engine` / `else: from vllm... import
+    Engine`): the name holds either, so it is the module's own name, assigned from each import.
+    Imports under `try` are left to the guards (a fallback for an older release, cut per side).
+    Returns {name: [dotted, ...]}."""
+    found = {}
+
+    def imports(stmts, out):
+        for node in stmts:
+            if isinstance(node, ast.ImportFrom):
+                base = _relative(module, is_package, node.level, node.module) if node.level else (node.module or "")
+                for a in node.names:
+                    if a.name != "*":
+                        out.setdefault(a.asname or a.name, set()).add(base + "." + a.name if base else a.name)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        out.setdefault(a.asname, set()).add(a.name)
+            elif isinstance(node, (ast.If, ast.With)):
+                imports(node.body, out)
+                imports(getattr(node, "orelse", []), out)
+
+    def visit(stmts):
+        for node in stmts:
+            if isinstance(node, ast.If) and node.orelse:
+                arms = ({}, {})
+                imports(node.body, arms[0])
+                imports(node.orelse, arms[1])
+                for name in set(arms[0]) & set(arms[1]):
+                    both = arms[0][name] | arms[1][name]
+                    if len(both) > 1:
+                        found.setdefault(name, set()).update(both)
+            if isinstance(node, (ast.If, ast.With)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+
+    visit(body)
+    return {name: sorted(d) for name, d in found.items()}
 
 
 def _typing_placeholders(body):
@@ -289,6 +336,10 @@ def ir_facts(tree, *, module, is_package):
            "sigtest": [], "hastest": []}
     top = [n for n in tree.body if not isinstance(n, _SCOPES)]
     module_scope = _Scope(names, None, (), accepted_names_held(_own(top)))
+    for name, dotted in names.alternatives.items():
+        own = names.root(name)
+        if own == "sym:%s.%s" % (names.module, name):
+            out["assign"].extend([own, ["sym:" + d]] for d in dotted)
     _walk_body(out, names, tree.body, prefix="", cls="", scope=module_scope)
     _table_patches(out, module_scope, tree)
     _served_names(out, module_scope, tree, names)
@@ -592,6 +643,8 @@ def _function(out, names, fn, *, prefix, cls, outer):
         params.append(row)
     staticish = any((_dotted(d) or "").split(".")[-1] == "staticmethod" for d in fn.decorator_list)
     out["defs"][key] = [cls if cls and not staticish else "", params, fn.lineno, _gives_value(own)]
+    if cls and any((_dotted(d) or "").split(".")[-1] == "classmethod" for d in fn.decorator_list):
+        out.setdefault("clsm", []).append(key)  # its first parameter is the class, not an object
     returns = _annotation_path(enclosing or scope, fn.returns) if fn.returns is not None else None
     if returns:  # `def current() -> Config:` what a caller gets, where no return statement says
         out.setdefault("retann", []).append([key, returns])

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterator
 
+from drift.analysis.custom_ops import params_binding_error
 from drift.analysis.moves import moved_to
 from drift.analysis.paths import ConsumerModel, PathEvaluator, Value
 from drift.analysis.torch_module import forward_of
@@ -258,6 +259,8 @@ class CheckContext:
         bsym, bparams, bat, bctor = _callable(self.baseline, b) if b is not None else (None, None, None, False)
         if tsym is None and bsym is None:
             return None
+        if bparams is not None and self.target_paths.mixed(path) and params_binding_error(bparams, rec):
+            return None  # the receiver may be the consumer's own object, and only that one took this call
         any_sym = tsym or bsym
         if any_sym.kind == "class":
             label = any_sym.dotted.rsplit(".", 1)[-1]

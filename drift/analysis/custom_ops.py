@@ -86,9 +86,14 @@ def _registration(index: PackageIndex, ns: str, op: str) -> str:
 def binding_error(function: Symbol, call: dict) -> str | None:
     """Why a call of shape `call` (probes/torch_ops.py) cannot bind to `function`'s parameters
     (an op's schema takes what the function takes), or None when it binds or cannot be told."""
+    return params_binding_error(function.as_function.params, call)
+
+
+def params_binding_error(params: list, call: dict) -> str | None:  # type: ignore[type-arg]
+    """Why a call of shape `call` (`positional`, `keywords`, `star_args`, `star_kwargs`: a usage
+    record or probes/torch_ops.py's) cannot bind to `params`, or None when it binds or cannot be told."""
     if call.get("star_args") or call.get("star_kwargs"):
         return None
-    params = function.as_function.params
     positional = [p for p in params if p.kind in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
     var_pos = any(p.kind == "VAR_POSITIONAL" for p in params)
     var_kw = any(p.kind == "VAR_KEYWORD" for p in params)

@@ -357,6 +357,7 @@ class PathEvaluator:
         self.consumer = consumer
         self.prefixes = target_prefixes
         self._memo: dict[tuple[str, ...], Value] = {}
+        self.mixed_roots: set[str] = set()  # `arg:` roots that hold the consumer's own object on some paths
         self._steps: dict[tuple[str, ...], list[Value]] = {}
         self._steps_of: dict[int, tuple[Any, list[Value]]] = {}  # id(path) -> (path, steps)
         self._bases: dict[str, list[Symbol]] = {}
@@ -429,7 +430,7 @@ class PathEvaluator:
             return Value("consumer", ckind="super", cref=ref) if ref in self.consumer.classes else UNKNOWN
         if kind == "arg":
             path = self.consumer.arg_path(ref)
-            v = self.value(tuple(path)) if path else self._one_of(self.consumer.arg_paths(ref))
+            v = self.value(tuple(path)) if path else self._one_of(self.consumer.arg_paths(ref), root)
             return UNKNOWN if v.kind == "missing" else v  # a failing argument is reported where it is passed
         if kind == "named":
             return self._named(ref)
@@ -469,11 +470,22 @@ class PathEvaluator:
             return None
         return found[0]
 
-    def _one_of(self, paths: list[list[str]]) -> Value:
+    def mixed(self, path: tuple[str, ...]) -> bool:
+        """Whether `path` starts at a parameter that holds the target's object on some paths and
+        the consumer's own on others (`_one_of`): a use written for the consumer's object only
+        (a call the baseline's target callable never accepted either) is not the target's."""
+        if not path:
+            return False
+        self.value(path[:1])
+        return path[0] in self.mixed_roots
+
+    def _one_of(self, paths: list[list[str]], root: str | None = None) -> Value:
         """The value several candidate paths all evaluate to, when they are one object under two
         names (a function patched onto `a.InputBatch` and `b.InputBatch`, where `b` imports it
         from `a`): the same class or instance of the same class; else unknown. A candidate that
-        is an instance of a target class this side lacks is set aside (`absent_class`)."""
+        is an instance of a target class this side lacks is set aside (`absent_class`), and so is
+        the consumer's own object beside the target's: where the target's object is handed in,
+        its uses meet the target, whatever the consumer's own class accepts on the other paths."""
         if len(paths) < 2 or self._depth > 20:
             return UNKNOWN
         self._depth += 1
@@ -483,6 +495,11 @@ class PathEvaluator:
             self._depth -= 1
         if not values:
             return UNKNOWN
+        theirs = [v for v in values if v.kind != "consumer"]
+        if theirs and len(theirs) < len(values):  # the consumer's own object on some paths, the
+            values = theirs  # target's on the others (`engine` from either import): those paths meet the target
+            if root is not None:
+                self.mixed_roots.add(root)
         first = values[0]
         if first.kind not in ("instance", "class"):
             return UNKNOWN

@@ -201,6 +201,7 @@ class _Solver:
     def __init__(self, usage: list[dict[str, Any]], prefixes: tuple[str, ...]):
         self.prefixes = prefixes
         self.defs: dict[str, list] = {}
+        self.classmethods: set[str] = set()  # consumer methods decorated @classmethod: `cls` is the class
         self.classes: dict[str, list] = {}
         self.assign: list = []
         self.store: list = []
@@ -298,6 +299,7 @@ class _Solver:
         owncalls = [(_t(callee), [_s(k) for k in kws], [_t(p) if p else None for p in stars])
                     for callee, kws, stars, _line in ir.get("owncall") or []]
         self.defs.update(defs)
+        self.classmethods.update(_s(fn) for fn in ir.get("clsm") or [] if _s(fn) in defs)
         self.gives.update(gives)
         self.classes.update(classes)
         self.assign += assign
@@ -447,7 +449,10 @@ class _Solver:
             for cls in self.mro(v[1]):
                 meth = f"{cls}.{name}"
                 if meth in self.defs:
-                    out.add(("B", meth, v) if kind == "I" and self.defs[meth][0] else ("F", meth))
+                    if meth in self.classmethods:  # `Cls.build(args)`: `cls` is Cls, args fill the rest
+                        out.add(("B", meth, ("C", v[1])))
+                    else:
+                        out.add(("B", meth, v) if kind == "I" and self.defs[meth][0] else ("F", meth))
                     break
                 got = self.pts.get(f"field:{cls}:{name}")
                 if got:
@@ -528,7 +533,8 @@ class _Solver:
     def _round(self) -> None:
         for fn, (cls, params, _line) in self.defs.items():
             if cls and params:
-                self._bind(fn, self._instances(cls))
+                self._bind(fn, [("C", i[1]) for i in self._instances(cls)] if fn in self.classmethods
+                           else self._instances(cls))
             for name, ann, default, *rest in params:
                 if ann:
                     self.add(f"var:{fn}:{name}", self.eval(ann))
