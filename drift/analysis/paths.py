@@ -959,6 +959,12 @@ class PathEvaluator:
                     return self._self_call_value(owner, text[len("self."):])
                 if text.isidentifier() and not hasattr(builtins, text) \
                         and self.index.dotted_in(owner.module, text) == text:
+                    # `executor_class(vllm_config)` of a parameter annotated `type[Executor]`: an
+                    # object of that class (or of a subclass, which the member lookup allows for)
+                    made = self._annotation_value(
+                        _param_annotation(owner.as_class.methods.get(ia.method), text), owner.module)
+                    if made.kind == "class" and made.sym is not None:
+                        return Value("instance", cls=made.sym)
                     return UNKNOWN  # `attn_cls(...)`: nothing imported: a class chosen into a local
                 return Value("external", name=f"{text}()")
             if sym.kind == "class":

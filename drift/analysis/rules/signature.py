@@ -215,8 +215,12 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
                    if value else _own_positional_fix(ctx, rc, append_only=True) or _own_added_fix(ctx, rc, p.name)
                    or _manual_value(ctx, rc, p.name))
             src = p.source if p.source != "param" else "parameter"
+            abstract = _abstract_init(rc)
             yield Finding(
-                rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED, severity=Severity.BREAKING,
+                rule_id="DRIFT011", kind=RuleKind.REQUIRED_ADDED,
+                severity=Severity.RISKY if abstract else Severity.BREAKING,
+                details=(f"`{rc.target_params_at.dotted}` is abstract: the class built here is one of its "
+                     "implementations, whose own `__init__` may give the parameter a default") if abstract else None,
                 title=f"`{rc.label}` now requires `{p.name}` ({src}{': ' + p.annotation if p.annotation else ''})",
                 consumer_site=rc.site,
                 target_evidence=tuple(e for e in (ctx.evidence(rc.target_params_at, p.line if p.source != 'param' else None),
@@ -226,6 +230,15 @@ def required_added(ctx: CheckContext) -> Iterator[Finding]:
                 fix=fix,
                 symbol=rc.dotted,
             )
+
+
+def _abstract_init(rc: ResolvedCall) -> bool:
+    """Whether the parameters come from an `@abstractmethod __init__` (vLLM's `SchedulerInterface`):
+    a class reached through `type[Interface]` is built as one of its implementations, and the
+    interface says what they must accept, not what each one requires."""
+    at = rc.target_params_at
+    return at is not None and at.kind == "method" and "abstractmethod" in {
+        d.rsplit(".", 1)[-1] for d in at.as_function.decorators}
 
 
 def _written_keys(ctx: CheckContext, mod: dict) -> frozenset[str]:
