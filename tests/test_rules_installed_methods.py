@@ -187,6 +187,21 @@ def test_a_replacement_that_runs_the_original_init_is_silent(tmp_path):
     assert findings_of(tmp_path, Case("wrapped-init", INIT_BEFORE, INIT_AFTER, WRAPPED_CONSUMER)) == ()
 
 
+# A copy of the original's body (afd-plugin's `EngineCore.__init__`) calls the class's own steps,
+# `self._prepare_kv_init()`, `self._initialize_peers()`: steps of the copy, not the original.
+COPIED_CONSUMER = {"app/conn.py": INIT_CONSUMER["app/conn.py"].replace(
+    "        self.peers = {}\n\n\n    def new_send",
+    "        self.peers = {}\n        self._prepare_kv_init()\n        self._initialize_peers()\n\n\n    def new_send")}
+
+
+def test_a_copied_init_calling_the_classs_own_init_steps_is_still_wholesale(tmp_path):
+    conn = COPIED_CONSUMER["app/conn.py"]
+    assert "self._prepare_kv_init()" in conn
+    findings = findings_of(tmp_path, Case("copied-init", INIT_BEFORE, INIT_AFTER, COPIED_CONSUMER))
+    assert [f.rule_id for f in findings if f.rule_id == "DRIFT075"] == ["DRIFT075"]
+    assert "`pp_size`" in next(f.title for f in findings if f.rule_id == "DRIFT075")
+
+
 def test_python_fails_in_the_kept_method(tmp_path):
     after = write_tree(tmp_path / "after", INIT_AFTER)
     app = write_tree(tmp_path / "app", INIT_CONSUMER)

@@ -47,13 +47,18 @@ def installed_inits(ctx: CheckContext) -> Iterator[tuple[dict[str, Any], dict[st
 
 def _runs_an_original(mod: dict[str, Any], fn: str) -> bool:
     """Whether `fn`'s body calls anything `__init__`-like (`orig_init(self, ...)`,
-    `Base.__init__(self, ...)`, `super(...).__init__(...)`): it then builds the target's state
-    itself, or may, and the replacement is not wholesale."""
+    `Base.__init__(self, ...)`, `super(...).__init__(...)`, `self._original_init(...)`): it then
+    builds the target's state itself, or may, and the replacement is not wholesale. A call whose
+    name merely contains the word (`self._initialize_kv_caches(...)`, `init_kv_output_aggregator`),
+    or a method of the class's own (`self._scale_up_before_kv_init()`), is one more step of the
+    copied body, not the original."""
     for rec in mod.get("calls") or []:
         if rec.get("function") != fn and not str(rec.get("function") or "").startswith(fn + "."):
             continue
-        if "init" in str(rec.get("callee_src") or "").lower():
-            return True
+        src = str(rec.get("callee_src") or "")
+        name = src.rsplit(".", 1)[-1].lower()
+        if "__init__" in src or (name.endswith("init") and (not src.startswith("self.") or "orig" in name)):
+            return True  # `self._eep_scale_up_before_kv_init()` is a method of the class, not the original
     return False
 
 
