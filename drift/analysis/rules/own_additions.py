@@ -15,7 +15,8 @@ Conditions, all read from facts (`kw_calls`/`ctor_calls` argument texts, the con
 - the target's same function makes exactly one such call, passing the parameter;
 - every dotted name that value reads is read by the consumer's verbatim arguments (whole or as a
   prefix), or is `self.<attr>` where the consumer's own class (the one whose method makes the
-  call) stores that attribute on `self`.
+  call) stores that attribute on `self`, or inherits it from a target class that keeps it there
+  (a plugin's subclass of the very class whose method the target rewrote).
 The call raised `TypeError` on the target before the edit, so no working behaviour is changed.
 """
 
@@ -56,7 +57,7 @@ def own_added_value(ctx, rc, name: str) -> OwnRewrite | None:  # type: ignore[no
         a = mine[0]
         value = a["keywords"][name].strip()
         if stored is None:
-            stored = _self_stores(rc)
+            stored = _self_stores(rc) | _inherited_state(ctx, rc)
         if _readable(value, kws, stored):
             return OwnRewrite(a["function"], Location(a["path"], a["line"], symbol=a["function"]),
                               Location(b["path"], b["line"], symbol=b["function"]), {name: value}, callee)
@@ -80,6 +81,22 @@ def _readable(value: str, verbatim: dict[str, str], stored: set[str]) -> bool:
             continue
         return False
     return True
+
+
+def _inherited_state(ctx, rc) -> set[str]:  # type: ignore[no-untyped-def]
+    """Attributes the target's classes that the consumer's class extends keep on `self` (set in
+    their methods, on the target side): `self.scoring_func` in a subclass of vLLM's
+    `GroupedTopKRouter` is the base's own attribute, the one the target's rewrite reads."""
+    function = rc.rec.get("function") or ""
+    cls = function.rpartition(".")[0]
+    module = rc.module.get("module")
+    paths = getattr(ctx, "target_paths", None)
+    if not cls or not module or paths is None:
+        return set()
+    out: set[str] = set()
+    for base in paths.target_bases(f"{module}.{cls}"):
+        out.update(ctx.target.instance_attrs(base))
+    return out
 
 
 def _self_stores(rc) -> set[str]:  # type: ignore[no-untyped-def]
