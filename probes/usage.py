@@ -24,6 +24,7 @@ from .links import lone_classes, parsed_links, private_methods
 from .torch_ops import op_defs, op_uses
 from .built_namespaces import built_namespaces
 from .extra_body import extra_body_keys
+from .app_state import app_state_reads
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .kv_reads import buffer_reads
@@ -544,6 +545,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         own_ops = op_defs(tree)
         if own_ops:
             out["op_defs"] = own_ops
+    if "app.state" in text:  # serving objects read back by name off the server app's state (probes/app_state.py)
+        state_reads = app_state_reads(tree)
+        if state_reads:
+            out["app_state"] = state_reads
     if "extra_body" in text:  # request fields sent to a server over HTTP (no import of the target needed)
         sent = extra_body_keys(tree)
         if sent:
