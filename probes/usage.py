@@ -662,6 +662,9 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
                 "kw_values": {k.arg: _src(lines, k.value) for k in call.keywords if k.arg},
                 "result": None,
             }
+            if callee.get("via") == "super" and not rec["star_args"]:
+                # what a base constructor is handed by position (the objects it may keep on `self`)
+                rec["pos_values"] = [_src(lines, a) for a in call.args]
             if id(call) in unpacks:
                 rec["unpacked"] = unpacks[id(call)]
             if id(call) in result_vars:
