@@ -20,7 +20,7 @@ from drift.analysis.paths import Value, builtin_type, is_soft, strip_annotation
 from drift.analysis.nearest_bases import nearest_shared_ancestors
 from drift.model.facts import FunctionFacts, ModuleFacts
 from drift.findings import SAFE, UNSAFE, Finding, Fix, Location, RuleKind, Severity
-from drift.model.index import PackageIndex, Symbol, call_of, def_of, reference_of, word
+from drift.model.index import Needle, PackageIndex, Symbol, call_of, def_of, reference_of, word
 from drift.analysis.rules.base import plural, rule
 from drift.analysis.moves import moved_to
 from drift.analysis.rules.move_tiers import judge_move
@@ -1755,6 +1755,14 @@ def _own_attributes_passed(baseline: PackageIndex, name: str, cls: str, holder: 
     return {n for n in gone if all(c["keywords"].get(n) == f"self.{n}" for c in calls)}
 
 
+def _signature_tested(index: PackageIndex, name: str) -> bool:
+    """Whether the target's text tests a callee's signature for a parameter `name` (`"renderer" not in
+    inspect.signature(cls.__init__).parameters`, vLLM 0.17's IO-processor loader): its callers then
+    adapt to an override that lacks it. False without the target's sources (nothing is assumed)."""
+    pattern = re.compile(rb"""["']%s["']\s+(?:not\s+)?in\s+[^\n]*signature\(""" % re.escape(name.encode()))
+    return bool(index.source_search(Needle(name.encode(), pattern)))
+
+
 def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: list[list[Any]],
                        tm: Symbol, bm: Symbol | None, how: str) -> Iterator[Finding]:
     """The consumer's replacement of `tm` against how the target's base now declares it."""
@@ -1785,6 +1793,9 @@ def _declared_findings(ctx: CheckContext, *, where: Location, label: str, sig: l
         if lacked and severity is Severity.BREAKING:
             severity, why = Severity.RISKY, (f"{why}; it already lacked the baseline's required "
                                              f"{', '.join(f'`{n}`' for n in lacked[:3])}")
+        if severity is Severity.BREAKING and _signature_tested(ctx.target, p.name):
+            severity, why = Severity.RISKY, (f"{why}, though the target tests a callee's signature for "
+                                             f"`{p.name}` before passing it (an override without it is called the old way)")
         if positional and cap is not None:
             failure = (f"TypeError: {label}() takes {plural(cap, 'positional argument')} but "
                        f"{cap + 1} were given")
