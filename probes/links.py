@@ -47,10 +47,36 @@ def _names(blob):
     return out
 
 
+# an import statement a maintainer commented out (`# from . import jit_monitor`): the module was switched off
+_COMMENTED_IMPORT = re.compile(rb"(?m)^[ \t]*#+[ \t]*((?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+[^\n]*)$")
+
+
+def _commented(data, module, is_package):
+    """(the dotted modules commented-out import statements of the file name, the file's bytes with
+    those lines blanked): a commented-out import is no link, but a record of one that was removed."""
+    out = set()
+    for m in _COMMENTED_IMPORT.finditer(data):
+        stmt = m.group(1)
+        rel = _FROM_RELATIVE.match(stmt)
+        if rel:
+            base = relative_module(module, is_package, len(rel.group(1)), rel.group(2).decode() or None)
+            if base:
+                out.update(base + "." + n for n in _names(rel.group(3)))
+                out.add(base)
+            continue
+        for word in re.findall(rb"[A-Za-z_][\w.]*", stmt):
+            if word not in (b"from", b"import", b"as"):
+                out.add(word.decode())
+    blanked = _COMMENTED_IMPORT.sub(lambda m: b" " * (m.end() - m.start()), data) if out else data
+    return sorted(out), blanked
+
+
 def text_links(data, module, is_package):
     """{"links": [[dotted, None]], "bases": [...], "dynamic": bool, "main": bool} of a file read as
     bytes only. `bases`: modules named only as the source of a `from M import a, b` (the file takes
-    those names from M, not M whole: a class of M it does not list stays unnamed by it)."""
+    those names from M, not M whole: a class of M it does not list stays unnamed by it).
+    `commented`: what commented-out import statements name (no link)."""
+    commented, data = _commented(data, module, is_package)
     top = module.split(".")[0]
     mention, from_abs = _absolute(top)
     found, bases, starts = set(), set(), set()
@@ -72,11 +98,14 @@ def text_links(data, module, is_package):
             found.add(base)
             bases.add(base)
             found.update(base + "." + n for n in _names(m.group(3)))
-    return {"links": [[d, None] for d in sorted(found)], "bases": sorted(bases - whole),
-            "dynamic": bool(_DYNAMIC.search(data)), "main": bool(_MAIN.search(data))}
+    out = {"links": [[d, None] for d in sorted(found)], "bases": sorted(bases - whole),
+           "dynamic": bool(_DYNAMIC.search(data)), "main": bool(_MAIN.search(data))}
+    if commented:
+        out["commented"] = commented
+    return out
 
 
-def parsed_links(own, text):
+def parsed_links(own, text, module=None, is_package=False):
     """The same record for a file the usage scan parsed: `own` is [[dotted, guards or None(,
     "from")]], every import of the package's own modules and every string naming one
     (`"pkg.mod.Cls"`, `"pkg.mod:Cls"`: a class vLLM or the package builds by name), with the version
@@ -102,6 +131,10 @@ def parsed_links(own, text):
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
     out = {"links": links, "bases": sorted(bases - whole), "dynamic": bool(_DYNAMIC.search(data)),
            "main": bool(_MAIN.search(data))}
+    if module is not None and b"#" in data:
+        commented = _commented(data, module, is_package)[0]
+        if commented:
+            out["commented"] = commented
     # modules only a string names here (a class path handed to a registry), and where (`named_at`); present,
     # if empty, on every parsed file: a file read as text alone has no such key, and its mentions are not exact
     out["strings"] = {d: sorted(set(lines))[:MAX_NAMED_AT] for d, lines in strings.items() if d not in imported}
@@ -245,6 +278,9 @@ def package_reach(per_file, metadata_text=b"", lone=None):
             roots.add(m)
             if plugin and not rel.endswith("__init__.py"):
                 out[m] = {"unreferenced": True}
+                off = sorted(r for r, rec in per_file.items() if m in (rec.get("commented") or ()))
+                if off:  # its import was commented out there: switched off, not a module users import
+                    out[m]["commented_out"] = off[:MAX_NAMED_AT]
     free = _closure(roots, edges, modules, guarded=False)
     entries = {}  # (target, guards as text) -> guards: a version-gated way from a freely loaded module
     for src in free:

@@ -516,7 +516,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     if reexports:
         own = _Imports(module, is_package, tuple(prefixes))  # the package's own links, as written
         own.visit(tree)
-        links = parsed_links(own.own, text)
+        links = parsed_links(own.own, text, module, is_package)
         rewrite_imports(tree, module, is_package, reexports)
     stars = expand_star_imports(tree, module, is_package, prefixes) if "import *" in text else []
     imports = _Imports(module, is_package, tuple(prefixes))
@@ -530,7 +530,7 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
     imports.visit(tree)
     out = {"module": module, "path": path, "error": None, "imports": imports.records,
            "calls": [], "binds": [], "subclasses": [], "classes": {}, "uses": [], "patches": [], "patchers": {},
-           "links": links if links is not None else parsed_links(imports.own, text)}
+           "links": links if links is not None else parsed_links(imports.own, text, module, is_package)}
     if stars:
         out["star_imports"] = stars
     if "torch.ops." in text:

@@ -401,3 +401,21 @@ def test_an_installer_also_named_outside_its_calls_keeps_its_imports_loaded(tmp_
                 "app/patch/v084/__init__.py": "",
                 "app/patch/v084/patch.py": USES_HELPER}
     assert _severities(_report(tmp_path, consumer)) == {"app/patch/v084/patch.py": "breaking"}
+
+
+def test_a_module_whose_import_was_commented_out_is_risky_with_the_reason(tmp_path):
+    """vllm-metax's `patch/bugfix/triton_support/__init__.py` has `# from . import jit_monitor`: the
+    maintainers switched the patch off, and nothing else names it. Its findings are risky; the same
+    package whose `__init__` still imports it keeps them breaking; a library (no plugin entry point)
+    too, since its users may import any module."""
+    off = {"app/__init__.py": "from app import patches\n", "app/patches/__init__.py":
+           "from . import active\n# from . import monitor  # disabled until the kernel is fixed\n",
+           "app/patches/active.py": USES_HELPER, "app/patches/monitor.py": USES_HELPER}
+    report = _report(tmp_path / "off", {**PLUGIN, **off})
+    assert _severities(report) == {"app/patches/active.py": "breaking", "app/patches/monitor.py": "risky"}
+    assert "its import is commented out (app/patches/__init__.py)" in _title(report, "app/patches/monitor.py")
+    on = dict(off, **{"app/patches/__init__.py": "from . import active\nfrom . import monitor\n"})
+    assert _severities(_report(tmp_path / "on", {**PLUGIN, **on})) == {
+        "app/patches/active.py": "breaking", "app/patches/monitor.py": "breaking"}
+    assert _severities(_report(tmp_path / "lib", off)) == {
+        "app/patches/active.py": "breaking", "app/patches/monitor.py": "breaking"}

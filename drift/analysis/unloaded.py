@@ -1,6 +1,6 @@
 """Findings in consumer modules that never load on the target are risky, not breaking.
 
-Why: a break the user never meets is a false alarm in a gate. Two kinds of module do not load
+Why: a break the user never meets is a false alarm in a gate. Some modules do not load
 on the target although drift reads them (the marks come from the probe's map of the package's
 own imports, probes/links.py):
 - a module the package reaches only through imports under version tests, all false on the
@@ -14,6 +14,9 @@ own imports, probes/links.py):
   library's users (and vLLM's configuration: a connector's module path, a worker extension)
   import such modules by name, and the corpus's real breaks there (KV connectors, offloading
   specs, model files, CLI modules) say so;
+- a module nothing in the package imports whose import a maintainer commented out
+  (`# from . import jit_monitor` in its package's `__init__`, vllm-metax): switched off, not an
+  API (`commented_out`, probes/links.py);
 - a copy of a file an editor or file manager left in the package (`nnsight/modeling/vllm/sampling
   copy.py`, shipped in nnsight's wheel; `utils (1).py`): no import statement can spell its name, so
   neither the package nor its users import it; only starting the file itself runs it.
@@ -140,6 +143,9 @@ def not_loaded_reason(ctx: CheckContext, mod: dict[str, Any]) -> str | None:
         if mirror:
             return (f"no module of {package} imports or names {name}, a copy kept where "
                     f"{ctx.target_package} has {mirror}; it runs only if a user imports it directly")
+        if mod.get("commented_out"):
+            return (f"no module of {package} imports or names {name}; its import is commented out "
+                    f"({', '.join(str(p) for p in mod['commented_out'][:3])}): switched off, it runs only if a user imports it")
     return None
 
 
