@@ -30,6 +30,13 @@ def _receiver_class(index: PackageIndex, paths: PathEvaluator | None, dotted: st
     return sym
 
 
+def _backs_up_working(index: PackageIndex, imp: dict[str, Any]) -> bool:
+    """Whether `imp` is an `except ...:` fallback whose `try` imports all resolve in `index`: it
+    never runs there, so it cannot keep the module from loading."""
+    backed = imp.get("fallback_for") or ()
+    return bool(backed) and all(index.lookup(t) is not None for t in backed)
+
+
 @dataclass(frozen=True)
 class ResolvedCall:
     """One consumer call into the target, with the callable it reaches on both sides."""
@@ -188,7 +195,9 @@ class CheckContext:
 
     def dead_on_baseline(self, mod: dict[str, Any]) -> bool:
         """A consumer module whose unguarded imports already fail on the baseline never loads
-        there: what else it does is not drift (its findings are risky, not breaking)."""
+        there: what else it does is not drift (its findings are risky, not breaking). A name the
+        baseline's module serves from its `__getattr__` imports there, and a fallback import whose
+        `try` succeeds on the baseline never runs."""
         if self.baseline is None:
             return False
         cache = self.memo.setdefault("dead_modules", {})
@@ -196,7 +205,10 @@ class CheckContext:
         if key not in cache:  # the target first: the import rule resolved each import there already, and
             # only one the target lacks can make the module dead (the baseline's modules are read for no other)
             cache[key] = any(not imp.get("guarded") and self.target.lookup(imp["target"]) is None
-                             and self.baseline.lookup(imp["target"]) is None for imp in mod.get("imports") or [])
+                             and self.baseline.lookup(imp["target"]) is None
+                             and not self.baseline.served_by_getattr(*imp["target"].rpartition(".")[::2])
+                             and not _backs_up_working(self.baseline, imp)
+                             for imp in mod.get("imports") or [])
         return cache[key]
 
     def relocated(self, dotted: str) -> Symbol | None:

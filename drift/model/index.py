@@ -559,6 +559,16 @@ class PackageIndex:
             return True
         return self.lookup(f"{module}.{name}") is not None
 
+    def served_by_getattr(self, module: str, name: str) -> bool:
+        """Whether `module`'s PEP 562 `__getattr__` names `name` (a deprecation shim: vLLM 0.13's
+        `vllm.entrypoints.openai.tool_parsers` serves `ToolParserManager` from its new home), so
+        `from module import name` works there though nothing defines it."""
+        raw = self.modules.get(module)
+        if raw is None:
+            return False
+        facts = ModuleFacts(raw)
+        return "__getattr__" in facts.functions and name in set(facts.getattr_names or ())
+
     def definitions_of(self, name: str, kinds: tuple[str, ...] = ("class", "function")) -> list[Symbol]:
         """Every top-level definition called `name`, of one of `kinds` (candidates for 'moved to')."""
         out = []
