@@ -16,66 +16,41 @@ from __future__ import annotations
 from drift.findings import Severity
 from tests.rule_cases import Case, assert_findings, findings_of, line_of, only, raised_by, write_tree
 
-BEFORE = {"gizmo/engine.py": """
+ENGINE = """
     from abc import ABC, abstractmethod
 
 
-    class Executor:
+    class Executor:{property}
+        def run(self):
+            return 0
+
+
+    class Core:
+        def __init__(self, executor_class: type[Executor]):
+            self.model_executor = executor_class()
+
+
+    class SchedulerInterface(ABC):
+        @abstractmethod
+        def __init__(self, config, block_size{required}):
+            raise NotImplementedError
+
+
+    class Scheduler(SchedulerInterface):
+        def __init__(self, config, block_size{defaulted}):
+            self.config = config
+
+
+    def get_scheduler_cls() -> type[SchedulerInterface]:
+        return Scheduler
+    """
+PROPERTY = """
         @property
         def max_concurrent_batches(self):
             return 1
-
-        def run(self):
-            return 0
-
-
-    class Core:
-        def __init__(self, executor_class: type[Executor]):
-            self.model_executor = executor_class()
-
-
-    class SchedulerInterface(ABC):
-        @abstractmethod
-        def __init__(self, config, block_size):
-            raise NotImplementedError
-
-
-    class Scheduler(SchedulerInterface):
-        def __init__(self, config, block_size):
-            self.config = config
-
-
-    def get_scheduler_cls() -> type[SchedulerInterface]:
-        return Scheduler
-    """}
-AFTER = {"gizmo/engine.py": """
-    from abc import ABC, abstractmethod
-
-
-    class Executor:
-        def run(self):
-            return 0
-
-
-    class Core:
-        def __init__(self, executor_class: type[Executor]):
-            self.model_executor = executor_class()
-
-
-    class SchedulerInterface(ABC):
-        @abstractmethod
-        def __init__(self, config, block_size, hash_block_size):
-            raise NotImplementedError
-
-
-    class Scheduler(SchedulerInterface):
-        def __init__(self, config, block_size, hash_block_size=None):
-            self.config = config
-
-
-    def get_scheduler_cls() -> type[SchedulerInterface]:
-        return Scheduler
-    """}
+"""
+BEFORE = {"gizmo/engine.py": ENGINE.format(property=PROPERTY, required="", defaulted="")}
+AFTER = {"gizmo/engine.py": ENGINE.format(property="", required=", hash_block_size", defaulted=", hash_block_size=None")}
 MINE = """
     from gizmo.engine import Core, Executor, get_scheduler_cls
 

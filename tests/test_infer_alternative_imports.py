@@ -16,7 +16,7 @@ from __future__ import annotations
 from drift.consumer.infer import solve
 from tests.rule_cases import Case, assert_findings, consumer_of, findings_of, line_of, raised_by, write_tree
 
-BEFORE = {"gizmo/engine.py": """
+ENGINE = """
     class EngineArgs:
         pass
 
@@ -26,22 +26,11 @@ BEFORE = {"gizmo/engine.py": """
         def from_args(cls, args) -> "Engine":
             return cls()
 
-        def generate(self, prompt=None, request_id=None):
-            return prompt
-    """}
-AFTER = {"gizmo/engine.py": """
-    class EngineArgs:
-        pass
-
-
-    class Engine:
-        @classmethod
-        def from_args(cls, args) -> "Engine":
-            return cls()
-
-        def generate(self, inputs, request_id=None):
-            return inputs
-    """}
+        def generate(self, {params}):
+            return {first}
+    """
+BEFORE = {"gizmo/engine.py": ENGINE.format(params="prompt=None, request_id=None", first="prompt")}
+AFTER = {"gizmo/engine.py": ENGINE.format(params="inputs, request_id=None", first="inputs")}
 OWN = """
     class Engine:
         @classmethod

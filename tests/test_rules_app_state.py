@@ -16,40 +16,24 @@ SERVING = """
     class OpenAIServingTokenization:
         pass
     """
-BEFORE = {
-    "vllm/entrypoints/openai/serving.py": SERVING,
-    "vllm/entrypoints/openai/api_server.py": """
-        from vllm.entrypoints.openai.serving import OpenAIServingModels, OpenAIServingTokenization
+API_SERVER = """
+    from vllm.entrypoints.openai.serving import OpenAIServingModels, OpenAIServingTokenization
 
 
-        def init_pooling_state(engine, state, args):
-            state.openai_serving_pooling = OpenAIServingModels()
+    def init_pooling_state(engine, state, args):
+        state.{pooling} = OpenAIServingModels()
 
 
-        async def init_app_state(engine, state, args):
-            state.engine_client = engine
-            state.openai_serving_models = OpenAIServingModels()
-            state.openai_serving_tokenization = OpenAIServingTokenization()
-            init_pooling_state(engine, state, args)
-        """,
-}
-AFTER = {
-    "vllm/entrypoints/openai/serving.py": SERVING,
-    "vllm/entrypoints/openai/api_server.py": """
-        from vllm.entrypoints.openai.serving import OpenAIServingModels, OpenAIServingTokenization
-
-
-        def init_pooling_state(engine, state, args):
-            state.serving_pooling = OpenAIServingModels()
-
-
-        async def init_app_state(engine, state, args):
-            state.engine_client = engine
-            state.openai_serving_models = OpenAIServingModels()
-            state.serving_tokenization = OpenAIServingTokenization()
-            init_pooling_state(engine, state, args)
-        """,
-}
+    async def init_app_state(engine, state, args):
+        state.engine_client = engine
+        state.openai_serving_models = OpenAIServingModels()
+        state.{tokenization} = OpenAIServingTokenization()
+        init_pooling_state(engine, state, args)
+    """
+BEFORE = {"vllm/entrypoints/openai/serving.py": SERVING, "vllm/entrypoints/openai/api_server.py":
+          API_SERVER.format(pooling="openai_serving_pooling", tokenization="openai_serving_tokenization")}
+AFTER = {"vllm/entrypoints/openai/serving.py": SERVING, "vllm/entrypoints/openai/api_server.py":
+         API_SERVER.format(pooling="serving_pooling", tokenization="serving_tokenization")}
 ROUTES = """
     from vllm.entrypoints.openai import api_server
 

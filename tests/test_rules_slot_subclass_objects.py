@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tests.rule_cases import Case, assert_findings, findings_of
 
-BEFORE = {"gizmo/quant.py": """
+BASE = """
     class QuantizationConfig:
         @classmethod
         def from_config(cls, config) -> "QuantizationConfig":
@@ -28,23 +28,9 @@ BEFORE = {"gizmo/quant.py": """
 
         def load(self):
             return self.quant_config.get_name()
-    """}
-AFTER = {"gizmo/quant.py": """
-    class QuantizationConfig:
-        @classmethod
-        def from_config(cls, config) -> "QuantizationConfig":
-            return cls()
-
-        def get_name(self):
-            return "base"
-
-
-    class Model:
-        def __init__(self, quant_config: QuantizationConfig):
-            self.quant_config = quant_config
-
-        def load(self):
-            return self.quant_config.get_name()
+    """
+BEFORE = {"gizmo/quant.py": BASE}
+AFTER = {"gizmo/quant.py": BASE + """
 
 
     def get_quant_config(config) -> QuantizationConfig:
