@@ -25,6 +25,7 @@ from .torch_ops import op_defs, op_uses
 from .built_namespaces import built_namespaces
 from .extra_body import extra_body_keys
 from .app_state import app_state_reads
+from .env_sets import env_sets
 from .links import lone_classes, parsed_links
 from .splits import axis_splits
 from .kv_reads import buffer_reads
@@ -545,6 +546,10 @@ def _usage_facts(source, *, module, path, prefixes, is_package, handed=False, re
         own_ops = op_defs(tree)
         if own_ops:
             out["op_defs"] = own_ops
+    if "environ" in text or "putenv" in text or "setenv" in text:  # settings the consumer chooses itself
+        chosen = env_sets(tree)
+        if chosen:
+            out["env_sets"] = chosen
     if "app.state" in text:  # serving objects read back by name off the server app's state (probes/app_state.py)
         state_reads = app_state_reads(tree)
         if state_reads:

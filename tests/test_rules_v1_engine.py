@@ -83,3 +83,18 @@ def test_silent_where_the_default_did_not_change(tmp_path):
     for name, before, after in (("both-on", "1", "1"), ("both-off", "0", "0")):
         case = Case(name, _tree(before), _tree(after), {"app/mine.py": MINE}, [])
         assert_findings(findings_of(tmp_path / name, case, lib="vllm"), case.expected)
+
+
+def test_silent_where_the_consumer_picks_the_engine_or_tests_for_v0(tmp_path):
+    chosen = MINE.replace("def start(args):", 'import os\n\n    os.environ["VLLM_USE_V1"] = "0"\n\n\n    def start(args):')
+    assert 'os.environ["VLLM_USE_V1"] = "0"' in chosen
+    case = Case("v1-chosen", _tree("0"), _tree("1"), {"app/mine.py": chosen}, [])
+    assert_findings(findings_of(tmp_path / "chosen", case, lib="vllm"), case.expected)
+    tested = MINE.replace("        config = engine.engine.get_model_config()",
+                          "        if isinstance(engine, AsyncLLMEngine):\n"
+                          "            config = engine.engine.get_model_config()\n"
+                          "        else:\n"
+                          "            config = None")
+    assert "isinstance(engine, AsyncLLMEngine)" in tested
+    case = Case("v1-tested", _tree("0"), _tree("1"), {"app/mine.py": tested}, [])
+    assert_findings(findings_of(tmp_path / "tested", case, lib="vllm"), case.expected)

@@ -13,7 +13,9 @@ target; where a step is an object of one of the V0 engine classes and the next r
 member is looked up on the V1 class the factory returns instead. Reported where the V1 class lacks
 it, the baseline's V0 class had it, and the setting's default turned on between the two releases
 (the baseline's default was 0, or it had no such setting). Setting `VLLM_USE_V1=0` keeps V0 where the
-target still ships it: the finding says so.
+target still ships it: the finding says so. Silent where the consumer sets `VLLM_USE_V1` itself
+(probes/env_sets.py), and where the object is the V0 class's own construction or an `isinstance(x,
+V0)` branch (no factory chose the class there).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ def v1_engine_by_default(ctx: CheckContext) -> Iterator[Finding]:
     if ctx.target_package != "vllm" or bpaths is None or not v1_by_default(ctx.target) \
             or v1_by_default(ctx.baseline):
         return
+    if any(row[0] == "VLLM_USE_V1" for mod in ctx.usage for row in mod.get("env_sets") or ()
+           if isinstance(row, list) and row):
+        return  # the consumer picks the engine itself (`os.environ["VLLM_USE_V1"] = "0"`)
     seen: set[tuple[str, int, str]] = set()
     for mod in ctx.usage:
         for rec, path in _paths(mod):
@@ -70,6 +75,8 @@ def v1_engine_by_default(ctx: CheckContext) -> Iterator[Finding]:
                 if v.kind != "instance" or v.cls is None or v.cls.dotted not in V1_OF \
                         or not path[i + 1].startswith("."):
                     continue
+                if i == 1 and path[1] == "()" and path[0] == f"sym:{v.cls.dotted}":
+                    break  # built by the V0 class itself, or narrowed by `isinstance(x, V0)`: no factory chose
                 name = path[i + 1][1:]
                 v1 = ctx.target.lookup(V1_OF[v.cls.dotted])
                 if v1 is None or v1.kind != "class" or tpaths._member(v1, name, on_class=False).kind != "missing":
