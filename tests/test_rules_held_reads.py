@@ -81,3 +81,20 @@ def test_an_object_kept_by_the_base_lacks_what_the_target_now_reads_on_it(tmp_pa
 def test_unchanged_target_is_silent(tmp_path):
     case = Case("held-reads-unchanged", BEFORE, BEFORE, {"app/mine.py": MINE}, [])
     assert_findings(findings_of(tmp_path, case), case.expected)
+
+
+def test_a_read_only_another_method_makes_is_risky(tmp_path):
+    """vLLM 0.30's spec-decode `RejectionSampler` reads `self.sampler.watermarking` only in
+    `_watermarking_kwargs`, after `assert isinstance(self.sampler, GPUWatermarkSampler)`: a path the
+    consumer's own sampler may never take. Risky, not breaking."""
+    later = {"gizmo/quant.py": BEFORE["gizmo/quant.py"] + """
+
+        def kernel(self):
+            return self.quant_config.zero_point
+    """}
+    case = Case("held-reads-later", BEFORE, later, {"app/mine.py": MINE},
+                [("DRIFT149", line_of(MINE, "super().__init__(quant_config)"))])
+    findings = findings_of(tmp_path, case)
+    assert_findings(findings, case.expected)
+    found = only(findings, "DRIFT149")
+    assert found.severity.value == "risky" and "`kernel`" in (found.details or "")

@@ -17,7 +17,9 @@ attributes each side's methods of the base's MRO read on `self.<attr>` (`held_re
 read under a `hasattr`/`getattr` probe. An attribute the target reads that the baseline did not,
 which the consumer's class does not have (its own members, the `self.x` its methods set, its
 target bases' members; a class with `__getattr__` has everything), is reported at the base
-constructor call.
+constructor call: breaking where the target's constructor reads it (every object built runs that),
+risky where only another method does (vllm-ascend's sampler: vLLM 0.30 reads
+`self.sampler.watermarking` only after `assert isinstance(self.sampler, GPUWatermarkSampler)`).
 """
 
 from __future__ import annotations
@@ -32,18 +34,18 @@ from drift.findings import Finding, Fix, Location, RuleKind, Severity
 from drift.model.index import PackageIndex, Symbol
 
 
-def _reads(index: PackageIndex, bases: list[Symbol], attr: str) -> dict[str, tuple[Symbol, int]]:
-    """{name: (class, line)} read on `self.<attr>` (not under a probe) in the methods of the
-    bases' MROs, nearest class first."""
-    out: dict[str, tuple[Symbol, int]] = {}
+def _reads(index: PackageIndex, bases: list[Symbol], attr: str) -> dict[str, tuple[Symbol, int, str]]:
+    """{name: (class, line, method)} read on `self.<attr>` (not under a probe) in the methods of
+    the bases' MROs, nearest class first; a read in `__init__` wins over one elsewhere."""
+    out: dict[str, tuple[Symbol, int, str]] = {}
     for base in bases:
         for cls in index.mro(base):
-            for fn in cls.as_class.methods.values():
+            for method, fn in cls.as_class.methods.items():
                 beh = fn.behaviour
                 guarded = beh.probes.get("self." + attr) or {}
                 for name, line in (beh.held_reads.get("self." + attr) or {}).items():
-                    if name not in guarded and name not in out:
-                        out[name] = (cls, int(line))
+                    if name not in guarded and (name not in out or (method == "__init__" != out[name][2])):
+                        out[name] = (cls, int(line), method)
     return out
 
 
@@ -108,14 +110,21 @@ def held_object_lacks_read(ctx: CheckContext) -> Iterator[Finding]:
 
 
 def _finding(ctx: CheckContext, ref: str, rec: dict[str, Any], cref: str, attr: str,
-             missing: dict[str, tuple[Symbol, int]]) -> Finding:
+             missing: dict[str, tuple[Symbol, int, str]]) -> Finding:
     mod = next((m for m in ctx.usage if any(r is rec for r in m.get("calls") or ())), {})
     short = cref.rsplit(".", 1)[-1]
     names = sorted(missing, key=lambda n: (missing[n][1], n))
     listed = ", ".join(f"`{n}`" for n in names)
     owner = missing[names[0]][0]
+    at_init = [n for n in names if missing[n][2] == "__init__"]
+    if at_init:
+        names = at_init + [n for n in names if n not in at_init]
+    where = ("in its constructor, which every object built runs" if at_init else
+             f"in `{missing[names[0]][2]}`, which may run only on some paths (another object's branch, a feature "
+             f"switched off): risky")
     return Finding(
-        rule_id="DRIFT149", kind=RuleKind.ATTRIBUTE_MISSING, severity=Severity.BREAKING,
+        rule_id="DRIFT149", kind=RuleKind.ATTRIBUTE_MISSING,
+        severity=Severity.BREAKING if at_init else Severity.RISKY,
         title=f"`{short}` kept by `{owner.dotted.rsplit('.', 1)[-1]}` as `self.{attr}` lacks {listed}, which the "
               f"target's code now reads on it",
         consumer_site=Location(mod.get("path") or "?", rec["line"], symbol=f"{owner.dotted}.{attr}",
@@ -126,7 +135,8 @@ def _finding(ctx: CheckContext, ref: str, rec: dict[str, Any], cref: str, attr: 
         fix=Fix(f"give `{short}` {listed} (what the target's `{owner.dotted.rsplit('.', 1)[-1]}` now reads on "
                 f"`self.{attr}`)", manual_reason="what the attribute must hold is the target's contract"),
         symbol=f"{owner.dotted}.{attr}.{names[0]}",
-        details=f"{plural(len(names), 'attribute')} the target's methods read on `self.{attr}` and the baseline's did not",
+        details=f"{plural(len(names), 'attribute')} the target's methods read on `self.{attr}` and the baseline's did "
+                f"not; read {where}",
     )
 
 
