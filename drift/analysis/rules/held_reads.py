@@ -44,7 +44,8 @@ def _reads(index: PackageIndex, bases: list[Symbol], attr: str) -> dict[str, tup
                 beh = fn.behaviour
                 guarded = beh.probes.get("self." + attr) or {}
                 for name, line in (beh.held_reads.get("self." + attr) or {}).items():
-                    if name not in guarded and (name not in out or (method == "__init__" != out[name][2])):
+                    first = name not in out
+                    if name not in guarded and (first or (method == "__init__" and out[name][2] != "__init__")):
                         out[name] = (cls, int(line), method)
     return out
 
@@ -113,12 +114,10 @@ def _finding(ctx: CheckContext, ref: str, rec: dict[str, Any], cref: str, attr: 
              missing: dict[str, tuple[Symbol, int, str]]) -> Finding:
     mod = next((m for m in ctx.usage if any(r is rec for r in m.get("calls") or ())), {})
     short = cref.rsplit(".", 1)[-1]
-    names = sorted(missing, key=lambda n: (missing[n][1], n))
+    names = sorted(missing, key=lambda n: (missing[n][2] != "__init__", missing[n][1], n))  # constructor reads first
     listed = ", ".join(f"`{n}`" for n in names)
     owner = missing[names[0]][0]
-    at_init = [n for n in names if missing[n][2] == "__init__"]
-    if at_init:
-        names = at_init + [n for n in names if n not in at_init]
+    at_init = missing[names[0]][2] == "__init__"
     where = ("in its constructor, which every object built runs" if at_init else
              f"in `{missing[names[0]][2]}`, which may run only on some paths (another object's branch, a feature "
              f"switched off): risky")

@@ -519,17 +519,9 @@ def _import_site(mod: dict, imp: dict) -> Location:
 def _getattr_shim(ctx: CheckContext, module: str, name: str) -> FunctionFacts | None:
     """A PEP 562 `__getattr__` in the target module that still names `name` (a deprecation
     shim): importing works, with a warning, until the shim goes."""
-    raw = ctx.target.modules.get(module)
-    if not raw:
+    if not ctx.target.served_by_getattr(module, name):
         return None
-    mod = ModuleFacts(raw)
-    fn = mod.functions.get("__getattr__")
-    if fn is None:
-        return None
-    names = set(mod.getattr_names or [])
-    if name in names:
-        return fn
-    return None
+    return ModuleFacts(ctx.target.modules[module]).functions.get("__getattr__")
 
 
 def _shim_finding(ctx: CheckContext, mod: dict, imp: dict, target: str, shim: FunctionFacts,

@@ -48,11 +48,11 @@ def _stored(index: PackageIndex, bases: list[Symbol], param: str) -> dict[str, t
     for base in bases:
         for owner in index.mro(base):
             for name, fn in owner.as_class.methods.items():
-                sets = (fn.behaviour.param_sets or {}).get(param) or {}
-                for attr, row in sets.items():
-                    sym = index.lookup(f"{owner.dotted}.{name}") if attr not in out else None
-                    if sym is not None and isinstance(row, list) and row:
-                        out[attr] = (sym, int(row[0]), not (len(row) > 2 and row[2]))
+                sets = {a: row for a, row in ((fn.behaviour.param_sets or {}).get(param) or {}).items()
+                        if a not in out and isinstance(row, list) and row}
+                sym = index.lookup(f"{owner.dotted}.{name}") if sets else None
+                for attr, row in sets.items() if sym is not None else ():
+                    out[attr] = (sym, int(row[0]), not (len(row) > 2 and row[2]))
     return out
 
 
