@@ -81,7 +81,7 @@ def test_registry_names():
                              "keywordize_arguments", "add_parameters", "compare_versions", "alias_member",
                              "bind_parameters", "drop_argument", "call_to_attribute", "build_from_factory", "settle_setting",
                              "replace_removed_call", "import_moved_member",
-                             "rename_constants_class", "drop_check", "rewrite_arguments", "read_env"}
+                             "rename_constants_class", "drop_check", "rewrite_arguments", "read_env", "unpack_rest"}
     for cls in REGISTRY.values():
         assert cls.DESCRIPTION
 

@@ -214,6 +214,18 @@ CASES: dict[str, tuple[str, str, str, dict]] = {
         """,
         "def apply", dict(function="apply", params=[["top_k", "layer.top_k"], ["renormalize", "layer.renormalize"]]),
     ),
+    "unpack_rest": (
+        "from vllm.v1.kv_offload.worker.cpu_gpu import DualQueueThreadPool",
+        """
+        def drain(pool: DualQueueThreadPool) -> list[int]:
+            done = []
+            for job_id, success in pool.get_finished():
+                if success:
+                    done.append(job_id)
+            return done
+        """,
+        "for job_id, success", dict(callee="get_finished", names=2),
+    ),
     "drop_argument": (
         "from vllm.entrypoints.openai.api_server import init_app_state",
         """

@@ -79,3 +79,20 @@ def test_item_annotation_reads_the_element_type_of_iterables_only():
     assert item_annotation("tuple[A, B]") is None
     assert item_annotation("dict[str, tuple[A, B]]") is None
     assert item_annotation("list[tuple[A, B]] | None") is None
+
+
+def test_a_tuple_grown_at_its_end_gets_a_safe_star_that_fits_both_releases(tmp_path):
+    """The target appended a float to each item: `*_` takes the same two values on both sides."""
+    found = [f for f in findings_of(tmp_path, Case("items-rest", BEFORE, AFTER, {"app/tier.py": CONSUMER}))
+             if f.rule_id == "DRIFT032"]
+    assert {(f.fix.codemod, f.fix.tier) for f in found} == {("unpack_rest", "safe")}
+    assert all(f.fix.args == {"callee": "finished", "names": 2} for f in found)
+    assert "`*_`" in found[0].fix.description
+
+
+def test_a_value_inserted_in_front_is_left_to_the_consumer(tmp_path):
+    """(float, int, bool): the first two values changed meaning, so no star is offered."""
+    front = {"gizmo/pool.py": AFTER["gizmo/pool.py"].replace("tuple[int, bool, float]", "tuple[float, int, bool]")}
+    found = [f for f in findings_of(tmp_path, Case("items-front", BEFORE, front, {"app/tier.py": CONSUMER}))
+             if f.rule_id == "DRIFT032"]
+    assert found and all(f.fix.codemod is None and f.fix.tier == "manual" for f in found)

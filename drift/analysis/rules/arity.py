@@ -21,7 +21,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.findings import Finding, Fix, RuleKind, Severity
+from drift.findings import SAFE, Finding, Fix, RuleKind, Severity
 
 _TUPLES = ("tuple[", "Tuple[", "typing.Tuple[", "typing.tuple[")
 
@@ -221,10 +221,43 @@ def _unpack_changed(ctx: CheckContext, rc, shapes: tuple[int, str, int, str], sh
         baseline_evidence=(ctx.evidence(rc.baseline),),
         predicted_failure=unpack_error(now, names, starred),
         details=details,
-        fix=Fix(f"unpack the {now} values {what} ({tret})",
-                manual_reason="which of the new values the consumer needs is its own decision"),
+        fix=_rest_fix(rc, now, tret, before, bret, names, starred, what, items=items),
         symbol=rc.dotted,
     )
+
+
+def _values(said: str, *, items: bool) -> list[str] | None:
+    """The values one side's text (`_shapes`) names, in order: a tuple annotation's element types
+    (each item's, for a loop) or a `return` literal's expressions; None for what names no values
+    (a NamedTuple counted by its fields)."""
+    if not (said.startswith("`") and said.endswith("`")):
+        return None
+    text = said[1:-1]
+    if text.startswith("return "):
+        return None if items else _top_level_split(text[len("return "):], ",")
+    if items:
+        text = item_annotation(text) or ""
+    head = next((h for h in _TUPLES if text.startswith(h)), None)
+    if head is None or not text.endswith("]"):
+        return None
+    return [v for v in _top_level_split(text[len(head):-1], ",") if v]
+
+
+def _rest_fix(rc, now: int, tret: str, before: int, bret: str, names: int, starred: bool, what: str,
+              *, items: bool) -> Fix:
+    """`a, b, *_ = f()` when the target only added values after the baseline's, type by type (or
+    expression by expression): the edit takes the same values on both releases (unpack_rest);
+    otherwise which of the new values the consumer needs is its own decision."""
+    described = f"unpack the {now} values {what} ({tret})"
+    old, new = _values(bret, items=items), _values(tret, items=items)
+    callee = rc.label.rsplit(".", 1)[-1]
+    if (not starred and names == before < now and old is not None and new is not None
+            and len(old) == before and len(new) == now and new[:before] == old and callee.isidentifier()):
+        return Fix(f"add `*_` after the {names} names that unpack `{rc.label}(...)`"
+                   f"{chr(39) + 's items' if items else ''}: the target only appended values ({tret}), "
+                   f"and `*_` takes the same {names} on both releases",
+                   codemod="unpack_rest", args={"callee": callee, "names": names}, tier=SAFE)
+    return Fix(described, manual_reason="which of the new values the consumer needs is its own decision")
 
 
 def _indexed_beyond(ctx: CheckContext, rc, seen: set[tuple[str, int]]) -> Iterator[Finding]:

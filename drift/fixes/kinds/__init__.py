@@ -41,6 +41,7 @@ from drift.fixes.kinds.rewrite_arguments import RewriteArguments
 from drift.fixes.kinds.read_env import ReadEnv
 from drift.fixes.kinds.replace_removed_call import ReplaceRemovedCall
 from drift.fixes.kinds.settle_setting import SettleSetting
+from drift.fixes.kinds.unpack_rest import UnpackRest
 from drift.fixes.kinds.unwrap_index import UnwrapIndex
 from drift.findings import Finding
 
@@ -72,6 +73,7 @@ REGISTRY: dict[str, type[SiteCodemod]] = {
     "read_env": ReadEnv,
     "drop_check": DropCheck,
     "rewrite_arguments": RewriteArguments,
+    "unpack_rest": UnpackRest,
 }
 
 
