@@ -2220,7 +2220,8 @@ class _Function:
             positions = [None] if len(names) == 1 else list(range(len(names)))
             if not stored and element is not None and self.mod.wanted(element) and len(element) < MAX_PATH \
                     and base[-1] == "()":  # `for b in manager.allocate_slots(...)`: the loop iterates what it returns
-                self.mod.use("iter", element, it.lineno, it.col_offset, self.qual)
+                bound = self._bound(it, env, base)  # `out = m.step()` first: its steps were read there
+                self.mod.use("iter", element, it.lineno, it.col_offset, self.qual, **({"bound": bound} if bound else {}))
         if element is None or not self.mod.wanted(element) or len(element) >= MAX_PATH:
             return
         for name, pos in zip(names, positions * len(names) if positions == [None] else positions):

@@ -511,9 +511,10 @@ class PathEvaluator:
 
     def absent_class(self, path: list[str] | tuple[str, ...]) -> bool:
         """Whether a candidate value is an instance of a target class this side does not have at
-        all (`engine: AsyncLLMEngine | OldClient` where `OldClient` is gone, or never was): no
+        all (`engine: AsyncLLMEngine | OldClient` where `OldClient` is gone, or never was), or is
+        read off one (`self.cache_config` of a consumer worker whose base module is gone): no
         object of it can reach the parameter here, so the other candidates say what it holds."""
-        return len(path) == 2 and path[1] == "()" and path[0].startswith("sym:") \
+        return len(path) >= 2 and path[1] == "()" and path[0].startswith("sym:") \
             and self.is_target_name(path[0][4:]) and self.value((path[0],)).kind == "missing"
 
     def _override_value(self, ref: str) -> Value:

@@ -391,17 +391,19 @@ class _Solver:
             nxt: set = set()
             for v in cur:
                 got = self.step(v, step)
-                if not got and v[0] == "I" and step[:1] == "." and k + 1 < len(path) and path[k + 1] == "()":
-                    got = self._inherited_call(v[1], step)
+                if not got and v[0] == "I" and step[:1] == ".":
+                    got = self._inherited_member(v[1], step)
                 nxt |= got
             cur = nxt
             if not cur:
                 break
         return cur
 
-    def _inherited_call(self, qual: str, step: str) -> set:
-        """`args.create_engine_config` on an object of a consumer subclass of a target class that
-        defines no such method: the target base's method (a target path the analysis resolves).
+    def _inherited_member(self, qual: str, step: str) -> set:
+        """`args.create_engine_config` (a method) or `self.cache_config` (what the target base's
+        `__init__` sets) on an object of a consumer subclass of a target class that defines and
+        stores no such member: the target base's member (a target path the analysis resolves per
+        side), so a call handing it on (`helper(self.cache_config)`) types the helper's parameter.
         Only when every base up the consumer's classes is known (a consumer class, or a target
         class): a base drift has no record of may define it."""
         targets = []

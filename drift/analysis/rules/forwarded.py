@@ -124,6 +124,11 @@ def _pass_throughs(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, str, dict,
 
 def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[KwargsForward, Symbol]]:
     """(forwarding record, class it builds) for a target function handing its `**kwargs` on."""
+    return _factory_targets_of(index, fn)
+
+
+def _factory_targets_of(index, fn: Symbol | None) -> list[tuple[KwargsForward, Symbol]]:
+    """`_factory_targets` in one index: the question needs no more of the check."""
     if fn is None or index is None:
         return []
     node = fn.as_function

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext, _callable
 from drift.analysis.rules.base import rule
+from drift.analysis.rules.forwarded import _factory_targets_of, _forwarder
 from drift.analysis.rules.renames import successor_fix
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
@@ -77,11 +78,19 @@ def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
         if use["how"] != "call" or (use["site"][0], use["site"][1], use["key"]) in written:
             continue  # the call's own record has the keyword (a dict the patterns follow): DRIFT010 judges it
         path = tuple(use["target"])
-        tsym, tparams, _tat, _ = _callable(ctx.target, ctx.target_paths.value(path))
-        bsym, bparams, bat, _ = _callable(ctx.baseline, ctx.baseline_paths.value(path))
+        name = use["key"]
+        tsym, tparams, _tat, tctor = _callable(ctx.target, ctx.target_paths.value(path))
+        bsym, bparams, bat, bctor = _callable(ctx.baseline, ctx.baseline_paths.value(path))
         if tparams is None or bparams is None:
             continue
-        name = use["key"]
+        via = None  # the callable's `**kwargs` hands the key on: the class it builds judges it
+        if _open(tparams, name) and _open(bparams, name):
+            tend = _forwarded_end(ctx.target, tsym, _tat, tctor, name)
+            bend = _forwarded_end(ctx.baseline, bsym, bat, bctor, name)
+            if tend is None or bend is None:
+                continue
+            via = tsym.dotted.rsplit(".", 1)[-1]
+            (tsym, tparams, _tat), (bsym, bparams, bat) = tend, bend
         if not _takes(bparams, name) or _takes(tparams, name):
             continue
         key = (use["path"], use["line"], name, tsym.dotted)
@@ -94,7 +103,9 @@ def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding(
             rule_id="DRIFT017", kind=RuleKind.KEYWORD_REMOVED,
             severity=Severity.RISKY if use.get("may") else Severity.BREAKING,
-            title=f"key `{name}` reaches `{label}(**...)` ({where}:{line}), which no longer accepts `{name}=`",
+            title=(f"key `{name}` reaches `{label}(**...)` ({where}:{line}), which no longer accepts `{name}=`" if via is None
+                   else f"key `{name}` reaches `{via}(**...)` ({where}:{line}), whose **kwargs go to `{label}`, "
+                        f"which no longer accepts `{name}=`"),
             consumer_site=_site(use),
             target_evidence=(Location(tsym.path, tsym.line, symbol=tsym.dotted),),
             baseline_evidence=(Location(bsym.path, bsym.line, symbol=bsym.dotted),),
@@ -104,6 +115,25 @@ def key_keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
             or Fix(f"drop the key `{name}`", manual_reason="the value may need to go elsewhere"),
             symbol=tsym.dotted,
         )
+
+
+def _open(params, name: str) -> bool:
+    """Whether the callable takes `name` only through its `**kwargs`."""
+    return any(p.kind == "VAR_KEYWORD" for p in params) and \
+        not any(p.name == name and p.kind != "POSITIONAL_ONLY" for p in params)
+
+
+def _forwarded_end(index, sym, at, ctor, name: str):  # type: ignore[no-untyped-def]
+    """(class, its constructor's parameters, where defined) that a target callable's `**kwargs`
+    is handed to whole (`LLM.__init__(self, model, **kwargs)` building `EngineArgs(model=model,
+    **kwargs)`, forwarded.py's factories); None when it hands them nowhere drift can name, or
+    takes `name` out of them first."""
+    ends = _factory_targets_of(index, _forwarder(sym, at, ctor))
+    if not ends or ends[0][0].star_args or name in ends[0][0].drops:
+        return None
+    cls = ends[0][1]
+    cparams, cat = index.constructor(cls)
+    return (cls, list(cparams), cat) if cparams is not None else None
 
 
 def _takes(params, name: str) -> bool:

@@ -899,7 +899,7 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
             if found is not None:
                 yield found
                 continue
-        for k in range(2, len(path)):
+        for k in range(max(2, _first_read_step(rec)), len(path)):  # a local's steps: read where it was bound
             if path[k] == "[*]":
                 found = _no_longer_iterable(ctx, mod, rec, path, tv, k, seen)
                 if found is not None:
@@ -2006,7 +2006,10 @@ def _baseline_copy_findings(ctx: CheckContext, *, where: Location, label: str, s
     from the target's own method the consumer also replaced (its calls are the evidence that the
     replaced pair now passes more). The patch was written from the baseline's declaration, and
     runs wherever the target's method did; each new parameter it lacks is held to the target's
-    declaration as an override's would be (risky when the parameter is optional)."""
+    declaration as an override's would be (risky when the parameter is optional). The other way
+    round, a parameter the patch requires that the target's declaration dropped is no longer
+    passed by any target caller, whichever way they call it (`self.self_attn(positions,
+    hidden_states)` through `nn.Module.__call__`, which no `.forward(...)` site shows)."""
     if name_of(tm) == "__init__":
         return
     theirs = [[p.name, p.kind] for p in bm.as_function.params]
@@ -2023,7 +2026,11 @@ def _baseline_copy_findings(ctx: CheckContext, *, where: Location, label: str, s
     by_position = any(s[2] > capacity for s in sites)
     by_key = {p.name for p in new if ctx.target.writes_quoted(p.name) or any(p.name in s[3] for s in sites)}
     passed = by_key | ({p.name for p in new} if by_position else set())
+    dropped = {p.name for p in bm.as_function.params} - {p.name for p in tm.as_function.params}
     for f in _declared_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how):
+        if any(f"requires `{n}`, which" in f.title for n in dropped):
+            yield f  # no target caller passes what the target's own method no longer takes
+            continue
         hit = next((n for n in passed if f"`{n}`" in f.title), None)
         if hit is None:
             continue
