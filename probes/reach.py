@@ -1812,8 +1812,10 @@ class _Function:
             if p:
                 self.env[a.arg] = p
             elif a.annotation is not None and not union_members(a.annotation) and not _says_any(a.annotation):
-                self._declared_container(a.arg, a.annotation)
-                continue
+                if self._declared_container(a.arg, a.annotation):
+                    continue
+                # a container of nothing drift follows (`dict[str, torch.Tensor]`): what callers hand
+                # it (a target object vLLM passed an override) is typed from the call sites, below
             # a union (`engine: A | B`) is typed from its members by the solver, as an unannotated one;
             # `x: Any` promises nothing, so its callers say what it holds, as for an unannotated one
             if self.cls is None or fn.name == "__init__" or ("staticmethod" in decos and not p):
@@ -2811,14 +2813,17 @@ class _Function:
 
     def _declared_container(self, name, annotation):
         """`specs: dict[str, KVCacheSpec]` (a parameter or an annotated local): reading an element
-        gives the declared class's instance, as for a container the function fills itself."""
+        gives the declared class's instance, as for a container the function fills itself.
+        Whether it typed the elements."""
         got = _container_annotation(annotation)
         if got is None:
-            return
+            return False
         kind, element = got
         path = self.mod.type_of_annotation(element, self.env)
         if path and len(path) < MAX_PATH:
             self.mod.elements[name] = (kind, tuple(path), False)
+            return True
+        return False
 
     def _store_element(self, name, vpath):
         """The first value stored in a container this function built is its element (one kind of

@@ -68,6 +68,24 @@ def slot_class(ev: PathEvaluator, ref: str) -> tuple[Symbol, str] | None:
     return cls, how
 
 
+def slot_container(ev: PathEvaluator, ref: str):  # type: ignore[no-untyped-def]
+    """The builtin container the overridden method's declaration names for the slot (`kv_caches:
+    dict[str, torch.Tensor]`), as a value; None for anything else. A slot that held a dict on the
+    baseline and an object of a class on the target is read as each side declares it."""
+    parsed = parse_slot(ref)
+    if parsed is None:
+        return None
+    cref, method, slot, name = parsed
+    if cref not in ev.consumer.classes:
+        return None
+    declared = _declaration(ev, ev.target_bases(cref), method)
+    param = _param(declared[1], slot, name) if declared is not None else None
+    if param is None or not param.annotation:
+        return None
+    v = ev._annotation_value(param.annotation, declared[0].module)
+    return v if v.kind == "container" else None
+
+
 def _declaration(ev: PathEvaluator, bases: list[Symbol], method: str) -> tuple[Symbol, FunctionFacts] | None:
     """The first target class in the bases' MROs that defines `method`, with its facts."""
     for base in bases:

@@ -23,7 +23,7 @@ from drift.consumer.infer import Solution
 from drift.consumer.solved import solved_model
 from drift.model.facts import FunctionFacts, InstanceAttr, ModuleFacts, NameFacts
 from drift.model.index import PackageIndex, Symbol
-from drift.analysis.override_slots import DECLARED, SIBLING, slot_class
+from drift.analysis.override_slots import DECLARED, SIBLING, slot_class, slot_container
 
 # Bases that add no attributes a consumer would read; a class whose other bases all resolve is
 # then fully known, so a missing attribute really is missing.
@@ -528,7 +528,9 @@ class PathEvaluator:
         if own:
             v = self.value(tuple(own))
             return UNKNOWN if v.kind == "missing" else v  # a gone annotation is the import's finding
-        return Value("instance", cls=typed[0]) if typed is not None else UNKNOWN
+        if typed is not None:
+            return Value("instance", cls=typed[0])
+        return slot_container(self, ref) or UNKNOWN  # `kv_caches: dict[str, Tensor]` declared here
 
     def slot_inferred(self, ref: str) -> bool:
         """This side types the override's parameter `ref` only from the declaring class's other

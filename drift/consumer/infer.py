@@ -432,7 +432,7 @@ class _Solver:
         if step[:1] == "[":  # `cfg, cls = build()`: an element of a tuple the consumer's function returns
             return self.pts.get(f"tret:{v[1]}:{step[1:-1]}", set()) if kind == "U" else set()
         if kind == "T":
-            if step != "()" and len(v[1]) == 1:  # a dotted name stays one root (`vllm.x.Y`)
+            if step != "()" and len(v[1]) == 1 and v[1][0].startswith("sym:"):  # a dotted name stays one root (`vllm.x.Y`)
                 return self.root(v[1][0] + step)
             return {("T", v[1] + (step,))} if len(v[1]) < MAX_PATH else set()
         if kind == "M":
@@ -521,6 +521,18 @@ class _Solver:
         params = self.defs[fn][1]
         return params[i][0] if 0 <= i < len(params) else None
 
+    def _override_slots(self, fn: str, params: list) -> None:
+        """A method of a class with a base may override a target method: what the target hands
+        each of its parameters is the `over:` root the analysis types per side from the target's
+        declaration (probes/reach.py names it the same way), so a value vLLM passes in and the
+        method hands on (`StorageHandlers(kv_caches=kv_caches)`) types the helper's parameter."""
+        positional = [p for p in params if p[3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
+        for p in params[1:]:
+            if p[3] in ("VAR_POSITIONAL", "VAR_KEYWORD"):
+                continue
+            i = positional.index(p) if p in positional else -1
+            self.add(f"var:{fn}:{p[0]}", (("T", (f"over:{fn}:{i}:{p[0]}",)),))
+
     def _call_into(self, fn: str, args, kwargs, shift: int) -> None:
         params = self.defs[fn][1]
         slots = [p for p in params if p[3] in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD")]
@@ -537,6 +549,8 @@ class _Solver:
             if cls and params:
                 self._bind(fn, [("C", i[1]) for i in self._instances(cls)] if fn in self.classmethods
                            else self._instances(cls))
+                if self.classes.get(cls, [[]])[0] and not fn.endswith(".__init__"):
+                    self._override_slots(fn, params)
             for name, ann, default, *rest in params:
                 if ann:
                     self.add(f"var:{fn}:{name}", self.eval(ann))

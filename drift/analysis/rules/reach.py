@@ -204,6 +204,8 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             if bv is None:
                 bv = ctx.baseline_paths.steps(path)
             t, b = tv[k], bv[k]
+            if _was_container(tv[k - 1], t, bv[k - 1], b):
+                break  # a dict on the baseline, an object now: DRIFT061 names both types
             # code first run on the target (a branch its version test shuts on the baseline): held to the target alone
             fresh = bool(rec.get("first_live")) and b.kind == "missing" and unseen is None
             if (not b.known or b.kind == "consumer") and not fresh:
@@ -899,7 +901,15 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
             if found is not None:
                 yield found
                 continue
-        for k in range(max(2, _first_read_step(rec)), len(path)):  # a local's steps: read where it was bound
+        first = _first_read_step(rec)  # a local's members were read where it was bound: reported there
+        for k in range(1, len(path)):
+            if k == 1:  # the root itself: only a parameter handed a container once, an object now
+                found = _retyped_at(ctx, mod, rec, path, tv, 1, seen) if path[1].startswith(".") \
+                    and not is_soft(path[1]) and first <= 1 else None
+                if found is not None:
+                    yield found
+                    break
+                continue
             if path[k] == "[*]":
                 found = _no_longer_iterable(ctx, mod, rec, path, tv, k, seen)
                 if found is not None:
@@ -912,50 +922,82 @@ def attribute_retyped(ctx: CheckContext) -> Iterator[Finding]:
                     yield found
                     break
                 continue
-            if not path[k].startswith(".") or is_soft(path[k]):
+            if not path[k].startswith(".") or is_soft(path[k]) or k < first:
                 continue  # a soft read (`getattr(x, "a", d)`) on a retyped holder gives its default
-            tprev = tv[k - 1]
-            if builtin_type(tprev) is not None:  # a list, a tuple, a `str` the target declares there
+            if builtin_type(tv[k - 1]) is not None:  # a list, a tuple, a `str` the target declares there
                 found = _builtin_retyped(ctx, mod, rec, path, tv, k, seen)
                 if found is not None:
                     yield found
                     break
                 continue
-            if not ((tprev.kind in ("external", "literal") and tprev.name) or
-                    (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
-                continue  # the target's side already rules a retyping out: the baseline is not walked
-            bv = ctx.baseline_paths.steps(path)
-            bprev, b = bv[k - 1], bv[k]
-            if bprev.kind != "instance" or not b.known or b.kind == "consumer" or b.owner is None:
-                continue
-            retyped = (tprev.kind in ("external", "literal") and bool(tprev.name)) or \
-                      (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing"
-                       and tprev.cls.dotted.rsplit(".", 1)[-1] != bprev.cls.dotted.rsplit(".", 1)[-1])
-            # (the same class moved to another module is not a new type: DRIFT060 says what it lost)
-            if not retyped or not path[k - 1].startswith("."):
-                continue
-            key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
-            if key in seen:
+            found = _retyped_at(ctx, mod, rec, path, tv, k, seen)
+            if found is not None:
+                yield found
                 break
-            seen.add(key)
-            holder, name = path[k - 1][1:].lstrip("?"), path[k][1:]
-            now = tprev.describe() if tprev.kind == "instance" else tprev.name
-            was = bprev.describe()
-            ev = tv[k - 1]
-            yield Finding(
-                rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
-                severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
-                title=f"`{holder}` is now {now}, not a `{was}`: `.{name}` is `{was}`'s",
-                consumer_site=_site(mod, rec, k == len(path) - 1),
-                target_evidence=(_evidence(ev),),
-                baseline_evidence=(_evidence(bprev) or _evidence(b),),
-                predicted_failure=(f"AttributeError: '{tprev.describe()}' object has no attribute '{name}'"
-                                   if tprev.kind == "instance" else
-                                   f"AttributeError: '{now}' has no attribute '{name}' (it is no longer a {was})"),
-                fix=Fix(f"use `{holder}` as {now}", manual_reason="the new type's API needs reading"),
-                symbol=f"{was}.{name}",
-            )
-            break
+
+
+def _retyped_at(ctx: CheckContext, mod: dict, rec: dict, path: list[str], tv: list[Value], k: int,
+                seen: set[tuple]) -> Finding | None:
+    """DRIFT061 at the member read `path[k]`: what holds it (`path[k - 1]`) is another class on the
+    target than on the baseline, one without the member; or it was a builtin container the member
+    belongs to (a `dict` a target hook handed the consumer) and is now an object. The holder must
+    be an attribute, or at the root a parameter (`arg:`/`over:`), so the title can name it."""
+    tprev = tv[k - 1]
+    if not ((tprev.kind in ("external", "literal") and tprev.name) or
+            (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing")):
+        return None  # the target's side already rules a retyping out: the baseline is not walked
+    bv = ctx.baseline_paths.steps(path)
+    bprev, b = bv[k - 1], bv[k]
+    if _was_container(tprev, tv[k], bprev, b):
+        holder = _holder_name(path, k)
+    elif k < 2 or bprev.kind != "instance" or not b.known or b.kind == "consumer" or b.owner is None:
+        return None
+    else:
+        retyped = (tprev.kind in ("external", "literal") and bool(tprev.name)) or \
+                  (tprev.kind == "instance" and tprev.cls is not None and tv[k].kind == "missing"
+                   and tprev.cls.dotted.rsplit(".", 1)[-1] != bprev.cls.dotted.rsplit(".", 1)[-1])
+        # (the same class moved to another module is not a new type: DRIFT060 says what it lost)
+        holder = path[k - 1][1:].lstrip("?") if retyped and path[k - 1].startswith(".") else None
+    if holder is None:
+        return None
+    key = (mod.get("path"), rec["line"], tuple(path[:k + 1]))
+    if key in seen:
+        return None
+    seen.add(key)
+    name = path[k][1:]
+    now = tprev.describe() if tprev.kind == "instance" else tprev.name
+    was = bprev.describe()
+    return Finding(
+        rule_id="DRIFT061", kind=RuleKind.ATTRIBUTE_RETYPED,
+        severity=Severity.RISKY if ctx.dead_on_baseline(mod) else Severity.BREAKING,
+        title=f"`{holder}` is now {now}, not a `{was}`: `.{name}` is `{was}`'s",
+        consumer_site=_site(mod, rec, k == len(path) - 1),
+        target_evidence=(_evidence(tprev),),
+        baseline_evidence=(_evidence(bprev) or _evidence(b),),
+        predicted_failure=(f"AttributeError: '{tprev.describe()}' object has no attribute '{name}'"
+                           if tprev.kind == "instance" else
+                           f"AttributeError: '{now}' has no attribute '{name}' (it is no longer a {was})"),
+        fix=Fix(f"use `{holder}` as {now}", manual_reason="the new type's API needs reading"),
+        symbol=tprev.cls.dotted if bprev.kind == "container" else f"{was}.{name}",
+    )
+
+
+def _was_container(tprev: Value, t: Value, bprev: Value, b: Value) -> bool:
+    """The baseline's value was a builtin container the step's member belongs to (`dict.items`)
+    and the target's is an object of a class without it: the value changed type, not the class."""
+    return bprev.kind == "container" and builtin_type(bprev) is not None and b.known \
+        and tprev.kind == "instance" and tprev.cls is not None and t.kind == "missing"
+
+
+def _holder_name(path: list[str], k: int) -> str | None:
+    """How the consumer names the value before step k: its attribute, or the parameter a root
+    names (`arg:`/`over:` roots end in the parameter's name); None for anything else."""
+    step = path[k - 1]
+    if step.startswith("."):
+        return step[1:].lstrip("?")
+    if k - 1 == 0 and step.startswith(("arg:", "over:")):
+        return step.rsplit(":", 1)[-1]
+    return None
 
 
 _ITERATION = ("__iter__", "__getitem__")
