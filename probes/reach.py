@@ -364,6 +364,21 @@ def _bound_once_to_tests(counts, values, names, flags):
             and (version_guard(value, names, flags) is not None or compound_guards(value, names, flags)[0])}
 
 
+_NUMERIC_OPS = {ast.Sub: "-", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+                ast.LShift: "<<", ast.RShift: ">>"}
+
+
+def _arithmetic_operands(node):
+    """{id(attribute operand): operator} of a binary operation only numbers take (`n % x.a`,
+    `x.a // 2`): a list or a tuple there raises TypeError. `%` with a string on the left formats
+    it, and `+`/`*` also join and repeat sequences: none of those counts."""
+    op = _NUMERIC_OPS.get(type(node.op))
+    if op is None or (op == "%" and (type(node.left) is ast.JoinedStr or
+                                     (type(node.left) is ast.Constant and isinstance(node.left.value, str)))):
+        return {}
+    return {id(side): op for side in (node.left, node.right) if type(side) is ast.Attribute}
+
+
 def _truth_tested(node, whole=False):
     """ids of the attribute reads `node` tests for truth or None: `x.a is None` / `is not None`,
     `not x.a`, each operand of an `and` / `or` but the last (`x.a or default`: the last is the
@@ -871,6 +886,7 @@ class _Module:
         self.probed = set()  # (owner path, name) tested with hasattr so far in the function being walked
         self.compared = {}  # id(attribute node) -> the string literals an ==, != or `in` test holds it to
         self.tested = set()  # id(attribute node) tested for truth or None (`x.a is None`, `x.a or d`, `if x.a:`)
+        self.arith = {}  # id(attribute node) -> the operator of the arithmetic it is an operand of (`n % x.a`)
         self.deco_guards = {}  # function or class qualname -> its own version-gate decorator's guard
         self.saved_inits = _saved_inits(tree.body)  # module-level `_orig = Target.__init__` names
         self.nested_quals = set()  # qualnames of functions defined inside functions
@@ -2446,6 +2462,8 @@ class _Function:
         t = type(node)
         if t is ast.Compare or t is ast.BoolOp or t is ast.IfExp or t is ast.UnaryOp:
             self.mod.tested.update(_truth_tested(node))
+        if t is ast.BinOp:
+            self.mod.arith.update(_arithmetic_operands(node))
         if t in (ast.Attribute, ast.Call, ast.Subscript, ast.Name, ast.NamedExpr, ast.Await):
             path = chain.of(node)
             self._record_chain(node, env, chain, top=True, store=store)
@@ -2583,6 +2601,8 @@ class _Function:
                         extra["aug"] = True
                     if not store and id(node) in self.mod.tested:
                         extra["tested"] = True
+                    if not store and id(node) in self.mod.arith:
+                        extra["arith"] = self.mod.arith.pop(id(node))
                     if not store and id(node) in self.mod.compared:
                         extra["vs_str"], negated = self.mod.compared.pop(id(node))
                         if negated:

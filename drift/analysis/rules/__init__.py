@@ -25,6 +25,7 @@ from drift.analysis.rules.stand_in_reads import RULES as STAND_IN_READ_RULES
 from drift.analysis.rules.protocol_sets import RULES as PROTOCOL_SET_RULES
 from drift.analysis.rules.app_state import RULES as APP_STATE_RULES
 from drift.analysis.rules.held_reads import RULES as HELD_READ_RULES
+from drift.analysis.rules.numeric_operands import RULES as NUMERIC_OPERAND_RULES
 from drift.analysis.rules.self_builds import RULES as SELF_BUILD_RULES
 from drift.analysis.rules.imports import import_removed
 from drift.analysis.rules.keys import RULES as KEY_RULES
@@ -118,6 +119,7 @@ GENERIC_RULES = [
     *PROTOCOL_SET_RULES,
     *APP_STATE_RULES,
     *HELD_READ_RULES,
+    *NUMERIC_OPERAND_RULES,
     *SELF_BUILD_RULES,
     *MODULE_SWAP_RULES,
     *BYPASSED_PATCH_RULES,
