@@ -44,13 +44,12 @@ def expand_star_imports(tree, module, is_package, prefixes):
     """Replace each module-level `from <target module> import *` by the explicit import of the
     module's free names (see the module docstring); returns the stars expanded, as
     [{"module", "line", "uses": {name: first line}}]."""
-    stars = [(i, st) for i, st in enumerate(tree.body)
-             if type(st) is ast.ImportFrom and any(a.name == "*" for a in st.names)]
+    stars = list(_module_level_stars(tree.body))
     if not stars:
         return []
     out = []
     free = None
-    for i, st in stars:
+    for body, i, st in stars:
         base = relative_module(module, is_package, st.level, st.module) if st.level else (st.module or "")
         if not any(base == p or base.startswith(p + ".") for p in prefixes):
             continue
@@ -67,6 +66,26 @@ def expand_star_imports(tree, module, is_package, prefixes):
                                                 level=0), st)
         node.end_lineno, node.end_col_offset = getattr(st, "end_lineno", st.lineno), getattr(st, "end_col_offset", 0)
         setattr(node, STAR, info)
-        tree.body[i] = node
+        body[i] = node
         out.append(info)
     return out
+
+
+def _module_level_stars(body):
+    """(statement list, index, star import) for each `from m import *` the module runs at import
+    time: at its top level, or inside a module-level `if`, `try` or `with` (`if has_vllm: try: from
+    vllm.x import *`), never inside a function or class (Python refuses a star there)."""
+    for i, st in enumerate(body):
+        t = type(st)
+        if t is ast.ImportFrom and any(a.name == "*" for a in st.names):
+            yield body, i, st
+        elif t is ast.If:
+            yield from _module_level_stars(st.body)
+            yield from _module_level_stars(st.orelse)
+        elif t is ast.Try or t.__name__ == "TryStar":
+            for part in (st.body, st.orelse, st.finalbody):
+                yield from _module_level_stars(part)
+            for handler in st.handlers:
+                yield from _module_level_stars(handler.body)
+        elif t in (ast.With, ast.AsyncWith):
+            yield from _module_level_stars(st.body)

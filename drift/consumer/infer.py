@@ -717,12 +717,23 @@ class _Solver:
                 self.add(f"field:{qual}:{k}", self.eval(a))
 
     def _method_types(self) -> None:
-        """`types.MethodType(fn, obj)`: fn's first parameter is obj, whatever obj holds (an object
-        of a target class, a consumer instance)."""
+        """`types.MethodType(fn, obj)` and the descriptor call `fn.__get__(obj, Cls)`: fn's first
+        parameter is obj, whatever obj holds (an object of a target class, a consumer instance),
+        and for `__get__` an object of the class it names (`llama_attn_forward.__get__(m,
+        LlamaAttention)` inside an `nn.Module.apply` callback, where `m` is any module)."""
         for callee, args, _kwargs, _line in self.call:
             if len(args) >= 2 and args[0] and args[1] and _binder(callee) == "MethodType":
                 receivers = {v for v in self.eval(args[1]) if v[0] in ("T", "I")}
                 for v in self.eval(args[0]) if receivers else ():
+                    if v[0] == "F" and self.defs[v[1]][1]:
+                        self._bind(v[1], receivers)
+            elif callee and len(callee) >= 2 and callee[-1] == ".__get__" and args and args[0]:
+                named = self.eval(args[1]) if len(args) >= 2 and args[1] else set()
+                receivers = {("T", v[1] + ("()",)) for v in named if v[0] == "T" and self._is_class_path(v[1])} | \
+                            {("I", v[1]) for v in named if v[0] == "C"}
+                if not receivers:
+                    receivers = {v for v in self.eval(args[0]) if v[0] in ("T", "I")}
+                for v in self.eval(callee[:-1]) if receivers else ():
                     if v[0] == "F" and self.defs[v[1]][1]:
                         self._bind(v[1], receivers)
 

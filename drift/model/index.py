@@ -197,6 +197,12 @@ class PackageIndex:
             self.__dict__["_quoted_words"] = words
         return word in words
 
+    def text_known(self) -> bool:
+        """Whether `writes_quoted` reads the release's text (demand-driven facts, or sources on
+        this machine): a False from it then means the text never quotes the name, not that no
+        text was there to search."""
+        return bool(self.demand) or self._whole_sources() is not None
+
     def stored_attribute_names(self) -> frozenset[str]:
         """Every attribute name the package's text assigns on some object (`x.name = ...`),
         over facts that came whole: one pass, stored per digest (as `writes_quoted`'s set), so

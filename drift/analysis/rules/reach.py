@@ -210,7 +210,7 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
             fresh = bool(rec.get("first_live")) and b.kind == "missing" and unseen is None
             if (not b.known or b.kind == "consumer") and not fresh:
                 continue
-            if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen, path[0]):
+            if unseen is not None and not _set_by_package(ctx, bv[k - 1], b, unseen, path[0], path[k][1:]):
                 continue
             if unseen is not None:
                 t = Value("missing", cls=tv[k - 1].cls, name=path[k][1:])
@@ -392,16 +392,22 @@ def _unseen_slot_miss(ctx: CheckContext, path: list[str], tv: list[Value], k: in
 _CLASS_LEVEL = ("property", "method", "class")  # how a baseline class defines a member on the class itself
 
 
-def _set_by_package(ctx: CheckContext, bprev: Value, b: Value, unseen: tuple[str, ...], root: str = "over:") -> bool:
+def _set_by_package(ctx: CheckContext, bprev: Value, b: Value, unseen: tuple[str, ...], root: str = "over:",
+                    name: str = "") -> bool:
     """The baseline's class got the attribute from the package's own code (a class of its MRO
     defines it) and shares the bases drift cannot read: the unseen base was not what provided
     it there, so the target's class lost it. On a solver-typed parameter (`arg:`) the baseline
     must have defined it on the class itself (a property, a method, a class attribute): a
     class-level definition the target's class dropped is not one `nn.Module` registers on the
-    instance at run time, whereas an attribute the baseline set in `__init__` may now be."""
+    instance at run time, whereas an attribute the baseline set in `__init__` may now be: unless
+    the target's text never writes the name as a string (`register_buffer("kv_scale", ...)`,
+    `setattr(self, "kv_scale", v)`) nor assigns it on any object (`layer.kv_scale = v` in a helper
+    handed the layer), the ways left to set it unseen."""
     if bprev.kind != "instance" or bprev.cls is None or b.owner is None or ctx.baseline_paths is None:
         return False
-    if root.startswith("arg:") and b.via not in _CLASS_LEVEL:
+    if root.startswith("arg:") and b.via not in _CLASS_LEVEL and \
+            (not name or not ctx.target.text_known() or ctx.target.writes_quoted(name)
+             or name in ctx.target.stored_attribute_names()):
         return False
     return set(unseen) <= set(ctx.baseline_paths.unresolved_bases(bprev.cls))
 
