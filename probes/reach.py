@@ -37,6 +37,7 @@ from .runners import inner_call
 from .shapes import any_list_shape, list_shape, number_shape, plain_value
 from .srctext import dotted as _dotted, relative_module as _relative
 from .typeclass import class_refs, dict_entries, type_call, type_class
+from .unread import unread_params
 
 MAX_PATH = 8
 _SUBSCRIPT_HOW = {ast.Load: "get", ast.Store: "set", ast.Del: "del"}
@@ -1405,6 +1406,9 @@ def _signature(fn):
     body = fn.body[1:] if fn.body and _is_docstring(fn.body[0]) else fn.body
     if len(body) == 1 and type(body[0]) is ast.Raise and body[0].exc is not None:
         out["raises_only"] = True  # a stub: however it is called, it fails (or fails differently)
+    unread = unread_params(fn, [p[0] for p in params if p[1] not in ("VAR_POSITIONAL", "VAR_KEYWORD")])
+    if unread:
+        out["unread"] = unread  # parameters the body never mentions: whatever a caller hands them is ignored
     return out
 
 

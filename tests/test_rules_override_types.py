@@ -54,3 +54,11 @@ def test_an_override_that_follows_the_target_or_is_called_by_keyword_is_left_alo
     for i, (after, mine) in enumerate(((AFTER, follows), (by_keyword, MINE))):
         case = Case("quiet", {"gizmo/runner.py": BEFORE}, {"gizmo/runner.py": after}, {"app/mine.py": mine})
         assert not [f for f in findings_of(tmp_path / str(i), case) if f.rule_id == "DRIFT081"]
+
+
+def test_an_override_that_never_reads_the_retyped_parameter_is_left_alone(tmp_path):
+    """bart-plugin's `create_encoder_prompt(self, prompt, mm_data)` uses only `prompt`: a
+    `MultiModalDataItems` where a dict came changes nothing it does."""
+    unread = MINE.replace("return [1] * num_tokens_after_padding", "return [1] * len(scheduler_output)")
+    case = Case("unread", {"gizmo/runner.py": BEFORE}, {"gizmo/runner.py": AFTER}, {"app/mine.py": unread})
+    assert not [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT081"]

@@ -84,7 +84,8 @@ def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
     target's base renamed and retyped, the two annotations sharing no type (`int` then
     `BatchExecutionDescriptor`), for a method the target still calls: the target's calls now
     hand the override a different kind of value under the old name. Only where some call of
-    the target's passes that slot by position (by keyword, the old name would not bind at all).
+    the target's passes that slot by position (by keyword, the old name would not bind at all),
+    and the override's body reads the parameter (one it never mentions ignores what it gets).
     """
     if ctx.baseline is None:
         return
@@ -97,6 +98,8 @@ def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
             if tm is None or bm is None or "staticmethod" in tm.as_function.decorators:
                 continue
             for i, old, new in retyped_slots(m.get("params") or [], tm, bm):
+                if old.name in (m.get("unread") or ()):
+                    continue  # the body never reads it: another kind of value there changes nothing
                 sites = [s for s in _sites_of(ctx.target, name, tm) or [] if s[2] > i and not s[4]]
                 if not any(_site_failure("", m.get("params") or [], s) is None for s in sites):
                     break  # no call passes that slot by position and binds (one that fails is DRIFT070's)
