@@ -109,3 +109,21 @@ def test_param_reads_keeps_every_attribute_read_and_drops_a_rebound_parameter():
         "    return [c.five for c in ()]\n"
     ).body[0]
     assert param_attr_reads(fn, ["a", "b", "c"]) == {"a": {"one": 2, "two": 4}}
+
+
+def test_a_bound_method_a_local_takes_in_either_branch_is_each_a_callee(tmp_path: Path):
+    """runpod's worker: `fn = self.chat.create` in one branch and `= self.completion.create` in
+    the other, then `await fn(request, raw_request=dummy)`: each is called on some route, so each
+    body's new reads are held to the stand-in."""
+    branches = ADAPTER.replace(
+        "        def step(self, adapter: Adapter):\n            return self.pool.reserve(adapter, 2)",
+        "        def step(self, adapter: Adapter, fast=False):\n"
+        "            if fast:\n"
+        "                fn = self.pool.reserve\n"
+        "            else:\n"
+        "                fn = self.spare.reserve\n"
+        "            return fn(adapter, 2)").replace(
+        "            self.pool = Pool()", "            self.pool = Pool()\n            self.spare = Pool()")
+    assert branches != ADAPTER
+    found = [f for f in findings_of(tmp_path, _case(branches)) if f.rule_id == "DRIFT116"]
+    assert [f.consumer_site.line for f in found] == [line_of(branches, "return fn(adapter, 2)")], [f.title for f in found]

@@ -956,21 +956,24 @@ class _Solver:
             targets = [v[1] for v in self.eval(callee) if v[0] == "T"] if callee else []
             dotted = [d for d in map(_dotted, targets) if d]
             # a method of a target object (`engine.attach(...)`): its path, for the evaluator
-            on_object = [t for t in targets if not _dotted(t) and t[-1].startswith(".")]
-            if not dotted and len(on_object) != 1:
+            on_object = sorted(t for t in targets if not _dotted(t) and t[-1].startswith("."))
+            if not dotted and not on_object:
                 continue
-            where = {"callee": dotted[0]} if dotted else \
-                {"callee": "".join(on_object[0][1:]).lstrip("."), "callee_path": list(on_object[0])}
+            # one callee; or each method of a target object a local may hold (`fn = self.chat.create`
+            # in one branch, `= self.completion.create` in the other): each is called on some path
+            wheres = [{"callee": dotted[0]}] if dotted else \
+                [{"callee": "".join(t[1:]).lstrip("."), "callee_path": list(t)} for t in on_object[:3]]
             slots = [(i, self.eval(a) if a else _EMPTY) for i, a in enumerate(args)]
             slots += [(k, self.eval(a) if a else _EMPTY) for k, a in kwargs.items()]
-            for n, (slot, values) in enumerate(slots):
-                follow = slots[n + 1][1] if n + 1 < len(slots) and isinstance(slots[n + 1][0], int) else _EMPTY
-                for cls in sorted(self._classes_given(values, follow)):
-                    out.append({**where, "arg": slot, "class": cls,
-                                "path": self.where.get(id(row), ""), "line": line})
-                for cls in sorted({v[1] for v in values if v[0] == "I"}):  # an object the target keeps
-                    out.append({**where, "arg": slot, "class": cls, "instance": True,
-                                "path": self.where.get(id(row), ""), "line": line})
+            for where in wheres:
+                for n, (slot, values) in enumerate(slots):
+                    follow = slots[n + 1][1] if n + 1 < len(slots) and isinstance(slots[n + 1][0], int) else _EMPTY
+                    for cls in sorted(self._classes_given(values, follow)):
+                        out.append({**where, "arg": slot, "class": cls,
+                                    "path": self.where.get(id(row), ""), "line": line})
+                    for cls in sorted({v[1] for v in values if v[0] == "I"}):  # an object the target keeps
+                        out.append({**where, "arg": slot, "class": cls, "instance": True,
+                                    "path": self.where.get(id(row), ""), "line": line})
         return out
 
     def _classes_given(self, values, follow) -> set[str]:
