@@ -104,8 +104,9 @@ KEYWORD_CASES = [
          [("DRIFT010", line_of(CALLS_MAKE_SIZE, "make(1, size=2)"))]),
     Case("function-unchanged", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_BEFORE},
          {"app/main.py": CALLS_MAKE_SIZE}, []),
+    # no TypeError now; the value is ignored, which DRIFT152 says (risky)
     Case("function-now-takes-kwargs", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_AFTER_KWARGS},
-         {"app/main.py": CALLS_MAKE_SIZE}, []),
+         {"app/main.py": CALLS_MAKE_SIZE}, [("DRIFT152", "`make` no longer declares `size`")]),
     Case("function-already-wrong", {"gizmo/core.py": FUNC_BEFORE}, {"gizmo/core.py": FUNC_AFTER},
          {"app/main.py": CALLS_MAKE_BOGUS}, []),
     Case("method-on-instance-made-in-init", {"gizmo/core.py": ENGINE_BEFORE}, {"gizmo/core.py": ENGINE_AFTER},

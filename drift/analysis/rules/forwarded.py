@@ -332,4 +332,55 @@ def forwarded_required_added(ctx: CheckContext) -> Iterator[Finding]:
             )
 
 
-RULES = [forwarded_keyword_removed, forwarded_required_added]
+@rule("DRIFT152", RuleKind.KEYWORD_REMOVED, Severity.RISKY)
+def keyword_absorbed(ctx: CheckContext) -> Iterator[Finding]:
+    """A keyword the consumer passes by name that the baseline's callable declared, and the
+    target's no longer does though its `**kwargs` still takes it: no TypeError at the call, but
+    the value no longer means what it did. Where the target hands its `**kwargs` whole to a
+    callable drift cannot read (`serve_http(app, **uvicorn_kwargs)` building `uvicorn.Config(app,
+    **uvicorn_kwargs)`, which rejects `engine=`), that callable decides; where it hands them
+    nowhere, the value is ignored. Risky: neither is in the target's facts. A keyword the target's
+    `**kwargs` passes to a class of its own is DRIFT015's; one its body takes out first is read."""
+    if ctx.baseline is None:
+        return
+    seen: set[tuple] = set()
+    for rc in ctx.calls:
+        tparams, bparams = rc.target_params, rc.baseline_params
+        if rc.target is None or tparams is None or bparams is None or rc.is_constructor:
+            continue
+        if not any(p.kind == "VAR_KEYWORD" for p in tparams):
+            continue
+        named_now = {p.name for p in tparams if p.kind != "POSITIONAL_ONLY" and p.kind != "VAR_KEYWORD"}
+        named_before = {p.name for p in bparams if p.kind not in ("POSITIONAL_ONLY", "VAR_KEYWORD")}
+        gone = [kw for kw in rc.rec.get("keywords") or () if kw in named_before and kw not in named_now]
+        if not gone:
+            continue
+        node = rc.target.as_function if rc.target.kind in ("function", "method") else None
+        if node is None:
+            continue
+        forwards = list(node.behaviour.kwargs_into)
+        if _factory_targets_of(ctx.target, rc.target) or any(f.star_args for f in forwards):
+            continue  # a class of the target's gets them (DRIFT015), or `*args` too: not followed
+        for kw in gone:
+            if any(kw in f.drops or kw in f.keywords for f in forwards) or ctx.target.writes_quoted(kw):
+                continue  # the body takes it out by name (`kwargs.pop("engine")`) or may read it
+            key = (rc.site.path, rc.site.line, kw)
+            if key in seen:
+                continue
+            seen.add(key)
+            where = f", handed whole to `{forwards[0].callee}`" if forwards and forwards[0].callee else ""
+            yield Finding(
+                rule_id="DRIFT152", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.RISKY,
+                title=f"`{rc.label}` no longer declares `{kw}`: the keyword lands in its **kwargs{where}",
+                consumer_site=rc.keyword_site(kw),
+                target_evidence=(ctx.evidence(rc.target),),
+                baseline_evidence=(ctx.evidence(rc.baseline),) if rc.baseline is not None else (),
+                predicted_failure=(f"TypeError where `{forwards[0].callee}` does not take `{kw}=`" if where
+                                   else f"`{kw}=` is ignored: nothing on the target reads it"),
+                fix=Fix(f"drop `{kw}=` from the call or pass it where the target now takes it",
+                        manual_reason="what replaced the parameter is the target's to read"),
+                symbol=rc.dotted,
+            )
+
+
+RULES = [forwarded_keyword_removed, forwarded_required_added, keyword_absorbed]
