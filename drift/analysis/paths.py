@@ -177,6 +177,9 @@ _ITERABLES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "A
                         "Collection", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
+# Heads of annotations naming Python's own types (a union member that is one may be what the value is).
+_BUILTIN_HEADS = frozenset({"str", "int", "float", "bytes", "bool", "complex", "list", "List", "dict", "Dict", "tuple",
+                            "Tuple", "set", "Set", "frozenset", "Any", "object", "Callable", "type", "Type"})
 # Builtin types an annotation may name: a value of one has that type's members and no others.
 _SCALARS = frozenset({"str", "int", "float", "bytes", "bool", "complex"})
 # What a literal the target stores (`self.x = [...]`, probes/behaviour.py "lit:<type>") may be.
@@ -818,7 +821,9 @@ class PathEvaluator:
         name = strip_annotation(text)
         if not name:
             inner = container_annotation(text)
-            return Value("container", name=inner, cref=module) if inner else UNKNOWN
+            if inner:
+                return Value("container", name=inner, cref=module)
+            return self._one_class_of_union(t, module)
         if name in ("None", "Any", "object", "Self"):
             return UNKNOWN
         sym = self.index.resolve_in(module, name)
@@ -827,6 +832,29 @@ class PathEvaluator:
         if sym is None and name in _SCALARS:  # `str`, `int`: what Python's own type has, nothing else
             return Value("external", name=name, via="builtin")
         return UNKNOWN
+
+    def _one_class_of_union(self, text: str, module: str) -> Value:
+        """`Union[_AsyncLLMEngine, "ray.ObjectRef"]` (or `A | B`): the one member that names a
+        class of the package, when every other member names nothing the package or Python's
+        builtins define (a handle of another library, `None`). Members read on the value are then
+        held to that class: the rules still require the baseline's class to have had them, so a
+        member only the other library's object has is never reported. Unknown otherwise."""
+        head, args = split_generic(text)
+        members = args if head in ("Union", "typing.Union") else \
+            ([p.strip() for p in _top_level_split(text, "|")] if "|" in text else [])
+        members = [m.strip().strip("'\"") for m in members if m.strip().strip("'\"") not in ("None", "NoneType")]
+        if len(members) < 2:
+            return UNKNOWN
+        found = None
+        for m in members:
+            v = self._annotation_value(m, module)
+            if v.kind == "instance" and v.cls is not None:
+                if found is not None:
+                    return UNKNOWN  # two classes of the package: which one is not said
+                found = v
+            elif v.kind != "unknown" or m.split("[", 1)[0].rsplit(".", 1)[-1] in _BUILTIN_HEADS:
+                return UNKNOWN  # a builtin or a container: the value may be that
+        return found or UNKNOWN
 
     def _element(self, base: Value) -> Value:
         """`x[i]` where x is a `list[C]`, `Sequence[C]`, `tuple[C, ...]` (or a tuple whose items
