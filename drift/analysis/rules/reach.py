@@ -223,8 +223,9 @@ def _attribute_missing(ctx: CheckContext) -> Iterator[tuple[Finding, str]]:
                 masked = _import_line(mod, f"{tv[k - 1].sym.dotted}.{name}")
                 if masked is None or masked == rec["line"]:
                     break  # `import a.b` then `a.b.f()` on its line: the import's own finding says it
+            holder = t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None)
             if (tv[k - 1].kind != "class" or _in_function(ctx, mod, rec)) and \
-                    _installed_by_consumer(ctx, t.cls or (tv[k - 1].sym if tv[k - 1].kind == "class" else None), name):
+                    _installed_by_consumer(ctx, holder, name) and not _saved_before_install(ctx, mod, rec, holder, name):
                 break  # `Cls.name = fn` in the consumer: the class has it whatever the target removed
             if tv[k - 1].kind == "class" and _installed_above(ctx, mod, rec, tv[k - 1].sym, name):
                 break  # `Cls.name = v` a few lines up, in the same scope: it is there when this line runs
@@ -650,6 +651,28 @@ def _installed_by_consumer(ctx: CheckContext, cls: Symbol | None, name: str) -> 
     if not installed:
         return False
     return any((c.dotted, name) in installed for c in ctx.target.mro(cls))
+
+
+def _saved_before_install(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None, name: str) -> bool:
+    """Whether the read is the function's own save of the original before it installs its
+    replacement (`orig = Executor._run_workers` ... `Executor._run_workers = patched` further down
+    the same function), and no other install of the name could have run first: the read meets the
+    target's class as it is, without the name."""
+    if cls is None or not rec.get("function"):
+        return False
+    mro = {c.dotted for c in ctx.target.mro(cls)}
+    mine = False
+    for pmod, patch in _patches(ctx):
+        if patch.get("name") != name:
+            continue
+        owner = ctx.target_paths.value(tuple(patch.get("path") or ()))
+        if owner.kind != "class" or owner.sym is None or owner.sym.dotted not in mro:
+            continue
+        if pmod is not mod or patch.get("function") != rec.get("function") or \
+                not isinstance(patch.get("line"), int) or patch["line"] <= rec["line"]:
+            return False
+        mine = True
+    return mine
 
 
 def _installed_above(ctx: CheckContext, mod: dict, rec: dict, cls: Symbol | None, name: str) -> bool:
