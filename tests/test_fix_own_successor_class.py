@@ -86,3 +86,19 @@ def test_each_use_carries_the_imports_rename_and_all_are_fixed_by_one_edit(tmp_p
         after = p.changes[0].after.decode()
         assert after.count("TransferJob") == 3 and "JobMeta" not in after
         assert plan({"app/main.py": after.encode()}, order).empty
+
+
+def test_a_clear_majority_of_switching_modules_names_the_successor():
+    """vLLM 0.27 replaced `FusedMoE` across eighty modules: the quantization modules took
+    `RoutedExperts`, a LoRA module took a mixin instead, one took both. Two thirds agree and no
+    other class has half their votes: the successor is said. A split vote says nothing."""
+    from drift.analysis.rules.own_imports import _successor_by_vote
+
+    moe = {f"q{i}": {"pkg.routed.RoutedExperts"} for i in range(6)}
+    moe["lora"] = {"pkg.lora.LoRAExpertsMixin"}
+    moe["both"] = {"pkg.routed.RoutedExperts", "pkg.routed.WeightScale"}
+    assert _successor_by_vote(moe) == ("pkg.routed.RoutedExperts", sorted(["both"] + [f"q{i}" for i in range(6)]))
+    split = {"a": {"pkg.A"}, "b": {"pkg.A"}, "c": {"pkg.B"}, "d": {"pkg.B"}}
+    assert _successor_by_vote(split) is None
+    assert _successor_by_vote({"a": {"pkg.A", "pkg.B"}}) is None  # one module, two new classes
+    assert _successor_by_vote({"a": {"pkg.A"}, "b": {"pkg.A", "pkg.C"}}) == ("pkg.A", ["a", "b"])

@@ -126,8 +126,7 @@ def own_successor_class(baseline: PackageIndex | None, target: PackageIndex, old
     before = {m for m, _, dotted in _importers(baseline, short)
               if (sym := baseline.lookup(dotted)) is not None and sym.dotted == old.dotted}
     still = {m for m, _, dotted in _importers(target, short) if dotted.rsplit(".", 1)[-1] == short}
-    common: set[str] | None = None
-    switched: list[str] = []
+    new_by_module: dict[str, set[str]] = {}
     for m in sorted(before - still):
         if m not in target.modules or m not in baseline.modules:
             continue
@@ -137,10 +136,30 @@ def own_successor_class(baseline: PackageIndex | None, target: PackageIndex, old
             sym = target.lookup(imp.target) if imp.target not in was else None
             if sym is not None and sym.kind == "class" and baseline.lookup(sym.dotted) is None:
                 now.add(sym.dotted)
-        if not now:
-            continue  # the module stopped using it: says nothing about a successor
-        common = now if common is None else common & now
-        switched.append(m)
-    if common is None or len(common) != 1:
+        if now:  # a module that stopped using it and took nothing new says nothing about a successor
+            new_by_module[m] = now
+    return _successor_by_vote(new_by_module)
+
+
+def _successor_by_vote(new_by_module: dict[str, set[str]]) -> tuple[str, list[str]] | None:
+    """The one class the switching modules agree on: every one of them, when they are one or
+    two; else a clear majority (the class at least two thirds of them took, and no other class
+    half as many): in a refactor that replaced a layer class across eighty modules, a few
+    modules also took or instead took other new classes (a LoRA mixin beside the layer), which
+    must not hide the class the rest switched to. None when they disagree."""
+    if not new_by_module:
         return None
-    return next(iter(common)), switched
+    votes: dict[str, list[str]] = {}
+    for m, now in new_by_module.items():
+        for cls in now:
+            votes.setdefault(cls, []).append(m)
+    ranked = sorted(votes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    best, modules = ranked[0]
+    n = len(new_by_module)
+    if n <= 2:
+        common = set.intersection(*new_by_module.values())
+        return (next(iter(common)), sorted(new_by_module)) if len(common) == 1 else None
+    runner_up = len(ranked[1][1]) if len(ranked) > 1 else 0
+    if 3 * len(modules) < 2 * n or 2 * runner_up >= len(modules):
+        return None
+    return best, sorted(modules)
