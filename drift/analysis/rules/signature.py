@@ -487,7 +487,10 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
     value was written for and the one it now binds share no type; risky otherwise (the call runs,
     with the values in the wrong parameters). A call of a layer (`layer(a, b, c)`, reached
     through `nn.Module.__call__`) is breaking only where Python rejects it: the layer object may be
-    a per-platform replacement with its own `forward`, so disagreeing annotations are no proof.
+    a per-platform replacement with its own `forward`, so disagreeing annotations are no proof; nor
+    is a call of a class whose `__init__` is abstract (`impl_cls(...)` from a backend's
+    `get_impl_cls() -> type[AttentionImpl]`): the class built is an implementation, maybe the
+    consumer's own, with its own `__init__` (risky).
 
     Fix: `keywordize_arguments` passes the shifted arguments by the baseline's names
     (`f(a, b, c=c)`), which binds them as the baseline did and, on the target, to the parameters
@@ -543,9 +546,14 @@ def positional_shift(ctx: CheckContext) -> Iterator[Finding]:
                                f"`{now.name}: {now.annotation}`; Python does not check it at the call")
                     break
         moves = ", ".join(f"argument {j + 1} ({w.name}) now binds {m.name}" for j, w, m in shifted)
+        abstract = _abstract_init(rc)  # the class built is an implementation, whose own `__init__` decides
+        if abstract:
+            details = (details or moves) + (f"; `{rc.target_params_at.dotted}` is abstract: the class built "
+                                            "here is one of its implementations")
         yield Finding(
             rule_id="DRIFT013", kind=RuleKind.POSITIONAL_SHIFT,
-            severity=Severity.BREAKING if failure or (details and not rc.through_call) else Severity.RISKY,
+            severity=Severity.BREAKING if (failure or (details and not rc.through_call)) and not abstract
+            else Severity.RISKY,
             title=f"`{rc.label}`: positional argument {i + 1} was `{was.name}`, now binds `{now.name}` "
                   f"({_shift_cause(base_slots, slots, i)})",
             consumer_site=rc.site,
