@@ -33,7 +33,9 @@ def _pydantic(ctx: CheckContext, rc: ResolvedCall) -> bool:
 def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
     """A keyword the consumer passes that the target's callable no longer accepts.
 
-    Covers functions, methods and constructors, including dataclass and pydantic fields.
+    Covers functions, methods and constructors, including dataclass and pydantic fields. Risky
+    where the call already lacked a required argument on the baseline (it raised there too: a
+    path the consumer never ran, not a break the upgrade made).
     """
     for rc in ctx.binding_calls:
         if not _checkable(rc) or _accepts_var_kw(rc.target_params):
@@ -62,6 +64,7 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 failure = f"TypeError: {error_call_name(rc)} got an unexpected keyword argument '{kw}'"
             base_param = next((p for p in rc.baseline_params or [] if p.name == kw), None)
             silent = failure is None
+            broken = not fresh and fails_on_baseline(ctx, rc)  # the call already lacked a required argument
             if fresh:
                 yield Finding(
                     rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED, severity=Severity.RISKY,
@@ -78,7 +81,7 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             yield Finding(
                 rule_id="DRIFT010", kind=RuleKind.KEYWORD_REMOVED,
-                severity=Severity.RISKY if silent else Severity.BREAKING,
+                severity=Severity.RISKY if silent or broken else Severity.BREAKING,
                 title=f"`{rc.label}` no longer accepts `{kw}=`" + (" (pydantic drops it silently)" if silent else ""),
                 consumer_site=rc.keyword_site(kw),
                 target_evidence=(ctx.evidence(rc.target_params_at),),
@@ -86,7 +89,8 @@ def keyword_removed(ctx: CheckContext) -> Iterator[Finding]:
                 if rc.baseline_params_at else (),
                 predicted_failure=failure,
                 details=("the model does not forbid extra fields, so the value is ignored without an error"
-                         if silent else None),
+                         if silent else "the call already lacked a required argument on the baseline: that path "
+                         "raised there too" if broken else None),
                 fix=_keyword_fix(ctx, rc, kw, names, base_param),
                 symbol=rc.dotted,
             )
