@@ -34,7 +34,7 @@ _VERSION_BRANCH = re.compile(rb"(?m)^[ \t]*(?:el)?if\b[^\n]*(?i:version)")
 # consumer_scan.py, reach.py, ...) must change this value, or a warm check reads records the new
 # code would not have written. Append a short tag per change; the history of what each tag meant
 # is in `git log -p -S_USAGE_VERSION probes/consumer_scan.py`.
-_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a-hier21a-hier21c-http21a-http21b-first22a-exc22a-wrap22a-alias22a-attr22c-any24a-tested24a-gate24a-iter24a-absent25a-inst25a-thin25a-item26a-kwkeys26a-cliown26b-stored26a-handed26a-alt27b-appstate27a-posv27a-cmt27a-envset27a-itb28a-dcont28a-arith28a-star28a-unread28a"
+_USAGE_VERSION = "r14-infb1-infa14e-u604-infa15i-infb15-prec15-infb15n-infa16i-infb16s-prec16f-prec16v-infa17g-infb17d-prec17d-calls18a-calls18b-calls18c-vals18a-vals18b-vals18d-vals18e-vals18g-vals18h-vals18i-vals18j-reach18a-reach18c-reach18d-reach18e-reach18f-reach19a-reach19b-vals19a-vals19a-vals19b-vals19a-vals19b-vals19c-vals19a-vals19b-vals19c-vals19d-hooks20a-hooks20b-kv20a-kv20b-rev20b-calls21rb2-guard21a-strsink21-vals21a-hier21a-hier21c-http21a-http21b-first22a-exc22a-wrap22a-alias22a-attr22c-any24a-tested24a-gate24a-iter24a-absent25a-inst25a-thin25a-item26a-kwkeys26a-cliown26b-stored26a-handed26a-alt27b-appstate27a-posv27a-cmt27a-envset27a-itb28a-dcont28a-arith28a-star28a-unread28a-limp28a-fact28a"
 
 
 _LAYOUT = "irb1-c1"  # irb1: the IR kept as bytes (`_stored_ir`): a file of its own, so a drift from before it,
@@ -418,7 +418,10 @@ def _handed_modules(modules, plain, prefixes=(), decoded=None):
         ir = (decoded or ir_of)(mod)
         values = [src for _dst, src in ir.get("assign") or []]
         bound = [row[2] for row in ir.get("store") or [] if len(row) > 2]  # a function stored as an
-        # attribute (`Cls.m = fn`, `setattr(Cls, "m", fn)`) becomes a method: its body reads `self`
+        # attribute (`Cls.m = fn`, `setattr(Cls, "m", fn)`) becomes a method: its body reads `self`;
+        # so does the one a factory builds and returns (`Cls.m = make_patched(orig)`)
+        bound += [row[2][:1] for row in ir.get("store") or [] if len(row) > 2 and isinstance(row[2], (list, tuple))
+                  and len(row[2]) == 2 and row[2][1] == "()"]
         values += [expr for _fn, expr in ir.get("ret") or []]
         for row in ir.get("call") or []:
             if len(row) > 2 and isinstance(row[1], list) and isinstance(row[2], dict):

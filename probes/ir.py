@@ -70,7 +70,7 @@ class _Names:
     """Module-level names: what each imported or defined name is, as a `sym:` root."""
 
     def __init__(self, tree, module, is_package):
-        self.module = module
+        self.module, self.is_package = module, is_package
         self.names = {}
         for node in walk(tree):  # imports anywhere (function-level too): one binding per name
             if isinstance(node, ast.Import):
@@ -785,6 +785,22 @@ def _sources(scope, value):
     return out or [None]
 
 
+def _local_import(out, scope, node):
+    """`import vllm.x.runner as runner` inside a function whose other branch binds the same name
+    (`except ImportError: runner = None`): the name is the function's local, and the import one of
+    its values (an assign row), so `runner.Cls.m = patched` after it still reaches vLLM's class."""
+    if isinstance(node, ast.Import):
+        pairs = [(a.asname, a.name) for a in node.names if a.asname]
+    else:
+        base = _relative(scope.names.module, scope.names.is_package, node.level, node.module) if node.level \
+            else (node.module or "")
+        pairs = [(a.asname or a.name, base + "." + a.name) for a in node.names if a.name != "*" and base]
+    for name, dotted in pairs:
+        root = scope.root(name)
+        if root is not None and root.startswith("var:"):
+            out["assign"].append([root, ["sym:" + dotted]])
+
+
 def _relations(out, scope, own, *, fn_key):
     strings = local_strings(own)
     for node in own:
@@ -812,6 +828,8 @@ def _relations(out, scope, own, *, fn_key):
                 _target(out, scope, node.target, src, node.lineno)
         elif isinstance(node, ast.Call):
             _call(out, scope, node, strings)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and fn_key:
+            _local_import(out, scope, node)
         elif isinstance(node, ast.Delete):
             for t in node.targets:  # `del d["k"]`
                 if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):

@@ -2158,6 +2158,27 @@ def _orphaned(f: Finding, gone: str) -> Finding:
                    title=f"{f.title}; the class's base `{gone}` is gone from the target, which never builds it as written")
 
 
+def _built_method_replacement(ctx: CheckContext, solved, rep: dict, tm: Symbol, bm: Symbol) -> Iterator[Finding]:
+    """A function the solved model says the consumer installs over a target class's method where
+    no patch record of the probe names it: one a factory builds and returns (`BlockTables.
+    compute_slot_mappings = make_patched(orig)`, the closure inside `make_patched`), installed
+    through a module the function imports locally. Held to the target's calls as a patch is."""
+    ref = rep["consumer"]
+    named = {f"{mod.get('module')}.{(p.get('value') or {}).get('function')}" for mod, p in _patches(ctx)
+             if (p.get('value') or {}).get('function')}
+    if ref in named or ref in ctx.consumer.patched_fns:
+        return  # the probe's own patch record: judged in the patches loop
+    sig, home = solved.signatures.get(ref), _consumer_module(ctx, ref)
+    if not sig or home is None:
+        return
+    where = Location(home.get("path") or rep["path"], solved.lines.get(ref) or rep["line"], symbol=ref)
+    label, how = ref.rsplit(".", 1)[-1], f"patched over `{tm.dotted.rsplit('.', 2)[-2]}.{name_of(tm)}`"
+    cls = rep["target"].rsplit(".", 1)[0]  # the class the store sets the method on (tm may be its base's)
+    found = list(_override_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how,
+                                    on=(ctx.target.lookup(cls), ctx.baseline.lookup(cls))))
+    yield from found or _baseline_copy_findings(ctx, where=where, label=label, sig=sig, tm=tm, bm=bm, how=how)
+
+
 def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer class or function assigned over a target module's name (`vllm.x.Y = Mine`,
     from the solved model, drift/consumer/infer.py): the target's own code now calls the
@@ -2174,6 +2195,9 @@ def _replacement_findings(ctx: CheckContext) -> Iterator[Finding]:
             continue
         seen.add((dotted, ref))
         t, b = ctx.target.lookup(dotted), ctx.baseline.lookup(dotted)
+        if t is not None and b is not None and t.kind == b.kind == "method" and rep["kind"] == "function":
+            yield from _built_method_replacement(ctx, solved, rep, t, b)
+            continue
         if t is None or b is None or t.kind != b.kind or t.kind not in ("class", "function"):
             continue
         if t.kind == "class":
