@@ -46,19 +46,10 @@ def slot_class(ev: PathEvaluator, ref: str) -> tuple[Symbol, str] | None:
     (DECLARED or SIBLING); None when the consumer's class overrides no target method there, the
     declaration names no one class, or the consumer extends that class (vLLM may build the
     consumer's subclass in its place, with attributes of its own)."""
-    parsed = parse_slot(ref)
-    if parsed is None:
+    found = _declared_param(ev, ref)
+    if found is None:
         return None
-    cref, method, slot, name = parsed
-    if cref not in ev.consumer.classes:
-        return None
-    declared = _declaration(ev, ev.target_bases(cref), method)
-    if declared is None:
-        return None
-    owner, fn = declared
-    param = _param(fn, slot, name)
-    if param is None:
-        return None
+    owner, param = found
     cls = _annotated_class(ev, param.annotation, owner.module)
     how = DECLARED
     if cls is None:
@@ -72,6 +63,16 @@ def slot_container(ev: PathEvaluator, ref: str):  # type: ignore[no-untyped-def]
     """The builtin container the overridden method's declaration names for the slot (`kv_caches:
     dict[str, torch.Tensor]`), as a value; None for anything else. A slot that held a dict on the
     baseline and an object of a class on the target is read as each side declares it."""
+    found = _declared_param(ev, ref)
+    if found is None or not found[1].annotation:
+        return None
+    v = ev._annotation_value(found[1].annotation, found[0].module)
+    return v if v.kind == "container" else None
+
+
+def _declared_param(ev: PathEvaluator, ref: str):  # type: ignore[no-untyped-def]
+    """(declaring target class, its parameter) for the override slot `ref`: the method the
+    consumer's class overrides, found in its target bases' MROs; None when there is none."""
     parsed = parse_slot(ref)
     if parsed is None:
         return None
@@ -80,10 +81,7 @@ def slot_container(ev: PathEvaluator, ref: str):  # type: ignore[no-untyped-def]
         return None
     declared = _declaration(ev, ev.target_bases(cref), method)
     param = _param(declared[1], slot, name) if declared is not None else None
-    if param is None or not param.annotation:
-        return None
-    v = ev._annotation_value(param.annotation, declared[0].module)
-    return v if v.kind == "container" else None
+    return (declared[0], param) if param is not None else None
 
 
 def _declaration(ev: PathEvaluator, bases: list[Symbol], method: str) -> tuple[Symbol, FunctionFacts] | None:
