@@ -62,3 +62,48 @@ def test_an_override_that_never_reads_the_retyped_parameter_is_left_alone(tmp_pa
     unread = MINE.replace("return [1] * num_tokens_after_padding", "return [1] * len(scheduler_output)")
     case = Case("unread", {"gizmo/runner.py": BEFORE}, {"gizmo/runner.py": AFTER}, {"app/mine.py": unread})
     assert not [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT081"]
+
+
+def test_an_override_reading_only_what_the_new_value_has_is_left_alone(tmp_path):
+    """vllm-openvino's `execute_model(self, execute_model_req)` reads only
+    `.total_num_scheduled_tokens`, which the `SchedulerOutput` vLLM now hands in has too."""
+    before = """
+    class Request:
+        def __init__(self):
+            self.size = 1
+            self.extra = 0
+
+
+    class Runner:
+        def prepare(self, out, req: Request) -> int:
+            return req.size
+
+        def execute(self, out):
+            return self.prepare(out, Request())
+    """
+    after = """
+    class Batch:
+        def __init__(self):
+            self.size = 1
+
+
+    class Runner:
+        def prepare(self, out, batch: Batch) -> int:
+            return batch.size
+
+        def execute(self, out):
+            return self.prepare(out, Batch())
+    """
+    mine = """
+    from gizmo.runner import Runner
+
+
+    class MyRunner(Runner):
+        def prepare(self, out, req):
+            return req.size + req.{member}
+    """
+    for i, member, expected in ((0, "size", 0), (1, "extra", 1)):
+        case = Case("fits", {"gizmo/runner.py": before}, {"gizmo/runner.py": after},
+                    {"app/mine.py": mine.format(member=member)})
+        got = [f for f in findings_of(tmp_path / str(i), case) if f.rule_id == "DRIFT081"]
+        assert len(got) == expected, (member, [f.title for f in got])

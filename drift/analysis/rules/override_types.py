@@ -78,6 +78,19 @@ def retyped_slots(params: list, tm, bm, *, outer: bool = False) -> list:
     return out
 
 
+def _reads_fit(ctx: CheckContext, slot: str) -> bool:
+    """Whether the override's body reads the parameter only through members the value the target
+    now hands in has (`scheduler_output.total_num_scheduled_tokens` on a `SchedulerOutput` where an
+    `ExecuteModelRequest` came): the probe's uses rooted at the slot (`over:` roots), each first
+    member found on the target's value. False when the body reads none that way (nothing to go by)."""
+    root = "over:" + slot
+    uses = [rec["path"] for mod in ctx.usage for rec in [*(mod.get("uses") or ()), *(mod.get("calls") or ())]
+            if (rec.get("path") or [None])[0] == root and len(rec["path"]) > 1]
+    if not uses:
+        return False
+    return all(ctx.target_paths.steps(path[:2])[1].kind not in ("missing", "unknown") for path in uses)
+
+
 @rule("DRIFT081", RuleKind.OVERRIDE_INCOMPATIBLE)
 def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
     """A consumer override whose positional parameter keeps the baseline's name at a slot the
@@ -85,7 +98,8 @@ def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
     `BatchExecutionDescriptor`), for a method the target still calls: the target's calls now
     hand the override a different kind of value under the old name. Only where some call of
     the target's passes that slot by position (by keyword, the old name would not bind at all),
-    and the override's body reads the parameter (one it never mentions ignores what it gets).
+    and the override's body reads the parameter (one it never mentions ignores what it gets) through
+    some member the new value lacks (or drift cannot tell).
     """
     if ctx.baseline is None:
         return
@@ -100,6 +114,8 @@ def override_parameter_retyped(ctx: CheckContext) -> Iterator[Finding]:
             for i, old, new in retyped_slots(m.get("params") or [], tm, bm):
                 if old.name in (m.get("unread") or ()):
                     continue  # the body never reads it: another kind of value there changes nothing
+                if _reads_fit(ctx, f"{ref}.{name}:{i + 1}:{old.name}"):
+                    continue  # every member the body reads on it, the new value has too
                 sites = [s for s in _sites_of(ctx.target, name, tm) or [] if s[2] > i and not s[4]]
                 if not any(_site_failure("", m.get("params") or [], s) is None for s in sites):
                     break  # no call passes that slot by position and binds (one that fails is DRIFT070's)
