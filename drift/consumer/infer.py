@@ -253,6 +253,7 @@ class _Solver:
         self.subclasses: dict[str, set[str]] = {}
         self.bases: dict[str, list[str]] = {}
         self.installed: dict[str, str] = {}  # `var:fn:self` of a function bound onto a target class -> that class
+        self.declared: dict[str, set] = {}  # `var:fn:param` -> the values its annotation gives (`_handed`)
 
     def _load(self, mod: dict[str, Any], ir: dict[str, Any]) -> None:
         """One module's relations, all or nothing: checked as they are read, kept only whole."""
@@ -347,13 +348,30 @@ class _Solver:
                 s.add(v)
                 self.changed = True
 
+    def _add_declared(self, key: str, values) -> None:
+        """A parameter's annotation (or union member): what the consumer declares it holds,
+        kept apart so that what its callers really hand in can stand in its place (`_handed`)."""
+        self.declared.setdefault(key, set()).update(values)
+        self.add(key, values)
+
+    def _handed(self, key: str, values: set) -> set:
+        """A parameter's values without what only its annotation says, where its callers hand it
+        target objects: `cache_engine: CacheEngine` given `self.cache_engine` of a vLLM worker,
+        which the target made a list of engines. The annotation is the consumer's belief, written
+        for the baseline; the callers' value is what arrives, on each side."""
+        declared = self.declared.get(key)
+        if not declared or not values:
+            return values
+        rest = values - declared
+        return rest if rest and all(v[0] == "T" for v in rest) else values
+
     def is_target(self, dotted: str) -> bool:
         return any(dotted == p or dotted.startswith(p + ".") for p in self.prefixes)
 
     # -- evaluation --------------------------------------------------------------------------
     def root(self, root: str) -> set:
         if root.startswith("var:"):
-            return self.pts.get(root, _EMPTY)
+            return self._handed(root, self.pts.get(root, _EMPTY))
         if root.startswith("lit:"):
             return {("S", root[4:])}
         hit = self._roots.get(root)
@@ -553,9 +571,9 @@ class _Solver:
                     self._override_slots(fn, params)
             for name, ann, default, *rest in params:
                 if ann:
-                    self.add(f"var:{fn}:{name}", self.eval(ann))
+                    self._add_declared(f"var:{fn}:{name}", self.eval(ann))
                 for member in _union_members(rest):  # `engine: A | B`: either may be handed in
-                    self.add(f"var:{fn}:{name}", self.eval(member))
+                    self._add_declared(f"var:{fn}:{name}", self.eval(member))
                 if default:
                     self.add(f"var:{fn}:{name}", self.eval(default))
         for dst, src in self.assign:
@@ -1026,7 +1044,7 @@ class _Solver:
                 idx = next((i for i, p in enumerate(spec[1]) if p[0] == name), None)
                 if idx is None:
                     continue
-                paths = sorted({p for p in map(_as_path, values) if p})
+                paths = sorted({p for p in map(_as_path, self._handed(key, values)) if p})
                 if paths:
                     sol.params[f"{fn}:{idx}"] = paths
                     if len(spec[1][idx]) > 3 and spec[1][idx][3] == "KEYWORD_ONLY":
