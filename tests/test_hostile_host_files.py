@@ -22,7 +22,8 @@ from tests.hostile_strings import HOSTILE, RAW_CONTROLS, workflow_command_lines
 pytestmark = [pytest.mark.ssh, pytest.mark.corpus]
 
 BREAKS = ("from vllm.v1.core.kv_cache_utils import get_kv_cache_config_from_groups\n\n"
-          "def go(specs, groups):\n    return get_kv_cache_config_from_groups(specs, groups, kv_cache_specs={})\n")
+          "def go(config, groups, memory):\n"
+          "    return get_kv_cache_config_from_groups(config, groups, kv_cache_specs={}, available_memory=memory)\n")
 ODD_NAME = HOSTILE["workflow_commands"] + "\x1b[2J"
 
 
