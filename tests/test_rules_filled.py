@@ -154,3 +154,36 @@ def test_an_object_handed_through_kwargs_and_read_with_getattr(tmp_path):
     # the getattr reads come first and raise nothing; the plain read after them does
     assert raised_by(roots, "app.ray_like", "start(object())") == \
         "AttributeError: 'types.SimpleNamespace' object has no attribute 'scores'"
+
+
+def test_a_shifted_slot_is_no_lost_attribute(tmp_path):
+    """prime-rl's `init_app_state(engine_client, vllm_config, app.state, args)`: the target dropped
+    `vllm_config`, so the state lands on `args` and the call no longer binds. That is the call's
+    finding; `app.state.models`, which the target's function still stores on `state`, is none."""
+    before = {"gizmo/__init__.py": "", "gizmo/api.py": """
+    class Models:
+        pass
+
+
+    def init_app_state(engine_client, vllm_config, state, args):
+        state.models = Models()
+    """}
+    after = {"gizmo/__init__.py": "", "gizmo/api.py": """
+    class Models:
+        pass
+
+
+    def init_app_state(engine_client, state, args):
+        state.models = Models()
+    """}
+    consumer = {"app/__init__.py": "", "app/server.py": """
+    from gizmo.api import init_app_state
+
+
+    async def serve(app, client, config, args):
+        await init_app_state(client, config, app.state, args)
+        return app.state.models
+    """}
+    found = findings_of(tmp_path, Case("filled-shift", before, after, consumer))
+    assert [f for f in found if f.rule_id == "DRIFT110"] == []
+    assert any(f.rule_id in ("DRIFT012", "DRIFT013") for f in found), [f.rule_id for f in found]
