@@ -102,3 +102,15 @@ def test_a_clear_majority_of_switching_modules_names_the_successor():
     assert _successor_by_vote(split) is None
     assert _successor_by_vote({"a": {"pkg.A", "pkg.B"}}) is None  # one module, two new classes
     assert _successor_by_vote({"a": {"pkg.A"}, "b": {"pkg.A", "pkg.C"}}) == ("pkg.A", ["a", "b"])
+
+
+def test_a_class_every_switching_module_took_wins_over_companions():
+    """vLLM 0.29's five tiering managers all took `TransferJob` for `JobMetadata`; three of them
+    also took `Medium`, a companion class new in the same release: the one class all took is the
+    successor."""
+    from drift.analysis.rules.own_imports import _successor_by_vote
+
+    took = {"example": {"TransferJob", "Medium"}, "fs": {"TransferJob", "Medium", "Locality"},
+            "manager": {"TransferJob", "ParentManager"}, "obj": {"TransferJob", "Medium", "Locality"},
+            "p2p": {"TransferJob", "ParentManager"}}
+    assert _successor_by_vote(took) == ("TransferJob", sorted(took))

@@ -183,3 +183,21 @@ def test_unannotated_tuple_returns_of_one_length_are_counted(tmp_path):
     app = write_tree(tmp_path / "app", LITERAL_CONSUMER)
     assert raised_by([before, app], "app.use", "run(1)") is None
     assert raised_by([after, app], "app.use", "run(1)") == findings[0].predicted_failure
+
+
+def test_an_inherited_helper_called_on_self_gets_the_star_only_as_an_unsafe_fix(tmp_path):
+    """vllm-ascend's scheduler copies `schedule` and calls the inherited
+    `self._try_schedule_encoder_inputs(...)`: the class replays the target's own protocol, whose
+    caller acts on the value the target appended, so `*_` is offered as unsafe."""
+    mine = """
+    from gizmo.core import Manager
+
+
+    class MyManager(Manager):
+        def step(self, request):
+            blocks, n = self.computed(request)
+            return blocks, n
+    """
+    case = Case("arity-self", {"gizmo/core.py": MANAGER_BEFORE}, {"gizmo/core.py": MANAGER_AFTER}, {"app/mine.py": mine})
+    found = [f for f in findings_of(tmp_path, case) if f.rule_id == "DRIFT032"]
+    assert [(f.fix.codemod, f.fix.tier) for f in found] == [("unpack_rest", "unsafe")], [f.title for f in found]

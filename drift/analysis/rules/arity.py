@@ -21,7 +21,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext
 from drift.analysis.rules.base import rule
-from drift.findings import SAFE, Finding, Fix, RuleKind, Severity
+from drift.findings import SAFE, UNSAFE, Finding, Fix, RuleKind, Severity
 
 _TUPLES = ("tuple[", "Tuple[", "typing.Tuple[", "typing.tuple[")
 
@@ -253,10 +253,16 @@ def _rest_fix(rc, now: int, tret: str, before: int, bret: str, names: int, starr
     callee = rc.label.rsplit(".", 1)[-1]
     if (not starred and names == before < now and old is not None and new is not None
             and len(old) == before and len(new) == now and new[:before] == old and callee.isidentifier()):
+        path = (rc.rec.get("callee") or {}).get("path") or rc.rec.get("path") or [""]
+        own = str(path[0]).startswith(("self:", "super:")) and len(path) == 2
+        # a helper the consumer's class inherits, called on `self`: the class replays the target's own
+        # protocol (a scheduler's `schedule` copy), whose new values the target's caller acts on
         return Fix(f"add `*_` after the {names} names that unpack `{rc.label}(...)`"
                    f"{chr(39) + 's items' if items else ''}: the target only appended values ({tret}), "
-                   f"and `*_` takes the same {names} on both releases",
-                   codemod="unpack_rest", args={"callee": callee, "names": names}, tier=SAFE)
+                   f"and `*_` takes the same {names} on both releases"
+                   + (f"; the class inherits `{callee}` from the target, whose own caller uses the new "
+                      "values: check this copy of its logic needs none of them" if own else ""),
+                   codemod="unpack_rest", args={"callee": callee, "names": names}, tier=UNSAFE if own else SAFE)
     return Fix(described, manual_reason="which of the new values the consumer needs is its own decision")
 
 

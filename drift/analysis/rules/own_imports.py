@@ -142,12 +142,18 @@ def own_successor_class(baseline: PackageIndex | None, target: PackageIndex, old
 
 
 def _successor_by_vote(new_by_module: dict[str, set[str]]) -> tuple[str, list[str]] | None:
-    """The one class the switching modules agree on: every one of them, when they are one or
-    two; else a clear majority (the class at least two thirds of them took, and no other class
-    half as many): in a refactor that replaced a layer class across eighty modules, a few
+    """The one class the switching modules agree on: the one new class every one of them took;
+    else, among three or more, a clear majority (the class at least two thirds of them took, ahead
+    of every other): in a refactor that replaced a layer class across eighty modules, a few
     modules also took or instead took other new classes (a LoRA mixin beside the layer), which
     must not hide the class the rest switched to. None when they disagree."""
     if not new_by_module:
+        return None
+    common = set.intersection(*new_by_module.values())
+    if len(common) == 1:
+        return next(iter(common)), sorted(new_by_module)
+    n = len(new_by_module)
+    if n <= 2:
         return None
     votes: dict[str, list[str]] = {}
     for m, now in new_by_module.items():
@@ -155,11 +161,7 @@ def _successor_by_vote(new_by_module: dict[str, set[str]]) -> tuple[str, list[st
             votes.setdefault(cls, []).append(m)
     ranked = sorted(votes.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     best, modules = ranked[0]
-    n = len(new_by_module)
-    if n <= 2:
-        common = set.intersection(*new_by_module.values())
-        return (next(iter(common)), sorted(new_by_module)) if len(common) == 1 else None
     runner_up = len(ranked[1][1]) if len(ranked) > 1 else 0
-    if 3 * len(modules) < 2 * n or 2 * runner_up >= len(modules):
+    if 3 * len(modules) < 2 * n or runner_up >= len(modules):
         return None
     return best, sorted(modules)
