@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from tests.rule_cases import Case, findings_of, line_of
 
-BEFORE = {"gizmo/models.py": """
+MODELS = """
     class Attention:
-        def forward(self, positions, hidden, kv_cache, meta):
+        def forward(self, {params}):
             return hidden
 
         def __call__(self, *args):
@@ -19,25 +19,11 @@ BEFORE = {"gizmo/models.py": """
         def __init__(self):
             self.attn = Attention()
 
-        def run(self, positions, hidden, kv_cache, meta):
-            return self.attn(positions, hidden, kv_cache, meta)
-    """}
-AFTER = {"gizmo/models.py": """
-    class Attention:
-        def forward(self, positions, hidden):
-            return hidden
-
-        def __call__(self, *args):
-            return self.forward(*args)
-
-
-    class Layer:
-        def __init__(self):
-            self.attn = Attention()
-
-        def run(self, positions, hidden):
-            return self.attn(positions, hidden)
-    """}
+        def run(self, {params}):
+            return self.attn({params})
+    """
+BEFORE = {"gizmo/models.py": MODELS.format(params="positions, hidden, kv_cache, meta")}
+AFTER = {"gizmo/models.py": MODELS.format(params="positions, hidden")}
 CONSUMER = {"app/patch.py": """
     from gizmo.models import Attention
 
