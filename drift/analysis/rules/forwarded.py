@@ -124,10 +124,10 @@ def _pass_throughs(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, str, dict,
 
 def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[KwargsForward, Symbol]]:
     """(forwarding record, class it builds) for a target function handing its `**kwargs` on."""
-    return _factory_targets_of(index, fn)
+    return factory_targets_of(index, fn)
 
 
-def _factory_targets_of(index, fn: Symbol | None) -> list[tuple[KwargsForward, Symbol]]:
+def factory_targets_of(index, fn: Symbol | None) -> list[tuple[KwargsForward, Symbol]]:
     """`_factory_targets` in one index: the question needs no more of the check."""
     if fn is None or index is None:
         return []
@@ -143,7 +143,7 @@ def _factory_targets_of(index, fn: Symbol | None) -> list[tuple[KwargsForward, S
     return out
 
 
-def _forwarder(callee: Symbol | None, params_at: Symbol | None, is_constructor: bool) -> Symbol | None:
+def forwarder(callee: Symbol | None, params_at: Symbol | None, is_constructor: bool) -> Symbol | None:
     """The function whose body hands the call's `**kwargs` on: the callee itself, or for a
     construction the `__init__` its parameters come from (`LLM(..., k=v)` whose `__init__(self,
     model, **kwargs)` builds `EngineArgs(model=model, **kwargs)`: `k` lands in EngineArgs)."""
@@ -161,7 +161,7 @@ def _factories(ctx: CheckContext, *, known_keys: bool = False) -> Iterator[tuple
     for rc in ctx.calls:
         if rc.target is None or rc.target_params is None:
             continue
-        tf = _factory_targets(ctx, _forwarder(rc.target, rc.target_params_at, rc.is_constructor), ctx.target)
+        tf = _factory_targets(ctx, forwarder(rc.target, rc.target_params_at, rc.is_constructor), ctx.target)
         if not tf:
             continue
         sig = [[p.name, p.kind, not p.required] for p in rc.target_params]
@@ -171,7 +171,7 @@ def _factories(ctx: CheckContext, *, known_keys: bool = False) -> Iterator[tuple
         if bound is None:
             continue
         _extra, rest = bound
-        bf = _factory_targets(ctx, _forwarder(rc.baseline, rc.baseline_params_at, rc.is_constructor), ctx.baseline)
+        bf = _factory_targets(ctx, forwarder(rc.baseline, rc.baseline_params_at, rc.is_constructor), ctx.baseline)
         for fwd, cls in tf[:1]:
             if fwd.star_args:
                 continue
@@ -359,7 +359,7 @@ def keyword_absorbed(ctx: CheckContext) -> Iterator[Finding]:
         if node is None:
             continue
         forwards = list(node.behaviour.kwargs_into)
-        if _factory_targets_of(ctx.target, rc.target) or any(f.star_args for f in forwards):
+        if factory_targets_of(ctx.target, rc.target) or any(f.star_args for f in forwards):
             continue  # a class of the target's gets them (DRIFT015), or `*args` too: not followed
         for kw in gone:
             if any(kw in f.drops or kw in f.keywords for f in forwards) or ctx.target.writes_quoted(kw):

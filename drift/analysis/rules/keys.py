@@ -14,7 +14,7 @@ from typing import Iterator
 
 from drift.analysis.context import CheckContext, _callable
 from drift.analysis.rules.base import rule
-from drift.analysis.rules.forwarded import _factory_targets_of, _forwarder
+from drift.analysis.rules.forwarded import factory_targets_of, forwarder
 from drift.analysis.rules.renames import successor_fix
 from drift.findings import Finding, Fix, Location, RuleKind, Severity
 
@@ -128,7 +128,7 @@ def _forwarded_end(index, sym, at, ctor, name: str):  # type: ignore[no-untyped-
     is handed to whole (`LLM.__init__(self, model, **kwargs)` building `EngineArgs(model=model,
     **kwargs)`, forwarded.py's factories); None when it hands them nowhere drift can name, or
     takes `name` out of them first."""
-    ends = _factory_targets_of(index, _forwarder(sym, at, ctor))
+    ends = factory_targets_of(index, forwarder(sym, at, ctor))
     if not ends or ends[0][0].star_args or name in ends[0][0].drops:
         return None
     cls = ends[0][1]
