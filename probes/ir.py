@@ -100,6 +100,16 @@ class _Names:
         return "sym:" + dotted if dotted else None
 
 
+def _import_pairs(node, module, is_package):
+    """(name bound, dotted name it holds) for each name an import statement binds to one
+    object: `from m import a as b` -> (b, m.a); `import a.b as x` -> (x, a.b). A plain `import a.b`
+    binds the package `a`, not a value, and a star binds nothing nameable: neither is listed."""
+    if isinstance(node, ast.Import):
+        return [(a.asname, a.name) for a in node.names if a.asname]
+    base = _relative(module, is_package, node.level, node.module) if node.level else (node.module or "")
+    return [(a.asname or a.name, base + "." + a.name if base else a.name) for a in node.names if a.name != "*"]
+
+
 def _alternative_imports(body, module, is_package):
     """Names the module imports from two places in the two arms of a module-level `if`
     (`if args.grammar_sampling: from pkg.patched import Engine` / `else: from vllm... import
@@ -110,15 +120,9 @@ def _alternative_imports(body, module, is_package):
 
     def imports(stmts, out):
         for node in stmts:
-            if isinstance(node, ast.ImportFrom):
-                base = _relative(module, is_package, node.level, node.module) if node.level else (node.module or "")
-                for a in node.names:
-                    if a.name != "*":
-                        out.setdefault(a.asname or a.name, set()).add(base + "." + a.name if base else a.name)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.asname:
-                        out.setdefault(a.asname, set()).add(a.name)
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for name, dotted in _import_pairs(node, module, is_package):
+                    out.setdefault(name, set()).add(dotted)
             elif isinstance(node, (ast.If, ast.With)):
                 imports(node.body, out)
                 imports(getattr(node, "orelse", []), out)
@@ -789,13 +793,7 @@ def _local_import(out, scope, node):
     """`import vllm.x.runner as runner` inside a function whose other branch binds the same name
     (`except ImportError: runner = None`): the name is the function's local, and the import one of
     its values (an assign row), so `runner.Cls.m = patched` after it still reaches vLLM's class."""
-    if isinstance(node, ast.Import):
-        pairs = [(a.asname, a.name) for a in node.names if a.asname]
-    else:
-        base = _relative(scope.names.module, scope.names.is_package, node.level, node.module) if node.level \
-            else (node.module or "")
-        pairs = [(a.asname or a.name, base + "." + a.name) for a in node.names if a.name != "*" and base]
-    for name, dotted in pairs:
+    for name, dotted in _import_pairs(node, scope.names.module, scope.names.is_package):
         root = scope.root(name)
         if root is not None and root.startswith("var:"):
             out["assign"].append([root, ["sym:" + dotted]])

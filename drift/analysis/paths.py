@@ -177,9 +177,6 @@ _ITERABLES = frozenset({"Iterator", "Iterable", "Generator", "AsyncIterator", "A
                         "Collection", "set", "Set", "frozenset", "FrozenSet", "AbstractSet", "MutableSet"})
 
 
-# Heads of annotations naming Python's own types (a union member that is one may be what the value is).
-_BUILTIN_HEADS = frozenset({"str", "int", "float", "bytes", "bool", "complex", "list", "List", "dict", "Dict", "tuple",
-                            "Tuple", "set", "Set", "frozenset", "Any", "object", "Callable", "type", "Type"})
 # Builtin types an annotation may name: a value of one has that type's members and no others.
 _SCALARS = frozenset({"str", "int", "float", "bytes", "bool", "complex"})
 # What a literal the target stores (`self.x = [...]`, probes/behaviour.py "lit:<type>") may be.
@@ -188,6 +185,8 @@ _LITERAL_BUILTINS = _SCALARS | {"list", "dict", "tuple", "set"}
 # `Mapping` may be any of several, so it names none).
 _CONCRETE = {"list": list, "List": list, "tuple": tuple, "Tuple": tuple, "dict": dict, "Dict": dict,
              "set": set, "Set": set, "frozenset": frozenset, "FrozenSet": frozenset}
+# Heads of annotations naming Python's own types (a union member that is one may be what the value is).
+_BUILTIN_HEADS = _SCALARS | frozenset(_CONCRETE) | {"Any", "object", "Callable", "type", "Type"}
 
 
 def builtin_type(v: Value) -> type | None:
@@ -842,7 +841,7 @@ class PathEvaluator:
         head, args = split_generic(text)
         members = args if head in ("Union", "typing.Union") else \
             ([p.strip() for p in _top_level_split(text, "|")] if "|" in text else [])
-        members = [m.strip().strip("'\"") for m in members if m.strip().strip("'\"") not in ("None", "NoneType")]
+        members = [m for m in (m.strip().strip("'\"") for m in members) if m not in ("None", "NoneType")]
         if len(members) < 2:
             return UNKNOWN
         found = None

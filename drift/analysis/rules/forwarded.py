@@ -122,13 +122,9 @@ def _pass_throughs(ctx: CheckContext) -> Iterator[tuple[ResolvedCall, str, dict,
             yield rc, cref, mod, call, rc.rec["positional"] + (extra if fwd.get("args") else 0), keys
 
 
-def _factory_targets(ctx: CheckContext, fn: Symbol | None, index) -> list[tuple[KwargsForward, Symbol]]:
-    """(forwarding record, class it builds) for a target function handing its `**kwargs` on."""
-    return factory_targets_of(index, fn)
-
-
 def factory_targets_of(index, fn: Symbol | None) -> list[tuple[KwargsForward, Symbol]]:
-    """`_factory_targets` in one index: the question needs no more of the check."""
+    """(forwarding record, class it builds) for a target function of `index` handing its
+    `**kwargs` on."""
     if fn is None or index is None:
         return []
     node = fn.as_function
@@ -161,7 +157,7 @@ def _factories(ctx: CheckContext, *, known_keys: bool = False) -> Iterator[tuple
     for rc in ctx.calls:
         if rc.target is None or rc.target_params is None:
             continue
-        tf = _factory_targets(ctx, forwarder(rc.target, rc.target_params_at, rc.is_constructor), ctx.target)
+        tf = factory_targets_of(ctx.target, forwarder(rc.target, rc.target_params_at, rc.is_constructor))
         if not tf:
             continue
         sig = [[p.name, p.kind, not p.required] for p in rc.target_params]
@@ -171,7 +167,7 @@ def _factories(ctx: CheckContext, *, known_keys: bool = False) -> Iterator[tuple
         if bound is None:
             continue
         _extra, rest = bound
-        bf = _factory_targets(ctx, forwarder(rc.baseline, rc.baseline_params_at, rc.is_constructor), ctx.baseline)
+        bf = factory_targets_of(ctx.baseline, forwarder(rc.baseline, rc.baseline_params_at, rc.is_constructor))
         for fwd, cls in tf[:1]:
             if fwd.star_args:
                 continue

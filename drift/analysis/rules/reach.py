@@ -2164,8 +2164,11 @@ def _built_method_replacement(ctx: CheckContext, solved, rep: dict, tm: Symbol, 
     compute_slot_mappings = make_patched(orig)`, the closure inside `make_patched`), installed
     through a module the function imports locally. Held to the target's calls as a patch is."""
     ref = rep["consumer"]
-    named = {f"{mod.get('module')}.{(p.get('value') or {}).get('function')}" for mod, p in _patches(ctx)
-             if (p.get('value') or {}).get('function')}
+    named = ctx.memo.get("reach.patched_functions")
+    if named is None:  # asked per replacement: the probe's patch records are read once
+        named = ctx.memo["reach.patched_functions"] = {
+            f"{mod.get('module')}.{(p.get('value') or {}).get('function')}" for mod, p in _patches(ctx)
+            if (p.get('value') or {}).get('function')}
     if ref in named or ref in ctx.consumer.patched_fns:
         return  # the probe's own patch record: judged in the patches loop
     sig, home = solved.signatures.get(ref), _consumer_module(ctx, ref)
