@@ -221,35 +221,33 @@ def _unpack_changed(ctx: CheckContext, rc, shapes: tuple[int, str, int, str], sh
         baseline_evidence=(ctx.evidence(rc.baseline),),
         predicted_failure=unpack_error(now, names, starred),
         details=details,
-        fix=_rest_fix(rc, now, tret, before, bret, names, starred, what, items=items),
+        fix=_rest_fix(rc, now, tret, before, names, starred, what, items=items),
         symbol=rc.dotted,
     )
 
 
-def _values(said: str, *, items: bool) -> list[str] | None:
-    """The values one side's text (`_shapes`) names, in order: a tuple annotation's element types
-    (each item's, for a loop) or a `return` literal's expressions; None for what names no values
-    (a NamedTuple counted by its fields)."""
-    if not (said.startswith("`") and said.endswith("`")):
+def _values(fn, *, items: bool) -> list[str] | None:
+    """The values a function's result (each item of it, for a loop) holds, in order, as written:
+    its tuple annotation's element types, or, where it declares none, its one `return` tuple
+    literal's expressions (what `returned_shape` counts); None where neither says (a NamedTuple,
+    several literals that differ)."""
+    text = item_annotation(fn.returns) if items else fn.returns
+    if text:
+        head = next((h for h in _TUPLES if text.startswith(h)), None)
+        return [v for v in _top_level_split(text[len(head):-1], ",") if v] if head and text.endswith("]") else None
+    if items or fn.returns:
         return None
-    text = said[1:-1]
-    if text.startswith("return "):
-        return None if items else _top_level_split(text[len("return "):], ",")
-    if items:
-        text = item_annotation(text) or ""
-    head = next((h for h in _TUPLES if text.startswith(h)), None)
-    if head is None or not text.endswith("]"):
-        return None
-    return [v for v in _top_level_split(text[len(head):-1], ",") if v]
+    rows = {tuple(map(str, row[1])) for row in fn.behaviour.tuple_returns if len(row) >= 2}
+    return list(rows.pop()) if len(rows) == 1 else None
 
 
-def _rest_fix(rc, now: int, tret: str, before: int, bret: str, names: int, starred: bool, what: str,
+def _rest_fix(rc, now: int, tret: str, before: int, names: int, starred: bool, what: str,
               *, items: bool) -> Fix:
     """`a, b, *_ = f()` when the target only added values after the baseline's, type by type (or
     expression by expression): the edit takes the same values on both releases (unpack_rest);
     otherwise which of the new values the consumer needs is its own decision."""
     described = f"unpack the {now} values {what} ({tret})"
-    old, new = _values(bret, items=items), _values(tret, items=items)
+    old, new = _values(rc.baseline.as_function, items=items), _values(rc.target.as_function, items=items)
     callee = rc.label.rsplit(".", 1)[-1]
     if (not starred and names == before < now and old is not None and new is not None
             and len(old) == before and len(new) == now and new[:before] == old and callee.isidentifier()):
